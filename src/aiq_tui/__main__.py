@@ -1,0 +1,3 @@
+from aiq_tui.cli import main
+
+raise SystemExit(main())

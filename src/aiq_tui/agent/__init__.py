@@ -1,0 +1,1 @@
+"""The agent: engine (turn loop), events, sessions."""

@@ -1,0 +1,163 @@
+"""The engine's event stream: one ordered sequence consumed by the TUI, the CLI and tests.
+
+Every event is a frozen dataclass. ``to_json`` turns any of them into a JSON-ready dict with
+a ``type`` field (the class name in snake_case) — what ``--json`` prints, one per line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable, Mapping, Union
+
+from aiq_tui.context.model import Breakdown, CompressionPlan
+from aiq_tui.problems import Problem
+from aiq_tui.skills.model import Phase, Ranking, SkillState
+
+
+@dataclass(frozen=True)
+class TurnStarted:
+    turn_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class SkillsMatched:
+    ranking: Ranking
+
+
+@dataclass(frozen=True)
+class SkillStateChanged:
+    name: str
+    old: SkillState | None
+    new: SkillState | None  # None: evicted from the prompt entirely
+    phase: Phase
+    reason: str  # e.g. "loaded full: confidence 0.82 ≥ 0.7"
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
+class BudgetChanged:
+    breakdown: Breakdown
+
+
+@dataclass(frozen=True)
+class CompressionApplied:
+    plan: CompressionPlan
+    step: str  # "summarised 12 messages", "evicted pdf-tools", …
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class ToolCallRequested:
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    permission: str  # allow | ask | deny
+
+
+@dataclass(frozen=True)
+class ToolCallApproved:
+    call_id: str
+    name: str
+    always: bool = False
+    by: str = "policy"  # "policy" | "user" | "flag"
+
+
+@dataclass(frozen=True)
+class ToolCallDenied:
+    call_id: str
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ToolCallFinished:
+    call_id: str
+    name: str
+    ok: bool
+    summary: str
+    duration_s: float
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class TokenStreamed:
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    turn_id: str
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cancelled: bool = False
+
+
+@dataclass(frozen=True)
+class ErrorRaised:
+    message: str
+    retryable: bool = False
+
+
+@dataclass(frozen=True)
+class RetryScheduled:
+    attempt: int
+    delay_s: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class CatalogReloaded:
+    added: tuple[str, ...]
+    changed: tuple[str, ...]
+    removed: tuple[str, ...]
+    problems: tuple[Problem, ...] = ()
+
+
+@dataclass(frozen=True)
+class SessionSaved:
+    session_id: str
+    path: Path
+
+
+Event = Union[
+    TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
+    ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
+    TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
+]
+
+EventSink = Callable[[Event], None]
+
+
+def event_type(event: object) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        # Derived figures are part of what consumers need (gauge totals, phase labels).
+        for derived in ("total", "fraction", "skills_total"):
+            if hasattr(type(value), derived):
+                data[derived] = _plain(getattr(value, derived))
+        return data
+    if isinstance(value, Enum):
+        return value.label if hasattr(value, "label") else value.value
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def to_json(event: Event) -> dict[str, Any]:
+    """A JSON-ready dict: ``{"type": "skill_state_changed", ...fields}``."""
+    return {"type": event_type(event), **_plain(event)}

@@ -1,0 +1,1 @@
+"""Headless subcommands of ``aiq-tui``; one module per command group, each with ``register``."""

@@ -1,0 +1,297 @@
+"""The typed configuration model: every limit, threshold and default lives here, once.
+
+``config/config.yaml`` in the config home is validated against :class:`AppConfig`;
+``config/sources.yaml`` against :class:`SourcesFile`. Missing files mean defaults. A broken
+file raises :class:`ConfigError` naming the file, the line (for YAML syntax) or the field
+(for a wrong value) and what to do — callers show it instead of crashing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from aiq_tui.locations import Home
+
+Permission = Literal["allow", "ask", "deny"]
+
+
+class _Section(BaseModel):
+    # Unknown keys are errors: a typo in config.yaml must not be silently ignored.
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class SkillsSettings(_Section):
+    enabled: bool = True
+    """When false no skills are loaded and no skill tools are registered (seed 002)."""
+    dirs: list[str] = Field(default_factory=list)
+    """Extra skill directories, highest precedence after ``--skills-dir``. Relative → cwd."""
+    project_dirs: list[str] = Field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
+    """Project-local directories, resolved against the current working directory."""
+    include_user_agent_dirs: bool = True
+    """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
+    bundled: bool = True
+    """Install the bundled default skills into the home's ``skills/`` on first run."""
+    include: list[str] = Field(default_factory=list)
+    """When non-empty, only skills with these names are made available (seed 004)."""
+    exclude: list[str] = Field(default_factory=list)
+    """Skills with these names are skipped during discovery (seed 004)."""
+    max_skill_md_bytes: int = Field(default=1_000_000, gt=0)
+    """A SKILL.md larger than this is reported and skipped."""
+    max_resource_bytes: int = Field(default=50_000, gt=0)
+    """A resource file larger than this is listed as rejected with a warning (seed 004)."""
+    max_skill_bytes: int = Field(default=5_000_000, gt=0)
+    """Total size of one skill's resources; files past it are rejected with a warning."""
+    resource_include: list[str] = Field(default_factory=lambda: ["**/*"])
+    """Glob patterns (relative to the skill folder) a resource must match."""
+    resource_exclude: list[str] = Field(
+        default_factory=lambda: ["**/.*", "**/.*/**", "**/__pycache__/**", "**/node_modules/**"]
+    )
+    """Glob patterns of files never listed as resources."""
+    watch: bool = True
+    """Reload skills live (watchfiles) while the TUI runs."""
+
+
+class MatchingSettings(_Section):
+    top_k: int = Field(default=3, ge=1)
+    """How many skills a query loads (seed 000: top 3)."""
+    context_messages: int = Field(default=2, ge=0)
+    """How many earlier user messages are added (down-weighted) to the query."""
+
+
+class DisclosureSettings(_Section):
+    brief_threshold: float = Field(default=0.15, ge=0, le=1)
+    """Confidence at which a skill moves from metadata to brief (seed 003)."""
+    full_threshold: float = Field(default=0.7, ge=0, le=1)
+    """Confidence at which a skill moves from brief to full (seed 003)."""
+    brief_tokens: int = Field(default=200, gt=0)
+    """Target size of the brief phase."""
+    metadata_tokens: int = Field(default=50, gt=0)
+    """Target size of one catalog entry."""
+    brief_ttl_seconds: float = Field(default=1800, ge=0)
+    """Brief descriptions are cached this long (seed 003: 30 min)."""
+    full_ttl_seconds: float = Field(default=900, ge=0)
+    """Full bodies are cached this long (seed 003: 15 min)."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "DisclosureSettings":
+        if self.brief_threshold > self.full_threshold:
+            raise ValueError("brief_threshold must not exceed full_threshold")
+        return self
+
+
+class ContextSettings(_Section):
+    window: int | None = Field(default=None, gt=0)
+    """Context window in tokens; None uses the active provider's own window."""
+    reserve_output: int = Field(default=1024, ge=0)
+    """Tokens kept free for the model's answer."""
+    catalog_share: float = Field(default=0.15, gt=0, le=1)
+    """Largest share of the window the skills catalog may take."""
+    compress_at: float = Field(default=0.80, gt=0, le=1)
+    """Stage 1: summarise the oldest messages, keep ``keep_last``."""
+    evict_at: float = Field(default=0.90, gt=0, le=1)
+    """Stage 2: also evict Inactive, then Relevant skills."""
+    aggressive_at: float = Field(default=0.95, gt=0, le=1)
+    """Stage 3: summarise all but ``keep_last_aggressive``; keep only the top Active skill."""
+    keep_last: int = Field(default=10, ge=1)
+    keep_last_aggressive: int = Field(default=5, ge=1)
+    encoding: str | None = None
+    """tiktoken encoding name; None chooses by model (cl100k_base / o200k_base)."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "ContextSettings":
+        if not self.compress_at <= self.evict_at <= self.aggressive_at:
+            raise ValueError("thresholds must satisfy compress_at <= evict_at <= aggressive_at")
+        if self.keep_last_aggressive > self.keep_last:
+            raise ValueError("keep_last_aggressive must not exceed keep_last")
+        return self
+
+
+class ProviderSettings(_Section):
+    kind: Literal["openai", "anthropic", "demo"]
+    """Wire protocol: OpenAI-compatible Chat Completions, Anthropic Messages, or offline demo."""
+    model: str = ""
+    base_url: str | None = None
+    """None → the kind's env var (OPENAI_BASE_URL / ANTHROPIC_BASE_URL), then its default."""
+    api_key_env: str | None = None
+    """Name of the environment variable holding the key. Keys are never stored in files."""
+    context_window: int | None = Field(default=None, gt=0)
+    max_output_tokens: int = Field(default=1024, gt=0)
+    timeout_seconds: float = Field(default=60, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+    summarise_with_model: bool = True
+    """Use this provider to write compression summaries (deterministic fallback otherwise)."""
+
+
+def _default_providers() -> dict[str, ProviderSettings]:
+    return {
+        "demo": ProviderSettings(kind="demo", model="aiq-demo", context_window=8192),
+        "openai": ProviderSettings(
+            kind="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY", context_window=128_000
+        ),
+        "anthropic": ProviderSettings(
+            kind="anthropic",
+            model="claude-sonnet-4-5",
+            api_key_env="ANTHROPIC_API_KEY",
+            context_window=200_000,
+        ),
+    }
+
+
+class LLMSettings(_Section):
+    provider: str = "demo"
+    """Name of the provider (a key of ``providers``) used by default."""
+    providers: dict[str, ProviderSettings] = Field(default_factory=_default_providers)
+
+    @model_validator(mode="after")
+    def _known_provider(self) -> "LLMSettings":
+        merged = {**_default_providers(), **self.providers}
+        object.__setattr__(self, "providers", merged)
+        if self.provider not in merged:
+            raise ValueError(
+                f"provider {self.provider!r} is not defined; known: {', '.join(sorted(merged))}"
+            )
+        return self
+
+    def active(self) -> ProviderSettings:
+        return self.providers[self.provider]
+
+
+def _default_permissions() -> dict[str, Permission]:
+    # Read-only operations are allowed; anything that changes the world asks first.
+    return {
+        "use_skill": "allow",
+        "skill": "allow",
+        "file_read": "allow",
+        "file_write": "ask",
+        "http_get": "allow",
+        "http_write": "ask",
+        "sql_read": "allow",
+        "sql_write": "ask",
+        "execute_command": "ask",
+        "execute_skill_script": "ask",
+    }
+
+
+class ToolSettings(_Section):
+    permissions: dict[str, Permission] = Field(default_factory=_default_permissions)
+    """allow / ask / deny per permission key (see ``tools.policy``)."""
+    command_allowlist: list[str] = Field(
+        default_factory=lambda: [
+            "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "whoami",
+            "uname", "sort", "uniq", "cut", "find", "du", "df", "file", "stat", "python3",
+        ]
+    )
+    """Programs ``execute_command`` may run (an allowlist, never a blocklist)."""
+    shell_programs: list[str] = Field(default_factory=list)
+    """Shells allowed to run a command string (only with the user's approval)."""
+    command_timeout_seconds: float = Field(default=30, gt=0)
+    command_output_bytes: int = Field(default=64_000, gt=0)
+    file_max_bytes: int = Field(default=1_000_000, gt=0)
+    http_timeout_seconds: float = Field(default=30, gt=0)
+    http_max_bytes: int = Field(default=1_000_000, gt=0)
+    http_max_redirects: int = Field(default=5, ge=0)
+    sql_row_cap: int = Field(default=200, gt=0)
+    script_timeout_seconds: float = Field(default=30, gt=0)
+
+    @model_validator(mode="after")
+    def _merge_permissions(self) -> "ToolSettings":
+        object.__setattr__(self, "permissions", {**_default_permissions(), **self.permissions})
+        return self
+
+
+class UISettings(_Section):
+    theme: str = "textual-dark"
+    show_banner: bool = True
+
+
+class AppConfig(_Section):
+    skills: SkillsSettings = Field(default_factory=SkillsSettings)
+    matching: MatchingSettings = Field(default_factory=MatchingSettings)
+    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    tools: ToolSettings = Field(default_factory=ToolSettings)
+    ui: UISettings = Field(default_factory=UISettings)
+
+    def context_window(self) -> int:
+        """The window in force: config override, else the active provider's, else 8192."""
+        return self.context.window or self.llm.active().context_window or 8192
+
+
+class SourceSettings(_Section):
+    engine: Literal["sqlite", "postgresql", "mysql"] = "sqlite"
+    path: str | None = None
+    """SQLite file (relative → config home)."""
+    dsn: str | None = None
+    """Connection string for server engines; may reference env vars as ``${VAR}``."""
+    read_only: bool = True
+    description: str = ""
+
+
+class SourcesFile(_Section):
+    default: str | None = None
+    sources: dict[str, SourceSettings] = Field(default_factory=dict)
+
+
+class ConfigError(Exception):
+    """A config file could not be used. ``str()`` is a complete, user-facing message."""
+
+    def __init__(self, path: Path, message: str, line: int | None = None, field: str | None = None):
+        self.path, self.line, self.field = path, line, field
+        where = f"{path}:{line}" if line else str(path)
+        what = f" [{field}]" if field else ""
+        super().__init__(f"{where}{what}: {message}")
+
+
+def read_yaml_mapping(path: Path) -> dict[str, Any]:
+    """Parse a YAML file that must hold a mapping; empty or missing → ``{}``."""
+    if not path.exists():
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(path, f"invalid YAML: {problem}. Fix the syntax on that line.", line) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, f"cannot read file: {exc}") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(path, f"expected a mapping of settings, found {type(data).__name__}")
+    return data
+
+
+def _validated(model: type[BaseModel], data: dict[str, Any], path: Path) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise ConfigError(path, f"{first['msg']}{more}", field=field) from exc
+
+
+def load_config(home: Home) -> AppConfig:
+    """``config/config.yaml`` validated, or defaults when it does not exist."""
+    return _validated(AppConfig, read_yaml_mapping(home.config_file), home.config_file)
+
+
+def load_sources(home: Home) -> SourcesFile:
+    """``config/sources.yaml`` validated; the bundled sample database is always available."""
+    sources: SourcesFile = _validated(SourcesFile, read_yaml_mapping(home.sources_file), home.sources_file)
+    if "sample" not in sources.sources:
+        sources.sources["sample"] = SourceSettings(
+            engine="sqlite",
+            path=str(home.sample_database),
+            read_only=True,
+            description="Bundled sample database (a small bookshop: customers, orders, products)",
+        )
+    if sources.default is None:
+        sources.default = "sample"
+    return sources

@@ -1,0 +1,1 @@
+"""Context: token counting, prompt building, budget and compression."""

@@ -1,0 +1,83 @@
+"""Budget and compression types shared by the engine, the CLI and the TUI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Mapping
+
+from aiq_tui.skills.model import SkillState
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """Tokens per prompt part. ``total`` is exactly what is sent plus the output reserve."""
+
+    system: int
+    catalog: int
+    skills: Mapping[str, int]  # loaded skill name → tokens, in prompt order
+    history: int
+    tool_results: int
+    reserve: int
+    window: int
+    exact: bool = True  # False when counts come from the estimator
+    encoding: str = ""
+
+    @property
+    def skills_total(self) -> int:
+        return sum(self.skills.values())
+
+    @property
+    def total(self) -> int:
+        return self.system + self.catalog + self.skills_total + self.history + self.tool_results + self.reserve
+
+    @property
+    def fraction(self) -> float:
+        return self.total / self.window if self.window else 0.0
+
+    def parts(self) -> dict[str, int]:
+        """Stacked gauge order."""
+        return {
+            "system": self.system,
+            "catalog": self.catalog,
+            "skills": self.skills_total,
+            "history": self.history,
+            "tool_results": self.tool_results,
+            "reserve": self.reserve,
+        }
+
+
+class Stage(IntEnum):
+    """Compression stage by share of the window (seed 000)."""
+
+    NONE = 0
+    COMPRESS = 80  # summarise oldest, keep last N
+    EVICT = 90  # + evict Inactive then Relevant skills
+    AGGRESSIVE = 95  # summarise all but last M, keep only the top Active skill
+
+
+@dataclass(frozen=True)
+class Eviction:
+    name: str
+    state: SkillState
+    tokens: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class CompressionPlan:
+    """What compression will do; produced by a pure planner, applied by the engine."""
+
+    stage: Stage
+    window: int
+    tokens_before: int
+    tokens_after: int  # expected total after applying the plan
+    summarise_ids: tuple[str, ...] = ()  # message ids folded into one summary (oldest first)
+    keep_last: int = 0
+    evictions: tuple[Eviction, ...] = ()
+    fits: bool = True  # False → even after the plan the prompt exceeds the window: refuse to send
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def is_noop(self) -> bool:
+        return not self.summarise_ids and not self.evictions

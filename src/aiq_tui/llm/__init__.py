@@ -1,0 +1,1 @@
+"""LLM providers: OpenAI-compatible, Anthropic, offline demo."""

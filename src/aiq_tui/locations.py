@@ -1,0 +1,72 @@
+"""Every path the app uses, resolved once from flags, environment and defaults.
+
+The config home defaults to ``~/.aiqconfig`` and is overridden by ``AIQ_HOME`` and then by
+the ``--home`` flag. Nothing else in the code base builds these paths by hand.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+HOME_ENV_VAR = "AIQ_HOME"
+DEFAULT_HOME_NAME = ".aiqconfig"
+
+
+@dataclass(frozen=True)
+class Home:
+    """The config home and the fixed layout inside it (seed 001)."""
+
+    root: Path
+
+    @property
+    def config_dir(self) -> Path:
+        return self.root / "config"
+
+    @property
+    def config_file(self) -> Path:
+        return self.config_dir / "config.yaml"
+
+    @property
+    def sources_file(self) -> Path:
+        return self.config_dir / "sources.yaml"
+
+    @property
+    def sessions_dir(self) -> Path:
+        return self.root / "sessions"
+
+    @property
+    def skills_dir(self) -> Path:
+        return self.root / "skills"
+
+    @property
+    def tools_dir(self) -> Path:
+        return self.root / "tools"
+
+    @property
+    def data_dir(self) -> Path:
+        """Files the app generates for itself (sample database, caches)."""
+        return self.root / "data"
+
+    @property
+    def sample_database(self) -> Path:
+        return self.data_dir / "sample.db"
+
+    def layout_dirs(self) -> tuple[Path, ...]:
+        return (self.config_dir, self.sessions_dir, self.skills_dir, self.tools_dir, self.data_dir)
+
+    def ensure(self) -> None:
+        """Create the layout if missing (first run). Existing content is never touched."""
+        for directory in self.layout_dirs():
+            directory.mkdir(parents=True, exist_ok=True)
+
+
+def resolve_home(flag: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Home:
+    """The home chosen by ``--home``, else ``$AIQ_HOME``, else ``~/.aiqconfig``."""
+    environ = os.environ if env is None else env
+    if flag:
+        return Home(Path(flag).expanduser().resolve())
+    if environ.get(HOME_ENV_VAR):
+        return Home(Path(environ[HOME_ENV_VAR]).expanduser().resolve())
+    return Home(Path.home() / DEFAULT_HOME_NAME)

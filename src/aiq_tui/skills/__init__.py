@@ -1,0 +1,1 @@
+"""Skills: model, parse, validate, discover, store, match, disclose, registry/executor."""

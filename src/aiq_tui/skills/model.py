@@ -1,0 +1,148 @@
+"""The skill types every layer shares. Frozen dataclasses; no behaviour beyond derivation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+from pathlib import Path
+from typing import Any, Mapping
+
+
+class ResourceKind(str, Enum):
+    SCRIPT = "script"  # .sh .bash .py
+    TEMPLATE = "template"  # .yml .yaml .json .template
+    REFERENCE = "reference"  # .md .txt
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """A file bundled with a skill (level 3 of disclosure): listed cheaply, read on demand."""
+
+    relpath: str  # POSIX path relative to the skill folder, e.g. "scripts/run.sh"
+    kind: ResourceKind
+    size: int
+    rejected: str | None = None  # why it cannot be read (e.g. over the size limit), or None
+
+
+@dataclass(frozen=True)
+class SkillMeta:
+    """What discovery returns for one skill: frontmatter only, never the body.
+
+    ``extras`` holds every frontmatter field other than name/description (type, status,
+    tags, triggers, parameters, allowed-tools, license, metadata, …) exactly as parsed.
+    """
+
+    name: str
+    description: str
+    path: Path  # the SKILL.md file
+    source_dir: Path  # the skills directory it was discovered in
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    size: int = 0
+    mtime_ns: int = 0
+    body_offset: int = 0  # character offset of the body in the file (after frontmatter)
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def type(self) -> str:
+        """lango skill type; instruction when not given (seed 002)."""
+        value = self.extras.get("type")
+        return value if isinstance(value, str) and value else "instruction"
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return _str_tuple(self.extras.get("tags"))
+
+    @property
+    def triggers(self) -> tuple[str, ...]:
+        return _str_tuple(self.extras.get("triggers"))
+
+    @property
+    def allowed_tools(self) -> tuple[str, ...] | None:
+        """Tools this skill may use while active, or None when it does not restrict them.
+
+        The spec writes ``allowed-tools`` as a space-separated string; lango as a list.
+        """
+        value = self.extras.get("allowed-tools", self.extras.get("allowed_tools"))
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return tuple(part for part in value.replace(",", " ").split() if part)
+        return _str_tuple(value)
+
+
+def _str_tuple(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, (list, tuple)):
+        return tuple(str(item) for item in value if item is not None)
+    return ()
+
+
+@dataclass(frozen=True)
+class Skill:
+    """A skill with its body loaded."""
+
+    meta: SkillMeta
+    body: str
+
+    @property
+    def name(self) -> str:
+        return self.meta.name
+
+
+class Phase(IntEnum):
+    """How much of a skill is disclosed to the model (seed 003)."""
+
+    METADATA = 1
+    BRIEF = 2
+    FULL = 3
+
+    @property
+    def label(self) -> str:
+        return {1: "meta", 2: "brief", 3: "full"}[self.value]
+
+
+class SkillState(str, Enum):
+    """Priority for keeping a skill in the prompt: Active > Relevant > Inactive (seed 000)."""
+
+    ACTIVE = "active"
+    RELEVANT = "relevant"
+    INACTIVE = "inactive"
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One reason a skill scored: a query term hit a field and contributed ``weight``."""
+
+    term: str
+    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit"
+    weight: float
+
+
+@dataclass(frozen=True)
+class Match:
+    name: str
+    score: float
+    confidence: float  # in [0, 1]; chooses the phase
+    signals: tuple[Signal, ...] = ()
+    explicit: bool = False  # activated by /skill or use_skill, regardless of score
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The matcher's answer for one query, best first (ties broken by name)."""
+
+    query: str
+    terms: tuple[str, ...]
+    matches: tuple[Match, ...]
+    considered: int  # how many skills were ranked
+
+    def top(self, k: int) -> tuple[Match, ...]:
+        return self.matches[:k]
+
+    def get(self, name: str) -> Match | None:
+        return next((match for match in self.matches if match.name == name), None)

@@ -1,0 +1,1 @@
+"""Agent tools and the safety policy they share."""
