@@ -1,0 +1,47 @@
+"""Run every benchmark and write ``bench/results/report.json`` (plus a short summary on stdout).
+
+Speed and memory targets are measured here, never by timed tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+# module name → what it measures; each exposes run() -> dict of figures.
+BENCHMARKS = ("scan", "match", "tokens", "tools", "tui")
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main(argv: list[str] | None = None) -> int:
+    selected = (argv if argv is not None else sys.argv[1:]) or list(BENCHMARKS)
+    report: dict[str, object] = {
+        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    for name in selected:
+        try:
+            module = importlib.import_module(f"bench.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"bench.{name}":
+                raise
+            continue
+        started = time.perf_counter()
+        print(f"bench {name} …", file=sys.stderr, flush=True)
+        figures = module.run()
+        figures["wall_seconds"] = round(time.perf_counter() - started, 2)
+        report[name] = figures
+        print(json.dumps({name: figures}, indent=2, default=str))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / "report.json"
+    out.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    print(f"report written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
