@@ -1,0 +1,457 @@
+"""Conversation sessions on disk: ``sessions/session_<id>.json``, written atomically.
+
+A :class:`Session` is the engine's working state for one conversation (mutable on purpose);
+:class:`SessionStore` saves it after every turn with temp file + fsync + ``os.replace`` +
+directory fsync, so a crash (even SIGKILL mid-write) leaves either the previous or the new
+complete file, never a torn one. A file that does not parse is reported as a
+:class:`~aiq_tui.problems.Problem` and skipped — it is never overwritten or deleted, so the
+user can still rescue it by hand. API keys are never part of a session: only the provider's
+config name and model are stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable
+
+from aiq_tui.conversation import Message, Role
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.model import Phase, SkillState
+
+SESSION_VERSION = 1
+FILE_PREFIX = "session_"
+FILE_SUFFIX = ".json"
+_TEMP_SUFFIX = ".tmp"
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class SessionError(Exception):
+    """A session cannot be used; ``str()`` says which one and what to do."""
+
+
+class SessionNotFound(SessionError, KeyError):
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "session not found"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def new_session_id() -> str:
+    """Sortable by creation time (UTC second) plus randomness against collisions."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
+
+
+@dataclass(frozen=True)
+class ToolCallRecord:
+    """One tool call as the tool-call log keeps it."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    summary: str
+    ok: bool
+    duration_s: float
+    at: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "call_id": self.call_id, "name": self.name, "arguments": self.arguments,
+            "summary": self.summary, "ok": self.ok, "duration_s": self.duration_s, "at": self.at,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "ToolCallRecord":
+        return cls(
+            call_id=str(data.get("call_id", "")), name=str(data["name"]),
+            arguments=dict(data.get("arguments") or {}), summary=str(data.get("summary", "")),
+            ok=bool(data.get("ok", False)), duration_s=float(data.get("duration_s", 0.0)),
+            at=str(data.get("at", "")),
+        )
+
+
+@dataclass(frozen=True)
+class SkillStatus:
+    """Where a skill stood when the session was saved (restored on resume)."""
+
+    state: SkillState
+    phase: Phase
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"state": self.state.value, "phase": self.phase.label, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "SkillStatus":
+        phase = data.get("phase", "meta")
+        by_label = {p.label: p for p in Phase}
+        return cls(
+            state=SkillState(data.get("state", "inactive")),
+            phase=by_label[phase] if isinstance(phase, str) else Phase(int(phase)),
+            reason=str(data.get("reason", "")),
+        )
+
+
+@dataclass(frozen=True)
+class TokenFigures:
+    """The last budget the engine computed plus cumulative provider-reported usage."""
+
+    window: int = 0
+    last_total: int = 0
+    parts: dict[str, int] = field(default_factory=dict)
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "window": self.window, "last_total": self.last_total, "parts": dict(self.parts),
+            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TokenFigures":
+        return cls(
+            window=int(data.get("window", 0)), last_total=int(data.get("last_total", 0)),
+            parts={str(k): int(v) for k, v in (data.get("parts") or {}).items()},
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+        )
+
+
+@dataclass
+class Session:
+    """One conversation: what the engine needs to resume it and what the UI lists."""
+
+    id: str
+    title: str = ""
+    created_at: str = field(default_factory=_now)
+    updated_at: str = field(default_factory=_now)
+    provider: str = ""  # config name, e.g. "openai" — never a key
+    model: str = ""
+    messages: list[Message] = field(default_factory=list)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    skill_states: dict[str, SkillStatus] = field(default_factory=dict)
+    summaries: list[str] = field(default_factory=list)
+    tokens: TokenFigures = field(default_factory=TokenFigures)
+    version: int = SESSION_VERSION
+
+    @property
+    def display_title(self) -> str:
+        """The title, else the first user message (shortened), else the id."""
+        if self.title:
+            return self.title
+        for message in self.messages:
+            if message.role is Role.USER and message.content.strip():
+                text = " ".join(message.content.split())
+                return text if len(text) <= 60 else text[:57] + "…"
+        return self.id
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "version": self.version,
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "provider": self.provider,
+            "model": self.model,
+            "messages": [m.to_json() for m in self.messages],
+            "tool_calls": [c.to_json() for c in self.tool_calls],
+            "skill_states": {name: s.to_json() for name, s in self.skill_states.items()},
+            "summaries": list(self.summaries),
+            "tokens": self.tokens.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "Session":
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        version = int(data.get("version", 0))
+        if version > SESSION_VERSION:
+            raise ValueError(
+                f"session format version {version} is newer than this aiq-tui understands "
+                f"({SESSION_VERSION}); upgrade aiq-tui"
+            )
+        return cls(
+            id=str(data["id"]),
+            title=str(data.get("title") or ""),
+            created_at=str(data.get("created_at") or ""),
+            updated_at=str(data.get("updated_at") or ""),
+            provider=str(data.get("provider") or ""),
+            model=str(data.get("model") or ""),
+            messages=[Message.from_json(m) for m in data.get("messages") or ()],
+            tool_calls=[ToolCallRecord.from_json(c) for c in data.get("tool_calls") or ()],
+            skill_states={
+                str(name): SkillStatus.from_json(s) for name, s in (data.get("skill_states") or {}).items()
+            },
+            summaries=[str(s) for s in data.get("summaries") or ()],
+            tokens=TokenFigures.from_json(data.get("tokens") or {}),
+            version=SESSION_VERSION,
+        )
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """What ``sessions list`` shows, without keeping every message in memory."""
+
+    id: str
+    title: str
+    created_at: str
+    updated_at: str
+    provider: str
+    model: str
+    messages: int
+    path: Path
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "title": self.title, "created_at": self.created_at,
+            "updated_at": self.updated_at, "provider": self.provider, "model": self.model,
+            "messages": self.messages, "path": str(self.path),
+        }
+
+
+@dataclass(frozen=True)
+class SessionListing:
+    sessions: tuple[SessionSummary, ...]
+    problems: tuple[Problem, ...]
+
+
+def _check_id(session_id: str) -> str:
+    # Ids become file names: refuse anything that could leave the sessions directory.
+    if not _ID_PATTERN.match(session_id):
+        raise SessionError(
+            f"invalid session id {session_id!r}: use letters, digits, '-' and '_' only"
+        )
+    return session_id
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so readers see the old or the new file, never a mix."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}{_TEMP_SUFFIX}")
+    data = text.encode("utf-8")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        temp.unlink(missing_ok=True)
+        raise
+    os.close(fd)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class SessionStore:
+    """Sessions in one directory (``home.sessions_dir``)."""
+
+    def __init__(self, directory: Path):
+        self.directory = Path(directory)
+
+    # -- paths -----------------------------------------------------------------------------
+    def path_for(self, session_id: str) -> Path:
+        return self.directory / f"{FILE_PREFIX}{_check_id(session_id)}{FILE_SUFFIX}"
+
+    def _files(self) -> Iterable[Path]:
+        if not self.directory.is_dir():
+            return ()
+        return sorted(self.directory.glob(f"{FILE_PREFIX}*{FILE_SUFFIX}"))
+
+    def _clean_stale_temps(self) -> None:
+        # A writer killed mid-save leaves its temp file behind; the real file is intact.
+        # Only temps of dead processes are removed, so a live writer is never disturbed.
+        if not self.directory.is_dir():
+            return
+        for temp in self.directory.glob(f".{FILE_PREFIX}*{_TEMP_SUFFIX}"):
+            parts = temp.name.split(".")
+            try:
+                pid = int(parts[-3])
+            except (IndexError, ValueError):
+                continue
+            if not _pid_alive(pid):
+                temp.unlink(missing_ok=True)
+
+    # -- operations ------------------------------------------------------------------------
+    def create(self, title: str = "", *, provider: str = "", model: str = "") -> Session:
+        """A new, empty session, saved at once so it shows in ``list()``."""
+        session = Session(id=new_session_id(), title=title, provider=provider, model=model)
+        while self.path_for(session.id).exists():  # pragma: no cover - 24 random bits per second
+            session.id = new_session_id()
+        self.save(session)
+        return session
+
+    def save(self, session: Session) -> Path:
+        """Atomically write ``session`` (updating ``updated_at``); returns the file path."""
+        path = self.path_for(session.id)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        session.updated_at = _now()
+        text = json.dumps(session.to_json(), ensure_ascii=False, indent=1, default=str)
+        atomic_write_text(path, text + "\n")
+        return path
+
+    def resolve_id(self, id_or_prefix: str) -> str:
+        """The full id for an id or a unique prefix of one."""
+        if self.directory.is_dir() and _ID_PATTERN.match(id_or_prefix):
+            if self.path_for(id_or_prefix).exists():
+                return id_or_prefix
+            found = [
+                p.name[len(FILE_PREFIX):-len(FILE_SUFFIX)]
+                for p in self._files()
+                if p.name[len(FILE_PREFIX):].startswith(id_or_prefix)
+            ]
+            if len(found) == 1:
+                return found[0]
+            if len(found) > 1:
+                raise SessionError(
+                    f"session id prefix {id_or_prefix!r} is ambiguous: {', '.join(found[:5])}"
+                    " — give more characters"
+                )
+        raise SessionNotFound(
+            f"no session {id_or_prefix!r} in {self.directory} — see `aiq-tui sessions list`"
+        )
+
+    def load(self, id_or_prefix: str) -> Session:
+        session_id = self.resolve_id(id_or_prefix)
+        path = self.path_for(session_id)
+        try:
+            return Session.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+            raise SessionError(
+                f"{path}: cannot read session ({exc}); the file was left untouched"
+            ) from exc
+
+    def scan(self) -> SessionListing:
+        """Every readable session (newest first) and a problem for each unreadable file."""
+        self._clean_stale_temps()
+        summaries: list[SessionSummary] = []
+        problems: list[Problem] = []
+        for path in self._files():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                session = Session.from_json(data)
+            except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
+                problems.append(Problem(
+                    path=path, message=f"corrupt session file skipped: {exc}",
+                    hint="the file was left untouched; fix or remove it by hand",
+                    severity=Severity.WARNING,
+                ))
+                continue
+            summaries.append(SessionSummary(
+                id=session.id, title=session.display_title, created_at=session.created_at,
+                updated_at=session.updated_at, provider=session.provider, model=session.model,
+                messages=len(session.messages), path=path,
+            ))
+        summaries.sort(key=lambda s: (s.updated_at, s.id), reverse=True)
+        return SessionListing(tuple(summaries), tuple(problems))
+
+    def list(self) -> list[SessionSummary]:
+        return list(self.scan().sessions)
+
+    def rename(self, id_or_prefix: str, title: str) -> Session:
+        session = self.load(id_or_prefix)
+        session.title = title.strip()
+        self.save(session)
+        return session
+
+    def delete(self, id_or_prefix: str) -> Path:
+        path = self.path_for(self.resolve_id(id_or_prefix))
+        path.unlink()
+        _fsync_dir(self.directory)
+        return path
+
+    def export_markdown(self, id_or_prefix: str) -> str:
+        return session_markdown(self.load(id_or_prefix))
+
+
+_EXPORT_TOOL_CHARS = 2000
+
+
+def _fence(text: str, lang: str = "") -> str:
+    fence = "```"
+    while fence in text:
+        fence += "`"
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def session_markdown(session: Session) -> str:
+    """A readable transcript: metadata, messages, tool calls and results, skills, figures."""
+    lines = [f"# {session.display_title}", ""]
+    lines.append(f"- Session: `{session.id}`")
+    lines.append(f"- Created: {session.created_at}")
+    lines.append(f"- Updated: {session.updated_at}")
+    if session.provider or session.model:
+        lines.append(f"- Model: {session.model or '?'} ({session.provider or '?'})")
+    if session.tokens.window:
+        lines.append(
+            f"- Tokens: {session.tokens.last_total} / {session.tokens.window} in the last prompt; "
+            f"usage {session.tokens.input_tokens} in, {session.tokens.output_tokens} out"
+        )
+    lines.append("")
+    for message in session.messages:
+        if message.role is Role.TOOL:
+            lines.append(f"### Tool result: {message.name or message.tool_call_id or 'tool'}")
+            content = message.content
+            if len(content) > _EXPORT_TOOL_CHARS:
+                content = content[:_EXPORT_TOOL_CHARS] + f"\n… ({len(message.content)} characters in all)"
+            lines += ["", _fence(content), ""]
+            continue
+        heading = "Summary of earlier conversation" if message.summary else message.role.value.capitalize()
+        lines += [f"## {heading}", ""]
+        if message.content:
+            lines += [message.content, ""]
+        for call in message.tool_calls:
+            lines += [f"**Tool call** `{call.name}`", "", _fence(call.arguments_json(), "json"), ""]
+    if session.tool_calls:
+        lines += ["## Tool calls", "", "| Tool | Result | OK | Seconds |", "|---|---|---|---|"]
+        for record in session.tool_calls:
+            summary = record.summary.replace("|", "\\|").replace("\n", " ")
+            lines.append(f"| {record.name} | {summary} | {'yes' if record.ok else 'no'} | {record.duration_s:.2f} |")
+        lines.append("")
+    if session.skill_states:
+        lines += ["## Skills", ""]
+        for name, status in session.skill_states.items():
+            lines.append(f"- {name}: {status.state.value}, {status.phase.label}")
+        lines.append("")
+    if session.summaries:
+        lines += ["## Compression summaries", ""]
+        lines += [f"- {s}" for s in session.summaries]
+        lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
