@@ -1,0 +1,237 @@
+"""The skills the app knows: metadata for all, bodies and resources loaded on demand.
+
+A :class:`SkillCatalog` is built by a metadata-only scan (:func:`~aiq_tui.skills.discover.scan`).
+Bodies are read when :meth:`SkillCatalog.load` asks and cached by path + mtime, so an edited
+file is re-read and an unchanged one never is. :meth:`SkillCatalog.rescan` re-scans for live
+reload and returns what changed; a skill whose file is broken by an edit keeps its last good
+version and the problem is reported.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from aiq_tui.config import SkillsSettings
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.discover import SkillDir, scan
+from aiq_tui.skills.model import Resource, Skill, SkillMeta
+from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
+from aiq_tui.skills.resources import ResourceError, list_resources
+from aiq_tui.skills.resources import read_resource as _read_resource
+
+__all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "UnknownSkillError"]
+
+
+class UnknownSkillError(KeyError):
+    """No skill has this name; ``str()`` suggests close names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown skill"
+
+
+class SkillLoadError(Exception):
+    """A skill's SKILL.md could not be read or parsed when its body was needed."""
+
+
+@dataclass(frozen=True)
+class CatalogDiff:
+    """What a :meth:`SkillCatalog.rescan` changed (names sorted)."""
+
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return not (self.added or self.changed or self.removed or self.problems)
+
+
+class SkillCatalog:
+    """Iterable of :class:`SkillMeta` (sorted by name); thread-safe for a reloading watcher."""
+
+    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None):
+        self.dirs: tuple[SkillDir, ...] = tuple(dirs)
+        self.settings = settings or SkillsSettings()
+        self._lock = threading.RLock()
+        self._bodies: dict[str, tuple[int, Skill]] = {}  # path → (mtime_ns, skill)
+        self._resources: dict[str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]] = {}
+        result = scan(self.dirs, self.settings) if self.dirs else None
+        self._metas: dict[str, SkillMeta] = dict(sorted(result.metas.items())) if result else {}
+        self._problems: tuple[Problem, ...] = result.problems if result else ()
+
+    @classmethod
+    def from_metas(cls, metas: Sequence[SkillMeta], settings: SkillsSettings | None = None) -> "SkillCatalog":
+        """A catalog over already-built metadata (tests, tools); ``rescan`` finds nothing new."""
+        catalog = cls((), settings)
+        catalog._metas = {meta.name: meta for meta in sorted(metas, key=lambda m: m.name)}
+        return catalog
+
+    # -- metadata ---------------------------------------------------------------------------
+
+    def __iter__(self) -> Iterator[SkillMeta]:
+        return iter(tuple(self._metas.values()))
+
+    def __len__(self) -> int:
+        return len(self._metas)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._metas
+
+    def get(self, name: str) -> SkillMeta | None:
+        return self._metas.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._metas)
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        """Warnings from the last scan (skipped skills, missing dirs, name clashes)."""
+        return self._problems
+
+    def close_names(self, name: str, n: int = 3) -> list[str]:
+        """Names that look like ``name`` (typos, partial names), best first."""
+        names = list(self._metas)
+        close = difflib.get_close_matches(name, names, n=n, cutoff=0.5)
+        lowered = name.lower()
+        for candidate in names:
+            if len(close) >= n:
+                break
+            if lowered and lowered in candidate.lower() and candidate not in close:
+                close.append(candidate)
+        return close[:n]
+
+    def require(self, name: str) -> SkillMeta:
+        """The skill's metadata, or :class:`UnknownSkillError` naming close matches."""
+        meta = self._metas.get(name)
+        if meta is None:
+            close = self.close_names(name)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise UnknownSkillError(f"unknown skill {name!r}{hint}")
+        return meta
+
+    # -- bodies and resources ---------------------------------------------------------------
+
+    def load(self, name: str) -> Skill:
+        """The skill with its body; read from disk only when the file changed since last time."""
+        meta = self.require(name)
+        key = str(meta.path)
+        cached = self._bodies.get(key)
+        try:
+            mtime = os.stat(key).st_mtime_ns
+        except OSError as exc:
+            if cached:
+                return cached[1]
+            raise SkillLoadError(f"{meta.path}: cannot read SKILL.md: {exc.strerror or exc}") from exc
+        if cached and cached[0] == mtime:
+            return cached[1]
+        body, problem = self._read_body(meta)
+        if body is None:
+            if cached:  # a broken edit: keep the last good body
+                return cached[1]
+            raise SkillLoadError(str(problem))
+        skill = Skill(meta, body)
+        with self._lock:
+            self._bodies[key] = (mtime, skill)
+        return skill
+
+    def _read_body(self, meta: SkillMeta) -> tuple[str | None, Problem | None]:
+        try:
+            with open(meta.path, "rb") as handle:
+                data = handle.read(self.settings.max_skill_md_bytes + 1)
+        except OSError as exc:
+            return None, Problem(meta.path, f"cannot read SKILL.md: {exc.strerror or exc}")
+        if len(data) > self.settings.max_skill_md_bytes:
+            return None, Problem(meta.path, f"SKILL.md is over the {self.settings.max_skill_md_bytes}-byte limit")
+        text, problem = decode_skill_bytes(data, meta.path)
+        if text is None:
+            return None, problem
+        result = parse_skill_text(text, meta.path)
+        if result.meta_fields is None:
+            return None, result.problems[0] if result.problems else Problem(meta.path, "cannot parse SKILL.md")
+        return result.body, None
+
+    def resources(self, name: str) -> tuple[Resource, ...]:
+        """The skill's resources (listed on first use, re-listed when the folder changes)."""
+        return self._resource_listing(name)[0]
+
+    def resource_problems(self, name: str) -> tuple[Problem, ...]:
+        """Warnings from listing the skill's resources (rejected files)."""
+        return self._resource_listing(name)[1]
+
+    def _resource_listing(self, name: str) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
+        meta = self.require(name)
+        key = str(meta.folder)
+        try:
+            stamp = os.stat(key).st_mtime_ns
+        except OSError:
+            stamp = -1
+        cached = self._resources.get(key)
+        if cached and cached[0] == stamp:
+            return cached[1], cached[2]
+        resources, problems = list_resources(meta.folder, self.settings)
+        with self._lock:
+            self._resources[key] = (stamp, resources, problems)
+        return resources, problems
+
+    def read_resource(self, name: str, relpath: str) -> str:
+        """Text of one resource (level 3). Raises :class:`ResourceError` with a clear message."""
+        meta = self.get(name)
+        if meta is None:
+            close = self.close_names(name)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ResourceError(f"unknown skill {name!r}{hint}")
+        normalized = relpath.replace("\\", "/")
+        while normalized.startswith("./"):
+            normalized = normalized[2:]
+        # The listing knows about per-skill limits; a file not listed yet (just created) is
+        # still checked for containment, globs and the per-file limit by the reader.
+        entry = next((r for r in self.resources(name) if r.relpath == normalized), None)
+        if entry is not None and entry.rejected:
+            raise ResourceError(f"resource {name}:{normalized} is not available: {entry.rejected}")
+        return _read_resource(meta.folder, normalized, self.settings, skill=name)
+
+    # -- live reload ------------------------------------------------------------------------
+
+    def rescan(self) -> CatalogDiff:
+        """Scan the directories again and swap in the result; returns what changed.
+
+        A skill whose SKILL.md still exists but no longer loads keeps its previous metadata
+        (and cached body); the problem is in the diff and in :attr:`problems`.
+        """
+        result = scan(self.dirs, self.settings)
+        with self._lock:
+            old = self._metas
+            new = dict(result.metas)
+            kept: list[str] = []
+            for name, meta in old.items():
+                if name not in new and str(meta.path) in result.failed:
+                    new[name] = meta
+                    kept.append(name)
+            new = dict(sorted(new.items()))
+            added = tuple(name for name in new if name not in old)
+            removed = tuple(name for name in old if name not in new)
+            changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
+            problems = result.problems + tuple(
+                Problem(old[name].path, f"skill {name!r} keeps its last good version until the file is fixed",
+                        hint="fix the problem reported above; the skill reloads when the file is saved",
+                        severity=Severity.WARNING)
+                for name in kept
+            )
+            self._metas = new
+            self._problems = problems
+            for name in removed + changed:
+                self._bodies.pop(str(old[name].path), None)
+                self._resources.pop(str(old[name].folder), None)
+        return CatalogDiff(added, changed, removed, problems)
+
+
+def _differs(old: SkillMeta, new: SkillMeta) -> bool:
+    return (old.path, old.mtime_ns, old.size, old.description, dict(old.extras)) != (
+        new.path, new.mtime_ns, new.size, new.description, dict(new.extras)
+    )

@@ -1,0 +1,208 @@
+"""Find skills: which directories, in what precedence, and a metadata-only scan of them.
+
+The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_from`),
+never a body. One bad skill never stops the others: every defect becomes a warning
+:class:`Problem` and the skill is skipped. The hot loop works on ``str`` paths and
+``os.scandir`` because ``pathlib`` overhead dominates a 10,000-skill scan.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from aiq_tui.config import AppConfig, SkillsSettings
+from aiq_tui.locations import Home
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.model import SkillMeta
+from aiq_tui.skills.parse import read_frontmatter_from
+from aiq_tui.skills.resources import SKILL_FILE
+from aiq_tui.skills.validate import validate
+
+if TYPE_CHECKING:
+    from aiq_tui.skills.catalog import SkillCatalog
+
+ORIGINS = ("flag", "config", "project", "home", "user")
+"""Where a skills directory came from, highest precedence first."""
+
+_EXPLICIT = frozenset({"flag", "config"})
+
+
+@dataclass(frozen=True)
+class SkillDir:
+    """One directory to scan. ``origin`` is one of :data:`ORIGINS`."""
+
+    path: Path
+    origin: str
+
+    @property
+    def explicit(self) -> bool:
+        """Named by the user (flag or config): a missing one is worth a warning."""
+        return self.origin in _EXPLICIT
+
+
+@dataclass(frozen=True)
+class ScanResult:
+    metas: dict[str, SkillMeta]
+    problems: tuple[Problem, ...]
+    failed: frozenset[str]
+    """SKILL.md paths that exist but could not be loaded (live reload keeps their last good version)."""
+
+
+def skill_directories(
+    config: AppConfig | SkillsSettings,
+    home: Home,
+    cwd: Path | None = None,
+    extra_dirs: Iterable[str | os.PathLike[str]] = (),
+) -> list[SkillDir]:
+    """Directories to scan, highest precedence first, without duplicates.
+
+    Order: ``--skills-dir`` flags, config ``skills.dirs``, project dirs under ``cwd``
+    (``.agents/skills``, ``.aiq/skills``), the home's ``skills/``, then (unless
+    ``skills.include_user_agent_dirs`` is false) ``~/.claude/skills`` and ``~/.agents/skills``.
+    """
+    settings = config.skills if isinstance(config, AppConfig) else config
+    base = Path.cwd() if cwd is None else Path(cwd)
+    found: list[SkillDir] = []
+    seen: set[str] = set()
+
+    def add(raw: str | os.PathLike[str], origin: str) -> None:
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = base / path
+        path = Path(os.path.normpath(path))
+        key = os.path.realpath(path)
+        if key not in seen:
+            seen.add(key)
+            found.append(SkillDir(path, origin))
+
+    for raw in extra_dirs:
+        add(raw, "flag")
+    for raw in settings.dirs:
+        add(raw, "config")
+    for raw in settings.project_dirs:
+        add(raw, "project")
+    add(home.skills_dir, "home")
+    if settings.include_user_agent_dirs:
+        user = Path.home()
+        add(user / ".claude" / "skills", "user")
+        add(user / ".agents" / "skills", "user")
+    return found
+
+
+def discover(dirs: Sequence[SkillDir], settings: SkillsSettings) -> "SkillCatalog":
+    """Scan ``dirs`` (metadata only) into a :class:`SkillCatalog`."""
+    from aiq_tui.skills.catalog import SkillCatalog
+
+    return SkillCatalog(dirs, settings)
+
+
+def scan(dirs: Sequence[SkillDir], settings: SkillsSettings) -> ScanResult:
+    """The metadata of every loadable skill in ``dirs``; name clashes go to the first dir."""
+    state = _Scan(settings)
+    for directory in dirs:
+        state.directory(directory)
+    return ScanResult(state.metas, tuple(state.problems), frozenset(state.failed))
+
+
+class _Scan:
+    def __init__(self, settings: SkillsSettings):
+        self.settings = settings
+        self.include = frozenset(settings.include)
+        self.exclude = frozenset(settings.exclude)
+        self.metas: dict[str, SkillMeta] = {}
+        self.problems: list[Problem] = []
+        self.failed: set[str] = set()
+
+    def warn(self, path: str, message: str, hint: str) -> None:
+        self.problems.append(Problem(Path(path), message, hint=hint, severity=Severity.WARNING))
+
+    def directory(self, directory: SkillDir) -> None:
+        root = str(directory.path)
+        try:
+            with os.scandir(root) as entries:
+                names = sorted(entry.name for entry in entries if entry.name[0] != ".")
+        except FileNotFoundError:
+            if directory.explicit:
+                self.warn(root, "skills directory does not exist; skipped",
+                          "create it, or remove it from --skills-dir / skills.dirs")
+            return
+        except NotADirectoryError:
+            if directory.explicit:
+                self.warn(root, "skills directory is not a directory; skipped",
+                          "point --skills-dir / skills.dirs at a folder of skill folders")
+            return
+        except OSError as exc:
+            self.warn(root, f"cannot list skills directory: {exc.strerror or exc}; skipped",
+                      "check its permissions")
+            return
+        if directory.explicit and SKILL_FILE in names:
+            # The user pointed straight at one skill folder.
+            self.skill(directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root))
+            return
+        for name in names:
+            self.skill(directory.path, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
+
+    def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
+        settings = self.settings
+        try:
+            handle = open(skill_md, "rb")  # noqa: SIM115 - closed below; open() is the existence test
+        except (FileNotFoundError, NotADirectoryError):
+            return  # not a skill folder (or a plain file next to them)
+        except OSError as exc:
+            self.failed.add(skill_md)
+            self.warn(skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
+                      "check the file's permissions and symbolic links")
+            return
+        with handle:
+            try:
+                info = os.fstat(handle.fileno())
+            except OSError as exc:  # pragma: no cover - fstat on an open fd practically never fails
+                self.warn(skill_md, f"cannot read SKILL.md: {exc}; skill skipped", "check the file")
+                return
+            if not stat.S_ISREG(info.st_mode):
+                self.failed.add(skill_md)
+                self.warn(skill_md, "SKILL.md is not a regular file; skill skipped", "make it a markdown file")
+                return
+            if info.st_size > settings.max_skill_md_bytes:
+                self.failed.add(skill_md)
+                self.warn(skill_md, f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"
+                          "-byte limit; skill skipped",
+                          "move long material into resource files, or raise skills.max_skill_md_bytes")
+                return
+            path = Path(skill_md)
+            result = read_frontmatter_from(handle, path, settings.max_skill_md_bytes)
+        fields = result.meta_fields
+        errors = [p for p in result.problems if p.severity is Severity.ERROR]
+        if fields is not None and not errors:
+            errors = validate(fields, path, folder, lines=result.field_lines)
+        if fields is None or errors:
+            self.failed.add(skill_md)
+            self.problems.extend(_skipped(p) for p in (errors or result.problems))
+            return
+        if result.problems:
+            self.problems.extend(result.problems)
+        name = fields["name"].strip()
+        if (self.include and name not in self.include) or name in self.exclude:
+            return
+        if name in self.metas:
+            winner = self.metas[name].path
+            self.problems.append(Problem(
+                path, f"skill {name!r} is also defined in {winner}, which takes precedence; this one is ignored",
+                field="name", line=result.field_lines.get("name"),
+                hint="rename one of them, or remove the copy you do not want",
+                severity=Severity.WARNING,
+            ))
+            return
+        extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
+        self.metas[name] = SkillMeta(
+            name, fields["description"].strip(), path, source_dir, extras,
+            info.st_size, info.st_mtime_ns, result.body_offset,
+        )
+
+
+def _skipped(problem: Problem) -> Problem:
+    return replace(problem, message=f"{problem.message} (skill skipped)", severity=Severity.WARNING)

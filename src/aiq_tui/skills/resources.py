@@ -1,0 +1,172 @@
+"""A skill's bundled files (level 3 of disclosure): listed cheaply, read only on demand.
+
+Every file in the skill folder except ``SKILL.md`` is a resource, typed by extension. Limits
+and globs come from :class:`~aiq_tui.config.SkillsSettings`. Symbolic links are never
+followed out of the folder, and linked directories are not descended into (no loops).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from functools import lru_cache
+from pathlib import Path
+
+from aiq_tui.config import SkillsSettings
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.model import Resource, ResourceKind
+
+SKILL_FILE = "SKILL.md"
+
+_KINDS = {
+    ".sh": ResourceKind.SCRIPT, ".bash": ResourceKind.SCRIPT, ".py": ResourceKind.SCRIPT,
+    ".yml": ResourceKind.TEMPLATE, ".yaml": ResourceKind.TEMPLATE, ".json": ResourceKind.TEMPLATE,
+    ".template": ResourceKind.TEMPLATE,
+    ".md": ResourceKind.REFERENCE, ".txt": ResourceKind.REFERENCE,
+}
+
+
+class ResourceError(Exception):
+    """A resource cannot be read; ``str()`` says which, why and what to do."""
+
+
+def resource_kind(relpath: str) -> ResourceKind:
+    return _KINDS.get(os.path.splitext(relpath)[1].lower(), ResourceKind.OTHER)
+
+
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """``**`` spans folders, ``*`` and ``?`` stay within one path segment."""
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def glob_match(relpath: str, patterns: list[str]) -> bool:
+    return any(_glob_regex(pattern).match(relpath) for pattern in patterns)
+
+
+def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
+    """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones."""
+    root = os.path.realpath(folder)
+    found: list[tuple[str, int, str | None]] = []
+    problems: list[Problem] = []
+    _walk(root, "", settings, found, problems)
+    found.sort()
+    resources: list[Resource] = []
+    total = 0
+    for relpath, size, rejected in found:
+        if rejected is None and size > settings.max_resource_bytes:
+            rejected = f"{size} bytes, over the {settings.max_resource_bytes}-byte per-file limit"
+        if rejected is None and total + size > settings.max_skill_bytes:
+            rejected = f"would take the skill past its {settings.max_skill_bytes}-byte total limit"
+        if rejected is None:
+            total += size
+        else:
+            problems.append(Problem(
+                folder / relpath, f"resource not available: {rejected}",
+                hint="raise skills.max_resource_bytes / max_skill_bytes in config.yaml, or shrink the file",
+                severity=Severity.WARNING,
+            ))
+        resources.append(Resource(relpath, resource_kind(relpath), size, rejected))
+    return tuple(resources), tuple(problems)
+
+
+def _walk(root: str, prefix: str, settings: SkillsSettings,
+          found: list[tuple[str, int, str | None]], problems: list[Problem]) -> None:
+    directory = os.path.join(root, prefix) if prefix else root
+    try:
+        entries = list(os.scandir(directory))
+    except OSError as exc:
+        problems.append(Problem(Path(directory), f"cannot list folder: {exc.strerror or exc}",
+                                hint="check its permissions", severity=Severity.WARNING))
+        return
+    for entry in entries:
+        relpath = f"{prefix}{entry.name}"
+        if not prefix and entry.name == SKILL_FILE:
+            continue
+        try:
+            is_link = entry.is_symlink()
+            if entry.is_dir(follow_symlinks=False):
+                if glob_match(relpath + "/", settings.resource_exclude):
+                    continue
+                _walk(root, relpath + "/", settings, found, problems)
+                continue
+            if not _selected(relpath, settings):
+                continue
+            if is_link:
+                target = os.path.realpath(entry.path)
+                if not target.startswith(root + os.sep):
+                    found.append((relpath, 0, "symbolic link points outside the skill folder"))
+                    continue
+                info = os.stat(target)
+                if stat.S_ISDIR(info.st_mode):
+                    found.append((relpath, 0, "linked folders are not followed"))
+                    continue
+            else:
+                info = entry.stat(follow_symlinks=False)
+            if not stat.S_ISREG(info.st_mode):
+                continue  # sockets, fifos, devices: not resources
+            found.append((relpath, info.st_size, None))
+        except OSError as exc:  # broken link, loop, permission
+            if _selected(relpath, settings):
+                found.append((relpath, 0, f"cannot read: {exc.strerror or exc}"))
+
+
+def _selected(relpath: str, settings: SkillsSettings) -> bool:
+    return glob_match(relpath, settings.resource_include) and not glob_match(relpath, settings.resource_exclude)
+
+
+def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: str = "") -> str:
+    """Text of one resource; raises :class:`ResourceError` when it is outside, missing, too big
+    or binary. ``skill`` only names the skill in messages."""
+    label = f"{skill}:{relpath}" if skill else relpath
+    if not relpath or os.path.isabs(relpath) or relpath.replace("\\", "/").split("/")[0] == "":
+        raise ResourceError(f"resource {label!r}: give a path relative to the skill folder")
+    root = os.path.realpath(folder)
+    target = os.path.realpath(os.path.join(root, relpath))
+    if not target.startswith(root + os.sep):
+        raise ResourceError(f"resource {label!r} is outside the skill folder {root}; only its own files can be read")
+    rel = os.path.relpath(target, root).replace(os.sep, "/")
+    if rel == SKILL_FILE:
+        raise ResourceError(f"resource {label!r} is the skill's own SKILL.md; load the skill instead")
+    if not _selected(rel, settings):
+        raise ResourceError(f"resource {label!r} is excluded by skills.resource_include/resource_exclude")
+    try:
+        info = os.stat(target)
+    except OSError as exc:
+        raise ResourceError(f"resource {label!r} not found in {root} ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ResourceError(f"resource {label!r} is not a file")
+    if info.st_size > settings.max_resource_bytes:
+        raise ResourceError(
+            f"resource {label!r} is {info.st_size} bytes, over the {settings.max_resource_bytes}-byte limit "
+            "(skills.max_resource_bytes in config.yaml)"
+        )
+    try:
+        with open(target, "rb") as handle:
+            data = handle.read(settings.max_resource_bytes + 1)
+    except OSError as exc:
+        raise ResourceError(f"resource {label!r} cannot be read: {exc.strerror or exc}") from exc
+    if b"\x00" in data:
+        raise ResourceError(f"resource {label!r} is a binary file and cannot be shown as text")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ResourceError(f"resource {label!r} is not UTF-8 text") from exc

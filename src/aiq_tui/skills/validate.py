@@ -1,0 +1,205 @@
+"""Check parsed frontmatter; return every problem at once, each with field, line and a fix.
+
+Two levels:
+
+* lenient (default, what loading uses): ``name`` and ``description`` are required non-empty
+  strings; the extension fields of the source systems are accepted and type-checked (lango
+  ``type``/``status``/``parameters``/``steps``/``script``/``template``/``source``, SISU
+  ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass.
+* strict (``--strict``): exactly the Agent Skills specification (agentskills.io).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+from aiq_tui.problems import Problem
+
+SKILL_TYPES = ("composite", "script", "template", "instruction")
+"""lango skill types; a skill without ``type`` is an instruction skill."""
+
+SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
+"""The only frontmatter fields the Agent Skills specification allows."""
+
+NAME_MAX = 64
+DESCRIPTION_MAX = 1024
+COMPATIBILITY_MAX = 500
+NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
+
+# lango: each type needs one definition field of a given shape.
+_TYPE_NEEDS = {"composite": ("steps", list, "a list"), "script": ("script", str, "a string"),
+               "template": ("template", str, "a string")}
+
+
+def validate(
+    fields: Mapping[str, Any],
+    path: Path | None,
+    folder_name: str | None,
+    strict: bool = False,
+    lines: Mapping[str, int] | None = None,
+) -> list[Problem]:
+    """All problems of ``fields`` (frontmatter of ``path``); empty when valid.
+
+    ``folder_name`` is the skill's folder (the spec requires ``name`` to equal it in strict
+    mode); ``lines`` maps fields to their line in the file, for messages.
+    """
+    report = _Report(path, lines or {})
+    _check_required(fields, report)
+    if strict:
+        _check_spec(fields, folder_name, report)
+    else:
+        _check_extensions(fields, report)
+    return report.problems
+
+
+def is_valid_name(name: str) -> bool:
+    """True when ``name`` is a valid Agent Skills name (what ``skills new`` accepts)."""
+    return len(name) <= NAME_MAX and bool(NAME_PATTERN.match(name))
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is not a valid Agent Skills name, or None."""
+    if not name:
+        return "name is empty"
+    if len(name) > NAME_MAX:
+        return f"name is {len(name)} characters long; the limit is {NAME_MAX}"
+    if name != name.lower():
+        return "name must be lowercase"
+    if name.startswith("-") or name.endswith("-"):
+        return "name must not start or end with a hyphen"
+    if "--" in name:
+        return "name must not contain consecutive hyphens"
+    if not NAME_PATTERN.match(name):
+        bad = sorted({ch for ch in name if not (ch.isascii() and (ch.isalnum() or ch == "-"))})
+        return f"name may contain only a-z, 0-9 and hyphens (found {' '.join(repr(c) for c in bad)})"
+    return None
+
+
+class _Report:
+    def __init__(self, path: Path | None, lines: Mapping[str, int]):
+        self.path, self.lines, self.problems = path, lines, []
+
+    def add(self, field: str, message: str, hint: str) -> None:
+        self.problems.append(Problem(self.path, message, field=field, line=self.lines.get(field), hint=hint))
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def _check_required(fields: Mapping[str, Any], report: _Report) -> None:
+    for key, example in (("name", "my-skill"), ("description", "What it does and when to use it")):
+        if key not in fields:
+            report.add(key, f"missing required field `{key}`", f"add `{key}: {example}` to the frontmatter")
+        elif not isinstance(fields[key], str):
+            report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
+        elif not fields[key].strip():
+            report.add(key, f"`{key}` is empty", f"write a {key} (`{key}: {example}`)")
+
+
+def _check_extensions(fields: Mapping[str, Any], report: _Report) -> None:
+    _check_type(fields, report)
+    for key in ("status", "source", "author", "license", "compatibility"):
+        if key in fields and not isinstance(fields[key], str):
+            report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
+    if "version" in fields and (
+        isinstance(fields["version"], bool) or not isinstance(fields["version"], (str, int, float))
+    ):
+        report.add("version", f"`version` must be text, found {_kind(fields['version'])}", 'e.g. version: "1.0.0"')
+    for key in ("tags", "triggers"):
+        if key in fields and not _is_str_list(fields[key]):
+            report.add(
+                key,
+                f"`{key}` must be a list of strings, found {_kind(fields[key])}",
+                f"write {key}: [first, second] or one `- item` per line",
+            )
+    if "parameters" in fields and not isinstance(fields["parameters"], (dict, list)):
+        report.add("parameters", f"`parameters` must be a mapping or list, found {_kind(fields['parameters'])}",
+                   "write parameters as `name: description` lines under `parameters:`")
+    if "metadata" in fields and not isinstance(fields["metadata"], dict):
+        report.add("metadata", f"`metadata` must be a mapping, found {_kind(fields['metadata'])}",
+                   "write metadata as indented `key: value` lines")
+    tools = fields.get("allowed-tools", fields.get("allowed_tools"))
+    key = "allowed-tools" if "allowed-tools" in fields else "allowed_tools"
+    if tools is not None and not (isinstance(tools, str) or _is_str_list(tools)):
+        report.add(key, f"`{key}` must be a space-separated string or a list, found {_kind(tools)}",
+                   "e.g. allowed-tools: http_request execute_sql")
+
+
+def _check_type(fields: Mapping[str, Any], report: _Report) -> None:
+    if "type" not in fields:
+        return
+    kind = fields["type"]
+    if kind not in SKILL_TYPES:
+        report.add("type", f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
+                   "use one of the valid types, or remove `type` for an instruction skill")
+        return
+    need = _TYPE_NEEDS.get(kind)
+    if need is None:
+        return
+    key, expected, described = need
+    if key not in fields:
+        report.add(key, f"a {kind} skill needs a `{key}` field ({described})", f"add `{key}:` to the frontmatter")
+    elif not isinstance(fields[key], expected) or (expected is str and not fields[key].strip()):
+        report.add(key, f"`{key}` of a {kind} skill must be {described}, found {_kind(fields[key])}",
+                   f"make `{key}` {described}")
+
+
+def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Report) -> None:
+    name = fields.get("name")
+    if isinstance(name, str) and name.strip():
+        why = name_problem(name)
+        if why:
+            report.add("name", why, "use lowercase letters, digits and single hyphens, e.g. pdf-tools")
+        if folder_name is not None and name != folder_name:
+            report.add("name", f"name {name!r} differs from its folder {folder_name!r}",
+                       "rename the folder or the skill so they are equal")
+    description = fields.get("description")
+    if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
+        report.add("description", f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
+                   "shorten it to what the skill does and when to use it")
+    if "compatibility" in fields:
+        value = fields["compatibility"]
+        if not isinstance(value, str) or not value.strip():
+            report.add("compatibility", f"`compatibility` must be non-empty text, found {_kind(value)}",
+                       "describe the environment the skill needs, or remove the field")
+        elif len(value) > COMPATIBILITY_MAX:
+            report.add("compatibility", f"compatibility is {len(value)} characters; the limit is {COMPATIBILITY_MAX}",
+                       "shorten it")
+    if "license" in fields and not isinstance(fields["license"], str):
+        report.add("license", f"`license` must be text, found {_kind(fields['license'])}", 'e.g. license: "MIT"')
+    if "allowed-tools" in fields and not isinstance(fields["allowed-tools"], str):
+        report.add("allowed-tools", f"`allowed-tools` must be a space-separated string, found "
+                   f"{_kind(fields['allowed-tools'])}", "e.g. allowed-tools: Bash(git:*) Read")
+    if "metadata" in fields:
+        value = fields["metadata"]
+        if not isinstance(value, dict):
+            report.add("metadata", f"`metadata` must be a mapping, found {_kind(value)}",
+                       "write metadata as indented `key: value` lines")
+        else:
+            odd = [str(k) for k, v in value.items() if not isinstance(k, str) or not isinstance(v, str)]
+            if odd:
+                report.add("metadata", f"metadata values must be strings (not: {', '.join(odd[:5])})",
+                           'quote the values, e.g. version: "1.0"')
+    for key in fields:
+        if key not in SPEC_FIELDS:
+            report.add(key, f"field `{key}` is not part of the Agent Skills specification",
+                       f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})")
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(item, str) for item in value)
