@@ -1,0 +1,421 @@
+"""Rank skills for a query: an explainable BM25F matcher over an inverted index.
+
+The index is built once from the discovered metadata and updated per skill on reload
+(:meth:`SkillIndex.upsert`, :meth:`SkillIndex.remove`). A query is scored only against the
+skills that share a term with it, so unrelated skills score exactly 0 and never appear.
+
+Scoring (what the seed asks, made graded): every field is tokenised the same way as the
+query (:mod:`aiq_tui.skills.tokenize`) and weighted — name > triggers > tags >
+description > body — in one BM25F sum, so a term in the name outranks the same term in
+the description, and rare terms outrank common ones. On top of that, the whole name
+written in the query (``slack-gif-creator``, ``pdf``) and a trigger phrase written in the
+query add a boost. That reproduces the seed's order exact name > partial name >
+description keyword, and every point of the score is recorded as a :class:`Signal`.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
+from aiq_tui.skills.tokenize import name_terms, term_of, tokenize, words
+
+FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
+# BM25F field weights: how much one occurrence in the field counts. The name carries the
+# most evidence per word (authors choose it carefully); the body is long and noisy.
+FIELD_WEIGHTS: dict[str, float] = {
+    "name": 3.0, "triggers": 2.5, "tags": 2.0, "description": 1.0, "body": 0.25,
+}
+# Length normalisation per field (BM25 ``b``): names are short and uniform, so barely.
+FIELD_B: dict[str, float] = {
+    "name": 0.3, "triggers": 0.5, "tags": 0.3, "description": 0.75, "body": 0.75,
+}
+K1 = 1.2
+CONTEXT_WEIGHT = 0.35  # a term only in earlier user turns counts this much
+EXACT_NAME_BOOST = 1.5  # × the name's idf mass, added when the query writes the whole name
+TRIGGER_BOOST = 1.0  # × the trigger's idf mass, added when the query contains the phrase
+UNSEEN_IDF_SHARE = 0.5  # a query word no skill uses weighs this share of a df=1 term
+BODY_ONLY_COVERAGE = 0.5  # a term found only in the body covers the query this much
+EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
+_MAX_NGRAM = 6  # longest trigger phrase / name (in words) looked for in the query
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why one skill did or did not make the ranking for a query."""
+
+    name: str
+    query: str
+    terms: tuple[str, ...]
+    rank: int | None  # 1-based rank among matches, None when the skill scored 0
+    match: Match | None
+    missing: tuple[str, ...]  # query terms the skill does not contain at all
+    reasons: tuple[str, ...]
+
+
+@dataclass
+class _Doc:
+    name: str
+    tfs: dict[str, Counter[str]]  # field → term → count
+    lengths: dict[str, int]
+    name_key: str  # lowercase words of the name joined: "slackgifcreator"
+    triggers: tuple[tuple[tuple[str, ...], str], ...] = ()  # (term sequence, phrase)
+    has_body: bool = False
+
+    def fields_of(self, term: str) -> list[str]:
+        return [name for name in FIELDS if term in self.tfs[name]]
+
+
+@dataclass
+class _Compiled:
+    """One term's postings with the BM25F contribution precomputed per skill."""
+
+    idf: float
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+class SkillIndex:
+    """An inverted index of skills, ranked by :meth:`rank`. Not thread-safe."""
+
+    def __init__(self, metas: Iterable[SkillMeta] = ()) -> None:
+        self._docs: dict[str, _Doc] = {}
+        self._metas: dict[str, SkillMeta] = {}
+        self._bodies: dict[str, str] = {}
+        self._postings: dict[str, dict[str, tuple[int, ...]]] = {}
+        self._length_sums: dict[str, int] = {name: 0 for name in FIELDS}
+        self._by_name_key: dict[str, set[str]] = {}
+        self._by_trigger: dict[tuple[str, ...], set[str]] = {}
+        self._compiled: dict[str, _Compiled] = {}
+        for meta in metas:
+            self.upsert(meta)
+
+    # -- building -------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._docs
+
+    def names(self) -> list[str]:
+        return sorted(self._docs)
+
+    def upsert(self, meta: SkillMeta) -> None:
+        """Add or replace one skill (keeps a body given earlier through :meth:`add_body`)."""
+        body = self._bodies.get(meta.name)
+        self._remove_doc(meta.name)
+        self._metas[meta.name] = meta
+        self._add_doc(meta, body)
+
+    def add_body(self, name: str, text: str) -> None:
+        """Index the body of an already indexed skill as a weak extra signal."""
+        if name not in self._metas:
+            raise KeyError(f"unknown skill {name!r}: upsert its metadata first")
+        self._bodies[name] = text
+        meta = self._metas[name]
+        self._remove_doc(name)
+        self._add_doc(meta, text)
+
+    def remove(self, name: str) -> None:
+        """Forget a skill (deleted or renamed on disk). Unknown names are ignored."""
+        self._remove_doc(name)
+        self._metas.pop(name, None)
+        self._bodies.pop(name, None)
+
+    def _add_doc(self, meta: SkillMeta, body: str | None) -> None:
+        texts = {
+            "triggers": " ".join(meta.triggers),
+            "tags": " ".join(meta.tags),
+            "description": meta.description or "",
+            "body": body or "",
+        }
+        tfs: dict[str, Counter[str]] = {"name": Counter(name_terms(meta.name))}
+        for field_name, text in texts.items():
+            tfs[field_name] = Counter(tokenize(text))
+        lengths = {name: sum(counter.values()) for name, counter in tfs.items()}
+        triggers = tuple(
+            (tuple(tokenize(phrase)), phrase) for phrase in meta.triggers if tokenize(phrase)
+        )
+        doc = _Doc(
+            name=meta.name, tfs=tfs, lengths=lengths, name_key=_name_key(meta.name),
+            triggers=triggers, has_body=bool(body),
+        )
+        self._docs[meta.name] = doc
+        for field_name in FIELDS:
+            self._length_sums[field_name] += lengths[field_name]
+        for term in set().union(*tfs.values()):
+            self._postings.setdefault(term, {})[meta.name] = tuple(
+                tfs[field_name].get(term, 0) for field_name in FIELDS
+            )
+        if doc.name_key:
+            self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
+        for sequence, _phrase in triggers:
+            self._by_trigger.setdefault(sequence, set()).add(meta.name)
+        self._compiled.clear()  # idf and average lengths moved
+
+    def _remove_doc(self, name: str) -> None:
+        doc = self._docs.pop(name, None)
+        if doc is None:
+            return
+        for field_name in FIELDS:
+            self._length_sums[field_name] -= doc.lengths[field_name]
+        for term in set().union(*doc.tfs.values()):
+            postings = self._postings.get(term)
+            if postings is not None:
+                postings.pop(name, None)
+                if not postings:
+                    del self._postings[term]
+        _discard(self._by_name_key, doc.name_key, name)
+        for sequence, _phrase in doc.triggers:
+            _discard(self._by_trigger, sequence, name)
+        self._compiled.clear()
+
+    # -- scoring --------------------------------------------------------------------------
+
+    def idf(self, term: str) -> float:
+        """BM25 idf (always > 0); a term no skill uses gets a share of the rarest idf."""
+        n = len(self._docs)
+        df = len(self._postings.get(term, ()))
+        if df == 0:
+            return UNSEEN_IDF_SHARE * math.log(1 + (n - 0.5) / 1.5)
+        return math.log(1 + (n - df + 0.5) / (df + 0.5))
+
+    def _compile(self, term: str) -> _Compiled | None:
+        compiled = self._compiled.get(term)
+        if compiled is not None:
+            return compiled
+        postings = self._postings.get(term)
+        if not postings:
+            return None
+        n = len(self._docs)
+        averages = [max(self._length_sums[f] / n, 1e-9) for f in FIELDS]
+        weights = [FIELD_WEIGHTS[f] for f in FIELDS]
+        bs = [FIELD_B[f] for f in FIELDS]
+        compiled = _Compiled(idf=self.idf(term))
+        for name, counts in postings.items():
+            lengths = self._docs[name].lengths
+            pseudo = 0.0
+            for i, count in enumerate(counts):
+                if count:
+                    norm = 1 - bs[i] + bs[i] * lengths[FIELDS[i]] / averages[i]
+                    pseudo += weights[i] * count / norm
+            compiled.scores[name] = compiled.idf * pseudo * (K1 + 1) / (K1 + pseudo)
+        self._compiled[term] = compiled
+        return compiled
+
+    def _field_parts(self, term: str, name: str) -> list[tuple[str, float]]:
+        """How one term's contribution to one skill divides over the fields."""
+        counts = self._postings[term][name]
+        n = len(self._docs)
+        lengths = self._docs[name].lengths
+        parts: list[tuple[str, float]] = []
+        for i, count in enumerate(counts):
+            if count:
+                f = FIELDS[i]
+                average = max(self._length_sums[f] / n, 1e-9)
+                norm = 1 - FIELD_B[f] + FIELD_B[f] * lengths[f] / average
+                parts.append((f, FIELD_WEIGHTS[f] * count / norm))
+        return parts
+
+    def query_weights(self, query: str, context: Sequence[str] = ()) -> dict[str, float]:
+        """Terms of the query (weight 1) and of the context turns (down-weighted)."""
+        weights: dict[str, float] = {}
+        for term in tokenize(query):
+            weights[term] = 1.0
+        for message in context:
+            for term in tokenize(message):
+                weights.setdefault(term, CONTEXT_WEIGHT)
+        return weights
+
+    def _boosts(self, query: str) -> dict[str, list[Signal]]:
+        """Exact-name and trigger-phrase hits: skill → boost signals."""
+        boosts: dict[str, list[Signal]] = {}
+        raw = [word for word in words(query) if word]
+        keys: set[str] = set()
+        for i in range(len(raw)):
+            for j in range(i + 1, min(len(raw), i + _MAX_NGRAM) + 1):
+                keys.add("".join(raw[i:j]))
+        for key in keys:
+            for name in self._by_name_key.get(key, ()):
+                doc = self._docs[name]
+                mass = sum(self.idf(term) for term in set(doc.tfs["name"]))
+                boosts.setdefault(name, []).append(Signal(name, "name", EXACT_NAME_BOOST * mass))
+        if self._by_trigger:
+            terms = [term for term in (term_of(word) for word in raw) if term is not None]
+            grams = {
+                tuple(terms[i:j])
+                for i in range(len(terms))
+                for j in range(i + 1, min(len(terms), i + _MAX_NGRAM) + 1)
+            }
+            for gram in grams:
+                for name in self._by_trigger.get(gram, ()):
+                    phrase = next(p for seq, p in self._docs[name].triggers if seq == gram)
+                    mass = sum(self.idf(term) for term in set(gram))
+                    boosts.setdefault(name, []).append(Signal(phrase, "triggers", TRIGGER_BOOST * mass))
+        return boosts
+
+    def _scores(self, weights: dict[str, float], boosts: dict[str, list[Signal]]) -> dict[str, float]:
+        scores: dict[str, float] = {}
+        for term, weight in weights.items():
+            compiled = self._compile(term)
+            if compiled is None:
+                continue
+            get = scores.get
+            for name, value in compiled.scores.items():
+                scores[name] = get(name, 0.0) + weight * value
+        for name, signals in boosts.items():
+            scores[name] = scores.get(name, 0.0) + sum(signal.weight for signal in signals)
+        return scores
+
+    def rank(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Ranking:
+        """Skills that share a term with the query, best first (ties by name).
+
+        ``context`` are earlier user turns; their terms count ``CONTEXT_WEIGHT``.
+        ``top_k`` limits the matches returned (None: every skill with a score > 0).
+        """
+        weights = self.query_weights(query, context)
+        boosts = self._boosts(query)
+        scores = self._scores(weights, boosts)
+        key = _order
+        if top_k is None:
+            ordered = sorted(scores.items(), key=key)
+        else:
+            ordered = heapq.nsmallest(max(top_k, 2), scores.items(), key=key)
+        ordered = [(name, score) for name, score in ordered if score > 0]
+        best = ordered[0][1] if ordered else 0.0
+        runner_up = ordered[1][1] if len(ordered) > 1 else 0.0
+        limit = len(ordered) if top_k is None else top_k
+        matches = tuple(
+            self._match(name, score, rank, best, runner_up, weights, boosts)
+            for rank, (name, score) in enumerate(ordered[:limit])
+        )
+        return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
+
+    def confidence(
+        self, name: str, score: float, rank: int, best: float, runner_up: float,
+        weights: dict[str, float], exact: bool,
+    ) -> float:
+        """Confidence in [0, 1] that the skill is what the query asks for.
+
+        ``coverage`` = Σ idf(t)·q(t)·c(t) over the query terms the skill contains, divided
+        by Σ idf(t)·q(t) over all query terms (q = 1 for the query, ``CONTEXT_WEIGHT`` for
+        context; c = 1 for a hit in name/description/tags/triggers, ``BODY_ONLY_COVERAGE``
+        for a hit only in the body). It is the share of the query's information the skill
+        explains, i.e. its score relative to the best attainable one.
+        ``relative`` = score / best score; ``margin`` = (best − runner-up) / best for the
+        top match, 0 for the others.
+
+            confidence = coverage × (0.6 + 0.25·relative + 0.15·min(1, 2·margin))
+
+        so a skill covering most of the query and clearly ahead reaches ≥ 0.7 (full), a
+        skill covering part of it lands in 0.15–0.7 (brief), and one sharing only a
+        common word stays below 0.15. A skill whose whole name is written in the query
+        gets at least ``EXACT_CONFIDENCE``·relative. Unrelated skills score 0 → 0.
+        """
+        if score <= 0 or best <= 0:
+            return 0.0
+        doc = self._docs[name]
+        total = covered = 0.0
+        for term, q in weights.items():
+            mass = q * self.idf(term)
+            total += mass
+            fields = doc.fields_of(term)
+            if fields:
+                covered += mass * (BODY_ONLY_COVERAGE if fields == ["body"] else 1.0)
+        coverage = covered / total if total else 0.0
+        relative = score / best
+        margin = (best - runner_up) / best if rank == 0 else 0.0
+        value = coverage * (0.6 + 0.25 * relative + 0.15 * min(1.0, 2 * margin))
+        if exact:
+            value = max(value, EXACT_CONFIDENCE * relative)
+        return round(min(1.0, max(0.0, value)), 4)
+
+    def _match(
+        self, name: str, score: float, rank: int, best: float, runner_up: float,
+        weights: dict[str, float], boosts: dict[str, list[Signal]],
+    ) -> Match:
+        signals: list[Signal] = []
+        for term, q in weights.items():
+            compiled = self._compiled.get(term)
+            if compiled is None or name not in compiled.scores:
+                continue
+            contribution = q * compiled.scores[name]
+            parts = self._field_parts(term, name)
+            total = sum(part for _f, part in parts)
+            for field_name, part in parts:
+                signals.append(Signal(term, field_name, round(contribution * part / total, 4)))
+        extra = boosts.get(name, [])
+        signals.extend(Signal(s.term, s.field, round(s.weight, 4)) for s in extra)
+        exact = any(s.field == "name" for s in extra)
+        confidence = self.confidence(name, score, rank, best, runner_up, weights, exact)
+        return Match(name=name, score=round(score, 4), confidence=confidence, signals=tuple(signals))
+
+    def explicit_match(self, name: str) -> Match:
+        """The match of a skill activated by ``/skill NAME`` or ``use_skill``: always wins."""
+        if name not in self._docs:
+            raise KeyError(f"unknown skill {name!r}")
+        return Match(
+            name=name, score=0.0, confidence=1.0,
+            signals=(Signal(name, "explicit", 1.0),), explicit=True,
+        )
+
+    # -- explaining -----------------------------------------------------------------------
+
+    def explain(
+        self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None,
+    ) -> Explanation:
+        """Why ``name`` ranks where it does for ``query`` — above all, what it is missing."""
+        ranking = self.rank(query, context)
+        terms = ranking.terms
+        if name not in self._docs:
+            return Explanation(name, query, terms, None, None, (), (f"no skill named {name!r} is indexed",))
+        doc = self._docs[name]
+        missing = tuple(term for term in terms if not doc.fields_of(term))
+        rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
+        match = ranking.matches[rank - 1] if rank else None
+        reasons: list[str] = []
+        if not terms:
+            reasons.append("the query has no terms left after removing stop-words")
+        elif match is None:
+            searched = "name, description, tags or triggers" + (" or body" if doc.has_body else "")
+            reasons.append(f"no query term appears in {searched}")
+        else:
+            body_only = [term for term in terms if doc.fields_of(term) == ["body"]]
+            if body_only:
+                reasons.append(f"terms {', '.join(body_only)} matched only the body")
+            if top_k is not None and rank is not None and rank > top_k:
+                reasons.append(f"ranked {_ordinal(rank)}, below top-k {top_k}")
+            elif rank is not None:
+                reasons.append(f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches")
+            reasons.append(f"confidence {match.confidence:.2f}")
+        if missing and terms:
+            reasons.append(f"missing terms: {', '.join(missing)}")
+        return Explanation(name, query, terms, rank, match, missing, tuple(reasons))
+
+
+def _order(item: tuple[str, float]) -> tuple[float, str]:
+    return (-item[1], item[0])
+
+
+def _name_key(name: str) -> str:
+    return "".join(words(name))
+
+
+def _discard(index: dict, key: object, name: str) -> None:
+    names = index.get(key)
+    if names is not None:
+        names.discard(name)
+        if not names:
+            del index[key]
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+__all__ = ["Explanation", "SkillIndex", "FIELDS"]
