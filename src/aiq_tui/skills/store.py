@@ -1,0 +1,306 @@
+"""lango's file skill store: ``<dir>/<name>/SKILL.md`` entries written atomically (seed 002).
+
+Also installs the bundled default skills (``ensure_defaults``): never overwrites an existing
+skill folder and never deploys hidden or placeholder folders.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources as importlib_resources
+from importlib.abc import Traversable
+from pathlib import Path
+from typing import Any, Collection, Mapping
+
+import yaml
+
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.parse import parse_skill_text
+from aiq_tui.skills.resources import SKILL_FILE
+from aiq_tui.skills.validate import SKILL_TYPES, validate
+
+DIR_MODE = 0o700
+FILE_MODE = 0o644
+_DEFINITION_KEYS = ("steps", "script", "template")
+_KNOWN_KEYS = frozenset({"name", "description", "type", "status", "parameters", "source",
+                         "allowed-tools", "created-by", *_DEFINITION_KEYS})
+
+
+class StoreError(Exception):
+    """A store operation failed; ``str()`` names the skill or file and the reason."""
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    """One lango skill. ``definition`` holds ``content`` (instruction) or steps/script/template."""
+
+    name: str
+    description: str
+    type: str = "instruction"
+    status: str = "active"
+    definition: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Any] | None = None
+    source: str = ""
+    """Origin URL of an imported skill; empty for skills created locally."""
+    allowed_tools: tuple[str, ...] = ()
+    created_by: str = ""
+    extras: Mapping[str, Any] = field(default_factory=dict)
+    """Other frontmatter fields (license, tags, metadata, …), preserved on save."""
+
+
+def build_instruction_skill(name: str, description: str, content: str, source: str = "") -> SkillEntry:
+    """lango ``BuildInstructionSkill``: an active instruction skill created by import."""
+    return SkillEntry(name, description, "instruction", "active", {"content": content},
+                      source=source, created_by="import")
+
+
+# -- render / parse ---------------------------------------------------------------------------
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings as ``|`` blocks, so scripts and templates stay readable."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
+    style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
+def render(entry: SkillEntry) -> str:
+    """The SKILL.md text of ``entry``: YAML frontmatter + markdown body.
+
+    Instruction content is the body as plain markdown (no code fences); the definition of
+    other types (steps / script / template) goes into the frontmatter.
+    """
+    front: dict[str, Any] = {"name": entry.name, "description": entry.description}
+    if entry.type != "instruction":
+        front["type"] = entry.type
+    front["status"] = entry.status
+    if entry.parameters:
+        front["parameters"] = dict(entry.parameters)
+    if entry.source:
+        front["source"] = entry.source
+    if entry.allowed_tools:
+        front["allowed-tools"] = " ".join(entry.allowed_tools)
+    if entry.created_by:
+        front["created-by"] = entry.created_by
+    for key in _DEFINITION_KEYS:
+        if key in entry.definition:
+            front[key] = entry.definition[key]
+    for key, value in entry.extras.items():
+        front.setdefault(key, value)
+    head = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    body = str(entry.definition.get("content", "")).strip("\n")
+    return f"---\n{head}---\n\n{body}\n" if body else f"---\n{head}---\n"
+
+
+def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
+    """A :class:`SkillEntry` from SKILL.md text; :class:`StoreError` when it has no usable
+    frontmatter (lango: a file without ``---`` delimiters is an error)."""
+    result = parse_skill_text(text, path)
+    if not result.has_frontmatter or result.meta_fields is None:
+        reason = result.problems[0].message if result.problems else "no YAML frontmatter between --- lines"
+        raise StoreError(f"{path or '<text>'}: {reason}")
+    fields = result.meta_fields
+    errors = validate(fields, path, path.parent.name if path else None, lines=result.field_lines)
+    if errors:
+        raise StoreError("; ".join(str(problem) for problem in errors))
+    kind = fields.get("type") or "instruction"
+    definition: dict[str, Any] = {key: fields[key] for key in _DEFINITION_KEYS if key in fields}
+    body = result.body.strip("\n")
+    if kind == "instruction" or body:
+        definition["content"] = body
+    tools = fields.get("allowed-tools", ())
+    return SkillEntry(
+        name=fields["name"],
+        description=fields["description"],
+        type=kind,
+        status=fields.get("status") or "active",
+        definition=definition,
+        parameters=fields.get("parameters"),
+        source=fields.get("source") or "",
+        allowed_tools=tuple(tools.split()) if isinstance(tools, str) else tuple(str(t) for t in tools),
+        created_by=fields.get("created-by") or "",
+        extras={key: value for key, value in fields.items() if key not in _KNOWN_KEYS},
+    )
+
+
+# -- atomic files -------------------------------------------------------------------------------
+
+
+def atomic_write(path: Path, data: bytes | str, mode: int = FILE_MODE) -> None:
+    """Write ``data`` to ``path`` via a temp file + fsync + rename: readers never see half a file."""
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+    try:  # make the rename itself durable
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(dir_fd)
+    except OSError:
+        pass
+    finally:
+        os.close(dir_fd)
+
+
+# -- the store ----------------------------------------------------------------------------------
+
+
+class FileSkillStore:
+    """Skills as folders under ``root``: ``<root>/<name>/SKILL.md`` plus resources."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        self.problems: tuple[Problem, ...] = ()
+        """Warnings from the last :meth:`list_active` (skills that could not be parsed)."""
+
+    def _folder(self, name: str) -> Path:
+        if not name or name.startswith(".") or "/" in name or "\\" in name or name in (".", ".."):
+            raise StoreError(f"invalid skill name {name!r}: use letters, digits and hyphens")
+        return self.root / name
+
+    def save(self, entry: SkillEntry) -> Path:
+        """Create or replace ``<root>/<name>/SKILL.md``; returns its path."""
+        if entry.type not in SKILL_TYPES:
+            raise StoreError(f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}")
+        folder = self._folder(entry.name)
+        self.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        folder.mkdir(mode=DIR_MODE, exist_ok=True)
+        target = folder / SKILL_FILE
+        atomic_write(target, render(entry))
+        return target
+
+    def get(self, name: str) -> SkillEntry:
+        path = self._folder(name) / SKILL_FILE
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except FileNotFoundError as exc:
+            raise StoreError(f"skill {name!r} not found in {self.root}") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{path}: cannot read: {exc}") from exc
+        return parse_entry(text, path)
+
+    def list_active(self) -> list[SkillEntry]:
+        """Entries with ``status: active`` (or no status), sorted by name. Hidden folders are
+        skipped silently; unparsable skills are skipped and recorded in :attr:`problems`."""
+        entries: list[SkillEntry] = []
+        problems: list[Problem] = []
+        try:
+            names = sorted(os.listdir(self.root))
+        except FileNotFoundError:
+            names = []
+        for name in names:
+            if name.startswith(".") or not (self.root / name / SKILL_FILE).is_file():
+                continue
+            try:
+                entry = self.get(name)
+            except StoreError as exc:
+                problems.append(Problem(self.root / name / SKILL_FILE, str(exc), severity=Severity.WARNING))
+                continue
+            if entry.status == "active":
+                entries.append(entry)
+        self.problems = tuple(problems)
+        return entries
+
+    def delete(self, name: str) -> None:
+        """Remove the whole ``<root>/<name>/`` folder."""
+        folder = self._folder(name)
+        if not folder.is_dir():
+            raise StoreError(f"skill {name!r} not found in {self.root}")
+        shutil.rmtree(folder)
+
+    def save_resource(self, name: str, relpath: str, data: bytes | str) -> Path:
+        """Write ``<root>/<name>/<relpath>``; the path must stay inside the skill folder."""
+        folder = self._folder(name)
+        if not folder.is_dir():
+            raise StoreError(f"skill {name!r} not found in {self.root}; save the skill first")
+        target = (folder / relpath).resolve()
+        base = folder.resolve()
+        if os.path.isabs(relpath) or base not in target.parents:
+            raise StoreError(f"resource path {relpath!r} leaves the folder of skill {name!r}")
+        if target.name == SKILL_FILE and target.parent == base:
+            raise StoreError("use save() to write SKILL.md")
+        for parent in reversed(target.relative_to(base).parents):
+            (base / parent).mkdir(mode=DIR_MODE, exist_ok=True)
+        atomic_write(target, data)
+        return target
+
+
+# -- bundled defaults ---------------------------------------------------------------------------
+
+
+def bundled_defaults() -> Traversable:
+    """The folder of default skills shipped in the package."""
+    return importlib_resources.files("aiq_tui.skills").joinpath("defaults")
+
+
+def ensure_defaults(
+    skills_dir: Path, source: Traversable | Path | None = None, only: Collection[str] | None = None
+) -> list[str]:
+    """Copy each bundled skill into ``skills_dir`` unless a folder of that name exists.
+
+    ``source`` replaces the bundled folder (tests); ``only`` limits the names considered.
+
+    Hidden folders (``.placeholder``) and folders without a SKILL.md are never deployed.
+    Returns the names installed, sorted. Each skill is copied to a temp folder first and
+    renamed into place, so a crash never leaves half a skill.
+    """
+    origin = bundled_defaults() if source is None else source
+    if not origin.is_dir():
+        return []
+    skills_dir = Path(skills_dir)
+    installed: list[str] = []
+    for item in sorted(origin.iterdir(), key=lambda entry: entry.name):
+        if item.name.startswith(".") or item.name == "__pycache__" or not item.is_dir():
+            continue
+        if not item.joinpath(SKILL_FILE).is_file() or (only is not None and item.name not in only):
+            continue
+        target = skills_dir / item.name
+        if target.exists() or target.is_symlink():
+            continue
+        skills_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{item.name}.", dir=skills_dir))
+        try:
+            _copy_tree(item, staging)
+            os.rename(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+        installed.append(item.name)
+    return installed
+
+
+def _copy_tree(source: Traversable, target: Path) -> None:
+    os.chmod(target, DIR_MODE)
+    for item in source.iterdir():
+        if item.name.startswith(".") or item.name == "__pycache__":
+            continue
+        if item.is_dir():
+            sub = target / item.name
+            sub.mkdir(mode=DIR_MODE)
+            _copy_tree(item, sub)
+        else:
+            destination = target / item.name
+            destination.write_bytes(item.read_bytes())
+            os.chmod(destination, 0o755 if item.name.endswith((".sh", ".bash")) else FILE_MODE)

@@ -1,0 +1,92 @@
+"""The composition root: home, config, sources and the skills catalog, opened in one call.
+
+Every front end (TUI, headless commands, tests) starts from :meth:`Workspace.open`. It is
+cheap: the catalog holds metadata only, nothing reads skill bodies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from aiq_tui.config import AppConfig, SourcesFile, load_config, load_sources
+from aiq_tui.locations import Home, resolve_home
+from aiq_tui.migrate import MigrationReport, migrate_flat_layout
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.catalog import SkillCatalog
+from aiq_tui.skills.discover import SkillDir, skill_directories
+from aiq_tui.skills.store import atomic_write, bundled_defaults, ensure_defaults
+
+DEFAULTS_MARKER = "bundled-skills.json"
+"""In ``data/``: names of bundled skills already offered, so a deleted one stays deleted."""
+
+
+@dataclass
+class Workspace:
+    home: Home
+    config: AppConfig
+    sources: SourcesFile
+    catalog: SkillCatalog
+    problems: tuple[Problem, ...]
+    """Warnings to show the user: migration conflicts, skipped skills, missing directories."""
+    migration: MigrationReport
+    cwd: Path
+    skill_dirs: tuple[SkillDir, ...]
+    installed_defaults: tuple[str, ...] = ()
+    """Bundled skills installed by this open (first run, or new ones in an upgrade)."""
+
+    @classmethod
+    def open(
+        cls,
+        home_flag: str | os.PathLike[str] | None = None,
+        skills_dirs: Iterable[str | os.PathLike[str]] = (),
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> "Workspace":
+        """Resolve the home, create its layout, migrate, load config, install defaults, scan skills.
+
+        Raises :class:`~aiq_tui.config.ConfigError` (a complete user-facing message) when
+        ``config.yaml`` or ``sources.yaml`` cannot be used.
+        """
+        home = resolve_home(home_flag, dict(env) if env is not None else None)
+        base = Path(cwd) if cwd is not None else Path.cwd()
+        home.ensure()
+        migration = migrate_flat_layout(home)
+        config = load_config(home)
+        problems: list[Problem] = list(migration.problems)
+        installed: list[str] = []
+        if config.skills.enabled and config.skills.bundled:
+            try:
+                installed = _install_defaults(home)
+            except OSError as exc:
+                problems.append(Problem(home.skills_dir, f"cannot install the bundled skills: {exc.strerror or exc}",
+                                        hint="check the permissions of the skills folder",
+                                        severity=Severity.WARNING))
+        sources = load_sources(home)
+        if config.skills.enabled:
+            dirs = tuple(skill_directories(config, home, base, skills_dirs))
+            catalog = SkillCatalog(dirs, config.skills)
+        else:
+            dirs = ()
+            catalog = SkillCatalog((), config.skills)
+        problems.extend(catalog.problems)
+        return cls(home, config, sources, catalog, tuple(problems), migration, base, dirs, tuple(installed))
+
+
+def _install_defaults(home: Home) -> list[str]:
+    """Install bundled skills not offered before (a user's deletion is respected)."""
+    marker = home.data_dir / DEFAULTS_MARKER
+    try:
+        offered = set(json.loads(marker.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError):
+        offered = set()
+    available = {item.name for item in bundled_defaults().iterdir()
+                 if item.is_dir() and not item.name.startswith(".") and item.joinpath("SKILL.md").is_file()}
+    if available <= offered:
+        return []
+    installed = ensure_defaults(home.skills_dir, only=available - offered)
+    atomic_write(marker, json.dumps(sorted(offered | available)) + "\n")
+    return installed
