@@ -1,0 +1,288 @@
+"""``aiq-tui skills list|show|validate|new``: the skills catalog, headless."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from aiq_tui.problems import Problem
+    from aiq_tui.workspace import Workspace
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    skills = subparsers.add_parser(
+        "skills", parents=parents, help="list, show, validate and create skills",
+        description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold new skills.",
+    )
+    sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
+
+    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills",
+                                 description="List every discovered skill (metadata only) and discovery warnings.")
+    list_parser.add_argument("--json", action="store_true", help="machine-readable output")
+    list_parser.set_defaults(handler=_list)
+
+    show = sub.add_parser("show", parents=parents, help="show one skill: frontmatter, body, resources",
+                          description="Show a skill's frontmatter, instructions and resources.")
+    show.add_argument("name", metavar="NAME", help="skill name")
+    show.add_argument("--json", action="store_true", help="machine-readable output")
+    show.set_defaults(handler=_show)
+
+    check = sub.add_parser(
+        "validate", parents=parents, help="check SKILL.md files (exit 1 if any is invalid)",
+        description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
+                    "without PATH every skill directory is checked. Exit 0 only if all are valid.",
+    )
+    check.add_argument("paths", nargs="*", metavar="PATH", help="skill folder, SKILL.md, or folder of skills")
+    check.add_argument("--strict", action="store_true",
+                       help="check exactly the Agent Skills specification (agentskills.io)")
+    check.add_argument("--json", action="store_true", help="machine-readable output")
+    check.set_defaults(handler=_validate)
+
+    new = sub.add_parser("new", parents=parents, help="scaffold a new skill that passes --strict",
+                         description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
+    new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
+    new.add_argument("--dir", metavar="DIR", help="parent folder (default: the home's skills/)")
+    new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it")
+    new.set_defaults(handler=_new)
+
+    skills.set_defaults(handler=lambda args: _usage(skills))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE
+
+
+def _open(args: argparse.Namespace) -> "Workspace | None":
+    from aiq_tui.config import ConfigError
+    from aiq_tui.workspace import Workspace
+
+    try:
+        return Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
+    except ConfigError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return None
+
+
+def _problem_text(problem: "Problem") -> str:
+    return str(problem)
+
+
+def _print_problems(console: "Console", problems: "tuple[Problem, ...] | list[Problem]") -> None:
+    from rich.text import Text
+
+    for problem in problems:
+        style = "yellow" if problem.severity.value == "warning" else "red"
+        console.print(Text(f"{problem.severity.value}: ", style=style) + Text(_problem_text(problem)))
+
+
+# -- list ---------------------------------------------------------------------------------------
+
+
+def _list(args: argparse.Namespace) -> int:
+    workspace = _open(args)
+    if workspace is None:
+        return EXIT_USAGE
+    catalog = workspace.catalog
+    if option(args, "json"):
+        print_json({
+            "skills": [_meta_json(meta) for meta in catalog],
+            "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
+            "problems": [p.to_json() for p in workspace.problems],
+        })
+        return EXIT_OK
+    from rich.table import Table
+
+    console = make_console(args)
+    table = Table(title=f"{len(catalog)} skill(s)", title_justify="left", expand=False)
+    table.add_column("name", style="bold", no_wrap=True)
+    table.add_column("type", no_wrap=True)
+    table.add_column("from", no_wrap=True)
+    table.add_column("description", no_wrap=True, overflow="ellipsis", ratio=1)
+    origins = {str(d.path): d.origin for d in workspace.skill_dirs}
+    for meta in catalog:
+        table.add_row(meta.name, meta.type, origins.get(str(meta.source_dir), ""), _one_line(meta.description, 200))
+    console.print(table)
+    if workspace.migration.moved:
+        console.print(f"migration: {workspace.migration.summary()}")
+    _print_problems(console, workspace.problems)
+    return EXIT_OK
+
+
+def _meta_json(meta: Any) -> dict[str, Any]:
+    return {
+        "name": meta.name, "description": meta.description, "type": meta.type,
+        "path": str(meta.path), "source_dir": str(meta.source_dir),
+        "tags": list(meta.tags), "triggers": list(meta.triggers),
+        "allowed_tools": list(meta.allowed_tools) if meta.allowed_tools is not None else None,
+        "extras": dict(meta.extras), "size": meta.size,
+    }
+
+
+def _one_line(text: str, limit: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+# -- show ---------------------------------------------------------------------------------------
+
+
+def _show(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.catalog import SkillLoadError, UnknownSkillError
+
+    workspace = _open(args)
+    if workspace is None:
+        return EXIT_USAGE
+    catalog = workspace.catalog
+    try:
+        skill = catalog.load(args.name)
+    except UnknownSkillError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except SkillLoadError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    resources = catalog.resources(args.name)
+    if option(args, "json"):
+        data = _meta_json(skill.meta)
+        data["body"] = skill.body
+        data["resources"] = [
+            {"path": r.relpath, "kind": r.kind.value, "size": r.size, "rejected": r.rejected} for r in resources
+        ]
+        print_json(data)
+        return EXIT_OK
+    from rich.markdown import Markdown
+    from rich.panel import Panel
+    from rich.table import Table
+
+    console = make_console(args)
+    front = Table(show_header=False, box=None, padding=(0, 1))
+    front.add_column(style="bold cyan", no_wrap=True)
+    front.add_column(overflow="fold")
+    front.add_row("name", skill.meta.name)
+    front.add_row("description", skill.meta.description)
+    for key, value in skill.meta.extras.items():
+        front.add_row(key, str(value))
+    front.add_row("path", str(skill.meta.path))
+    console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
+    if resources:
+        table = Table(title="resources", title_justify="left")
+        table.add_column("path")
+        table.add_column("kind")
+        table.add_column("bytes", justify="right")
+        table.add_column("note")
+        for resource in resources:
+            table.add_row(resource.relpath, resource.kind.value, str(resource.size), resource.rejected or "")
+        console.print(table)
+    else:
+        console.print("resources: none")
+    return EXIT_OK
+
+
+# -- validate -----------------------------------------------------------------------------------
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.check import SkillReport, check_paths
+
+    raw = list(option(args, "paths") or [])
+    strict = bool(option(args, "strict"))
+    reports: list[SkillReport]
+    if raw:
+        from aiq_tui.config import ConfigError, load_config
+        from aiq_tui.locations import resolve_home
+
+        try:
+            settings = load_config(resolve_home(option(args, "home"))).skills
+        except ConfigError as exc:
+            print(f"aiq-tui: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        reports = check_paths([Path(p) for p in raw], settings, strict=strict)
+    else:
+        workspace = _open(args)
+        if workspace is None:
+            return EXIT_USAGE
+        existing = [d.path for d in workspace.skill_dirs if d.path.is_dir()]
+        reports = check_paths(existing, workspace.config.skills, strict=strict, containers=True)
+    ok = all(report.valid for report in reports)
+    if option(args, "json"):
+        print_json({"valid": ok, "strict": strict, "skills": [report.to_json() for report in reports]})
+        return EXIT_OK if ok else EXIT_FAILED
+    from rich.text import Text
+
+    console = make_console(args)
+    for report in reports:
+        mark = Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
+        console.print(mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"))
+        for problem in report.problems:
+            style = "yellow" if problem.severity.value == "warning" else "red"
+            console.print(Text(f"    {problem.severity.value}: ", style=style) + Text(_problem_text(problem)))
+    invalid = sum(1 for report in reports if not report.valid)
+    level = "strict (Agent Skills specification)" if strict else "lenient"
+    if not reports:
+        console.print("no skills found")
+    console.print(f"{len(reports) - invalid} valid, {invalid} invalid — {level}")
+    return EXIT_OK if ok else EXIT_FAILED
+
+
+# -- new ----------------------------------------------------------------------------------------
+
+
+def _new(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.skills.validate import DESCRIPTION_MAX, name_problem
+
+    name: str = args.name
+    why = name_problem(name)
+    if why:
+        print(f"aiq-tui: invalid skill name {name!r}: {why}. Use lowercase letters, digits and single "
+              "hyphens, e.g. pdf-tools.", file=sys.stderr)
+        return EXIT_USAGE
+    description = " ".join((option(args, "description") or "").split()) or (
+        f"Describe what {name} does and when to use it, with the words users would type."
+    )
+    if len(description) > DESCRIPTION_MAX:
+        print(f"aiq-tui: description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if option(args, "dir"):
+        parent = Path(args.dir).expanduser()
+    else:
+        workspace = _open(args)
+        if workspace is None:
+            return EXIT_USAGE
+        parent = workspace.home.skills_dir
+    folder = parent / name
+    if folder.exists():
+        print(f"aiq-tui: {folder} already exists; choose another name or edit that skill", file=sys.stderr)
+        return EXIT_FAILED
+    atomic_write(folder / "SKILL.md", scaffold(name, description))
+    console = make_console(args)
+    console.print(f"created {folder / 'SKILL.md'}")
+    console.print(f"next: edit it, then run  aiq-tui skills validate {folder} --strict")
+    return EXIT_OK
+
+
+def scaffold(name: str, description: str) -> str:
+    """The text of a new SKILL.md that passes strict validation."""
+    from aiq_tui.skills.store import _Dumper  # the same YAML style as the store
+
+    import yaml
+
+    head = yaml.dump({"name": name, "description": description}, Dumper=_Dumper, sort_keys=False,
+                     allow_unicode=True, width=100)
+    title = name.replace("-", " ").capitalize()
+    return (
+        f"---\n{head}---\n\n# {title}\n\n"
+        "## When to use\n\n- The situations and requests this skill is for.\n\n"
+        "## Steps\n\n1. The first thing to do, and which tool to call.\n2. The next step.\n\n"
+        "## Rules\n\n- What to avoid, limits, and how to check the result.\n"
+    )

@@ -1,0 +1,107 @@
+"""Validate skills on disk (what ``aiq-tui skills validate`` runs): read, parse, check, report.
+
+Unlike discovery, which skips bad skills with a warning, this reports *every* problem of
+every skill it is pointed at — including the ones discovery would skip.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from aiq_tui.config import SkillsSettings
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
+from aiq_tui.skills.resources import SKILL_FILE, list_resources
+from aiq_tui.skills.validate import validate
+
+
+@dataclass(frozen=True)
+class SkillReport:
+    path: Path
+    """The SKILL.md checked (or the path given, when it could not be found)."""
+    name: str | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def valid(self) -> bool:
+        """No errors (warnings, e.g. an oversized resource, do not make a skill invalid)."""
+        return not any(problem.severity is Severity.ERROR for problem in self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": str(self.path), "name": self.name, "valid": self.valid,
+                "problems": [problem.to_json() for problem in self.problems]}
+
+
+def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False) -> SkillReport:
+    """Every problem of one SKILL.md (and its folder's resources)."""
+    try:
+        with open(skill_md, "rb") as handle:
+            data = handle.read(settings.max_skill_md_bytes + 1)
+    except OSError as exc:
+        return SkillReport(skill_md, None, (Problem(skill_md, f"cannot read: {exc.strerror or exc}",
+                                                    hint="check the file's permissions and links"),))
+    if len(data) > settings.max_skill_md_bytes:
+        return SkillReport(skill_md, None, (Problem(
+            skill_md, f"SKILL.md is over the {settings.max_skill_md_bytes}-byte limit",
+            hint="move long material into resource files, or raise skills.max_skill_md_bytes"),))
+    text, problem = decode_skill_bytes(data, skill_md)
+    if text is None:
+        return SkillReport(skill_md, None, (problem,) if problem else ())
+    result = parse_skill_text(text, skill_md)
+    problems = list(result.problems)
+    if strict:
+        # The specification requires valid YAML: a tolerated defect is an error here.
+        problems = [replace(p, severity=Severity.ERROR) for p in problems]
+    fields = result.meta_fields
+    name = None
+    if fields is not None:
+        problems += validate(fields, skill_md, skill_md.parent.name, strict=strict, lines=result.field_lines)
+        raw = fields.get("name")
+        name = raw if isinstance(raw, str) else None
+    _, resource_problems = list_resources(skill_md.parent, settings)
+    problems += resource_problems
+    return SkillReport(skill_md, name, tuple(problems))
+
+
+def check_paths(
+    paths: Sequence[Path], settings: SkillsSettings, strict: bool = False, containers: bool = False
+) -> list[SkillReport]:
+    """Reports for each path: a SKILL.md file, a skill folder, or a folder of skill folders.
+
+    With ``containers`` the paths are skill directories found by discovery: one without
+    skills is fine. Otherwise a path holding no skill is itself a problem.
+    """
+    reports: list[SkillReport] = []
+    seen: set[str] = set()
+
+    def add(skill_md: Path) -> None:
+        key = os.path.realpath(skill_md)
+        if key not in seen:
+            seen.add(key)
+            reports.append(check_file(skill_md, settings, strict))
+
+    for path in paths:
+        if path.is_file():
+            add(path)
+        elif (path / SKILL_FILE).is_file():
+            add(path / SKILL_FILE)
+        elif path.is_dir():
+            try:
+                children = sorted(child for child in path.iterdir() if not child.name.startswith("."))
+            except OSError as exc:
+                reports.append(SkillReport(path, None, (Problem(path, f"cannot list: {exc.strerror or exc}"),)))
+                continue
+            found = [child / SKILL_FILE for child in children if (child / SKILL_FILE).is_file()]
+            for skill_md in found:
+                add(skill_md)
+            if not found and not containers:
+                reports.append(SkillReport(path, None, (Problem(
+                    path, "no SKILL.md here or in its sub-folders",
+                    hint="give a skill folder, a SKILL.md file, or a folder of skill folders"),)))
+        else:
+            reports.append(SkillReport(path, None, (Problem(path, "path does not exist",
+                                                            hint="check the spelling"),)))
+    return reports
