@@ -1,0 +1,1 @@
+"""The Textual workbench. Nothing in the core imports this package."""

@@ -1,0 +1,54 @@
+"""Command-palette provider: every workbench action, plus "Open skill: NAME"."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+# (palette label, help text, app action string)
+ACTIONS: tuple[tuple[str, str, str], ...] = (
+    ("Match inspector", "Rank skills for a query, per-term breakdown", "inspector"),
+    ("Sessions", "Resume, rename or delete saved sessions", "sessions"),
+    ("Settings", "Provider, model, window and thresholds", "settings"),
+    ("Help", "All keys and slash commands", "show_help"),
+    ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
+    ("Compact context", "Compress the conversation now", "compact"),
+    ("Clear conversation", "Start a new session (the old one stays saved)", "clear"),
+    ("Copy last answer", "Copy the last assistant answer to the clipboard", "copy_answer"),
+    ("Toggle light/dark theme", "Switch between textual-dark and textual-light", "toggle_theme"),
+    ("Reload skills", "Rescan skill directories now", "reload_skills"),
+    ("Switch Tools/Timeline", "Show the tool log or the event timeline", "toggle_activity"),
+    ("Cancel turn", "Stop the running turn (the partial answer is kept)", "cancel_turn"),
+    ("Quit", "Leave the app; the session is saved", "quit"),
+)
+SKILL_HITS = 20  # enough to find one skill by name without flooding the palette
+
+
+class AiqCommands(Provider):
+    """Actions by name; typing a skill name also offers to open it."""
+
+    async def discover(self) -> Hits:
+        for label, help_text, action in ACTIONS:
+            yield DiscoveryHit(label, partial(self.app.run_action, action), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for label, help_text, action in ACTIONS:
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label), partial(self.app.run_action, action), help=help_text)
+        engine: Any = getattr(self.app, "engine", None)
+        if engine is None or len(query) < 2:
+            return
+        shown = 0
+        for name in engine.workspace.catalog.names():
+            label = f"Open skill: {name}"
+            score = matcher.match(label)
+            if score > 0:
+                yield Hit(score, matcher.highlight(label),
+                          partial(self.app.run_action, f"open_skill({name!r})"), help="Skill viewer")
+                shown += 1
+                if shown >= SKILL_HITS:
+                    break

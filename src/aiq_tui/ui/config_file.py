@@ -1,0 +1,57 @@
+"""Writing the settings screen's changes to ``config/config.yaml`` atomically.
+
+Only the keys the screen edits are changed; everything else in the user's file is kept.
+The result is validated against :class:`AppConfig` before anything is written.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping
+
+
+def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """``changes`` is ``{"llm": {...}, "context": {...}}``; ``llm.model`` goes to the chosen provider."""
+    merged = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    llm = dict(merged.get("llm") or {})
+    llm_changes = dict(changes.get("llm", {}))
+    model = llm_changes.pop("model", None)
+    llm.update(llm_changes)
+    if model is not None:
+        provider = llm.get("provider", "demo")
+        providers = {k: dict(v) for k, v in (llm.get("providers") or {}).items()}
+        entry = providers.setdefault(provider, {})
+        if "kind" not in entry:
+            entry["kind"] = AppConfig().llm.providers.get(provider, AppConfig().llm.active()).kind
+        entry["model"] = model
+        llm["providers"] = providers
+    merged["llm"] = llm
+    context = dict(merged.get("context") or {})
+    context.update(changes.get("context", {}))
+    merged["context"] = context
+    return merged
+
+
+def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
+    """Validate and write; raises :class:`ConfigError` (nothing written) when invalid."""
+    data = apply_settings(read_yaml_mapping(path), changes)
+    try:
+        config = AppConfig.model_validate(data)
+    except ValueError as exc:
+        raise ConfigError(path, str(exc).splitlines()[0] if str(exc) else "invalid settings") from exc
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".yaml", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            yaml.safe_dump(data, stream, sort_keys=False, allow_unicode=True)
+        os.replace(temp, path)  # atomic: readers see the old file or the new one, never half
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    return config

@@ -1,0 +1,46 @@
+"""The approval modal for "ask" tool calls: shows the exact command / SQL / URL."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from aiq_tui.tools.base import ApprovalRequest, Decision
+
+
+class ApprovalScreen(ModalScreen[Decision]):
+    """Dismisses with the user's :class:`Decision`; Escape denies."""
+
+    BINDINGS = [
+        Binding("y", "decide('allow_once')", "Allow once"),
+        Binding("a", "decide('allow_always')", "Always"),
+        Binding("n,escape", "decide('deny')", "Deny"),
+    ]
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__(classes="modal")
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        with Vertical(id="approval", classes="dialog"):
+            yield Label(f"{request.title}", id="approval-title")
+            yield Label(f"tool {request.tool} · permission {request.permission}", classes="dim")
+            yield Static(request.detail, id="approval-detail", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Allow once [y]", id="allow_once", variant="success")
+                yield Button("Always [a]", id="allow_always", variant="primary")
+                yield Button("Deny [n]", id="deny", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#deny", Button).focus()  # the safe choice has focus
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_decide(event.button.id or "deny")
+
+    def action_decide(self, value: str) -> None:
+        self.dismiss(Decision(value))

@@ -1,0 +1,118 @@
+"""The match inspector (for skill authors): live ranking with per-term breakdown.
+
+Type a query: every keystroke re-ranks (``engine.rank`` is pure) and shows, per skill, the
+score, confidence, the phase it would be disclosed at, and which term hit which field.
+Pick a row, or name any skill below, to read why it did (not) match.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.suggester import SuggestFromList
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from aiq_tui.skills.model import Match, Ranking
+
+PHASE_STYLE = {"full": "bold green", "brief": "cyan", "meta": "dim"}
+
+
+def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
+    """The disclosure phase the engine would choose for this rank position."""
+    if index >= top_k:
+        return "meta"
+    if match.explicit or match.confidence >= full:
+        return "full"
+    return "brief" if match.confidence >= brief else "meta"
+
+
+def signal_text(match: Match) -> str:
+    return ", ".join(f"{s.term}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
+
+
+class InspectorScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("ctrl+w", "focus_why", "Why not…"),
+    ]
+
+    def __init__(self, engine: Any, query: str = "") -> None:
+        super().__init__()
+        self.engine = engine
+        self.initial = query
+        self.ranking: Ranking | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="inspector"):
+            yield Input(value=self.initial, placeholder="Type a query to rank skills", id="inspect-query")
+            yield Static("", id="inspect-summary")
+            yield DataTable(id="ranking", cursor_type="row", zebra_stripes=True)
+            with Horizontal(id="why-row"):
+                yield Input(placeholder="Why not… (skill name)", id="why-name",
+                            suggester=SuggestFromList(sorted(self.engine.workspace.catalog.names())))
+            yield Static("", id="why", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#ranking", DataTable)
+        table.add_columns("#", "skill", "score", "conf", "phase", "signals (term→field weight)")
+        self.rerank(self.initial)
+        self.query_one("#inspect-query", Input).focus()
+
+    @on(Input.Changed, "#inspect-query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.rerank(event.value)
+
+    def rerank(self, query: str) -> None:
+        config = self.engine.config
+        table = self.query_one("#ranking", DataTable)
+        table.clear()
+        summary = self.query_one("#inspect-summary", Static)
+        if not query.strip():
+            self.ranking = None
+            summary.update("Ranking appears as you type.")
+            return
+        ranking = self.ranking = self.engine.rank(query)
+        top_k = config.matching.top_k
+        brief, full = config.disclosure.brief_threshold, config.disclosure.full_threshold
+        summary.update(
+            f"terms: {' '.join(ranking.terms) or '–'} · {len(ranking.matches)} of {ranking.considered} skills "
+            f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
+        )
+        for index, match in enumerate(ranking.matches[:200]):
+            phase = would_get(match, index, top_k, brief, full)
+            table.add_row(str(index + 1), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
+                          Text(phase, style=PHASE_STYLE[phase]), signal_text(match), key=match.name)
+
+    @on(DataTable.RowHighlighted, "#ranking")
+    def _row(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value:
+            self.explain(event.row_key.value)
+
+    @on(Input.Submitted, "#why-name")
+    def _why(self, event: Input.Submitted) -> None:
+        self.explain(event.value.strip())
+
+    def explain(self, name: str) -> None:
+        query = self.query_one("#inspect-query", Input).value
+        why = self.query_one("#why", Static)
+        if not name:
+            return
+        if name not in self.engine.workspace.catalog:
+            why.update(f"{name}: no such skill.")
+            return
+        match = self.ranking.get(name) if self.ranking else None
+        lines = [self.engine.explain(query, name)]
+        if match is not None:
+            lines += [f"  {s.term!r} in {s.field}: {s.weight:+.2f}" for s in match.signals]
+        why.update("\n".join(lines))
+
+    def action_focus_why(self) -> None:
+        self.query_one("#why-name", Input).focus()

@@ -1,0 +1,100 @@
+"""The sessions picker: resume (Enter), rename (r), delete (d, press twice)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Label
+
+
+class SessionsScreen(ModalScreen[str | None]):
+    """Dismisses with the id of the session to resume, or None."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("r", "rename", "Rename"),
+        Binding("d", "delete", "Delete"),
+    ]
+
+    def __init__(self, engine: Any) -> None:
+        super().__init__(classes="modal")
+        self.engine = engine
+        self._armed_delete: str | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide", id="sessions-dialog"):
+            yield Label("Sessions — Enter resume · r rename · d delete (twice)", classes="dialog-title")
+            yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield Input(placeholder="New title, Enter to save", id="rename")
+            yield Label("", id="sessions-status")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("id", "title", "updated", "messages")
+        self.query_one("#rename", Input).display = False
+        self.reload()
+        table.focus()
+
+    def reload(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear()
+        current = getattr(self.engine.session, "id", None)
+        for summary in self.engine.sessions.list():
+            marker = " (current)" if summary.id == current else ""
+            table.add_row(summary.id, summary.title + marker, str(summary.updated), str(summary.message_count),
+                          key=summary.id)
+
+    def _selected(self) -> str | None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    @on(DataTable.RowSelected)
+    def _resume(self, event: DataTable.RowSelected) -> None:
+        self.dismiss(event.row_key.value)
+
+    def action_rename(self) -> None:
+        if self._selected() is None:
+            return
+        field = self.query_one("#rename", Input)
+        field.display = True
+        field.value = ""
+        field.focus()
+
+    @on(Input.Submitted, "#rename")
+    def _renamed(self, event: Input.Submitted) -> None:
+        session_id = self._selected()
+        if session_id and event.value.strip():
+            self.engine.sessions.rename(session_id, event.value.strip())
+            self.query_one("#sessions-status", Label).update(f"renamed {session_id}")
+        event.input.display = False
+        self.reload()
+        self.query_one(DataTable).focus()
+
+    def action_delete(self) -> None:
+        session_id = self._selected()
+        if session_id is None:
+            return
+        status = self.query_one("#sessions-status", Label)
+        if self._armed_delete != session_id:
+            self._armed_delete = session_id
+            status.update(f"press d again to delete {session_id}")
+            return
+        self.engine.sessions.delete(session_id)
+        self._armed_delete = None
+        status.update(f"deleted {session_id}")
+        self.reload()
+
+    def action_close(self) -> None:
+        field = self.query_one("#rename", Input)
+        if field.display:
+            field.display = False
+            self.query_one(DataTable).focus()
+        else:
+            self.dismiss(None)

@@ -1,0 +1,82 @@
+"""The skill viewer: frontmatter table, rendered SKILL.md body, resources, problems.
+
+The app reads the skill (through the catalog) before pushing this screen, so the screen
+only renders what it is given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Markdown, Static
+
+from aiq_tui.problems import Problem
+from aiq_tui.skills.model import Resource, SkillMeta
+
+
+@dataclass(frozen=True)
+class SkillDocument:
+    meta: SkillMeta
+    body: str
+    resources: tuple[Resource, ...]
+    problems: tuple[Problem, ...]
+    location: str  # the SKILL.md path as shown (relative when possible)
+
+
+class SkillViewerScreen(Screen[None]):
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back"),
+        Binding("a", "activate", "Activate"),
+    ]
+
+    def __init__(self, document: SkillDocument) -> None:
+        super().__init__()
+        self.document = document
+
+    def compose(self) -> ComposeResult:
+        doc = self.document
+        yield Header()
+        with Horizontal(id="viewer"):
+            with VerticalScroll(id="viewer-body"):
+                yield Markdown(doc.body or "*(empty body)*", id="skill-body")
+            with Vertical(id="viewer-side"):
+                yield Static(f"{doc.meta.name}\n{doc.location}", id="viewer-title", markup=False)
+                yield DataTable(id="frontmatter", show_cursor=False)
+                yield DataTable(id="resources", cursor_type="row")
+                yield Static(self._problem_text(doc.problems), id="viewer-problems", markup=False)
+        yield Footer()
+
+    @staticmethod
+    def _problem_text(problems: Sequence[Problem]) -> str:
+        if not problems:
+            return "✓ no validation problems"
+        return "\n".join(
+            f"{p.severity.value}: {p.field + ': ' if p.field else ''}{p.message}" + (f" — {p.hint}" if p.hint else "")
+            for p in problems
+        )
+
+    def on_mount(self) -> None:
+        doc = self.document
+        front = self.query_one("#frontmatter", DataTable)
+        front.border_title = "Frontmatter"
+        front.add_columns("field", "value")
+        front.add_row("name", doc.meta.name)
+        front.add_row("description", doc.meta.description)
+        for key, value in doc.meta.extras.items():
+            front.add_row(str(key), ", ".join(map(str, value)) if isinstance(value, list) else str(value))
+        resources = self.query_one("#resources", DataTable)
+        resources.border_title = f"Resources ({len(doc.resources)})"
+        resources.add_columns("file", "kind", "bytes", "note")
+        for resource in doc.resources:
+            resources.add_row(resource.relpath, resource.kind.value, f"{resource.size:,}", resource.rejected or "")
+        problems = self.query_one("#viewer-problems", Static)
+        problems.border_title = "Validation"
+        problems.set_class(bool(doc.problems), "-has-problems")
+
+    def action_activate(self) -> None:
+        self.app.run_action(f"activate_skill({self.document.meta.name!r})")

@@ -1,0 +1,25 @@
+"""A modal that shows one markdown document (tool-call details, explanations)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Markdown
+
+
+class TextModal(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q", "dismiss", "Close")]
+
+    def __init__(self, title: str, markdown: str) -> None:
+        super().__init__(classes="modal")
+        self.title_text = title
+        self.markdown = markdown
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog wide"):
+            yield Label(self.title_text, classes="dialog-title")
+            with VerticalScroll():
+                yield Markdown(self.markdown)
+            yield Label("Esc closes", classes="dim")

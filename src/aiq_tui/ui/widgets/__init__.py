@@ -1,0 +1,1 @@
+"""Widgets of the main screen: each renders what the engine sends and does no I/O."""

@@ -1,0 +1,88 @@
+"""The token-budget gauge: a bar stacked by prompt part, threshold marks, used / window.
+
+It draws what the engine computed (a ``Breakdown``) and never counts tokens itself.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from aiq_tui.context.model import Breakdown
+
+PART_STYLE = {
+    "system": ("sys", "magenta"),
+    "catalog": ("catalog", "blue"),
+    "skills": ("skills", "green"),
+    "history": ("history", "cyan"),
+    "tool_results": ("tools", "yellow"),
+    "reserve": ("reserve", "grey50"),
+}
+MARK_STYLE = ("yellow", "dark_orange", "red")
+
+
+def stacked_cells(parts: dict[str, int], window: int, width: int) -> list[str | None]:
+    """Which part owns each of ``width`` cells (None = free). Rounds cumulatively so the
+    bar never drifts: the last cell of the total lands where the fraction says."""
+    cells: list[str | None] = [None] * width
+    running = 0
+    start = 0
+    for name, tokens in parts.items():
+        running += tokens
+        end = min(width, round(width * running / window)) if window else 0
+        for index in range(start, end):
+            cells[index] = name
+        start = max(start, end)
+    return cells
+
+
+class BudgetGauge(Widget):
+    """Stacked bar + marks at the compression thresholds + figures + legend."""
+
+    breakdown: reactive[Breakdown | None] = reactive(None)
+    stage_note: reactive[str] = reactive("")
+
+    def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.thresholds = thresholds
+        self.border_title = "Token budget"
+
+    def render(self) -> Text:
+        width = max(10, self.content_size.width)
+        breakdown = self.breakdown
+        if breakdown is None:
+            return Text("waiting for the first budget…", style="dim")
+        parts = breakdown.parts()
+        cells = stacked_cells(parts, breakdown.window, width)
+        marks = {min(width - 1, int(width * t)): MARK_STYLE[i] for i, t in enumerate(self.thresholds)}
+        text = Text()
+        for index, owner in enumerate(cells):
+            if owner is None:
+                text.append("│" if index in marks else "░", style=marks.get(index, "grey35"))
+            else:
+                text.append("█", style=PART_STYLE[owner][1])
+        text.append("\n")
+        for index in range(width):
+            text.append("▲" if index in marks else " ", style=marks.get(index, ""))
+        text.append("\n")
+        percent = breakdown.fraction * 100
+        style = "bold red" if breakdown.fraction >= self.thresholds[2] else (
+            "bold dark_orange" if breakdown.fraction >= self.thresholds[1] else (
+                "bold yellow" if breakdown.fraction >= self.thresholds[0] else "bold"))
+        text.append(f"{breakdown.total:,} / {breakdown.window:,}", style=style)
+        text.append(f"  {percent:.0f}%", style=style)
+        if not breakdown.exact:
+            text.append("  estimated", style="italic dim")
+        text.append("\n")
+        # Three parts per line so a legend entry never breaks between its swatch and figure.
+        for index, (name, tokens) in enumerate(parts.items()):
+            label, colour = PART_STYLE[name]
+            if index == 3:
+                text.append("\n")
+            text.append("■ ", style=colour)
+            text.append(f"{label} {tokens:,}  ")
+        if self.stage_note:
+            text.append("\n")
+            text.append(self.stage_note, style="italic")
+        return text

@@ -1,0 +1,87 @@
+"""The prompt: an input with history (up/down) and slash-command autocomplete (→ / Tab)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from textual.binding import Binding
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+SLASH_COMMANDS: dict[str, str] = {
+    "/skill": "activate a skill by name: /skill NAME",
+    "/skills": "list skills and their state",
+    "/match": "open the match inspector: /match QUERY",
+    "/compact": "compress the context now",
+    "/clear": "start a new empty session",
+    "/model": "show or change the model (opens settings)",
+    "/session": "open the sessions picker",
+    "/help": "show keys and commands",
+}
+
+
+class SlashSuggester(Suggester):
+    """Completes slash commands, and skill names after ``/skill ``."""
+
+    def __init__(self, skill_names: Callable[[], Iterable[str]]) -> None:
+        # Skill names change with live reload, so they are looked up on every keystroke.
+        super().__init__(use_cache=False, case_sensitive=False)
+        self._skill_names = skill_names
+
+    async def get_suggestion(self, value: str) -> str | None:
+        if not value.startswith("/"):
+            return None
+        if value.startswith("/skill ") and not value.startswith("/skills"):
+            prefix = value[len("/skill "):].strip()
+            for name in sorted(self._skill_names()):
+                if name.startswith(prefix) and name != prefix:
+                    return f"/skill {name}"
+            return None
+        for command in SLASH_COMMANDS:
+            if command.startswith(value) and command != value:
+                return command
+        return None
+
+
+class PromptInput(Input):
+    """Enter sends; up/down walk through what was sent before."""
+
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous", show=False),
+        Binding("down", "history(1)", "Next", show=False),
+        Binding("tab", "complete", "Complete", show=False),
+    ]
+
+    def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
+        super().__init__(
+            placeholder="Ask something, or /help for commands",
+            suggester=SlashSuggester(skill_names),
+            id=id,
+        )
+        self.history: list[str] = []
+        self._cursor = 0  # == len(history) while editing a fresh line
+        self._draft = ""
+
+    def remember(self, text: str) -> None:
+        if text and (not self.history or self.history[-1] != text):
+            self.history.append(text)
+        self._cursor = len(self.history)
+        self._draft = ""
+
+    def action_history(self, step: int) -> None:
+        if not self.history:
+            return
+        if self._cursor == len(self.history):
+            self._draft = self.value
+        self._cursor = max(0, min(len(self.history), self._cursor + step))
+        self.value = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
+        self.cursor_position = len(self.value)
+
+    async def action_complete(self) -> None:
+        # Accept the completion if there is one; otherwise Tab moves focus as usual.
+        suggestion = await self.suggester.get_suggestion(self.value) if self.suggester else None
+        if suggestion and self.cursor_at_end:
+            self.value = suggestion
+            self.cursor_position = len(self.value)
+        else:
+            self.screen.focus_next()

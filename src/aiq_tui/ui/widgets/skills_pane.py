@@ -1,0 +1,71 @@
+"""The skills pane: Active / Relevant / Inactive with counts, phase badges, cost and score.
+
+Each section is a :class:`SkillList`, which draws only visible lines, so the Inactive
+section stays smooth with 10,000 skills. A skill that just changed state is drawn
+highlighted for a moment and the reason for the change is shown under the lists.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from aiq_tui.agent.views import SkillView
+from aiq_tui.skills.model import SkillState
+from aiq_tui.ui.widgets.skill_list import SkillList
+
+SECTIONS = (SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE)
+SMALL_SECTION_ROWS = 5  # Active/Relevant grow up to this many rows, then scroll
+
+
+class SkillsPane(Vertical):
+    """Groups the three sections and the last-change line."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "Skills"
+        self._views: dict[str, SkillView] = {}
+        self.flashing: set[str] = set()
+
+    def compose(self) -> ComposeResult:
+        for state in SECTIONS:
+            section = SkillList(id=f"skills-{state.value}", classes="skill-section")
+            section.border_title = f"{state.value.title()} (0)"
+            yield section
+        yield Static("", id="skills-reason", markup=False)
+
+    def set_views(self, views: Iterable[SkillView]) -> None:
+        self._views = {view.name: view for view in views}
+        self.refresh_sections()
+
+    def section(self, state: SkillState) -> SkillList:
+        return self.query_one(f"#skills-{state.value}", SkillList)
+
+    def views_in(self, state: SkillState) -> list[SkillView]:
+        views = [v for v in self._views.values() if v.state is state]
+        if state is SkillState.INACTIVE:
+            return sorted(views, key=lambda v: v.name)
+        return sorted(views, key=lambda v: (-(v.score or 0.0), v.name))
+
+    def refresh_sections(self) -> None:
+        flashing = frozenset(self.flashing)
+        for state in SECTIONS:
+            rows = self.views_in(state)
+            section = self.section(state)
+            section.border_title = f"{state.value.title()} ({len(rows)})"
+            if state is not SkillState.INACTIVE:
+                section.styles.height = max(1, min(len(rows), SMALL_SECTION_ROWS))
+            section.set_rows(rows, flashing)
+
+    def show_reason(self, text: str) -> None:
+        self.query_one("#skills-reason", Static).update(text)
+
+    def flash(self, name: str) -> None:
+        self.flashing.add(name)
+
+    def unflash(self, name: str) -> None:
+        self.flashing.discard(name)
+        self.refresh_sections()

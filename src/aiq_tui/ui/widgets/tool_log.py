@@ -1,0 +1,79 @@
+"""The tool-call log: one row per call (tool, short args, status, duration).
+
+Enter on a row opens the full arguments and result in a modal (the app does that; this
+widget only keeps the records and draws the table).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Mapping
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+STATUS_STYLE = {"pending": "yellow", "asking": "bold yellow", "running": "cyan", "ok": "green",
+                "failed": "red", "denied": "red"}
+
+
+@dataclass(frozen=True)
+class ToolRecord:
+    call_id: str
+    name: str
+    arguments: Mapping[str, Any]
+    permission: str
+    status: str = "pending"
+    summary: str = ""
+    duration_s: float | None = None
+    result: Any = None
+
+    def short_args(self, limit: int = 48) -> str:
+        text = ", ".join(f"{k}={_short(v)}" for k, v in self.arguments.items())
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+
+    def full_text(self) -> str:
+        args = json.dumps(dict(self.arguments), indent=2, ensure_ascii=False, default=str)
+        result = self.result if isinstance(self.result, str) else json.dumps(
+            self.result, indent=2, ensure_ascii=False, default=str)
+        duration = f"{self.duration_s:.3f} s" if self.duration_s is not None else "–"
+        return (f"## {self.name}\n\n- status: **{self.status}** ({self.permission})\n- duration: {duration}\n"
+                f"- summary: {self.summary or '–'}\n\n### Arguments\n\n```json\n{args}\n```\n\n"
+                f"### Result\n\n```\n{result}\n```\n")
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return " ".join(text.split())
+
+
+class ToolLog(DataTable):
+    """Newest call at the bottom; the cursor follows it."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.records: dict[str, ToolRecord] = {}
+
+    def on_mount(self) -> None:
+        self.add_column("tool", key="tool")
+        self.add_column("status", key="status")
+        self.add_column("time", key="time")
+        self.add_column("args", key="args")
+
+    def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
+        old = self.records.get(call_id)
+        record = replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
+        self.records[call_id] = record
+        status = Text(record.status, style=STATUS_STYLE.get(record.status, ""))
+        duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
+        if old is None:
+            self.add_row(record.name, status, duration, record.short_args(), key=call_id)
+            self.move_cursor(row=self.row_count - 1)
+        else:
+            self.update_cell(call_id, "status", status)
+            self.update_cell(call_id, "time", duration)
+        return record
+
+    def clear_records(self) -> None:
+        self.records.clear()
+        self.clear()
