@@ -1,0 +1,149 @@
+"""One HTTP streaming request to a model endpoint, with every failure as a ProviderError.
+
+Shared by the OpenAI and Anthropic providers: opens the request, turns HTTP statuses and
+network faults into clear, key-free messages (naming provider, status and URL), and yields
+the server-sent events. Closing the generator (or cancelling its task) closes the response,
+so no connection is leaked.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from dataclasses import dataclass
+from typing import Any, AsyncIterator, Iterable
+from urllib.parse import urlsplit
+
+import httpx
+from httpx_sse import EventSource, ServerSentEvent, SSEError
+
+from aiq_tui.llm.base import ProviderError
+from aiq_tui.llm.retry import parse_retry_after
+
+# 408 timeout, 409 conflict/lock, 425 too early, 429 rate limit, 5xx, 529 Anthropic overload.
+RETRYABLE_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_BODY_PREVIEW = 300
+
+
+def redact(text: str, secrets: Iterable[str | None]) -> str:
+    """``text`` with every secret (and its Bearer form) replaced by ``***``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def is_local_url(url: str) -> bool:
+    """True for loopback / private-network hosts (Ollama, vLLM, LM Studio): no key needed."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host in {"localhost", "host.docker.internal"} or host.endswith(".local") or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_unspecified
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Who we are talking to, for error messages (never includes a key)."""
+
+    provider: str
+    model: str
+    url: str
+    key_env: str | None = None
+    secret: str | None = None
+
+    def error(self, message: str, **kwargs: Any) -> ProviderError:
+        text = redact(f"{self.provider} ({self.model}): {message}", [self.secret])
+        return ProviderError(text, **kwargs)
+
+
+def _api_message(body: bytes) -> str:
+    text = body.decode("utf-8", errors="replace").strip()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text[:_BODY_PREVIEW]
+    if isinstance(data, dict):
+        error = data.get("error", data)
+        if isinstance(error, dict) and error.get("message"):
+            kind = error.get("type") or error.get("code")
+            return f"{error['message']}" + (f" [{kind}]" if kind else "")
+        if isinstance(error, str):
+            return error[:_BODY_PREVIEW]
+    return text[:_BODY_PREVIEW]
+
+
+def status_error(endpoint: Endpoint, response: httpx.Response, body: bytes) -> ProviderError:
+    status = response.status_code
+    reason = response.reason_phrase or ""
+    detail = _api_message(body)
+    message = f"HTTP {status} {reason} from {endpoint.url}" + (f": {detail}" if detail else "")
+    if status in (401, 403):
+        where = f"the {endpoint.key_env} environment variable" if endpoint.key_env else "the API key"
+        message += f". Check {where}."
+    retry_after = parse_retry_after(response.headers.get("retry-after"))
+    if retry_after is None and response.headers.get("retry-after-ms"):
+        try:
+            retry_after = float(response.headers["retry-after-ms"]) / 1000
+        except ValueError:
+            retry_after = None
+    return endpoint.error(
+        message, retryable=status in RETRYABLE_STATUSES, status=status,
+        retry_after=retry_after if status in RETRYABLE_STATUSES else None,
+    )
+
+
+def network_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
+    if isinstance(exc, httpx.TimeoutException):
+        what = f"timed out ({type(exc).__name__}) talking to {endpoint.url}"
+    elif isinstance(exc, httpx.ConnectError):
+        what = f"cannot connect to {endpoint.url}: {exc}. Is the server running and the base URL right?"
+    elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        what = f"connection to {endpoint.url} dropped: {exc}"
+    else:
+        what = f"network error talking to {endpoint.url}: {exc}"
+    return endpoint.error(what, retryable=True)
+
+
+async def stream_events(
+    client: httpx.AsyncClient,
+    endpoint: Endpoint,
+    *,
+    headers: dict[str, str],
+    payload: dict[str, Any],
+    timeout: httpx.Timeout,
+) -> AsyncIterator[ServerSentEvent]:
+    """POST ``payload`` and yield its server-sent events; raise ProviderError on failure."""
+    request_headers = {**headers, "Accept": "text/event-stream", "Cache-Control": "no-store"}
+    try:
+        async with client.stream(
+            "POST", endpoint.url, headers=request_headers, json=payload, timeout=timeout
+        ) as response:
+            if response.status_code != 200:
+                body = await response.aread()
+                raise status_error(endpoint, response, body)
+            try:
+                async for event in EventSource(response).aiter_sse():
+                    yield event
+            except SSEError as exc:
+                raise endpoint.error(
+                    f"{endpoint.url} did not answer with an event stream ({exc}); check the base URL",
+                    retryable=False,
+                ) from exc
+    except httpx.HTTPError as exc:
+        raise network_error(endpoint, exc) from exc
+
+
+def decode_data(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:
+    try:
+        data = json.loads(event.data)
+    except ValueError as exc:
+        raise endpoint.error(
+            f"malformed event from {endpoint.url}: {event.data[:120]!r}", retryable=True
+        ) from exc
+    if not isinstance(data, dict):
+        raise endpoint.error(f"unexpected event from {endpoint.url}: {event.data[:120]!r}", retryable=True)
+    return data
