@@ -102,10 +102,13 @@ def _list(args: argparse.Namespace) -> int:
 
     console = make_console(args)
     table = Table(title=f"{len(catalog)} skill(s)", title_justify="left", expand=False)
-    table.add_column("name", style="bold", no_wrap=True)
+    widest = max((len(meta.name) for meta in catalog), default=4)
+    widest = min(widest, 40)
+    table.add_column("name", style="bold", no_wrap=True, min_width=widest)
     table.add_column("type", no_wrap=True)
     table.add_column("from", no_wrap=True)
-    table.add_column("description", no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column("description", no_wrap=True, overflow="ellipsis",
+                     max_width=max(20, console.width - widest - 34))
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
     for meta in catalog:
         table.add_row(meta.name, meta.type, origins.get(str(meta.source_dir), ""), _one_line(meta.description, 200))
