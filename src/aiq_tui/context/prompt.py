@@ -1,0 +1,222 @@
+"""The prompt builder: system prompt sections, history and tools, with an exact breakdown.
+
+The system prompt is, in order (seed 000, seed 004, Agent Skills client guidance):
+
+1. base instructions;
+2. the skills catalog — one line per skill (name + one-line description) in the caller's
+   rank order, bounded by ``context.catalog_share`` of the window; what does not fit is
+   named by count ("(+12 more skills not listed; use use_skill with a name)");
+3. loaded skills, each exactly ``## Skill: <name>\\n<description>\\n\\n<content>``, Active
+   first, then Relevant, then Inactive (input order within a state);
+4. instructions for the ``use_skill`` tool.
+
+With no skills at all (empty catalog and nothing loaded) sections 2–4 are left out entirely.
+
+Exactness: every section ends with a blank line and starts with a non-space character, so
+tiktoken's pre-tokeniser never merges across a boundary and the tokens of the whole system
+prompt equal the sum of its sections' tokens (tested). The breakdown therefore adds up to
+exactly what :class:`~aiq_tui.context.tokens.TokenCounter` counts for the request:
+
+* ``system`` — base instructions + use_skill instructions + the system message framing and
+  reply primer + **all tool specs** (tools are sent with every request, so they are fixed cost);
+* ``catalog`` — the catalog section; ``skills[name]`` — each loaded skill's section;
+* ``history`` — every non-TOOL message (user, assistant incl. tool calls, summaries);
+* ``tool_results`` — TOOL messages; ``reserve`` — tokens kept for the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from aiq_tui.config import ContextSettings, DisclosureSettings
+from aiq_tui.context.model import Breakdown
+from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
+from aiq_tui.conversation import Message, Role, ToolSpec
+from aiq_tui.skills.model import Phase, SkillState
+
+DEFAULT_BASE_INSTRUCTIONS = (
+    "You are aiq, a careful assistant working in the user's terminal. Answer concisely and "
+    "accurately. Use the tools you are given when they help, explain what you are about to "
+    "change before you change it, and say so plainly when you do not know."
+)
+
+CATALOG_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks. Each line is `name: description`.\n"
+
+USE_SKILL_INSTRUCTIONS = (
+    "# Using skills\n"
+    "When a task matches a listed skill whose instructions are not already in this prompt "
+    "as `## Skill: <name>`, call the `use_skill` tool with the skill's exact "
+    "name to load its full instructions and the list of its resource files, then follow them. "
+    "Do not guess a skill's instructions from its description."
+)
+
+STATE_ORDER = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
+ELLIPSIS = "…"
+
+
+@dataclass(frozen=True)
+class LoadedSkill:
+    """A skill whose brief or full text is in the prompt."""
+
+    name: str
+    description: str
+    content: str
+    state: SkillState = SkillState.RELEVANT
+    phase: Phase = Phase.FULL
+
+
+@dataclass(frozen=True)
+class PromptInputs:
+    base_instructions: str = DEFAULT_BASE_INSTRUCTIONS
+    catalog: Sequence[tuple[str, str]] = ()  # (name, description), best-ranked first
+    loaded: Sequence[LoadedSkill] = ()
+    history: Sequence[Message] = ()
+    tools: Sequence[ToolSpec] = ()
+    window: int = 8192
+    reserve: int = 1024
+
+
+@dataclass(frozen=True)
+class Prompt:
+    system: str
+    messages: list[Message]
+    tools: list[ToolSpec]
+    breakdown: Breakdown
+    catalog_listed: int = 0
+    catalog_omitted: int = 0
+    skills_order: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def sent_tokens(self) -> int:
+        """Tokens of the request itself (the breakdown total minus the output reserve)."""
+        return self.breakdown.total - self.breakdown.reserve
+
+
+def section(text: str) -> str:
+    """A system-prompt section: trimmed, ending in a blank line (keeps counts additive)."""
+    return text.strip() + "\n\n"
+
+
+def skill_section(skill: LoadedSkill) -> str:
+    """``## Skill: <name>\\n<description>\\n\\n<content>`` as a section (seed 000 format)."""
+    return section(f"## Skill: {skill.name}\n{skill.description.strip()}\n\n{skill.content.strip()}")
+
+
+def order_skills(skills: Sequence[LoadedSkill]) -> list[LoadedSkill]:
+    """Active first, then Relevant, then Inactive; stable within a state (caller's rank)."""
+    return sorted(skills, key=lambda skill: STATE_ORDER[skill.state])
+
+
+def one_line(description: str, max_chars: int) -> str:
+    """First line of a description, cut at a word boundary to ``max_chars``."""
+    line = " ".join(description.strip().split())
+    if len(line) <= max_chars:
+        return line
+    cut = line[: max_chars - 1].rsplit(" ", 1)[0] or line[: max_chars - 1]
+    return cut + ELLIPSIS
+
+
+def omitted_note(count: int) -> str:
+    return f"(+{count} more skills not listed; use use_skill with a name)\n"
+
+
+class PromptBuilder:
+    """Builds a :class:`Prompt` from :class:`PromptInputs`; holds nothing but the counter."""
+
+    def __init__(
+        self,
+        counter: TokenCounter,
+        settings: ContextSettings | None = None,
+        entry_tokens: int | None = None,
+    ) -> None:
+        self.counter = counter
+        self.settings = settings or ContextSettings()
+        # One catalog entry's target size (disclosure.metadata_tokens); ≈ 4 chars per token.
+        self.entry_chars = 4 * (entry_tokens or DisclosureSettings().metadata_tokens)
+
+    # -- catalog --------------------------------------------------------------------------
+
+    def catalog_section(self, entries: Sequence[tuple[str, str]], window: int) -> tuple[str, int, int]:
+        """``(text, listed, omitted)`` — best-ranked entries within the catalog share."""
+        if not entries:
+            return "", 0, 0
+        limit = int(window * self.settings.catalog_share)
+        count = self.counter.count
+        used = count(CATALOG_HEADER)
+        lines: list[str] = []
+        for index, (name, description) in enumerate(entries):
+            line = f"- {name}: {one_line(description, self.entry_chars)}\n"
+            remaining = len(entries) - index - 1
+            # Keep room for the "+N more" note that would follow if the rest is left out.
+            note = count(omitted_note(remaining)) if remaining else 0
+            if used + count(line) + note > limit:
+                break
+            lines.append(line)
+            used += count(line)
+        while True:
+            omitted = len(entries) - len(lines)
+            text = section(CATALOG_HEADER + "".join(lines) + (omitted_note(omitted) if omitted else ""))
+            # Per-line sums can differ from the joined text by a token at the end; the
+            # joined text is what is sent, so it is what must fit.
+            if count(text) <= limit:
+                return text, len(lines), omitted
+            if not lines:
+                return "", 0, omitted  # not even the header fits: say nothing
+            lines.pop()
+
+    # -- build ----------------------------------------------------------------------------
+
+    def build(self, inputs: PromptInputs) -> Prompt:
+        count = self.counter.count
+        has_skills = bool(inputs.catalog) or bool(inputs.loaded)
+        base = section(inputs.base_instructions) if inputs.base_instructions.strip() else ""
+        catalog, listed, omitted = self.catalog_section(inputs.catalog, inputs.window) if has_skills else ("", 0, 0)
+        ordered = order_skills(inputs.loaded)
+        skill_texts = [(skill.name, skill_section(skill)) for skill in ordered]
+        instructions = section(USE_SKILL_INSTRUCTIONS) if has_skills else ""
+
+        system = base + catalog + "".join(text for _, text in skill_texts) + instructions
+        skills: dict[str, int] = {}
+        for name, text in skill_texts:
+            skills[name] = skills.get(name, 0) + count(text)
+
+        history = tool_results = 0
+        for message in inputs.history:
+            tokens = self.counter.count_message(message)
+            if message.role is Role.TOOL:
+                tool_results += tokens
+            else:
+                history += tokens
+
+        fixed = MESSAGE_OVERHEAD + REPLY_PRIMER + self.counter.count_tools(inputs.tools)
+        breakdown = Breakdown(
+            system=count(base) + count(instructions) + fixed,
+            catalog=count(catalog),
+            skills=skills,
+            history=history,
+            tool_results=tool_results,
+            reserve=inputs.reserve,
+            window=inputs.window,
+            exact=self.counter.exact,
+            encoding=self.counter.encoding,
+        )
+        return Prompt(
+            system=system,
+            messages=list(inputs.history),
+            tools=list(inputs.tools),
+            breakdown=breakdown,
+            catalog_listed=listed,
+            catalog_omitted=omitted,
+            skills_order=tuple(skill.name for skill in ordered),
+        )
+
+
+def request_tokens(counter: TokenCounter, prompt: Prompt) -> int:
+    """Tokens of the request counted as one piece (system, tools, messages) — the check the
+    breakdown must equal (minus reserve)."""
+    return (
+        counter.count_system(prompt.system)
+        + counter.count_tools(prompt.tools)
+        + counter.count_messages(prompt.messages)
+    )
