@@ -1,0 +1,58 @@
+"""lango's skill builder (seed 002): store entries from tool traces, scripts and instruction text.
+
+Built entries are ``active`` and carry ``source`` and ``allowed_tools`` unchanged, so both
+round-trip through ``FileSkillStore.save`` / ``get``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Iterable, Mapping
+
+from aiq_tui.skills import store
+from aiq_tui.skills.store import SkillEntry
+
+CREATED_BY_BUILDER = "builder"
+
+
+def _step(step: Any) -> dict[str, Any]:
+    """A ``{"tool", "params"}`` step from a dict or a ``ToolCall``-like object."""
+    if isinstance(step, Mapping):
+        tool = step.get("tool", step.get("name"))
+        params = step.get("params", step.get("parameters", step.get("arguments", {})))
+    else:
+        tool, params = getattr(step, "name", None), getattr(step, "arguments", {})
+    if not isinstance(tool, str) or not tool:
+        raise ValueError(f"each step needs a tool name; got {step!r}")
+    return {"tool": tool, "params": dict(params or {})}
+
+
+def build_from_steps(name: str, description: str, steps: Iterable[Any], *, source: str = "",
+                     allowed_tools: Iterable[str] = ()) -> SkillEntry:
+    """A composite skill whose definition holds ``steps`` (dicts or tool calls), in order."""
+    return SkillEntry(name, description, "composite", "active", {"steps": [_step(s) for s in steps]},
+                      source=source, allowed_tools=tuple(allowed_tools), created_by=CREATED_BY_BUILDER)
+
+
+def build_script(name: str, description: str, script: str, *, source: str = "",
+                 allowed_tools: Iterable[str] = ()) -> SkillEntry:
+    """A script skill (validated against dangerous patterns when the registry creates it)."""
+    return SkillEntry(name, description, "script", "active", {"script": script},
+                      source=source, allowed_tools=tuple(allowed_tools), created_by=CREATED_BY_BUILDER)
+
+
+def build_template(name: str, description: str, template: str,
+                   parameters: Mapping[str, Any] | None = None, *, source: str = "",
+                   allowed_tools: Iterable[str] = ()) -> SkillEntry:
+    """A template skill; ``parameters`` may declare ``{"name": {"default": …}}``."""
+    return SkillEntry(name, description, "template", "active", {"template": template},
+                      parameters=dict(parameters) if parameters else None, source=source,
+                      allowed_tools=tuple(allowed_tools), created_by=CREATED_BY_BUILDER)
+
+
+def build_instruction_skill(name: str, description: str, content: str, source: str = "",
+                            allowed_tools: Iterable[str] = ()) -> SkillEntry:
+    """lango ``BuildInstructionSkill``: type instruction, status active, created_by import."""
+    entry = store.build_instruction_skill(name, description, content, source)
+    tools = tuple(allowed_tools)
+    return dataclasses.replace(entry, allowed_tools=tools) if tools else entry

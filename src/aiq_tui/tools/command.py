@@ -1,0 +1,344 @@
+"""``execute_command``: run one allowlisted program with an argv list, never through a shell.
+
+The safety model, in the order it is applied (each step refuses with a clear message):
+
+1. The command is an argv list. A string is split with :func:`shlex.split` and still runs
+   without a shell, so ``;``, ``&&``, ``|``, ``$()``, backticks and redirections are plain
+   arguments, never syntax.
+2. The program's basename must be in ``tools.command_allowlist`` (or ``tools.shell_programs``,
+   below). A path (``/tmp/x/ls``) is accepted only when it resolves to the same executable as
+   ``shutil.which(basename)``; the resolved executable is what runs.
+3. Per-program argument rules refuse the options that turn a read-only program into one that
+   runs or writes things: ``find -exec/-execdir/-ok/-okdir/-delete/-fprint*/-fls``,
+   ``sort -o/--output/--compress-program``, ``uniq`` with an output file, ``date -s/--set``,
+   ``file -C/--compile``, ``tail``/``head`` nothing, …
+   ``python3`` is conservative: only ``--version``/``-V``, or a script file (``.py``) that
+   resolves inside the allowed roots (the working directory and the config home), with no
+   ``-c``, ``-m``, ``-`` (stdin) or other interpreter options than ``-B -u -I -E -s -S -q``.
+4. A shell (a program in ``tools.shell_programs``) may run a command string, and only with
+   the user's approval every time: its permission key is ``execute_shell`` (always asked).
+5. ``cwd`` must resolve inside the allowed roots; the environment is scrubbed (no variable
+   whose name suggests a secret, no loader/interpreter injection variables); stdin is empty.
+6. The process starts in a new session (its own process group). On timeout the whole group
+   is killed (``os.killpg``); after a normal exit any leftover member of the group is killed
+   too, so nothing it started outlives the call. Output is capped per stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from aiq_tui.config import ToolSettings
+from aiq_tui.conversation import ToolSpec
+from aiq_tui.locations import Home
+from aiq_tui.tools.base import ToolResult
+
+SPEC = ToolSpec(
+    name="execute_command",
+    description=(
+        "Run one allowlisted program with arguments (an argv list; no shell: pipes, ;, && "
+        "and $() are not interpreted). Returns exit code, stdout, stderr and duration."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": ["array", "string"],
+                "items": {"type": "string"},
+                "description": 'argv list, e.g. ["ls", "-la"]; a string is split like a shell would, but never run by one.',
+            },
+            "cwd": {"type": "string", "description": "Working directory (inside the project or config home)."},
+            "timeout": {"type": "number", "description": "Seconds; capped by the configured timeout."},
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+)
+
+# Names that suggest a secret: such variables never reach a child process.
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "AUTH",
+                 "PRIVATE", "COOKIE", "SESSION", "DSN", "CERT")
+# Variables that change what a program loads or runs rather than what it reads.
+_INJECTION_PREFIXES = ("LD_", "DYLD_", "PYTHON", "PERL5", "RUBY", "NODE_", "BASH_FUNC_", "GCONV", "MALLOC_")
+_INJECTION_NAMES = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE",
+                              "SHELLOPTS", "BASHOPTS", "PS4", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS"})
+
+
+def scrub_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """A copy of ``environ`` without secrets or injection variables (PATH, HOME, LANG… stay)."""
+    clean: dict[str, str] = {}
+    for name, value in environ.items():
+        upper = name.upper()
+        if any(word in upper for word in _SECRET_WORDS):
+            continue
+        if upper.startswith(_INJECTION_PREFIXES) or upper in _INJECTION_NAMES:
+            continue
+        clean[name] = value
+    return clean
+
+
+class CommandRefused(Exception):
+    """A command the policy does not run; ``str()`` says why and what is allowed."""
+
+
+def _short_flags(arg: str) -> str:
+    """``-abc`` → ``abc``; long options and non-options → ``""``."""
+    return arg[1:] if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 else ""
+
+
+def _rule_find(args: Sequence[str], roots: Sequence[Path]) -> None:
+    banned = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
+    for arg in args:
+        if arg in banned:
+            raise CommandRefused(f"find {arg} is not allowed: it runs programs or changes files")
+
+
+def _rule_sort(args: Sequence[str], roots: Sequence[Path]) -> None:
+    for arg in args:
+        if arg == "--":
+            return
+        if arg.startswith(("--output", "--compress-program")):
+            raise CommandRefused(f"sort {arg} is not allowed: it writes files or runs a program")
+        for flag in _short_flags(arg):
+            if flag == "o":
+                raise CommandRefused(f"sort {arg} is not allowed: -o writes files")
+            if flag in "ktST":  # the rest of the cluster is this option's value
+                break
+
+
+def _rule_uniq(args: Sequence[str], roots: Sequence[Path]) -> None:
+    positional = [arg for arg in args if not arg.startswith("-") or arg == "-"]
+    if len(positional) > 1:
+        raise CommandRefused("uniq with an OUTPUT file is not allowed: it writes files")
+
+
+def _rule_date(args: Sequence[str], roots: Sequence[Path]) -> None:
+    for arg in args:
+        if arg.startswith("--set") or "s" in _short_flags(arg):
+            raise CommandRefused(f"date {arg} is not allowed: it changes the system clock")
+
+
+def _rule_file(args: Sequence[str], roots: Sequence[Path]) -> None:
+    for arg in args:
+        if arg.startswith("--compile") or "C" in _short_flags(arg):
+            raise CommandRefused(f"file {arg} is not allowed: it writes a compiled magic file")
+
+
+_PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
+
+
+def _rule_python(args: Sequence[str], roots: Sequence[Path]) -> None:
+    if list(args) in (["--version"], ["-V"]):
+        return
+    for index, arg in enumerate(args):
+        if arg in _PYTHON_FLAGS:
+            continue
+        if arg.startswith("-"):
+            raise CommandRefused(
+                f"python3 {arg} is not allowed: python3 only runs a .py file inside the project "
+                "or config home (or --version)"
+            )
+        script = Path(os.path.realpath(arg))
+        if script.suffix != ".py" or not script.is_file() or not _inside(script, roots):
+            raise CommandRefused(
+                f"python3 may only run an existing .py file inside {', '.join(map(str, roots))}; "
+                f"{arg!r} is not one"
+            )
+        return  # everything after the script belongs to the script
+    raise CommandRefused("python3 needs a script file (interactive or stdin use is not allowed)")
+
+
+_RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path]], None]] = {
+    "find": _rule_find,
+    "sort": _rule_sort,
+    "uniq": _rule_uniq,
+    "date": _rule_date,
+    "file": _rule_file,
+    "python3": _rule_python,
+    "python": _rule_python,
+}
+
+
+def _inside(path: Path, roots: Sequence[Path]) -> bool:
+    text = str(path)
+    for root in roots:
+        base = str(root)
+        if text == base or text.startswith(base.rstrip(os.sep) + os.sep):
+            return True
+    return False
+
+
+def _argv(command: Any) -> list[str]:
+    if isinstance(command, str):
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise CommandRefused(f"cannot split the command string: {exc}") from exc
+    elif isinstance(command, (list, tuple)) and all(isinstance(part, str) for part in command):
+        argv = list(command)
+    else:
+        raise CommandRefused("command must be an argv list of strings (or one string)")
+    if not argv or not argv[0]:
+        raise CommandRefused("command is empty")
+    if any("\x00" in part for part in argv):
+        raise CommandRefused("arguments must not contain NUL bytes")
+    return argv
+
+
+class CommandTool:
+    """The ``execute_command`` tool for one working directory and config home."""
+
+    def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path,
+                 environ: Mapping[str, str] | None = None) -> None:
+        self._settings = settings
+        self._cwd = Path(os.path.realpath(cwd))
+        self._roots = tuple(dict.fromkeys((self._cwd, Path(os.path.realpath(home.root)))))
+        self._environ = environ
+
+    @property
+    def spec(self) -> ToolSpec:
+        return SPEC
+
+    def _is_shell(self, arguments: dict[str, Any]) -> bool:
+        try:
+            argv = _argv(arguments.get("command"))
+        except CommandRefused:
+            return False
+        return os.path.basename(argv[0]) in self._settings.shell_programs
+
+    def permission_key(self, arguments: dict[str, Any]) -> str:
+        return "execute_shell" if self._is_shell(arguments) else "execute_command"
+
+    def describe(self, arguments: dict[str, Any]) -> str:
+        try:
+            return shlex.join(_argv(arguments.get("command")))
+        except CommandRefused:
+            return repr(arguments.get("command"))
+
+    def check(self, arguments: dict[str, Any]) -> tuple[list[str], Path]:
+        """The argv to execute (program resolved) and the cwd, or :class:`CommandRefused`."""
+        argv = _argv(arguments.get("command"))
+        program = argv[0]
+        name = os.path.basename(program)
+        is_shell = name in self._settings.shell_programs
+        if name not in self._settings.command_allowlist and not is_shell:
+            raise CommandRefused(
+                f"{name!r} is not in tools.command_allowlist; allowed: "
+                f"{', '.join(self._settings.command_allowlist)}"
+            )
+        environ = self._environ if self._environ is not None else os.environ
+        found = shutil.which(name, path=environ.get("PATH", os.defpath))
+        if found is None:
+            raise CommandRefused(f"{name!r} is allowlisted but not installed (not found on PATH)")
+        executable = os.path.realpath(found)
+        if program != name and os.path.realpath(program) != executable:
+            raise CommandRefused(
+                f"{program!r} is not the allowlisted {name!r} ({found}); give the bare program name"
+            )
+        cwd = self._cwd
+        if arguments.get("cwd") is not None:
+            raw = arguments["cwd"]
+            if not isinstance(raw, str) or "\x00" in raw or raw.startswith("~"):
+                raise CommandRefused("cwd must be a plain path inside the project or config home")
+            cwd = Path(os.path.realpath(self._cwd / raw))
+        if not _inside(cwd, self._roots) or not cwd.is_dir():
+            raise CommandRefused(
+                f"cwd {str(cwd)!r} must be an existing directory inside {', '.join(map(str, self._roots))}"
+            )
+        if not is_shell:
+            rule = _RULES.get(name)
+            if rule is not None:
+                rule(argv[1:], self._roots)
+        return [found, *argv[1:]], cwd
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        try:
+            argv, cwd = self.check(arguments)
+        except CommandRefused as exc:
+            return ToolResult.failure(f"refused: {exc}")
+        limit = self._settings.command_timeout_seconds
+        timeout = arguments.get("timeout")
+        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+            limit = min(float(timeout), limit)
+        environ = self._environ if self._environ is not None else os.environ
+        env = scrub_environment(environ)
+        env["PWD"] = str(cwd)
+        cap = self._settings.command_output_bytes
+        started = time.perf_counter()
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                cwd=str(cwd),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            return ToolResult.failure(f"cannot start {argv[0]}: {exc}")
+        assert process.stdout is not None and process.stderr is not None
+        readers = asyncio.gather(_drain(process.stdout, cap), _drain(process.stderr, cap))
+        timed_out = False
+        try:
+            await asyncio.wait_for(process.wait(), limit)
+        except asyncio.TimeoutError:
+            timed_out = True
+        finally:
+            _kill_group(process.pid)  # the group dies with the call, whatever happened
+        await process.wait()
+        try:
+            (stdout, out_cut), (stderr, err_cut) = await asyncio.wait_for(readers, 5)
+        except asyncio.TimeoutError:
+            readers.cancel()
+            stdout, out_cut, stderr, err_cut = b"", True, b"", True
+        duration = time.perf_counter() - started
+        content = {
+            "command": self.describe(arguments),
+            "cwd": str(cwd),
+            "exit_code": process.returncode,
+            "stdout": stdout.decode("utf-8", errors="replace"),
+            "stderr": stderr.decode("utf-8", errors="replace"),
+            "stdout_truncated": out_cut,
+            "stderr_truncated": err_cut,
+            "timed_out": timed_out,
+            "duration_s": round(duration, 4),
+        }
+        if timed_out:
+            return ToolResult.failure(
+                f"timed out after {limit:g} s; the process group was killed "
+                "(tools.command_timeout_seconds)",
+                content,
+            )
+        lines = content["stdout"].count("\n")
+        return ToolResult(ok=True, content=content, summary=f"exit {process.returncode}, {lines} lines")
+
+
+async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
+    """Read a stream to EOF, keeping at most ``cap`` bytes (the rest is read and dropped)."""
+    kept = bytearray()
+    truncated = False
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            return bytes(kept), truncated
+        room = cap - len(kept)
+        if room > 0:
+            kept.extend(chunk[:room])
+        if len(chunk) > room:
+            truncated = True
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+

@@ -1,0 +1,149 @@
+"""Who may run what: allow / ask / deny per permission key, plus a skill's ``allowed-tools``.
+
+Rules a caller may rely on:
+
+* Every tool call maps to one *permission key* (``file_read``, ``http_write``, …). The
+  configured value for that key decides: ``allow`` runs, ``ask`` needs the user's approval,
+  ``deny`` refuses. A key missing from the config is ``ask`` (unknown means careful).
+* "Allow always" answers are remembered for the rest of the session, per key
+  (:meth:`PermissionPolicy.remember`). They never turn a configured ``deny`` into a run.
+* Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string) are asked every time:
+  ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
+* While a skill with ``allowed-tools`` is active, only calls matching one of its entries may
+  run (:func:`allowed_by_skill`). The list only narrows: it never skips an ``ask`` or a
+  ``deny``. Matching rules, case-insensitive:
+
+  - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
+  - ``skill_*``-style globs (``fnmatch``) against both names;
+  - Claude-style names map to our tool families: ``Bash`` → ``execute_command``,
+    ``Read``/``Glob``/``Grep``/``LS`` → ``file_read``, ``Write``/``Edit``/``MultiEdit`` →
+    ``file_write``, ``WebFetch`` → ``http_get``, ``WebSearch`` → ``http_get``;
+  - ``Bash(git:*)`` / ``Bash(git status)`` name the family *and* the program: the call must
+    run that program (its basename); ``Bash(*)`` or ``Bash`` allows any allowlisted program;
+  - ``use_skill`` and ``skill_<name>`` tools only disclose text, so they are always allowed
+    (otherwise a skill could never hand over to another one).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import threading
+from typing import Any, Literal, Mapping
+
+Permission = Literal["allow", "ask", "deny"]
+
+ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell"})
+"""Permission keys that are asked every time (never auto-allowed, never remembered)."""
+
+DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill"})
+"""Tools that only return skill text; a skill's allowed-tools never blocks them."""
+
+# Claude Code tool names → (tool name, permission key) of our families.
+CLAUDE_FAMILIES: Mapping[str, tuple[str, str | None]] = {
+    "bash": ("execute_command", None),
+    "read": ("file_operations", "file_read"),
+    "glob": ("file_operations", "file_read"),
+    "grep": ("file_operations", "file_read"),
+    "ls": ("file_operations", "file_read"),
+    "write": ("file_operations", "file_write"),
+    "edit": ("file_operations", "file_write"),
+    "multiedit": ("file_operations", "file_write"),
+    "webfetch": ("http_request", "http_get"),
+    "websearch": ("http_request", "http_get"),
+}
+
+_CLAUDE_PATTERN = re.compile(r"^(?P<family>[A-Za-z]+)\((?P<inner>[^)]*)\)$")
+
+
+class PermissionPolicy:
+    """allow / ask / deny per permission key, with session memory for "allow always"."""
+
+    def __init__(self, permissions: Mapping[str, Permission]) -> None:
+        self._configured: dict[str, Permission] = dict(permissions)
+        self._remembered: set[str] = set()
+        self._lock = threading.Lock()
+
+    def configured(self, key: str) -> Permission:
+        """What config.yaml says for ``key``; unknown keys are ``ask``."""
+        return self._configured.get(key, "ask")
+
+    def decide(self, key: str) -> Permission:
+        """The permission in force now for ``key`` (config + this session's answers)."""
+        configured = self.configured(key)
+        if configured == "deny":
+            return "deny"
+        if key in ALWAYS_ASK_KEYS:
+            return "ask"
+        with self._lock:
+            if key in self._remembered:
+                return "allow"
+        return configured
+
+    def remember(self, key: str) -> bool:
+        """Record an "allow always" answer; False when the key may not be remembered."""
+        if key in ALWAYS_ASK_KEYS or self.configured(key) == "deny":
+            return False
+        with self._lock:
+            self._remembered.add(key)
+        return True
+
+    def remembered(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._remembered)
+
+    def forget(self) -> None:
+        """Drop every session answer (e.g. a new session)."""
+        with self._lock:
+            self._remembered.clear()
+
+
+def _program_of(arguments: Mapping[str, Any]) -> str | None:
+    command = arguments.get("command")
+    if isinstance(command, str):
+        first = command.strip().split(maxsplit=1)
+        return os.path.basename(first[0]) if first else None
+    if isinstance(command, (list, tuple)) and command and isinstance(command[0], str):
+        return os.path.basename(command[0])
+    return None
+
+
+def _entry_allows(entry: str, tool: str, key: str, arguments: Mapping[str, Any]) -> bool:
+    text = entry.strip()
+    if not text:
+        return False
+    lowered = text.lower()
+    names = (tool.lower(), key.lower())
+    if lowered in names or any(fnmatch.fnmatchcase(name, lowered) for name in names):
+        return True
+    match = _CLAUDE_PATTERN.match(text)
+    family_name = (match.group("family") if match else text).lower()
+    family = CLAUDE_FAMILIES.get(family_name)
+    if family is None:
+        return False
+    family_tool, family_key = family
+    if tool != family_tool or (family_key is not None and key != family_key):
+        return False
+    if not match or family_tool != "execute_command":
+        return True
+    # Bash(git:*) / Bash(git status) / Bash(*): the first word names the program.
+    inner = match.group("inner").strip()
+    wanted = re.split(r"[:\s]", inner, maxsplit=1)[0] if inner else "*"
+    if wanted in ("", "*"):
+        return True
+    return _program_of(arguments) == wanted
+
+
+def allowed_by_skill(
+    allowed_tools: tuple[str, ...] | None,
+    tool: str,
+    key: str,
+    arguments: Mapping[str, Any] | None = None,
+) -> bool:
+    """Whether a call may run while a skill with ``allowed_tools`` is active (see module doc)."""
+    if allowed_tools is None:
+        return True
+    if tool in DISCLOSURE_TOOLS or tool.startswith("skill_"):
+        return True
+    return any(_entry_allows(entry, tool, key, arguments or {}) for entry in allowed_tools)

@@ -1,0 +1,303 @@
+"""The tool registry: look a call up, check it, ask the policy, run it, report every step.
+
+:meth:`ToolRegistry.invoke` never raises for anything a model or a tool can get wrong: the
+answer is always a :class:`ToolResult`, and the event sink sees, in order,
+``ToolCallRequested`` → ``ToolCallApproved`` | ``ToolCallDenied`` → ``ToolCallFinished``
+(the last only when the tool ran or the call was malformed).
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from aiq_tui.agent.events import (
+    EventSink,
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallRequested,
+)
+from aiq_tui.conversation import ToolCall, ToolSpec
+from aiq_tui.tools.base import ApprovalRequest, Approver, Decision, Tool, ToolResult
+from aiq_tui.tools.policy import PermissionPolicy, allowed_by_skill
+
+if TYPE_CHECKING:
+    from aiq_tui.config import AppConfig, SourcesFile
+    from aiq_tui.locations import Home
+
+_JSON_TYPES: Mapping[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list, tuple),
+    "object": (dict,),
+    "null": (type(None),),
+}
+
+# Approval titles per permission key, as the TUI modal and CLI prompt show them.
+_TITLES: Mapping[str, str] = {
+    "execute_command": "Run command",
+    "execute_shell": "Run shell command string",
+    "file_write": "Write file",
+    "file_read": "Read file",
+    "http_write": "Send HTTP request",
+    "http_get": "Fetch URL",
+    "sql_write": "Write SQL",
+    "sql_read": "Query SQL",
+    "execute_skill_script": "Run skill script",
+}
+
+
+async def approve_all(request: ApprovalRequest) -> Decision:
+    """Headless ``--yes``: approve every "ask" call once (deny in config still denies)."""
+    return Decision.ALLOW_ONCE
+
+
+async def deny_all(request: ApprovalRequest) -> Decision:
+    """Headless ``--deny-all``: refuse every call that would need approval."""
+    return Decision.DENY
+
+
+_FLAG_APPROVERS = (approve_all, deny_all)
+
+
+def _type_error(name: str, value: Any, schema: Mapping[str, Any]) -> str | None:
+    expected = schema.get("type")
+    if expected is None:
+        return None
+    names = expected if isinstance(expected, list) else [expected]
+    for type_name in names:
+        kinds = _JSON_TYPES.get(type_name)
+        if kinds is None:
+            return None
+        # bool is an int in Python, never in JSON.
+        if isinstance(value, bool) and type_name in ("integer", "number"):
+            continue
+        if isinstance(value, kinds):
+            enum = schema.get("enum")
+            if enum is not None and value not in enum:
+                return f"argument {name!r} must be one of {', '.join(map(str, enum))}; got {value!r}"
+            return None
+    return f"argument {name!r} must be {' or '.join(names)}; got {type(value).__name__}"
+
+
+def validate_arguments(spec: ToolSpec, arguments: Any) -> str | None:
+    """The first problem with ``arguments`` against the spec's schema, or None.
+
+    Checks what models get wrong in practice: not an object, missing required fields, wrong
+    top-level types, values outside an ``enum``, unknown fields when the schema forbids them.
+    """
+    if not isinstance(arguments, dict):
+        return f"arguments must be a JSON object; got {type(arguments).__name__}"
+    schema = spec.parameters or {}
+    properties: Mapping[str, Any] = schema.get("properties") or {}
+    missing = [name for name in schema.get("required") or () if name not in arguments]
+    if missing:
+        return f"missing required argument(s): {', '.join(missing)}"
+    if schema.get("additionalProperties") is False:
+        unknown = sorted(set(arguments) - set(properties))
+        if unknown:
+            return (
+                f"unknown argument(s): {', '.join(unknown)}; "
+                f"expected: {', '.join(properties) or 'none'}"
+            )
+    for name, value in arguments.items():
+        if name in properties:
+            problem = _type_error(name, value, properties[name])
+            if problem:
+                return problem
+    return None
+
+
+class ToolRegistry:
+    """The tools the agent may call, by name, behind one permission policy."""
+
+    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.add(tool)
+        if policy is None:
+            from aiq_tui.config import ToolSettings
+
+            policy = PermissionPolicy(ToolSettings().permissions)
+        self.policy = policy
+
+    def add(self, tool: Tool) -> None:
+        name = tool.spec.name
+        if name in self._tools:
+            raise ValueError(f"a tool named {name!r} is already registered")
+        self._tools[name] = tool
+
+    def remove(self, name: str) -> None:
+        self._tools.pop(name, None)
+
+    def names(self) -> list[str]:
+        return sorted(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [self._tools[name].spec for name in self.names()]
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    async def invoke(
+        self,
+        call: ToolCall,
+        approver: Approver | None,
+        emit: EventSink,
+        active_allowed_tools: tuple[str, ...] | None = None,
+    ) -> ToolResult:
+        """Run ``call`` under the policy; always returns a result (see module doc)."""
+        tool = self._tools.get(call.name)
+        arguments: Any = call.arguments
+        if tool is None:
+            close = difflib.get_close_matches(call.name, self.names(), n=3)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            result = ToolResult.failure(
+                f"unknown tool {call.name!r}.{hint} Available tools: {', '.join(self.names())}"
+            )
+            emit(ToolCallRequested(call.id, call.name, _as_mapping(arguments), "deny"))
+            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            return result
+
+        problem = validate_arguments(tool.spec, arguments)
+        if problem:
+            result = ToolResult.failure(f"{call.name}: {problem}")
+            emit(ToolCallRequested(call.id, call.name, _as_mapping(arguments), "deny"))
+            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            return result
+
+        try:
+            key = tool.permission_key(arguments)
+            detail = tool.describe(arguments)
+        except Exception as exc:  # a tool bug must not break the turn
+            result = ToolResult.failure(f"{call.name}: cannot prepare call: {exc}")
+            emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
+            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            return result
+
+        permission = self.policy.decide(key)
+        if not allowed_by_skill(active_allowed_tools, call.name, key, arguments):
+            emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
+            allowed = ", ".join(active_allowed_tools or ()) or "nothing"
+            reason = (
+                f"the active skill allows only: {allowed}; {call.name} ({key}) is not among them"
+            )
+            emit(ToolCallDenied(call.id, call.name, reason))
+            return ToolResult.failure(f"denied: {reason}")
+
+        emit(ToolCallRequested(call.id, call.name, arguments, permission))
+        if permission == "deny":
+            reason = (
+                f"permission {key!r} is 'deny' in config.yaml (tools.permissions.{key}); "
+                "change it to 'ask' or 'allow' to use this tool"
+            )
+            emit(ToolCallDenied(call.id, call.name, reason))
+            return ToolResult.failure(f"denied: {reason}")
+
+        if permission == "ask":
+            granted = await self._ask(call, key, detail, approver, emit)
+            if granted is not None:
+                return granted
+        else:
+            emit(ToolCallApproved(call.id, call.name, always=False, by="policy"))
+
+        started = time.perf_counter()
+        try:
+            result = await tool.run(arguments)
+        except Exception as exc:  # tools return failures; this is the safety net for bugs
+            result = ToolResult.failure(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        duration = time.perf_counter() - started
+        emit(
+            ToolCallFinished(
+                call.id,
+                call.name,
+                result.ok,
+                result.summary,
+                duration,
+                result.content if result.ok else result.error,
+            )
+        )
+        return result
+
+    async def _ask(
+        self, call: ToolCall, key: str, detail: str, approver: Approver | None, emit: EventSink
+    ) -> ToolResult | None:
+        """None when approved (events emitted); a failure result when refused."""
+        if approver is None:
+            reason = (
+                f"{call.name} needs approval ({key}) and no one can answer here; "
+                f"rerun with --yes to approve, or set tools.permissions.{key}: allow in config.yaml"
+            )
+            emit(ToolCallDenied(call.id, call.name, reason))
+            return ToolResult.failure(f"denied: {reason}")
+        request = ApprovalRequest(
+            call_id=call.id,
+            tool=call.name,
+            permission=key,
+            title=_TITLES.get(key, f"Run {call.name}"),
+            detail=detail,
+            arguments=dict(call.arguments),
+        )
+        try:
+            decision = await approver(request)
+        except Exception as exc:
+            reason = f"approval failed: {exc}"
+            emit(ToolCallDenied(call.id, call.name, reason))
+            return ToolResult.failure(f"denied: {reason}")
+        by = "flag" if approver in _FLAG_APPROVERS else "user"
+        if decision == Decision.DENY:
+            reason = "--deny-all refuses calls that need approval" if by == "flag" else "the user declined"
+            emit(ToolCallDenied(call.id, call.name, reason))
+            return ToolResult.failure(f"denied: {reason} ({call.name}: {detail})")
+        always = decision == Decision.ALLOW_ALWAYS and self.policy.remember(key)
+        emit(ToolCallApproved(call.id, call.name, always=always, by=by))
+        return None
+
+
+def _as_mapping(arguments: Any) -> Mapping[str, Any]:
+    return arguments if isinstance(arguments, Mapping) else {"_raw": arguments}
+
+
+def build_default_tools(
+    home: "Home",
+    config: "AppConfig",
+    sources: "SourcesFile",
+    catalog: Any,
+    cwd: Path | None = None,
+    on_activate: Callable[[str], None] | None = None,
+) -> ToolRegistry:
+    """Every built-in tool, wired to this home/config/catalog, behind the config's policy.
+
+    ``use_skill`` and the ``skill_<name>`` tools are registered only when
+    ``config.skills.enabled`` (seed 002: skill system disabled → no skill tools).
+    """
+    from aiq_tui.tools.command import CommandTool
+    from aiq_tui.tools.files import FileOperationsTool
+    from aiq_tui.tools.http import HttpRequestTool
+    from aiq_tui.tools.skill_tools import instruction_skill_tools
+    from aiq_tui.tools.sql import SqlTool
+    from aiq_tui.tools.use_skill import UseSkillTool
+
+    working = (cwd or Path.cwd()).resolve()
+    settings = config.tools
+    tools: list[Tool] = [
+        HttpRequestTool(settings),
+        CommandTool(settings, home=home, cwd=working),
+        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog),
+        SqlTool(settings, home=home, sources=sources),
+    ]
+    if config.skills.enabled and catalog is not None:
+        tools.append(UseSkillTool(catalog, on_activate=on_activate))
+        tools.extend(instruction_skill_tools(catalog))
+    return ToolRegistry(tools, PermissionPolicy(settings.permissions))

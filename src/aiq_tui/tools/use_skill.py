@@ -1,0 +1,89 @@
+"""``use_skill``: activate a skill by name and hand the model its instructions (seed 004).
+
+Level 2 of disclosure: the full instructions and the list of bundled resources (relative
+paths with kinds). Resource *contents* are level 3 and are read on demand with
+``file_operations`` (skill folders are readable roots). The engine learns about the
+activation through the ``on_activate(name)`` callback and marks the skill Active.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from aiq_tui.conversation import ToolSpec
+from aiq_tui.skills.model import Resource, Skill
+from aiq_tui.tools.base import ToolResult
+
+SPEC = ToolSpec(
+    name="use_skill",
+    description=(
+        "Activate a skill by its exact name: returns its full instructions and the list of "
+        "resource files it bundles (read them with file_operations when needed)."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"skill_name": {"type": "string", "description": "The skill's name, as listed."}},
+        "required": ["skill_name"],
+        "additionalProperties": False,
+    },
+)
+
+
+def format_use_skill_text(skill: Skill, resources: Sequence[Resource]) -> str:
+    """Instructions, then a "Resources" list of relative paths with kinds (seed 004 format).
+
+    Used only when :func:`aiq_tui.skills.disclose.use_skill_text` is not available.
+    """
+    lines = [f"# Skill: {skill.name}", "", skill.body.strip()]
+    usable = [resource for resource in resources if not resource.rejected]
+    if usable:
+        lines += ["", "## Resources", f"Files in {skill.meta.folder} (read on demand):"]
+        lines += [f"- {resource.relpath} ({resource.kind.value})" for resource in usable]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _render(skill: Skill, resources: Sequence[Resource]) -> str:
+    try:
+        from aiq_tui.skills.disclose import use_skill_text
+    except ImportError:
+        return format_use_skill_text(skill, resources)
+    return use_skill_text(skill, resources)
+
+
+class UseSkillTool:
+    """The ``use_skill`` tool over a catalog (``get``/``load``/``resources``/``names``/``close_names``)."""
+
+    def __init__(self, catalog: Any, on_activate: Callable[[str], None] | None = None) -> None:
+        self._catalog = catalog
+        self._on_activate = on_activate
+
+    @property
+    def spec(self) -> ToolSpec:
+        return SPEC
+
+    def permission_key(self, arguments: dict[str, Any]) -> str:
+        return "use_skill"
+
+    def describe(self, arguments: dict[str, Any]) -> str:
+        return f"use_skill {arguments.get('skill_name', '')}"
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        name = arguments.get("skill_name")
+        if not isinstance(name, str) or not name.strip():
+            return ToolResult.failure("skill_name must be a skill's name")
+        name = name.strip()
+        if self._catalog.get(name) is None:
+            close = list(self._catalog.close_names(name))
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            known = ", ".join(self._catalog.names()) or "none"
+            return ToolResult.failure(f"skill {name!r} not found.{hint} Available skills: {known}")
+        try:
+            skill = self._catalog.load(name)
+            resources = tuple(self._catalog.resources(name))
+        except Exception as exc:  # a file vanished or broke since discovery
+            return ToolResult.failure(f"skill {name!r} cannot be loaded: {exc}")
+        text = _render(skill, resources)
+        if self._on_activate is not None:
+            self._on_activate(name)
+        usable = sum(1 for resource in resources if not resource.rejected)
+        return ToolResult(ok=True, content=text, summary=f"activated {name} ({usable} resources)")
