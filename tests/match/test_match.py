@@ -1,0 +1,164 @@
+"""Seed 000 matching scenarios, beyond-seed behaviour, and properties of the ranker."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aiq_tui.config import AppConfig
+from aiq_tui.skills.match import SkillIndex
+from tests.match.helpers import meta
+
+SKILLS = [
+    meta("pdf", "Read and fill PDF forms."),
+    meta("pdf-tools", "Merge, split and rotate documents."),
+    meta("report-writer", "Write reports; can export a summary as PDF."),
+    meta("sql-query", "Run read-only SQL against a database.", tags=["database"]),
+    meta("slack-gif-creator", "Create animated GIFs optimised for Slack.",
+         triggers=["make me a gif"]),
+    meta("weather", "Forecasts for any city."),
+]
+
+
+@pytest.fixture
+def index() -> SkillIndex:
+    return SkillIndex(SKILLS)
+
+
+def names(ranking) -> list[str]:
+    return [match.name for match in ranking.matches]
+
+
+def test_extract_query_keywords(index: SkillIndex) -> None:
+    ranking = index.rank("Could you please run an SQL query on the database?")
+    assert ranking.terms == ("run", "sql", "query", "databas")
+
+
+def test_score_skills_exact_name_over_partial_name_over_description_keyword(index: SkillIndex) -> None:
+    ranking = index.rank("pdf")
+    assert names(ranking) == ["pdf", "pdf-tools", "report-writer"]
+    exact, partial, keyword = ranking.matches
+    assert exact.score > partial.score > keyword.score > 0
+    assert {s.field for s in exact.signals} >= {"name"}
+    assert {s.field for s in keyword.signals} == {"description"}
+
+
+def test_select_top_n_skills_default_three(index: SkillIndex) -> None:
+    top_k = AppConfig().matching.top_k
+    assert top_k == 3
+    ranking = index.rank("pdf summary sql database slack", top_k=top_k)
+    assert len(ranking.matches) == 3
+    assert ranking.considered == len(SKILLS)
+
+
+def test_unrelated_skills_score_zero_and_are_not_listed(index: SkillIndex) -> None:
+    ranking = index.rank("pdf")
+    assert "weather" not in names(ranking)
+    assert index.rank("quantum chromodynamics").matches == ()
+
+
+def test_partial_name_word_split_matches_identifier_queries(index: SkillIndex) -> None:
+    assert names(index.rank("PdfTools", top_k=1)) == ["pdf-tools"]
+    assert names(index.rank("sql_query please", top_k=1)) == ["sql-query"]
+
+
+def test_trigger_phrase_adds_a_boost(index: SkillIndex) -> None:
+    match = index.rank("make me a gif of a cat").matches[0]
+    assert match.name == "slack-gif-creator"
+    assert any(s.field == "triggers" and s.term == "make me a gif" for s in match.signals)
+
+
+def test_clear_match_is_full_confidence_and_side_match_is_brief(index: SkillIndex) -> None:
+    ranking = index.rank("create an animated gif for slack")
+    assert ranking.matches[0].name == "slack-gif-creator"
+    assert ranking.matches[0].confidence >= 0.7
+    side = index.rank("export a pdf report and merge documents").matches
+    assert all(0 <= m.confidence <= 1 for m in side)
+    assert any(0.15 <= m.confidence < 0.7 for m in side)
+
+
+def test_ties_are_broken_by_name() -> None:
+    index = SkillIndex([meta("b-skill", "alpha tool"), meta("a-skill", "alpha tool")])
+    assert names(index.rank("alpha")) == ["a-skill", "b-skill"]
+
+
+def test_context_messages_add_down_weighted_terms(index: SkillIndex) -> None:
+    without = index.rank("export it")
+    with_context = index.rank("export it", context=["I am working on a slack gif"])
+    assert names(without) == ["report-writer"]
+    assert "slack-gif-creator" in names(with_context)
+    assert with_context.get("slack-gif-creator").score < with_context.get("report-writer").score * 10
+
+
+def test_explicit_activation_always_wins(index: SkillIndex) -> None:
+    match = index.explicit_match("weather")
+    assert match.explicit and match.confidence == 1.0
+    assert match.signals[0].field == "explicit"
+    with pytest.raises(KeyError):
+        index.explicit_match("nope")
+
+
+def test_index_updates_incrementally_on_reload(index: SkillIndex) -> None:
+    index.upsert(meta("weather", "Forecasts and PDF weather maps."))
+    assert "weather" in names(index.rank("pdf"))
+    index.remove("pdf")
+    assert "pdf" not in names(index.rank("pdf"))
+    assert len(index) == len(SKILLS) - 1
+    index.upsert(meta("pdf", "Read and fill PDF forms."))
+    assert names(index.rank("pdf"))[0] == "pdf"
+
+
+def test_body_signal_is_weak_and_reported(index: SkillIndex) -> None:
+    index.add_body("weather", "Use the isobar chart helper for isobars.")
+    match = index.rank("isobar").matches[0]
+    assert match.name == "weather"
+    assert {s.field for s in match.signals} == {"body"}
+    assert match.confidence < 0.7
+
+
+def test_explain_says_no_query_term_appears(index: SkillIndex) -> None:
+    explanation = index.explain("make a gif for slack", "weather")
+    assert explanation.rank is None
+    assert "no query term appears in name, description, tags or triggers" in explanation.reasons
+    assert set(explanation.missing) == {"mak", "gif", "slack"}
+
+
+def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(index: SkillIndex) -> None:
+    index.add_body("weather", "Attach the PDF forecast.")
+    explanation = index.explain("pdf", "weather", top_k=3)
+    assert "terms pdf matched only the body" in explanation.reasons
+    assert "ranked 4th, below top-k 3" in explanation.reasons
+
+
+def test_explain_unknown_skill() -> None:
+    assert SkillIndex().explain("x", "ghost").reasons == ("no skill named 'ghost' is indexed",)
+
+
+def test_chinese_query_matches_chinese_description() -> None:
+    index = SkillIndex([meta("image-convert", "将图片转换为PDF文件"), meta("weather", "天气预报")])
+    assert names(index.rank("请把图片转换一下", top_k=1)) == ["image-convert"]
+
+
+words = st.text(alphabet=string.ascii_lowercase, min_size=3, max_size=8)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(words, min_size=1, max_size=8))
+def test_property_ranking_is_deterministic_and_sorted(query_words: list[str]) -> None:
+    query = " ".join(query_words + ["pdf"])
+    first = SkillIndex(SKILLS).rank(query)
+    second = SkillIndex(reversed(SKILLS)).rank(query)
+    assert first == second
+    keys = [(-m.score, m.name) for m in first.matches]
+    assert keys == sorted(keys)
+    assert all(m.score > 0 and 0 <= m.confidence <= 1 for m in first.matches)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="xyzq", min_size=4, max_size=9), min_size=1, max_size=6))
+def test_property_unrelated_queries_score_zero(query_words: list[str]) -> None:
+    # No skill text contains x, y, z or q words: nothing may match.
+    assert SkillIndex(SKILLS).rank(" ".join(query_words)).matches == ()

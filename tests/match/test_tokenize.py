@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+from aiq_tui.skills.tokenize import name_terms, split_identifier, stem, tokenize
+
+
+def test_query_keywords_are_lowercased_without_punctuation_or_stop_words() -> None:
+    assert tokenize("Can you make a GIF for Slack, please?!") == ["mak", "gif", "slack"]
+
+
+def test_identifiers_are_split_into_words() -> None:
+    assert split_identifier("sql-query") == ["sql", "query"]
+    assert split_identifier("PdfTools") == ["Pdf", "Tools"]
+    assert split_identifier("snake_case") == ["snake", "case"]
+    assert split_identifier("HTTPServer") == ["HTTP", "Server"]
+    assert tokenize("convert2pdf") == ["convert", "2", "pdf"]
+
+
+def test_stemming_conflates_inflections_deterministically() -> None:
+    assert stem("images") == stem("image")
+    assert stem("creating") == stem("created") == stem("create") == stem("creation")
+    assert stem("running") == "run"
+    assert stem("queries") == stem("query")
+    assert stem("apply") == "apply"  # protected from "-ly"
+
+
+def test_nfkc_normalises_full_width_letters() -> None:
+    assert tokenize("ＰＤＦ") == ["pdf"]
+
+
+def test_cjk_text_becomes_character_bigrams() -> None:
+    assert tokenize("图片转换") == ["图片", "片转", "转换"]
+    assert "pdf" in tokenize("把PDF转换成图片")
+    assert tokenize("字") == ["字"]
+
+
+def test_name_terms_include_parts_and_the_joined_name() -> None:
+    assert name_terms("slack-gif-creator") == ["slack", "gif", "creator", "slackgifcreator"]
+    assert name_terms("pdf") == ["pdf"]
