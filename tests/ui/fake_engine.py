@@ -35,6 +35,7 @@ from aiq_tui.context.model import Breakdown, CompressionPlan, Eviction, Stage
 from aiq_tui.conversation import Message, Role
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.discover import SkillDir
 from aiq_tui.skills.model import Match, Phase, Ranking, Resource, ResourceKind, Signal, Skill, SkillMeta, SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 
@@ -88,13 +89,17 @@ class FakeWorkspace:
     catalog: FakeCatalog
     problems: tuple[Problem, ...] = ()
 
+    @property
+    def skill_dirs(self) -> tuple[SkillDir, ...]:
+        return tuple(SkillDir(path, "home") for path in self.catalog.dirs)
+
 
 @dataclass(frozen=True)
 class FakeSummary:
     id: str
     title: str
-    updated: str
-    message_count: int
+    updated_at: str
+    messages: int
 
 
 @dataclass
@@ -116,6 +121,10 @@ class FakeSession:
     id: str
     title: str
     messages: list[Message] = field(default_factory=list)
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.id
 
 
 def make_meta(root: Path, name: str, description: str, tags: list[str] | None = None) -> SkillMeta:
@@ -140,7 +149,7 @@ class FakeEngine:
         problems: tuple[Problem, ...] = (),
         stream_delay: float = 0.0,
     ) -> None:
-        skills_root = root / "skills"
+        skills_root = root / ".aiqconfig" / "skills"
         metas = {name: make_meta(skills_root, name, desc, tags) for name, desc, tags in BUNDLED}
         for index in range(extra_skills):
             name = f"generated-{index:05d}"
@@ -163,8 +172,8 @@ class FakeEngine:
         self.session = FakeSession("s-0001", "New session")
         self.sessions = FakeSessionStore(
             [
-                FakeSummary("s-0001", "New session", "2025-01-02 10:00", 0),
-                FakeSummary("s-0000", "Tables in the sample database", "2025-01-01 09:30", 6),
+                FakeSummary("s-0001", "", "2025-01-02T10:00:00", 0),
+                FakeSummary("s-0000", "Tables in the sample database", "2025-01-01T09:30:00", 6),
             ]
         )
         self.approver: Callable[[ApprovalRequest], Any] | None = None

@@ -268,7 +268,7 @@ class AiqApp(App[int]):
 
     def _update_subtitle(self) -> None:
         session = self.engine.session
-        title = getattr(session, "title", "") or "new session"
+        title = session.display_title if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
 
     def _set_busy(self, busy: bool) -> None:
@@ -404,9 +404,7 @@ class AiqApp(App[int]):
 
     # -- watching skill folders -----------------------------------------------------------------
     def watch_dirs(self) -> list[Path]:
-        workspace = self.engine.workspace
-        dirs = getattr(workspace, "skill_dirs", None) or getattr(workspace.catalog, "dirs", ())
-        return [Path(d) for d in dirs if Path(d).is_dir()]
+        return [entry.path for entry in self.engine.workspace.skill_dirs if entry.path.is_dir()]
 
     @work(group="watch", exclusive=True, exit_on_error=False)
     async def watch_skills(self) -> None:
@@ -505,7 +503,7 @@ class AiqApp(App[int]):
             return
         skill = catalog.load(name)
         document = SkillDocument(meta, skill.body, tuple(catalog.resources(name)),
-                                 validation_problems(meta, skill.body), self.shown(meta.path))
+                                 validation_problems(meta, self.engine.config.skills), self.shown(meta.path))
         self.push_screen(SkillViewerScreen(document))
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
@@ -518,10 +516,8 @@ class AiqApp(App[int]):
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
 
 
-def validation_problems(meta: Any, body: str) -> tuple[Problem, ...]:
-    """Problems the skills-core validator reports for this skill (none when it is unavailable)."""
-    try:
-        from aiq_tui.skills.validate import validate
-    except ImportError:
-        return ()
-    return tuple(validate(meta.path))
+def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:
+    """Every problem ``aiq-tui skills validate`` would report for this skill."""
+    from aiq_tui.skills.check import check_file
+
+    return check_file(meta.path, settings).problems

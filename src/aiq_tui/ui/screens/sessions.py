@@ -46,7 +46,8 @@ class SessionsScreen(ModalScreen[str | None]):
         current = getattr(self.engine.session, "id", None)
         for summary in self.engine.sessions.list():
             marker = " (current)" if summary.id == current else ""
-            table.add_row(summary.id, summary.title + marker, str(summary.updated), str(summary.message_count),
+            table.add_row(summary.id, (summary.title or "(untitled)") + marker, summary.updated_at[:16].replace("T", " "),
+                          str(summary.messages),
                           key=summary.id)
 
     def _selected(self) -> str | None:

@@ -22,6 +22,15 @@ PART_STYLE = {
 MARK_STYLE = ("yellow", "dark_orange", "red")
 
 
+def compact(tokens: int) -> str:
+    """``980``, ``1.2k``, ``120k`` — legend figures that fit a narrow pane."""
+    if tokens >= 10_000:
+        return f"{tokens / 1000:.0f}k"
+    if tokens >= 1000:
+        return f"{tokens / 1000:.1f}k"
+    return str(tokens)
+
+
 def stacked_cells(parts: dict[str, int], window: int, width: int) -> list[str | None]:
     """Which part owns each of ``width`` cells (None = free). Rounds cumulatively so the
     bar never drifts: the last cell of the total lands where the fraction says."""
@@ -81,7 +90,7 @@ class BudgetGauge(Widget):
             if index == 3:
                 text.append("\n")
             text.append("■ ", style=colour)
-            text.append(f"{label} {tokens:,}  ")
+            text.append(f"{label} {compact(tokens)}  ")
         if self.stage_note:
             text.append("\n")
             text.append(self.stage_note, style="italic")

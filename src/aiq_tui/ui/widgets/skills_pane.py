@@ -57,7 +57,7 @@ class SkillsPane(Vertical):
             section = self.section(state)
             section.border_title = f"{state.value.title()} ({len(rows)})"
             if state is not SkillState.INACTIVE:
-                section.styles.height = max(1, min(len(rows), SMALL_SECTION_ROWS))
+                section.styles.height = 1 + min(len(rows), SMALL_SECTION_ROWS)  # + the title line
             section.set_rows(rows, flashing)
 
     def show_reason(self, text: str) -> None:

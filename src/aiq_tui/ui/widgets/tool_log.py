@@ -70,8 +70,8 @@ class ToolLog(DataTable):
             self.add_row(record.name, status, duration, record.short_args(), key=call_id)
             self.move_cursor(row=self.row_count - 1)
         else:
-            self.update_cell(call_id, "status", status)
-            self.update_cell(call_id, "time", duration)
+            self.update_cell(call_id, "status", status, update_width=True)
+            self.update_cell(call_id, "time", duration, update_width=True)
         return record
 
     def clear_records(self) -> None:
