@@ -194,7 +194,7 @@ def _fast_fields(source: str) -> tuple[dict[str, Any], dict[str, int]] | None:
     fields: dict[str, Any] = {}
     lines: dict[str, int] = {}
     for index, line in enumerate(source.split("\n")):
-        if not line or line.isspace():
+        if not line.strip(" "):
             continue
         key, sep, value = line.partition(": ")
         value = value.rstrip()
@@ -209,7 +209,7 @@ def _fast_fields(source: str) -> tuple[dict[str, Any], dict[str, int]] | None:
             or value in _RESOLVED_WORDS
             or key in _RESOLVED_WORDS
             or not _SIMPLE_KEY.match(key)
-            or not value.isprintable()
+            or not line.isprintable()
         ):
             return None
         fields[key] = value
