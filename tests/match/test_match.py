@@ -162,3 +162,21 @@ def test_property_ranking_is_deterministic_and_sorted(query_words: list[str]) ->
 def test_property_unrelated_queries_score_zero(query_words: list[str]) -> None:
     # No skill text contains x, y, z or q words: nothing may match.
     assert SkillIndex(SKILLS).rank(" ".join(query_words)).matches == ()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=5))
+def test_property_pruned_top_k_equals_full_ranking_prefix(seed: int, k: int) -> None:
+    import random
+
+    rng = random.Random(seed)
+    vocabulary = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    index = SkillIndex(
+        meta(f"s{i}", " ".join(rng.choices(vocabulary, weights=[8, 6, 4, 3, 2, 1, 1, 1], k=rng.randint(2, 9))))
+        for i in range(60)
+    )
+    query = " ".join(rng.choices(vocabulary, k=rng.randint(1, 5)))
+    full = index.rank(query)
+    assert index.rank(query, top_k=k).matches == full.matches[:k] or [
+        (m.name, m.score) for m in index.rank(query, top_k=k).matches
+    ] == [(m.name, m.score) for m in full.matches[:k]]

@@ -76,6 +76,7 @@ class _Compiled:
 
     idf: float
     scores: dict[str, float] = field(default_factory=dict)
+    top: float = 0.0  # the largest contribution: bounds what this term can add
 
 
 class SkillIndex:
@@ -204,6 +205,7 @@ class SkillIndex:
                     norm = 1 - bs[i] + bs[i] * lengths[FIELDS[i]] / averages[i]
                     pseudo += weights[i] * count / norm
             compiled.scores[name] = compiled.idf * pseudo * (K1 + 1) / (K1 + pseudo)
+        compiled.top = max(compiled.scores.values())
         self._compiled[term] = compiled
         return compiled
 
@@ -258,17 +260,43 @@ class SkillIndex:
                     boosts.setdefault(name, []).append(Signal(phrase, "triggers", TRIGGER_BOOST * mass))
         return boosts
 
-    def _scores(self, weights: dict[str, float], boosts: dict[str, list[Signal]]) -> dict[str, float]:
+    def _scores(
+        self, weights: dict[str, float], boosts: dict[str, list[Signal]], keep: int | None = None,
+    ) -> dict[str, float]:
+        """Accumulate scores term by term, rarest term first.
+
+        With ``keep`` (the number of best skills wanted) this prunes like MaxScore: once
+        the ``keep``-th best score so far exceeds the most the remaining terms could add
+        together, a skill not seen yet cannot reach the top, so the remaining (common,
+        long-postings) terms only update skills already seen. The top ``keep`` and their
+        scores are exactly those of the unpruned sum.
+        """
         scores: dict[str, float] = {}
-        for term, weight in weights.items():
-            compiled = self._compile(term)
-            if compiled is None:
-                continue
-            get = scores.get
-            for name, value in compiled.scores.items():
-                scores[name] = get(name, 0.0) + weight * value
         for name, signals in boosts.items():
-            scores[name] = scores.get(name, 0.0) + sum(signal.weight for signal in signals)
+            scores[name] = sum(signal.weight for signal in signals)
+        postings = [
+            (weight, compiled)
+            for term, weight in weights.items()
+            if (compiled := self._compile(term)) is not None
+        ]
+        postings.sort(key=lambda item: len(item[1].scores))
+        remaining = sum(weight * compiled.top for weight, compiled in postings)
+        closed = False
+        for weight, compiled in postings:
+            if keep is not None and not closed and len(scores) >= keep:
+                threshold = heapq.nlargest(keep, scores.values())[-1]
+                closed = threshold > remaining
+            remaining -= weight * compiled.top
+            if closed:
+                values = compiled.scores
+                for name in scores:
+                    value = values.get(name)
+                    if value is not None:
+                        scores[name] += weight * value
+            else:
+                get = scores.get
+                for name, value in compiled.scores.items():
+                    scores[name] = get(name, 0.0) + weight * value
         return scores
 
     def rank(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Ranking:
@@ -279,12 +307,13 @@ class SkillIndex:
         """
         weights = self.query_weights(query, context)
         boosts = self._boosts(query)
-        scores = self._scores(weights, boosts)
+        keep = None if top_k is None else max(top_k, 2)
+        scores = self._scores(weights, boosts, keep)
         key = _order
         if top_k is None:
             ordered = sorted(scores.items(), key=key)
         else:
-            ordered = heapq.nsmallest(max(top_k, 2), scores.items(), key=key)
+            ordered = heapq.nsmallest(keep, scores.items(), key=key)
         ordered = [(name, score) for name, score in ordered if score > 0]
         best = ordered[0][1] if ordered else 0.0
         runner_up = ordered[1][1] if len(ordered) > 1 else 0.0
