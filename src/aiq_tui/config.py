@@ -98,6 +98,8 @@ class ContextSettings(_Section):
     """Stage 3: summarise all but ``keep_last_aggressive``; keep only the top Active skill."""
     keep_last: int = Field(default=10, ge=1)
     keep_last_aggressive: int = Field(default=5, ge=1)
+    summary_max_tokens: int = Field(default=512, gt=0)
+    """Cap on one compression summary; the planner budgets this much for it."""
     encoding: str | None = None
     """tiktoken encoding name; None chooses by model (cl100k_base / o200k_base)."""
 

@@ -1,0 +1,158 @@
+"""Summaries of earlier conversation: the provider's when it works, a deterministic one otherwise.
+
+The fallback never calls a model. It keeps what a later turn most likely needs: what tools
+returned, the names, numbers, paths and URLs mentioned, and what was decided.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Awaitable, Callable, Protocol, Sequence
+
+from aiq_tui.conversation import Message, Role
+
+MAX_TOOL_RESULTS = 8
+MAX_ENTITIES = 20
+MAX_DECISIONS = 8
+RESULT_CHARS = 120
+SENTENCE_CHARS = 200
+DEFAULT_MAX_CHARS = 2000
+
+_URL = re.compile(r"https?://[^\s<>()\"'`]+")
+_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]+|\b(?:[\w.-]+/)+[\w-]+\.\w{1,8}\b")
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|van|von))*[ -][A-Z][a-z]+\b")
+_QUANTITY = re.compile(
+    r"(?<![\w.])[$€£]?\d+(?:[.,]\d+)*\s?(?:%|ms|s|sec|seconds?|minutes?|min|hours?|h|days?|"
+    r"weeks?|years?|[kKMGT]i?B|bytes?|tokens?|rows?|files?|items?|users?|requests?|km|kg|g|m|cm|mm|"
+    r"USD|EUR|GBP|dollars?|euros?|°C|°F)(?![\w])"
+)
+_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+_DECISION = re.compile(
+    r"\b(decided|decide|decision|will|we'll|i'll|let's|lets|use|using|going to|agreed|chose|choose|"
+    r"plan is|should)\b",
+    re.IGNORECASE,
+)
+_STARTS_SENTENCE_NAMES = {"The", "This", "That", "These", "Those", "We", "It", "I", "You", "Let"}
+
+
+class Summariser(Protocol):
+    """``async (messages) -> str``: e.g. a provider's ``summarise`` bound to a token cap."""
+
+    def __call__(self, messages: Sequence[Message]) -> Awaitable[str]: ...
+
+
+SummariserFn = Callable[[Sequence[Message]], Awaitable[str]]
+
+
+@dataclass(frozen=True)
+class SummaryResult:
+    text: str
+    source: str  # "provider" | "fallback"
+    error: str = ""  # why the provider was not used, when it failed
+
+
+def _dedupe(items: list[str], limit: int) -> list[str]:
+    seen: set[str] = set()
+    kept: list[str] = []
+    for item in items:
+        key = item.lower()
+        if key not in seen:
+            seen.add(key)
+            kept.append(item)
+        if len(kept) >= limit:
+            break
+    return kept
+
+
+def _short(text: str, limit: int) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def _tool_names(messages: Sequence[Message]) -> dict[str, str]:
+    return {call.id: call.name for message in messages for call in message.tool_calls}
+
+
+def extract_entities(text: str) -> list[str]:
+    found: list[str] = []
+    found += [url.rstrip(".,;:!?") for url in _URL.findall(text)]
+    without_urls = _URL.sub(" ", text)
+    found += [match.group(0) for match in _PATH.finditer(without_urls)]
+    found += [match.group(0) for match in _QUANTITY.finditer(without_urls)]
+    for match in _NAME.finditer(without_urls):
+        words = match.group(0).split()
+        if words[0] in _STARTS_SENTENCE_NAMES:
+            words = words[1:]
+        if len(words) >= 2:
+            found.append(" ".join(words))
+    return found
+
+
+def extract_decisions(text: str) -> list[str]:
+    sentences = (match.group(0).strip() for match in _SENTENCE.finditer(text))
+    return [_short(s, SENTENCE_CHARS) for s in sentences if len(s) > 12 and _DECISION.search(s)]
+
+
+def fallback_summary(messages: Sequence[Message], max_chars: int = DEFAULT_MAX_CHARS) -> str:
+    """``[Earlier conversation: N messages summarised]`` plus key facts, at most ``max_chars``."""
+    names = _tool_names(messages)
+    results: list[str] = []
+    entities: list[str] = []
+    decisions: list[str] = []
+    for message in messages:
+        if message.role is Role.TOOL:
+            tool = message.name or names.get(message.tool_call_id or "", "tool")
+            results.append(f"{tool}: {_short(message.content, RESULT_CHARS) or '(empty)'}")
+            entities += extract_entities(message.content)
+            continue
+        if message.summary:
+            # Facts of an earlier summary carry over as they are (minus its header line).
+            for line in message.content.splitlines()[1:]:
+                if line.startswith("- ") and line[2:].strip():
+                    decisions.append(line[2:].strip())
+            continue
+        for call in message.tool_calls:
+            entities += extract_entities(call.arguments_json())
+        entities += extract_entities(message.content)
+        if message.role in (Role.USER, Role.ASSISTANT):
+            decisions += extract_decisions(message.content)
+
+    lines = [f"[Earlier conversation: {len(messages)} messages summarised]"]
+    kept_results = _dedupe(results, MAX_TOOL_RESULTS)
+    if kept_results:
+        lines.append("Tool results:")
+        lines += [f"- {item}" for item in kept_results]
+    kept_entities = _dedupe(entities, MAX_ENTITIES)
+    if kept_entities:
+        lines.append("Mentioned: " + "; ".join(kept_entities))
+    kept_decisions = _dedupe(decisions, MAX_DECISIONS)
+    if kept_decisions:
+        lines.append("Decisions and plans:")
+        lines += [f"- {item}" for item in kept_decisions]
+    text = "\n".join(lines)
+    if len(text) > max_chars:
+        text = text[: max_chars - 1].rstrip() + "…"
+    return text
+
+
+async def summarise_with_fallback(
+    messages: Sequence[Message],
+    provider_summarise: SummariserFn | None,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> SummaryResult:
+    """The provider's summary when given and it works; the deterministic fallback otherwise.
+
+    Any exception from the provider, or an empty answer, falls back — compression must not
+    fail because the model did.
+    """
+    if provider_summarise is not None:
+        try:
+            text = (await provider_summarise(messages)).strip()
+        except Exception as exc:  # any provider failure → fallback, reported
+            return SummaryResult(fallback_summary(messages, max_chars), "fallback", f"{type(exc).__name__}: {exc}")
+        if text:
+            header = f"[Earlier conversation: {len(messages)} messages summarised]"
+            return SummaryResult(text if text.startswith("[Earlier conversation") else f"{header}\n{text}", "provider")
+        return SummaryResult(fallback_summary(messages, max_chars), "fallback", "the provider returned an empty summary")
+    return SummaryResult(fallback_summary(messages, max_chars), "fallback", "no provider configured for summaries")
