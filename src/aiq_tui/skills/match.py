@@ -32,7 +32,7 @@ FIELD_WEIGHTS: dict[str, float] = {
 }
 # Length normalisation per field (BM25 ``b``): names are short and uniform, so barely.
 FIELD_B: dict[str, float] = {
-    "name": 0.3, "triggers": 0.5, "tags": 0.3, "description": 0.75, "body": 0.75,
+    "name": 0.3, "triggers": 0.5, "tags": 0.3, "description": 0.3, "body": 0.75,
 }
 K1 = 1.2
 CONTEXT_WEIGHT = 0.35  # a term only in earlier user turns counts this much
