@@ -204,6 +204,8 @@ class SkillCatalog:
         A skill whose SKILL.md still exists but no longer loads keeps its previous metadata
         (and cached body); the problem is in the diff and in :attr:`problems`.
         """
+        if not self.dirs:  # built from metadata (from_metas): nothing on disk to re-read
+            return CatalogDiff()
         result = scan(self.dirs, self.settings)
         with self._lock:
             old = self._metas
