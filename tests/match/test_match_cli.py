@@ -39,7 +39,7 @@ def test_match_prints_ranking_with_phase_and_signals(skills: Path, capsys: pytes
 
 
 def test_match_json_lists_matches_with_breakdown(skills: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "match", "sql database", "--skills-dir", str(skills), "--json", "--top", "1")
+    code, out, _ = run(capsys, "match", "run sql-query on my database", "--skills-dir", str(skills), "--json", "--top", "1")
     data = json.loads(out)
     assert code == 0 and data["top_k"] == 1
     assert [m["name"] for m in data["matches"]] == ["sql-query"]
