@@ -80,7 +80,7 @@ def _print_problems(console: "Console", problems: "tuple[Problem, ...] | list[Pr
 
     for problem in problems:
         style = "yellow" if problem.severity.value == "warning" else "red"
-        console.print(Text(f"{problem.severity.value}: ", style=style) + Text(_problem_text(problem)))
+        console.print(Text(f"{problem.severity.value}: ", style=style) + Text(_problem_text(problem)), soft_wrap=True)
 
 
 # -- list ---------------------------------------------------------------------------------------
@@ -224,10 +224,11 @@ def _validate(args: argparse.Namespace) -> int:
     console = make_console(args)
     for report in reports:
         mark = Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
-        console.print(mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"))
+        console.print(mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"), soft_wrap=True)
         for problem in report.problems:
             style = "yellow" if problem.severity.value == "warning" else "red"
-            console.print(Text(f"    {problem.severity.value}: ", style=style) + Text(_problem_text(problem)))
+            console.print(Text(f"    {problem.severity.value}: ", style=style) + Text(_problem_text(problem)),
+                          soft_wrap=True)
     invalid = sum(1 for report in reports if not report.valid)
     level = "strict (Agent Skills specification)" if strict else "lenient"
     if not reports:
@@ -269,8 +270,8 @@ def _new(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     atomic_write(folder / "SKILL.md", scaffold(name, description))
     console = make_console(args)
-    console.print(f"created {folder / 'SKILL.md'}")
-    console.print(f"next: edit it, then run  aiq-tui skills validate {folder} --strict")
+    console.print(f"created {folder / 'SKILL.md'}", soft_wrap=True)
+    console.print(f"next: edit it, then run  aiq-tui skills validate {folder} --strict", soft_wrap=True)
     return EXIT_OK
 
 
