@@ -54,10 +54,15 @@ def test_skills_disabled_loads_no_skills(isolated_home: Home, tmp_path: Path) ->
     assert len(Workspace.open(cwd=tmp_path).catalog) == 0
 
 
-def test_project_and_flag_dirs_are_discovered(tmp_path: Path, write_skill) -> None:
-    write_skill(tmp_path / "proj" / ".agents" / "skills", "project-skill")
-    write_skill(tmp_path / "extra", "flag-skill")
-    write_skill(Path.home() / ".claude" / "skills", "claude-skill")
+def _write_skill(root: Path, name: str) -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: The {name} skill\n---\nBody\n")
+
+
+def test_project_and_flag_dirs_are_discovered(tmp_path: Path) -> None:
+    _write_skill(tmp_path / "proj" / ".agents" / "skills", "project-skill")
+    _write_skill(tmp_path / "extra", "flag-skill")
+    _write_skill(Path.home() / ".claude" / "skills", "claude-skill")
     workspace = Workspace.open(skills_dirs=[tmp_path / "extra"], cwd=tmp_path / "proj")
     assert {"project-skill", "flag-skill", "claude-skill"} <= set(workspace.catalog.names())
     assert workspace.skill_dirs[0].origin == "flag"
