@@ -1,0 +1,161 @@
+"""Snapshot tests: every screen, and the main screen at the moments that matter.
+
+Deterministic by construction: the fake engine has fixed ids, numbers and durations, the
+clock is fixed, paths are shown relative to the config home, and the "just changed"
+highlight lasts long enough to be in every picture. Regenerate with --snapshot-update.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine, broken_skill_problem  # noqa: E402
+from helpers import say, settle  # noqa: E402
+
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
+
+SIZE = (120, 36)
+
+
+def make_app(tmp_path: Path, **engine_options: object) -> tuple[AiqApp, FakeEngine]:
+    engine = FakeEngine(tmp_path, **engine_options)  # type: ignore[arg-type]
+    app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600)
+    app.animation_level = "none"  # tab underlines and scrolls would otherwise be caught mid-way
+    return app, engine
+
+
+async def conversation(pilot: Pilot) -> None:
+    await say(pilot, "show the tables in the sample database")
+    await settle(pilot)
+
+
+class TestMainScreen:
+    def test_empty(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_empty_at_80x24(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=(80, 24))
+
+    def test_mid_conversation_with_skills_loaded(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, run_before=conversation)
+
+    def test_mid_conversation_at_80x24(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=(80, 24), run_before=conversation)
+
+    def test_after_an_eviction(self, snap_compare, tmp_path: Path) -> None:
+        app, engine = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await conversation(pilot)
+            engine.fill_to(0.91)
+            engine.evict("pdf-tools")
+            pilot.app.query_one("#activity").active = "tab-timeline"
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_at_95_percent_with_compression(self, snap_compare, tmp_path: Path) -> None:
+        app, engine = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await conversation(pilot)
+            engine.fill_to(0.96)
+            engine.aggressive()
+            await pilot.press("ctrl+o")
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_load_warnings_banner(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
+        assert snap_compare(app, terminal_size=SIZE)
+
+    def test_light_theme(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, press=["ctrl+t"], run_before=conversation)
+
+
+class TestScreens:
+    def test_approval_modal(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            app.send("delete order 7 from the sample database")
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if isinstance(pilot.app.screen, ApprovalScreen):
+                    break
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_match_inspector(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await say(pilot, "/match sql tables in a pdf")
+            await pilot.pause()
+            await pilot.press("down")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_skill_viewer(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await pilot.pause()
+            pilot.app.action_open_skill("sql-analyst")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_warnings_panel(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
+        assert snap_compare(app, terminal_size=SIZE, press=["f6"])
+
+    def test_sessions_picker(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, press=["f4"])
+
+    def test_settings(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, press=["f2"])
+
+    def test_help(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, press=["f1"])
+
+    def test_tool_call_details(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await conversation(pilot)
+            pilot.app.query_one("#tool-log").focus()
+            await pilot.press("enter")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+    def test_command_palette(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+
+        async def run_before(pilot: Pilot) -> None:
+            await pilot.press("ctrl+p")
+            await pilot.pause()
+            await pilot.press(*"insp")
+            await pilot.pause(0.3)
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
