@@ -93,14 +93,14 @@ def _short_flags(arg: str) -> str:
     return arg[1:] if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 else ""
 
 
-def _rule_find(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_find(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     banned = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
     for arg in args:
         if arg in banned:
             raise CommandRefused(f"find {arg} is not allowed: it runs programs or changes files")
 
 
-def _rule_sort(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_sort(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     for arg in args:
         if arg == "--":
             return
@@ -113,19 +113,19 @@ def _rule_sort(args: Sequence[str], roots: Sequence[Path]) -> None:
                 break
 
 
-def _rule_uniq(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_uniq(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     positional = [arg for arg in args if not arg.startswith("-") or arg == "-"]
     if len(positional) > 1:
         raise CommandRefused("uniq with an OUTPUT file is not allowed: it writes files")
 
 
-def _rule_date(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_date(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     for arg in args:
         if arg.startswith("--set") or "s" in _short_flags(arg):
             raise CommandRefused(f"date {arg} is not allowed: it changes the system clock")
 
 
-def _rule_file(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_file(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     for arg in args:
         if arg.startswith("--compile") or "C" in _short_flags(arg):
             raise CommandRefused(f"file {arg} is not allowed: it writes a compiled magic file")
@@ -134,7 +134,7 @@ def _rule_file(args: Sequence[str], roots: Sequence[Path]) -> None:
 _PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
 
 
-def _rule_python(args: Sequence[str], roots: Sequence[Path]) -> None:
+def _rule_python(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     if list(args) in (["--version"], ["-V"]):
         return
     for index, arg in enumerate(args):
@@ -145,7 +145,7 @@ def _rule_python(args: Sequence[str], roots: Sequence[Path]) -> None:
                 f"python3 {arg} is not allowed: python3 only runs a .py file inside the project "
                 "or config home (or --version)"
             )
-        script = Path(os.path.realpath(arg))
+        script = Path(os.path.realpath(os.path.join(cwd, arg)))
         if script.suffix != ".py" or not script.is_file() or not _inside(script, roots):
             raise CommandRefused(
                 f"python3 may only run an existing .py file inside {', '.join(map(str, roots))}; "
@@ -155,7 +155,7 @@ def _rule_python(args: Sequence[str], roots: Sequence[Path]) -> None:
     raise CommandRefused("python3 needs a script file (interactive or stdin use is not allowed)")
 
 
-_RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path]], None]] = {
+_RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path], Path], None]] = {
     "find": _rule_find,
     "sort": _rule_sort,
     "uniq": _rule_uniq,
@@ -255,7 +255,7 @@ class CommandTool:
         if not is_shell:
             rule = _RULES.get(name)
             if rule is not None:
-                rule(argv[1:], self._roots)
+                rule(argv[1:], self._roots, cwd)
         return [found, *argv[1:]], cwd
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:

@@ -19,6 +19,12 @@ from typing import Any, Protocol, Sequence
 from aiq_tui.config import SourceSettings
 
 READ_KEYWORDS = frozenset({"SELECT", "WITH", "EXPLAIN", "VALUES", "SHOW", "DESCRIBE", "DESC", "PRAGMA", "TABLE"})
+WRITE_KEYWORDS = frozenset({
+    "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT", "CREATE", "DROP", "ALTER",
+    "TRUNCATE", "ATTACH", "DETACH", "VACUUM", "REINDEX", "ANALYZE", "GRANT", "REVOKE", "COPY",
+    "CALL", "DO", "LOCK", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "RESET",
+    "CLUSTER", "COMMENT", "REFRESH", "LOAD", "IMPORT", "RENAME", "START", "END",
+})
 _WRITE_WORDS = re.compile(
     r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT|CREATE|DROP|ALTER|TRUNCATE|ATTACH|DETACH|"
     r"VACUUM|REINDEX|GRANT|REVOKE|COPY|CALL|DO|LOCK|INTO)\b",
@@ -72,9 +78,10 @@ def _strip_literals(sql: str) -> str:
 def classify_sql(sql: str) -> str:
     """``"read"`` or ``"write"``; raises :class:`SqlError` for empty or multi-statement SQL.
 
-    Reads: SELECT / WITH / EXPLAIN / VALUES / SHOW / DESCRIBE / TABLE, and PRAGMA without an
-    assignment. A WITH or EXPLAIN containing a data-changing keyword counts as a write;
-    anything else is a write (unknown means careful).
+    Writes: statements starting with a data- or schema-changing keyword (:data:`WRITE_KEYWORDS`),
+    PRAGMA with an assignment, WITH / EXPLAIN containing a data-changing keyword, SELECT … INTO.
+    Everything else is a read — safe because reads always run on a read-only connection or
+    transaction, so a misclassified write fails there instead of changing data.
     """
     bare = _strip_literals(sql).strip()
     statements = [part for part in bare.split(";") if part.strip()]
@@ -84,8 +91,12 @@ def classify_sql(sql: str) -> str:
         raise SqlError("one statement per call, please: split the SQL at ';' into separate calls")
     statement = statements[0].strip()
     keyword = statement.split(None, 1)[0].upper().lstrip("(")
-    if keyword not in READ_KEYWORDS:
+    if keyword in WRITE_KEYWORDS:
         return "write"
+    if keyword not in READ_KEYWORDS:
+        # Not a statement we know: it runs on the read-only path, where the engine itself
+        # reports the error (a typo like SELEC) or refuses any change.
+        return "read"
     if keyword == "PRAGMA":
         return "write" if "=" in statement else "read"
     if keyword in ("WITH", "EXPLAIN") and _WRITE_WORDS.search(statement):
