@@ -13,7 +13,6 @@ import difflib
 import os
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterator, Sequence
 
 from aiq_tui.config import SkillsSettings
