@@ -49,7 +49,6 @@ def _variant(rng: random.Random, index: int) -> bytes:
     return b"---\nname: x\r\ndescription: \xc3\x28 broken utf8\n---\n"  # undecodable
 
 
-@pytest.mark.slow
 def test_fuzzed_skills_never_crash_discovery_and_each_is_a_warning(tmp_path: Path) -> None:
     rng = random.Random(20240601)
     root = tmp_path / "skills"
