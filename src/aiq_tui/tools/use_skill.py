@@ -8,10 +8,10 @@ activation through the ``on_activate(name)`` callback and marks the skill Active
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 from aiq_tui.conversation import ToolSpec
-from aiq_tui.skills.model import Resource, Skill
+from aiq_tui.skills.disclose import use_skill_text
 from aiq_tui.tools.base import ToolResult
 
 SPEC = ToolSpec(
@@ -27,27 +27,6 @@ SPEC = ToolSpec(
         "additionalProperties": False,
     },
 )
-
-
-def format_use_skill_text(skill: Skill, resources: Sequence[Resource]) -> str:
-    """Instructions, then a "Resources" list of relative paths with kinds (seed 004 format).
-
-    Used only when :func:`aiq_tui.skills.disclose.use_skill_text` is not available.
-    """
-    lines = [f"# Skill: {skill.name}", "", skill.body.strip()]
-    usable = [resource for resource in resources if not resource.rejected]
-    if usable:
-        lines += ["", "## Resources", f"Files in {skill.meta.folder} (read on demand):"]
-        lines += [f"- {resource.relpath} ({resource.kind.value})" for resource in usable]
-    return "\n".join(lines).strip() + "\n"
-
-
-def _render(skill: Skill, resources: Sequence[Resource]) -> str:
-    try:
-        from aiq_tui.skills.disclose import use_skill_text
-    except ImportError:
-        return format_use_skill_text(skill, resources)
-    return use_skill_text(skill, resources)
 
 
 class UseSkillTool:
@@ -82,7 +61,7 @@ class UseSkillTool:
             resources = tuple(self._catalog.resources(name))
         except Exception as exc:  # a file vanished or broke since discovery
             return ToolResult.failure(f"skill {name!r} cannot be loaded: {exc}")
-        text = _render(skill, resources)
+        text = use_skill_text(skill, resources)
         if self._on_activate is not None:
             self._on_activate(name)
         usable = sum(1 for resource in resources if not resource.rejected)
