@@ -231,7 +231,9 @@ class FakeEngine:
         match = self.rank(query).get(name)
         if match is None:
             return f"{name}: no query term appears in its name, description, tags or triggers."
-        return f"{name}: score {match.score:.2f}, confidence {match.confidence:.2f} < 0.15 needed for brief."
+        if match.confidence >= self.config.disclosure.brief_threshold:
+            return f"{name} matched: score {match.score:.2f}, confidence {match.confidence:.2f}."
+        return f"{name}: confidence {match.confidence:.2f} is below the brief threshold 0.15."
 
     # -- actions -------------------------------------------------------------------------
     def subscribe(self, sink: Callable[[Event], None]) -> None:

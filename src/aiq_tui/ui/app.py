@@ -60,9 +60,8 @@ from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
 
-DEMO_BANNER = (
-    "Offline demo model — export OPENAI_API_KEY or ANTHROPIC_API_KEY, then pick the provider in Settings (F2)"
-)
+# Fits 80 columns: one line saying how to connect a real model.
+DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
 
 
@@ -146,6 +145,14 @@ class AiqApp(App[int]):
         if self.watch_enabled and self.engine.config.skills.watch:
             self.watch_skills()
         self.call_after_refresh(self._first_frame)
+
+    def on_resize(self) -> None:
+        # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
+        short = self.size.height < 30
+        self.query_one(BudgetGauge).compact = short
+        pane = self.query_one(SkillsPane)
+        pane.small_rows = 2 if short else 5
+        pane.refresh_sections()
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()

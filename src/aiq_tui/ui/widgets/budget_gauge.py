@@ -51,6 +51,8 @@ class BudgetGauge(Widget):
 
     breakdown: reactive[Breakdown | None] = reactive(None)
     stage_note: reactive[str] = reactive("")
+    compact: reactive[bool] = reactive(False)
+    """Short terminals: no legend (the bar, figures and stage note stay)."""
 
     def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -83,6 +85,11 @@ class BudgetGauge(Widget):
         text.append(f"  {percent:.0f}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
+        if self.compact:
+            if self.stage_note:
+                text.append("\n")
+                text.append(self.stage_note, style="italic")
+            return text
         text.append("\n")
         # Three parts per line so a legend entry never breaks between its swatch and figure.
         for index, (name, tokens) in enumerate(parts.items()):

@@ -29,6 +29,7 @@ class SkillsPane(Vertical):
         self.border_title = "Skills"
         self._views: dict[str, SkillView] = {}
         self.flashing: set[str] = set()
+        self.small_rows = SMALL_SECTION_ROWS
 
     def compose(self) -> ComposeResult:
         for state in SECTIONS:
@@ -57,7 +58,7 @@ class SkillsPane(Vertical):
             section = self.section(state)
             section.border_title = f"{state.value.title()} ({len(rows)})"
             if state is not SkillState.INACTIVE:
-                section.styles.height = 1 + min(len(rows), SMALL_SECTION_ROWS)  # + the title line
+                section.styles.height = 1 + min(len(rows), self.small_rows)  # + the title line
             section.set_rows(rows, flashing)
 
     def show_reason(self, text: str) -> None:

@@ -23,6 +23,6 @@ class Timeline(RichLog):
     def add(self, kind: str, text: str) -> None:
         self.entries.append((kind, text))
         line = Text(self.clock().strftime("%H:%M:%S "), style="dim")
-        line.append(f"{kind:<8}", style=KIND_STYLE.get(kind, ""))
+        line.append(f"{kind:<9}", style=KIND_STYLE.get(kind, ""))
         line.append(text)
         self.write(line)
