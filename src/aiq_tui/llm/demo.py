@@ -8,8 +8,8 @@ files, fetching a URL, ``use_skill`` when a skill is named — then summarises t
 (SQL rows as a small markdown table). Argument names are read from each tool's JSON schema,
 so it follows the tools as they are actually offered.
 
-A question may end with ``(demo: answer with about N tokens)``; the demo then pads its
-answer to that size with quoted skill lines. :class:`DemoScript` uses this to drive the
+A question may end with ``(demo: answer with about N tokens)``; the demo then answers with
+a labelled filler text of about that size. :class:`DemoScript` uses this to drive the
 token budget through the 80/90/95 % compression stages in a scripted long demo.
 """
 
@@ -325,6 +325,8 @@ class DemoProvider:
 
     # -- the answer -----------------------------------------------------------------------------
     def _answer(self, system: str, question: str, turn: _Turn, long: re.Match[str] | None) -> str:
+        if long:
+            return f"{LABEL} " + self._padding(int(long.group(1)))
         parts: list[str] = []
         for call in turn.calls:
             result = turn.results.get(call.id)
@@ -344,20 +346,14 @@ class DemoProvider:
                 parts.append("No skill is loaded for this question.")
             parts.append("I am the offline demo model: I quote loaded skills and run tools, but I do not "
                          "understand language. Configure a real provider (llm.provider in config.yaml) for real answers.")
-        text = f"{LABEL} " + "\n\n".join(parts)
-        if long:
-            text += "\n\n" + self._padding(int(long.group(1)), sections, question)
-        return text
+        return f"{LABEL} " + "\n\n".join(parts)
 
     @staticmethod
-    def _padding(tokens: int, sections: Sequence[SkillSection], question: str) -> str:
-        lines = [ln.strip() for s in sections for ln in s.content.splitlines() if len(ln.strip()) > 3]
-        words: list[str] = ["(Scripted", "long", "answer", "for", "the", "compression", "demo.)"]
-        index = 0
+    def _padding(tokens: int) -> str:
+        # Common short words cost about one token each, so the answer lands near ``tokens``.
+        words = ["(Scripted", "long", "answer", "for", "the", "compression", "demo.)"]
         while len(words) < tokens:
-            source = lines[index % len(lines)].split() if lines else _FILLER
-            words.extend(source[: tokens - len(words)])
-            index += 1
+            words.extend(_FILLER[: tokens - len(words)])
         return " ".join(words)
 
     @staticmethod
@@ -429,34 +425,86 @@ class DemoProvider:
 # -- the scripted long demo ----------------------------------------------------------------------
 
 DEFAULT_ANSWER_SHARES = (0.06,) * 9 + (0.30, 0.06, 0.22, 0.06, 0.06)
-"""Answer sizes as shares of the window: a steady climb past 80 %, then big answers that jump
-past 90 % and 95 % right after a compression."""
+"""Static answer sizes (shares of the window) for :meth:`DemoScript.long_conversation`: a steady
+climb past 80 %, then big answers that jump past 90 % and 95 % right after a compression."""
+
+_TOPICS = (
+    "What tables are in the sample database?",
+    "Which books sell best?",
+    "How many customers are there?",
+    "Explain how skills are chosen for a question.",
+    "Show the authors table.",
+    "What does the active skill say about writing queries?",
+    "Show the reviews table.",
+    "Summarise what we have found so far.",
+    "How many orders are there?",
+)
 
 
-@dataclass(frozen=True)
+def _turn(index: int, tokens: int) -> str:
+    return f"{_TOPICS[index % len(_TOPICS)]} (demo: answer with about {max(20, tokens)} tokens)"
+
+
+@dataclass
 class DemoScript:
-    """User turns that, played against the demo with a small window, fill the budget."""
+    """User turns that, played against the demo with a small window, walk the token budget
+    through every compression stage (80 %, then 90 %, then 95 %).
 
-    turns: tuple[str, ...]
+    Two ways to use it:
+
+    * ``DemoScript.long_conversation(window).turns`` — a fixed list sized by the window,
+      tuned for a 4096-token window with the default 1024-token output reserve and a small
+      prompt (it depends on the prompt's overhead; prefer the adaptive form);
+    * adaptive, robust to any prompt overhead: ``script = DemoScript(window)``, then before each
+      turn ``text = script.next_turn(fraction)`` with the share of the window in use after the
+      previous turn (0 before the first); ``None`` means every stage has been reached and
+      fired. It aims each answer at the middle of the next stage's band, and sends a short
+      turn whenever a threshold was crossed (the turn that makes the engine compress).
+    """
+
     window: int
+    turns: tuple[str, ...] = ()
+    thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)
+    max_turns: int = 60
+    stage: int = 0  # how many thresholds have been crossed so far
+    played: int = 0
+    start: float | None = None  # the budget share before the first turn
 
     @classmethod
     def long_conversation(
         cls, window: int = 4096, shares: Sequence[float] = DEFAULT_ANSWER_SHARES
     ) -> "DemoScript":
-        topics = (
-            "What tables are in the sample database?",
-            "Which books sell best?",
-            "How many customers are there?",
-            "Explain how skills are chosen for a question.",
-            "Show the authors table.",
-            "What does the active skill say about writing queries?",
-            "Show the reviews table.",
-            "Summarise what we have found so far.",
-            "How many orders are there?",
-        )
-        turns = tuple(
-            f"{topics[i % len(topics)]} (demo: answer with about {max(20, int(window * share))} tokens)"
-            for i, share in enumerate(shares)
-        )
-        return cls(turns, window)
+        turns = tuple(_turn(i, int(window * share)) for i, share in enumerate(shares))
+        return cls(window=window, turns=turns)
+
+    @classmethod
+    def from_settings(cls, window: int, settings: Any) -> "DemoScript":
+        """Thresholds from a :class:`~aiq_tui.config.ContextSettings`."""
+        return cls(window=window, thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at))
+
+    def next_turn(self, fraction: float) -> str | None:
+        if self.played >= self.max_turns:
+            return None
+        crossed = sum(1 for t in self.thresholds if fraction >= t)
+        if crossed > self.stage:
+            # This turn makes the engine compress; keep it short and aim again once the
+            # budget after compression is known.
+            self.stage = crossed
+            return self._emit(20)
+        if self.stage >= len(self.thresholds):
+            return None
+        low = self.thresholds[self.stage]
+        high = self.thresholds[self.stage + 1] if self.stage + 1 < len(self.thresholds) else 1.0
+        target = (low + high) / 2
+        if self.start is None:
+            self.start = fraction
+        # Before the first compression, climb in about ten steps so that there is far more
+        # history than ``keep_last`` messages to summarise when 80 % is crossed.
+        cap = max(0.015, (low - self.start) / 10) if self.stage == 0 else 0.35
+        user = 30 / self.window  # the question itself
+        share = min(cap, max(0.01, target - fraction - user))
+        return self._emit(int(self.window * share))
+
+    def _emit(self, tokens: int) -> str:
+        self.played += 1
+        return _turn(self.played - 1, tokens)
