@@ -1,0 +1,73 @@
+"""``make screenshots``: SVGs of the main screens, written to ``screenshots/``.
+
+Runs the real engine on the offline demo provider in a temporary config home, so the
+pictures show exactly what a new user sees: skills loading, a tool running, the gauge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from datetime import datetime
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[1] / "screenshots"
+SIZE = (120, 36)
+
+
+async def capture(home: Path) -> list[Path]:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.ui.app import AiqApp
+    from aiq_tui.workspace import Workspace
+
+    engine = Engine.create(Workspace.open(home_flag=home))
+    app = AiqApp(engine, clock=lambda: datetime(2025, 1, 2, 12, 0, 0), watch=False, flash_seconds=3600)
+    app.animation_level = "none"
+    written: list[Path] = []
+
+    async def shot(pilot, name: str) -> None:  # noqa: ANN001
+        await pilot.pause(0.2)
+        written.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
+
+    async def settle(pilot) -> None:  # noqa: ANN001
+        await pilot.pause(0.1)
+        for _ in range(300):
+            if not app.busy:
+                break
+            await pilot.pause(0.05)
+
+    async with app.run_test(size=SIZE) as pilot:
+        await shot(pilot, "01-start")
+        app.query_one("#prompt").value = "show the tables in the sample database"
+        await pilot.press("enter")
+        await settle(pilot)
+        await shot(pilot, "02-conversation")
+        await pilot.press("ctrl+o")
+        await shot(pilot, "03-timeline")
+        app.action_inspector("summarise a pdf report")
+        await shot(pilot, "04-match-inspector")
+        await pilot.press("escape")
+        names = sorted(engine.workspace.catalog.names())
+        if names:
+            app.action_open_skill(names[0])
+            await shot(pilot, "05-skill-viewer")
+            await pilot.press("escape")
+        await pilot.press("f4")
+        await shot(pilot, "06-sessions")
+        await pilot.press("escape")
+        await pilot.press("f1")
+        await shot(pilot, "07-help")
+    return written
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="aiq-shots-") as home:
+        written = asyncio.run(capture(Path(home)))
+    for path in written:
+        print(path.relative_to(OUT.parent))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
