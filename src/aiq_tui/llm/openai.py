@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
 from aiq_tui.llm.common import HTTPProvider, decode_arguments, sendable_arguments
-from aiq_tui.llm.sse import Endpoint, decode_data, is_local_url, stream_events
+from aiq_tui.llm.sse import Endpoint, decode_data, stream_events
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
