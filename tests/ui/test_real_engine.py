@@ -1,0 +1,94 @@
+"""Main flows against the REAL engine on the offline demo provider, in a temp config home."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+engine_module = pytest.importorskip("aiq_tui.agent.engine")
+
+from conftest import fixed_clock  # noqa: E402
+from helpers import say, settle  # noqa: E402
+
+from aiq_tui.skills.model import SkillState  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.widgets.budget_gauge import BudgetGauge  # noqa: E402
+from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
+from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
+from aiq_tui.ui.widgets.timeline import Timeline  # noqa: E402
+from aiq_tui.ui.widgets.tool_log import ToolLog  # noqa: E402
+from aiq_tui.workspace import Workspace  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+def real_app(home: Path, *, watch: bool = False) -> AiqApp:
+    engine = engine_module.Engine.create(Workspace.open(home_flag=home))
+    return AiqApp(engine, clock=fixed_clock, watch=watch)
+
+
+async def test_first_run_demo_conversation_loads_skills_runs_a_tool_and_moves_the_gauge(tmp_path: Path) -> None:
+    app = real_app(tmp_path / "home")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        assert app.query_one("#banner").display
+        before = app.query_one(BudgetGauge).breakdown
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot, timeout=20)
+        pane = app.query_one(SkillsPane)
+        assert pane.views_in(SkillState.ACTIVE) or pane.views_in(SkillState.RELEVANT)
+        assert app.query_one(ToolLog).records, "the demo model should have called a tool"
+        assert app.query_one(Conversation).last_answer
+        assert app.query_one(BudgetGauge).breakdown != before
+
+
+async def test_slash_skill_with_real_engine(tmp_path: Path) -> None:
+    app = real_app(tmp_path / "home")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        name = sorted(app.engine.workspace.catalog.names())[0]
+        await say(pilot, f"/skill {name}")
+        await settle(pilot)
+        assert name in [v.name for v in app.query_one(SkillsPane).views_in(SkillState.ACTIVE)]
+
+
+async def test_live_reload_shows_a_new_skill_and_keeps_going_after_a_broken_edit(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    app = real_app(home, watch=True)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.5)
+        folder = home / "skills" / "fresh-skill"
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text("---\nname: fresh-skill\ndescription: A new skill.\n---\nBody.\n")
+        for _ in range(60):
+            await pilot.pause(0.05)
+            if "fresh-skill" in app.engine.workspace.catalog:
+                break
+        await settle(pilot)
+        assert "fresh-skill" in [v.name for v in app.query_one(SkillsPane).views_in(SkillState.INACTIVE)]
+        (folder / "SKILL.md").write_text("---\nname: fresh-skill\n---\nno description\n")
+        for _ in range(60):
+            await pilot.pause(0.05)
+            if any(kind == "warn" for kind, _ in app.query_one(Timeline).entries):
+                break
+        assert any(kind == "warn" for kind, _ in app.query_one(Timeline).entries)
+
+
+async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    app = real_app(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot, timeout=20)
+        saved_id = app.engine.session.id
+        await say(pilot, "/clear")
+        await settle(pilot)
+        assert app.engine.session.id != saved_id
+        app._resume(saved_id)
+        await settle(pilot)
+        assert app.engine.session.id == saved_id
+        assert app.query_one(Conversation).last_answer
