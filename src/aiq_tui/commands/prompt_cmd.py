@@ -1,0 +1,286 @@
+"""``aiq-tui prompt``: show the prompt that would be sent and its token breakdown, or
+simulate a long conversation and watch the compression stages fire."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+from typing import TYPE_CHECKING, Any
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
+
+if TYPE_CHECKING:
+    from aiq_tui.config import AppConfig
+    from aiq_tui.context.model import Breakdown
+    from aiq_tui.context.prompt import LoadedSkill, Prompt
+    from aiq_tui.context.tokens import TokenCounter
+    from aiq_tui.workspace import Workspace
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "prompt", parents=parents, help="show the prompt and token budget for a query",
+        description=(
+            "Build the prompt that would be sent for QUERY — system prompt (base instructions, "
+            "skills catalog, matched skills, use_skill instructions), messages and tools — and "
+            "show the per-part token breakdown. With --simulate N, feed N synthetic turns and "
+            "print each compression stage (80/90/95 %% of the window) as it fires."
+        ),
+    )
+    parser.add_argument("query", nargs="?", metavar="QUERY", help="the user's request, quoted")
+    parser.add_argument("--window", type=int, metavar="N", help="context window in tokens (default: config)")
+    parser.add_argument("--simulate", type=int, metavar="N", help="feed N synthetic turns and show compression")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.set_defaults(handler=_prompt)
+
+
+def _prompt(args: argparse.Namespace) -> int:
+    from aiq_tui.config import ConfigError
+    from aiq_tui.workspace import Workspace
+
+    query, simulate, window = option(args, "query"), option(args, "simulate"), option(args, "window")
+    if query is None and simulate is None:
+        print("aiq-tui prompt: give a QUERY or --simulate N (see --help)", file=sys.stderr)
+        return EXIT_USAGE
+    if window is not None and window < 1:
+        print("aiq-tui prompt: --window must be a positive number of tokens", file=sys.stderr)
+        return EXIT_USAGE
+    if simulate is not None and simulate < 1:
+        print("aiq-tui prompt: --simulate needs at least 1 turn", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
+    except ConfigError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    window = window or workspace.config.context_window()
+    if simulate is not None:
+        return _simulate(args, workspace, simulate, window, query)
+    return _show(args, workspace, query, window)
+
+
+# -- shared ---------------------------------------------------------------------------------
+
+
+def _counter(config: "AppConfig") -> "TokenCounter":
+    from aiq_tui.context.tokens import TokenCounter
+
+    return TokenCounter.for_config(config)
+
+
+def _skills_for(workspace: "Workspace", query: str, counter: "TokenCounter") -> tuple[list[tuple[str, str]], list["LoadedSkill"]]:
+    """Catalog entries in rank order, and the skills the query loads (brief or full)."""
+    from aiq_tui.context.prompt import LoadedSkill
+    from aiq_tui.skills.disclose import brief_text, phase_for
+    from aiq_tui.skills.match import SkillIndex
+    from aiq_tui.skills.model import Phase, SkillState
+
+    config = workspace.config
+    metas = {meta.name: meta for meta in workspace.catalog}
+    ranking = SkillIndex(metas.values()).rank(query, top_k=None)
+    ranked = [match.name for match in ranking.matches if match.name in metas]
+    order = ranked + sorted(name for name in metas if name not in set(ranked))
+    catalog = [(name, metas[name].description) for name in order]
+    loaded: list[LoadedSkill] = []
+    for match in ranking.matches[: config.matching.top_k]:
+        phase = phase_for(match.confidence, config.disclosure)
+        if phase is Phase.METADATA or match.name not in metas:
+            continue
+        try:
+            skill = workspace.catalog.load(match.name)
+        except Exception as exc:  # an unreadable skill is reported and skipped, never fatal
+            print(f"aiq-tui prompt: skipping {match.name}: {exc}", file=sys.stderr)
+            continue
+        if phase is Phase.FULL:
+            content, state = skill.body, SkillState.ACTIVE
+        else:
+            content = brief_text(skill, config.disclosure.brief_tokens, counter.count)
+            state = SkillState.RELEVANT
+        loaded.append(LoadedSkill(skill.name, skill.meta.description, content, state, phase))
+    return catalog, loaded
+
+
+def _tool_specs(workspace: "Workspace") -> list[Any]:
+    from aiq_tui.tools.registry import build_default_tools
+
+    return build_default_tools(workspace.home, workspace.config, workspace.sources, workspace.catalog,
+                               cwd=workspace.cwd).specs()
+
+
+def _breakdown_rows(b: "Breakdown") -> list[tuple[str, int]]:
+    rows = [("system (base, use_skill, tools)", b.system), ("skills catalog", b.catalog)]
+    rows += [(f"skill: {name}", tokens) for name, tokens in b.skills.items()]
+    rows += [("history", b.history), ("tool results", b.tool_results), ("reserved output", b.reserve)]
+    return rows
+
+
+def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
+    return {
+        "system": b.system, "catalog": b.catalog, "skills": dict(b.skills), "history": b.history,
+        "tool_results": b.tool_results, "reserve": b.reserve, "total": b.total, "window": b.window,
+        "fraction": round(b.fraction, 4), "exact": b.exact, "encoding": b.encoding,
+    }
+
+
+# -- aiq-tui prompt "QUERY" -----------------------------------------------------------------
+
+
+def _build(workspace: "Workspace", query: str, window: int, counter: "TokenCounter") -> tuple["Prompt", list["LoadedSkill"]]:
+    from aiq_tui.context.prompt import PromptBuilder, PromptInputs
+    from aiq_tui.conversation import Message, Role
+
+    config = workspace.config
+    catalog, loaded = _skills_for(workspace, query, counter)
+    inputs = PromptInputs(
+        catalog=catalog, loaded=loaded, history=[Message(Role.USER, query, id="m0")],
+        tools=_tool_specs(workspace), window=window, reserve=config.context.reserve_output,
+    )
+    builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
+    return builder.build(inputs), loaded
+
+
+def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
+    from aiq_tui.context.budget import stage_for
+
+    counter = _counter(workspace.config)
+    prompt, loaded = _build(workspace, query, window, counter)
+    b = prompt.breakdown
+    over = b.total > b.window
+    if option(args, "json"):
+        print_json({
+            "system": prompt.system,
+            "messages": [m.to_json() for m in prompt.messages],
+            "tools": [spec.name for spec in prompt.tools],
+            "skills": [{"name": s.name, "state": s.state.value, "phase": s.phase.label} for s in loaded],
+            "catalog": {"listed": prompt.catalog_listed, "omitted": prompt.catalog_omitted},
+            "breakdown": _breakdown_json(b),
+            "stage": int(stage_for(b.fraction, workspace.config.context)),
+            "fits": not over,
+            "note": counter.info.note,
+        })
+        return EXIT_FAILED if over else EXIT_OK
+
+    from rich.rule import Rule
+    from rich.table import Table
+
+    console = make_console(args)
+    console.print(Rule("system prompt"))
+    console.print(prompt.system.rstrip(), markup=False)
+    console.print(Rule("messages"))
+    for message in prompt.messages:
+        console.print(f"[{message.role.value}] {message.content}", markup=False)
+    console.print(Rule(f"tools ({len(prompt.tools)})"))
+    console.print(", ".join(spec.name for spec in prompt.tools) or "none", markup=False)
+    table = Table(title="token breakdown" + ("" if b.exact else " (estimated)"), show_footer=True)
+    table.add_column("part", footer="total")
+    table.add_column("tokens", justify="right", footer=str(b.total))
+    table.add_column("share", justify="right", footer=f"{b.fraction:.1%} of {b.window}")
+    for label, tokens in _breakdown_rows(b):
+        table.add_row(label, str(tokens), f"{tokens / b.window:.1%}" if b.window else "-")
+    console.print(table)
+    counted = "estimated (≈4 chars/token)" if not b.exact else f"exact ({b.encoding})"
+    console.print(f"counts: {counted}" + (f" — {counter.info.note}" if counter.info.note else ""), markup=False)
+    if prompt.catalog_omitted:
+        console.print(f"catalog: {prompt.catalog_listed} listed, {prompt.catalog_omitted} left out "
+                      f"(context.catalog_share)", markup=False)
+    stage = stage_for(b.fraction, workspace.config.context)
+    if stage:
+        console.print(f"compression stage {int(stage)} % would apply before sending", markup=False)
+    if over:
+        console.print(f"over the window by {b.total - b.window} tokens: this prompt would be refused", markup=False)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+# -- aiq-tui prompt --simulate N ------------------------------------------------------------
+
+_TOPICS = ["the sales report", "the deploy script", "customer orders", "the HTTP API", "disk usage",
+           "the SQLite schema", "a PDF export", "log rotation"]
+_FILLER = ("We looked at {topic} and the numbers for the last quarter, compared them with the "
+           "previous run, and noted where the pipeline slowed down. ").split()
+
+
+def _synthetic(rng: random.Random, words: int, topic: str) -> str:
+    return " ".join(_FILLER[i % len(_FILLER)] for i in range(words)).replace("{topic}", topic)
+
+
+def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
+    """One user question and its answer (realistic lengths); every third turn uses a tool."""
+    from aiq_tui.conversation import Message, Role, ToolCall
+
+    topic = rng.choice(_TOPICS)
+    out = [Message(Role.USER, f"Turn {turn}: can you check {topic}? " + _synthetic(rng, rng.randint(15, 60), topic),
+                   id=f"u{turn}")]
+    if turn % 3 == 0:
+        call = ToolCall(f"call{turn}", "execute_sql", {"query": f"SELECT * FROM orders LIMIT {rng.randint(5, 50)}"})
+        out.append(Message(Role.ASSISTANT, "", tool_calls=(call,), id=f"c{turn}"))
+        rows = "\n".join(f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(rng.randint(20, 80)))
+        out.append(Message(Role.TOOL, rows, tool_call_id=call.id, name="execute_sql", id=f"t{turn}"))
+    out.append(Message(Role.ASSISTANT, f"About {topic}: " + _synthetic(rng, rng.randint(80, 300), topic), id=f"a{turn}"))
+    return out
+
+
+def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, window: int, query: str | None) -> int:
+    from aiq_tui.agent.events import CompressionApplied, to_json
+    from aiq_tui.context.budget import TokenBudget
+    from aiq_tui.context.compress import compress
+
+    config = workspace.config
+    counter = _counter(config)
+    prompt, loaded = _build(workspace, query or "analyse the sales report with sql", window, counter)
+    budget = TokenBudget.from_prompt(counter, config.context, prompt, loaded)
+    budget.set_history([])
+    rng = random.Random(turns)  # deterministic for a given N
+    as_json = bool(option(args, "json"))
+    console = None if as_json else make_console(args)
+    records: list[dict[str, Any]] = []
+    refused = False
+    turn = 0
+
+    if console is not None:
+        b = budget.breakdown()
+        console.print(f"window {window} tokens; start {b.total} ({b.fraction:.1%}); skills loaded: "
+                      f"{', '.join(b.skills) or 'none'}; counts {'exact' if b.exact else 'estimated'}", markup=False)
+    for turn in range(1, turns + 1):
+        # The engine checks the budget before every request, i.e. after every message.
+        for message in synthetic_turn(turn, rng):
+            budget.add_message(message)
+            events: list[CompressionApplied] = []
+            outcome = asyncio.run(compress(budget.context_state(), config.context, counter, None, events.append))
+            plan = outcome.plan
+            if not plan.is_noop:
+                budget.sync(outcome.state)
+            if events or not plan.fits:
+                records.append({
+                    "turn": turn, "message": message.id, "stage": int(plan.stage),
+                    "tokens_before": plan.tokens_before, "tokens_after": budget.total,
+                    "summarised": len(plan.summarise_ids), "kept": plan.keep_last,
+                    "evicted": [e.name for e in plan.evictions], "fits": plan.fits, "notes": list(plan.notes),
+                    "steps": [{"step": e.step, "before": e.before, "after": e.after} for e in events],
+                })
+            if console is not None and events:
+                console.print(f"turn {turn}: stage {int(plan.stage)} % — {plan.tokens_before} → {budget.total} tokens "
+                              f"({plan.tokens_before / window:.0%} → {budget.fraction:.0%})", markup=False)
+                for event in events:
+                    console.print(f"  {event.step}: {event.before} → {event.after}", markup=False)
+                for note in plan.notes:
+                    console.print(f"  note: {note}", markup=False)
+            if not plan.fits:
+                refused = True
+                if console is not None:
+                    console.print(f"turn {turn}: the prompt does not fit the window even after compression; "
+                                  "the engine would refuse to send", markup=False)
+                break
+        if refused:
+            break
+    if as_json:
+        print_json({"window": window, "turns": turns, "stages": records, "refused": refused,
+                    "final": _breakdown_json(budget.breakdown())})
+    elif console is not None:
+        b = budget.breakdown()
+        fired = sum(1 for r in records if r["steps"])
+        console.print(f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
+                      f"compression fired {fired} times; messages kept: {len(budget.history)}", markup=False)
+    return EXIT_FAILED if refused else EXIT_OK
