@@ -16,11 +16,12 @@ from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, option
 def run_tui(args: argparse.Namespace) -> int:
     from aiq_tui.config import ConfigError
 
-    try:
-        from aiq_tui.agent.engine import Engine
-        from aiq_tui.workspace import Workspace
+    from aiq_tui.workspace import Workspace
 
+    try:
         workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
+        from aiq_tui.agent.engine import Engine
+
         engine = Engine.create(workspace, provider_name=option(args, "provider"))
     except ConfigError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
