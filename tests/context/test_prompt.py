@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings as hsettings, strategies as st
 
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.prompt import (
@@ -152,3 +153,17 @@ def test_assistant_tool_call_arguments_count_in_history() -> None:
     big = PromptBuilder(counter).build(
         PromptInputs(history=[Message(Role.ASSISTANT, "", tool_calls=(call,), id="a")])).breakdown
     assert big.history - small.history >= counter.count(call.arguments_json())
+
+
+_TEXT = st.text(alphabet=st.characters(min_codepoint=9, max_codepoint=0x3000, blacklist_categories=("Cs",)), max_size=80)
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_TEXT, _TEXT, _TEXT), max_size=4), _TEXT)
+def test_breakdown_equals_counting_the_whole_request_for_any_skill_text(skill_texts, base) -> None:
+    counter = TokenCounter()
+    loaded = [LoadedSkill(f"s{i}", description, content) for i, (description, content, _) in enumerate(skill_texts)]
+    catalog = [(f"s{i}", note) for i, (_, _, note) in enumerate(skill_texts)]
+    prompt = PromptBuilder(counter).build(PromptInputs(base_instructions=base or "x", catalog=catalog, loaded=loaded,
+                                                      window=100_000))
+    assert request_tokens(counter, prompt) == prompt.sent_tokens
