@@ -237,11 +237,6 @@ class CommandTool:
         found = shutil.which(name, path=environ.get("PATH", os.defpath))
         if found is None:
             raise CommandRefused(f"{name!r} is allowlisted but not installed (not found on PATH)")
-        executable = os.path.realpath(found)
-        if program != name and os.path.realpath(program) != executable:
-            raise CommandRefused(
-                f"{program!r} is not the allowlisted {name!r} ({found}); give the bare program name"
-            )
         cwd = self._cwd
         if arguments.get("cwd") is not None:
             raw = arguments["cwd"]
@@ -251,6 +246,12 @@ class CommandTool:
         if not _inside(cwd, self._roots) or not cwd.is_dir():
             raise CommandRefused(
                 f"cwd {str(cwd)!r} must be an existing directory inside {', '.join(map(str, self._roots))}"
+            )
+        # A path is resolved like the child would (against its cwd) and must be the very
+        # executable the bare name finds; what runs is always that resolved executable.
+        if program != name and os.path.realpath(os.path.join(cwd, program)) != os.path.realpath(found):
+            raise CommandRefused(
+                f"{program!r} is not the allowlisted {name!r} ({found}); give the bare program name"
             )
         if not is_shell:
             rule = _RULES.get(name)
