@@ -31,9 +31,9 @@ class ApprovalScreen(ModalScreen[Decision]):
             yield Label(f"tool {request.tool} · permission {request.permission}", classes="dim")
             yield Static(request.detail, id="approval-detail", markup=False)
             with Horizontal(classes="buttons"):
-                yield Button("Allow once [y]", id="allow_once", variant="success")
-                yield Button("Always [a]", id="allow_always", variant="primary")
-                yield Button("Deny [n]", id="deny", variant="error")
+                yield Button("Allow once (y)", id="allow_once", variant="success")
+                yield Button("Always (a)", id="allow_always", variant="primary")
+                yield Button("Deny (n)", id="deny", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()  # the safe choice has focus

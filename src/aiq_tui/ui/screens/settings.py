@@ -56,8 +56,8 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
             yield Label("API keys come from the environment (e.g. OPENAI_API_KEY); provider changes apply on next start.",
                         classes="dim")
             with Horizontal(classes="buttons"):
-                yield Button("Save [ctrl+s]", id="save", variant="primary")
-                yield Button("Cancel [esc]", id="cancel")
+                yield Button("Save (ctrl+s)", id="save", variant="primary")
+                yield Button("Cancel (esc)", id="cancel")
 
     @on(Select.Changed, "#provider")
     def _provider(self, event: Select.Changed) -> None:
