@@ -202,7 +202,7 @@ _FILLER = ("We looked at {topic} and the numbers for the last quarter, compared 
            "previous run, and noted where the pipeline slowed down. ").split()
 
 
-def _synthetic(rng: random.Random, words: int, topic: str) -> str:
+def _synthetic(words: int, topic: str) -> str:
     return " ".join(_FILLER[i % len(_FILLER)] for i in range(words)).replace("{topic}", topic)
 
 
@@ -211,14 +211,14 @@ def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
     from aiq_tui.conversation import Message, Role, ToolCall
 
     topic = rng.choice(_TOPICS)
-    out = [Message(Role.USER, f"Turn {turn}: can you check {topic}? " + _synthetic(rng, rng.randint(15, 60), topic),
+    out = [Message(Role.USER, f"Turn {turn}: can you check {topic}? " + _synthetic(rng.randint(15, 60), topic),
                    id=f"u{turn}")]
     if turn % 3 == 0:
         call = ToolCall(f"call{turn}", "execute_sql", {"query": f"SELECT * FROM orders LIMIT {rng.randint(5, 50)}"})
         out.append(Message(Role.ASSISTANT, "", tool_calls=(call,), id=f"c{turn}"))
         rows = "\n".join(f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(rng.randint(20, 80)))
         out.append(Message(Role.TOOL, rows, tool_call_id=call.id, name="execute_sql", id=f"t{turn}"))
-    out.append(Message(Role.ASSISTANT, f"About {topic}: " + _synthetic(rng, rng.randint(80, 300), topic), id=f"a{turn}"))
+    out.append(Message(Role.ASSISTANT, f"About {topic}: " + _synthetic(rng.randint(80, 300), topic), id=f"a{turn}"))
     return out
 
 
