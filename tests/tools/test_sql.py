@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -156,16 +157,12 @@ def test_sql_permission_keys(tool: SqlTool) -> None:
     assert tool.describe({"sql": "SELECT\n  1", "source": "x"}) == "[x] SELECT 1"
 
 
-async def test_missing_driver_error_names_the_extra(home: Home) -> None:
-    pytest.importorskip  # keep flake quiet
-    try:
-        import psycopg  # noqa: F401
-    except ImportError:
-        pass
-    else:
-        pytest.skip("psycopg is installed here")
+@pytest.mark.parametrize(("engine", "module", "extra"), [("postgresql", "psycopg", "postgres"), ("mysql", "pymysql", "mysql")])
+async def test_missing_driver_error_names_the_extra(home: Home, monkeypatch: pytest.MonkeyPatch,
+                                                   engine: str, module: str, extra: str) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # importing it now raises ImportError
     home.config_dir.mkdir(parents=True, exist_ok=True)
-    home.sources_file.write_text("sources:\n  pg:\n    engine: postgresql\n    dsn: postgresql://localhost/x\n")
+    home.sources_file.write_text(f"sources:\n  db:\n    engine: {engine}\n    dsn: x://localhost/x\n")
     tool = SqlTool(ToolSettings(), home=home, sources=load_sources(home))
-    result = await tool.run({"sql": "SELECT 1", "source": "pg"})
-    assert not result.ok and "pip install 'aiq-tui[postgres]'" in result.error
+    result = await tool.run({"sql": "SELECT 1", "source": "db"})
+    assert not result.ok and f"pip install 'aiq-tui[{extra}]'" in result.error

@@ -1,0 +1,106 @@
+"""execute_sql against a real PostgreSQL server started by the test (skipped when unavailable).
+
+Needs ``initdb``/``pg_ctl`` on PATH and psycopg (``pip install 'aiq-tui[postgres]'``). When the
+tests run as root (containers), the server runs as the ``postgres`` user via ``runuser``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from aiq_tui.config import ToolSettings, load_sources
+from aiq_tui.locations import Home
+from aiq_tui.tools.sql import SqlTool
+
+pytestmark = pytest.mark.slow
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def postgres_dsn() -> Iterator[str]:
+    pytest.importorskip("psycopg")
+    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    if not initdb or not pg_ctl:
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+    prefix: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        runuser = shutil.which("runuser")
+        try:
+            import pwd
+
+            pwd.getpwnam("postgres")
+        except (KeyError, ImportError):
+            runuser = None
+        if not runuser:
+            pytest.skip("running as root without a postgres user to start the server")
+        prefix = [runuser, "-u", "postgres", "--"]
+    base = Path(tempfile.mkdtemp(prefix="aiq-pg-"))
+    data = base / "data"
+    if prefix:
+        shutil.chown(base, "postgres")
+        os.chmod(base, 0o755)
+    port = _free_port()
+    try:
+        subprocess.run([*prefix, initdb, "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8"],
+                       check=True, capture_output=True, timeout=120)
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-w", "-t", "60", "-l", str(base / "log"), "-o",
+                        f"-p {port} -k {base} -c listen_addresses=127.0.0.1", "start"],
+                       check=True, capture_output=True, timeout=90)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(f"could not start PostgreSQL: {exc}")
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*prefix, pg_ctl, "-D", str(data), "-m", "immediate", "stop"], capture_output=True, timeout=60)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _sources(home: Home, dsn: str) -> None:
+    home.config_dir.mkdir(parents=True, exist_ok=True)
+    home.sources_file.write_text(
+        "sources:\n"
+        f"  pg:\n    engine: postgresql\n    dsn: \"${{AIQ_TEST_PG}}\"\n    read_only: true\n"
+        f"  pgrw:\n    engine: postgresql\n    dsn: {dsn}\n    read_only: false\n"
+    )
+
+
+async def test_postgres_read_write_and_read_only(postgres_dsn: str, isolated_home: Home,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AIQ_TEST_PG", postgres_dsn)
+    _sources(isolated_home, postgres_dsn)
+    tool = SqlTool(ToolSettings(sql_row_cap=3), home=isolated_home, sources=load_sources(isolated_home))
+    try:
+        created = await tool.run({"sql": "CREATE TABLE IF NOT EXISTS shelf (id int, title text)", "source": "pgrw"})
+        assert created.ok, created.error
+        inserted = await tool.run({"sql": "INSERT INTO shelf SELECT g, 'Book ' || g FROM generate_series(1, 5) g",
+                                   "source": "pgrw"})
+        assert inserted.ok and inserted.content["rows_affected"] == 5
+        rows = await tool.run({"sql": "SELECT id, title FROM shelf WHERE id > %s ORDER BY id", "params": [0], "source": "pg"})
+        assert rows.ok and rows.content["columns"] == ["id", "title"]
+        assert rows.content["rows"] == [[1, "Book 1"], [2, "Book 2"], [3, "Book 3"]] and rows.content["truncated"]
+        refused = await tool.run({"sql": "DELETE FROM shelf", "source": "pg"})
+        assert not refused.ok and "read-only" in refused.error
+        # A write disguised as a read still hits a READ ONLY transaction on the server.
+        sneaky = await tool.run({"sql": "SELECT 1 FROM shelf; ", "source": "pgrw"})
+        assert sneaky.ok
+        bad = await tool.run({"sql": "SELECT * FROM missing_table", "source": "pg"})
+        assert not bad.ok and "missing_table" in bad.error and "SQL:" in bad.error
+        again = await tool.run({"sql": "SELECT count(*) FROM shelf", "source": "pg"})
+        assert again.ok and again.content["rows"] == [[5]]  # the connection survived the error
+    finally:
+        await tool.run({"sql": "DROP TABLE IF EXISTS shelf", "source": "pgrw"})
+        tool.close()
