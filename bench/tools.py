@@ -1,0 +1,69 @@
+"""Tool call latency: SQL on the sample database, command start-up, file read, registry overhead."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from aiq_tui.config import ToolSettings, load_sources
+from aiq_tui.conversation import ToolCall
+from aiq_tui.locations import Home
+from aiq_tui.tools.command import CommandTool
+from aiq_tui.tools.files import FileOperationsTool
+from aiq_tui.tools.sample_db import ensure_sample_database
+from aiq_tui.tools.sql import SqlTool
+from aiq_tui.tools.registry import ToolRegistry
+
+
+async def _timed(call: Callable[[], Awaitable[Any]], runs: int) -> dict[str, float]:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = await call()
+        samples.append((time.perf_counter() - started) * 1000)
+        if not result.ok:
+            raise RuntimeError(result.error)
+    samples.sort()
+    return {"median_ms": round(statistics.median(samples), 3), "p95_ms": round(samples[int(len(samples) * 0.95) - 1], 3)}
+
+
+async def _run() -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Home(Path(tmp) / "home")
+        home.ensure()
+        project = Path(tmp) / "project"
+        project.mkdir()
+        (project / "notes.md").write_text("hello\n" * 1000)
+        settings = ToolSettings()
+        started = time.perf_counter()
+        ensure_sample_database(home.sample_database)
+        build_ms = (time.perf_counter() - started) * 1000
+        sql = SqlTool(settings, home=home, sources=load_sources(home))
+        files = FileOperationsTool(settings, home=home, cwd=project)
+        command = CommandTool(settings, home=home, cwd=project)
+        registry = ToolRegistry([sql, files, command])
+        join = ("SELECT c.name, sum(oi.quantity * oi.unit_price) s FROM customers c JOIN orders o ON o.customer_id = c.id "
+                "JOIN order_items oi ON oi.order_id = o.id GROUP BY c.id ORDER BY s DESC LIMIT 10")
+        figures = {
+            "sample_db_build_ms": round(build_ms, 2),
+            "sql_point_select": await _timed(lambda: sql.run({"sql": "SELECT * FROM books WHERE id = 7"}), 200),
+            "sql_join_aggregate": await _timed(lambda: sql.run({"sql": join}), 100),
+            "file_read_6kb": await _timed(lambda: files.run({"operation": "read", "path": "notes.md"}), 200),
+            "command_echo": await _timed(lambda: command.run({"command": ["echo", "hi"]}), 30),
+            "registry_invoke_sql": await _timed(
+                lambda: registry.invoke(ToolCall("b", "execute_sql", {"sql": "SELECT 1"}), None, lambda e: None), 200),
+        }
+        sql.close()
+        return figures
+
+
+def run() -> dict[str, Any]:
+    return asyncio.run(_run())
+
+
+if __name__ == "__main__":
+    print(run())
