@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
 import pytest
 
@@ -64,7 +64,3 @@ def make_catalog() -> Callable[[Path], SkillCatalog]:
         return SkillCatalog([SkillDir(Path(d), "flag") for d in dirs])
 
     return make
-
-
-def run_args(**kwargs: Any) -> dict[str, Any]:
-    return kwargs
