@@ -35,12 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--provider", metavar="NAME", help="LLM provider for the TUI (config name)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
-        except ModuleNotFoundError as exc:  # pragma: no cover - only while a module is being built
-            if exc.name != f"aiq_tui.commands.{name}_cmd":
-                raise
-            continue
+        module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
         module.register(subparsers, [common])
     return parser
 

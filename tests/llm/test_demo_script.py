@@ -55,7 +55,7 @@ def _in_order(stages: list[int]) -> bool:
     return all(s in stages for s in (80, 90, 95)) and stages.index(80) < stages.index(90) < stages.index(95)
 
 
-@pytest.mark.parametrize(("window", "reserve", "fixed"), [(4096, 256, 300), (8192, 1024, 800), (4096, 512, 1200)])
+@pytest.mark.parametrize(("window", "reserve", "fixed"), [(4096, 512, 300), (8192, 1024, 800), (4096, 512, 1200)])
 async def test_adaptive_long_demo_fires_every_compression_stage_in_order(window: int, reserve: int, fixed: int) -> None:
     engine = MiniEngine(window, reserve, fixed)
     script = DemoScript.from_settings(window, engine.settings)

@@ -429,15 +429,17 @@ DEFAULT_ANSWER_SHARES = (0.06,) * 9 + (0.30, 0.06, 0.22, 0.06, 0.06)
 climb past 80 %, then big answers that jump past 90 % and 95 % right after a compression."""
 
 _TOPICS = (
-    "What tables are in the sample database?",
-    "Which books sell best?",
-    "How many customers are there?",
+    # Questions the demo answers without tools, so each scripted turn is one model call and
+    # its size is what the script asked for (tool results would add unplanned tokens).
     "Explain how skills are chosen for a question.",
-    "Show the authors table.",
-    "What does the active skill say about writing queries?",
-    "Show the reviews table.",
+    "How does the token budget decide what to compress?",
+    "Why are some skills only shown as a brief?",
+    "What happens to old messages when the window fills up?",
+    "Describe the difference between Active, Relevant and Inactive skills.",
+    "What should a good SKILL.md description contain?",
+    "Which parts of the prompt cost the most tokens right now?",
     "Summarise what we have found so far.",
-    "How many orders are there?",
+    "How are tool calls approved?",
 )
 
 
@@ -466,6 +468,7 @@ class DemoScript:
     turns: tuple[str, ...] = ()
     thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)
     max_turns: int = 60
+    max_answer: int | None = None  # tokens the model may answer (the output reserve), None = no cap
     stage: int = 0  # how many thresholds have been crossed so far
     played: int = 0
     start: float | None = None  # the budget share before the first turn
@@ -480,7 +483,8 @@ class DemoScript:
     @classmethod
     def from_settings(cls, window: int, settings: Any) -> "DemoScript":
         """Thresholds from a :class:`~aiq_tui.config.ContextSettings`."""
-        return cls(window=window, thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at))
+        return cls(window=window, thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at),
+                   max_answer=int(settings.reserve_output * 0.9))
 
     def next_turn(self, fraction: float) -> str | None:
         if self.played >= self.max_turns:
@@ -503,7 +507,9 @@ class DemoScript:
         cap = max(0.015, (low - self.start) / 10) if self.stage == 0 else 0.35
         user = 30 / self.window  # the question itself
         share = min(cap, max(0.01, target - fraction - user))
-        return self._emit(int(self.window * share))
+        tokens = int(self.window * share)
+        # An answer cannot exceed the output reserve; the script then climbs over several turns.
+        return self._emit(min(tokens, self.max_answer) if self.max_answer else tokens)
 
     def _emit(self, tokens: int) -> str:
         self.played += 1

@@ -128,7 +128,7 @@ class SqlTool:
         if outcome.rows_affected is not None:
             content["rows_affected"] = outcome.rows_affected
         if outcome.columns:
-            summary = f"{len(outcome.rows)} rows" + (f" (capped at {self._settings.sql_row_cap})" if outcome.truncated else "")
+            summary = f"{len(outcome.rows)} row{'' if len(outcome.rows) == 1 else 's'}" + (f" (capped at {self._settings.sql_row_cap})" if outcome.truncated else "")
         else:
             summary = f"{outcome.rows_affected if outcome.rows_affected is not None else 0} rows affected"
         return ToolResult(ok=True, content=content, summary=summary)

@@ -55,10 +55,12 @@ class ToolLog(DataTable):
         self.records: dict[str, ToolRecord] = {}
 
     def on_mount(self) -> None:
-        self.add_column("tool", key="tool")
-        self.add_column("status", key="status")
-        self.add_column("time", key="time")
-        self.add_column("args", key="args")
+        # Fixed widths: a column that grows as results arrive would reflow the table
+        # mid-turn (and make pictures of it depend on timing).
+        self.add_column("tool", key="tool", width=18)
+        self.add_column("status", key="status", width=7)
+        self.add_column("time", key="time", width=7)
+        self.add_column("args", key="args", width=48)
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
         old = self.records.get(call_id)
@@ -70,8 +72,8 @@ class ToolLog(DataTable):
             self.add_row(record.name, status, duration, record.short_args(), key=call_id)
             self.move_cursor(row=self.row_count - 1)
         else:
-            self.update_cell(call_id, "status", status, update_width=True)
-            self.update_cell(call_id, "time", duration, update_width=True)
+            self.update_cell(call_id, "status", status)
+            self.update_cell(call_id, "time", duration)
         return record
 
     def clear_records(self) -> None:

@@ -1,0 +1,513 @@
+"""The agent engine: one conversation's turn loop, UI-free, reporting through typed events.
+
+A turn (:meth:`Engine.send`) goes: the user message is stored → skills are ranked for it
+(with the last few user messages as down-weighted context) → skills load, change phase or
+unload → the prompt is built and its budget reported → compression runs when the budget
+crosses 80/90/95 % (and the turn is refused, not truncated, when even that cannot make it
+fit) → the model streams → tool calls run through the permission policy and the approver →
+repeat until the model answers without tools (bounded rounds) → the session is saved.
+
+Every step is an event (:mod:`aiq_tui.agent.events`) delivered to each subscriber in order;
+the TUI renders them, ``aiq-tui ask`` prints them, tests assert them. A failed turn keeps the
+user's message in the session (``retry()`` sends it again); a cancelled turn keeps what was
+streamed and answers any pending tool calls with "cancelled" so the history stays valid.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from aiq_tui.agent.events import (
+    BudgetChanged,
+    CatalogReloaded,
+    ErrorRaised,
+    Event,
+    EventSink,
+    RetryScheduled,
+    SessionSaved,
+    SkillsMatched,
+    TokenStreamed,
+    ToolCallFinished,
+    ToolCallRequested,
+    TurnFinished,
+    TurnStarted,
+)
+from aiq_tui.agent.sessions import Session, SessionStore, SkillStatus, TokenFigures, ToolCallRecord, new_session_id
+from aiq_tui.agent.skillset import LoadedSkills
+from aiq_tui.agent.views import SkillView
+from aiq_tui.config import AppConfig
+from aiq_tui.context.compress import ContextState, compress, stage_for
+from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
+from aiq_tui.context.prompt import Prompt, PromptBuilder, PromptInputs
+from aiq_tui.context.tokens import TokenCounter
+from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
+from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
+from aiq_tui.llm.common import invalid_arguments, sendable_arguments
+from aiq_tui.problems import Problem
+from aiq_tui.skills.match import SkillIndex
+from aiq_tui.skills.model import Ranking
+from aiq_tui.tools.base import Approver, ToolResult
+from aiq_tui.tools.registry import ToolRegistry, build_default_tools
+from aiq_tui.tools.skill_tools import InstructionSkillTool, instruction_skill_tools, tool_name_for
+from aiq_tui.workspace import Workspace
+
+MAX_TOOL_ROUNDS = 8
+"""Model calls per turn before the engine stops a tool loop (the user can say "go on")."""
+
+EXPLICIT_REASON = "active: explicitly activated"
+_ID = re.compile(r"^m(\d+)$")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class TurnRefused(Exception):
+    """The prompt cannot fit the window even after the most aggressive compression."""
+
+
+class Engine:
+    """Drives one conversation at a time. Create with :meth:`create`; one turn at a time."""
+
+    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int = MAX_TOOL_ROUNDS) -> None:
+        self.workspace = workspace
+        self.config: AppConfig = workspace.config
+        self.provider = provider
+        self.max_rounds = max_rounds
+        self.counter = TokenCounter(self.config.context.encoding, model=provider.model)
+        self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
+        self.index = SkillIndex(workspace.catalog)
+        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter)
+        self.tools: ToolRegistry = build_default_tools(
+            workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
+            cwd=workspace.cwd, on_activate=self._on_use_skill,
+        )
+        self.sessions = SessionStore(workspace.home.sessions_dir)
+        self.session = self._new_session()
+        self.approver: Approver | None = None
+        self._sinks: list[EventSink] = []
+        self._base_problems = tuple(p for p in workspace.problems if p not in workspace.catalog.problems)
+        self._catalog_problems = tuple(workspace.catalog.problems)
+        self._next_id = 0
+        self._turn_task: asyncio.Task[Any] | None = None
+        self._cancel_requested = False
+        self._last_ranking: Ranking | None = None
+        self._breakdown = self.current_prompt().breakdown
+        if hasattr(provider, "on_retry"):
+            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+
+    @classmethod
+    def create(cls, workspace: Workspace, provider_name: str | None = None, *,
+               demo_delay: float | None = None, **provider_options: Any) -> "Engine":
+        """An engine on the named provider (default: config ``llm.provider``).
+
+        Raises ValueError for an unknown provider name (the message lists the known ones).
+        """
+        from aiq_tui.llm.factory import create_provider
+
+        provider = create_provider(workspace.config, provider_name, demo_delay=demo_delay, **provider_options)
+        return cls(workspace, provider)
+
+    # -- read-only state ----------------------------------------------------------------------
+    @property
+    def provider_label(self) -> str:
+        label = f"{self.provider.name} · {self.provider.model}"
+        return label + " (offline demo)" if self.is_demo else label
+
+    @property
+    def is_demo(self) -> bool:
+        return bool(getattr(self.provider, "is_demo", False))
+
+    @property
+    def breakdown(self) -> Breakdown:
+        return self._breakdown
+
+    @property
+    def window(self) -> int:
+        settings = self.config.llm.providers.get(self.provider.name)
+        own = settings.context_window if settings is not None else None
+        return self.config.context.window or own or 8192
+
+    @property
+    def reserve(self) -> int:
+        return self.config.context.reserve_output
+
+    @property
+    def problems(self) -> tuple[Problem, ...]:
+        return self._base_problems + self._catalog_problems
+
+    @property
+    def busy(self) -> bool:
+        return self._turn_task is not None
+
+    def skill_views(self) -> list[SkillView]:
+        return self.skills.views()
+
+    def rank(self, query: str) -> Ranking:
+        return self.index.rank(query, top_k=None)
+
+    def explain(self, query: str, name: str) -> str:
+        explanation = self.index.explain(query, name, top_k=self.config.matching.top_k)
+        return f"{name}: " + "; ".join(explanation.reasons)
+
+    # -- events ---------------------------------------------------------------------------------
+    def subscribe(self, sink: EventSink) -> None:
+        self._sinks.append(sink)
+
+    def unsubscribe(self, sink: EventSink) -> None:
+        if sink in self._sinks:
+            self._sinks.remove(sink)
+
+    def _emit(self, event: Event) -> None:
+        for sink in list(self._sinks):
+            sink(event)
+
+    def _emit_all(self, events: Sequence[Event]) -> None:
+        for event in events:
+            self._emit(event)
+
+    def _on_retry(self, attempt: int, delay: float, reason: str) -> None:
+        self._emit(RetryScheduled(attempt, delay, reason))
+
+    # -- the turn ---------------------------------------------------------------------------------
+    async def send(self, text: str) -> str:
+        """Run one turn for the user's ``text``; returns the final answer ("" on failure)."""
+        message = Message(Role.USER, text, id=self._new_id())
+        self.session.messages.append(message)
+        return await self._turn(text)
+
+    async def retry(self) -> str:
+        """Run the last user message again (after an error); no-op answer "" when there is none."""
+        last_user = next((m for m in reversed(self.session.messages) if m.role is Role.USER), None)
+        if last_user is None:
+            return ""
+        # Drop a partial answer after it, so the model answers the question afresh.
+        while self.session.messages and self.session.messages[-1] is not last_user:
+            if self.session.messages[-1].role is Role.TOOL or self.session.messages[-1].tool_calls:
+                break  # tool exchanges are kept: they are facts the model may reuse
+            self.session.messages.pop()
+        return await self._turn(last_user.content)
+
+    async def _turn(self, text: str) -> str:
+        turn_id = uuid.uuid4().hex[:12]
+        self._turn_task = asyncio.current_task()
+        self._cancel_requested = False
+        self._emit(TurnStarted(turn_id, text))
+        answer, usage_in, usage_out, cancelled = "", 0, 0, False
+        try:
+            self._match(text)
+            for _round in range(self.max_rounds):
+                prompt = await self._prepare()
+                reply, calls, done = await self._stream(prompt)
+                usage_in += done.usage.input_tokens
+                usage_out += done.usage.output_tokens
+                if reply or calls:
+                    self.session.messages.append(Message(
+                        Role.ASSISTANT, reply, id=self._new_id(),
+                        tool_calls=tuple(ToolCall(c.id, c.name, sendable_arguments(c.arguments)) for c in calls),
+                    ))
+                answer = reply or answer
+                if not calls:
+                    if done.finish_reason == "length":
+                        self._emit(ErrorRaised("the answer was cut off at the output limit "
+                                               "(context.reserve_output); ask the model to continue", retryable=False))
+                    break
+                for call in calls:
+                    await self._run_tool(call)
+            else:
+                self._emit(ErrorRaised(f"stopped after {self.max_rounds} model calls in one turn; "
+                                       "say 'continue' to let the agent go on", retryable=False))
+        except asyncio.CancelledError:
+            if not self._cancel_requested:
+                raise
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+            cancelled = True
+            last = self.session.messages[-1] if self.session.messages else None
+            if last is not None and last.role is Role.ASSISTANT:
+                answer = last.content
+        except TurnRefused as exc:
+            self._emit(ErrorRaised(str(exc), retryable=False))
+        except ProviderError as exc:
+            self._emit(ErrorRaised(f"{self.provider.name}: {exc}", retryable=exc.retryable))
+        except Exception as exc:  # noqa: BLE001 - the turn fails, the session and the app survive
+            self._emit(ErrorRaised(f"unexpected error: {type(exc).__name__}: {exc}", retryable=True))
+        finally:
+            self._turn_task = None
+            self._close_dangling_calls()
+            self._update_budget()
+            self.session.tokens = self._figures(usage_in, usage_out)
+            self._emit(TurnFinished(turn_id, answer, usage_in, usage_out, cancelled=cancelled))
+            self._save()
+        return answer
+
+    def cancel(self) -> None:
+        """Stop the running turn: the stream stops, what arrived is kept, the session saved."""
+        task = self._turn_task
+        if task is not None and not task.done():
+            self._cancel_requested = True
+            task.cancel()
+
+    # -- matching and skills ------------------------------------------------------------------------
+    def _match(self, text: str) -> None:
+        keep = self.config.matching.context_messages
+        earlier = [m.content for m in self.session.messages[:-1] if m.role is Role.USER and not m.summary]
+        context = tuple(earlier[-keep:]) if keep else ()
+        ranking = self.index.rank(text, context=context, top_k=None)
+        self._last_ranking = ranking
+        self._emit(SkillsMatched(ranking))
+        self._emit_all(self.skills.apply_ranking(ranking))
+
+    def _on_use_skill(self, name: str) -> None:
+        self._emit_all(self.skills.activate(name, "active: loaded by the model with use_skill"))
+
+    async def activate(self, name: str) -> bool:
+        """``/skill NAME``: Active at the full phase regardless of score. False if unknown."""
+        if name not in self.workspace.catalog:
+            return False
+        self._emit_all(self.skills.activate(name, EXPLICIT_REASON + " (/skill)"))
+        self._update_budget()
+        return True
+
+    # -- prompt and budget ------------------------------------------------------------------------
+    def _tool_specs(self) -> list[ToolSpec]:
+        """Built-in tools and use_skill always; a ``skill_<name>`` tool only while its skill is
+        loaded — thousands of skills must not turn into thousands of tool definitions."""
+        specs = []
+        for name in self.tools.names():
+            tool = self.tools.get(name)
+            if isinstance(tool, InstructionSkillTool) and tool.skill_name not in self.skills:
+                continue
+            specs.append(tool.spec)
+        return specs
+
+    def current_prompt(self) -> Prompt:
+        """The prompt the next request would send (system, history, tools, breakdown)."""
+        inputs = PromptInputs(
+            catalog=self.skills.catalog_entries() if self.config.skills.enabled else (),
+            loaded=self.skills.loaded(),
+            history=tuple(self.session.messages),
+            tools=self._tool_specs(),
+            window=self.window,
+            reserve=self.reserve,
+        )
+        return self.builder.build(inputs)
+
+    def _update_budget(self) -> Prompt:
+        prompt = self.current_prompt()
+        self._breakdown = prompt.breakdown
+        self._emit(BudgetChanged(prompt.breakdown))
+        return prompt
+
+    async def _prepare(self) -> Prompt:
+        """The prompt to send, compressed first when the budget calls for it."""
+        prompt = self._update_budget()
+        if stage_for(prompt.breakdown.fraction, self.config.context) is Stage.NONE:
+            return prompt
+        plan = await self._compress(prompt, self.config.context)
+        prompt = self._update_budget()
+        # The planner budgets a summary at its cap; what counts is the measured prompt.
+        if prompt.breakdown.total > prompt.breakdown.window:
+            notes = "; ".join(plan.notes) or "the prompt is larger than the window"
+            raise TurnRefused(f"not sent: {prompt.breakdown.total} tokens do not fit the "
+                              f"{prompt.breakdown.window}-token window even after compression ({notes})")
+        return prompt
+
+    async def _compress(self, prompt: Prompt, settings: Any) -> CompressionPlan:
+        b = prompt.breakdown
+        state = ContextState(
+            history=tuple(self.session.messages), skills=self.skills.costs(),
+            fixed=b.system + b.catalog, reserve=b.reserve, window=b.window,
+        )
+        provider_settings = self.config.llm.providers.get(self.provider.name)
+        use_model = provider_settings is None or provider_settings.summarise_with_model
+        cap = self.config.context.summary_max_tokens
+
+        async def by_model(messages: Sequence[Message]) -> str:
+            return await self.provider.summarise(messages, cap)
+
+        summariser = by_model if use_model else None
+        outcome = await compress(state, settings, self.counter, summariser, emit=self._emit)
+        if outcome.plan.is_noop:
+            return outcome.plan
+        self.session.messages = list(outcome.state.history)
+        if outcome.summary is not None:
+            self.session.summaries.append(outcome.summary.text)
+        for eviction in outcome.plan.evictions:
+            self._emit_all(self.skills.evict(eviction.name, f"evicted at {int(outcome.plan.stage)} %: {eviction.reason}"))
+        return outcome.plan
+
+    async def compact(self) -> CompressionPlan:
+        """``/compact``: summarise the older conversation now (keeping the last
+        ``keep_last`` messages), whatever the budget. Returns the plan (``is_noop`` when
+        there was nothing to fold)."""
+        prompt = self.current_prompt()
+        forced = self.config.context.model_copy(update={"compress_at": 0.0})
+        plan = await self._compress(prompt, forced)
+        self._update_budget()
+        if not plan.is_noop:
+            self._save()
+        return plan
+
+    # -- the model ----------------------------------------------------------------------------------
+    async def _stream(self, prompt: Prompt) -> tuple[str, list[ToolCall], StreamDone]:
+        parts: list[str] = []
+        calls: list[ToolCall] = []
+        done = StreamDone("stop")
+        provider_settings = self.config.llm.providers.get(self.provider.name)
+        max_tokens = self.reserve
+        if provider_settings is not None:
+            max_tokens = min(max_tokens, provider_settings.max_output_tokens) or provider_settings.max_output_tokens
+        try:
+            async for item in self.provider.stream(prompt.system, prompt.messages, prompt.tools, max(1, max_tokens)):
+                if isinstance(item, TextDelta):
+                    parts.append(item.text)
+                    self._emit(TokenStreamed(item.text))
+                elif isinstance(item, ToolCallReady):
+                    calls.append(item.call)
+                elif isinstance(item, StreamDone):
+                    done = item
+        except asyncio.CancelledError:
+            # Keep what was streamed; tool calls of an interrupted reply are dropped.
+            if parts:
+                self.session.messages.append(Message(Role.ASSISTANT, "".join(parts), id=self._new_id()))
+            raise
+        return "".join(parts), calls, done
+
+    async def _run_tool(self, call: ToolCall) -> None:
+        started = time.perf_counter()
+        problem = invalid_arguments(call.arguments)
+        if problem is not None:
+            result = ToolResult.failure(f"{call.name}: {problem}; send the arguments as one JSON object")
+            self._emit(ToolCallRequested(call.id, call.name, sendable_arguments(call.arguments), "deny"))
+            self._emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+        else:
+            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools())
+        content = result.to_model_text()
+        if call.name == "use_skill" and result.ok:
+            name = str(call.arguments.get("skill_name", "")).strip()
+            if name in self.skills:
+                # The instructions now sit in the system prompt (protected from compression);
+                # repeating them in the history would pay for them twice.
+                content = (f"Skill '{name}' is active: its instructions and resource list are in the "
+                           f"system prompt under '## Skill: {name}'. Follow them.")
+        self.session.messages.append(Message(Role.TOOL, content, tool_call_id=call.id, name=call.name,
+                                             id=self._new_id()))
+        self.session.tool_calls.append(ToolCallRecord(
+            call.id, call.name, sendable_arguments(call.arguments), result.summary, result.ok,
+            round(time.perf_counter() - started, 6), at=_now(),
+        ))
+
+    def _close_dangling_calls(self) -> None:
+        """Answer tool calls left without a result (cancelled mid-tool) so the history stays
+        valid for every API (each tool call needs its result)."""
+        answered = {m.tool_call_id for m in self.session.messages if m.role is Role.TOOL}
+        for message in list(self.session.messages):
+            for call in message.tool_calls:
+                if call.id not in answered:
+                    self.session.messages.append(Message(Role.TOOL, '{"error": "cancelled by the user"}',
+                                                         tool_call_id=call.id, name=call.name, id=self._new_id()))
+                    answered.add(call.id)
+
+    # -- sessions ----------------------------------------------------------------------------------
+    def _new_session(self) -> Session:
+        # Not written until its first turn: starting the app does not leave empty files.
+        return Session(id=new_session_id(), provider=self.provider.name, model=self.provider.model)
+
+    def _new_id(self) -> str:
+        if self._next_id == 0:
+            used = [int(m.group(1)) for m in (_ID.match(x.id) for x in self.session.messages) if m]
+            self._next_id = max(used, default=0) + 1
+        self._next_id += 1
+        return f"m{self._next_id - 1}"
+
+    def _figures(self, usage_in: int, usage_out: int) -> TokenFigures:
+        b = self._breakdown
+        previous = self.session.tokens
+        return TokenFigures(window=b.window, last_total=b.total, parts=b.parts(),
+                            input_tokens=previous.input_tokens + usage_in,
+                            output_tokens=previous.output_tokens + usage_out)
+
+    def _save(self) -> None:
+        self.session.skill_states = {
+            name: SkillStatus(state, phase, reason) for name, (state, phase, reason) in self.skills.statuses().items()
+        }
+        try:
+            path = self.sessions.save(self.session)
+        except OSError as exc:
+            self._emit(ErrorRaised(f"could not save the session to {self.sessions.directory}: {exc}; "
+                                   "the conversation is still in memory", retryable=True))
+            return
+        self._emit(SessionSaved(self.session.id, path))
+
+    def clear(self) -> None:
+        """Start a new conversation; the previous one stays saved."""
+        self.session = self._new_session()
+        self._next_id = 0
+        self._last_ranking = None
+        self._emit_all(self.skills.clear())
+        self._update_budget()
+
+    async def resume(self, session_id: str) -> Session:
+        """Continue a saved session (id or unique prefix): history, skills and budget restored.
+
+        Raises :class:`~aiq_tui.agent.sessions.SessionError` when it cannot be loaded.
+        """
+        session = self.sessions.load(session_id)
+        self.session = session
+        self._next_id = 0
+        states = {name: (s.state, s.phase, s.reason) for name, s in session.skill_states.items()}
+        explicit = [name for name, (_, _, reason) in states.items() if reason.startswith(EXPLICIT_REASON)
+                    or "use_skill" in reason]
+        self._emit_all(self.skills.restore(states, explicit))
+        self._update_budget()
+        return session
+
+    # -- live reload -------------------------------------------------------------------------------
+    def reload(self) -> CatalogReloaded:
+        """Rescan the skill directories; the index, tools and loaded skills follow."""
+        diff = self.workspace.catalog.rescan()
+        for name in diff.removed + diff.changed:
+            self.tools.remove(tool_name_for(name))
+        for name in diff.removed:
+            self.index.remove(name)
+        fresh = [meta for meta in map(self.workspace.catalog.get, diff.added + diff.changed) if meta is not None]
+        for meta in fresh:
+            self.index.upsert(meta)
+        if self.config.skills.enabled:
+            for tool in instruction_skill_tools(_MetaList(self.workspace.catalog, fresh)):
+                if tool.spec.name not in self.tools:
+                    self.tools.add(tool)
+        self._catalog_problems = tuple(diff.problems) if diff.problems else tuple(self.workspace.catalog.problems)
+        self._emit_all(self.skills.forget(diff.removed))
+        self._emit_all(self.skills.refresh(diff.changed))
+        event = CatalogReloaded(diff.added, diff.changed, diff.removed, tuple(diff.problems))
+        self._emit(event)
+        if diff.added or diff.changed or diff.removed:
+            self._update_budget()
+        return event
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+
+class _MetaList:
+    """Some of a catalog's skills, with the catalog's ``load`` (for ``skill_<name>`` tools)."""
+
+    def __init__(self, catalog: Any, metas: list[Any]) -> None:
+        self._catalog, self._metas = catalog, metas
+
+    def __iter__(self):
+        return iter(self._metas)
+
+    def load(self, name: str) -> Any:
+        return self._catalog.load(name)
+
+
+__all__ = ["Engine", "MAX_TOOL_ROUNDS", "TurnRefused"]

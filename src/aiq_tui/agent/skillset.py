@@ -1,0 +1,258 @@
+"""Which skills are in the prompt, at which phase, and why: the engine's skill state.
+
+:class:`LoadedSkills` turns a ranking into state changes (via
+:func:`~aiq_tui.skills.disclose.assign_states`), loads the phase texts through the cached
+:class:`~aiq_tui.skills.disclose.SkillTexts`, and answers what the prompt builder, the
+compression planner and the skills pane need. Every change comes back as a
+:class:`~aiq_tui.agent.events.SkillStateChanged` for the engine to emit; nothing here emits,
+does network I/O or knows about a UI.
+
+Two rules go beyond the per-query ranking of seed 000, because an agent mid-task must not
+lose its instructions:
+
+* a skill activated explicitly (``/skill``, ``use_skill``) stays Active until it is evicted
+  by compression, removed from disk, or the conversation is cleared;
+* the Active skill of the previous turn stays Active on a follow-up that matches nothing
+  better; it is unloaded only when another skill becomes Active by match.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from aiq_tui.agent.events import SkillStateChanged
+from aiq_tui.agent.views import SkillView
+from aiq_tui.config import AppConfig
+from aiq_tui.context.compress import SkillCost
+from aiq_tui.context.prompt import LoadedSkill, one_line, skill_section
+from aiq_tui.context.tokens import TokenCounter
+from aiq_tui.skills.disclose import SkillTexts, Transition, assign_states, phase_for
+from aiq_tui.skills.model import Match, Phase, Ranking, SkillState
+
+KEPT_ACTIVE = "active: kept from the previous turn (nothing matched better)"
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """A skill that is in the prompt (Active or Relevant) with the text it costs."""
+
+    skill: LoadedSkill
+    tokens: int
+    reason: str
+
+
+class LoadedSkills:
+    """The loaded skills of one conversation plus the last match figures of every skill."""
+
+    def __init__(self, catalog, config: AppConfig, counter: TokenCounter) -> None:
+        self.catalog = catalog
+        self.config = config
+        self.counter = counter
+        self.texts = SkillTexts(
+            catalog.load, config.disclosure, lookup=catalog.get, resources=catalog.resources,
+            count=counter.count,
+        )
+        self._slots: dict[str, _Slot] = {}
+        self.explicit: set[str] = set()
+        self._matches: dict[str, Match] = {}
+        self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
+        self._catalog_tokens: dict[tuple[str, str], int] = {}
+
+    # -- queries ----------------------------------------------------------------------------
+    def __contains__(self, name: object) -> bool:
+        return name in self._slots
+
+    def loaded(self) -> list[LoadedSkill]:
+        return [slot.skill for slot in self._slots.values()]
+
+    def names(self) -> list[str]:
+        return list(self._slots)
+
+    def state_of(self, name: str) -> SkillState:
+        slot = self._slots.get(name)
+        return slot.skill.state if slot else SkillState.INACTIVE
+
+    def active_allowed_tools(self) -> tuple[str, ...] | None:
+        """What the Active skills allow (their ``allowed-tools`` together), or None when no
+        Active skill restricts tools."""
+        allowed: list[str] = []
+        restricted = False
+        for slot in self._slots.values():
+            if slot.skill.state is not SkillState.ACTIVE:
+                continue
+            meta = self.catalog.get(slot.skill.name)
+            tools = meta.allowed_tools if meta is not None else None
+            if tools is not None:
+                restricted = True
+                allowed.extend(tool for tool in tools if tool not in allowed)
+        return tuple(allowed) if restricted else None
+
+    def statuses(self) -> dict[str, tuple[SkillState, Phase, str]]:
+        """What a session stores: each loaded skill's state, phase and reason."""
+        return {name: (slot.skill.state, slot.skill.phase, slot.reason) for name, slot in self._slots.items()}
+
+    def costs(self) -> tuple[SkillCost, ...]:
+        """For the compression planner: relevance = last confidence (explicit counts as 1)."""
+        out = []
+        for name, slot in self._slots.items():
+            match = self._matches.get(name)
+            relevance = 1.0 if name in self.explicit else (match.confidence if match else 0.0)
+            out.append(SkillCost(name, slot.skill.state, slot.tokens, relevance))
+        return tuple(out)
+
+    def catalog_entries(self) -> list[tuple[str, str]]:
+        """``(name, description)`` of every skill, best-ranked (last query) first, then by name."""
+        ranked = [name for name, _ in sorted(self._matches.items(), key=lambda item: (-item[1].score, item[0]))]
+        entries = []
+        seen = set()
+        for name in ranked:
+            meta = self.catalog.get(name)
+            if meta is not None:
+                entries.append((name, meta.description))
+                seen.add(name)
+        entries.extend((meta.name, meta.description) for meta in self.catalog if meta.name not in seen)
+        return entries
+
+    def views(self) -> list[SkillView]:
+        """Every skill as the skills pane shows it (catalog order)."""
+        views = []
+        for meta in self.catalog:
+            slot = self._slots.get(meta.name)
+            match = self._matches.get(meta.name)
+            score = match.score if match else None
+            confidence = match.confidence if match else None
+            if slot is not None:
+                views.append(SkillView(meta.name, meta.description, slot.skill.state, slot.skill.phase,
+                                       slot.tokens, score, confidence, slot.reason))
+            else:
+                views.append(SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA,
+                                       self.catalog_tokens(meta.name, meta.description), score, confidence,
+                                       self._reasons.get(meta.name, "")))
+        return views
+
+    def catalog_tokens(self, name: str, description: str) -> int:
+        """What the skill's catalog line costs (cached: the pane asks for thousands)."""
+        key = (name, description)
+        tokens = self._catalog_tokens.get(key)
+        if tokens is None:
+            tokens = self.counter.count(f"- {name}: {one_line(description, 4 * self.config.disclosure.metadata_tokens)}\n")
+            self._catalog_tokens[key] = tokens
+        return tokens
+
+    # -- changes ------------------------------------------------------------------------------
+    def apply_ranking(self, ranking: Ranking) -> list[SkillStateChanged]:
+        """Load, upgrade and unload skills for a new query's ranking."""
+        self._matches = {match.name: match for match in ranking.matches}
+        disclosure = self.config.disclosure
+        top_k = self.config.matching.top_k
+        previous = {name: slot.skill.state for name, slot in self._slots.items()}
+        transitions = assign_states(ranking, top_k, disclosure, explicit=frozenset(self.explicit), previous=previous)
+        new_active = any(t.new is SkillState.ACTIVE and t.name not in self.explicit for t in transitions)
+        changes: list[SkillStateChanged] = []
+        for transition in transitions:
+            if self._keeps_active(transition, new_active, previous):
+                continue
+            changes.extend(self._apply(transition))
+        # Same state, different confidence: follow it to the phase it now earns.
+        for match in ranking.top(top_k):
+            slot = self._slots.get(match.name)
+            if slot is None or match.name in self.explicit or slot.reason == KEPT_ACTIVE:
+                continue
+            phase = phase_for(match.confidence, disclosure)
+            if phase is not slot.skill.phase and phase is not Phase.METADATA:
+                reason = f"{slot.skill.state.value}: now {phase.label}, confidence {match.confidence:.2f}"
+                changes.extend(self._load(match.name, slot.skill.state, phase, reason))
+        return changes
+
+    def _keeps_active(self, transition: Transition, new_active: bool, previous: Mapping[str, SkillState]) -> bool:
+        """The previous Active skill stays Active (full) unless another skill won by match."""
+        keep = (previous.get(transition.name) is SkillState.ACTIVE and transition.new is not SkillState.ACTIVE
+                and not new_active)
+        if keep:
+            slot = self._slots[transition.name]
+            self._slots[transition.name] = _Slot(slot.skill, slot.tokens, KEPT_ACTIVE)
+        return keep
+
+    def _apply(self, transition: Transition) -> list[SkillStateChanged]:
+        if transition.new is SkillState.INACTIVE:
+            return self._unload(transition.name, transition.reason, SkillState.INACTIVE)
+        return self._load(transition.name, transition.new, transition.phase, transition.reason)
+
+    def activate(self, name: str, reason: str = "active: explicitly activated") -> list[SkillStateChanged]:
+        """Make ``name`` Active at the full phase regardless of score (``/skill``, ``use_skill``)."""
+        self.explicit.add(name)
+        slot = self._slots.get(name)
+        if slot is not None and slot.skill.state is SkillState.ACTIVE and slot.skill.phase is Phase.FULL:
+            self._slots[name] = _Slot(slot.skill, slot.tokens, reason)
+            return []
+        return self._load(name, SkillState.ACTIVE, Phase.FULL, reason)
+
+    def evict(self, name: str, reason: str) -> list[SkillStateChanged]:
+        """Compression dropped ``name`` from the prompt (``new=None`` in the event)."""
+        self.explicit.discard(name)
+        return self._unload(name, reason, None)
+
+    def clear(self) -> list[SkillStateChanged]:
+        self.explicit.clear()
+        self._matches = {}
+        return [change for name in list(self._slots) for change in
+                self._unload(name, "inactive: new conversation", SkillState.INACTIVE)]
+
+    def forget(self, names: Iterable[str]) -> list[SkillStateChanged]:
+        """Skills removed from disk: unload them and drop their figures."""
+        changes = []
+        for name in names:
+            self.explicit.discard(name)
+            self._matches.pop(name, None)
+            self._reasons.pop(name, None)
+            self.texts.invalidate(name)
+            changes.extend(self._unload(name, "removed: its SKILL.md is gone", None))
+        return changes
+
+    def refresh(self, names: Iterable[str]) -> list[SkillStateChanged]:
+        """Skills whose files changed: reload the loaded ones at their phase."""
+        changes = []
+        for name in names:
+            self.texts.invalidate(name)
+            slot = self._slots.get(name)
+            if slot is not None:
+                changes.extend(self._load(name, slot.skill.state, slot.skill.phase, "reloaded: its SKILL.md changed"))
+        return changes
+
+    def restore(self, states: Mapping[str, tuple[SkillState, Phase, str]], explicit: Iterable[str]) -> list[SkillStateChanged]:
+        """Put back the loaded skills of a resumed session (unknown names are skipped)."""
+        changes = self.clear()
+        self.explicit = {name for name in explicit if name in self.catalog}
+        for name, (state, phase, reason) in states.items():
+            if state is SkillState.INACTIVE or name not in self.catalog:
+                continue
+            changes.extend(self._load(name, state, phase, reason or "restored with the session"))
+        return changes
+
+    # -- internals ---------------------------------------------------------------------------
+    def _load(self, name: str, state: SkillState, phase: Phase, reason: str) -> list[SkillStateChanged]:
+        meta = self.catalog.get(name)
+        if meta is None:
+            return []
+        old = self.state_of(name)
+        try:
+            content = self.texts.text_for(name, phase)
+        except Exception as exc:  # noqa: BLE001 - a broken file must not break the turn
+            self._reasons[name] = f"cannot load: {exc}"
+            return [SkillStateChanged(name, old, SkillState.INACTIVE, Phase.METADATA, f"cannot load: {exc}")]
+        skill = LoadedSkill(name, meta.description, content, state, phase)
+        tokens = self.counter.count(skill_section(skill))
+        self._slots[name] = _Slot(skill, tokens, reason)
+        self._reasons.pop(name, None)
+        return [SkillStateChanged(name, old, state, phase, reason, tokens)]
+
+    def _unload(self, name: str, reason: str, new: SkillState | None) -> list[SkillStateChanged]:
+        slot = self._slots.pop(name, None)
+        self._reasons[name] = reason
+        if slot is None:
+            return []
+        meta = self.catalog.get(name)
+        tokens = self.catalog_tokens(name, meta.description) if meta is not None else 0
+        return [SkillStateChanged(name, slot.skill.state, new, Phase.METADATA, reason, tokens)]
+

@@ -1,0 +1,180 @@
+"""``aiq-tui ask "QUESTION"``: one agent turn headless — the answer streamed on stdout, what
+the engine does (skills, tools, budget, compression) on stderr, or every event as JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import TYPE_CHECKING, Any, Callable
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json_line
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from aiq_tui.agent.events import Event
+    from aiq_tui.tools.base import ApprovalRequest
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "ask", parents=parents, help="run one agent turn headless and print the answer",
+        description=(
+            "Send QUESTION to the agent: skills are matched and loaded, tools run, the answer "
+            "streams to stdout and the engine's events (skills, tool calls, budget, compression) "
+            "go to stderr. With --json every event is one JSON line on stdout. The turn is saved "
+            "as a session; continue it with --session ID. Tool calls that need approval are "
+            "asked on the terminal, approved with --yes, or refused with --deny-all."
+        ),
+    )
+    parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
+    parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
+    parser.add_argument("--provider", metavar="NAME", help="LLM provider (a name under llm.providers; default: config)")
+    parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
+    approval = parser.add_mutually_exclusive_group()
+    approval.add_argument("--yes", action="store_true", help="approve every tool call that asks")
+    approval.add_argument("--deny-all", action="store_true", help="refuse every tool call that asks")
+    parser.set_defaults(handler=_ask)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.agent.sessions import SessionError
+    from aiq_tui.config import ConfigError
+    from aiq_tui.workspace import Workspace
+
+    question = sys.stdin.read() if args.question == "-" else args.question
+    if not question.strip():
+        print("aiq-tui ask: the question is empty", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
+        engine = Engine.create(workspace, option(args, "provider"))
+    except (ConfigError, ValueError) as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return asyncio.run(_run(args, engine, question.strip(), SessionError))
+
+
+async def _run(args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]) -> int:
+    as_json = bool(option(args, "json"))
+    console = make_console(args, stderr=True)
+    failed: list[str] = []
+    try:
+        if option(args, "session"):
+            try:
+                await engine.resume(args.session)
+            except session_error as exc:
+                print(f"aiq-tui ask: {exc}", file=sys.stderr)
+                return EXIT_USAGE
+        engine.approver = _approver(args, console, as_json)
+        engine.subscribe(_json_sink(failed) if as_json else _text_sink(console, failed))
+        if engine.is_demo and not as_json:
+            console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
+                          "--provider to use a real model", style="dim", markup=False)
+        await engine.send(question)
+        if not as_json:
+            console.print(f"session {engine.session.id} (continue with --session {engine.session.id})",
+                          style="dim", markup=False)
+    finally:
+        await engine.aclose()
+    return EXIT_FAILED if failed else EXIT_OK
+
+
+# -- output -------------------------------------------------------------------------------------
+def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
+    from aiq_tui.agent.events import ErrorRaised, to_json
+
+    def sink(event: "Event") -> None:
+        if isinstance(event, ErrorRaised):
+            failed.append(event.message)
+        print_json_line(to_json(event))
+
+    return sink
+
+
+def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], None]:
+    from aiq_tui.agent.events import (
+        CompressionApplied,
+        ErrorRaised,
+        RetryScheduled,
+        SkillStateChanged,
+        TokenStreamed,
+        ToolCallDenied,
+        ToolCallFinished,
+        ToolCallRequested,
+        TurnFinished,
+    )
+
+    streamed: list[bool] = [False]
+
+    def note(text: str, style: str = "dim") -> None:
+        if streamed[0]:  # finish the streamed line before writing to stderr
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+            streamed[0] = False
+        console.print(text, style=style, markup=False)
+
+    def sink(event: "Event") -> None:
+        if isinstance(event, TokenStreamed):
+            sys.stdout.write(event.text)
+            sys.stdout.flush()
+            streamed[0] = not event.text.endswith("\n")
+        elif isinstance(event, SkillStateChanged):
+            new = event.new.value if event.new is not None else "evicted"
+            note(f"skill {event.name}: {new} ({event.phase.label}, {event.tokens} tokens) — {event.reason}")
+        elif isinstance(event, ToolCallRequested):
+            args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
+            note(f"tool {event.name}({args[:160]})")
+        elif isinstance(event, ToolCallFinished):
+            note(f"tool {event.name}: {'ok' if event.ok else 'failed'}, {event.summary} "
+                 f"({event.duration_s * 1000:.0f} ms)")
+        elif isinstance(event, ToolCallDenied):
+            note(f"tool {event.name} denied: {event.reason}", "yellow")
+        elif isinstance(event, CompressionApplied):
+            note(f"compression {int(event.plan.stage)} %: {event.step} ({event.before} → {event.after} tokens)",
+                 "magenta")
+        elif isinstance(event, RetryScheduled):
+            note(f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "yellow")
+        elif isinstance(event, ErrorRaised):
+            failed.append(event.message)
+            note(f"error: {event.message}", "bold red")
+        elif isinstance(event, TurnFinished):
+            if streamed[0]:
+                sys.stdout.write("\n")
+                sys.stdout.flush()
+                streamed[0] = False
+            if event.cancelled:
+                note("cancelled", "yellow")
+
+    return sink
+
+
+# -- approval -----------------------------------------------------------------------------------
+def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> Any:
+    from aiq_tui.tools.registry import approve_all, deny_all
+
+    if option(args, "yes"):
+        return approve_all
+    if option(args, "deny_all"):
+        return deny_all
+    if as_json or not sys.stdin.isatty():
+        return None  # nobody to ask: the registry refuses and says to use --yes
+    return _terminal_approver(console)
+
+
+def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]:
+    from aiq_tui.tools.base import Decision
+
+    async def ask(request: "ApprovalRequest") -> "Decision":
+        console.print(f"\n{request.title}: {request.detail}", style="bold yellow", markup=False)
+        answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")
+        choice = answer.strip().lower()
+        if choice in ("a", "always"):
+            return Decision.ALLOW_ALWAYS
+        if choice in ("y", "yes"):
+            return Decision.ALLOW_ONCE
+        return Decision.DENY
+
+    return ask
