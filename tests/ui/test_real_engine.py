@@ -92,3 +92,31 @@ async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:
         await settle(pilot)
         assert app.engine.session.id == saved_id
         assert app.query_one(Conversation).last_answer
+
+
+async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge(tmp_path: Path) -> None:
+    app = real_app(tmp_path / "home")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/demo")
+        for _ in range(3000):
+            await pilot.pause(0.02)
+            if not app.busy and not (app._turn_worker and app._turn_worker.is_running):
+                break
+        await settle(pilot)
+        compressions = [text for kind, text in app.query_one(Timeline).entries if kind == "compress"]
+        for stage in ("stage 80%", "stage 90%", "stage 95%"):
+            assert any(text.startswith(stage) for text in compressions), (stage, compressions)
+        assert app.query_one(BudgetGauge).stage_note.startswith("stage ")
+        assert app.query_one(BudgetGauge).breakdown.total <= app.query_one(BudgetGauge).breakdown.window
+
+
+async def test_long_demo_needs_the_demo_model(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    engine = engine_module.Engine.create(Workspace.open(home_flag=home), "openai")
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/demo")
+        await settle(pilot)
+        assert not app.busy
+        assert "offline demo model" in str(list(app.query_one(Conversation).children)[-1].render())

@@ -105,6 +105,7 @@ class AiqApp(App[int]):
         self.busy = False
         self.first_frame_at: float | None = None
         self._turn_worker: Worker[None] | None = None
+        self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
         config: AppConfig = engine.config
@@ -186,6 +187,7 @@ class AiqApp(App[int]):
             self.query_one(BudgetGauge).stage_note = note
             timeline.add("compress", note)
         elif isinstance(event, ToolCallRequested):
+            await conversation.close_segment()
             status = "asking" if event.permission == "ask" else "running"
             record = tools.upsert(event.call_id, name=event.name, arguments=event.arguments,
                                   permission=event.permission, status=status)
@@ -335,6 +337,8 @@ class AiqApp(App[int]):
             self.action_inspector(rest)
         elif command == "/compact":
             self._compact()
+        elif command == "/demo":
+            await self.start_long_demo()
         elif command == "/clear":
             await self.action_clear()
         elif command == "/model":
@@ -361,7 +365,36 @@ class AiqApp(App[int]):
 
     @work(group="engine", exit_on_error=False)
     async def _compact(self) -> None:
-        await self.engine.compact()
+        plan = await self.engine.compact()
+        if plan.is_noop:
+            why = "; ".join(plan.notes) or "nothing older than the kept messages"
+            await self.query_one(Conversation).add_notice(f"nothing to compact: {why}", "info")
+
+    async def start_long_demo(self) -> None:
+        """``/demo``: play the demo model's scripted long conversation, one turn after another,
+        so the gauge climbs through every compression stage (Esc stops it)."""
+        conversation = self.query_one(Conversation)
+        if not self.engine.is_demo:
+            await conversation.add_notice("/demo plays a script for the offline demo model; "
+                                          "start with --provider demo to watch it", "warning")
+            return
+        if self.busy or (self._turn_worker is not None and self._turn_worker.is_running):
+            self.notify("A turn is running — Esc cancels it.", severity="warning")
+            return
+        await conversation.add_notice("long demo: each answer grows the context until compression "
+                                      "fires at 80, 90 and 95 % — Esc stops it", "info")
+        self._stop_demo = False
+        self._set_busy(True)
+        self._turn_worker = self._run_long_demo()
+
+    @work(group="turn", exit_on_error=False)
+    async def _run_long_demo(self) -> None:
+        from aiq_tui.llm.demo import DemoScript
+
+        script = DemoScript.from_settings(self.engine.breakdown.window, self.engine.config.context)
+        while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
+            await self.engine.send(text)
+        self._set_busy(False)
 
     @work(group="engine", exit_on_error=False)
     async def _resume(self, session_id: str) -> None:
@@ -431,6 +464,7 @@ class AiqApp(App[int]):
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
 
     def action_cancel_turn(self) -> None:
+        self._stop_demo = True
         if self.busy:
             self.engine.cancel()
             self.notify("Cancelling the turn…")

@@ -84,9 +84,17 @@ class Conversation(VerticalScroll):
             await self.mount(self._answer)
         await self._answer.write(fragment)
 
+    async def close_segment(self) -> None:
+        """The model paused to call a tool: what it said so far stays above the tool notices,
+        and its next words start a new block below them."""
+        answer, self._answer = self._answer, None
+        if answer is not None:
+            await answer.finish()
+            self.last_answer = answer.text
+
     async def end_answer(self, final: str, *, cancelled: bool = False) -> None:
         answer, self._answer = self._answer, None
-        if answer is None and final:
+        if answer is None and final and final != self.last_answer:
             answer = AnswerView()
             await self.mount(answer)
         if answer is not None:

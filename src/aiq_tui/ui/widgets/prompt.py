@@ -14,6 +14,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/match": "open the match inspector: /match QUERY",
     "/compact": "compress the context now",
     "/clear": "start a new empty session",
+    "/demo": "play the scripted long demo: compression at 80/90/95 % (demo model)",
     "/model": "show or change the model (opens settings)",
     "/session": "open the sessions picker",
     "/help": "show keys and commands",
