@@ -44,24 +44,37 @@ async def capture(home: Path) -> list[Path]:
         await shot(pilot, "02-conversation")
         await pilot.press("ctrl+o")
         await shot(pilot, "03-timeline")
-        app.action_inspector("summarise a pdf report")
-        await shot(pilot, "04-match-inspector")
+        await pilot.press("ctrl+o")
+        app.query_one("#prompt").value = "/demo"
+        await pilot.press("enter")
+        for _ in range(1200):  # the scripted long demo: about 25 turns
+            await pilot.pause(0.05)
+            if not app.busy and not (app._turn_worker and app._turn_worker.is_running):
+                break
+        await settle(pilot)
+        await pilot.press("ctrl+o")
+        await shot(pilot, "04-compression")
+        await pilot.press("ctrl+o")
+        app.action_inspector("make a markdown report from the query results")
+        await shot(pilot, "05-match-inspector")
         await pilot.press("escape")
         names = sorted(engine.workspace.catalog.names())
         if names:
-            app.action_open_skill(names[0])
-            await shot(pilot, "05-skill-viewer")
+            app.action_open_skill("sql-explorer" if "sql-explorer" in names else names[0])
+            await shot(pilot, "06-skill-viewer")
             await pilot.press("escape")
         await pilot.press("f4")
-        await shot(pilot, "06-sessions")
+        await shot(pilot, "07-sessions")
         await pilot.press("escape")
         await pilot.press("f1")
-        await shot(pilot, "07-help")
+        await shot(pilot, "08-help")
     return written
 
 
 def main() -> int:
     OUT.mkdir(exist_ok=True)
+    for old in OUT.glob("*.svg"):  # names change when screens are added; keep only current ones
+        old.unlink()
     with tempfile.TemporaryDirectory(prefix="aiq-shots-") as home:
         written = asyncio.run(capture(Path(home)))
     for path in written:
