@@ -22,6 +22,12 @@ def test_broken_config_exits_2_with_message_on_stderr(tmp_path: Path, capsys: py
     assert "config.yaml" in err and "context.window" in err and "Traceback" not in err
 
 
+def test_unknown_provider_exits_2_listing_the_known_ones(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_tui(argparse.Namespace(home=str(tmp_path), provider="nope")) == 2
+    err = capsys.readouterr().err
+    assert "unknown provider 'nope'" in err and "demo" in err and "Traceback" not in err
+
+
 def test_settings_are_saved_atomically_and_keep_other_keys(tmp_path: Path) -> None:
     path = tmp_path / "config" / "config.yaml"
     path.parent.mkdir(parents=True)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 import time
 import uuid
 from datetime import datetime, timezone
@@ -81,7 +82,10 @@ class Engine:
         self.max_rounds = max_rounds
         self.counter = TokenCounter(self.config.context.encoding, model=provider.model)
         self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
-        self.index = SkillIndex(workspace.catalog)
+        # Built on first use (or by warm_up() in a background thread): with thousands of
+        # skills it takes a second or more, and the first frame does not need it.
+        self._index: SkillIndex | None = None
+        self._index_lock = threading.Lock()
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter)
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
@@ -114,6 +118,18 @@ class Engine:
         return cls(workspace, provider)
 
     # -- read-only state ----------------------------------------------------------------------
+    @property
+    def index(self) -> SkillIndex:
+        """The inverted index over every skill's metadata (built once, updated on reload)."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = SkillIndex(self.workspace.catalog)
+            return self._index
+
+    def warm_up(self) -> None:
+        """Build the index now; safe to call from a worker thread."""
+        _ = self.index
+
     @property
     def provider_label(self) -> str:
         label = f"{self.provider.name} · {self.provider.model}"
@@ -200,6 +216,8 @@ class Engine:
         self._emit(TurnStarted(turn_id, text))
         answer, usage_in, usage_out, cancelled = "", 0, 0, False
         try:
+            if self._index is None:  # build off the event loop so the UI keeps drawing
+                await asyncio.to_thread(self.warm_up)
             self._match(text)
             for _round in range(self.max_rounds):
                 prompt = await self._prepare()
@@ -475,11 +493,13 @@ class Engine:
         diff = self.workspace.catalog.rescan()
         for name in diff.removed + diff.changed:
             self.tools.remove(tool_name_for(name))
-        for name in diff.removed:
-            self.index.remove(name)
         fresh = [meta for meta in map(self.workspace.catalog.get, diff.added + diff.changed) if meta is not None]
-        for meta in fresh:
-            self.index.upsert(meta)
+        with self._index_lock:  # not built yet: the build will read the new catalog
+            if self._index is not None:
+                for name in diff.removed:
+                    self._index.remove(name)
+                for meta in fresh:
+                    self._index.upsert(meta)
         if self.config.skills.enabled:
             for tool in instruction_skill_tools(_MetaList(self.workspace.catalog, fresh)):
                 if tool.spec.name not in self.tools:

@@ -157,6 +157,9 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        warm_up = getattr(self.engine, "warm_up", None)
+        if warm_up is not None:  # the match index: built in a thread, never on the UI's time
+            self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:

@@ -23,7 +23,7 @@ def run_tui(args: argparse.Namespace) -> int:
         from aiq_tui.agent.engine import Engine
 
         engine = Engine.create(workspace, provider_name=option(args, "provider"))
-    except ConfigError as exc:
+    except (ConfigError, ValueError) as exc:  # ValueError: an unknown --provider name
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
 
