@@ -6,6 +6,7 @@ tests run as root (containers), the server runs as the ``postgres`` user via ``r
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import socket
@@ -32,7 +33,10 @@ def _free_port() -> int:
 @pytest.fixture(scope="module")
 def postgres_dsn() -> Iterator[str]:
     pytest.importorskip("psycopg")
-    initdb, pg_ctl = shutil.which("initdb"), shutil.which("pg_ctl")
+    # Debian keeps the server binaries off PATH, under /usr/lib/postgresql/<version>/bin.
+    server_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
+    search = os.pathsep.join([os.environ.get("PATH", ""), *server_dirs])
+    initdb, pg_ctl = shutil.which("initdb", path=search), shutil.which("pg_ctl", path=search)
     if not initdb or not pg_ctl:
         pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
     prefix: list[str] = []
