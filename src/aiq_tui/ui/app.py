@@ -138,6 +138,8 @@ class AiqApp(App[int]):
         self.engine.approver = self._approve
         self.query_one("#banner", Static).display = bool(self.engine.is_demo and self.engine.config.ui.show_banner)
         self.query_one("#prompt", PromptInput).border_title = "Prompt"
+        if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
+            self.query_one("#prompt", PromptInput).cursor_blink = False
         self._update_subtitle()
         self._show_problems(self._problems())
         self.refresh_skills()
@@ -465,6 +467,9 @@ class AiqApp(App[int]):
             self.action_cancel_turn()
         else:
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
+
+    async def action_long_demo(self) -> None:
+        await self.start_long_demo()
 
     def action_cancel_turn(self) -> None:
         self._stop_demo = True

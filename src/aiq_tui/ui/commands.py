@@ -15,6 +15,7 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Help", "All keys and slash commands", "show_help"),
     ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
     ("Compact context", "Compress the conversation now", "compact"),
+    ("Play the long demo", "Demo model: grow the context until compression fires at 80/90/95 %", "long_demo"),
     ("Clear conversation", "Start a new session (the old one stays saved)", "clear"),
     ("Copy last answer", "Copy the last assistant answer to the clipboard", "copy_answer"),
     ("Toggle light/dark theme", "Switch between textual-dark and textual-light", "toggle_theme"),
