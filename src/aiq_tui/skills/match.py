@@ -148,10 +148,9 @@ class SkillIndex:
         self._docs[meta.name] = doc
         for field_name in FIELDS:
             self._length_sums[field_name] += lengths[field_name]
-        for term in set().union(*tfs.values()):
-            self._postings.setdefault(term, {})[meta.name] = tuple(
-                tfs[field_name].get(term, 0) for field_name in FIELDS
-            )
+        per_field = [tfs[field_name] for field_name in FIELDS]
+        for term in set().union(*per_field):
+            self._postings.setdefault(term, {})[meta.name] = tuple([tf[term] for tf in per_field])
         if doc.name_key:
             self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
         for sequence, _phrase in triggers:

@@ -37,6 +37,7 @@ STOP_WORDS: frozenset[str] = frozenset(
 
 # Word pieces: letters (any script except CJK, handled separately) and digit runs.
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
+_SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 # camelCase / PascalCase / acronym boundaries: "PdfTools" → Pdf|Tools, "HTTPServer" → HTTP|Server.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+|\d+", re.UNICODE)
 
@@ -53,6 +54,13 @@ def _is_cjk(char: str) -> bool:
     )
 
 
+# The same ranges as one character class, so a text with no CJK at all (nearly every
+# skill) is recognised by one regex scan instead of a Python call per character.
+_ANY_CJK = re.compile(
+    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff\U00020000-\U0002fa1f]"
+)
+
+
 def _cjk_bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -65,8 +73,10 @@ def split_identifier(word: str) -> list[str]:
     ``sql-query`` → [sql, query]; ``PdfTools`` → [Pdf, Tools]; ``snake_case`` →
     [snake, case]; ``gpt4o`` → [gpt, 4, o]; ``HTTPServer`` → [HTTP, Server].
     """
+    if word.isascii() and word.isalpha() and word.islower():
+        return [word]  # the common case, and what the patterns below would return
     parts: list[str] = []
-    for piece in re.split(r"[\W_]+", word, flags=re.UNICODE):
+    for piece in _SEPARATORS.split(word):
         if piece:
             parts.extend(_CAMEL.findall(piece))
     return parts
@@ -142,9 +152,10 @@ def words(text: str) -> list[str]:
     No stop-word removal and no stemming: the raw material for :func:`tokenize`.
     """
     text = normalise(text)
+    has_cjk = _ANY_CJK.search(text) is not None
     out: list[str] = []
     for chunk in text.split():
-        if any(_is_cjk(char) for char in chunk):
+        if has_cjk and _ANY_CJK.search(chunk):
             out.extend(_split_mixed(chunk))
             continue
         for part in split_identifier(chunk):
