@@ -24,7 +24,7 @@ C = "{canary}"
 
 REFUSED: list[Any] = [
     f"touch {C}", f"sh -c 'touch {C}'", f"bash -c 'touch {C}'", f"/bin/sh -c 'touch {C}'",
-    f"env touch {C}", f"LD_PRELOAD=/tmp/x.so ls", f"PATH=/tmp ls", f"FOO=bar touch {C}",
+    f"env touch {C}", "LD_PRELOAD=/tmp/x.so ls", "PATH=/tmp ls", f"FOO=bar touch {C}",
     f"xargs touch {C}", f"nohup touch {C}", f"sudo touch {C}", f"timeout 5 touch {C}",
     f"busybox touch {C}", f"perl -e 'open F,\">{C}\"'", f"tee {C}", f"cp /etc/hostname {C}",
     f"python3 -c \"open('{C}','w')\"", "python3 -m http.server", "python3 -", "python3",

@@ -9,7 +9,7 @@ import pytest
 
 from aiq_tui.agent.sessions import Session, SessionStore
 from aiq_tui.cli import main
-from aiq_tui.config import AppConfig, LLMSettings, ProviderSettings
+from aiq_tui.config import AppConfig, LLMSettings
 from aiq_tui.conversation import Message, Role
 from aiq_tui.llm.factory import create_provider
 from aiq_tui.locations import Home

@@ -6,7 +6,6 @@ import os
 import random
 from pathlib import Path
 
-import pytest
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Severity

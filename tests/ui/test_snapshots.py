@@ -10,7 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import pytest
 from textual.pilot import Pilot
 
 sys.path.insert(0, str(Path(__file__).parent))

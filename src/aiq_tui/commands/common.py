@@ -6,9 +6,12 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from aiq_tui.workspace import Workspace
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed (invalid skill, refused prompt, model error)
@@ -47,3 +50,16 @@ def print_json(data: Any) -> None:
 def print_json_line(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
     sys.stdout.flush()
+
+
+def open_workspace(args: argparse.Namespace) -> "Workspace | None":
+    """The workspace the global options name; on an unusable config, say why and return None
+    (the caller exits with :data:`EXIT_USAGE`)."""
+    from aiq_tui.config import ConfigError
+    from aiq_tui.workspace import Workspace
+
+    try:
+        return Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
+    except ConfigError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return None

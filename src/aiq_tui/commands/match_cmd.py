@@ -6,10 +6,10 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, option, print_json
+from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 if TYPE_CHECKING:
-    from aiq_tui.skills.match import Explanation, SkillIndex
+    from aiq_tui.skills.match import Explanation
     from aiq_tui.skills.model import Match
 
 _NEAR_MISSES = 3  # with a bare --explain: how many skills below the top-k are explained
@@ -36,19 +36,15 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from aiq_tui.config import ConfigError
     from aiq_tui.skills.disclose import phase_for
     from aiq_tui.skills.match import SkillIndex
-    from aiq_tui.workspace import Workspace
 
     top = option(args, "top")
     if top is not None and top < 1:
         print("aiq-tui match: --top must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
-    except ConfigError as exc:
-        print(f"aiq-tui: {exc}", file=sys.stderr)
+    workspace = open_workspace(args)
+    if workspace is None:
         return EXIT_USAGE
     config = workspace.config
     top_k = top or config.matching.top_k

@@ -9,7 +9,7 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig
@@ -37,9 +37,6 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _prompt(args: argparse.Namespace) -> int:
-    from aiq_tui.config import ConfigError
-    from aiq_tui.workspace import Workspace
-
     query, simulate, window = option(args, "query"), option(args, "simulate"), option(args, "window")
     if query is None and simulate is None:
         print("aiq-tui prompt: give a QUERY or --simulate N (see --help)", file=sys.stderr)
@@ -50,10 +47,8 @@ def _prompt(args: argparse.Namespace) -> int:
     if simulate is not None and simulate < 1:
         print("aiq-tui prompt: --simulate needs at least 1 turn", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
-    except ConfigError as exc:
-        print(f"aiq-tui: {exc}", file=sys.stderr)
+    workspace = open_workspace(args)
+    if workspace is None:
         return EXIT_USAGE
     window = window or workspace.config.context_window()
     if simulate is not None:
@@ -223,7 +218,7 @@ def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
 
 
 def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, window: int, query: str | None) -> int:
-    from aiq_tui.agent.events import CompressionApplied, to_json
+    from aiq_tui.agent.events import CompressionApplied
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
 

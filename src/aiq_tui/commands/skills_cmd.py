@@ -7,13 +7,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from aiq_tui.problems import Problem
-    from aiq_tui.workspace import Workspace
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -60,17 +59,6 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return EXIT_USAGE
 
 
-def _open(args: argparse.Namespace) -> "Workspace | None":
-    from aiq_tui.config import ConfigError
-    from aiq_tui.workspace import Workspace
-
-    try:
-        return Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
-    except ConfigError as exc:
-        print(f"aiq-tui: {exc}", file=sys.stderr)
-        return None
-
-
 def _problem_text(problem: "Problem") -> str:
     return str(problem)
 
@@ -87,7 +75,7 @@ def _print_problems(console: "Console", problems: "tuple[Problem, ...] | list[Pr
 
 
 def _list(args: argparse.Namespace) -> int:
-    workspace = _open(args)
+    workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
     catalog = workspace.catalog
@@ -140,7 +128,7 @@ def _one_line(text: str, limit: int) -> str:
 def _show(args: argparse.Namespace) -> int:
     from aiq_tui.skills.catalog import SkillLoadError, UnknownSkillError
 
-    workspace = _open(args)
+    workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
     catalog = workspace.catalog
@@ -210,7 +198,7 @@ def _validate(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         reports = check_paths([Path(p) for p in raw], settings, strict=strict)
     else:
-        workspace = _open(args)
+        workspace = open_workspace(args)
         if workspace is None:
             return EXIT_USAGE
         existing = [d.path for d in workspace.skill_dirs if d.path.is_dir()]
@@ -260,7 +248,7 @@ def _new(args: argparse.Namespace) -> int:
     if option(args, "dir"):
         parent = Path(args.dir).expanduser()
     else:
-        workspace = _open(args)
+        workspace = open_workspace(args)
         if workspace is None:
             return EXIT_USAGE
         parent = workspace.home.skills_dir

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Sequence
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
