@@ -39,7 +39,7 @@ def signal_text(match: Match) -> str:
 class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("ctrl+w", "focus_why", "Why not…"),
+        Binding("ctrl+n", "focus_why", "Why not…"),  # not ctrl+w: Input deletes a word with it
     ]
 
     def __init__(self, engine: Any, query: str = "") -> None:

@@ -1,0 +1,132 @@
+"""Pilot tests of the secondary screens: sessions picker, match inspector, approval choices,
+and the reason shown when a skill changes state."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+from helpers import say, settle  # noqa: E402
+from textual.widgets import DataTable, Input, Static  # noqa: E402
+
+from aiq_tui.tools.base import Decision  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
+from aiq_tui.ui.screens.inspector import InspectorScreen  # noqa: E402
+from aiq_tui.ui.screens.sessions import SessionsScreen  # noqa: E402
+
+
+def make_app(engine: FakeEngine) -> AiqApp:
+    return AiqApp(engine, clock=fixed_clock, watch=False)
+
+
+def text_of(widget: Static) -> str:
+    return str(widget.render())
+
+
+async def open_sessions(pilot) -> SessionsScreen:  # noqa: ANN001
+    await pilot.press("f4")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen
+
+
+async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_sessions(pilot)
+        await pilot.press("down")  # the second row: s-0000
+        await pilot.press("r")
+        field = screen.query_one("#rename", Input)
+        assert field.display and field.has_focus
+        field.value = "Bookshop tables"
+        await pilot.press("enter")
+        await pilot.pause()
+        titles = {s.id: s.title for s in fake_engine.sessions.list()}
+        assert titles["s-0000"] == "Bookshop tables"
+        table = screen.query_one(DataTable)
+        assert "Bookshop tables" in str(table.get_row("s-0000")[1])
+        assert not field.display
+
+
+async def test_sessions_picker_deletes_only_on_a_second_press(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_sessions(pilot)
+        await pilot.press("down")
+        await pilot.press("d")
+        await pilot.pause()
+        assert [s.id for s in fake_engine.sessions.list()] == ["s-0001", "s-0000"]
+        assert "press d again" in text_of(screen.query_one("#sessions-status"))
+        await pilot.press("d")
+        await pilot.pause()
+        assert [s.id for s in fake_engine.sessions.list()] == ["s-0001"]
+        assert screen.query_one(DataTable).row_count == 1
+
+
+async def test_sessions_picker_enter_resumes_the_chosen_session(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_sessions(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, SessionsScreen)
+        assert fake_engine.resumed == ["s-0000"]
+
+
+async def test_inspector_explains_why_a_named_skill_did_not_match(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/match tables in the sample database")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        await pilot.press("ctrl+n")
+        why_name = screen.query_one("#why-name", Input)
+        assert why_name.has_focus
+        why_name.value = "http-fetch"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "http-fetch: no query term appears" in text_of(screen.query_one("#why"))
+        why_name.value = "no-such-skill"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "no-such-skill: no such skill." in text_of(screen.query_one("#why"))
+
+
+async def test_approval_always_is_passed_to_the_engine(fake_engine: FakeEngine) -> None:
+    decisions: list[Decision] = []
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        original = app._approve
+
+        async def recording(request):  # noqa: ANN001, ANN202
+            decision = await original(request)
+            decisions.append(decision)
+            return decision
+
+        await settle(pilot)
+        fake_engine.approver = recording
+        await say(pilot, "write a new order")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ApprovalScreen):
+                break
+        assert isinstance(app.screen, ApprovalScreen)
+        await pilot.press("a")
+        await settle(pilot)
+        assert decisions == [Decision.ALLOW_ALWAYS]
+
+
+async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        reason = text_of(app.query_one("#skills-reason"))
+        assert "→" in reason and "—" in reason
