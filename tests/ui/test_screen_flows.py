@@ -130,3 +130,34 @@ async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine
         await settle(pilot)
         reason = text_of(app.query_one("#skills-reason"))
         assert "→" in reason and "—" in reason
+
+
+def notices(app: AiqApp) -> list[str]:
+    from aiq_tui.ui.widgets.conversation import Notice
+
+    return [text_of(notice) for notice in app.query(Notice)]
+
+
+async def test_slash_commands_open_their_screens_or_say_what_they_did(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.screens.help import HelpScreen
+    from aiq_tui.ui.screens.settings import SettingsScreen
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for command, screen_type in (("/model", SettingsScreen), ("/session", SessionsScreen), ("/help", HelpScreen)):
+            await say(pilot, command)
+            await pilot.pause()
+            assert isinstance(app.screen, screen_type), command
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is app.screen_stack[0]
+        assert any(n.startswith("model: demo") for n in notices(app))
+        await say(pilot, "/skills")
+        await pilot.pause()
+        assert "skills: 0 active, 0 relevant, 6 inactive" in notices(app)
+        await say(pilot, "/skill")
+        await pilot.pause()
+        assert "usage: /skill NAME" in notices(app)
+        await say(pilot, "/frobnicate")
+        await pilot.pause()
+        assert any(n.startswith("unknown command /frobnicate; try:") for n in notices(app))
