@@ -8,7 +8,7 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json_line
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, print_json_line
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -39,20 +39,14 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _ask(args: argparse.Namespace) -> int:
-    from aiq_tui.agent.engine import Engine
     from aiq_tui.agent.sessions import SessionError
-    from aiq_tui.config import ConfigError
-    from aiq_tui.workspace import Workspace
 
     question = sys.stdin.read() if args.question == "-" else args.question
     if not question.strip():
         print("aiq-tui ask: the question is empty", file=sys.stderr)
         return EXIT_USAGE
-    try:
-        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=option(args, "skills_dir") or ())
-        engine = Engine.create(workspace, option(args, "provider"))
-    except (ConfigError, ValueError) as exc:
-        print(f"aiq-tui: {exc}", file=sys.stderr)
+    engine = open_engine(args)
+    if engine is None:
         return EXIT_USAGE
     return asyncio.run(_run(args, engine, question.strip(), SessionError))
 

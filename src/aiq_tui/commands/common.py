@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 
 if TYPE_CHECKING:
+    from aiq_tui.agent.engine import Engine
     from aiq_tui.workspace import Workspace
 
 EXIT_OK = 0
@@ -61,5 +62,20 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     try:
         return Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
     except ConfigError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return None
+
+
+def open_engine(args: argparse.Namespace) -> "Engine | None":
+    """An engine on the workspace and ``--provider`` the options name; on an unusable config
+    or an unknown provider, say why and return None (the caller exits with :data:`EXIT_USAGE`)."""
+    workspace = open_workspace(args)
+    if workspace is None:
+        return None
+    from aiq_tui.agent.engine import Engine
+
+    try:
+        return Engine.create(workspace, option(args, "provider"))
+    except ValueError as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
