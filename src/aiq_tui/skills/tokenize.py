@@ -42,23 +42,17 @@ _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+|\d+", re.UNICODE)
 
 
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (
-        0x3040 <= code <= 0x30FF  # hiragana, katakana
-        or 0x3400 <= code <= 0x4DBF  # CJK extension A
-        or 0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-        or 0x31F0 <= code <= 0x31FF  # katakana extensions
-        or 0x20000 <= code <= 0x2FA1F  # supplementary ideographs
-    )
-
-
-# The same ranges as one character class, so a text with no CJK at all (nearly every
-# skill) is recognised by one regex scan instead of a Python call per character.
+# Hiragana and katakana (3040–30FF, 31F0–31FF), CJK ideographs with extension A
+# (3400–4DBF, 4E00–9FFF), compatibility ideographs (F900–FAFF), supplementary ideographs.
+# One character class, so a text with no CJK at all (nearly every skill) is recognised by
+# one regex scan instead of a Python call per character.
 _ANY_CJK = re.compile(
-    "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u31f0-\u31ff\U00020000-\U0002fa1f]"
+    "[\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f]"
 )
+
+
+def _is_cjk(char: str) -> bool:
+    return _ANY_CJK.match(char) is not None
 
 
 def _cjk_bigrams(run: str) -> list[str]:
