@@ -38,10 +38,10 @@ from aiq_tui.agent.events import (
     TurnFinished,
     TurnStarted,
 )
-from aiq_tui.agent.sessions import Session, SessionStore, SkillStatus, TokenFigures, ToolCallRecord, new_session_id
+from aiq_tui.agent.sessions import Session, SessionStore, TokenFigures, ToolCallRecord, new_session_id
 from aiq_tui.agent.skillset import LoadedSkills
 from aiq_tui.agent.views import SkillView
-from aiq_tui.config import AppConfig
+from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.context.compress import ContextState, compress, stage_for
 from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
 from aiq_tui.context.prompt import Prompt, PromptBuilder, PromptInputs
@@ -144,8 +144,13 @@ class Engine:
         return self._breakdown
 
     @property
+    def _provider_settings(self) -> ProviderSettings | None:
+        """The config entry of the provider in use (None for one the config does not name)."""
+        return self.config.llm.providers.get(self.provider.name)
+
+    @property
     def window(self) -> int:
-        settings = self.config.llm.providers.get(self.provider.name)
+        settings = self._provider_settings
         own = settings.context_window if settings is not None else None
         return self.config.context.window or own or 8192
 
@@ -343,7 +348,7 @@ class Engine:
             history=tuple(self.session.messages), skills=self.skills.costs(),
             fixed=b.system + b.catalog, reserve=b.reserve, window=b.window,
         )
-        provider_settings = self.config.llm.providers.get(self.provider.name)
+        provider_settings = self._provider_settings
         use_model = provider_settings is None or provider_settings.summarise_with_model
         cap = self.config.context.summary_max_tokens
 
@@ -378,7 +383,7 @@ class Engine:
         parts: list[str] = []
         calls: list[ToolCall] = []
         done = StreamDone("stop")
-        provider_settings = self.config.llm.providers.get(self.provider.name)
+        provider_settings = self._provider_settings
         max_tokens = self.reserve
         if provider_settings is not None:
             max_tokens = min(max_tokens, provider_settings.max_output_tokens) or provider_settings.max_output_tokens
@@ -453,9 +458,7 @@ class Engine:
                             output_tokens=previous.output_tokens + usage_out)
 
     def _save(self) -> None:
-        self.session.skill_states = {
-            name: SkillStatus(state, phase, reason) for name, (state, phase, reason) in self.skills.statuses().items()
-        }
+        self.session.skill_states = self.skills.statuses()
         try:
             path = self.sessions.save(self.session)
         except OSError as exc:
@@ -480,9 +483,8 @@ class Engine:
         session = self.sessions.load(session_id)
         self.session = session
         self._next_id = 0
-        states = {name: (s.state, s.phase, s.reason) for name, s in session.skill_states.items()}
-        explicit = [name for name, (_, _, reason) in states.items() if reason.startswith(EXPLICIT_REASON)
-                    or "use_skill" in reason]
+        states = session.skill_states
+        explicit = [name for name, s in states.items() if s.reason.startswith(EXPLICIT_REASON) or "use_skill" in s.reason]
         self._emit_all(self.skills.restore(states, explicit))
         self._update_budget()
         return session

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from aiq_tui.agent.events import SkillStateChanged
+from aiq_tui.agent.sessions import SkillStatus
 from aiq_tui.agent.views import SkillView
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost
@@ -88,9 +89,9 @@ class LoadedSkills:
                 allowed.extend(tool for tool in tools if tool not in allowed)
         return tuple(allowed) if restricted else None
 
-    def statuses(self) -> dict[str, tuple[SkillState, Phase, str]]:
+    def statuses(self) -> dict[str, SkillStatus]:
         """What a session stores: each loaded skill's state, phase and reason."""
-        return {name: (slot.skill.state, slot.skill.phase, slot.reason) for name, slot in self._slots.items()}
+        return {name: SkillStatus(slot.skill.state, slot.skill.phase, slot.reason) for name, slot in self._slots.items()}
 
     def costs(self) -> tuple[SkillCost, ...]:
         """For the compression planner: relevance = last confidence (explicit counts as 1)."""
@@ -220,14 +221,14 @@ class LoadedSkills:
                 changes.extend(self._load(name, slot.skill.state, slot.skill.phase, "reloaded: its SKILL.md changed"))
         return changes
 
-    def restore(self, states: Mapping[str, tuple[SkillState, Phase, str]], explicit: Iterable[str]) -> list[SkillStateChanged]:
+    def restore(self, states: Mapping[str, SkillStatus], explicit: Iterable[str]) -> list[SkillStateChanged]:
         """Put back the loaded skills of a resumed session (unknown names are skipped)."""
         changes = self.clear()
         self.explicit = {name for name in explicit if name in self.catalog}
-        for name, (state, phase, reason) in states.items():
-            if state is SkillState.INACTIVE or name not in self.catalog:
+        for name, status in states.items():
+            if status.state is SkillState.INACTIVE or name not in self.catalog:
                 continue
-            changes.extend(self._load(name, state, phase, reason or "restored with the session"))
+            changes.extend(self._load(name, status.state, status.phase, status.reason or "restored with the session"))
         return changes
 
     # -- internals ---------------------------------------------------------------------------
