@@ -28,3 +28,19 @@ async def say(pilot: Pilot, text: str) -> None:
     prompt.value = text
     prompt.focus()
     await pilot.press("enter")
+
+
+async def wait_for_approval(pilot: Pilot, timeout: float = 2.0) -> None:
+    """Wait until the approval modal is on screen (the fake engine asks mid-turn)."""
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    waited = 0.0
+    while waited < timeout and not isinstance(pilot.app.screen, ApprovalScreen):
+        await pilot.pause(0.02)
+        waited += 0.02
+    assert isinstance(pilot.app.screen, ApprovalScreen)
+
+
+def notices(app: AiqApp) -> list[str]:
+    """The text of every notice in the conversation, oldest first."""
+    return [str(notice.render()) for notice in app.query(".notice")]

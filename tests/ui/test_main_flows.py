@@ -11,12 +11,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import notices, say, settle, wait_for_approval  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.tools.base import Decision  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
 from aiq_tui.ui.screens.help import HelpScreen  # noqa: E402
 from aiq_tui.ui.screens.inspector import InspectorScreen  # noqa: E402
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge  # noqa: E402
@@ -65,18 +64,16 @@ async def test_ask_tool_call_opens_approval_modal_and_deny_is_logged(fake_engine
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "delete order 7 from the sample database")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert isinstance(app.screen, ApprovalScreen)
+        await wait_for_approval(pilot)
         assert "DELETE FROM orders" in app.screen.request.detail
         await pilot.press("n")
         await settle(pilot)
         assert app.query_one(ToolLog).records["c-2"].status == "denied"
 
 
-async def test_allow_once_runs_the_tool(fake_engine: FakeEngine) -> None:
+@pytest.mark.parametrize(("key", "decision"), [("y", Decision.ALLOW_ONCE), ("a", Decision.ALLOW_ALWAYS)])
+async def test_allowing_runs_the_tool_and_passes_the_choice_on(fake_engine: FakeEngine, key: str,
+                                                               decision: Decision) -> None:
     decisions: list[Decision] = []
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -90,13 +87,10 @@ async def test_allow_once_runs_the_tool(fake_engine: FakeEngine) -> None:
         await settle(pilot)
         fake_engine.approver = recording
         await say(pilot, "write a new order")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        await pilot.press("y")
+        await wait_for_approval(pilot)
+        await pilot.press(key)
         await settle(pilot)
-        assert decisions == [Decision.ALLOW_ONCE]
+        assert decisions == [decision]
         assert app.query_one(ToolLog).records["c-2"].status == "ok"
 
 
@@ -108,8 +102,7 @@ async def test_slash_skill_activates_the_named_skill(fake_engine: FakeEngine) ->
         assert [v.name for v in app.query_one(SkillsPane).views_in(SkillState.ACTIVE)] == ["pdf-tools"]
         await say(pilot, "/skill nope")
         await settle(pilot)
-        notices = [str(n.render()) for n in app.query(".notice")]
-        assert any("no skill named 'nope'" in text for text in notices)
+        assert any("no skill named 'nope'" in text for text in notices(app))
 
 
 async def test_compression_stage_is_visible_in_gauge_and_timeline(fake_engine: FakeEngine) -> None:

@@ -1,4 +1,4 @@
-"""Pilot tests of the secondary screens: sessions picker, match inspector, approval choices,
+"""Pilot tests of the secondary screens: sessions picker, match inspector, slash commands,
 and the reason shown when a skill changes state."""
 
 from __future__ import annotations
@@ -10,12 +10,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import notices, say, settle  # noqa: E402
 from textual.widgets import DataTable, Input, Static  # noqa: E402
 
-from aiq_tui.tools.base import Decision  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
 from aiq_tui.ui.screens.inspector import InspectorScreen  # noqa: E402
 from aiq_tui.ui.screens.sessions import SessionsScreen  # noqa: E402
 
@@ -99,30 +97,6 @@ async def test_inspector_explains_why_a_named_skill_did_not_match(fake_engine: F
         assert "no-such-skill: no such skill." in text_of(screen.query_one("#why"))
 
 
-async def test_approval_always_is_passed_to_the_engine(fake_engine: FakeEngine) -> None:
-    decisions: list[Decision] = []
-    app = make_app(fake_engine)
-    async with app.run_test(size=(120, 36)) as pilot:
-        original = app._approve
-
-        async def recording(request):  # noqa: ANN001, ANN202
-            decision = await original(request)
-            decisions.append(decision)
-            return decision
-
-        await settle(pilot)
-        fake_engine.approver = recording
-        await say(pilot, "write a new order")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen):
-                break
-        assert isinstance(app.screen, ApprovalScreen)
-        await pilot.press("a")
-        await settle(pilot)
-        assert decisions == [Decision.ALLOW_ALWAYS]
-
-
 async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine: FakeEngine) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
@@ -130,12 +104,6 @@ async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine
         await settle(pilot)
         reason = text_of(app.query_one("#skills-reason"))
         assert "→" in reason and "—" in reason
-
-
-def notices(app: AiqApp) -> list[str]:
-    from aiq_tui.ui.widgets.conversation import Notice
-
-    return [text_of(notice) for notice in app.query(Notice)]
 
 
 async def test_slash_commands_open_their_screens_or_say_what_they_did(fake_engine: FakeEngine) -> None:
