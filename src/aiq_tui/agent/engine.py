@@ -86,7 +86,7 @@ class Engine:
         # skills it takes a second or more, and the first frame does not need it.
         self._index: SkillIndex | None = None
         self._index_lock = threading.Lock()
-        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter)
+        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill,

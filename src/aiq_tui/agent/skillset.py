@@ -19,14 +19,14 @@ lose its instructions:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from aiq_tui.agent.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
 from aiq_tui.agent.views import SkillView
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost
-from aiq_tui.context.prompt import LoadedSkill, one_line, skill_section
+from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.skills.disclose import SkillTexts, Transition, assign_states, phase_for
 from aiq_tui.skills.model import Match, Phase, Ranking, SkillState
@@ -46,10 +46,12 @@ class _Slot:
 class LoadedSkills:
     """The loaded skills of one conversation plus the last match figures of every skill."""
 
-    def __init__(self, catalog, config: AppConfig, counter: TokenCounter) -> None:
+    def __init__(self, catalog, config: AppConfig, counter: TokenCounter,
+                 catalog_line: Callable[[str, str], str]) -> None:
         self.catalog = catalog
         self.config = config
         self.counter = counter
+        self._catalog_line = catalog_line  # the prompt builder's: a skill costs what it is sent as
         self.texts = SkillTexts(
             catalog.load, config.disclosure, lookup=catalog.get, resources=catalog.resources,
             count=counter.count,
@@ -137,7 +139,7 @@ class LoadedSkills:
         key = (name, description)
         tokens = self._catalog_tokens.get(key)
         if tokens is None:
-            tokens = self.counter.count(f"- {name}: {one_line(description, 4 * self.config.disclosure.metadata_tokens)}\n")
+            tokens = self.counter.count(self._catalog_line(name, description))
             self._catalog_tokens[key] = tokens
         return tokens
 

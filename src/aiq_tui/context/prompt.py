@@ -137,6 +137,10 @@ class PromptBuilder:
 
     # -- catalog --------------------------------------------------------------------------
 
+    def catalog_line(self, name: str, description: str) -> str:
+        """One skill's line in the catalog (what its metadata costs in the prompt)."""
+        return f"- {name}: {one_line(description, self.entry_chars)}\n"
+
     def catalog_section(self, entries: Sequence[tuple[str, str]], window: int) -> tuple[str, int, int]:
         """``(text, listed, omitted)`` — best-ranked entries within the catalog share."""
         if not entries:
@@ -146,7 +150,7 @@ class PromptBuilder:
         used = count(CATALOG_HEADER)
         lines: list[str] = []
         for index, (name, description) in enumerate(entries):
-            line = f"- {name}: {one_line(description, self.entry_chars)}\n"
+            line = self.catalog_line(name, description)
             remaining = len(entries) - index - 1
             # Keep room for the "+N more" note that would follow if the rest is left out.
             note = count(omitted_note(remaining)) if remaining else 0
