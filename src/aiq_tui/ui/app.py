@@ -305,9 +305,15 @@ class AiqApp(App[int]):
             return
         self.send(text)
 
-    def send(self, text: str) -> None:
-        if self.busy or (self._turn_worker is not None and self._turn_worker.is_running):
+    def _refused_while_turn_runs(self) -> bool:
+        """True (and the user is told) while a turn or the long demo runs."""
+        running = self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
+        if running:
             self.notify("A turn is running — Esc cancels it.", severity="warning")
+        return running
+
+    def send(self, text: str) -> None:
+        if self._refused_while_turn_runs():
             return
         self._set_busy(True)
         self._turn_worker = self._run_turn(text)
@@ -343,7 +349,7 @@ class AiqApp(App[int]):
         elif command == "/compact":
             self._compact()
         elif command == "/demo":
-            await self.start_long_demo()
+            await self.action_long_demo()
         elif command == "/clear":
             await self.action_clear()
         elif command == "/model":
@@ -375,7 +381,7 @@ class AiqApp(App[int]):
             why = "; ".join(plan.notes) or "nothing older than the kept messages"
             await self.query_one(Conversation).add_notice(f"nothing to compact: {why}", "info")
 
-    async def start_long_demo(self) -> None:
+    async def action_long_demo(self) -> None:
         """``/demo``: play the demo model's scripted long conversation, one turn after another,
         so the gauge climbs through every compression stage (Esc stops it)."""
         conversation = self.query_one(Conversation)
@@ -383,8 +389,7 @@ class AiqApp(App[int]):
             await conversation.add_notice("/demo plays a script for the offline demo model; "
                                           "start with --provider demo to watch it", "warning")
             return
-        if self.busy or (self._turn_worker is not None and self._turn_worker.is_running):
-            self.notify("A turn is running — Esc cancels it.", severity="warning")
+        if self._refused_while_turn_runs():
             return
         await conversation.add_notice("long demo: each answer grows the context until compression "
                                       "fires at 80, 90 and 95 % — Esc stops it", "info")
@@ -467,9 +472,6 @@ class AiqApp(App[int]):
             self.action_cancel_turn()
         else:
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
-
-    async def action_long_demo(self) -> None:
-        await self.start_long_demo()
 
     def action_cancel_turn(self) -> None:
         self._stop_demo = True
