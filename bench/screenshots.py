@@ -29,12 +29,13 @@ async def capture(home: Path) -> list[Path]:
         await pilot.pause(0.2)
         written.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
 
-    async def settle(pilot) -> None:  # noqa: ANN001
+    async def settle(pilot, timeout: float = 15.0) -> None:  # noqa: ANN001
+        """Wait until no turn runs (the long demo keeps ``busy`` set until its last turn)."""
         await pilot.pause(0.1)
-        for _ in range(300):
-            if not app.busy:
-                break
+        waited = 0.0
+        while app.busy and waited < timeout:
             await pilot.pause(0.05)
+            waited += 0.05
 
     async with app.run_test(size=SIZE) as pilot:
         await shot(pilot, "01-start")
@@ -47,11 +48,7 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("ctrl+o")
         app.query_one("#prompt").value = "/demo"
         await pilot.press("enter")
-        for _ in range(1200):  # the scripted long demo: about 25 turns
-            await pilot.pause(0.05)
-            if not app.busy and not (app._turn_worker and app._turn_worker.is_running):
-                break
-        await settle(pilot)
+        await settle(pilot, timeout=60)  # the scripted long demo: about 25 turns
         await pilot.press("ctrl+o")
         await shot(pilot, "04-compression")
         await pilot.press("ctrl+o")
