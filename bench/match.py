@@ -15,7 +15,7 @@ import statistics
 import time
 from pathlib import Path
 
-from aiq_tui.skills.match import SkillIndex
+from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import SkillMeta
 
 METATOOL = Path(__file__).resolve().parents[2] / "shared" / "bench" / "metatool"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from aiq_tui.agent.engine import Engine
-from aiq_tui.agent.events import Event
+from aiq_tui.events import Event
 from aiq_tui.config import ProviderSettings
 from aiq_tui.llm.factory import create_provider
 from aiq_tui.workspace import Workspace

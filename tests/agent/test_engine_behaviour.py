@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from aiq_tui.agent.engine import Engine
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
     CompressionApplied,

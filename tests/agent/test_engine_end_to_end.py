@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     BudgetChanged,
     SessionSaved,
     SkillsMatched,

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from aiq_tui.agent.events import CompressionApplied
+from aiq_tui.events import CompressionApplied
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.compress import (
     ContextState,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aiq_tui.skills.match import SkillIndex
+from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.workspace import Workspace
 
 REQUESTS = [

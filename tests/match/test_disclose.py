@@ -9,7 +9,7 @@ import pytest
 import tiktoken
 
 from aiq_tui.config import AppConfig, DisclosureSettings
-from aiq_tui.skills.disclose import (
+from aiq_tui.ranking.disclose import (
     SkillTexts, Transition, assign_states, brief_text, phase_for, use_skill_text,
 )
 from aiq_tui.skills.model import (

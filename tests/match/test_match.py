@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.config import AppConfig
-from aiq_tui.skills.match import SkillIndex
+from aiq_tui.ranking.match import SkillIndex
 from tests.match.helpers import meta
 
 SKILLS = [

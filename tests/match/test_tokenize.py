@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from aiq_tui.skills.tokenize import name_terms, split_identifier, stem, tokenize
+from aiq_tui.ranking.tokenize import name_terms, split_identifier, stem, tokenize
 
 
 def test_query_keywords_are_lowercased_without_punctuation_or_stop_words() -> None:

@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from aiq_tui.agent.events import Event
+from aiq_tui.events import Event
 from aiq_tui.config import ToolSettings
 from aiq_tui.locations import Home
 from aiq_tui.skills.catalog import SkillCatalog

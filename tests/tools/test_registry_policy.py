@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     ToolCallApproved,
     ToolCallDenied,
     ToolCallFinished,

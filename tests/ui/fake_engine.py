@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
     CompressionApplied,

@@ -7,7 +7,7 @@ crosses 80/90/95 % (and the turn is refused, not truncated, when even that canno
 fit) → the model streams → tool calls run through the permission policy and the approver →
 repeat until the model answers without tools (bounded rounds) → the session is saved.
 
-Every step is an event (:mod:`aiq_tui.agent.events`) delivered to each subscriber in order;
+Every step is an event (:mod:`aiq_tui.events`) delivered to each subscriber in order;
 the TUI renders them, ``aiq-tui ask`` prints them, tests assert them. A failed turn keeps the
 user's message in the session (``retry()`` sends it again); a cancelled turn keeps what was
 streamed and answers any pending tool calls with "cancelled" so the history stays valid.
@@ -23,7 +23,7 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
     ErrorRaised,
@@ -50,7 +50,7 @@ from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
 from aiq_tui.problems import Problem
-from aiq_tui.skills.match import SkillIndex
+from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.registry import ToolRegistry, build_default_tools

@@ -1,10 +1,10 @@
 """Which skills are in the prompt, at which phase, and why: the engine's skill state.
 
 :class:`LoadedSkills` turns a ranking into state changes (via
-:func:`~aiq_tui.skills.disclose.assign_states`), loads the phase texts through the cached
-:class:`~aiq_tui.skills.disclose.SkillTexts`, and answers what the prompt builder, the
+:func:`~aiq_tui.ranking.disclose.assign_states`), loads the phase texts through the cached
+:class:`~aiq_tui.ranking.disclose.SkillTexts`, and answers what the prompt builder, the
 compression planner and the skills pane need. Every change comes back as a
-:class:`~aiq_tui.agent.events.SkillStateChanged` for the engine to emit; nothing here emits,
+:class:`~aiq_tui.events.SkillStateChanged` for the engine to emit; nothing here emits,
 does network I/O or knows about a UI.
 
 Two rules go beyond the per-query ranking of seed 000, because an agent mid-task must not
@@ -21,14 +21,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable, Mapping
 
-from aiq_tui.agent.events import SkillStateChanged
+from aiq_tui.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
 from aiq_tui.agent.views import SkillView
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost
 from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
-from aiq_tui.skills.disclose import SkillTexts, Transition, assign_states, phase_for
+from aiq_tui.ranking.disclose import SkillTexts, Transition, assign_states, phase_for
 from aiq_tui.skills.model import Match, Phase, Ranking, SkillState
 
 KEPT_ACTIVE = "active: kept from the previous turn (nothing matched better)"

@@ -13,7 +13,7 @@ from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_conso
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from aiq_tui.agent.events import Event
+    from aiq_tui.events import Event
     from aiq_tui.tools.base import ApprovalRequest
 
 
@@ -78,7 +78,7 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
 
 # -- output -------------------------------------------------------------------------------------
 def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
-    from aiq_tui.agent.events import ErrorRaised, to_json
+    from aiq_tui.events import ErrorRaised, to_json
 
     def sink(event: "Event") -> None:
         if isinstance(event, ErrorRaised):
@@ -89,7 +89,7 @@ def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
 
 
 def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], None]:
-    from aiq_tui.agent.events import (
+    from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
         RetryScheduled,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 if TYPE_CHECKING:
-    from aiq_tui.skills.match import Explanation
+    from aiq_tui.ranking.match import Explanation
     from aiq_tui.skills.model import Match
 
 _NEAR_MISSES = 3  # with a bare --explain: how many skills below the top-k are explained
@@ -36,8 +36,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from aiq_tui.skills.disclose import phase_for
-    from aiq_tui.skills.match import SkillIndex
+    from aiq_tui.ranking.disclose import phase_for
+    from aiq_tui.ranking.match import SkillIndex
 
     top = option(args, "top")
     if top is not None and top < 1:
@@ -112,7 +112,7 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
                  matched: int, considered: int, thresholds: Any) -> None:
     from rich.table import Table
 
-    from aiq_tui.skills.disclose import phase_for
+    from aiq_tui.ranking.disclose import phase_for
 
     console = make_console(args)
     console.print(f"query terms: {' '.join(terms) or '(none after stop-words)'}")

@@ -68,8 +68,8 @@ def _counter(config: "AppConfig") -> "TokenCounter":
 def _skills_for(workspace: "Workspace", query: str, counter: "TokenCounter") -> tuple[list[tuple[str, str]], list["LoadedSkill"]]:
     """Catalog entries in rank order, and the skills the query loads (brief or full)."""
     from aiq_tui.context.prompt import LoadedSkill
-    from aiq_tui.skills.disclose import brief_text, phase_for
-    from aiq_tui.skills.match import SkillIndex
+    from aiq_tui.ranking.disclose import brief_text, phase_for
+    from aiq_tui.ranking.match import SkillIndex
     from aiq_tui.skills.model import Phase, SkillState
 
     config = workspace.config
@@ -218,7 +218,7 @@ def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
 
 
 def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, window: int, query: str | None) -> int:
-    from aiq_tui.agent.events import CompressionApplied
+    from aiq_tui.events import CompressionApplied
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
 

@@ -25,7 +25,7 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from aiq_tui.agent.events import CompressionApplied
+from aiq_tui.events import CompressionApplied
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.model import CompressionPlan, Eviction, Stage
 from aiq_tui.context.summary import SummaryResult, SummariserFn, summarise_with_fallback

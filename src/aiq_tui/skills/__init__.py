@@ -1,1 +1,1 @@
-"""Skills: model, parse, validate, discover, store, match, disclose, registry/executor."""
+"""Skills as files: model, parse, validate, discover, catalog, store, resources, registry/executor."""

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     EventSink,
     ToolCallApproved,
     ToolCallDenied,

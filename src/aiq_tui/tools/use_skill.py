@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from aiq_tui.conversation import ToolSpec
-from aiq_tui.skills.disclose import use_skill_text
+from aiq_tui.ranking.disclose import use_skill_text
 from aiq_tui.tools.base import ToolResult
 
 SPEC = ToolSpec(

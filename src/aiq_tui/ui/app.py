@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from aiq_tui.agent.events import (
+from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
     CompressionApplied,

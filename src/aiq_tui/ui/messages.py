@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from textual.message import Message
 
-from aiq_tui.agent.events import Event
+from aiq_tui.events import Event
 
 
 class EngineEvent(Message):

@@ -5,7 +5,7 @@ The index is built once from the discovered metadata and updated per skill on re
 skills that share a term with it, so unrelated skills score exactly 0 and never appear.
 
 Scoring (what the seed asks, made graded): every field is tokenised the same way as the
-query (:mod:`aiq_tui.skills.tokenize`) and weighted — name > triggers > tags >
+query (:mod:`aiq_tui.ranking.tokenize`) and weighted — name > triggers > tags >
 description > body — in one BM25F sum, so a term in the name outranks the same term in
 the description, and rare terms outrank common ones. On top of that, the whole name
 written in the query (``slack-gif-creator``, ``pdf``) and a trigger phrase written in the
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
-from aiq_tui.skills.tokenize import name_terms, term_of, tokenize, words
+from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
 
 FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
 # BM25F field weights: how much one occurrence in the field counts. The name carries the
