@@ -205,6 +205,19 @@ class ToolSettings(_Section):
         return self
 
 
+class DoctorSettings(_Section):
+    """Thresholds of ``aiq-tui skills doctor`` (what counts as a collision or a hog)."""
+
+    collision_margin: float = Field(default=0.1, ge=0, lt=1)
+    """Another skill scoring within this share of a skill's own score on its description collides."""
+    overlap_share: float = Field(default=0.4, gt=0, lt=1)
+    """A rival scoring at least this share of a skill's own score overlaps it (noted, not an error)."""
+    body_share: float = Field(default=0.25, gt=0, le=1)
+    """A skill whose full load takes more than this share of the window is a budget hog."""
+    catalog_scales: tuple[int, ...] = (50, 500, 5000)
+    """Collection sizes at which the catalog cost is projected."""
+
+
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
@@ -218,6 +231,7 @@ class AppConfig(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
     ui: UISettings = Field(default_factory=UISettings)
+    doctor: DoctorSettings = Field(default_factory=DoctorSettings)
 
     def context_window(self) -> int:
         """The window in force: config override, else the active provider's, else 8192."""

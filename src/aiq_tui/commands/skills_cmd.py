@@ -51,6 +51,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it")
     new.set_defaults(handler=_new)
 
+    from aiq_tui.commands import doctor_cmd  # `skills doctor` lives in its own module
+
+    doctor_cmd.register(sub, parents)
+
     skills.set_defaults(handler=lambda args: _usage(skills))
 
 

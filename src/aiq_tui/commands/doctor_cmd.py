@@ -1,0 +1,83 @@
+"""``aiq-tui skills doctor``: check a whole skill collection against the matcher and budget.
+
+Registered under ``skills`` by :mod:`aiq_tui.commands.skills_cmd`. Exit 0 when there are no
+errors, 1 when there are (for CI), 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from aiq_tui.doctor.model import DoctorReport
+
+MARKS = {"error": ("✗", "bold red"), "warning": ("!", "yellow"), "info": ("·", "cyan")}
+TOP_COSTS = 5
+
+
+def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    doctor = sub.add_parser(
+        "doctor", parents=parents, help="check the whole collection: collisions, reach, budget, risk, spec",
+        description=(
+            "One report over every discovered skill, checked with the matcher, prompt builder and "
+            "token budget the agent uses: skills that steal each other's queries, skills their own "
+            "description does not reach, budget hogs and catalog overflow, risky scripts and links, "
+            "and every `skills validate --strict` problem. Use --skills-dir DIR to check a folder "
+            "of skills. Exit 0 no errors, 1 errors found, 2 usage."
+        ),
+    )
+    doctor.add_argument("--json", action="store_true", help="machine-readable report")
+    doctor.set_defaults(handler=_doctor)
+
+
+def _doctor(args: argparse.Namespace) -> int:
+    from aiq_tui.doctor.run import inputs_for_workspace, run_doctor
+
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    report = run_doctor(inputs_for_workspace(workspace))
+    if option(args, "json"):
+        print_json(report.to_json())
+    else:
+        print_report(make_console(args), report)
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def print_report(console: "Console", report: "DoctorReport") -> None:
+    from rich.text import Text
+
+    for finding in report.findings:
+        mark, style = MARKS[finding.level.value]
+        console.print(Text(f"{mark} {finding.level.value} ", style=style)
+                      + Text(f"[{finding.kind.value}] ", style="dim") + Text(finding.title, style="bold"),
+                      soft_wrap=True)
+        console.print(Text(f"    why: {finding.why}"), soft_wrap=True)
+        console.print(Text(f"    fix: {finding.fix}"), soft_wrap=True)
+        if finding.query and finding.kind.value in ("collision", "unreachable"):
+            console.print(Text(f"    see: aiq-tui match {_quoted(finding.query)}", style="dim"), soft_wrap=True)
+    catalog = report.catalog
+    if catalog is not None:
+        console.print(Text(
+            f"catalog: {catalog.catalog_tokens:,} of {catalog.catalog_limit:,} tokens "
+            f"({catalog.listed} listed, {len(catalog.omitted)} cut) in a {catalog.window:,}-token window; "
+            "projected " + ", ".join(f"{n:,} skills → {t:,}" for n, t in catalog.projections)), soft_wrap=True)
+    if report.costs:
+        top = ", ".join(f"{c.name} {c.full_tokens:,}" for c in report.costs[:TOP_COSTS])
+        console.print(Text(f"largest full loads (tokens): {top}"), soft_wrap=True)
+    counts = report.counts()
+    console.print(Text(
+        f"{report.skills} skill(s): {counts['error']} error(s), {counts['warning']} warning(s), "
+        f"{counts['info']} note(s) in {report.seconds:.2f} s",
+        style="bold red" if counts["error"] else "bold green"))
+
+
+def _quoted(text: str, limit: int = 120) -> str:
+    flat = " ".join(text.split())
+    flat = flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0]
+    return "'" + flat.replace("'", "'\\''") + "'"

@@ -1,0 +1,125 @@
+"""Risky content: what a skill would have the agent run or trust, checked before it does.
+
+Dangerous script patterns come from the executor's own check
+(:func:`aiq_tui.skills.executor.find_dangerous`) — the filter that refuses them at run time —
+so the doctor and the runtime never disagree. These are first-filter text checks; the
+sandbox is what enforces (docs/SANDBOX.md).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Sequence
+
+from aiq_tui.doctor.model import Finding, Kind, Level
+from aiq_tui.skills.executor import find_dangerous
+from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
+
+# Tool names that hand the agent a shell. ``Bash(git:*)`` is scoped; bare ``Bash`` is not.
+SHELL_TOOLS = ("bash", "shell", "sh", "execute_command", "terminal", "run_command")
+_LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?")
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+_SCRIPT_READ_LIMIT = 256 * 1024
+
+
+def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Resource]) -> list[Finding]:
+    findings: list[Finding] = []
+    folder = meta.folder
+    findings += _allowed_tools(meta)
+    no_shebang: list[str] = []
+    not_executable: list[str] = []
+    for resource in resources:
+        if resource.rejected:
+            findings.append(Finding(
+                Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: {resource.relpath} is not available",
+                why=f"the agent cannot read it: {resource.rejected}",
+                fix="shrink or split the file, or raise skills.max_resource_bytes / max_skill_bytes",
+            ))
+            continue
+        if resource.kind is not ResourceKind.SCRIPT:
+            continue
+        path = folder / resource.relpath
+        text = _read(path)
+        if text is None:
+            continue
+        pattern = find_dangerous(text)
+        if pattern:
+            findings.append(Finding(
+                Kind.RISK, Level.ERROR, (meta.name,), f"{meta.name}: {resource.relpath} matches '{pattern}'",
+                why="the script runner refuses it, and an agent told to run it by hand could do real damage",
+                fix="remove the command, or scope it to paths inside the skill's working folder",
+            ))
+        if not text.startswith("#!"):
+            no_shebang.append(resource.relpath)
+        if not os.access(path, os.X_OK):
+            not_executable.append(resource.relpath)
+    if no_shebang or not_executable:
+        parts = []
+        if no_shebang:
+            parts.append(f"no shebang: {', '.join(no_shebang[:5])}" + (" …" if len(no_shebang) > 5 else ""))
+        if not_executable:
+            parts.append(f"not executable: {', '.join(not_executable[:5])}" + (" …" if len(not_executable) > 5 else ""))
+        findings.append(Finding(
+            Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: scripts cannot run as they are",
+            why="; ".join(parts) + " — the agent has to guess the interpreter or fails with 'permission denied'",
+            fix="start each script with a shebang (#!/usr/bin/env python3) and `chmod +x` it",
+        ))
+    if body:
+        pattern = find_dangerous(body)
+        if pattern:
+            findings.append(Finding(
+                Kind.RISK, Level.ERROR, (meta.name,), f"{meta.name}: its instructions contain '{pattern}'",
+                why="the agent follows SKILL.md literally; a dangerous command there is one tool call away",
+                fix="remove the command from the instructions",
+            ))
+        missing = broken_links(body, folder)
+        if missing:
+            findings.append(Finding(
+                Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: {len(missing)} link(s) to missing files",
+                why=f"SKILL.md links to {', '.join(missing[:5])}" + (" …" if len(missing) > 5 else "")
+                    + ", which do not exist; the agent will try to read them and fail",
+                fix="fix the paths (relative to the skill folder) or remove the links",
+                terms=tuple(missing),
+            ))
+    return findings
+
+
+def broken_links(body: str, folder: Path) -> list[str]:
+    """Relative link targets in the markdown ``body`` that do not exist under ``folder``."""
+    missing: list[str] = []
+    for match in list(_LINK.finditer(body)) + list(_IMAGE.finditer(body)):
+        target = match.group(1)
+        if _SCHEME.match(target) or target.startswith(("#", "/", "//")):
+            continue
+        relative = target.split("#", 1)[0].split("?", 1)[0]
+        if not relative:
+            continue
+        if not (folder / relative).exists() and target not in missing:
+            missing.append(target)
+    return missing
+
+
+def _allowed_tools(meta: SkillMeta) -> list[Finding]:
+    tools = meta.allowed_tools or ()
+    open_shell = [t for t in tools if t.split("(", 1)[0].lower() in SHELL_TOOLS
+                  and ("(" not in t or t.replace(" ", "").endswith(("(*)", "(*:*)")))]
+    if not open_shell:
+        return []
+    return [Finding(
+        Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: allowed-tools pre-approves a shell",
+        why=(f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
+             "while this skill is active"),
+        fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
+    )]
+
+
+def _read(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_SCRIPT_READ_LIMIT)
+    except OSError:
+        return None
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,118 @@
+"""What the doctor reports: frozen findings (severity, skills, why, fix) and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+
+class Level(str, Enum):
+    """How bad a finding is. Only errors make ``skills doctor`` exit 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 0, "warning": 1, "info": 2}[self.value]
+
+
+class Kind(str, Enum):
+    COLLISION = "collision"
+    UNREACHABLE = "unreachable"
+    BUDGET = "budget"
+    RISK = "risk"
+    SPEC = "spec"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One thing wrong with the collection, and what to do about it."""
+
+    kind: Kind
+    level: Level
+    skills: tuple[str, ...]
+    title: str
+    why: str
+    fix: str
+    query: str = ""  # the query that shows the problem in the match inspector ("" when none)
+    terms: tuple[str, ...] = ()  # shared or missing terms, when they explain the finding
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value, "severity": self.level.value, "skills": list(self.skills),
+            "title": self.title, "why": self.why, "fix": self.fix, "query": self.query,
+            "terms": list(self.terms),
+        }
+
+
+@dataclass(frozen=True)
+class SkillCost:
+    """What one skill costs in the prompt the engine builds."""
+
+    name: str
+    catalog_tokens: int  # its catalog line
+    full_tokens: int  # its ``## Skill:`` section at the full phase
+    description_cut: bool  # the catalog line shortens the description
+
+
+@dataclass(frozen=True)
+class CatalogFigures:
+    window: int
+    catalog_limit: int  # tokens the catalog may take (window × catalog_share)
+    catalog_tokens: int  # what the whole catalog section costs now
+    listed: int
+    omitted: tuple[str, ...]  # skills cut from the catalog, in the order the engine cuts them
+    average_line: float
+    projections: tuple[tuple[int, int], ...]  # (skills, catalog tokens) at collection sizes
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "window": self.window, "catalog_limit": self.catalog_limit,
+            "catalog_tokens": self.catalog_tokens, "listed": self.listed,
+            "omitted": list(self.omitted), "average_line_tokens": round(self.average_line, 2),
+            "projections": [{"skills": n, "catalog_tokens": t, "fits": t <= self.catalog_limit}
+                            for n, t in self.projections],
+        }
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    skills: int
+    findings: tuple[Finding, ...]
+    costs: tuple[SkillCost, ...] = ()
+    catalog: CatalogFigures | None = None
+    seconds: float = 0.0
+    checks: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for f in self.findings if f.level is Level.ERROR)
+
+    @property
+    def ok(self) -> bool:
+        return self.errors == 0
+
+    def counts(self) -> dict[str, int]:
+        return {level.value: sum(1 for f in self.findings if f.level is level) for level in Level}
+
+    def for_skill(self, name: str) -> tuple[Finding, ...]:
+        return tuple(f for f in self.findings if name in f.skills)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok, "skills": self.skills, "counts": self.counts(),
+            "seconds": round(self.seconds, 3),
+            "findings": [f.to_json() for f in self.findings],
+            "catalog": self.catalog.to_json() if self.catalog else None,
+            "costs": [{"name": c.name, "catalog_tokens": c.catalog_tokens, "full_tokens": c.full_tokens,
+                       "description_cut": c.description_cut} for c in self.costs],
+        }
+
+
+def ordered(findings: list[Finding]) -> tuple[Finding, ...]:
+    """Errors first, then warnings, then notes; within a level by kind, then skill."""
+    kinds = list(Kind)
+    return tuple(sorted(findings, key=lambda f: (f.level.rank, kinds.index(f.kind), f.skills, f.title)))

@@ -1,0 +1,135 @@
+"""Routing checks: can the matcher tell each skill apart and route its own description to it?
+
+For every skill the matcher ranks the whole collection against that skill's own description
+(plus its ``triggers``) — the words an author expects users to type. The skill should come
+first, clearly. Another skill that outranks it, or scores within ``doctor.collision_margin``
+of it, will steal those queries; the terms they share say why.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from aiq_tui.doctor.model import Finding, Kind, Level
+from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.tokenize import name_terms, tokenize
+from aiq_tui.skills.model import Match, SkillMeta
+
+RIVALS = 5  # how deep the ranking is read for rivals; pruning keeps this fast at 10,000 skills
+ROUTING_FIELDS = ("name", "description", "tags", "triggers")
+SHOWN_TERMS = 6
+
+
+def own_query(meta: SkillMeta) -> str:
+    """The words a skill's author expects users to type: description plus trigger phrases."""
+    return " ".join([" ".join(meta.description.split()), *meta.triggers]).strip()
+
+
+def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: float,
+                     overlap: float = 1.0) -> list[Finding]:
+    metas = list(metas)
+    by_name = {meta.name: meta for meta in metas}
+    findings: list[Finding] = []
+    pairs: dict[tuple[str, str], list[tuple[str, str, bool, tuple[str, ...]]]] = {}
+    for meta in metas:
+        findings.extend(_name_words(meta))
+        query = own_query(meta)
+        if not query or meta.name not in index:
+            continue
+        ranking = index.rank(query, top_k=RIVALS)
+        own = ranking.get(meta.name)
+        own_score = own.score if own else 0.0
+        above = [m for m in ranking.matches if own is None or m.score > own_score
+                 or (m.score == own_score and m.name < meta.name)]
+        above = [m for m in above if m.name != meta.name]
+        if above:
+            findings.append(_unreachable(meta, query, above, own))
+        for rival in ranking.matches:
+            if rival.name == meta.name:
+                continue
+            outranks = rival in above
+            close = own_score > 0 and rival.score >= (1 - margin) * own_score
+            overlaps = own_score > 0 and rival.score >= overlap * own_score
+            if outranks or close or overlaps:
+                key = tuple(sorted((meta.name, rival.name)))
+                shared = _shared_terms(rival, query)
+                pairs.setdefault(key, []).append(  # type: ignore[arg-type]
+                    (meta.name, rival.name, outranks, shared, close or outranks, rival.score / own_score if own_score else 1.0))
+    for (first, second), directions in sorted(pairs.items()):
+        findings.append(_collision(first, second, directions, by_name))
+    return findings
+
+
+def _shared_terms(rival: Match, query: str) -> tuple[str, ...]:
+    """Query terms that scored for the rival in a routing field, heaviest first."""
+    wanted = set(tokenize(query))
+    weights: dict[str, float] = {}
+    for signal in rival.signals:
+        if signal.field in ROUTING_FIELDS and signal.term in wanted:
+            weights[signal.term] = weights.get(signal.term, 0.0) + signal.weight
+    return tuple(term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])))[:SHOWN_TERMS]
+
+
+def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | None) -> Finding:
+    winner = above[0]
+    place = "does not score at all" if own is None else f"ranks {len(above) + 1}{_suffix(len(above) + 1)}"
+    rivals = ", ".join(f"{m.name} ({m.score:.2f})" for m in above[:3])
+    mine = f"{own.score:.2f}" if own else "0"
+    return Finding(
+        kind=Kind.UNREACHABLE, level=Level.ERROR, skills=(meta.name, *(m.name for m in above[:3])),
+        title=f"{meta.name} loses its own description to {winner.name}",
+        why=(f"asked with its own description, {meta.name} {place} (score {mine}) behind {rivals}; "
+             "users who describe this task will get the other skill"),
+        fix=(f"put the words only {meta.name} is for into its description (or add `triggers:`); "
+             f"say in {winner.name}'s description what it is not for"),
+        query=query, terms=_shared_terms(winner, query),
+    )
+
+
+def _collision(first: str, second: str, directions: list, by_name: dict[str, SkillMeta]) -> Finding:
+    serious = any(d[4] for d in directions)
+    mutual = {d[0] for d in directions} == {first, second}
+    stolen = [d for d in directions if d[2]]
+    shared: list[str] = []
+    for direction in directions:
+        shared += [t for t in direction[3] if t not in shared]
+    shared = shared[:SHOWN_TERMS]
+    query_of = directions[0][0]
+    query = own_query(by_name[query_of])
+    how = "each scores close to the other on its own description" if mutual else (
+        f"{directions[0][1]} scores close to {directions[0][0]} on {directions[0][0]}'s description")
+    if not serious:
+        best = max(directions, key=lambda d: d[5])
+        how = f"{best[1]} scores {best[5]:.0%} of {best[0]}'s own score on {best[0]}'s description"
+    if stolen:
+        how = "; ".join(f"{d[1]} outranks {d[0]} on {d[0]}'s description" for d in stolen)
+    terms = f" (shared terms: {', '.join(shared)})" if shared else ""
+    return Finding(
+        kind=Kind.COLLISION, level=Level.WARNING if serious else Level.INFO, skills=(first, second),
+        title=f"{first} and {second} collide" if serious else f"{first} and {second} overlap",
+        why=(f"the matcher can hardly tell them apart: {how}{terms}" if serious
+             else f"they share much of their vocabulary: {how}{terms}; short queries may go either way"),
+        fix="make each description say what only it does (distinct nouns and verbs), or merge the two skills",
+        query=query, terms=tuple(shared),
+    )
+
+
+def _name_words(meta: SkillMeta) -> list[Finding]:
+    words = [term for term in dict.fromkeys(name_terms(meta.name))]
+    if not words:
+        return []
+    text = set(tokenize(own_query(meta))) | set(tokenize(" ".join(meta.tags)))
+    if any(word in text for word in words):
+        return []
+    return [Finding(
+        kind=Kind.UNREACHABLE, level=Level.WARNING, skills=(meta.name,),
+        title=f"{meta.name}: no word of its name is in its description",
+        why=(f"the name words ({', '.join(words)}) never appear in the description, so a user who "
+             "asks for the task by those words only reaches it through the name field"),
+        fix=f"use the words of the name in the description, or rename the skill after what it does",
+        query=meta.name.replace("-", " "), terms=tuple(words),
+    )]
+
+
+def _suffix(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")

@@ -1,0 +1,92 @@
+"""Run every doctor check over one collection with the engine's own matcher, builder and budget.
+
+:func:`inputs_for_engine` hands the doctor the running engine's index, prompt builder, disclosure
+texts and window (the TUI); :func:`inputs_for_workspace` builds the same parts exactly as
+:class:`~aiq_tui.agent.engine.Engine` does, without a model (the CLI).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from aiq_tui.config import AppConfig
+from aiq_tui.context.prompt import PromptBuilder
+from aiq_tui.doctor.budget import budget_findings, skill_costs
+from aiq_tui.doctor.content import content_findings
+from aiq_tui.doctor.model import DoctorReport, Finding, ordered
+from aiq_tui.doctor.routing import routing_findings
+from aiq_tui.doctor.spec import spec_findings
+from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.skills.model import Phase
+
+CHECKS = ("routing", "budget", "content", "spec")
+
+
+@dataclass(frozen=True)
+class DoctorInputs:
+    catalog: Any  # SkillCatalog: iterable of SkillMeta with load() and resources()
+    config: AppConfig
+    index: SkillIndex
+    builder: PromptBuilder
+    window: int
+    full_text: Callable[[str], str]  # the engine's full-phase text of a skill
+    skill_dirs: tuple[Path, ...] = ()
+
+
+def inputs_for_engine(engine: Any) -> DoctorInputs:
+    """The running engine's own parts (what the TUI's Doctor screen checks with)."""
+    workspace = engine.workspace
+    return DoctorInputs(
+        catalog=workspace.catalog, config=engine.config, index=engine.index, builder=engine.builder,
+        window=engine.window, full_text=lambda name: engine.skills.texts.text_for(name, Phase.FULL),
+        skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
+    )
+
+
+def inputs_for_workspace(workspace: Any) -> DoctorInputs:
+    """The parts an engine on this workspace would use, built the way the engine builds them."""
+    from aiq_tui.agent.skillset import LoadedSkills
+    from aiq_tui.context.tokens import TokenCounter
+
+    config: AppConfig = workspace.config
+    counter = TokenCounter.for_config(config)
+    builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
+    skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line)
+    return DoctorInputs(
+        catalog=workspace.catalog, config=config, index=SkillIndex(workspace.catalog), builder=builder,
+        window=config.context_window(), full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
+        skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
+    )
+
+
+def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> DoctorReport:
+    """Every finding over the collection, errors first."""
+    started = time.perf_counter()
+    metas = list(inputs.catalog)
+    findings: list[Finding] = []
+    costs = []
+    catalog = None
+    if "routing" in checks:
+        doctor = inputs.config.doctor
+        findings += routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
+    if "budget" in checks:
+        costs, _unreadable = skill_costs(metas, inputs.builder, inputs.full_text)
+        more, catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
+        findings += more
+    if "content" in checks:
+        for meta in metas:
+            try:
+                body = inputs.catalog.load(meta.name).body
+            except Exception:  # noqa: BLE001 - unreadable files are spec findings
+                body = None
+            findings += content_findings(meta, body, inputs.catalog.resources(meta.name))
+    if "spec" in checks:
+        findings += spec_findings(inputs.skill_dirs, inputs.config.skills)
+    costs = sorted(costs, key=lambda c: (-c.full_tokens, c.name))
+    return DoctorReport(
+        skills=len(metas), findings=ordered(findings), costs=tuple(costs), catalog=catalog,
+        seconds=time.perf_counter() - started, checks=checks,
+    )

@@ -1,0 +1,48 @@
+"""Spec problems: exactly what ``aiq-tui skills validate --strict`` reports, grouped by problem.
+
+Resource-limit warnings are left to :mod:`aiq_tui.doctor.content`, which reports them per
+file; everything else the strict validator says about a SKILL.md is here, once per kind of
+problem with every skill that has it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Sequence
+
+from aiq_tui.config import SkillsSettings
+from aiq_tui.doctor.model import Finding, Kind, Level
+from aiq_tui.problems import Severity
+from aiq_tui.skills.check import check_paths
+from aiq_tui.skills.resources import SKILL_FILE
+
+_VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
+
+
+def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings) -> list[Finding]:
+    reports = check_paths(list(skill_dirs), settings, strict=True, containers=True)
+    groups: dict[tuple[str, str, str], dict] = {}
+    for report in reports:
+        skill = report.name or report.path.parent.name
+        for problem in report.problems:
+            if problem.path is not None and problem.path.name != SKILL_FILE:
+                continue  # a resource: reported per file under risky content
+            template = _VARIABLE.sub("…", problem.message)
+            key = (problem.severity.value, problem.field or "", template)
+            group = groups.setdefault(key, {"skills": [], "example": problem})
+            if skill not in group["skills"]:
+                group["skills"].append(skill)
+    findings = []
+    for (severity, field, template), group in groups.items():
+        example = group["example"]
+        skills = tuple(group["skills"])
+        level = Level.ERROR if severity == Severity.ERROR.value else Level.WARNING
+        where = f" [{field}]" if field else ""
+        title = (example.message if len(skills) == 1 else f"{template}{where} — {len(skills)} skills")
+        findings.append(Finding(
+            Kind.SPEC, level, skills, title if len(skills) > 1 else f"{skills[0]}: {title}",
+            why=f"{example}" + (f" (and {len(skills) - 1} more)" if len(skills) > 1 else ""),
+            fix=example.hint or "see `aiq-tui skills validate --strict`",
+        ))
+    return findings
