@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 # module name → what it measures; each exposes run() -> dict of figures.
-BENCHMARKS = ("scan", "match", "tokens", "tools", "tui")
+BENCHMARKS = ("scan", "match", "tokens", "tools", "tui", "doctor")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

@@ -23,6 +23,10 @@ _LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
 _SCRIPT_READ_LIMIT = 256 * 1024
+# Commands in instructions sit in code: fenced blocks, indented blocks and `inline` spans.
+_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1", re.MULTILINE | re.DOTALL)
+_INDENTED = re.compile(r"^(?: {4}|\t)\S.*$", re.MULTILINE)
+_INLINE = re.compile(r"`([^`\n]+)`")
 
 
 def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Resource]) -> list[Finding]:
@@ -68,7 +72,7 @@ def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Reso
             fix="start each script with a shebang (#!/usr/bin/env python3) and `chmod +x` it",
         ))
     if body:
-        pattern = find_dangerous(body)
+        pattern = find_dangerous(code_of(body))
         if pattern:
             findings.append(Finding(
                 Kind.RISK, Level.ERROR, (meta.name,), f"{meta.name}: its instructions contain '{pattern}'",
@@ -85,6 +89,14 @@ def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Reso
                 terms=tuple(missing),
             ))
     return findings
+
+
+def code_of(body: str) -> str:
+    """The code in a markdown body (one snippet per line): what an agent would run."""
+    snippets = [m.group(2) for m in _FENCED.finditer(body)]
+    snippets += _INDENTED.findall(body)
+    snippets += _INLINE.findall(body)
+    return "\n".join(snippets)
 
 
 def broken_links(body: str, folder: Path) -> list[str]:

@@ -15,7 +15,7 @@ from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, tokenize
 from aiq_tui.skills.model import Match, SkillMeta
 
-RIVALS = 5  # how deep the ranking is read for rivals; pruning keeps this fast at 10,000 skills
+RIVALS = 3  # how deep the ranking is read for rivals; pruning keeps this fast at 10,000 skills
 ROUTING_FIELDS = ("name", "description", "tags", "triggers")
 SHOWN_TERMS = 6
 
