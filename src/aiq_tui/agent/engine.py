@@ -50,6 +50,7 @@ from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
 from aiq_tui.problems import Problem
+from aiq_tui.replay.record import TurnRecorder
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
@@ -95,6 +96,7 @@ class Engine:
         self.session = self._new_session()
         self.approver: Approver | None = None
         self._sinks: list[EventSink] = []
+        self._recorder = TurnRecorder()  # the session keeps each turn's events for replay
         self._base_problems = tuple(p for p in workspace.problems if p not in workspace.catalog.problems)
         self._catalog_problems = tuple(workspace.catalog.problems)
         self._next_id = 0
@@ -185,6 +187,9 @@ class Engine:
             self._sinks.remove(sink)
 
     def _emit(self, event: Event) -> None:
+        turn = self._recorder.add(event)
+        if turn is not None:
+            self.session.replay.append(turn)
         for sink in list(self._sinks):
             sink(event)
 

@@ -22,6 +22,7 @@ from typing import Any, Iterable
 
 from aiq_tui.conversation import Message, Role
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.replay.record import dump_turns, load_turns
 from aiq_tui.skills.model import Phase, SkillState
 
 SESSION_VERSION = 1
@@ -141,6 +142,7 @@ class Session:
     summaries: list[str] = field(default_factory=list)
     tokens: TokenFigures = field(default_factory=TokenFigures)
     version: int = SESSION_VERSION
+    replay: list[dict[str, Any]] = field(default_factory=list)  # engine events per turn (aiq_tui.replay)
 
     @property
     def display_title(self) -> str:
@@ -167,6 +169,7 @@ class Session:
             "skill_states": {name: s.to_json() for name, s in self.skill_states.items()},
             "summaries": list(self.summaries),
             "tokens": self.tokens.to_json(),
+            "replay": dump_turns(self.replay),
         }
 
     @classmethod
@@ -194,6 +197,7 @@ class Session:
             summaries=[str(s) for s in data.get("summaries") or ()],
             tokens=TokenFigures.from_json(data.get("tokens") or {}),
             version=SESSION_VERSION,
+            replay=load_turns(data.get("replay")),  # older sessions have none: replay from messages
         )
 
 

@@ -1,0 +1,148 @@
+"""Record the engine's events per turn, compactly, for the session file.
+
+What is kept is what the replay shows: the query and the top of the ranking (with the terms
+that scored), every skill transition with its reason, each budget breakdown, compressions,
+tool calls with their durations (arguments shortened, results left out: the messages hold
+them), errors, and the streamed answer with consecutive fragments joined into one.
+
+Format (``"replay"`` in the session JSON)::
+
+    {"version": 1, "turns": [{"at": "2026-…Z", "events": [{"type": "turn_started", "dt": 0.0, …}, …]}]}
+
+``dt`` is seconds since the turn started. Unknown event types are kept as they come, and an
+unknown ``version`` is not read at all (see :func:`load_turns`).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from aiq_tui.events import (
+    BudgetChanged,
+    Event,
+    SessionSaved,
+    SkillsMatched,
+    TokenStreamed,
+    ToolCallFinished,
+    ToolCallRequested,
+    TurnFinished,
+    TurnStarted,
+    event_type,
+    to_json,
+)
+
+REPLAY_VERSION = 1
+TOP_MATCHES = 10  # matches kept per query: the ranking's head is what explains a turn
+TOP_SIGNALS = 8  # scoring terms kept per match
+ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
+
+
+def compact_event(event: Event) -> dict[str, Any] | None:
+    """The saved form of one event, or None for events replay does not need."""
+    if isinstance(event, SessionSaved):
+        return None
+    if isinstance(event, TokenStreamed):
+        return {"type": "token_streamed", "text": event.text}
+    if isinstance(event, SkillsMatched):
+        ranking = event.ranking
+        return {
+            "type": "skills_matched", "query": ranking.query, "considered": ranking.considered,
+            "total": len(ranking.matches),
+            "matches": [
+                {"name": m.name, "score": round(m.score, 4), "confidence": round(m.confidence, 4),
+                 "signals": [[s.term, s.field, round(s.weight, 3)]
+                             for s in sorted(m.signals, key=lambda s: -s.weight)[:TOP_SIGNALS]]}
+                for m in ranking.matches[:TOP_MATCHES]
+            ],
+        }
+    if isinstance(event, BudgetChanged):
+        b = event.breakdown
+        return {"type": "budget_changed", "parts": b.parts(), "skills": dict(b.skills), "window": b.window,
+                "total": b.total}
+    if isinstance(event, ToolCallRequested):
+        return {"type": "tool_call_requested", "call_id": event.call_id, "name": event.name,
+                "arguments": {k: _short(v) for k, v in event.arguments.items()}, "permission": event.permission}
+    if isinstance(event, ToolCallFinished):
+        return {"type": "tool_call_finished", "call_id": event.call_id, "name": event.name, "ok": event.ok,
+                "summary": event.summary, "duration_s": round(event.duration_s, 4)}
+    if isinstance(event, TurnStarted):
+        return {"type": "turn_started", "text": event.text}
+    data = to_json(event)
+    data.pop("turn_id", None)
+    if isinstance(event, TurnFinished):
+        data.pop("text", None)  # the streamed fragments hold it; kept below when they do not
+    if "plan" in data:  # compression: the stage and figures, not the message ids
+        plan = data.pop("plan")
+        data["stage"] = plan.get("stage")
+    return data
+
+
+def _short(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > ARGUMENT_CHARS:
+        return value[:ARGUMENT_CHARS] + "…"
+    return value
+
+
+class TurnRecorder:
+    """Collects compact events until a turn finishes; :meth:`add` returns the finished turn."""
+
+    def __init__(self) -> None:
+        self._events: list[dict[str, Any]] = []
+        self._started = time.monotonic()
+        self._at = _now()
+        self._streamed = ""
+
+    def reset(self) -> None:
+        self.__init__()  # type: ignore[misc]
+
+    def add(self, event: Event) -> dict[str, Any] | None:
+        if isinstance(event, TurnStarted):
+            self._started, self._at = time.monotonic(), _now()
+            self._streamed = ""
+        data = compact_event(event)
+        if data is None:
+            return None
+        if isinstance(event, TokenStreamed):
+            self._streamed += event.text
+            last = self._events[-1] if self._events else None
+            if last is not None and last["type"] == "token_streamed":
+                last["text"] += event.text
+                return None
+        elif isinstance(event, ToolCallRequested):
+            self._streamed = ""
+        data["dt"] = round(max(0.0, time.monotonic() - self._started), 3)
+        if isinstance(event, TurnFinished) and event.text and event.text != self._streamed:
+            data["text"] = event.text
+        self._events.append(data)
+        if isinstance(event, TurnFinished):
+            turn = {"at": self._at, "events": self._events}
+            self._events, self._streamed = [], ""
+            return turn
+        return None
+
+
+def dump_turns(turns: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"version": REPLAY_VERSION, "turns": turns}
+
+
+def load_turns(data: Any) -> list[dict[str, Any]]:
+    """Turns from a session's ``"replay"`` value; [] for sessions saved before replay existed,
+    for a newer format, or for anything malformed (the session itself still loads)."""
+    if not isinstance(data, dict) or not isinstance(data.get("turns"), list):
+        return []
+    try:
+        version = int(data.get("version", 0))
+    except (TypeError, ValueError):
+        return []
+    if version < 1 or version > REPLAY_VERSION:
+        return []
+    return [turn for turn in data["turns"] if isinstance(turn, dict) and isinstance(turn.get("events"), list)]
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+__all__ = ["REPLAY_VERSION", "TurnRecorder", "compact_event", "dump_turns", "load_turns", "event_type"]
