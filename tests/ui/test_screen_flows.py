@@ -39,7 +39,7 @@ async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEng
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_sessions(pilot)
         await pilot.press("down")  # the second row: s-0000
-        await pilot.press("r")
+        await pilot.press("n")
         field = screen.query_one("#rename", Input)
         assert field.display and field.has_focus
         field.value = "Bookshop tables"

@@ -11,6 +11,7 @@ messages into turns with just the conversation, so it still replays (without ski
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Mapping, Sequence
@@ -212,8 +213,11 @@ def _skill_changed(state: ReplayState, data: Mapping[str, Any], line: Any) -> Re
     phase = str(data.get("phase", "meta"))
     reason = str(data.get("reason", ""))
     current = state.skill(name)
+    match = next((m for m in state.matches if m.get("name") == name), None)
+    score = match.get("score") if match else (current.score if current else None)
+    confidence = match.get("confidence") if match else (current.confidence if current else None)
     row = SkillRow(name, str(new) if new else "inactive", phase if new else "meta", int(data.get("tokens", 0) or 0),
-                   reason, current.score if current else None, current.confidence if current else None)
+                   reason, score, confidence)
     if current is None:
         skills = state.skills + (row,)
     else:
@@ -238,7 +242,12 @@ def _update(rows: tuple[ToolRow, ...], call_id: str, **changes: Any) -> tuple[To
 
 
 def _short_args(arguments: Mapping[str, Any], limit: int) -> str:
-    text = ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    """The tool log's short form of arguments (``key=value``, whitespace folded)."""
+    def short(value: Any) -> str:
+        text = value if isinstance(value, str) else json.dumps(value, default=str)
+        return " ".join(text.split())
+
+    text = ", ".join(f"{k}={short(v)}" for k, v in arguments.items())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

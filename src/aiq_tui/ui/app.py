@@ -44,7 +44,7 @@ from aiq_tui.problems import Problem
 from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
-from aiq_tui.ui.messages import EngineEvent, SkillChosen
+from aiq_tui.ui.messages import EngineEvent, ReplayRequested, SkillChosen
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
@@ -108,6 +108,7 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
+        self._held_events: list[Event] | None = None  # a list while Replay mode is open
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -168,6 +169,9 @@ class AiqApp(App[int]):
         self.post_message(EngineEvent(event))
 
     async def on_engine_event(self, message: EngineEvent) -> None:
+        if self._held_events is not None:  # Replay mode draws with the same widgets: live waits
+            self._held_events.append(message.event)
+            return
         await self.apply_event(message.event)
 
     async def apply_event(self, event: Event) -> None:  # noqa: C901 - one branch per event type
@@ -359,6 +363,10 @@ class AiqApp(App[int]):
             self.action_sessions()
         elif command == "/help":
             self.action_show_help()
+        elif command == "/replay":
+            self.action_replay(rest)
+        elif command == "/doctor":
+            self.action_doctor()
         else:
             known = " ".join(SLASH_COMMANDS)
             await conversation.add_notice(f"unknown command {command}; try: {known}", "warning")
@@ -510,6 +518,48 @@ class AiqApp(App[int]):
                 self._resume(session_id)
 
         self.push_screen(SessionsScreen(self.engine), chosen)
+
+    def on_replay_requested(self, message: ReplayRequested) -> None:
+        self.action_replay(message.session_id)
+
+    def action_replay(self, session_id: str = "") -> None:
+        """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
+        from aiq_tui.agent.sessions import SessionError
+        from aiq_tui.replay.state import turns_from_messages
+        from aiq_tui.ui.screens.replay import ReplayScreen
+
+        if self._refused_while_turn_runs():
+            return
+        try:
+            session = self.engine.sessions.load(session_id) if session_id else self.engine.session
+        except SessionError as exc:
+            self.notify(str(exc), title="Replay", severity="error")
+            return
+        turns, note = session.replay, ""
+        if not turns:
+            turns = turns_from_messages(session.messages)
+            note = "recorded before replay: conversation only" if turns else ""
+        if not turns:
+            self.notify("Nothing to replay yet: this session has no turns.", severity="warning")
+            return
+        catalog = self.engine.workspace.catalog
+        context = self.engine.config.context
+        screen = ReplayScreen(turns, session.display_title, note=note,
+                              describe=lambda name: getattr(catalog.get(name), "description", ""),
+                              thresholds=(context.compress_at, context.evict_at, context.aggressive_at))
+        self._held_events = []
+        self.push_screen(screen, callback=lambda _: self._back_to_live())
+
+    def _back_to_live(self) -> None:
+        held, self._held_events = self._held_events or [], None
+        for event in held:
+            self.post_message(EngineEvent(event))
+
+    def action_doctor(self) -> None:
+        """The Doctor screen: every skill checked with this engine's matcher and budget."""
+        from aiq_tui.ui.screens.doctor import DoctorScreen
+
+        self.push_screen(DoctorScreen(self.engine, self._bases()))
 
     def action_warnings(self) -> None:
         self.push_screen(WarningsScreen(self._problems(), self._bases()))

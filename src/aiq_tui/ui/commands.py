@@ -10,7 +10,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 # (palette label, help text, app action string)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Match inspector", "Rank skills for a query, per-term breakdown", "inspector"),
-    ("Sessions", "Resume, rename or delete saved sessions", "sessions"),
+    ("Sessions", "Resume, replay, rename or delete saved sessions", "sessions"),
+    ("Replay session", "Step through this session's turns and events (read-only)", "replay"),
+    ("Skills doctor", "Collisions, unreachable skills, budget hogs, risky content, spec problems", "doctor"),
     ("Settings", "Provider, model, window and thresholds", "settings"),
     ("Help", "All keys and slash commands", "show_help"),
     ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),

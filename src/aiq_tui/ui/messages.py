@@ -28,6 +28,14 @@ class SkillChosen(Message):
         self.name = name
 
 
+class ReplayRequested(Message):
+    """The user asked to replay a saved session (sessions picker ``r``)."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
 class PromptSubmitted(Message):
     """The user pressed Enter in the prompt with non-empty text."""
 

@@ -1,4 +1,4 @@
-"""The sessions picker: resume (Enter), rename (r), delete (d, press twice)."""
+"""The sessions picker: resume (Enter), replay (r), rename (n), delete (d, press twice)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ class SessionsScreen(ModalScreen[str | None]):
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("r", "rename", "Rename"),
+        Binding("r", "replay", "Replay"),
+        Binding("n", "rename", "Rename"),
         Binding("d", "delete", "Delete"),
     ]
 
@@ -28,7 +29,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="sessions-dialog"):
-            yield Label("Sessions — Enter resume · r rename · d delete (twice)", classes="dialog-title")
+            yield Label("Sessions — Enter resume · r replay · n rename · d delete (twice)", classes="dialog-title")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Input(placeholder="New title, Enter to save", id="rename")
             yield Label("", id="sessions-status")
@@ -59,6 +60,15 @@ class SessionsScreen(ModalScreen[str | None]):
     @on(DataTable.RowSelected)
     def _resume(self, event: DataTable.RowSelected) -> None:
         self.dismiss(event.row_key.value)
+
+    def action_replay(self) -> None:
+        from aiq_tui.ui.messages import ReplayRequested
+
+        session_id = self._selected()
+        if session_id is None:
+            return
+        self.app.post_message(ReplayRequested(session_id))
+        self.dismiss(None)
 
     def action_rename(self) -> None:
         if self._selected() is None:

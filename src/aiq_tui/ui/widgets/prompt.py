@@ -17,6 +17,8 @@ SLASH_COMMANDS: dict[str, str] = {
     "/demo": "play the scripted long demo: compression at 80/90/95 % (demo model)",
     "/model": "show or change the model (opens settings)",
     "/session": "open the sessions picker",
+    "/replay": "replay this session (or /replay ID) turn by turn, read-only",
+    "/doctor": "check every skill: collisions, reach, budget, risk, spec",
     "/help": "show keys and commands",
 }
 

@@ -1,0 +1,159 @@
+"""``aiq-tui replay SESSION``: what the workbench showed at each turn of a saved session.
+
+SESSION is a session id (or a unique prefix, see ``aiq-tui sessions list``) or the path of a
+session file. Text by default, ``--json`` for tests and CI, ``--svg DIR`` for one screenshot
+per turn. Sessions saved before replay existed replay their conversation only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+
+if TYPE_CHECKING:
+    from aiq_tui.agent.sessions import Session
+
+LEGACY_NOTE = "recorded before replay: conversation only"
+SVG_SIZE = (120, 36)
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "replay", parents=parents, help="replay a saved session turn by turn",
+        description=(
+            "Show what the workbench showed at each turn of a saved session: the skills matched with "
+            "scores, skill loads and unloads with reasons, the budget, compressions and tool calls. "
+            "SESSION is an id, a unique id prefix, or a session file. Exit 1 when the session cannot "
+            "be read, 2 on usage errors."
+        ),
+    )
+    parser.add_argument("session", metavar="SESSION", help="session id, unique prefix, or path to session_*.json")
+    parser.add_argument("--turn", type=int, metavar="N", help="only the state after turn N (1-based)")
+    parser.add_argument("--json", action="store_true", help="the state after each turn as JSON")
+    parser.add_argument("--svg", metavar="DIR", help="write one screenshot per turn (turn-NN.svg) into DIR")
+    parser.set_defaults(handler=_replay)
+
+
+def load_session(args: argparse.Namespace) -> "Session | None":
+    """The session SESSION names; on failure, say why on stderr and return None."""
+    import json
+
+    from aiq_tui.agent.sessions import Session, SessionError, SessionStore
+
+    given = Path(args.session)
+    if given.suffix == ".json" or given.is_file():
+        try:
+            return Session.from_json(json.loads(given.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"aiq-tui replay: {given}: cannot read session ({exc})", file=sys.stderr)
+            return None
+    workspace = open_workspace(args)
+    if workspace is None:
+        return None
+    try:
+        return SessionStore(workspace.home.sessions_dir).load(args.session)
+    except SessionError as exc:
+        print(f"aiq-tui replay: {exc}", file=sys.stderr)
+        return None
+
+
+def turns_of(session: "Session") -> tuple[list[dict[str, Any]], str]:
+    """The recorded turns, or turns rebuilt from the messages of an older session (with a note)."""
+    from aiq_tui.replay.state import turns_from_messages
+
+    if session.replay:
+        return session.replay, ""
+    return turns_from_messages(session.messages), LEGACY_NOTE if session.messages else ""
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from aiq_tui.replay.state import state_at, turn_states
+
+    turn = option(args, "turn")
+    session = load_session(args)
+    if session is None:
+        return EXIT_FAILED
+    turns, note = turns_of(session)
+    if turn is not None and not 1 <= turn <= len(turns):
+        print(f"aiq-tui replay: --turn {turn} is out of range; session {session.id} has {len(turns)} turn(s)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    if option(args, "svg"):
+        return _svg(Path(args.svg), session, turns, note, turn)
+    states = [state_at(turns, turn)] if turn is not None else turn_states(turns)
+    if option(args, "json"):
+        print_json({"session": session.id, "title": session.display_title, "turns": len(turns),
+                    "note": note, "states": [state.to_json() for state in states]})
+        return EXIT_OK
+    console = make_console(args)
+    console.print(f"session {session.id} · {session.display_title} · {len(turns)} turn(s)"
+                  + (f" · {note}" if note else ""), markup=False, soft_wrap=True)
+    for state in states:
+        events = turns[state.turn - 1].get("events", ())
+        for line in turn_lines(state.turn, events, state):
+            console.print(line, markup=False, soft_wrap=True)
+    return EXIT_OK
+
+
+def turn_lines(number: int, events: Any, state: Any) -> list[str]:
+    """A readable account of one turn: what was asked, matched, loaded, spent, run and answered."""
+    lines: list[str] = []
+    for data in events:
+        kind = data.get("type")
+        if kind == "turn_started":
+            lines.append(f"\nturn {number}: {data.get('text', '')}")
+        elif kind == "skills_matched":
+            top = ", ".join(f"{m['name']} {m['score']:.2f} ({m['confidence']:.2f})" for m in data.get("matches", [])[:3])
+            lines.append(f"  matched {data.get('total', 0)} of {data.get('considered', 0)}: {top or 'nothing'}")
+        elif kind == "skill_state_changed":
+            lines.append(f"  skill {data.get('name')}: {data.get('old') or 'none'} → {data.get('new') or 'evicted'} "
+                         f"({data.get('phase')}, {data.get('tokens', 0)} tokens) — {data.get('reason', '')}")
+        elif kind == "compression_applied":
+            lines.append(f"  compressed at {data.get('stage')}%: {data.get('step')} "
+                         f"({data.get('before', 0):,} → {data.get('after', 0):,})")
+        elif kind == "tool_call_finished":
+            lines.append(f"  tool {data.get('name')}: {'ok' if data.get('ok') else 'failed'} in "
+                         f"{float(data.get('duration_s', 0)):.2f} s — {data.get('summary', '')}")
+        elif kind == "tool_call_denied":
+            lines.append(f"  tool {data.get('name')}: denied — {data.get('reason', '')}")
+        elif kind == "error_raised":
+            lines.append(f"  error: {data.get('message', '')}")
+    if state.budget:
+        parts = state.budget["parts"]
+        total, window = state.budget.get("total", 0), state.budget.get("window", 0)
+        share = f" ({total / window:.0%})" if window else ""
+        lines.append(f"  budget {total:,} / {window:,}{share}: "
+                     + " · ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in parts.items()))
+    answer = next((e.text for e in reversed(state.conversation) if e.kind == "answer"), "")
+    if answer:
+        flat = " ".join(answer.split())
+        lines.append(f"  answer: {flat if len(flat) <= 160 else flat[:159] + '…'}")
+    return lines
+
+
+def _svg(directory: Path, session: "Session", turns: list[dict[str, Any]], note: str, only: int | None) -> int:
+    import asyncio
+
+    from aiq_tui.ui.screens.replay import ReplayApp
+
+    directory.mkdir(parents=True, exist_ok=True)
+    wanted = [only] if only is not None else list(range(1, len(turns) + 1))
+
+    async def capture() -> list[Path]:
+        app = ReplayApp(turns, session.display_title, turn=wanted[0] if wanted else 0, note=note)
+        written: list[Path] = []
+        async with app.run_test(size=SVG_SIZE) as pilot:
+            await pilot.pause()
+            for number in wanted:
+                await app.replay.go(number)
+                await pilot.pause()
+                written.append(Path(app.save_screenshot(f"turn-{number:02d}.svg", path=str(directory))))
+        return written
+
+    for path in asyncio.run(capture()):
+        print(path)
+    return EXIT_OK
