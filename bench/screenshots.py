@@ -65,6 +65,19 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("escape")
         await pilot.press("f1")
         await shot(pilot, "08-help")
+        await pilot.press("escape")
+        await pilot.press("f4")  # r on the current session: Replay mode at its last turn
+        await pilot.pause(0.2)
+        await pilot.press("r")
+        await pilot.pause(0.5)
+        await shot(pilot, "09-replay")
+        await pilot.press("escape")
+        app.action_doctor()
+        for _ in range(200):  # the doctor runs in a worker thread
+            if getattr(app.screen, "report", None) is not None:
+                break
+            await pilot.pause(0.05)
+        await shot(pilot, "10-doctor")
     return written
 
 
