@@ -15,7 +15,7 @@ from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, tokenize
 from aiq_tui.skills.model import Match, SkillMeta
 
-RIVALS = 3  # how deep the ranking is read for rivals; pruning keeps this fast at 10,000 skills
+RIVALS = 2  # own rank + the nearest rival; pruning (MaxScore) keeps this fast at 10,000 skills
 ROUTING_FIELDS = ("name", "description", "tags", "triggers")
 SHOWN_TERMS = 6
 
@@ -32,8 +32,9 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
     findings: list[Finding] = []
     pairs: dict[tuple[str, str], list[tuple[str, str, bool, tuple[str, ...]]]] = {}
     for meta in metas:
-        findings.extend(_name_words(meta))
         query = own_query(meta)
+        wanted = frozenset(tokenize(query))  # once per skill: rank() is the expensive part
+        findings.extend(_name_words(meta, wanted))
         if not query or meta.name not in index:
             continue
         ranking = index.rank(query, top_k=RIVALS)
@@ -43,7 +44,7 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
                  or (m.score == own_score and m.name < meta.name)]
         above = [m for m in above if m.name != meta.name]
         if above:
-            findings.append(_unreachable(meta, query, above, own))
+            findings.append(_unreachable(meta, query, above, own, wanted))
         for rival in ranking.matches:
             if rival.name == meta.name:
                 continue
@@ -52,7 +53,7 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
             overlaps = own_score > 0 and rival.score >= overlap * own_score
             if outranks or close or overlaps:
                 key = tuple(sorted((meta.name, rival.name)))
-                shared = _shared_terms(rival, query)
+                shared = _shared_terms(rival, wanted)
                 pairs.setdefault(key, []).append(  # type: ignore[arg-type]
                     (meta.name, rival.name, outranks, shared, close or outranks, rival.score / own_score if own_score else 1.0))
     for (first, second), directions in sorted(pairs.items()):
@@ -60,9 +61,8 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
     return findings
 
 
-def _shared_terms(rival: Match, query: str) -> tuple[str, ...]:
+def _shared_terms(rival: Match, wanted: frozenset[str]) -> tuple[str, ...]:
     """Query terms that scored for the rival in a routing field, heaviest first."""
-    wanted = set(tokenize(query))
     weights: dict[str, float] = {}
     for signal in rival.signals:
         if signal.field in ROUTING_FIELDS and signal.term in wanted:
@@ -70,7 +70,8 @@ def _shared_terms(rival: Match, query: str) -> tuple[str, ...]:
     return tuple(term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])))[:SHOWN_TERMS]
 
 
-def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | None) -> Finding:
+def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | None,
+                 wanted: frozenset[str]) -> Finding:
     winner = above[0]
     place = "does not score at all" if own is None else f"ranks {len(above) + 1}{_suffix(len(above) + 1)}"
     rivals = ", ".join(f"{m.name} ({m.score:.2f})" for m in above[:3])
@@ -82,7 +83,7 @@ def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | N
              "users who describe this task will get the other skill"),
         fix=(f"put the words only {meta.name} is for into its description (or add `triggers:`); "
              f"say in {winner.name}'s description what it is not for"),
-        query=query, terms=_shared_terms(winner, query),
+        query=query, terms=_shared_terms(winner, wanted),
     )
 
 
@@ -114,11 +115,11 @@ def _collision(first: str, second: str, directions: list, by_name: dict[str, Ski
     )
 
 
-def _name_words(meta: SkillMeta) -> list[Finding]:
+def _name_words(meta: SkillMeta, wanted: frozenset[str]) -> list[Finding]:
     words = [term for term in dict.fromkeys(name_terms(meta.name))]
     if not words:
         return []
-    text = set(tokenize(own_query(meta))) | set(tokenize(" ".join(meta.tags)))
+    text = wanted | set(tokenize(" ".join(meta.tags))) if meta.tags else wanted
     if any(word in text for word in words):
         return []
     return [Finding(

@@ -8,6 +8,7 @@ texts and window (the TUI); :func:`inputs_for_workspace` builds the same parts e
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -69,13 +70,16 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     findings: list[Finding] = []
     costs = []
     catalog = None
-    if "routing" in checks:
-        doctor = inputs.config.doctor
-        findings += routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
-    if "budget" in checks:
-        costs, _unreadable = skill_costs(metas, inputs.builder, inputs.full_text)
-        more, catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
-        findings += more
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        # Token counting (tiktoken) releases the GIL: cost the skills while the matcher ranks.
+        costing = pool.submit(skill_costs, metas, inputs.builder, inputs.full_text) if "budget" in checks else None
+        if "routing" in checks:
+            doctor = inputs.config.doctor
+            findings += routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
+        if costing is not None:
+            costs, _unreadable = costing.result()
+            more, catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
+            findings += more
     if "content" in checks:
         for meta in metas:
             try:
