@@ -559,6 +559,8 @@ class AiqApp(App[int]):
         """The Doctor screen: every skill checked with this engine's matcher and budget."""
         from aiq_tui.ui.screens.doctor import DoctorScreen
 
+        if self._refused_while_turn_runs():  # the doctor ranks with the engine's own index
+            return
         self.push_screen(DoctorScreen(self.engine, self._bases()))
 
     def action_warnings(self) -> None:
