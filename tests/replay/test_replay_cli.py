@@ -55,3 +55,15 @@ def test_svg_writes_one_screenshot_per_turn(tmp_path: Path) -> None:
     import html
 
     assert "turn 2/3" in html.unescape((tmp_path / "shots" / "turn-02.svg").read_text()).replace("\xa0", " ")
+
+
+def test_a_session_saved_before_replay_replays_its_conversation(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    old = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    del old["replay"]
+    path = tmp_path / "session_old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "recorded before replay: conversation only" in out
+    assert "turn 3: thanks, and what about http requests to an api?" in out

@@ -17,8 +17,10 @@ from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.skills.executor import find_dangerous
 from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
-# Tool names that hand the agent a shell. ``Bash(git:*)`` is scoped; bare ``Bash`` is not.
-SHELL_TOOLS = ("bash", "shell", "sh", "execute_command", "terminal", "run_command")
+# Shell tools of clients that read ``allowed-tools`` as pre-approval (Claude Code and others).
+# ``Bash(git:*)`` is scoped; bare ``Bash`` is not. aiq-tui itself reads the field as a
+# restriction (its permission policy still asks), so its own tool names are not listed.
+SHELL_TOOLS = ("bash", "shell", "sh", "zsh", "terminal", "powershell")
 _LINK = re.compile(r"(?<!\!)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
@@ -123,7 +125,7 @@ def _allowed_tools(meta: SkillMeta) -> list[Finding]:
     return [Finding(
         Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: allowed-tools pre-approves a shell",
         why=(f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
-             "while this skill is active"),
+             "while this skill is active in clients that pre-approve listed tools (aiq-tui still asks)"),
         fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
     )]
 
