@@ -88,3 +88,24 @@ def test_a_newer_or_broken_replay_format_is_ignored_not_fatal() -> None:
     assert load_turns({"version": "x"}) == []
     assert load_turns(None) == []
     assert load_turns({"version": 1, "turns": [{"events": []}, "junk"]}) == [{"events": []}]
+
+
+async def test_a_cleared_session_does_not_replay_the_previous_sessions_skills(tmp_path: Path) -> None:
+    engine, _ = demo_engine(tmp_path / "home")
+    await engine.send(TURNS[0])
+    engine.clear()
+    await engine.send("thanks, and what about http requests to an api?")
+    [turn] = engine.session.replay
+    names = {e["name"] for e in turn["events"] if e["type"] == "skill_state_changed"}
+    assert "sql-explorer" not in names and "http-api" in names
+    assert turn["events"][0]["type"] == "turn_started"
+
+
+async def test_a_skill_activated_before_the_question_is_part_of_the_turn(tmp_path: Path) -> None:
+    engine, _ = demo_engine(tmp_path / "home")
+    assert await engine.activate("file-notes")
+    await engine.send(TURNS[0])
+    [turn] = engine.session.replay
+    first = turn["events"][0]
+    assert first["type"] == "skill_state_changed" and first["name"] == "file-notes" and first["dt"] == 0.0
+    assert turn_states(engine.session.replay)[0].loaded()["file-notes"][0] == "active"

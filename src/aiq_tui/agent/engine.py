@@ -479,6 +479,7 @@ class Engine:
         self._last_ranking = None
         self._emit_all(self.skills.clear())
         self._update_budget()
+        self._recorder.reset()  # the old session's unloads are not part of the new one's replay
 
     async def resume(self, session_id: str) -> Session:
         """Continue a saved session (id or unique prefix): history, skills and budget restored.
@@ -488,6 +489,7 @@ class Engine:
         session = self.sessions.load(session_id)
         self.session = session
         self._next_id = 0
+        self._recorder.reset()  # events not yet in a turn belonged to the previous session
         states = session.skill_states
         explicit = [name for name, s in states.items() if s.reason.startswith(EXPLICIT_REASON) or "use_skill" in s.reason]
         self._emit_all(self.skills.restore(states, explicit))

@@ -101,6 +101,8 @@ class TurnRecorder:
         if isinstance(event, TurnStarted):
             self._started, self._at = time.monotonic(), _now()
             self._streamed = ""
+            for early in self._events:  # a /skill or reload before the question: part of this turn
+                early["dt"] = 0.0
         data = compact_event(event)
         if data is None:
             return None
