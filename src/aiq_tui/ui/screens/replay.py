@@ -31,12 +31,25 @@ PHASES = {phase.label: phase for phase in Phase}
 _NO_TIME = datetime(2000, 1, 1)
 
 
-def skill_views(state: ReplayState, describe: Callable[[str], str]) -> list[SkillView]:
-    return [
+CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
+
+
+def skill_views(state: ReplayState, describe: Callable[[str], str],
+                catalog: Sequence[tuple[str, str, int]] = ()) -> list[SkillView]:
+    """The recorded skills, then (when given) the rest of the catalog as Inactive, as live shows it."""
+    views = [
         SkillView(row.name, describe(row.name), SkillState(row.state), PHASES.get(row.phase, Phase.METADATA),
                   row.tokens, row.score, row.confidence, row.reason)
         for row in state.skills
     ]
+    seen = {row.name for row in state.skills}
+    scores = {m.get("name"): m for m in state.matches}
+    for name, description, tokens in catalog:
+        if name not in seen:
+            match = scores.get(name) or {}
+            views.append(SkillView(name, description, SkillState.INACTIVE, Phase.METADATA, tokens,
+                                   match.get("score"), match.get("confidence")))
+    return views
 
 
 def breakdown_of(budget: Mapping[str, Any] | None) -> Breakdown | None:
@@ -67,8 +80,10 @@ class ReplayScreen(Screen[None]):
 
     def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
                  describe: Callable[[str], str] | None = None, note: str = "",
-                 thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95)) -> None:
+                 thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
+                 catalog: CatalogRows | None = None) -> None:
         super().__init__()
+        self.catalog_rows = catalog
         self.turns = list(turns)
         self.title_text = title
         self.note = note
@@ -156,7 +171,7 @@ class ReplayScreen(Screen[None]):
                     await conversation.add_notice(entry.text, entry.style or "info")
             self._shown_conversation = state.conversation
         pane = self.query_one(SkillsPane)
-        pane.set_views(skill_views(state, self.describe))
+        pane.set_views(skill_views(state, self.describe, self.catalog_rows() if self.catalog_rows else ()))
         last_change = next((line for line in reversed(state.timeline) if line[1] in ("load", "evict")), None)
         pane.show_reason(last_change[2] if last_change else "")
         gauge = self.query_one(BudgetGauge)
