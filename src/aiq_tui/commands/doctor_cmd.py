@@ -27,8 +27,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             "One report over every discovered skill, checked with the matcher, prompt builder and "
             "token budget the agent uses: skills that steal each other's queries, skills their own "
             "description does not reach, budget hogs and catalog overflow, risky scripts and links, "
-            "and every `skills validate --strict` problem. Use --skills-dir DIR to check a folder "
-            "of skills. Exit 0 no errors, 1 errors found, 2 usage."
+            "and every `skills validate --strict` problem. --skills-dir DIR adds a folder of skills "
+            "to the discovered ones (they are checked together, as the agent would route them). "
+            "Exit 0 no errors, 1 errors found, 2 usage."
         ),
     )
     doctor.add_argument("--json", action="store_true", help="machine-readable report")
