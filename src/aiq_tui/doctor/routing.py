@@ -8,6 +8,7 @@ of it, will steal those queries; the terms they share say why.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterable
 
 from aiq_tui.doctor.model import Finding, Kind, Level
@@ -20,6 +21,18 @@ ROUTING_FIELDS = ("name", "description", "tags", "triggers")
 SHOWN_TERMS = 6
 
 
+@dataclass(frozen=True)
+class _Rivalry:
+    """One direction of a pair: ``rival`` scored on ``skill``'s own description."""
+
+    skill: str
+    rival: str
+    outranks: bool
+    close: bool  # outranks, or within the collision margin
+    share: float  # rival's score / the skill's own score
+    shared: tuple[str, ...]
+
+
 def own_query(meta: SkillMeta) -> str:
     """The words a skill's author expects users to type: description plus trigger phrases."""
     return " ".join([" ".join(meta.description.split()), *meta.triggers]).strip()
@@ -30,7 +43,7 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
     metas = list(metas)
     by_name = {meta.name: meta for meta in metas}
     findings: list[Finding] = []
-    pairs: dict[tuple[str, str], list[tuple[str, str, bool, tuple[str, ...]]]] = {}
+    pairs: dict[tuple[str, str], list[_Rivalry]] = {}
     for meta in metas:
         query = own_query(meta)
         wanted = frozenset(tokenize(query))  # once per skill: rank() is the expensive part
@@ -52,10 +65,10 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
             close = own_score > 0 and rival.score >= (1 - margin) * own_score
             overlaps = own_score > 0 and rival.score >= overlap * own_score
             if outranks or close or overlaps:
-                key = tuple(sorted((meta.name, rival.name)))
-                shared = _shared_terms(rival, wanted)
-                pairs.setdefault(key, []).append(  # type: ignore[arg-type]
-                    (meta.name, rival.name, outranks, shared, close or outranks, rival.score / own_score if own_score else 1.0))
+                first, second = sorted((meta.name, rival.name))
+                share = rival.score / own_score if own_score else 1.0
+                pairs.setdefault((first, second), []).append(_Rivalry(
+                    meta.name, rival.name, outranks, close or outranks, share, _shared_terms(rival, wanted)))
     for (first, second), directions in sorted(pairs.items()):
         findings.append(_collision(first, second, directions, by_name))
     return findings
@@ -87,23 +100,23 @@ def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | N
     )
 
 
-def _collision(first: str, second: str, directions: list, by_name: dict[str, SkillMeta]) -> Finding:
-    serious = any(d[4] for d in directions)
-    mutual = {d[0] for d in directions} == {first, second}
-    stolen = [d for d in directions if d[2]]
+def _collision(first: str, second: str, directions: list[_Rivalry], by_name: dict[str, SkillMeta]) -> Finding:
+    serious = any(d.close for d in directions)
+    mutual = {d.skill for d in directions} == {first, second}
+    stolen = [d for d in directions if d.outranks]
     shared: list[str] = []
     for direction in directions:
-        shared += [t for t in direction[3] if t not in shared]
+        shared += [t for t in direction.shared if t not in shared]
     shared = shared[:SHOWN_TERMS]
-    query_of = directions[0][0]
-    query = own_query(by_name[query_of])
+    head = directions[0]
+    query = own_query(by_name[head.skill])
     how = "each scores close to the other on its own description" if mutual else (
-        f"{directions[0][1]} scores close to {directions[0][0]} on {directions[0][0]}'s description")
+        f"{head.rival} scores close to {head.skill} on {head.skill}'s description")
     if not serious:
-        best = max(directions, key=lambda d: d[5])
-        how = f"{best[1]} scores {best[5]:.0%} of {best[0]}'s own score on {best[0]}'s description"
+        best = max(directions, key=lambda d: d.share)
+        how = f"{best.rival} scores {best.share:.0%} of {best.skill}'s own score on {best.skill}'s description"
     if stolen:
-        how = "; ".join(f"{d[1]} outranks {d[0]} on {d[0]}'s description" for d in stolen)
+        how = "; ".join(f"{d.rival} outranks {d.skill} on {d.skill}'s description" for d in stolen)
     terms = f" (shared terms: {', '.join(shared)})" if shared else ""
     return Finding(
         kind=Kind.COLLISION, level=Level.WARNING if serious else Level.INFO, skills=(first, second),
