@@ -93,6 +93,7 @@ class ReplayScreen(Screen[None]):
         self.event = event_count(self.turns, self.turn)
         self.state = ReplayState()
         self._shown_conversation: tuple = ()
+        self._shown_timeline: tuple = ()
 
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-bar", markup=False)
@@ -148,6 +149,24 @@ class ReplayScreen(Screen[None]):
         await self.show()
 
     # -- drawing ---------------------------------------------------------------------------
+    async def _draw_conversation(self, entries: tuple) -> None:
+        """Redraw only what changed: a step usually adds or drops a block at the end, and a
+        long session has dozens of rendered answers above it."""
+        conversation = self.query_one(Conversation)
+        shown = self._shown_conversation
+        keep = 0
+        while keep < min(len(shown), len(entries)) and shown[keep] == entries[keep]:
+            keep += 1
+        children = list(conversation.children)
+        if len(children) != len(shown):  # not one widget per block: start over
+            await conversation.reset()
+            keep = 0
+        else:
+            for widget in children[keep:]:
+                await widget.remove()
+        await _mount_entries(conversation, entries[keep:])
+        self._shown_conversation = entries
+
     def caption(self) -> str:
         total = event_count(self.turns, self.turn)
         what = self.state.last_event.replace("_", " ") or "start"
@@ -160,16 +179,7 @@ class ReplayScreen(Screen[None]):
         state = self.state
         self.query_one("#replay-bar", Static).update(self.caption())
         if state.conversation != self._shown_conversation:
-            conversation = self.query_one(Conversation)
-            await conversation.reset()
-            for entry in state.conversation:
-                if entry.kind == "user":
-                    await conversation.add_user(entry.text)
-                elif entry.kind == "answer":
-                    await conversation.add_answer(entry.text)
-                else:
-                    await conversation.add_notice(entry.text, entry.style or "info")
-            self._shown_conversation = state.conversation
+            await self._draw_conversation(state.conversation)
         pane = self.query_one(SkillsPane)
         pane.set_views(skill_views(state, self.describe, self.catalog_rows() if self.catalog_rows else ()))
         last_change = next((line for line in reversed(state.timeline) if line[1] in ("load", "evict")), None)
@@ -178,12 +188,28 @@ class ReplayScreen(Screen[None]):
         gauge.breakdown = breakdown_of(state.budget)
         gauge.stage_note = state.stage_note
         timeline = self.query_one(Timeline)
-        timeline.clear()
-        timeline.entries.clear()
-        for clock, kind, text in state.timeline:
+        shown = self._shown_timeline
+        if state.timeline[:len(shown)] == shown:  # stepping forward: append the new lines only
+            new = state.timeline[len(shown):]
+        else:
+            timeline.clear()
+            timeline.entries.clear()
+            new = state.timeline
+        for clock, kind, text in new:
             moment = _time(clock)
             timeline.clock = lambda moment=moment: moment
             timeline.add(kind, text)
+        self._shown_timeline = state.timeline
+
+
+async def _mount_entries(conversation: Conversation, entries: Sequence[Any]) -> None:
+    for entry in entries:
+        if entry.kind == "user":
+            await conversation.add_user(entry.text)
+        elif entry.kind == "answer":
+            await conversation.add_answer(entry.text)
+        else:
+            await conversation.add_notice(entry.text, entry.style or "info")
 
 
 def _time(clock: str) -> datetime:
