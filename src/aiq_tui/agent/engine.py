@@ -200,7 +200,7 @@ class Engine:
         """Run one turn for the user's ``text``; returns the final answer ("" on failure)."""
         message = Message(Role.USER, text, id=self._new_id())
         self.session.messages.append(message)
-        return await self._turn(text)
+        return await self._turn(text, message.id)
 
     async def retry(self) -> str:
         """Run the last user message again (after an error); no-op answer "" when there is none."""
@@ -212,13 +212,13 @@ class Engine:
             if self.session.messages[-1].role is Role.TOOL or self.session.messages[-1].tool_calls:
                 break  # tool exchanges are kept: they are facts the model may reuse
             self.session.messages.pop()
-        return await self._turn(last_user.content)
+        return await self._turn(last_user.content, last_user.id)
 
-    async def _turn(self, text: str) -> str:
+    async def _turn(self, text: str, message_id: str = "") -> str:
         turn_id = uuid.uuid4().hex[:12]
         self._turn_task = asyncio.current_task()
         self._cancel_requested = False
-        self._emit(TurnStarted(turn_id, text))
+        self._emit(TurnStarted(turn_id, text, message_id))
         answer, usage_in, usage_out, cancelled = "", 0, 0, False
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
