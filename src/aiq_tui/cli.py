@@ -32,7 +32,6 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 a check failed, 2 usage error. NO_COLOR is honoured.",
     )
     parser.add_argument("--version", action="version", version=f"aiq-tui {__version__}")
-    parser.add_argument("--provider", metavar="NAME", help="LLM provider for the TUI (config name)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")

@@ -49,6 +49,7 @@ from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
+from aiq_tui.llm.windows import ContextWindow
 from aiq_tui.problems import Problem
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import Ranking
@@ -150,9 +151,13 @@ class Engine:
 
     @property
     def window(self) -> int:
-        settings = self._provider_settings
-        own = settings.context_window if settings is not None else None
-        return self.config.context.window or own or 8192
+        return self.window_info.tokens
+
+    @property
+    def window_info(self) -> ContextWindow:
+        """The window of the provider in use (its model, live: a swapped provider brings its
+        own window) and where the number came from (config, known model, provider default)."""
+        return self.config.window_info(self.provider.name, self.provider.model)
 
     @property
     def reserve(self) -> int:
@@ -319,6 +324,7 @@ class Engine:
             tools=self._tool_specs(),
             window=self.window,
             reserve=self.reserve,
+            window_source=self.window_info.label,
         )
         return self.builder.build(inputs)
 

@@ -30,7 +30,6 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
     parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
-    parser.add_argument("--provider", metavar="NAME", help="LLM provider (a name under llm.providers; default: config)")
     parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
     approval = parser.add_mutually_exclusive_group()
     approval.add_argument("--yes", action="store_true", help="approve every tool call that asks")

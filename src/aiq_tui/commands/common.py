@@ -30,6 +30,11 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
         help="extra skills directory, highest precedence (repeatable)",
     )
     parser.add_argument(
+        "--provider", metavar="NAME", default=argparse.SUPPRESS,
+        help="LLM provider, a name under llm.providers (default: config llm.provider); "
+             "it also sets the context window",
+    )
+    parser.add_argument(
         "--no-color", action="store_true", default=argparse.SUPPRESS,
         help="plain output without colour (also: NO_COLOR=1)",
     )
@@ -60,10 +65,21 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     from aiq_tui.workspace import Workspace
 
     try:
-        return Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
+        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
     except ConfigError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
+    provider = option(args, "provider")
+    if provider:
+        # --provider is this run's active provider: every command (and the window it budgets
+        # against) follows it, exactly as if config.yaml named it.
+        known = workspace.config.llm.providers
+        if provider not in known:
+            print(f"aiq-tui: unknown provider {provider!r}; known: {', '.join(sorted(known))} "
+                  "(define more under llm.providers in config.yaml)", file=sys.stderr)
+            return None
+        workspace.config.llm.provider = provider
+    return workspace
 
 
 def open_engine(args: argparse.Namespace) -> "Engine | None":
@@ -79,3 +95,12 @@ def open_engine(args: argparse.Namespace) -> "Engine | None":
     except ValueError as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
+
+
+def window_label(args: argparse.Namespace, config: Any) -> str:
+    """Where the budget's window comes from: ``--window``, else the active provider's
+    (``200,000 (claude-sonnet-4-5 · known model)``)."""
+    window = option(args, "window")
+    if window:
+        return f"{window:,} (--window)"
+    return config.window_info().label
