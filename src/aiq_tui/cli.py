@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
 from aiq_tui import __version__
-from aiq_tui.commands.common import EXIT_USAGE, add_global_options, option
+from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, add_global_options, global_path_problem, option
 
 # Each module exposes ``register(subparsers, parents)``; order is the order in --help.
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "sessions")
@@ -40,8 +41,23 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): what it wanted was printed. Point stdout at
+        # /dev/null so the interpreter's final flush does not fail again, and exit quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = global_path_problem(args)
+    if problem:
+        print(f"aiq-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     handler = option(args, "handler")
     if handler is None:
         if option(args, "command"):

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed (invalid skill, refused prompt, model error)
-EXIT_USAGE = 2  # bad arguments, unknown names, unusable config
+EXIT_USAGE = 2  # bad arguments, unknown names, unusable config, missing paths
 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +28,10 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--skills-dir", metavar="DIR", action="append", default=argparse.SUPPRESS,
         help="extra skills directory, highest precedence (repeatable)",
+    )
+    parser.add_argument(
+        "--create", action="store_true", default=argparse.SUPPRESS,
+        help="set up a new config home at --home DIR when it does not exist yet",
     )
     parser.add_argument(
         "--provider", metavar="NAME", default=argparse.SUPPRESS,
@@ -44,9 +48,41 @@ def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
     return getattr(args, name, default)
 
 
+def global_path_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--home`` or ``--skills-dir`` cannot be used as given (None when they can).
+
+    A ``--home`` that does not exist is most often a typo: it is only set up with ``--create``,
+    never silently. A ``--skills-dir`` that does not exist would find no skills; say so.
+    """
+    from pathlib import Path
+
+    home = option(args, "home")
+    if home and not Path(home).expanduser().exists() and not option(args, "create"):
+        return (f"config home {home} does not exist; check the path, or add --create to set up "
+                "a new config home there")
+    if home and Path(home).expanduser().exists() and not Path(home).expanduser().is_dir():
+        return f"config home {home} is not a directory"
+    for folder in option(args, "skills_dir") or ():
+        path = Path(folder).expanduser()
+        if not path.is_dir():
+            what = "is not a directory" if path.exists() else "does not exist"
+            return f"--skills-dir {folder} {what}; give a folder that holds skill folders"
+    return None
+
+
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
-    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    console = Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
+    console.soft_wrap = not console.is_terminal
+    console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
+    return console
+
+
+def _reader_went_away() -> None:
+    # rich would exit 1 here; a closed pipe (``| head -1``) is not a failure: cli.main
+    # handles it once, for every kind of output, and exits 0.
+    raise BrokenPipeError
 
 
 def print_json(data: Any) -> None:
