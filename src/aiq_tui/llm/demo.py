@@ -1,16 +1,21 @@
 """The offline demo model: deterministic, clearly labelled, and it really calls tools.
 
 It does not understand language and never pretends to: every answer starts with
-``[demo model]``. It reads the loaded skills from the system prompt (``## Skill: <name>``
-sections), quotes the lines most relevant to the question, and issues real tool calls when
-the question asks for them — SQL on the sample database for questions about data, listing
-files, fetching a URL, ``use_skill`` when a skill is named — then summarises the results
-(SQL rows as a small markdown table). Argument names are read from each tool's JSON schema,
-so it follows the tools as they are actually offered.
+``[demo model]``. It routes a question like an agent would (:mod:`aiq_tui.llm.demo_routes`):
+a named skill → ``use_skill``; a URL → ``http_request``; shell words or a command in
+backticks → ``execute_command``; a data question → ``execute_sql`` on the sample database
+(tables listed first unless the conversation, or its summary, still has the schema); "save",
+"note", "write … to FILE" → ``file_operations`` write (a note, or a report of the results it
+has), "read FILE" / "list files" → read / list. With no such words it follows the lead skill
+— the one the question is about, else the first loaded (Active) one — and uses the tool that
+skill's instructions name. Argument names are read from each tool's JSON schema. It then
+answers from the real results (SQL rows as a markdown table, command output, what was saved)
+and quotes the skill it followed; a refused call is reported as not run.
 
-A question may end with ``(demo: answer with about N tokens)``; the demo then answers with
-a labelled filler text of about that size. :class:`DemoScript` uses this to drive the
-token budget through the 80/90/95 % compression stages in a scripted long demo.
+A question may end with ``(demo: answer with about N tokens)``; the demo then answers with a
+labelled filler text of about that size — a hook for tests and benchmarks that need an
+answer of a given size. ``/demo`` does not use it: :mod:`aiq_tui.llm.demo_script` tells a
+story with real questions instead.
 """
 
 from __future__ import annotations
