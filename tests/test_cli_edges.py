@@ -81,8 +81,16 @@ def _run_into_closed_pipe(args: list[str], home: Path) -> subprocess.CompletedPr
         os.close(write_end)
 
 
-@pytest.mark.parametrize("args", [["skills", "list"], ["prompt", "hello", "--json"], ["--help"]])
+@pytest.mark.parametrize("args", [["skills", "list"], ["prompt", "hello", "--json"], ["--help"],
+                                  ["ask", "how many customers are there?"]])
 def test_a_closed_pipe_exits_0_without_a_traceback(args: list[str], tmp_path: Path) -> None:
     done = _run_into_closed_pipe(args, tmp_path / "home")
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
+
+
+def test_ask_into_a_closed_pipe_still_finishes_and_saves_the_turn(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    done = _run_into_closed_pipe(["ask", "how many customers are there?"], home)
+    assert done.returncode == 0 and b"session " in done.stderr
+    assert list(Home(home).sessions_dir.glob("*.json"))

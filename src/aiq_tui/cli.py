@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from typing import Sequence
 
 from aiq_tui import __version__
-from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, add_global_options, global_path_problem, option
+from aiq_tui.commands.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_global_options,
+    global_path_problem,
+    option,
+    stdout_to_devnull,
+)
 
 # Each module exposes ``register(subparsers, parents)``; order is the order in --help.
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "sessions")
@@ -46,8 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (``| head -1``): what it wanted was printed. Point stdout at
         # /dev/null so the interpreter's final flush does not fail again, and exit quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        stdout_to_devnull()
         return EXIT_OK
 
 

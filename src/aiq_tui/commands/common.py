@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 
@@ -77,6 +77,25 @@ def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
     console.soft_wrap = not console.is_terminal
     console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
     return console
+
+
+def survive_closed_stdout(sink: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``sink`` for a streaming command: when the reader of stdout goes away mid-turn
+    (``aiq-tui ask … | head -1``), stdout is pointed at /dev/null and the turn goes on to its
+    end (and is saved) instead of failing on the next write."""
+
+    def safe(event: Any) -> None:
+        try:
+            sink(event)
+        except BrokenPipeError:
+            stdout_to_devnull()
+
+    return safe
+
+
+def stdout_to_devnull() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
 
 
 def _reader_went_away() -> None:
