@@ -80,5 +80,8 @@ async def test_follow_ups_are_sized_by_rows_and_learn_what_a_row_costs(tmp_path:
         await engine.send(script.next_turn(engine.breakdown.fraction) or "")
     follow_up = next(iter(script.per_row))
     assert 5 < script.per_row[follow_up] < 80
-    text = script.next_turn(engine.breakdown.fraction) or ""
-    assert any(ch.isdigit() for ch in text) and "(demo:" not in text
+    # Sized by rows: aiming at the 90 % band, a budget further from it asks for more rows.
+    script.fired = [80]
+    near, far = script.next_turn(0.75) or "", script.next_turn(0.60) or ""
+    rows = [int(next(word for word in text.split() if word.isdigit())) for text in (near, far)]
+    assert 2 <= rows[0] < rows[1] and "(demo:" not in near + far

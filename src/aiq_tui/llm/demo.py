@@ -27,6 +27,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Sequence
 
+from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
 from aiq_tui.llm.demo_routes import (
@@ -59,6 +60,7 @@ _SKILL_NAMED = (
     re.compile(r"\buse\s+(?:the\s+)?[`'\"]?([A-Za-z0-9][\w.-]*)[`'\"]?\s+skill\b", re.I),
 )
 _MAX_TABLE_ROWS = 10
+_AFTER_SKILLS = frozenset({USE_SKILL_INSTRUCTIONS.splitlines()[0], "# end"})
 _MAX_SHOWN_ROWS = 15  # an answer shows at most this many rows, and says how many it left out
 # Plain, common words: about one token each, so "about N tokens" is about N words.
 _FILLER = ("the demo keeps this line so the budget grows and the next stage of compression can "
@@ -72,13 +74,19 @@ class SkillSection:
     content: str
 
 
+def _section_ends(line: str) -> bool:
+    """A line the prompt builder writes after the skill sections (skill bodies have their own
+    ``#`` headings, so a heading alone does not end a section)."""
+    return line in _AFTER_SKILLS
+
+
 def skill_sections(system: str) -> list[SkillSection]:
     """The ``## Skill: <name>`` sections the prompt builder writes, in prompt order."""
     sections: list[SkillSection] = []
     current: list[str] | None = None
     name = ""
-    for line in system.splitlines() + ["# end"]:
-        if line.startswith("## Skill: ") or (current is not None and re.match(r"^#{1,2} (?!#)", line)):
+    for line in system.splitlines() + [next(iter(_AFTER_SKILLS))]:
+        if line.startswith("## Skill: ") or (current is not None and _section_ends(line)):
             if current is not None:
                 body = "\n".join(current).strip("\n")
                 description, _, content = body.partition("\n\n")
@@ -108,12 +116,26 @@ def best_skill(sections: Sequence[SkillSection], question: str) -> SkillSection 
     return scored[0][2] if scored and scored[0][0] > 0 else None
 
 
-def relevant_lines(section: SkillSection, question: str, limit: int) -> list[str]:
+def relevant_lines(section: SkillSection, question: str, limit: int, *, in_order: bool = True) -> list[str]:
+    """The ``limit`` prose lines of a skill that share most words with the question (in the
+    skill's order, or best first with ``in_order=False``)."""
     query = terms(question)
-    lines = [ln.strip() for ln in section.content.splitlines()]
-    candidates = [(i, ln) for i, ln in enumerate(lines) if len(ln) > 3 and not ln.startswith("```")]
+    lines: list[str] = []
+    fenced = False
+    for raw in section.content.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or not line or line.startswith(("#", "|")):
+            lines.append("")  # prose only: not code, headings or tables
+        elif lines and lines[-1] and not re.match(r"^([-*]|\d+\.)\s", line):
+            lines[-1] += " " + line  # a wrapped line continues its sentence or bullet
+        else:
+            lines.append(line)
+    candidates = [(i, ln) for i, ln in enumerate(lines) if len(ln) > 3]
     ranked = sorted(candidates, key=lambda item: (-_overlap(query, item[1]), item[0]))
-    chosen = sorted(ranked[:limit])
+    chosen = sorted(ranked[:limit]) if in_order else ranked[:limit]
     return [ln for _, ln in chosen]
 
 
@@ -431,7 +453,7 @@ class DemoProvider:
         skill = lead_skill(sections, question) if parts else best_skill(sections, question)
         if skill is not None:
             # After tool results one line of the skill is enough; without them the quote is the answer.
-            quoted = [_clip(line, 160) for line in relevant_lines(skill, question, 1 if parts else 4)
+            quoted = [_clip(line, 160) for line in relevant_lines(skill, question, 4, in_order=not parts)
                       if not (parts and skill.description.startswith(line.split(": ", 1)[-1][:40]))]
             if parts:
                 if quoted:
