@@ -101,7 +101,7 @@ async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge
         await settle(pilot)
         await say(pilot, "/demo")
         answered: list[ApprovalScreen] = []
-        for _ in range(3000):
+        for _ in range(9000):  # a bound, not a timing: the loop ends when the demo does
             await pilot.pause(0.02)
             screen = app.screen
             if isinstance(screen, ApprovalScreen) and screen not in answered:  # the report's write and the command ask

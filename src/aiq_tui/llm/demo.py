@@ -39,7 +39,6 @@ from aiq_tui.llm.demo_routes import (
     http_method,
     note_text,
     relevant_query,
-    requested_rows,
     shell_argv,
     slug,
     stem,
@@ -61,7 +60,7 @@ _SKILL_NAMED = (
 )
 _MAX_TABLE_ROWS = 10
 _AFTER_SKILLS = frozenset({USE_SKILL_INSTRUCTIONS.splitlines()[0], "# end"})
-_MAX_SHOWN_ROWS = 15  # an answer shows at most this many rows, and says how many it left out
+_MAX_SHOWN_ROWS = 8  # an answer shows at most this many rows, and says how many it left out
 # Plain, common words: about one token each, so "about N tokens" is about N words.
 _FILLER = ("the demo keeps this line so the budget grows and the next stage of compression can "
            "show what it does with older turns").split()
@@ -444,11 +443,10 @@ class DemoProvider:
         if long:
             return f"{LABEL} " + self._padding(int(long.group(1)))
         parts: list[str] = []
-        rows = requested_rows(question) or _MAX_TABLE_ROWS
         for call in turn.calls:
             result = turn.results.get(call.id)
             if result is not None:
-                parts.append(self._render_result(call, result, rows))
+                parts.append(self._render_result(call, result))
         sections = skill_sections(system)
         skill = lead_skill(sections, question) if parts else best_skill(sections, question)
         if skill is not None:
@@ -481,7 +479,7 @@ class DemoProvider:
         return " ".join(words)
 
     @staticmethod
-    def _render_result(call: ToolCall, result: Message, rows_shown: int = _MAX_TABLE_ROWS) -> str:
+    def _render_result(call: ToolCall, result: Message) -> str:
         data = _decode(result.content)
         if isinstance(data, dict) and data.get("error"):
             error = str(data["error"])
@@ -497,7 +495,7 @@ class DemoProvider:
                     names = [str(r.get(columns[0]) if isinstance(r, dict) else r[0]) for r in rows]
                     return f"The sample database has {len(names)} tables: {', '.join(names)}."
                 count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
-                return f"`{sql}` returned {count}:\n\n" + markdown_table(columns, rows, max(_MAX_TABLE_ROWS, min(rows_shown, _MAX_SHOWN_ROWS)))
+                return f"`{sql}` returned {count}:\n\n" + markdown_table(columns, rows, _MAX_SHOWN_ROWS)
         if call.name == "file_operations" and isinstance(data, dict):
             if "bytes" in data:
                 state = "new file" if data.get("created") else "replaced"
@@ -530,7 +528,8 @@ class DemoProvider:
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
     ) -> AsyncIterator[StreamEvent]:
         reply = self.reply(system, messages, tools)
-        chunks = re.findall(r"\S+\s*|\s+", reply.text)
+        # Word by word, but a table row as one piece: tables arrive whole, rows at a time.
+        chunks = re.findall(r"(?m)^\|[^\n]*\n?|\S+\s*|\s+", reply.text)
         finish = "tool_calls" if reply.calls else "stop"
         if len(chunks) > max_tokens:
             chunks, finish = chunks[:max_tokens], ("tool_calls" if reply.calls else "length")

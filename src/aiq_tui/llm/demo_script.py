@@ -7,6 +7,10 @@ a follow-up command (asks too), then follow-up data questions. The script choose
 rows each follow-up asks for, so that the query's result lands the budget in the middle of
 the next stage's band at the engine's next budget check — the engine then compresses at that
 stage, summarising older messages and evicting skills, while the Active skill stays.
+
+It is tuned for small windows (the demo model's 8,192 tokens, and up to about 12,000): one
+query returns at most :data:`~aiq_tui.llm.demo_routes.MAX_ROWS` rows, so with a much larger
+``context.window`` the story ends after ``max_turns`` before the later stages.
 """
 
 from __future__ import annotations
