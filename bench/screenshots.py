@@ -18,6 +18,7 @@ SIZE = (120, 36)
 async def capture(home: Path) -> list[Path]:
     from aiq_tui.agent.engine import Engine
     from aiq_tui.ui.app import AiqApp
+    from aiq_tui.ui.screens.approval import ApprovalScreen
     from aiq_tui.workspace import Workspace
 
     engine = Engine.create(Workspace.open(home_flag=home))
@@ -33,9 +34,13 @@ async def capture(home: Path) -> list[Path]:
         """Wait until no turn runs (the long demo keeps ``busy`` set until its last turn)."""
         await pilot.pause(0.1)
         waited = 0.0
+        answered: list[object] = []
         while app.busy and waited < timeout:
             await pilot.pause(0.05)
             waited += 0.05
+            if isinstance(app.screen, ApprovalScreen) and app.screen not in answered:
+                answered.append(app.screen)  # /demo's report write and command ask: deny, the
+                await pilot.press("n")  # repository's working directory stays untouched
 
     async with app.run_test(size=SIZE) as pilot:
         await shot(pilot, "01-start")

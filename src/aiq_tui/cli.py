@@ -13,7 +13,14 @@ import sys
 from typing import Sequence
 
 from aiq_tui import __version__
-from aiq_tui.commands.common import EXIT_USAGE, add_global_options, option
+from aiq_tui.commands.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    add_global_options,
+    global_path_problem,
+    option,
+    stdout_to_devnull,
+)
 
 # Each module exposes ``register(subparsers, parents)``; order is the order in --help.
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "sessions", "replay")
@@ -32,7 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 a check failed, 2 usage error. NO_COLOR is honoured.",
     )
     parser.add_argument("--version", action="version", version=f"aiq-tui {__version__}")
-    parser.add_argument("--provider", metavar="NAME", help="LLM provider for the TUI (config name)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
@@ -41,8 +47,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (``| head -1``): what it wanted was printed. Point stdout at
+        # /dev/null so the interpreter's final flush does not fail again, and exit quietly.
+        stdout_to_devnull()
+        return EXIT_OK
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    problem = global_path_problem(args)
+    if problem:
+        print(f"aiq-tui: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     handler = option(args, "handler")
     if handler is None:
         if option(args, "command"):

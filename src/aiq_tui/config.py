@@ -9,12 +9,15 @@ file raises :class:`ConfigError` naming the file, the line (for YAML syntax) or 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from aiq_tui.locations import Home
+
+if TYPE_CHECKING:
+    from aiq_tui.llm.windows import ContextWindow
 
 Permission = Literal["allow", "ask", "deny"]
 
@@ -121,6 +124,7 @@ class ProviderSettings(_Section):
     api_key_env: str | None = None
     """Name of the environment variable holding the key. Keys are never stored in files."""
     context_window: int | None = Field(default=None, gt=0)
+    """Tokens; None → the model's known window (``aiq_tui.llm.windows``), else the kind's default."""
     max_output_tokens: int = Field(default=1024, gt=0)
     timeout_seconds: float = Field(default=60, gt=0)
     max_retries: int = Field(default=3, ge=0)
@@ -130,16 +134,11 @@ class ProviderSettings(_Section):
 
 def _default_providers() -> dict[str, ProviderSettings]:
     return {
-        "demo": ProviderSettings(kind="demo", model="aiq-demo", context_window=8192),
-        "openai": ProviderSettings(
-            kind="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY", context_window=128_000
-        ),
-        "anthropic": ProviderSettings(
-            kind="anthropic",
-            model="claude-sonnet-4-5",
-            api_key_env="ANTHROPIC_API_KEY",
-            context_window=200_000,
-        ),
+        # No context_window: each follows its model (llm.windows), so changing the model
+        # changes the window.
+        "demo": ProviderSettings(kind="demo", model="aiq-demo"),
+        "openai": ProviderSettings(kind="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY"),
+        "anthropic": ProviderSettings(kind="anthropic", model="claude-sonnet-4-5", api_key_env="ANTHROPIC_API_KEY"),
     }
 
 
@@ -147,6 +146,9 @@ class LLMSettings(_Section):
     provider: str = "demo"
     """Name of the provider (a key of ``providers``) used by default."""
     providers: dict[str, ProviderSettings] = Field(default_factory=_default_providers)
+    context_windows: dict[str, int] = Field(default_factory=dict)
+    """Your own context windows by model name (longest prefix wins, e.g. ``my-llama: 16384``);
+    consulted before the built-in table of known models."""
 
     @model_validator(mode="after")
     def _known_provider(self) -> "LLMSettings":
@@ -234,8 +236,16 @@ class AppConfig(_Section):
     doctor: DoctorSettings = Field(default_factory=DoctorSettings)
 
     def context_window(self) -> int:
-        """The window in force: config override, else the active provider's, else 8192."""
-        return self.context.window or self.llm.active().context_window or 8192
+        """The window in force for the active provider (see :meth:`window_info`)."""
+        return self.window_info().tokens
+
+    def window_info(self, provider: str | None = None, model: str | None = None) -> "ContextWindow":
+        """The :class:`~aiq_tui.llm.windows.ContextWindow` for ``provider`` (default: the
+        active one): config override, else the provider's own setting, else the model's known
+        window, else the kind's default — with its source."""
+        from aiq_tui.llm.windows import resolve_window
+
+        return resolve_window(self, provider, model)
 
 
 class SourceSettings(_Section):

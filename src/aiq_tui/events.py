@@ -22,6 +22,7 @@ from aiq_tui.skills.model import Phase, Ranking, SkillState
 class TurnStarted:
     turn_id: str
     text: str
+    message_id: str = ""  # the user message's id (what a compression plan names when it summarises it)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ from tests.llm.fakes import FakeModelServer, Reply, json_reply, openai_text_stre
 async def test_demo_long_script_fires_80_90_and_95_percent_stages_in_order(tmp_path: Path) -> None:
     engine, seen = demo_engine(tmp_path / "home")
     assert engine.window == 8192, "the demo provider's own window"
-    script = DemoScript.from_settings(engine.window, engine.config.context)
+    script = DemoScript.for_engine(engine)
     fractions: list[float] = []
     while (text := script.next_turn(engine.breakdown.fraction)) is not None:
         await engine.send(text)

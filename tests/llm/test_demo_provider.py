@@ -10,7 +10,7 @@ import pytest
 from aiq_tui.config import AppConfig, ToolSettings, load_sources
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, TextDelta, ToolCallReady
-from aiq_tui.llm.demo import LABEL, DemoProvider, DemoScript, skill_sections
+from aiq_tui.llm.demo import LABEL, DemoProvider, skill_sections
 from aiq_tui.llm.factory import create_provider
 from aiq_tui.locations import Home
 from tests.llm.helpers import calls_of, collect, done_of, text_of
@@ -175,13 +175,6 @@ async def test_summarise_is_deterministic_and_extractive() -> None:
     assert "- assistant called execute_sql" in summary and "Dune sells best." in summary
 
 
-def test_long_script_sizes_answers_by_the_window() -> None:
-    script = DemoScript.long_conversation(window=4096)
-    assert len(script.turns) >= 12 and script.window == 4096
-    assert all("(demo: answer with about" in turn for turn in script.turns)
-    assert "about 1228 tokens" in script.turns[9]  # the big jump past 90 %
-
-
 def test_factory_returns_the_demo_by_default_and_rejects_unknown_names() -> None:
     provider = create_provider(AppConfig())
     assert provider.is_demo and provider.name == "demo" and provider.model == "aiq-demo"
@@ -194,3 +187,107 @@ async def test_stream_ends_with_exactly_one_done_after_tool_calls() -> None:
     kinds = [type(e) for e in events]
     assert kinds[-1] is StreamDone and kinds.count(StreamDone) == 1
     assert kinds.index(ToolCallReady) > max(i for i, k in enumerate(kinds) if k is TextDelta)
+
+
+# -- routing like an agent ------------------------------------------------------------------------
+
+COMMAND = ToolSpec("execute_command", "Run", {"type": "object", "properties": {
+    "command": {"type": ["array", "string"]}, "cwd": {"type": "string"}}})
+ALL_TOOLS = [SQL, FILES, HTTP, USE_SKILL, COMMAND]
+SHELL_FIRST = ("Base.\n\n## Skill: shell-basics\nRun safe shell commands.\n\n"
+               "`execute_command` runs one program from the allowlist.\n\n# Using skills\nx")
+NOTES_FIRST = ("Base.\n\n## Skill: file-notes\nRead and write notes.\n\n"
+               "The `file_operations` tool reads, writes and lists files.\n\n# Using skills\nx")
+SQL_FIRST = ("Base.\n\n## Skill: sql-explorer\nExplore a database.\n\n"
+             "Answer questions by running SQL through the `execute_sql` tool.\n\n# Using skills\nx")
+
+
+async def _first_call(question: str, system: str = "Base.", tools: Sequence[ToolSpec] = ALL_TOOLS) -> ToolCall:
+    calls = calls_of(await collect(DemoProvider(), [Message(Role.USER, question)], tools, system))
+    assert calls, f"no tool call for {question!r}"
+    return calls[0]
+
+
+@pytest.mark.parametrize(("question", "argv"), [
+    ("How much disk space is free?", ["df", "-h"]),
+    ("How big is this folder?", ["du", "-sh", "."]),
+    ("Please run `ls -la docs` for me", ["ls", "-la", "docs"]),
+    ("How many lines does notes/todo.md have?", ["wc", "-l", "notes/todo.md"]),
+    ("Search for 'TODO' in the project", ["grep", "-rn", "TODO", "."]),
+    ("What is the date today? what's the date", ["date"]),
+])
+async def test_shell_words_route_to_execute_command(question: str, argv: list[str]) -> None:
+    call = await _first_call(question)
+    assert call.name == "execute_command" and call.arguments == {"command": argv}
+
+
+async def test_a_url_routes_to_http_request_and_a_post_says_so() -> None:
+    get = await _first_call("What does https://example.org/api/items return?")
+    assert get.name == "http_request" and get.arguments == {"url": "https://example.org/api/items", "method": "GET"}
+    post = await _first_call("Post a new item to http://127.0.0.1:9/items")
+    assert post.arguments["method"] == "POST"
+
+
+async def test_a_note_is_written_with_file_operations_in_the_notes_folder() -> None:
+    call = await _first_call("Save a note: call the printer technician on Monday", NOTES_FIRST)
+    assert call.name == "file_operations" and call.arguments["operation"] == "write"
+    assert call.arguments["path"].startswith("notes/") and call.arguments["path"].endswith(".md")
+    assert "- call the printer technician on Monday" in call.arguments["content"]
+
+
+async def test_reading_a_named_file_uses_file_operations_read() -> None:
+    call = await _first_call("Read README.md please")
+    assert call.arguments == {"operation": "read", "path": "README.md"}
+
+
+@pytest.mark.parametrize(("system", "tool"), [(SHELL_FIRST, "execute_command"), (NOTES_FIRST, "file_operations")])
+async def test_listing_files_follows_the_active_skill(system: str, tool: str) -> None:
+    call = await _first_call("What files are in this folder?", system)
+    assert call.name == tool
+    assert call.arguments in ({"command": ["ls", "-la", "."]}, {"operation": "list", "path": "."})
+
+
+async def test_a_question_without_tool_words_follows_the_active_skills_tool() -> None:
+    call = await _first_call("Anything interesting this month?", SQL_FIRST)
+    assert call.name == "execute_sql" and "sqlite_master" in call.arguments["sql"]
+
+
+async def test_write_that_up_saves_the_previous_answer_as_a_report() -> None:
+    previous = "[demo model] `SELECT title` returned 2 rows:\n\n| title | units_sold |\n|---|---|\n| Dune | 12 |"
+    messages = [Message(Role.USER, "Which books sell best?"), Message(Role.ASSISTANT, previous),
+                Message(Role.USER, "Write that up as a report and save it to reports/bestsellers.md")]
+    (call,) = calls_of(await collect(DemoProvider(), messages, [FILES], "Base."))
+    assert call.arguments["operation"] == "write" and call.arguments["path"] == "reports/bestsellers.md"
+    assert call.arguments["content"].startswith("# Bestsellers")
+    assert "| Dune | 12 |" in call.arguments["content"] and "offline demo model" in call.arguments["content"]
+
+
+async def test_a_denied_call_is_reported_as_not_run() -> None:
+    async def run(call: ToolCall) -> str:
+        return json.dumps({"error": "denied: the user declined"})
+
+    _, answer = await _play(DemoProvider(), "Please run `df -h`", run, [COMMAND], system="Base.")
+    assert "`execute_command` was not run — denied: the user declined." in answer
+
+
+async def test_command_output_is_shown_with_its_exit_code() -> None:
+    async def run(call: ToolCall) -> str:
+        return json.dumps({"command": "wc -l a.md", "exit_code": 0, "stdout": "12 a.md\n", "stderr": ""})
+
+    _, answer = await _play(DemoProvider(), "Run `wc -l a.md`", run, [COMMAND], system="Base.")
+    assert answer.startswith(LABEL) and "`wc -l a.md` exited with 0" in answer and "12 a.md" in answer
+
+
+async def test_the_summary_keeps_the_schema_so_the_next_question_queries_directly() -> None:
+    listing = json.dumps({"columns": ["name", "sql"], "rows": [
+        ["orders", "CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, ordered_on TEXT, total REAL)"],
+        ["customers", "CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT)"]]})
+    call = ToolCall("c1", "execute_sql", {"sql": "SELECT name, sql FROM sqlite_master WHERE type='table' ORDER BY name"})
+    old = [Message(Role.USER, "Which tables are there?", id="m1"),
+           Message(Role.ASSISTANT, "", tool_calls=(call,), id="m2"),
+           Message(Role.TOOL, listing, tool_call_id="c1", name="execute_sql", id="m3")]
+    summary = await DemoProvider().summarise(old, 512)
+    assert "- schema: customers(city, id, name); orders(customer_id, id, ordered_on, total)" in summary
+    messages = [Message(Role.USER, summary, summary=True), Message(Role.USER, "Show the 7 most recent orders with their customers.")]
+    (next_call,) = calls_of(await collect(DemoProvider(), messages, [SQL], "Base."))
+    assert "JOIN customers" in next_call.arguments["sql"] and next_call.arguments["sql"].endswith("LIMIT 7")

@@ -65,8 +65,8 @@ def test_skills_validate_accepts_skill_md_path_and_json(tmp_path: Path, write_sk
     assert data["valid"] and data["skills"][0]["name"] == "good"
 
 
-def test_skills_validate_missing_path_fails(tmp_path: Path, capsys: Capsys) -> None:
-    assert main(["skills", "validate", str(tmp_path / "nope")]) == 1
+def test_skills_validate_missing_path_is_a_usage_error(tmp_path: Path, capsys: Capsys) -> None:
+    assert main(["skills", "validate", str(tmp_path / "nope")]) == 2
 
 
 def test_skills_validate_without_paths_checks_discovered_dirs(capsys: Capsys) -> None:
@@ -79,11 +79,11 @@ def test_skills_new_scaffold_passes_strict_validation(tmp_path: Path, capsys: Ca
     assert (tmp_path / "pdf-tools" / "SKILL.md").is_file()
     capsys.readouterr()
     assert main(["skills", "validate", str(tmp_path / "pdf-tools"), "--strict"]) == 0
-    assert main(["skills", "new", "pdf-tools", "--dir", str(tmp_path)]) == 1  # never overwrites
+    assert main(["skills", "new", "pdf-tools", "--dir", str(tmp_path), "--description", "Again"]) == 1  # never overwrites
 
 
 def test_skills_new_default_dir_is_home_skills(isolated_home: Home) -> None:
-    assert main(["skills", "new", "my-skill"]) == 0
+    assert main(["skills", "new", "my-skill", "--description", "Do my thing. Use when asked to."]) == 0
     assert (isolated_home.skills_dir / "my-skill" / "SKILL.md").is_file()
 
 

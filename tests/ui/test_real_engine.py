@@ -16,8 +16,9 @@ from helpers import say, settle  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge  # noqa: E402
-from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
+from aiq_tui.ui.widgets.conversation import Conversation, UserTurn  # noqa: E402
 from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
 from aiq_tui.ui.widgets.timeline import Timeline  # noqa: E402
 from aiq_tui.ui.widgets.tool_log import ToolLog  # noqa: E402
@@ -99,11 +100,19 @@ async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         await say(pilot, "/demo")
-        for _ in range(3000):
+        answered: list[ApprovalScreen] = []
+        for _ in range(9000):  # a bound, not a timing: the loop ends when the demo does
             await pilot.pause(0.02)
+            screen = app.screen
+            if isinstance(screen, ApprovalScreen) and screen not in answered:  # the report's write and the command ask
+                answered.append(screen)
+                await pilot.press("n")  # deny: the test's working directory stays untouched
             if not app.busy and not (app._turn_worker and app._turn_worker.is_running):
                 break
         await settle(pilot)
+        assert len(answered) == 2
+        summarised = [turn for turn in app.query(UserTurn) if turn.has_class("-summarised")]
+        assert summarised and summarised[0].border_subtitle == "summarised"
         compressions = [text for kind, text in app.query_one(Timeline).entries if kind == "compress"]
         for stage in ("stage 80%", "stage 90%", "stage 95%"):
             assert any(text.startswith(stage) for text in compressions), (stage, compressions)

@@ -49,6 +49,7 @@ from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
+from aiq_tui.llm.windows import ContextWindow
 from aiq_tui.problems import Problem
 from aiq_tui.replay.record import TurnRecorder
 from aiq_tui.ranking.match import SkillIndex
@@ -152,9 +153,13 @@ class Engine:
 
     @property
     def window(self) -> int:
-        settings = self._provider_settings
-        own = settings.context_window if settings is not None else None
-        return self.config.context.window or own or 8192
+        return self.window_info.tokens
+
+    @property
+    def window_info(self) -> ContextWindow:
+        """The window of the provider in use (its model, live: a swapped provider brings its
+        own window) and where the number came from (config, known model, provider default)."""
+        return self.config.window_info(self.provider.name, self.provider.model)
 
     @property
     def reserve(self) -> int:
@@ -205,7 +210,7 @@ class Engine:
         """Run one turn for the user's ``text``; returns the final answer ("" on failure)."""
         message = Message(Role.USER, text, id=self._new_id())
         self.session.messages.append(message)
-        return await self._turn(text)
+        return await self._turn(text, message.id)
 
     async def retry(self) -> str:
         """Run the last user message again (after an error); no-op answer "" when there is none."""
@@ -217,13 +222,13 @@ class Engine:
             if self.session.messages[-1].role is Role.TOOL or self.session.messages[-1].tool_calls:
                 break  # tool exchanges are kept: they are facts the model may reuse
             self.session.messages.pop()
-        return await self._turn(last_user.content)
+        return await self._turn(last_user.content, last_user.id)
 
-    async def _turn(self, text: str) -> str:
+    async def _turn(self, text: str, message_id: str = "") -> str:
         turn_id = uuid.uuid4().hex[:12]
         self._turn_task = asyncio.current_task()
         self._cancel_requested = False
-        self._emit(TurnStarted(turn_id, text))
+        self._emit(TurnStarted(turn_id, text, message_id))
         answer, usage_in, usage_out, cancelled = "", 0, 0, False
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
@@ -324,6 +329,7 @@ class Engine:
             tools=self._tool_specs(),
             window=self.window,
             reserve=self.reserve,
+            window_source=self.window_info.label,
         )
         return self.builder.build(inputs)
 

@@ -8,7 +8,16 @@ import asyncio
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, print_json_line
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_engine,
+    option,
+    print_json_line,
+    survive_closed_stdout,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -30,7 +39,6 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
     parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
-    parser.add_argument("--provider", metavar="NAME", help="LLM provider (a name under llm.providers; default: config)")
     parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
     approval = parser.add_mutually_exclusive_group()
     approval.add_argument("--yes", action="store_true", help="approve every tool call that asks")
@@ -63,7 +71,7 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
                 return EXIT_USAGE
         engine.approver = _approver(args, console, as_json)
-        engine.subscribe(_json_sink(failed) if as_json else _text_sink(console, failed))
+        engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json else _text_sink(console, failed)))
         if engine.is_demo and not as_json:
             console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
                           "--provider to use a real model", style="dim", markup=False)

@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from rich.console import Console
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed (invalid skill, refused prompt, model error)
-EXIT_USAGE = 2  # bad arguments, unknown names, unusable config
+EXIT_USAGE = 2  # bad arguments, unknown names, unusable config, missing paths
 
 
 def add_global_options(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +30,15 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
         help="extra skills directory, highest precedence (repeatable)",
     )
     parser.add_argument(
+        "--create", action="store_true", default=argparse.SUPPRESS,
+        help="set up a new config home at --home DIR when it does not exist yet",
+    )
+    parser.add_argument(
+        "--provider", metavar="NAME", default=argparse.SUPPRESS,
+        help="LLM provider, a name under llm.providers (default: config llm.provider); "
+             "it also sets the context window",
+    )
+    parser.add_argument(
         "--no-color", action="store_true", default=argparse.SUPPRESS,
         help="plain output without colour (also: NO_COLOR=1)",
     )
@@ -39,9 +48,60 @@ def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
     return getattr(args, name, default)
 
 
+def global_path_problem(args: argparse.Namespace) -> str | None:
+    """Why ``--home`` or ``--skills-dir`` cannot be used as given (None when they can).
+
+    A ``--home`` that does not exist is most often a typo: it is only set up with ``--create``,
+    never silently. A ``--skills-dir`` that does not exist would find no skills; say so.
+    """
+    from pathlib import Path
+
+    home = option(args, "home")
+    if home and not Path(home).expanduser().exists() and not option(args, "create"):
+        return (f"config home {home} does not exist; check the path, or add --create to set up "
+                "a new config home there")
+    if home and Path(home).expanduser().exists() and not Path(home).expanduser().is_dir():
+        return f"config home {home} is not a directory"
+    for folder in option(args, "skills_dir") or ():
+        path = Path(folder).expanduser()
+        if not path.is_dir():
+            what = "is not a directory" if path.exists() else "does not exist"
+            return f"--skills-dir {folder} {what}; give a folder that holds skill folders"
+    return None
+
+
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
-    return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    console = Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
+    console.soft_wrap = not console.is_terminal
+    console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
+    return console
+
+
+def survive_closed_stdout(sink: Callable[[Any], None]) -> Callable[[Any], None]:
+    """``sink`` for a streaming command: when the reader of stdout goes away mid-turn
+    (``aiq-tui ask … | head -1``), stdout is pointed at /dev/null and the turn goes on to its
+    end (and is saved) instead of failing on the next write."""
+
+    def safe(event: Any) -> None:
+        try:
+            sink(event)
+        except BrokenPipeError:
+            stdout_to_devnull()
+
+    return safe
+
+
+def stdout_to_devnull() -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def _reader_went_away() -> None:
+    # rich would exit 1 here; a closed pipe (``| head -1``) is not a failure: cli.main
+    # handles it once, for every kind of output, and exits 0.
+    raise BrokenPipeError
 
 
 def print_json(data: Any) -> None:
@@ -60,10 +120,21 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     from aiq_tui.workspace import Workspace
 
     try:
-        return Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
+        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
     except ConfigError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
+    provider = option(args, "provider")
+    if provider:
+        # --provider is this run's active provider: every command (and the window it budgets
+        # against) follows it, exactly as if config.yaml named it.
+        known = workspace.config.llm.providers
+        if provider not in known:
+            print(f"aiq-tui: unknown provider {provider!r}; known: {', '.join(sorted(known))} "
+                  "(define more under llm.providers in config.yaml)", file=sys.stderr)
+            return None
+        workspace.config.llm.provider = provider
+    return workspace
 
 
 def open_engine(args: argparse.Namespace) -> "Engine | None":
@@ -79,3 +150,12 @@ def open_engine(args: argparse.Namespace) -> "Engine | None":
     except ValueError as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
+
+
+def window_label(args: argparse.Namespace, config: Any) -> str:
+    """Where the budget's window comes from: ``--window``, else the active provider's
+    (``200,000 (claude-sonnet-4-5 · known model)``)."""
+    window = option(args, "window")
+    if window:
+        return f"{window:,} (--window)"
+    return config.window_info().label

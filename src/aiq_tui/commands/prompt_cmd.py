@@ -9,7 +9,16 @@ import random
 import sys
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_workspace,
+    option,
+    print_json,
+    window_label,
+)
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig
@@ -151,6 +160,7 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
             "skills": [{"name": s.name, "state": s.state.value, "phase": s.phase.label} for s in loaded],
             "catalog": {"listed": prompt.catalog_listed, "omitted": prompt.catalog_omitted},
             "breakdown": _breakdown_json(b),
+            "window_source": window_label(args, workspace.config),
             "stage": int(stage_for(b.fraction, workspace.config.context)),
             "fits": not over,
             "note": counter.info.note,
@@ -177,6 +187,7 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
     console.print(table)
     counted = "estimated (≈4 chars/token)" if not b.exact else f"exact ({b.encoding})"
     console.print(f"counts: {counted}" + (f" — {counter.info.note}" if counter.info.note else ""), markup=False)
+    console.print(f"window {window_label(args, workspace.config)}", markup=False)
     if prompt.catalog_omitted:
         console.print(f"catalog: {prompt.catalog_listed} listed, {prompt.catalog_omitted} left out "
                       f"(context.catalog_share)", markup=False)
@@ -236,7 +247,7 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
 
     if console is not None:
         b = budget.breakdown()
-        console.print(f"window {window} tokens; start {b.total} ({b.fraction:.1%}); skills loaded: "
+        console.print(f"window {window_label(args, config)}; start {b.total} ({b.fraction:.1%}); skills loaded: "
                       f"{', '.join(b.skills) or 'none'}; counts {'exact' if b.exact else 'estimated'}", markup=False)
     for turn in range(1, turns + 1):
         # The engine checks the budget before every request, i.e. after every message.
@@ -271,7 +282,7 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
         if refused:
             break
     if as_json:
-        print_json({"window": window, "turns": turns, "stages": records, "refused": refused,
+        print_json({"window": window, "window_source": window_label(args, config), "turns": turns, "stages": records, "refused": refused,
                     "final": _breakdown_json(budget.breakdown())})
     elif console is not None:
         b = budget.breakdown()

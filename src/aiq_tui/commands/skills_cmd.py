@@ -48,7 +48,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                          description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
     new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
     new.add_argument("--dir", metavar="DIR", help="parent folder (default: the home's skills/)")
-    new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it")
+    new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it (required)")
     new.set_defaults(handler=_new)
 
     from aiq_tui.commands import doctor_cmd  # `skills doctor` lives in its own module
@@ -200,6 +200,10 @@ def _validate(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             print(f"aiq-tui: {exc}", file=sys.stderr)
             return EXIT_USAGE
+        missing = [p for p in raw if not Path(p).expanduser().exists()]
+        if missing:
+            print(f"aiq-tui skills validate: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+            return EXIT_USAGE
         reports = check_paths([Path(p) for p in raw], settings, strict=strict)
     else:
         workspace = open_workspace(args)
@@ -242,9 +246,13 @@ def _new(args: argparse.Namespace) -> int:
         print(f"aiq-tui: invalid skill name {name!r}: {why}. Use lowercase letters, digits and single "
               "hyphens, e.g. pdf-tools.", file=sys.stderr)
         return EXIT_USAGE
-    description = " ".join((option(args, "description") or "").split()) or (
-        f"Describe what {name} does and when to use it, with the words users would type."
-    )
+    description = " ".join((option(args, "description") or "").split())
+    if not description:
+        # Matching reads only the description: a placeholder would make the skill unfindable.
+        print(f"aiq-tui skills new: --description is required: say what {name} does and when to use it, "
+              f"with the words users type, e.g. --description \"Extract text from PDF files. Use when …\"",
+              file=sys.stderr)
+        return EXIT_USAGE
     if len(description) > DESCRIPTION_MAX:
         print(f"aiq-tui: description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
               file=sys.stderr)

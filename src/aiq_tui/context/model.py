@@ -22,6 +22,7 @@ class Breakdown:
     window: int
     exact: bool = True  # False when counts come from the estimator
     encoding: str = ""
+    window_source: str = ""  # e.g. "200,000 (claude-sonnet-4-5 · known model)" (llm.windows)
 
     @property
     def skills_total(self) -> int:

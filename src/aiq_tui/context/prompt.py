@@ -75,6 +75,7 @@ class PromptInputs:
     tools: Sequence[ToolSpec] = ()
     window: int = 8192
     reserve: int = 1024
+    window_source: str = ""  # where the window came from, shown with the budget
 
 
 @dataclass(frozen=True)
@@ -204,6 +205,7 @@ class PromptBuilder:
             window=inputs.window,
             exact=self.counter.exact,
             encoding=self.counter.encoding,
+            window_source=inputs.window_source,
         )
         return Prompt(
             system=system,

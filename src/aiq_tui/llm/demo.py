@@ -1,16 +1,21 @@
 """The offline demo model: deterministic, clearly labelled, and it really calls tools.
 
 It does not understand language and never pretends to: every answer starts with
-``[demo model]``. It reads the loaded skills from the system prompt (``## Skill: <name>``
-sections), quotes the lines most relevant to the question, and issues real tool calls when
-the question asks for them — SQL on the sample database for questions about data, listing
-files, fetching a URL, ``use_skill`` when a skill is named — then summarises the results
-(SQL rows as a small markdown table). Argument names are read from each tool's JSON schema,
-so it follows the tools as they are actually offered.
+``[demo model]``. It routes a question like an agent would (:mod:`aiq_tui.llm.demo_routes`):
+a named skill → ``use_skill``; a URL → ``http_request``; shell words or a command in
+backticks → ``execute_command``; a data question → ``execute_sql`` on the sample database
+(tables listed first unless the conversation, or its summary, still has the schema); "save",
+"note", "write … to FILE" → ``file_operations`` write (a note, or a report of the results it
+has), "read FILE" / "list files" → read / list. With no such words it follows the lead skill
+— the one the question is about, else the first loaded (Active) one — and uses the tool that
+skill's instructions name. Argument names are read from each tool's JSON schema. It then
+answers from the real results (SQL rows as a markdown table, command output, what was saved)
+and quotes the skill it followed; a refused call is reported as not run.
 
-A question may end with ``(demo: answer with about N tokens)``; the demo then answers with
-a labelled filler text of about that size. :class:`DemoScript` uses this to drive the
-token budget through the 80/90/95 % compression stages in a scripted long demo.
+A question may end with ``(demo: answer with about N tokens)``; the demo then answers with a
+labelled filler text of about that size — a hook for tests and benchmarks that need an
+answer of a given size. ``/demo`` does not use it: :mod:`aiq_tui.llm.demo_script` tells a
+story with real questions instead.
 """
 
 from __future__ import annotations
@@ -22,24 +27,31 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Sequence
 
+from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
+from aiq_tui.llm.demo_routes import (
+    LIST_TABLES_SQL,
+    MAX_ROWS,
+    URL,
+    create_columns,
+    file_path,
+    http_method,
+    note_text,
+    relevant_query,
+    shell_argv,
+    slug,
+    stem,
+    terms,
+    wants_data,
+    wants_listing,
+    wants_read,
+    wants_write,
+)
 
 LABEL = "[demo model]"
 SUMMARY_LABEL = "[demo summary]"
 
-_STOPWORDS = frozenset(
-    "the a an and or of to in on for with what which who how is are was were be do does did "
-    "can could should would will my me i you your it its this that these those there their "
-    "from by at as about into please show tell give list all any some me us we our find get "
-    "use using have has had than then them they not no yes also just more most".split()
-)
-_DATA_WORDS = frozenset(
-    "table tables data database sql query rows book books customer customers order orders "
-    "sales sold selling revenue product products author authors review reviews rating ratings "
-    "genre genres price prices stock bestseller bestsellers count".split()
-)
-_URL = re.compile(r"https?://[^\s)>\]\"']+")
 _LONG = re.compile(r"\(demo: answer with about (\d+) tokens\)", re.I)
 _SKILL_NAMED = (
     re.compile(r"(?:^|\s)/skill\s+([A-Za-z0-9][\w.-]*)"),
@@ -47,6 +59,8 @@ _SKILL_NAMED = (
     re.compile(r"\buse\s+(?:the\s+)?[`'\"]?([A-Za-z0-9][\w.-]*)[`'\"]?\s+skill\b", re.I),
 )
 _MAX_TABLE_ROWS = 10
+_AFTER_SKILLS = frozenset({USE_SKILL_INSTRUCTIONS.splitlines()[0], "# end"})
+_MAX_SHOWN_ROWS = 8  # an answer shows at most this many rows, and says how many it left out
 # Plain, common words: about one token each, so "about N tokens" is about N words.
 _FILLER = ("the demo keeps this line so the budget grows and the next stage of compression can "
            "show what it does with older turns").split()
@@ -59,13 +73,19 @@ class SkillSection:
     content: str
 
 
+def _section_ends(line: str) -> bool:
+    """A line the prompt builder writes after the skill sections (skill bodies have their own
+    ``#`` headings, so a heading alone does not end a section)."""
+    return line in _AFTER_SKILLS
+
+
 def skill_sections(system: str) -> list[SkillSection]:
     """The ``## Skill: <name>`` sections the prompt builder writes, in prompt order."""
     sections: list[SkillSection] = []
     current: list[str] | None = None
     name = ""
-    for line in system.splitlines() + ["# end"]:
-        if line.startswith("## Skill: ") or (current is not None and re.match(r"^#{1,2} (?!#)", line)):
+    for line in system.splitlines() + [next(iter(_AFTER_SKILLS))]:
+        if line.startswith("## Skill: ") or (current is not None and _section_ends(line)):
             if current is not None:
                 body = "\n".join(current).strip("\n")
                 description, _, content = body.partition("\n\n")
@@ -79,18 +99,9 @@ def skill_sections(system: str) -> list[SkillSection]:
     return sections
 
 
-def terms(text: str) -> list[str]:
-    words = re.findall(r"[a-z0-9][a-z0-9_-]+", text.lower())
-    return [w for w in words if w not in _STOPWORDS]
-
-
-def _stem(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
 def _overlap(query: Sequence[str], text: str) -> int:
-    wanted = {_stem(t) for t in query}
-    return sum(1 for w in terms(text) if _stem(w) in wanted)
+    wanted = {stem(t) for t in query}
+    return sum(1 for w in terms(text) if stem(w) in wanted)
 
 
 def best_skill(sections: Sequence[SkillSection], question: str) -> SkillSection | None:
@@ -104,12 +115,26 @@ def best_skill(sections: Sequence[SkillSection], question: str) -> SkillSection 
     return scored[0][2] if scored and scored[0][0] > 0 else None
 
 
-def relevant_lines(section: SkillSection, question: str, limit: int) -> list[str]:
+def relevant_lines(section: SkillSection, question: str, limit: int, *, in_order: bool = True) -> list[str]:
+    """The ``limit`` prose lines of a skill that share most words with the question (in the
+    skill's order, or best first with ``in_order=False``)."""
     query = terms(question)
-    lines = [ln.strip() for ln in section.content.splitlines()]
-    candidates = [(i, ln) for i, ln in enumerate(lines) if len(ln) > 3 and not ln.startswith("```")]
+    lines: list[str] = []
+    fenced = False
+    for raw in section.content.splitlines():
+        line = raw.strip()
+        if line.startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced or not line or line.startswith(("#", "|")):
+            lines.append("")  # prose only: not code, headings or tables
+        elif lines and lines[-1] and not re.match(r"^([-*]|\d+\.)\s", line):
+            lines[-1] += " " + line  # a wrapped line continues its sentence or bullet
+        else:
+            lines.append(line)
+    candidates = [(i, ln) for i, ln in enumerate(lines) if len(ln) > 3]
     ranked = sorted(candidates, key=lambda item: (-_overlap(query, item[1]), item[0]))
-    chosen = sorted(ranked[:limit])
+    chosen = sorted(ranked[:limit]) if in_order else ranked[:limit]
     return [ln for _, ln in chosen]
 
 
@@ -165,51 +190,22 @@ def _rows(result: Any) -> tuple[list[str], list[Any]] | None:
     return None
 
 
-def _create_columns(sql: str) -> set[str]:
-    inside = sql[sql.find("(") + 1: sql.rfind(")")] if "(" in sql else ""
-    names = set()
-    for part in inside.split(","):
-        match = re.match(r"\s*[\"`\[]?([A-Za-z_][\w]*)", part)
-        if match and match.group(1).upper() not in {"PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "CONSTRAINT"}:
-            names.add(match.group(1).lower())
-    return names
+TOOL_NAMES = ("execute_sql", "execute_command", "file_operations", "http_request")
 
 
-LIST_TABLES_SQL = "SELECT name, sql FROM sqlite_master WHERE type='table' ORDER BY name"
+def lead_skill(sections: Sequence[SkillSection], question: str) -> SkillSection | None:
+    """The skill the demo follows: the one the question is about, else the first loaded one
+    (the prompt lists Active skills first, so that is the Active skill)."""
+    return best_skill(sections, question) or (sections[0] if sections else None)
 
 
-def relevant_query(question: str, tables: dict[str, set[str]]) -> str:
-    """A query for the question given the tables (name → columns) the first query found."""
-    q = question.lower()
-    words = set(terms(q))
-
-    def table_for(*names: str) -> str | None:
-        return next((t for t in tables if t.lower() in names), None)
-
-    books, items = table_for("books", "products"), table_for("order_items", "order_lines", "items")
-    if books and items and words & {"top", "best", "sell", "selling", "sales", "sold", "popular", "bestseller", "bestsellers"}:
-        title = "title" if "title" in tables[books] else "name"
-        ref = "book_id" if "book_id" in tables[items] else "product_id"
-        if ref in tables[items] and "quantity" in tables[items] and title in tables[books]:
-            return (f'SELECT b.{title} AS {title}, SUM(i.quantity) AS units_sold FROM "{items}" i '
-                    f'JOIN "{books}" b ON b.id = i.{ref} GROUP BY b.id ORDER BY units_sold DESC, b.{title} LIMIT 5')
-    mentioned = [t for t in tables if _stem(t.lower()) in {_stem(w) for w in words}
-                 or t.lower().rstrip("s") in q]
-    if not mentioned:
-        for word, table in (("author", "authors"), ("customer", "customers"), ("review", "reviews"),
-                            ("rating", "reviews"), ("book", "books"), ("order", "orders")):
-            if word in q and table_for(table):
-                mentioned = [table_for(table) or table]
-                break
-    if mentioned:
-        table = mentioned[0]
-        if "how many" in q or "count" in words or "number" in words:
-            return f'SELECT COUNT(*) AS count FROM "{table}"'
-        if words & {"all", "every", "full", "everything"}:
-            return f'SELECT * FROM "{table}"'
-        return f'SELECT * FROM "{table}" LIMIT 10'
-    parts = [f"SELECT '{t}' AS table_name, COUNT(*) AS row_count FROM \"{t}\"" for t in sorted(tables)]
-    return " UNION ALL ".join(parts) if parts else LIST_TABLES_SQL
+def skill_tools(section: SkillSection | None) -> list[str]:
+    """The tools a skill's instructions name, in the order they first appear."""
+    if section is None:
+        return []
+    text = section.description + "\n" + section.content
+    found = [(text.find(name), name) for name in TOOL_NAMES if name in text]
+    return [name for _, name in sorted(found)]
 
 
 @dataclass(frozen=True)
@@ -223,19 +219,77 @@ class _Turn:
     question: str
     calls: list[ToolCall] = field(default_factory=list)
     results: dict[str, Message] = field(default_factory=dict)
+    earlier: Sequence[Message] = ()  # the messages before this turn's question
 
     def calls_to(self, name: str) -> list[ToolCall]:
         return [c for c in self.calls if c.name == name]
 
+    def wrote(self) -> bool:
+        return any(c.arguments.get("operation") == "write" for c in self.calls_to("file_operations"))
+
 
 def _current_turn(messages: Sequence[Message]) -> _Turn:
     start = max((i for i, m in enumerate(messages) if m.role is Role.USER and not m.summary), default=-1)
-    turn = _Turn(messages[start].content if start >= 0 else "")
+    turn = _Turn(messages[start].content if start >= 0 else "", earlier=messages[:max(start, 0)])
     for message in messages[start + 1:]:
         turn.calls.extend(message.tool_calls)
         if message.role is Role.TOOL and message.tool_call_id:
             turn.results[message.tool_call_id] = message
     return turn
+
+
+def _sql_of(call: ToolCall) -> str:
+    return str(next(iter(v for k, v in call.arguments.items() if k not in ("source", "params")), ""))
+
+
+def known_tables(messages: Sequence[Message]) -> dict[str, set[str]]:
+    """Tables (name → columns) from the latest table listing still in the conversation: a
+    real agent does not list the tables again while it remembers them."""
+    calls = {c.id: c for m in messages for c in m.tool_calls}
+    tables: dict[str, set[str]] = {}
+    for message in messages:
+        if message.summary:  # a summary keeps the schema it saw (see summarise)
+            tables = _schema_from_summary(message.content) or tables
+            continue
+        call = calls.get(message.tool_call_id or "")
+        if message.role is not Role.TOOL or call is None or call.name != "execute_sql":
+            continue
+        if "sqlite_master" not in _sql_of(call):
+            continue
+        listing = _rows(_decode(message.content))
+        if not listing or not listing[1]:
+            continue
+        columns, rows = listing
+        found: dict[str, set[str]] = {}
+        for row in rows:
+            values = [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
+            sql = str(values[1]) if len(values) > 1 and values[1] else ""
+            if not str(values[0]).startswith("sqlite_"):
+                found[str(values[0])] = create_columns(sql)
+        tables = found or tables
+    return tables
+
+
+_SCHEMA_LINE = "- schema: "
+
+
+def _schema_line(tables: dict[str, set[str]]) -> str:
+    return _SCHEMA_LINE + "; ".join(f"{name}({', '.join(sorted(columns))})" for name, columns in sorted(tables.items()))
+
+
+def _schema_from_summary(text: str) -> dict[str, set[str]]:
+    line = next((ln for ln in text.splitlines() if ln.startswith(_SCHEMA_LINE)), "")
+    found = re.findall(r"([\w.-]+)\(([^)]*)\)", line[len(_SCHEMA_LINE):])
+    return {name: {c.strip() for c in columns.split(",") if c.strip()} for name, columns in found}
+
+
+def _last_answer(messages: Sequence[Message]) -> str:
+    """The previous final answer, without the demo label and the skill quote."""
+    for message in reversed(messages):
+        if message.role is Role.ASSISTANT and message.content and not message.tool_calls:
+            text = message.content.removeprefix(LABEL).strip()
+            return re.split(r"\n\n(?:From the skill|Following) \*\*", text)[0].strip()
+    return ""
 
 
 class DemoProvider:
@@ -254,73 +308,134 @@ class DemoProvider:
         turn = _current_turn(messages)
         offered = {t.name: t for t in tools}
         question = _LONG.sub("", turn.question).strip()
-        call = self._next_call(question, turn, offered, len(messages))
+        lead = lead_skill(skill_sections(system), question)
+        call = self._next_call(question, turn, offered, lead, messages)
         if call is not None:
-            return DemoReply(f"{LABEL} {self._call_note(call)}", (call,))
+            return DemoReply(f"{LABEL} {self._call_note(call, lead)}", (call,))
         return DemoReply(self._answer(system, question, turn, _LONG.search(turn.question)))
 
     def _call_id(self, question: str, position: int) -> str:
         digest = hashlib.sha1(f"{question}\0{position}".encode()).hexdigest()[:10]
         return f"demo_{digest}"
 
-    def _next_call(self, question: str, turn: _Turn, offered: dict[str, ToolSpec], position: int) -> ToolCall | None:
-        q = question.lower()
-        call_id = self._call_id(question, position)
+    def _next_call(self, question: str, turn: _Turn, offered: dict[str, ToolSpec],
+                   lead: SkillSection | None, messages: Sequence[Message]) -> ToolCall | None:
+        """The next tool call the question needs, in the order an agent would make them:
+        load a named skill; then the request's own tool (URL, command, data, file); when the
+        question names none, the tool the lead (Active) skill works with."""
+        call_id = self._call_id(question, len(messages))
+
+        def make(name: str, arguments: dict[str, Any]) -> ToolCall:
+            return ToolCall(call_id, name, arguments)
+
         named = next((m.group(1) for p in _SKILL_NAMED if (m := p.search(question))), None)
         if named and "use_skill" in offered and not turn.calls_to("use_skill"):
             spec = offered["use_skill"]
-            return ToolCall(call_id, "use_skill", {_arg(spec, ("skill_name", "name", "skill"), "name"): named})
-        if "execute_sql" in offered and set(terms(q)) & _DATA_WORDS:
-            spec = offered["execute_sql"]
-            sql_key = _arg(spec, ("sql", "query", "statement"), "sql")
-            source_key = _arg(spec, ("source", "database", "db"), "")
-            done = turn.calls_to("execute_sql")
-
-            def sql_call(sql: str) -> ToolCall:
-                arguments = {sql_key: sql}
-                if source_key:
-                    arguments[source_key] = "sample"
-                return ToolCall(call_id, "execute_sql", arguments)
-
-            if not done:
-                return sql_call(LIST_TABLES_SQL)
-            if len(done) == 1:
-                listing = _rows(_decode(turn.results[done[0].id].content)) if done[0].id in turn.results else None
-                if listing and listing[1]:
-                    columns, rows = listing
-                    tables: dict[str, set[str]] = {}
-                    for row in rows:
-                        values = [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
-                        sql = str(values[1]) if len(values) > 1 and values[1] else ""
-                        tables[str(values[0])] = _create_columns(sql)
-                    tables = {t: c for t, c in tables.items() if not t.startswith("sqlite_")}
-                    if tables:
-                        return sql_call(relevant_query(question, tables))
-        if "file_operations" in offered and re.search(r"\b(list|what|which|show)\b.*\bfiles?\b|\bls\b", q):
-            if not turn.calls_to("file_operations"):
-                spec = offered["file_operations"]
-                op_key = _arg(spec, ("operation", "op", "action"), "operation")
-                return ToolCall(call_id, "file_operations", {
-                    op_key: _enum_choice(spec, op_key, "list"), _arg(spec, ("path",), "path"): "."})
-        url = _URL.search(question)
-        if url and "http_request" in offered and re.search(r"\b(fetch|get|download|open|request|call)\b", q):
+            return make("use_skill", {_arg(spec, ("skill_name", "name", "skill"), "name"): named})
+        url = URL.search(question)
+        if url and "http_request" in offered:
             if not turn.calls_to("http_request"):
                 spec = offered["http_request"]
                 arguments = {_arg(spec, ("url",), "url"): url.group(0).rstrip(".,;")}
-                if "method" in ((spec.parameters or {}).get("properties") or {}):
-                    arguments["method"] = "GET"
-                return ToolCall(call_id, "http_request", arguments)
+                if "method" in _properties(spec):
+                    arguments["method"] = http_method(question)
+                return make("http_request", arguments)
+            return None
+        argv = shell_argv(question)
+        listing = wants_listing(question) and not wants_write(question)
+        follows_shell = "execute_command" in skill_tools(lead)[:1]
+        if argv is None and listing and follows_shell:
+            argv = ["ls", "-la", file_path(question) or "."]  # the shell skill lists with ls
+        if argv is not None and "execute_command" in offered:
+            if not turn.calls_to("execute_command"):
+                spec = offered["execute_command"]
+                return make("execute_command", {_arg(spec, ("command", "argv", "cmd"), "command"): argv})
+            return None
+        writing = wants_write(question)
+        data = wants_data(question) or (not writing and not listing and not wants_read(question)
+                                        and skill_tools(lead)[:1] == ["execute_sql"] and bool(terms(question)))
+        if data and "execute_sql" in offered and not (writing and not wants_data(question)):
+            step = self._sql_step(question, turn, offered["execute_sql"], messages, make)
+            if step is not None:
+                return step
+        if "file_operations" not in offered:
+            return None
+        spec = offered["file_operations"]
+        op_key, path_key = _arg(spec, ("operation", "op", "action"), "operation"), _arg(spec, ("path",), "path")
+        if writing and not turn.wrote():
+            path = file_path(question) or self._default_path(question, lead)
+            content_key = _arg(spec, ("content", "text", "data"), "content")
+            return make("file_operations", {op_key: _enum_choice(spec, op_key, "write"), path_key: path,
+                                            content_key: self._document(question, path, turn)})
+        if turn.calls_to("file_operations"):
+            return None
+        path = file_path(question)
+        if path and wants_read(question):
+            return make("file_operations", {op_key: _enum_choice(spec, op_key, "read"), path_key: path})
+        if listing:
+            return make("file_operations", {op_key: _enum_choice(spec, op_key, "list"), path_key: "."})
         return None
 
+    def _sql_step(self, question: str, turn: _Turn, spec: ToolSpec, messages: Sequence[Message],
+                  make: Any) -> ToolCall | None:
+        sql_key = _arg(spec, ("sql", "query", "statement"), "sql")
+        source_key = _arg(spec, ("source", "database", "db"), "")
+
+        def sql_call(sql: str) -> ToolCall:
+            arguments = {sql_key: sql}
+            if source_key:
+                arguments[source_key] = "sample"
+            return make("execute_sql", arguments)
+
+        done = turn.calls_to("execute_sql")
+        if any("sqlite_master" not in _sql_of(c) for c in done):
+            return None  # the question's query ran: answer it
+        tables = known_tables(messages)
+        if not tables:
+            return None if done else sql_call(LIST_TABLES_SQL)
+        return sql_call(relevant_query(question, tables))
+
     @staticmethod
-    def _call_note(call: ToolCall) -> str:
+    def _default_path(question: str, lead: SkillSection | None) -> str:
+        # The skills' own conventions: data-report saves to reports/, file-notes to notes/.
+        folder = "reports" if "report" in question.lower() or (lead and "report" in lead.name) else "notes"
+        return f"{folder}/{slug(question, folder[:-1])}.md"
+
+    @staticmethod
+    def _document(question: str, path: str, turn: _Turn) -> str:
+        """What the demo writes: a note, or a report of the results it has (this turn's query
+        results, else the previous answer) — never invented figures."""
+        note = note_text(question)
+        if note:
+            return f"# Notes\n\n- {note}\n"
+        body = ""
+        for call in turn.calls_to("execute_sql"):
+            result = turn.results.get(call.id)
+            table = _rows(_decode(result.content)) if result is not None else None
+            if table and "sqlite_master" not in _sql_of(call):
+                body = markdown_table(*table, limit=MAX_ROWS) + f"\n\nSQL:\n\n```sql\n{_sql_of(call)}\n```"
+        body = body or _last_answer(turn.earlier) or "(no results yet: ask a data question first)"
+        title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").strip().capitalize() or "Report"
+        return (f"# {title}\n\n_Written by the aiq-tui offline demo model from the conversation's "
+                f"tool results; check the figures before you share them._\n\n{body}\n")
+
+    @staticmethod
+    def _call_note(call: ToolCall, lead: SkillSection | None) -> str:
+        follow = f" (following **{lead.name}**)" if lead is not None and call.name in skill_tools(lead) else ""
         if call.name == "execute_sql":
-            sql = next(iter(v for k, v in call.arguments.items() if k != "source"), "")
-            return f"Running SQL on the sample database: `{sql}`"
+            return f"Running SQL on the sample database{follow}: `{_sql_of(call)}`"
         if call.name == "use_skill":
             return f"Loading the skill `{next(iter(call.arguments.values()), '')}`."
+        if call.name == "execute_command":
+            argv = next(iter(call.arguments.values()), [])
+            shown = " ".join(argv) if isinstance(argv, list) else str(argv)
+            return f"Running the command `{shown}`{follow}."
         if call.name == "file_operations":
-            return "Listing the files in the current directory."
+            operation, path = call.arguments.get("operation", "list"), call.arguments.get("path", ".")
+            verb = {"write": "Saving", "read": "Reading", "list": "Listing"}.get(str(operation), "Checking")
+            return f"{verb} `{path}`{follow}."
+        if call.name == "http_request":
+            return f"Requesting {call.arguments.get('method', 'GET')} {call.arguments.get('url', '')}{follow}."
         return f"Calling `{call.name}`."
 
     # -- the answer -----------------------------------------------------------------------------
@@ -333,11 +448,18 @@ class DemoProvider:
             if result is not None:
                 parts.append(self._render_result(call, result))
         sections = skill_sections(system)
-        skill = best_skill(sections, question)
+        skill = lead_skill(sections, question) if parts else best_skill(sections, question)
         if skill is not None:
-            quoted = relevant_lines(skill, question, 4)
-            intro = f"From the skill **{skill.name}** ({skill.description})" if skill.description else f"From the skill **{skill.name}**"
-            parts.append(intro + ":\n" + "\n".join(f"> {line}" for line in quoted) if quoted else intro + ".")
+            # After tool results one line of the skill is enough; without them the quote is the answer.
+            quoted = [_clip(line, 160) for line in relevant_lines(skill, question, 4, in_order=not parts)
+                      if not (parts and skill.description.startswith(line.split(": ", 1)[-1][:40]))]
+            if parts:
+                if quoted:
+                    parts.append(f"From the skill **{skill.name}**:\n> {quoted[0]}")
+            else:
+                intro = f"From the skill **{skill.name}** ({skill.description})" if skill.description \
+                    else f"From the skill **{skill.name}**"
+                parts.append(intro + ":\n" + "\n".join(f"> {line}" for line in quoted) if quoted else intro + ".")
         if not parts:
             if sections:
                 parts.append(f"None of the loaded skills ({', '.join(s.name for s in sections)}) mentions "
@@ -360,23 +482,42 @@ class DemoProvider:
     def _render_result(call: ToolCall, result: Message) -> str:
         data = _decode(result.content)
         if isinstance(data, dict) and data.get("error"):
-            return f"`{call.name}` failed: {data['error']}"
+            error = str(data["error"])
+            if error.startswith("denied:"):
+                return f"`{call.name}` was not run — {error}."
+            return f"`{call.name}` failed: {error}"
         if call.name == "execute_sql":
             table = _rows(data)
-            sql = next(iter(v for k, v in call.arguments.items() if k != "source"), "")
+            sql = _sql_of(call)
             if table is not None:
                 columns, rows = table
-                if "sqlite_master" in str(sql):
+                if "sqlite_master" in sql:
                     names = [str(r.get(columns[0]) if isinstance(r, dict) else r[0]) for r in rows]
                     return f"The sample database has {len(names)} tables: {', '.join(names)}."
                 count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
-                return f"`{sql}` returned {count}:\n\n" + markdown_table(columns, rows)
-        if call.name == "file_operations":
-            entries = data.get("entries") if isinstance(data, dict) else data
+                return f"`{sql}` returned {count}:\n\n" + markdown_table(columns, rows, _MAX_SHOWN_ROWS)
+        if call.name == "file_operations" and isinstance(data, dict):
+            if "bytes" in data:
+                state = "new file" if data.get("created") else "replaced"
+                return f"Saved `{call.arguments.get('path') or data.get('path')}` ({data['bytes']:,} bytes, {state})."
+            entries = data.get("entries")
             if isinstance(entries, list):
                 names = [str(e.get("name", e)) if isinstance(e, dict) else str(e) for e in entries]
                 shown = ", ".join(f"`{n}`" for n in names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
                 return f"The directory holds {len(names)} entries: {shown}."
+        if call.name == "file_operations" and isinstance(data, str):
+            lines = data.splitlines()
+            head = "\n".join(lines[:15]) + (f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else "")
+            return f"`{call.arguments.get('path')}` reads:\n\n```\n{head}\n```"
+        if call.name == "execute_command" and isinstance(data, dict) and "exit_code" in data:
+            out = str(data.get("stdout") or data.get("stderr") or "").rstrip()
+            lines = out.splitlines()
+            head = "\n".join(lines[:15]) + (f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else "")
+            return f"`{data.get('command')}` exited with {data['exit_code']}:\n\n```\n{head or '(no output)'}\n```"
+        if call.name == "http_request" and isinstance(data, dict) and "status" in data:
+            body = json.dumps(data["json"], ensure_ascii=False) if "json" in data else str(data.get("body", ""))
+            return (f"{call.arguments.get('method', 'GET')} {call.arguments.get('url')} answered "
+                    f"{data['status']}: " + (body[:300] + "…" if len(body) > 300 else body))
         if call.name == "use_skill":
             return f"The skill `{next(iter(call.arguments.values()), '')}` is now active."
         text = result.content if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
@@ -387,7 +528,8 @@ class DemoProvider:
         self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
     ) -> AsyncIterator[StreamEvent]:
         reply = self.reply(system, messages, tools)
-        chunks = re.findall(r"\S+\s*|\s+", reply.text)
+        # Word by word, but a table row as one piece: tables arrive whole, rows at a time.
+        chunks = re.findall(r"(?m)^\|[^\n]*\n?|\S+\s*|\s+", reply.text)
         finish = "tool_calls" if reply.calls else "stop"
         if len(chunks) > max_tokens:
             chunks, finish = chunks[:max_tokens], ("tool_calls" if reply.calls else "length")
@@ -403,7 +545,13 @@ class DemoProvider:
     async def summarise(self, messages: Sequence[Message], max_tokens: int) -> str:
         """A deterministic extractive summary: first sentence of each message, tool results kept short."""
         lines = [f"{SUMMARY_LABEL} {len(messages)} earlier messages:"]
+        tables = known_tables(messages)
+        if tables:  # what a good summary keeps: the facts the next steps need
+            lines.append(_schema_line(tables))
         for message in messages:
+            if message.summary:
+                lines.extend(ln for ln in message.content.splitlines()[1:] if not ln.startswith(_SCHEMA_LINE))
+                continue
             text = " ".join(message.content.split())
             first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0] if text else ""
             first = first if len(first) <= 120 else first[:117] + "…"
@@ -422,95 +570,12 @@ class DemoProvider:
         return None
 
 
-# -- the scripted long demo ----------------------------------------------------------------------
-
-DEFAULT_ANSWER_SHARES = (0.06,) * 9 + (0.30, 0.06, 0.22, 0.06, 0.06)
-"""Static answer sizes (shares of the window) for :meth:`DemoScript.long_conversation`: a steady
-climb past 80 %, then big answers that jump past 90 % and 95 % right after a compression."""
-
-_TOPICS = (
-    # Questions the demo answers without tools, so each scripted turn is one model call and
-    # its size is what the script asked for (tool results would add unplanned tokens).
-    "Explain how skills are chosen for a question.",
-    "How does the token budget decide what to compress?",
-    "Why are some skills only shown as a brief?",
-    "What happens to old messages when the window fills up?",
-    "Describe the difference between Active, Relevant and Inactive skills.",
-    "What should a good SKILL.md description contain?",
-    "Which parts of the prompt cost the most tokens right now?",
-    "Summarise what we have found so far.",
-    "How are tool calls approved?",
-)
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
 
 
-def _turn(index: int, tokens: int) -> str:
-    return f"{_TOPICS[index % len(_TOPICS)]} (demo: answer with about {max(20, tokens)} tokens)"
+def _properties(spec: ToolSpec) -> dict[str, Any]:
+    return (spec.parameters or {}).get("properties") or {}
 
 
-@dataclass
-class DemoScript:
-    """User turns that, played against the demo with a small window, walk the token budget
-    through every compression stage (80 %, then 90 %, then 95 %).
-
-    Two ways to use it:
-
-    * ``DemoScript.long_conversation(window).turns`` — a fixed list sized by the window,
-      tuned for a 4096-token window with the default 1024-token output reserve and a small
-      prompt (it depends on the prompt's overhead; prefer the adaptive form);
-    * adaptive, robust to any prompt overhead: ``script = DemoScript(window)``, then before each
-      turn ``text = script.next_turn(fraction)`` with the share of the window in use after the
-      previous turn (0 before the first); ``None`` means every stage has been reached and
-      fired. It aims each answer at the middle of the next stage's band, and sends a short
-      turn whenever a threshold was crossed (the turn that makes the engine compress).
-    """
-
-    window: int
-    turns: tuple[str, ...] = ()
-    thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)
-    max_turns: int = 60
-    max_answer: int | None = None  # tokens the model may answer (the output reserve), None = no cap
-    stage: int = 0  # how many thresholds have been crossed so far
-    played: int = 0
-    start: float | None = None  # the budget share before the first turn
-
-    @classmethod
-    def long_conversation(
-        cls, window: int = 4096, shares: Sequence[float] = DEFAULT_ANSWER_SHARES
-    ) -> "DemoScript":
-        turns = tuple(_turn(i, int(window * share)) for i, share in enumerate(shares))
-        return cls(window=window, turns=turns)
-
-    @classmethod
-    def from_settings(cls, window: int, settings: Any) -> "DemoScript":
-        """Thresholds from a :class:`~aiq_tui.config.ContextSettings`."""
-        return cls(window=window, thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at),
-                   max_answer=int(settings.reserve_output * 0.9))
-
-    def next_turn(self, fraction: float) -> str | None:
-        if self.played >= self.max_turns:
-            return None
-        crossed = sum(1 for t in self.thresholds if fraction >= t)
-        if crossed > self.stage:
-            # This turn makes the engine compress; keep it short and aim again once the
-            # budget after compression is known.
-            self.stage = crossed
-            return self._emit(20)
-        if self.stage >= len(self.thresholds):
-            return None
-        low = self.thresholds[self.stage]
-        high = self.thresholds[self.stage + 1] if self.stage + 1 < len(self.thresholds) else 1.0
-        target = (low + high) / 2
-        if self.start is None:
-            self.start = fraction
-        # Before the first compression, climb in about ten steps so that there is far more
-        # history than ``keep_last`` messages to summarise when 80 % is crossed.
-        cap = max(0.015, (low - self.start) / 10) if self.stage == 0 else 0.35
-        user = 30 / self.window  # the question itself
-        share = min(cap, max(0.01, target - fraction - user))
-        tokens = int(self.window * share)
-        # An answer cannot exceed the output reserve; the script then climbs over several turns.
-        return self._emit(min(tokens, self.max_answer) if self.max_answer else tokens)
-
-    def _emit(self, tokens: int) -> str:
-        self.played += 1
-        return _turn(self.played - 1, tokens)
+from aiq_tui.llm.demo_script import DemoScript  # noqa: E402 - /demo's story, re-exported for callers

@@ -182,7 +182,7 @@ class AiqApp(App[int]):
             await conversation.stream(event.text)
         elif isinstance(event, TurnStarted):
             self._set_busy(True)
-            await conversation.add_user(event.text)
+            await conversation.add_user(event.text, event.message_id)
         elif isinstance(event, SkillsMatched):
             top = event.ranking.matches[0] if event.ranking.matches else None
             timeline.add("match", f"{len(event.ranking.matches)} of {event.ranking.considered} scored"
@@ -195,6 +195,7 @@ class AiqApp(App[int]):
             note = f"stage {event.plan.stage.value}%: {event.step} ({event.before:,} → {event.after:,})"
             self.query_one(BudgetGauge).stage_note = note
             timeline.add("compress", note)
+            await conversation.mark_summarised(event.plan.summarise_ids)
         elif isinstance(event, ToolCallRequested):
             await conversation.close_segment()
             status = "asking" if event.permission == "ask" else "running"
@@ -409,7 +410,7 @@ class AiqApp(App[int]):
     async def _run_long_demo(self) -> None:
         from aiq_tui.llm.demo import DemoScript
 
-        script = DemoScript.from_settings(self.engine.breakdown.window, self.engine.config.context)
+        script = DemoScript.for_engine(self.engine)
         while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
             await self.engine.send(text)
         self._set_busy(False)
@@ -450,7 +451,9 @@ class AiqApp(App[int]):
                 future.set_result(decision or Decision.DENY)
 
         self._pending_approval = screen
-        self.push_screen(screen, callback=decided)
+        # Queued after the engine events already posted (the call's own notice among them):
+        # while the modal is up, queries for the main screen's widgets would find nothing.
+        self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
         try:
             return await future
         except asyncio.CancelledError:

@@ -8,17 +8,21 @@ user scrolls up, so reading older answers is never yanked away.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
 
 class UserTurn(Static):
-    """What the user typed, shown verbatim (no markup)."""
+    """What the user typed, shown verbatim (no markup). ``message_id`` is the engine's id of
+    the message, so a compression that summarises it can mark the turn."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, message_id: str = "") -> None:
         super().__init__(text, markup=False, classes="user-turn")
         self.border_title = "you"
+        self.message_id = message_id
 
 
 class Notice(Static):
@@ -57,6 +61,9 @@ class Conversation(VerticalScroll):
     """The scrolling list of turns. Call these methods from the app's message handlers."""
 
     can_focus = True
+    DEFAULT_CSS = """
+    Conversation > .-summarised { opacity: 60%; }
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -67,8 +74,26 @@ class Conversation(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
-    async def add_user(self, text: str) -> None:
-        await self.mount(UserTurn(text))
+    async def add_user(self, text: str, message_id: str = "") -> None:
+        await self.mount(UserTurn(text, message_id))
+
+    async def mark_summarised(self, message_ids: Sequence[str]) -> int:
+        """Dim the turns whose question was folded into a compression summary (and what was
+        shown for them), say so once below, and return how many turns were newly marked."""
+        wanted, marked, inside = set(message_ids), 0, False
+        for child in self.children:
+            if isinstance(child, UserTurn):
+                inside = child.message_id in wanted and not child.has_class("-summarised")
+                if inside:
+                    marked += 1
+                    child.border_subtitle = "summarised"
+            if inside:
+                child.add_class("-summarised")
+        if marked:
+            await self.add_notice(f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
+                                  f"({len(wanted)} messages) now live in one summary — dimmed above, "
+                                  "marked 'summarised'", "info")
+        return marked
 
     async def add_notice(self, text: str, kind: str = "info") -> None:
         await self.mount(Notice(text, kind))

@@ -1,0 +1,53 @@
+"""The real engine on the demo model reaches the approval modal with the default settings,
+and the app survives it (engine events queued before the modal still find the main screen)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from helpers import say, settle  # noqa: E402
+
+from aiq_tui.agent.engine import Engine  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
+from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
+from aiq_tui.ui.widgets.tool_log import ToolLog  # noqa: E402
+from aiq_tui.workspace import Workspace  # noqa: E402
+
+pytestmark = pytest.mark.slow
+
+
+async def _wait_for_modal(pilot, app: AiqApp) -> ApprovalScreen:  # noqa: ANN001
+    for _ in range(500):
+        if isinstance(app.screen, ApprovalScreen):
+            return app.screen
+        await pilot.pause(0.02)
+    raise AssertionError(f"no approval modal; screen is {app.screen!r}")
+
+
+@pytest.mark.parametrize(("question", "detail", "key", "expect"), [
+    ("How much disk space is free?", "df -h", "y", "`df -h` exited with 0"),
+    ("Save a note: water the plants", "write notes/", "n", "`file_operations` was not run — denied: the user declined"),
+])
+async def test_a_command_or_a_write_asks_first_and_the_answer_reports_the_outcome(
+        tmp_path: Path, question: str, detail: str, key: str, expect: str) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    engine = Engine.create(Workspace.open(home_flag=tmp_path / "home", cwd=project))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, question)
+        modal = await _wait_for_modal(pilot, app)
+        assert detail in modal.request.detail
+        await pilot.press(key)
+        await settle(pilot, timeout=20)
+        assert expect in app.query_one(Conversation).last_answer
+        assert app.query_one(ToolLog).records
+    assert not (project / "notes").exists()
