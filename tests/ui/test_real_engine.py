@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import say, settle, wait_until  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -96,14 +96,12 @@ async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:
 
 async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge(tmp_path: Path) -> None:
     app = real_app(tmp_path / "home")
+    app.engine.config.ui.demo_turn_pause = 0
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(pilot)
         await say(pilot, "/demo")
-        for _ in range(3000):
-            await pilot.pause(0.02)
-            if not app.busy and not (app._turn_worker and app._turn_worker.is_running):
-                break
-        await settle(pilot)
+        # On the engine's state, not on the screen going idle (that timed out under load).
+        await wait_until(lambda: not app._turn_running(), "the long demo to finish", timeout=600)
+        await app.drained()
         compressions = [text for kind, text in app.query_one(Timeline).entries if kind == "compress"]
         for stage in ("stage 80%", "stage 90%", "stage 95%"):
             assert any(text.startswith(stage) for text in compressions), (stage, compressions)

@@ -44,7 +44,8 @@ from aiq_tui.problems import Problem
 from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
-from aiq_tui.ui.messages import EngineEvent, SkillChosen
+from aiq_tui.ui.crash import write_crash_report
+from aiq_tui.ui.messages import Drained, EngineEvent, SkillChosen, StreamedText
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
@@ -108,6 +109,9 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
+        self._open_stream: StreamedText | None = None
+        self.crash: tuple[BaseException, Path | None] | None = None
+        """Set when an unhandled error stops the app: the error and the crash report's path."""
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -165,7 +169,36 @@ class AiqApp(App[int]):
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
+        if isinstance(event, TokenStreamed):
+            if self._open_stream is not None and self._open_stream.open:
+                self._open_stream.parts.append(event.text)
+            else:
+                self._open_stream = StreamedText(event.text)
+                self.post_message(self._open_stream)
+            return
+        if self._open_stream is not None:  # later tokens must not jump ahead of this event
+            self._open_stream.open = False
+            self._open_stream = None
         self.post_message(EngineEvent(event))
+
+    async def on_streamed_text(self, message: StreamedText) -> None:
+        await self.query_one(Conversation).stream(message.take())
+
+    def on_drained(self, message: Drained) -> None:
+        message.done.set()  # type: ignore[attr-defined]
+
+    async def drained(self) -> None:
+        """Return once every engine event posted so far has been handled (shown)."""
+        done = asyncio.Event()
+        self.post_message(Drained(done))
+        await done.wait()
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's last stop for an unhandled error: keep a report before the app exits
+        # (run_tui prints its path and exits 1).
+        if self.crash is None:
+            self.crash = (error, write_crash_report(self.engine.workspace.home.root, error))
+        super()._handle_exception(error)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         await self.apply_event(message.event)
@@ -307,7 +340,7 @@ class AiqApp(App[int]):
 
     def _refused_while_turn_runs(self) -> bool:
         """True (and the user is told) while a turn or the long demo runs."""
-        running = self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
+        running = self._turn_running()
         if running:
             self.notify("A turn is running — Esc cancels it.", severity="warning")
         return running
@@ -402,8 +435,14 @@ class AiqApp(App[int]):
         from aiq_tui.llm.demo import DemoScript
 
         script = DemoScript.from_settings(self.engine.breakdown.window, self.engine.config.context)
+        pause = self.engine.config.ui.demo_turn_pause
         while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
             await self.engine.send(text)
+            # The demo model answers without waiting on anything: let the screen show this
+            # turn (and Esc, Ctrl+C or the palette be handled) before the next one starts.
+            await self.drained()
+            if pause and not self._stop_demo:
+                await asyncio.sleep(pause)
         self._set_busy(False)
 
     @work(group="engine", exit_on_error=False)
@@ -467,15 +506,19 @@ class AiqApp(App[int]):
             self.engine.reload()
 
     # -- actions ----------------------------------------------------------------------------------
+    def _turn_running(self) -> bool:
+        """A turn, or the long demo (which is between two turns part of the time)."""
+        return self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
+
     def action_interrupt(self) -> None:
-        if self.busy:
+        if self._turn_running():
             self.action_cancel_turn()
         else:
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
 
     def action_cancel_turn(self) -> None:
-        self._stop_demo = True
-        if self.busy:
+        self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        if self._turn_running():
             self.engine.cancel()
             self.notify("Cancelling the turn…")
 
