@@ -406,6 +406,8 @@ class AiqApp(App[int]):
             await self.query_one(Conversation).add_notice(f"no skill named {name!r}{hint}", "warning")
         else:
             await self.query_one(Conversation).add_notice(f"activated {name}", "info")
+            if self.screen is not self.screen_stack[0]:  # e.g. from the skill viewer: say so there
+                self.notify(f"Activated {name}.")
 
     @work(group="engine", exit_on_error=False)
     async def _compact(self) -> None:
