@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping
 
@@ -38,13 +39,23 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
     return merged
 
 
+def validation_message(exc: ValidationError) -> str:
+    """Every problem as ``field: what is wrong`` — pydantic's first line only says how many."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts) or "invalid settings"
+
+
 def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
     """Validate and write; raises :class:`ConfigError` (nothing written) when invalid."""
     data = apply_settings(read_yaml_mapping(path), changes)
     try:
         config = AppConfig.model_validate(data)
-    except ValueError as exc:
-        raise ConfigError(path, str(exc).splitlines()[0] if str(exc) else "invalid settings") from exc
+    except ValidationError as exc:
+        raise ConfigError(path, validation_message(exc)) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".yaml", dir=path.parent)
     try:

@@ -82,8 +82,11 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
     def action_save(self) -> None:
         try:
             saved = save_settings(self.config_path, self.changes())
-        except (ConfigError, ValueError) as exc:
-            self.query_one("#settings-error", Label).update(f"not saved: {exc}")
+        except ConfigError as exc:  # the message without the path: the title already names the file
+            self.query_one("#settings-error", Label).update(f"not saved — {str(exc).removeprefix(str(exc.path) + ': ')}")
+            return
+        except ValueError as exc:
+            self.query_one("#settings-error", Label).update(f"not saved — {exc}")
             return
         self.dismiss(saved)
 

@@ -1,0 +1,132 @@
+"""Issue 14: the workbench never crashes silently, keys do what the help says, every
+screen stays readable, and state follows what the user did (delete, clear, resize)."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+from helpers import notices, say, settle  # noqa: E402
+
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.crash import print_crash_note  # noqa: E402
+from aiq_tui.ui.run import exit_code  # noqa: E402
+
+
+def make_app(engine: FakeEngine) -> AiqApp:
+    return AiqApp(engine, clock=fixed_clock, watch=False)
+
+
+async def test_an_unhandled_error_exits_1_and_leaves_a_crash_report_in_the_config_home(
+        fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+
+    def broken_help() -> None:
+        raise RuntimeError("boom in a handler")
+
+    app.action_show_help = broken_help  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError):
+        async with app.run_test(size=(120, 36)) as pilot:
+            await pilot.press("f1")
+            await pilot.pause()
+    assert app.crash is not None
+    error, report = app.crash
+    assert report is not None and report.parent == fake_engine.workspace.home.root / "crash"
+    assert "RuntimeError: boom in a handler" in report.read_text()
+    assert exit_code(app, None) == 1
+    stderr = io.StringIO()
+    print_crash_note(error, report, stderr)
+    assert str(report) in stderr.getvalue()
+
+
+async def test_a_clean_quit_exits_0(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+q")
+    assert app.crash is None
+    assert exit_code(app, app.return_value) == 0
+
+
+async def test_a_in_the_skill_viewer_activates_the_skill(fake_engine: FakeEngine) -> None:
+    from aiq_tui.skills.model import SkillState
+    from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.action_open_skill("csv-report")
+        await pilot.pause()
+        assert isinstance(app.screen, SkillViewerScreen)
+        await pilot.press("a")
+        await settle(pilot)
+        states = {view.name: view.state for view in fake_engine.skill_views()}
+        assert states["csv-report"] is SkillState.ACTIVE
+        assert "activated csv-report" in notices(app)
+
+
+LONG_ROW = "sql-explorer inactive→active full: loaded full: confidence 0.99 ≥ 0.7 after the question about tables"
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_timeline_rows_wrap_whole_at_every_width(fake_engine: FakeEngine, width: int) -> None:
+    from aiq_tui.ui.widgets.timeline import Timeline
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(width, 40)) as pilot:
+        timeline = app.query_one(Timeline)
+        timeline.add("load", LONG_ROW)  # written while its tab is hidden
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        await pilot.resize_terminal(width + 20, 40)  # and re-wrapped when the pane's width changes
+        await pilot.pause()
+        rows = [strip.text.rstrip() for strip in timeline.lines]
+        assert max(len(row) for row in rows) <= timeline.scrollable_content_region.width
+        assert LONG_ROW in " ".join(row.strip() for row in rows)
+
+
+async def test_warnings_panel_shows_the_selected_problem_in_full(tmp_path: Path) -> None:
+    from aiq_tui.problems import Problem, Severity
+    from aiq_tui.ui.screens.warnings import WarningsScreen
+
+    home = tmp_path / ".aiqconfig"
+    problem = Problem(home / "skills" / "a-rather-long-skill-folder-name" / "SKILL.md",
+                      "description is 1,400 characters long; the format allows at most 1,024 characters",
+                      field="description", line=3, severity=Severity.ERROR,
+                      hint="shorten the description to one or two sentences and move the details into the body")
+    app = make_app(FakeEngine(tmp_path, problems=(problem,)))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.press("f6")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, WarningsScreen)
+        table = screen.query_one("#warnings")
+        assert table.virtual_size.width <= table.size.width, "the table must fit, not scroll sideways"
+        cells = [str(cell) for cell in table.get_row_at(0)]
+        assert all(not cell.endswith("…") or len(cell) > 3 for cell in cells)
+        detail = str(screen.query_one("#warning-detail").render())
+        for part in (problem.message, problem.hint, "skills/a-rather-long-skill-folder-name/SKILL.md:3"):
+            assert part in detail
+
+
+async def test_settings_validation_error_is_shown_whole(fake_engine: FakeEngine) -> None:
+    from textual.widgets import Input, Label
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        app.screen.query_one("#compress_at", Input).value = "0.99"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        label = app.screen.query_one("#settings-error", Label)
+        text = str(label.render())
+        assert "compress_at <= evict_at <= aggressive_at" in text
+        dialog = app.screen.query_one("#settings-dialog").content_region
+        assert label.region.right <= dialog.right
+        assert label.size.width * label.size.height >= len(text)
