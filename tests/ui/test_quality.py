@@ -130,3 +130,92 @@ async def test_settings_validation_error_is_shown_whole(fake_engine: FakeEngine)
         dialog = app.screen.query_one("#settings-dialog").content_region
         assert label.region.right <= dialog.right
         assert label.size.width * label.size.height >= len(text)
+
+
+async def test_deleting_the_current_session_in_f4_sticks(tmp_path: Path) -> None:
+    engine_module = pytest.importorskip("aiq_tui.agent.engine")
+    from aiq_tui.workspace import Workspace
+
+    engine = engine_module.Engine.create(Workspace.open(home_flag=tmp_path / "home"))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "hello there")
+        await settle(pilot, timeout=30)
+        deleted = engine.session.id
+        assert deleted in [s.id for s in engine.sessions.list()]
+        await pilot.press("f4")
+        await pilot.pause()
+        await pilot.press("d", "d")  # the current session is the newest, on the first row
+        await settle(pilot)
+        await pilot.press("escape")
+        await say(pilot, "and another question")
+        await settle(pilot, timeout=30)
+        assert deleted not in [s.id for s in engine.sessions.list()]
+        assert engine.session.id != deleted
+        assert "hello there" not in [m.content for m in engine.session.messages]
+
+
+async def test_slash_skills_focuses_a_section_with_skills_and_typing_goes_back_to_the_prompt(
+        fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.skill_list import SkillList
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)  # the skills pane is filled after the first frame
+        await say(pilot, "/skills")
+        await settle(pilot)
+        focused = app.focused
+        assert isinstance(focused, SkillList) and focused.rows, "focus must land on a section with skills"
+        await pilot.press(*"hi")
+        prompt = app.query_one("#prompt")
+        assert app.focused is prompt and prompt.value == "hi"
+
+
+async def test_focus_returns_to_the_prompt_after_a_modal_closes(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        app.query_one("#tool-log").focus()
+        await pilot.press("enter")  # opens the tool call's details
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.focused is app.query_one("#prompt")
+        sent = len(fake_engine.sent)
+        await pilot.press(*"next", "enter")
+        await settle(pilot)
+        assert len(fake_engine.sent) == sent + 1
+
+
+async def test_clear_resets_the_gauge_stage_line(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/compact")
+        await settle(pilot)
+        gauge = app.query_one(BudgetGauge)
+        assert gauge.stage_note.startswith("stage ")
+        await say(pilot, "/clear")
+        await settle(pilot)
+        assert gauge.stage_note == ""
+        assert "stage " not in str(gauge.render())
+
+
+async def test_growing_from_80x24_to_200x60_shows_the_budget_legend_again(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        gauge = app.query_one(BudgetGauge)
+        await pilot.pause()
+        assert gauge.compact
+        await pilot.resize_terminal(200, 60)
+        await pilot.pause()
+        await pilot.pause()
+        assert not gauge.compact
+        lines = str(gauge.render()).count("\n") + 1
+        assert gauge.content_size.height >= lines, "the legend is drawn but cut off"

@@ -13,10 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -45,7 +46,7 @@ from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
-from aiq_tui.ui.messages import Drained, EngineEvent, SkillChosen, StreamedText
+from aiq_tui.ui.messages import Drained, EngineEvent, SessionDeleted, SkillChosen, StreamedText
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
@@ -64,6 +65,34 @@ from aiq_tui.ui.widgets.tool_log import ToolLog
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
+
+
+class MainScreen(Screen[None]):
+    """The workbench screen. Keys that would otherwise be lost go to the prompt."""
+
+    def on_screen_resume(self) -> None:
+        # After any dialog or screen on top closes, typing and Enter belong to the prompt again
+        # (focus left on the tool log made Enter open a tool's details instead of sending).
+        if self.is_mounted:
+            self.call_after_refresh(self._focus_prompt)
+
+    def _focus_prompt(self) -> None:
+        prompts = self.query("#prompt")
+        if prompts:
+            prompts.first().focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # Typing in a pane (skills, tool log) starts a message instead of being swallowed.
+        focused = self.focused
+        if not event.is_printable or not event.character or focused is None or focused.id == "prompt":
+            return
+        from aiq_tui.ui.widgets.prompt import PromptInput
+
+        prompt = self.query_one("#prompt", PromptInput)
+        prompt.focus()
+        prompt.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
 
 
 class AiqApp(App[int]):
@@ -117,6 +146,9 @@ class AiqApp(App[int]):
             self.theme = config.ui.theme
 
     # -- layout --------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         config: AppConfig = self.engine.config
         context = config.context
@@ -153,9 +185,9 @@ class AiqApp(App[int]):
             self.watch_skills()
         self.call_after_refresh(self._first_frame)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: events.Resize) -> None:
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
-        short = self.size.height < 30
+        short = event.size.height < 30
         self.query_one(BudgetGauge).compact = short
         pane = self.query_one(SkillsPane)
         pane.small_rows = 2 if short else 5
@@ -376,7 +408,10 @@ class AiqApp(App[int]):
             pane = self.query_one(SkillsPane)
             counts = ", ".join(f"{len(pane.views_in(s))} {s.value}" for s in SkillState)
             await conversation.add_notice(f"skills: {counts}", "info")
-            pane.section(SkillState.ACTIVE).focus()
+            # The first section with something in it; with no skills at all the prompt keeps focus.
+            filled = next((state for state in SkillState if pane.views_in(state)), None)
+            if filled is not None:
+                pane.section(filled).focus()
         elif command == "/match":
             self.action_inspector(rest)
         elif command == "/compact":
@@ -468,7 +503,9 @@ class AiqApp(App[int]):
                 await conversation.add_notice(f"✓ {message.name or 'tool'}: {message.content[:70]}", "tool")
             elif message.summary:
                 await conversation.add_notice(f"summary: {message.content[:200]}", "info")
-        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        gauge = self.query_one(BudgetGauge)
+        gauge.breakdown = self.engine.breakdown
+        gauge.stage_note = ""  # a compression of another session is not this one's
         self._update_subtitle()
         self.refresh_skills()
 
@@ -601,6 +638,16 @@ class AiqApp(App[int]):
         document = SkillDocument(meta, skill.body, tuple(catalog.resources(name)),
                                  validation_problems(meta, self.engine.config.skills), self.shown(meta.path))
         self.push_screen(SkillViewerScreen(document))
+
+    async def on_session_deleted(self, message: SessionDeleted) -> None:
+        """Deleting the session in use starts a new one; otherwise its next turn would write
+        the deleted file back with all its old messages."""
+        if message.session_id != self.engine.session.id:
+            return
+        self.engine.clear()
+        await self.show_session()
+        await self.query_one(Conversation).add_notice(
+            f"deleted session {message.session_id} — this is a new session", "info")
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
         self.action_open_skill(message.name)

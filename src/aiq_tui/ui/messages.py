@@ -46,6 +46,14 @@ class Drained(Message):
         self.done = done  # an asyncio.Event set by the app
 
 
+class SessionDeleted(Message):
+    """The sessions picker deleted a saved session."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
 class SkillChosen(Message):
     """The user picked a skill in a list (open the skill viewer)."""
 

@@ -49,9 +49,11 @@ def stacked_cells(parts: dict[str, int], window: int, width: int) -> list[str | 
 class BudgetGauge(Widget):
     """Stacked bar + marks at the compression thresholds + figures + legend."""
 
+    # layout=True: the legend and the stage line change the gauge's height (after a resize
+    # from 80×24 to 200×60 the legend stayed hidden because the height was not recomputed).
     breakdown: reactive[Breakdown | None] = reactive(None)
-    stage_note: reactive[str] = reactive("")
-    compact: reactive[bool] = reactive(False)
+    stage_note: reactive[str] = reactive("", layout=True)
+    compact: reactive[bool] = reactive(False, layout=True)
     """Short terminals: no legend (the bar, figures and stage note stay)."""
 
     def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:

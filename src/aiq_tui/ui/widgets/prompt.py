@@ -58,6 +58,9 @@ class PromptInput(Input):
             placeholder="Ask something, or /help for commands",
             suggester=SlashSuggester(skill_names),
             id=id,
+            # Coming back to a draft (or typing into a pane, which moves here) must not select it:
+            # the next key would replace the whole draft.
+            select_on_focus=False,
         )
         self.history: list[str] = []
         self._cursor = 0  # == len(history) while editing a fresh line
