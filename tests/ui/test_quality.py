@@ -219,3 +219,45 @@ async def test_growing_from_80x24_to_200x60_shows_the_budget_legend_again(fake_e
         assert not gauge.compact
         lines = str(gauge.render()).count("\n") + 1
         assert gauge.content_size.height >= lines, "the legend is drawn but cut off"
+
+
+async def test_page_keys_scroll_the_conversation_from_the_prompt_and_a_marker_tells_of_new_messages(
+        fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.conversation import NEW_BELOW, Conversation
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for question in ("show the tables", "and the sql", "tables again"):
+            await say(pilot, question)
+            await settle(pilot)
+        conversation = app.query_one(Conversation)
+        prompt = app.query_one("#prompt")
+        assert app.focused is prompt and conversation.max_scroll_y > 0
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert conversation.scroll_y < conversation.max_scroll_y
+        await conversation.add_notice("something new", "info")
+        await pilot.pause()
+        assert conversation.border_subtitle == NEW_BELOW
+        await pilot.press("home")
+        await pilot.pause()
+        assert conversation.scroll_y == 0
+        await pilot.press("end")
+        await pilot.pause()
+        await pilot.pause()
+        assert conversation.scroll_y == conversation.max_scroll_y
+        assert conversation.border_subtitle == ""
+        prompt.value = "draft"
+        prompt.cursor_position = 5
+        await pilot.press("home")  # with text, Home is the cursor's again
+        assert prompt.cursor_position == 0
+
+
+@pytest.mark.parametrize(("width", "minimum"), [(80, 36), (120, 44), (200, 72)])
+async def test_the_right_column_grows_with_the_terminal(fake_engine: FakeEngine, width: int, minimum: int) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(width, 36)) as pilot:
+        await pilot.pause()
+        right = app.query_one("#right")
+        assert minimum <= right.size.width <= max(minimum + 4, width * 0.4)
+        assert app.query_one("#left").size.width >= 40

@@ -117,6 +117,11 @@ class AiqApp(App[int]):
         Binding("ctrl+r", "reload_skills", "Reload", show=False),
         Binding("ctrl+o", "toggle_activity", "Tools/Timeline", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        # Reading from the prompt: panes with their own lists (skills, tool log) keep these keys.
+        Binding("pageup", "scroll_conversation('page_up')", "Scroll up", show=False),
+        Binding("pagedown", "scroll_conversation('page_down')", "Scroll down", show=False),
+        Binding("ctrl+home", "scroll_conversation('top')", "Oldest message", show=False),
+        Binding("ctrl+end", "scroll_conversation('end')", "Newest message", show=False),
     ]
 
     def __init__(
@@ -570,6 +575,11 @@ class AiqApp(App[int]):
             except Exception:  # noqa: BLE001 - leaving anyway; the engine saved after the last turn
                 pass
         self.exit(0)
+
+    def action_scroll_conversation(self, where: str) -> None:
+        conversation = self.query_one(Conversation)
+        {"page_up": lambda: conversation.page(-1), "page_down": lambda: conversation.page(1),
+         "top": conversation.to_top, "end": conversation.to_end}[where]()
 
     def action_show_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -3,7 +3,8 @@
 Streaming follows elia: one :class:`AnswerView` per turn receives every token through a
 ``MarkdownStream`` (which batches fragments when they arrive faster than they render), so
 history is never re-rendered. The pane is anchored to the bottom and lets go as soon as the
-user scrolls up, so reading older answers is never yanked away.
+user scrolls up, so reading older answers is never yanked away; while scrolled up, the
+border says when new messages arrived below.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ class AnswerView(Markdown):
             await self.update(final)
 
 
+NEW_BELOW = "↓ new messages below — PgDn / End"
+
+
 class Conversation(VerticalScroll):
     """The scrolling list of turns. Call these methods from the app's message handlers."""
 
@@ -67,22 +71,59 @@ class Conversation(VerticalScroll):
     def on_mount(self) -> None:
         self.anchor()
 
+    # -- reading: scroll from the prompt, and the "new messages below" marker -------------
+    @property
+    def scrolled_up(self) -> bool:
+        """The user scrolled away from the newest message (Textual released the anchor)."""
+        return self.is_anchored and self._anchor_released
+
+    def _arrived(self) -> None:
+        if self.scrolled_up:
+            self.border_subtitle = NEW_BELOW
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.border_subtitle and not self.scrolled_up:
+            self.border_subtitle = ""
+
+    def page(self, direction: int) -> None:
+        if direction < 0:
+            self.release_anchor()
+            self.scroll_page_up(animate=False)
+        elif self.scroll_y + self.scrollable_content_region.height >= self.max_scroll_y:
+            self.to_end()
+        else:
+            self.scroll_page_down(animate=False)
+
+    def to_top(self) -> None:
+        self.release_anchor()
+        self.scroll_home(animate=False)
+
+    def to_end(self) -> None:
+        self.scroll_end(animate=False)  # re-anchors: new messages are followed again
+        self.border_subtitle = ""
+
+    # -- content ---------------------------------------------------------------------------
     async def add_user(self, text: str) -> None:
         await self.mount(UserTurn(text))
+        self._arrived()
 
     async def add_notice(self, text: str, kind: str = "info") -> None:
         await self.mount(Notice(text, kind))
+        self._arrived()
 
     async def add_answer(self, text: str) -> None:
         """A complete answer (resumed sessions)."""
         await self.mount(AnswerView(text))
         self.last_answer = text
+        self._arrived()
 
     async def stream(self, fragment: str) -> None:
         if self._answer is None:
             self._answer = AnswerView()
             await self.mount(self._answer)
         await self._answer.write(fragment)
+        self._arrived()
 
     async def close_segment(self) -> None:
         """The model paused to call a tool: what it said so far stays above the tool notices,
@@ -107,3 +148,4 @@ class Conversation(VerticalScroll):
         self._answer = None
         self.last_answer = ""
         await self.remove_children()
+        self.to_end()

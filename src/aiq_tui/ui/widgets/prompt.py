@@ -51,6 +51,9 @@ class PromptInput(Input):
         Binding("up", "history(-1)", "Previous", show=False),
         Binding("down", "history(1)", "Next", show=False),
         Binding("tab", "complete", "Complete", show=False),
+        # On an empty prompt Home/End scroll the conversation; with text they move the cursor.
+        Binding("home", "home_or_top", show=False),
+        Binding("end", "end_or_bottom", show=False),
     ]
 
     def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
@@ -80,6 +83,18 @@ class PromptInput(Input):
         self._cursor = max(0, min(len(self.history), self._cursor + step))
         self.value = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
         self.cursor_position = len(self.value)
+
+    async def action_home_or_top(self) -> None:
+        if self.value:
+            self.action_home()
+        else:
+            await self.run_action("app.scroll_conversation('top')")
+
+    async def action_end_or_bottom(self) -> None:
+        if self.value:
+            self.action_end()
+        else:
+            await self.run_action("app.scroll_conversation('end')")
 
     async def action_complete(self) -> None:
         # Accept the completion if there is one; otherwise Tab moves focus as usual.
