@@ -261,3 +261,54 @@ async def test_the_right_column_grows_with_the_terminal(fake_engine: FakeEngine,
         right = app.query_one("#right")
         assert minimum <= right.size.width <= max(minimum + 4, width * 0.4)
         assert app.query_one("#left").size.width >= 40
+
+
+def test_the_skills_pane_shows_confidence_on_the_threshold_scale_not_the_raw_score() -> None:
+    from aiq_tui.agent.views import SkillView
+    from aiq_tui.skills.model import Phase, SkillState
+    from aiq_tui.ui.widgets.skill_list import skill_line
+
+    view = SkillView("sql-analyst", "", SkillState.ACTIVE, Phase.FULL, 640, score=4.2, confidence=0.84)
+    line = skill_line(view, 40).plain
+    assert line.rstrip().endswith("0.84") and "4.20" not in line
+
+
+def test_timeline_says_evict_only_for_the_budget_stage() -> None:
+    from aiq_tui.events import SkillStateChanged
+    from aiq_tui.skills.model import Phase, SkillState
+    from aiq_tui.ui.app import change_kind
+
+    def kind(old: SkillState | None, new: SkillState | None) -> str:
+        return change_kind(SkillStateChanged("s", old, new, Phase.METADATA, "why"))
+
+    assert kind(SkillState.RELEVANT, None) == "evict"
+    assert kind(SkillState.RELEVANT, SkillState.INACTIVE) == "unload"
+    assert kind(SkillState.ACTIVE, SkillState.RELEVANT) == "demote"
+    assert kind(SkillState.INACTIVE, SkillState.ACTIVE) == "load"
+
+
+def test_inspector_shows_the_words_the_user_typed_not_their_stems() -> None:
+    from aiq_tui.ranking.tokenize import tokenize
+    from aiq_tui.ui.screens.inspector import as_typed
+
+    query = "summarising the databases' tables"
+    typed = as_typed(query)
+    assert {typed[term] for term in tokenize(query)} <= set(query.replace("'", " ").split())
+    assert typed[tokenize("databases")[0]] == "databases"
+
+
+async def test_unknown_skill_names_get_the_closest_names(fake_engine: FakeEngine) -> None:
+    from textual.widgets import Input
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/skill sql-analyts")
+        await settle(pilot)
+        assert any("did you mean sql-analyst" in text for text in notices(app))
+        await pilot.press("f3")
+        await pilot.pause()
+        app.screen.query_one("#why-name", Input).value = "csv-reprot"
+        app.screen.query_one("#why-name", Input).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "Did you mean csv-report?" in str(app.screen.query_one("#why").render())

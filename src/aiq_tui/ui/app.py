@@ -298,8 +298,7 @@ class AiqApp(App[int]):
         old = event.old.value if event.old is not None else "none"
         text = f"{event.name}: {old} → {new} ({event.phase.label}) — {event.reason}"
         pane.show_reason(text)
-        kind = "evict" if event.new in (None, SkillState.INACTIVE) else "load"
-        self.query_one(Timeline).add(kind, f"{event.name} {old}→{new} {event.phase.label}: {event.reason}")
+        self.query_one(Timeline).add(change_kind(event), f"{event.name} {old}→{new} {event.phase.label}: {event.reason}")
         pane.flash(event.name)
         self.set_timer(self.flash_seconds, lambda: pane.unflash(event.name))
         self.refresh_skills()
@@ -667,6 +666,21 @@ class AiqApp(App[int]):
         record = self.query_one(ToolLog).records.get(str(event.row_key.value))
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
+
+
+STATE_RANK = {SkillState.INACTIVE: 0, SkillState.RELEVANT: 1, SkillState.ACTIVE: 2}
+
+
+def change_kind(event: SkillStateChanged) -> str:
+    """Timeline wording: "evict" only when the budget stage removed the skill from the prompt;
+    a skill that stops matching is "unload", one that drops a section is "demote"."""
+    if event.new is None:
+        return "evict"
+    if event.new is SkillState.INACTIVE:
+        return "unload"
+    if event.old is not None and STATE_RANK[event.new] < STATE_RANK[event.old]:
+        return "demote"
+    return "load"
 
 
 def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:

@@ -1,4 +1,4 @@
-"""The skills pane: Active / Relevant / Inactive with counts, phase badges, cost and score.
+"""The skills pane: Active / Relevant / Inactive with counts, phase badges, cost and confidence.
 
 Each section is a :class:`SkillList`, which draws only visible lines, so the Inactive
 section stays smooth with 10,000 skills. A skill that just changed state is drawn

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
-KIND_STYLE = {"load": "green", "unload": "yellow", "evict": "dark_orange", "compress": "magenta",
+KIND_STYLE = {"load": "green", "unload": "yellow", "demote": "yellow", "evict": "dark_orange", "compress": "magenta",
               "reload": "blue", "warn": "red", "tool": "cyan", "info": "dim"}
 KIND_WIDTH = 9
 
