@@ -312,3 +312,87 @@ async def test_unknown_skill_names_get_the_closest_names(fake_engine: FakeEngine
         await pilot.press("enter")
         await pilot.pause()
         assert "Did you mean csv-report?" in str(app.screen.query_one("#why").render())
+
+
+async def test_an_empty_conversation_welcomes_with_example_questions_and_keys(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.conversation import Welcome
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        welcome = app.query(Welcome)
+        assert welcome and "show the tables in the sample database" in str(welcome.first().render())
+        assert "F1" in str(welcome.first().render()) and "Esc" in str(welcome.first().render())
+        await say(pilot, "show the tables")
+        await settle(pilot)
+        assert not app.query(Welcome)
+        await say(pilot, "/clear")
+        await settle(pilot)
+        assert app.query(Welcome)
+
+
+async def test_theme_and_prompt_history_are_kept_across_runs(tmp_path: Path) -> None:
+    from aiq_tui.config import AppConfig, read_yaml_mapping
+    from aiq_tui.ui.history import history_path
+
+    engine = FakeEngine(tmp_path)
+    app = make_app(engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("ctrl+t")
+        await say(pilot, "first question")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+    saved = AppConfig.model_validate(read_yaml_mapping(engine.workspace.home.config_file))
+    assert saved.ui.theme == "textual-light"
+    assert history_path(engine.workspace.home.data_dir).read_text().splitlines() == ["first question"]
+
+    again = make_app(FakeEngine(tmp_path))
+    async with again.run_test(size=(120, 36)) as pilot:
+        await pilot.press("up")
+        assert again.query_one("#prompt").value == "first question"
+
+
+def test_prompt_history_is_capped(tmp_path: Path) -> None:
+    from aiq_tui.ui.history import append_history, load_history
+
+    path = tmp_path / "data" / "prompt-history"
+    for index in range(10):
+        append_history(path, f"question {index}\nwith a second line", cap=3)
+    assert load_history(path, 3) == [f"question {i} with a second line" for i in (7, 8, 9)]
+    assert len(path.read_text().splitlines()) <= 6
+
+
+async def test_a_missing_api_key_is_reported_in_the_banner_at_start(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    engine_module = pytest.importorskip("aiq_tui.agent.engine")
+    from aiq_tui.workspace import Workspace
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    engine = engine_module.Engine.create(Workspace.open(home_flag=tmp_path / "home"), "openai")
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        banner = app.query_one("#banner")
+        assert banner.display and "OPENAI_API_KEY" in str(banner.render())
+
+
+async def test_a_resumed_session_gets_its_tool_log_back(tmp_path: Path) -> None:
+    engine_module = pytest.importorskip("aiq_tui.agent.engine")
+    from aiq_tui.ui.widgets.tool_log import ToolLog
+    from aiq_tui.workspace import Workspace
+
+    engine = engine_module.Engine.create(Workspace.open(home_flag=tmp_path / "home"))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot, timeout=30)
+        calls = {record.name for record in app.query_one(ToolLog).records.values()}
+        assert calls
+        saved = engine.session.id
+        await say(pilot, "/clear")
+        await settle(pilot)
+        assert not app.query_one(ToolLog).records
+        app._resume(saved)
+        await settle(pilot)
+        assert {record.name for record in app.query_one(ToolLog).records.values()} == calls

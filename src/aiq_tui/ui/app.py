@@ -46,6 +46,7 @@ from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
+from aiq_tui.ui.history import append_history, history_path, load_history
 from aiq_tui.ui.messages import Drained, EngineEvent, SessionDeleted, SkillChosen, StreamedText
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.screens.help import HelpScreen
@@ -177,7 +178,8 @@ class AiqApp(App[int]):
     def on_mount(self) -> None:
         self.engine.subscribe(self._sink)
         self.engine.approver = self._approve
-        self.query_one("#banner", Static).display = bool(self.engine.is_demo and self.engine.config.ui.show_banner)
+        self.show_banner()
+        self.query_one("#prompt", PromptInput).load_history(load_history(self._history_file(), self._history_size()))
         self.query_one("#prompt", PromptInput).border_title = "Prompt"
         if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
             self.query_one("#prompt", PromptInput).cursor_blink = False
@@ -189,6 +191,52 @@ class AiqApp(App[int]):
         if self.watch_enabled and self.engine.config.skills.watch:
             self.watch_skills()
         self.call_after_refresh(self._first_frame)
+
+    def banner_text(self) -> str | None:
+        """The demo notice, or — before the first message fails on it — a provider that cannot
+        answer (no API key): asked of the provider's own readiness check."""
+        if self.engine.is_demo:
+            return DEMO_BANNER if self.engine.config.ui.show_banner else None
+        check = getattr(getattr(self.engine, "provider", None), "_check_ready", None)
+        if check is None:
+            return None
+        try:
+            check()
+        except Exception as exc:  # noqa: BLE001 - any reason it cannot answer is worth a banner
+            return f"⚠ {exc} — F2 Settings"
+        return None
+
+    def show_banner(self) -> None:
+        banner = self.query_one("#banner", Static)
+        text = self.banner_text()
+        banner.display = text is not None
+        banner.update(text or "")
+
+    def _history_file(self) -> Path:
+        return history_path(self.engine.workspace.home.data_dir)
+
+    def _history_size(self) -> int:
+        return self.engine.config.ui.history_size
+
+    @work(thread=True, group="history", exit_on_error=False)
+    def _keep_history(self, text: str) -> None:
+        append_history(self._history_file(), text, self._history_size())
+
+    def watch_theme(self, theme: str) -> None:
+        """Ctrl+T or the palette's theme picker: the choice is kept for the next run."""
+        if not self.is_running or theme == self.engine.config.ui.theme:
+            return
+        self.engine.config.ui.theme = theme
+        self._save_ui_settings({"theme": theme})
+
+    @work(thread=True, group="settings", exit_on_error=False)
+    def _save_ui_settings(self, changes: dict[str, Any]) -> None:
+        from aiq_tui.ui.config_file import save_settings
+
+        try:
+            save_settings(self.engine.workspace.home.config_file, {"ui": changes})
+        except Exception as exc:  # noqa: BLE001 - an unsaved theme must not stop the app
+            self.call_from_thread(self.notify, f"could not save the theme: {exc}", severity="warning")
 
     def on_resize(self, event: events.Resize) -> None:
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
@@ -368,6 +416,7 @@ class AiqApp(App[int]):
         if not text:
             return
         prompt.remember(text)
+        self._keep_history(text)
         prompt.value = ""
         if text.startswith("/"):
             await self.run_slash(text)
@@ -497,13 +546,21 @@ class AiqApp(App[int]):
         """Render the engine's current session from scratch (after resume or clear)."""
         conversation = self.query_one(Conversation)
         await conversation.reset()
-        self.query_one(ToolLog).clear_records()
+        tools = self.query_one(ToolLog)
+        tools.clear_records()
         for message in self.engine.session.messages:
             if message.role is Role.USER:
                 await conversation.add_user(message.content)
-            elif message.role is Role.ASSISTANT and message.content:
-                await conversation.add_answer(message.content)
+            elif message.role is Role.ASSISTANT and (message.content or message.tool_calls):
+                if message.content:
+                    await conversation.add_answer(message.content)
+                for call in message.tool_calls:  # the tool log of a resumed session, as it was
+                    tools.upsert(call.id, name=call.name, arguments=dict(call.arguments), permission="–",
+                                 status="none")
             elif message.role is Role.TOOL:
+                if message.tool_call_id and message.tool_call_id in tools.records:
+                    tools.upsert(message.tool_call_id, status="done", summary=message.content[:120],
+                                 result=message.content)
                 await conversation.add_notice(f"✓ {message.name or 'tool'}: {message.content[:70]}", "tool")
             elif message.summary:
                 await conversation.add_notice(f"summary: {message.content[:200]}", "info")

@@ -18,7 +18,8 @@ from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping
 
 
 def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """``changes`` is ``{"llm": {...}, "context": {...}}``; ``llm.model`` goes to the chosen provider."""
+    """``changes`` is ``{"llm": {...}, "context": {...}, "ui": {...}}`` (any of them);
+    ``llm.model`` goes to the chosen provider."""
     merged = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
     llm = dict(merged.get("llm") or {})
     llm_changes = dict(changes.get("llm", {}))
@@ -36,6 +37,8 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
     context = dict(merged.get("context") or {})
     context.update(changes.get("context", {}))
     merged["context"] = context
+    if changes.get("ui"):
+        merged["ui"] = {**dict(merged.get("ui") or {}), **changes["ui"]}
     return merged
 
 

@@ -29,6 +29,22 @@ class Notice(Static):
         super().__init__(text, markup=False, classes=f"notice -{kind}")
 
 
+WELCOME = (
+    "Ask about your data, files or the web; skills load as they match. Try:\n"
+    "  • show the tables in the sample database\n"
+    "  • run ls and tell me what is in this folder\n"
+    "  • write a short report of the orders to notes/orders.md\n"
+    "Enter sends · Esc cancels · F1 keys · F3 why a skill matched · Ctrl+P every action · /demo the long demo"
+)
+
+
+class Welcome(Static):
+    """Shown in an empty conversation: what to ask and the keys that matter."""
+
+    def __init__(self) -> None:
+        super().__init__(WELCOME, markup=False, classes="welcome")
+
+
 class AnswerView(Markdown):
     """One assistant answer, streamed into place."""
 
@@ -68,8 +84,13 @@ class Conversation(VerticalScroll):
         self._answer: AnswerView | None = None
         self.last_answer = ""
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.anchor()
+        await self.mount(Welcome())
+
+    async def _leave_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            await welcome.remove()
 
     # -- reading: scroll from the prompt, and the "new messages below" marker -------------
     @property
@@ -105,6 +126,7 @@ class Conversation(VerticalScroll):
 
     # -- content ---------------------------------------------------------------------------
     async def add_user(self, text: str) -> None:
+        await self._leave_welcome()
         await self.mount(UserTurn(text))
         self._arrived()
 
@@ -114,6 +136,7 @@ class Conversation(VerticalScroll):
 
     async def add_answer(self, text: str) -> None:
         """A complete answer (resumed sessions)."""
+        await self._leave_welcome()
         await self.mount(AnswerView(text))
         self.last_answer = text
         self._arrived()
@@ -148,4 +171,5 @@ class Conversation(VerticalScroll):
         self._answer = None
         self.last_answer = ""
         await self.remove_children()
+        await self.mount(Welcome())
         self.to_end()

@@ -69,6 +69,11 @@ class PromptInput(Input):
         self._cursor = 0  # == len(history) while editing a fresh line
         self._draft = ""
 
+    def load_history(self, lines: list[str]) -> None:
+        """Earlier runs' prompts (oldest first), before anything typed in this run."""
+        self.history = list(lines) + self.history
+        self._cursor = len(self.history)
+
     def remember(self, text: str) -> None:
         if text and (not self.history or self.history[-1] != text):
             self.history.append(text)
