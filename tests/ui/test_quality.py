@@ -396,3 +396,33 @@ async def test_a_resumed_session_gets_its_tool_log_back(tmp_path: Path) -> None:
         app._resume(saved)
         await settle(pilot)
         assert {record.name for record in app.query_one(ToolLog).records.values()} == calls
+
+
+async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    engine_module = pytest.importorskip("aiq_tui.agent.engine")
+    from textual.widgets import Select
+
+    from aiq_tui.ui.screens.settings import SettingsScreen
+    from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+    from aiq_tui.workspace import Workspace
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    engine = engine_module.Engine.create(Workspace.open(home_flag=tmp_path / "home"))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        demo_window = engine.breakdown.window
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#provider", Select).value = "openai"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert engine.provider.name == "openai"
+        assert engine.breakdown.window == engine.config.context_window() != demo_window
+        assert app.query_one(BudgetGauge).breakdown.window == engine.breakdown.window
+        assert "OPENAI_API_KEY" in str(app.query_one("#banner").render())
+        assert "openai" in app.sub_title

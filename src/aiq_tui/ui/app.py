@@ -551,24 +551,27 @@ class AiqApp(App[int]):
         for message in self.engine.session.messages:
             if message.role is Role.USER:
                 await conversation.add_user(message.content)
-            elif message.role is Role.ASSISTANT and (message.content or message.tool_calls):
-                if message.content:
-                    await conversation.add_answer(message.content)
-                for call in message.tool_calls:  # the tool log of a resumed session, as it was
-                    tools.upsert(call.id, name=call.name, arguments=dict(call.arguments), permission="–",
-                                 status="none")
+            elif message.role is Role.ASSISTANT and message.content:
+                await conversation.add_answer(message.content)
             elif message.role is Role.TOOL:
-                if message.tool_call_id and message.tool_call_id in tools.records:
-                    tools.upsert(message.tool_call_id, status="done", summary=message.content[:120],
-                                 result=message.content)
                 await conversation.add_notice(f"✓ {message.name or 'tool'}: {message.content[:70]}", "tool")
             elif message.summary:
                 await conversation.add_notice(f"summary: {message.content[:200]}", "info")
+        self._restore_tool_log(tools)
         gauge = self.query_one(BudgetGauge)
         gauge.breakdown = self.engine.breakdown
         gauge.stage_note = ""  # a compression of another session is not this one's
         self._update_subtitle()
         self.refresh_skills()
+
+    def _restore_tool_log(self, tools: ToolLog) -> None:
+        """The tool log of a resumed session, as the engine recorded each call."""
+        session = self.engine.session
+        results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
+        for record in getattr(session, "tool_calls", ()):
+            tools.upsert(record.call_id, name=record.name, arguments=dict(record.arguments), permission="–",
+                         status="ok" if record.ok else "failed", summary=record.summary,
+                         duration_s=record.duration_s, result=results.get(record.call_id, ""))
 
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
@@ -645,9 +648,36 @@ class AiqApp(App[int]):
 
         def saved(config: AppConfig | None) -> None:
             if config is not None:
-                self.notify(f"Settings saved to {self.shown(home.config_file)}; the provider applies on next start.")
+                self._apply_settings(config, self.shown(home.config_file))
 
         self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file)), saved)
+
+    @work(group="settings-apply", exclusive=True, exit_on_error=False)
+    async def _apply_settings(self, config: AppConfig, where: str) -> None:
+        """The saved settings take effect now; a running turn finishes on the old provider first."""
+        apply = getattr(self.engine, "apply_settings", None)
+        if apply is None:
+            self.notify(f"Settings saved to {where}; they apply on the next start.")
+            return
+        worker = self._turn_worker
+        if worker is not None and worker.is_running:
+            self.notify("Settings saved; they apply when the running turn ends.")
+            await worker.wait()
+        try:
+            await apply(config)
+        except ValueError as exc:
+            self.notify(f"Settings saved to {where}, but not applied: {exc}", severity="error")
+            return
+        context = self.engine.config.context
+        gauge = self.query_one(BudgetGauge)
+        gauge.thresholds = (context.compress_at, context.evict_at, context.aggressive_at)
+        gauge.breakdown = self.engine.breakdown
+        gauge.refresh(layout=True)
+        self.show_banner()
+        self._update_subtitle()
+        window = self.engine.breakdown.window
+        await self.query_one(Conversation).add_notice(
+            f"now using {self.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
 
     def action_inspector(self, query: str = "") -> None:
         self.push_screen(InspectorScreen(self.engine, query))

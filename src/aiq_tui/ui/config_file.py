@@ -25,8 +25,10 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
     llm_changes = dict(changes.get("llm", {}))
     model = llm_changes.pop("model", None)
     llm.update(llm_changes)
+    provider = llm.get("provider", "demo")
+    if model is not None and model == _current_model(llm, provider):
+        model = None  # unchanged: writing an entry would hide the provider's built-in settings
     if model is not None:
-        provider = llm.get("provider", "demo")
         providers = {k: dict(v) for k, v in (llm.get("providers") or {}).items()}
         entry = providers.setdefault(provider, {})
         if "kind" not in entry:
@@ -50,6 +52,14 @@ def validation_message(exc: ValidationError) -> str:
         message = str(error["msg"]).removeprefix("Value error, ")
         parts.append(f"{where}: {message}" if where else message)
     return "; ".join(parts) or "invalid settings"
+
+
+def _current_model(llm: dict[str, Any], provider: str) -> str | None:
+    own = (llm.get("providers") or {}).get(provider) or {}
+    if "model" in own:
+        return str(own["model"])
+    default = AppConfig().llm.providers.get(provider)
+    return default.model if default is not None else None
 
 
 def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:

@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from rich.text import Text
 from textual.widgets import DataTable
 
-STATUS_STYLE = {"pending": "yellow", "asking": "bold yellow", "running": "cyan", "ok": "green", "done": "green", "none": "dim",
+STATUS_STYLE = {"pending": "yellow", "asking": "bold yellow", "running": "cyan", "ok": "green",
                 "failed": "red", "denied": "red"}
 
 
