@@ -80,14 +80,24 @@ async def test_timeline_rows_wrap_whole_at_every_width(fake_engine: FakeEngine, 
     app = make_app(fake_engine)
     async with app.run_test(size=(width, 40)) as pilot:
         timeline = app.query_one(Timeline)
-        timeline.add("load", LONG_ROW)  # written while its tab is hidden
+        timeline.add("load", "before the tab was ever shown")  # written while its tab is hidden
         await pilot.press("ctrl+o")
         await pilot.pause()
+        await pilot.press("ctrl+o")  # hidden again after it had a width
+        await pilot.pause()
+        timeline.add("load", LONG_ROW)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+
+        def shown_whole() -> bool:
+            rows = [strip.text.rstrip() for strip in timeline.lines]
+            return (max(len(row) for row in rows) <= timeline.scrollable_content_region.width
+                    and LONG_ROW in " ".join(row.strip() for row in rows))
+
+        assert shown_whole()
         await pilot.resize_terminal(width + 20, 40)  # and re-wrapped when the pane's width changes
         await pilot.pause()
-        rows = [strip.text.rstrip() for strip in timeline.lines]
-        assert max(len(row) for row in rows) <= timeline.scrollable_content_region.width
-        assert LONG_ROW in " ".join(row.strip() for row in rows)
+        assert shown_whole()
 
 
 async def test_warnings_panel_shows_the_selected_problem_in_full(tmp_path: Path) -> None:
@@ -426,3 +436,19 @@ async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path:
         assert app.query_one(BudgetGauge).breakdown.window == engine.breakdown.window
         assert "OPENAI_API_KEY" in str(app.query_one("#banner").render())
         assert "openai" in app.sub_title
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_every_budget_legend_entry_is_shown_whole(fake_engine: FakeEngine, width: int) -> None:
+    from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(width, 40)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        gauge = app.query_one(BudgetGauge)
+        lines = str(gauge.render()).splitlines()
+        assert all(len(line.rstrip()) <= gauge.content_size.width for line in lines)
+        legend = " ".join(lines)
+        for label in ("sys", "catalog", "skills", "history", "tools", "reserve"):
+            assert f"{label} " in legend

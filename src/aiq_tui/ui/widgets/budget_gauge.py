@@ -93,13 +93,18 @@ class BudgetGauge(Widget):
                 text.append(self.stage_note, style="italic")
             return text
         text.append("\n")
-        # Three parts per line so a legend entry never breaks between its swatch and figure.
-        for index, (name, tokens) in enumerate(parts.items()):
+        # Entries are packed per line by the pane's width, so an entry never breaks between
+        # its swatch and its figure and none is cut off at the right edge.
+        used = 0
+        for name, tokens in parts.items():
             label, colour = PART_STYLE[name]
-            if index == 3:
+            entry = f"{label} {compact(tokens)}"
+            if used and used + 2 + len(entry) > width:
                 text.append("\n")
+                used = 0
             text.append("■ ", style=colour)
-            text.append(f"{label} {compact(tokens)}  ")
+            text.append(entry + "  ")
+            used += len(entry) + 4
         if self.stage_note:
             text.append("\n")
             text.append(self.stage_note, style="italic")

@@ -28,6 +28,7 @@ class Timeline(RichLog):
         self.entries: list[tuple[str, str]] = []
         self._times: list[str] = []
         self._width = 0
+        self._stale = False  # rows arrived while hidden: written when the pane has a width again
 
     @staticmethod
     def row(time: str, kind: str, text: str) -> Text:
@@ -40,16 +41,21 @@ class Timeline(RichLog):
         time = self.clock().strftime("%H:%M:%S")
         self.entries.append((kind, text))
         self._times.append(time)
+        if self._width and not self.scrollable_content_region.width:
+            # Hidden behind the Tools tab: RichLog would render this row one cell wide.
+            self._stale = True
+            return
         self.write(self.row(time, kind, text))
 
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
-        if not width or width == self._width:
+        if not width or (width == self._width and not self._stale):
             return
         first = not self._width
         self._width = width
         if first and not self.lines:
             return  # RichLog writes what was deferred until the size was known
+        self._stale = False
         self.clear()
         for time, (kind, text) in zip(self._times[-self.max_lines:] if self.max_lines else self._times,
                                       self.entries[-self.max_lines:] if self.max_lines else self.entries):
