@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import say, wait_until  # noqa: E402
+from helpers import notices, say, wait_until  # noqa: E402
 from textual.command import CommandPalette  # noqa: E402
 
 from aiq_tui.conversation import Role  # noqa: E402
@@ -54,6 +54,8 @@ async def test_esc_and_ctrl_c_stop_the_long_demo(tmp_path: Path, key: str) -> No
         await pilot.press(key)
         await wait_until(lambda: not app._turn_running(), "the demo to stop")
         assert user_turns(app) < planned, "the demo played to its end instead of stopping"
+        await app.drained()
+        assert any("long demo stopped" in text for text in notices(app))
         assert app.is_running and app.return_code is None
 
 

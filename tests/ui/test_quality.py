@@ -452,3 +452,16 @@ async def test_every_budget_legend_entry_is_shown_whole(fake_engine: FakeEngine,
         legend = " ".join(lines)
         for label in ("sys", "catalog", "skills", "history", "tools", "reserve"):
             assert f"{label} " in legend
+
+
+async def test_a_highlight_timer_firing_while_the_app_quits_is_harmless(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.skills_pane import SkillsPane
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        pane = app.query_one(SkillsPane)
+        await pilot.pause()
+        for section in list(pane.query("SkillList")):
+            await section.remove()
+        pane.unflash("sql-analyst")  # what the flash timer does after the sections are gone
+    assert app.crash is None

@@ -534,6 +534,8 @@ class AiqApp(App[int]):
             if pause and not self._stop_demo:
                 await asyncio.sleep(pause)
         self._set_busy(False)
+        if self._stop_demo:
+            await self.query_one(Conversation).add_notice("long demo stopped — /demo plays it again", "warning")
 
     @work(group="engine", exit_on_error=False)
     async def _resume(self, session_id: str) -> None:

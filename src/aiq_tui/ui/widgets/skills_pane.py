@@ -52,6 +52,8 @@ class SkillsPane(Vertical):
         return sorted(views, key=lambda v: (-(v.score or 0.0), v.name))
 
     def refresh_sections(self) -> None:
+        if len(self.query(SkillList)) < len(SECTIONS):
+            return  # being torn down (a highlight timer fired while the app quits): nothing to draw
         flashing = frozenset(self.flashing)
         for state in SECTIONS:
             rows = self.views_in(state)
