@@ -60,11 +60,3 @@ class SkillChosen(Message):
     def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
-
-
-class PromptSubmitted(Message):
-    """The user pressed Enter in the prompt with non-empty text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text
