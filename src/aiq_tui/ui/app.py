@@ -300,7 +300,7 @@ class AiqApp(App[int]):
         elif isinstance(event, SkillsMatched):
             top = event.ranking.matches[0] if event.ranking.matches else None
             timeline.add("match", f"{len(event.ranking.matches)} of {event.ranking.considered} scored"
-                         + (f", top {top.name} {top.score:.2f}" if top else ""))
+                         + (f", top {top.name} confidence {top.confidence:.2f}" if top else ""))
         elif isinstance(event, SkillStateChanged):
             self._skill_changed(event)
         elif isinstance(event, BudgetChanged):
