@@ -107,6 +107,7 @@ async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge
             assert any(text.startswith(stage) for text in compressions), (stage, compressions)
         assert app.query_one(BudgetGauge).stage_note.startswith("stage ")
         assert app.query_one(BudgetGauge).breakdown.total <= app.query_one(BudgetGauge).breakdown.window
+        assert app.query(".user-turn.-summarised"), "the conversation should mark the summarised turns"
 
 
 async def test_long_demo_needs_the_demo_model(tmp_path: Path) -> None:

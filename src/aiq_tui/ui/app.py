@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -309,6 +310,10 @@ class AiqApp(App[int]):
             note = f"stage {event.plan.stage.value}%: {event.step} ({event.before:,} → {event.after:,})"
             self.query_one(BudgetGauge).stage_note = note
             timeline.add("compress", note)
+            if event.plan.summarise_ids:
+                kept = Counter(m.content for m in self.engine.session.messages
+                               if m.role is Role.USER and not m.summary)
+                conversation.mark_summarised(kept)
         elif isinstance(event, ToolCallRequested):
             await conversation.close_segment()
             status = "asking" if event.permission == "ask" else "running"

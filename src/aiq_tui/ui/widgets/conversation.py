@@ -9,6 +9,8 @@ border says when new messages arrived below.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 from textual.widgets.markdown import MarkdownStream
@@ -20,6 +22,7 @@ class UserTurn(Static):
     def __init__(self, text: str) -> None:
         super().__init__(text, markup=False, classes="user-turn")
         self.border_title = "you"
+        self.text = text
 
 
 class Notice(Static):
@@ -166,6 +169,30 @@ class Conversation(VerticalScroll):
             self.last_answer = answer.text
         if cancelled:
             await self.add_notice("turn cancelled — the partial answer was kept", "warning")
+
+    def mark_summarised(self, kept: Counter[str]) -> int:
+        """Compression replaced older messages with a summary: every user turn whose text the
+        session no longer holds (``kept`` counts the texts it does) is marked, with what
+        followed it. Newest turns are matched first, since compression keeps the newest."""
+        turns = [child for child in self.children if isinstance(child, UserTurn)]
+        left = Counter(kept)
+        gone: set[int] = set()
+        for turn in reversed(turns):
+            if left[turn.text] > 0:
+                left[turn.text] -= 1
+            else:
+                gone.add(id(turn))
+        marked = 0
+        inside = False
+        for child in self.children:
+            if isinstance(child, UserTurn):
+                inside = id(child) in gone
+                if inside and not child.has_class("-summarised"):
+                    child.border_title = "you · summarised"
+                    marked += 1
+            if inside and isinstance(child, (UserTurn, AnswerView, Notice)):
+                child.add_class("-summarised")
+        return marked
 
     async def reset(self) -> None:
         self._answer = None
