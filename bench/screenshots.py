@@ -22,6 +22,7 @@ async def capture(home: Path) -> list[Path]:
     from aiq_tui.workspace import Workspace
 
     engine = Engine.create(Workspace.open(home_flag=home))
+    engine.config.ui.demo_turn_pause = 0  # pictures, not a show: no pause between demo turns
     app = AiqApp(engine, clock=lambda: datetime(2025, 1, 2, 12, 0, 0), watch=False, flash_seconds=3600)
     app.animation_level = "none"
     written: list[Path] = []
@@ -31,16 +32,20 @@ async def capture(home: Path) -> list[Path]:
         written.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
 
     async def settle(pilot, timeout: float = 15.0) -> None:  # noqa: ANN001
-        """Wait until no turn runs (the long demo keeps ``busy`` set until its last turn)."""
-        await pilot.pause(0.1)
-        waited = 0.0
+        """Wait until no turn runs — the long demo counts as one, between its turns too — and
+        every event it emitted is on screen, answering the approvals /demo asks for (deny: the
+        repository's working directory stays untouched). Plain sleeps: pilot.pause() would
+        first wait for the whole screen to go idle, which can time out on a busy machine."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        await asyncio.sleep(0.1)
         answered: list[object] = []
-        while app.busy and waited < timeout:
-            await pilot.pause(0.05)
-            waited += 0.05
+        while app._turn_running() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
             if isinstance(app.screen, ApprovalScreen) and app.screen not in answered:
-                answered.append(app.screen)  # /demo's report write and command ask: deny, the
-                await pilot.press("n")  # repository's working directory stays untouched
+                answered.append(app.screen)
+                await pilot.press("n")
+        await app.drained()
 
     async with app.run_test(size=SIZE) as pilot:
         await shot(pilot, "01-start")
@@ -71,18 +76,28 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("f1")
         await shot(pilot, "08-help")
         await pilot.press("escape")
+        app.query_one("#prompt").value = "run ls -la and count the files"
+        await pilot.press("enter")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15
+        while not isinstance(app.screen, ApprovalScreen) and app._turn_running() and loop.time() < deadline:
+            await asyncio.sleep(0.05)
+        if isinstance(app.screen, ApprovalScreen):  # the demo model asks before running a command
+            await shot(pilot, "09-approval")
+            await pilot.press("n")
+        await settle(pilot)
         await pilot.press("f4")  # r on the current session: Replay mode at its last turn
         await pilot.pause(0.2)
         await pilot.press("r")
         await pilot.pause(0.5)
-        await shot(pilot, "09-replay")
+        await shot(pilot, "10-replay")
         await pilot.press("escape")
         app.action_doctor()
         for _ in range(200):  # the doctor runs in a worker thread
             if getattr(app.screen, "report", None) is not None:
                 break
             await pilot.pause(0.05)
-        await shot(pilot, "10-doctor")
+        await shot(pilot, "11-doctor")
     return written
 
 

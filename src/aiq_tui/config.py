@@ -223,6 +223,10 @@ class DoctorSettings(_Section):
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
+    history_size: int = Field(default=500, ge=0)
+    """Prompt lines kept across runs in ``data/prompt-history`` (0 keeps none)."""
+    demo_turn_pause: float = Field(default=0.3, ge=0)
+    """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
 
 
 class AppConfig(_Section):

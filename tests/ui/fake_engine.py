@@ -72,6 +72,11 @@ class FakeCatalog:
     def names(self) -> list[str]:
         return list(self.metas)
 
+    def close_names(self, name: str, n: int = 3) -> list[str]:
+        import difflib
+
+        return difflib.get_close_matches(name, list(self.metas), n=n, cutoff=0.5)
+
     def load(self, name: str) -> Skill:
         return Skill(self.metas[name], self.bodies.get(name, ""))
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Callable
+
 from textual.pilot import Pilot
 
 from aiq_tui.ui.app import AiqApp
@@ -44,3 +47,13 @@ async def wait_for_approval(pilot: Pilot, timeout: float = 2.0) -> None:
 def notices(app: AiqApp) -> list[str]:
     """The text of every notice in the conversation, oldest first."""
     return [str(notice.render()) for notice in app.query(".notice")]
+
+
+async def wait_until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+    """Poll the app's state with plain asyncio sleeps. No pilot.pause(): it first waits for
+    every widget to go idle within 30 s, which is what timed out on a loaded machine."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)

@@ -45,6 +45,14 @@ class TestMainScreen:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=(80, 24))
 
+    def test_empty_at_200x60(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=(200, 60))
+
+    def test_mid_conversation_at_200x60(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=(200, 60), run_before=conversation)
+
     def test_mid_conversation_with_skills_loaded(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE, run_before=conversation)

@@ -502,6 +502,27 @@ class Engine:
         self._update_budget()
         return session
 
+    # -- settings changed in the TUI ------------------------------------------------------------------
+    async def apply_settings(self, config: AppConfig) -> None:
+        """Saved settings in force now, without a restart: provider, model, window, thresholds.
+
+        Raises ValueError (and changes nothing) when the new provider cannot be created.
+        """
+        from aiq_tui.llm.factory import create_provider
+
+        provider = create_provider(config)
+        old, self.provider = self.provider, provider
+        self.config.llm = config.llm
+        # In place: the prompt builder and the planner hold this very object. The new values
+        # were validated together, so no half-updated ordering check is run on the way.
+        for name in type(self.config.context).model_fields:
+            object.__setattr__(self.config.context, name, getattr(config.context, name))
+        if hasattr(provider, "on_retry"):
+            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+        self.session.provider, self.session.model = provider.name, provider.model
+        self._update_budget()  # the window follows the new provider's model
+        await old.aclose()
+
     # -- live reload -------------------------------------------------------------------------------
     def reload(self) -> CatalogReloaded:
         """Rescan the skill directories; the index, tools and loaded skills follow."""

@@ -13,10 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
@@ -44,7 +45,9 @@ from aiq_tui.problems import Problem
 from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
-from aiq_tui.ui.messages import EngineEvent, ReplayRequested, SkillChosen
+from aiq_tui.ui.crash import write_crash_report
+from aiq_tui.ui.history import append_history, history_path, load_history
+from aiq_tui.ui.messages import Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
@@ -63,6 +66,34 @@ from aiq_tui.ui.widgets.tool_log import ToolLog
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
+
+
+class MainScreen(Screen[None]):
+    """The workbench screen. Keys that would otherwise be lost go to the prompt."""
+
+    def on_screen_resume(self) -> None:
+        # After any dialog or screen on top closes, typing and Enter belong to the prompt again
+        # (focus left on the tool log made Enter open a tool's details instead of sending).
+        if self.is_mounted:
+            self.call_after_refresh(self._focus_prompt)
+
+    def _focus_prompt(self) -> None:
+        prompts = self.query("#prompt")
+        if prompts:
+            prompts.first().focus()
+
+    def on_key(self, event: events.Key) -> None:
+        # Typing in a pane (skills, tool log) starts a message instead of being swallowed.
+        focused = self.focused
+        if not event.is_printable or not event.character or focused is None or focused.id == "prompt":
+            return
+        from aiq_tui.ui.widgets.prompt import PromptInput
+
+        prompt = self.query_one("#prompt", PromptInput)
+        prompt.focus()
+        prompt.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
 
 
 class AiqApp(App[int]):
@@ -87,6 +118,11 @@ class AiqApp(App[int]):
         Binding("ctrl+r", "reload_skills", "Reload", show=False),
         Binding("ctrl+o", "toggle_activity", "Tools/Timeline", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        # Reading from the prompt: panes with their own lists (skills, tool log) keep these keys.
+        Binding("pageup", "scroll_conversation('page_up')", "Scroll up", show=False),
+        Binding("pagedown", "scroll_conversation('page_down')", "Scroll down", show=False),
+        Binding("ctrl+home", "scroll_conversation('top')", "Oldest message", show=False),
+        Binding("ctrl+end", "scroll_conversation('end')", "Newest message", show=False),
     ]
 
     def __init__(
@@ -109,11 +145,17 @@ class AiqApp(App[int]):
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
+        self._open_stream: StreamedText | None = None
+        self.crash: tuple[BaseException, Path | None] | None = None
+        """Set when an unhandled error stops the app: the error and the crash report's path."""
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
 
     # -- layout --------------------------------------------------------------------------
+    def get_default_screen(self) -> Screen[Any]:
+        return MainScreen(id="_default")
+
     def compose(self) -> ComposeResult:
         config: AppConfig = self.engine.config
         context = config.context
@@ -137,7 +179,8 @@ class AiqApp(App[int]):
     def on_mount(self) -> None:
         self.engine.subscribe(self._sink)
         self.engine.approver = self._approve
-        self.query_one("#banner", Static).display = bool(self.engine.is_demo and self.engine.config.ui.show_banner)
+        self.show_banner()
+        self.query_one("#prompt", PromptInput).load_history(load_history(self._history_file(), self._history_size()))
         self.query_one("#prompt", PromptInput).border_title = "Prompt"
         if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
             self.query_one("#prompt", PromptInput).cursor_blink = False
@@ -150,9 +193,55 @@ class AiqApp(App[int]):
             self.watch_skills()
         self.call_after_refresh(self._first_frame)
 
-    def on_resize(self) -> None:
+    def banner_text(self) -> str | None:
+        """The demo notice, or — before the first message fails on it — a provider that cannot
+        answer (no API key): asked of the provider's own readiness check."""
+        if self.engine.is_demo:
+            return DEMO_BANNER if self.engine.config.ui.show_banner else None
+        check = getattr(getattr(self.engine, "provider", None), "_check_ready", None)
+        if check is None:
+            return None
+        try:
+            check()
+        except Exception as exc:  # noqa: BLE001 - any reason it cannot answer is worth a banner
+            return f"⚠ {exc} — F2 Settings"
+        return None
+
+    def show_banner(self) -> None:
+        banner = self.query_one("#banner", Static)
+        text = self.banner_text()
+        banner.display = text is not None
+        banner.update(text or "")
+
+    def _history_file(self) -> Path:
+        return history_path(self.engine.workspace.home.data_dir)
+
+    def _history_size(self) -> int:
+        return self.engine.config.ui.history_size
+
+    @work(thread=True, group="history", exit_on_error=False)
+    def _keep_history(self, text: str) -> None:
+        append_history(self._history_file(), text, self._history_size())
+
+    def watch_theme(self, theme: str) -> None:
+        """Ctrl+T or the palette's theme picker: the choice is kept for the next run."""
+        if not self.is_running or theme == self.engine.config.ui.theme:
+            return
+        self.engine.config.ui.theme = theme
+        self._save_ui_settings({"theme": theme})
+
+    @work(thread=True, group="settings", exit_on_error=False)
+    def _save_ui_settings(self, changes: dict[str, Any]) -> None:
+        from aiq_tui.ui.config_file import save_settings
+
+        try:
+            save_settings(self.engine.workspace.home.config_file, {"ui": changes})
+        except Exception as exc:  # noqa: BLE001 - an unsaved theme must not stop the app
+            self.call_from_thread(self.notify, f"could not save the theme: {exc}", severity="warning")
+
+    def on_resize(self, event: events.Resize) -> None:
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
-        short = self.size.height < 30
+        short = event.size.height < 30
         self.query_one(BudgetGauge).compact = short
         pane = self.query_one(SkillsPane)
         pane.small_rows = 2 if short else 5
@@ -166,7 +255,36 @@ class AiqApp(App[int]):
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
+        if isinstance(event, TokenStreamed):
+            if self._open_stream is not None and self._open_stream.open:
+                self._open_stream.parts.append(event.text)
+            else:
+                self._open_stream = StreamedText(event.text)
+                self.post_message(self._open_stream)
+            return
+        if self._open_stream is not None:  # later tokens must not jump ahead of this event
+            self._open_stream.open = False
+            self._open_stream = None
         self.post_message(EngineEvent(event))
+
+    async def on_streamed_text(self, message: StreamedText) -> None:
+        await self.query_one(Conversation).stream(message.take())
+
+    def on_drained(self, message: Drained) -> None:
+        message.done.set()  # type: ignore[attr-defined]
+
+    async def drained(self) -> None:
+        """Return once every engine event posted so far has been handled (shown)."""
+        done = asyncio.Event()
+        self.post_message(Drained(done))
+        await done.wait()
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's last stop for an unhandled error: keep a report before the app exits
+        # (run_tui prints its path and exits 1).
+        if self.crash is None:
+            self.crash = (error, write_crash_report(self.engine.workspace.home.root, error))
+        super()._handle_exception(error)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
         if self._held_events is not None:  # Replay mode draws with the same widgets: live waits
@@ -186,7 +304,7 @@ class AiqApp(App[int]):
         elif isinstance(event, SkillsMatched):
             top = event.ranking.matches[0] if event.ranking.matches else None
             timeline.add("match", f"{len(event.ranking.matches)} of {event.ranking.considered} scored"
-                         + (f", top {top.name} {top.score:.2f}" if top else ""))
+                         + (f", top {top.name} confidence {top.confidence:.2f}" if top else ""))
         elif isinstance(event, SkillStateChanged):
             self._skill_changed(event)
         elif isinstance(event, BudgetChanged):
@@ -233,8 +351,7 @@ class AiqApp(App[int]):
         old = event.old.value if event.old is not None else "none"
         text = f"{event.name}: {old} → {new} ({event.phase.label}) — {event.reason}"
         pane.show_reason(text)
-        kind = "evict" if event.new in (None, SkillState.INACTIVE) else "load"
-        self.query_one(Timeline).add(kind, f"{event.name} {old}→{new} {event.phase.label}: {event.reason}")
+        self.query_one(Timeline).add(change_kind(event), f"{event.name} {old}→{new} {event.phase.label}: {event.reason}")
         pane.flash(event.name)
         self.set_timer(self.flash_seconds, lambda: pane.unflash(event.name))
         self.refresh_skills()
@@ -304,6 +421,7 @@ class AiqApp(App[int]):
         if not text:
             return
         prompt.remember(text)
+        self._keep_history(text)
         prompt.value = ""
         if text.startswith("/"):
             await self.run_slash(text)
@@ -312,7 +430,7 @@ class AiqApp(App[int]):
 
     def _refused_while_turn_runs(self) -> bool:
         """True (and the user is told) while a turn or the long demo runs."""
-        running = self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
+        running = self._turn_running()
         if running:
             self.notify("A turn is running — Esc cancels it.", severity="warning")
         return running
@@ -348,7 +466,10 @@ class AiqApp(App[int]):
             pane = self.query_one(SkillsPane)
             counts = ", ".join(f"{len(pane.views_in(s))} {s.value}" for s in SkillState)
             await conversation.add_notice(f"skills: {counts}", "info")
-            pane.section(SkillState.ACTIVE).focus()
+            # The first section with something in it; with no skills at all the prompt keeps focus.
+            filled = next((state for state in SkillState if pane.views_in(state)), None)
+            if filled is not None:
+                pane.section(filled).focus()
         elif command == "/match":
             self.action_inspector(rest)
         elif command == "/compact":
@@ -382,6 +503,8 @@ class AiqApp(App[int]):
             await self.query_one(Conversation).add_notice(f"no skill named {name!r}{hint}", "warning")
         else:
             await self.query_one(Conversation).add_notice(f"activated {name}", "info")
+            if self.screen is not self.screen_stack[0]:  # e.g. from the skill viewer: say so there
+                self.notify(f"Activated {name}.")
 
     @work(group="engine", exit_on_error=False)
     async def _compact(self) -> None:
@@ -411,9 +534,20 @@ class AiqApp(App[int]):
         from aiq_tui.llm.demo import DemoScript
 
         script = DemoScript.for_engine(self.engine)
-        while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
-            await self.engine.send(text)
+        pause = self.engine.config.ui.demo_turn_pause
+        try:
+            while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
+                await self.engine.send(text)
+                # The demo model answers without waiting on anything: let the screen show this
+                # turn (and Esc, Ctrl+C or the palette be handled) before the next one starts.
+                await self.drained()
+                if pause and not self._stop_demo:
+                    await asyncio.sleep(pause)
+        finally:
+            script.close()  # it stops watching the engine whether the story ended or was stopped
         self._set_busy(False)
+        if self._stop_demo:
+            await self.query_one(Conversation).add_notice("long demo stopped — /demo plays it again", "warning")
 
     @work(group="engine", exit_on_error=False)
     async def _resume(self, session_id: str) -> None:
@@ -426,7 +560,8 @@ class AiqApp(App[int]):
         """Render the engine's current session from scratch (after resume or clear)."""
         conversation = self.query_one(Conversation)
         await conversation.reset()
-        self.query_one(ToolLog).clear_records()
+        tools = self.query_one(ToolLog)
+        tools.clear_records()
         for message in self.engine.session.messages:
             if message.role is Role.USER:
                 await conversation.add_user(message.content)
@@ -436,9 +571,21 @@ class AiqApp(App[int]):
                 await conversation.add_notice(f"✓ {message.name or 'tool'}: {message.content[:70]}", "tool")
             elif message.summary:
                 await conversation.add_notice(f"summary: {message.content[:200]}", "info")
-        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        self._restore_tool_log(tools)
+        gauge = self.query_one(BudgetGauge)
+        gauge.breakdown = self.engine.breakdown
+        gauge.stage_note = ""  # a compression of another session is not this one's
         self._update_subtitle()
         self.refresh_skills()
+
+    def _restore_tool_log(self, tools: ToolLog) -> None:
+        """The tool log of a resumed session, as the engine recorded each call."""
+        session = self.engine.session
+        results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
+        for record in getattr(session, "tool_calls", ()):
+            tools.upsert(record.call_id, name=record.name, arguments=dict(record.arguments), permission="–",
+                         status="ok" if record.ok else "failed", summary=record.summary,
+                         duration_s=record.duration_s, result=results.get(record.call_id, ""))
 
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
@@ -478,15 +625,19 @@ class AiqApp(App[int]):
             self.engine.reload()
 
     # -- actions ----------------------------------------------------------------------------------
+    def _turn_running(self) -> bool:
+        """A turn, or the long demo (which is between two turns part of the time)."""
+        return self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
+
     def action_interrupt(self) -> None:
-        if self.busy:
+        if self._turn_running():
             self.action_cancel_turn()
         else:
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
 
     def action_cancel_turn(self) -> None:
-        self._stop_demo = True
-        if self.busy:
+        self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        if self._turn_running():
             self.engine.cancel()
             self.notify("Cancelling the turn…")
 
@@ -500,6 +651,11 @@ class AiqApp(App[int]):
                 pass
         self.exit(0)
 
+    def action_scroll_conversation(self, where: str) -> None:
+        conversation = self.query_one(Conversation)
+        {"page_up": lambda: conversation.page(-1), "page_down": lambda: conversation.page(1),
+         "top": conversation.to_top, "end": conversation.to_end}[where]()
+
     def action_show_help(self) -> None:
         self.push_screen(HelpScreen())
 
@@ -508,9 +664,36 @@ class AiqApp(App[int]):
 
         def saved(config: AppConfig | None) -> None:
             if config is not None:
-                self.notify(f"Settings saved to {self.shown(home.config_file)}; the provider applies on next start.")
+                self._apply_settings(config, self.shown(home.config_file))
 
         self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file)), saved)
+
+    @work(group="settings-apply", exclusive=True, exit_on_error=False)
+    async def _apply_settings(self, config: AppConfig, where: str) -> None:
+        """The saved settings take effect now; a running turn finishes on the old provider first."""
+        apply = getattr(self.engine, "apply_settings", None)
+        if apply is None:
+            self.notify(f"Settings saved to {where}; they apply on the next start.")
+            return
+        worker = self._turn_worker
+        if worker is not None and worker.is_running:
+            self.notify("Settings saved; they apply when the running turn ends.")
+            await worker.wait()
+        try:
+            await apply(config)
+        except ValueError as exc:
+            self.notify(f"Settings saved to {where}, but not applied: {exc}", severity="error")
+            return
+        context = self.engine.config.context
+        gauge = self.query_one(BudgetGauge)
+        gauge.thresholds = (context.compress_at, context.evict_at, context.aggressive_at)
+        gauge.breakdown = self.engine.breakdown
+        gauge.refresh(layout=True)
+        self.show_banner()
+        self._update_subtitle()
+        window = self.engine.breakdown.window
+        await self.query_one(Conversation).add_notice(
+            f"now using {self.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
 
     def action_inspector(self, query: str = "") -> None:
         self.push_screen(InspectorScreen(self.engine, query))
@@ -615,6 +798,16 @@ class AiqApp(App[int]):
                                  validation_problems(meta, self.engine.config.skills), self.shown(meta.path))
         self.push_screen(SkillViewerScreen(document))
 
+    async def on_session_deleted(self, message: SessionDeleted) -> None:
+        """Deleting the session in use starts a new one; otherwise its next turn would write
+        the deleted file back with all its old messages."""
+        if message.session_id != self.engine.session.id:
+            return
+        self.engine.clear()
+        await self.show_session()
+        await self.query_one(Conversation).add_notice(
+            f"deleted session {message.session_id} — this is a new session", "info")
+
     def on_skill_chosen(self, message: SkillChosen) -> None:
         self.action_open_skill(message.name)
 
@@ -623,6 +816,21 @@ class AiqApp(App[int]):
         record = self.query_one(ToolLog).records.get(str(event.row_key.value))
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
+
+
+STATE_RANK = {SkillState.INACTIVE: 0, SkillState.RELEVANT: 1, SkillState.ACTIVE: 2}
+
+
+def change_kind(event: SkillStateChanged) -> str:
+    """Timeline wording: "evict" only when the budget stage removed the skill from the prompt;
+    a skill that stops matching is "unload", one that drops a section is "demote"."""
+    if event.new is None:
+        return "evict"
+    if event.new is SkillState.INACTIVE:
+        return "unload"
+    if event.old is not None and STATE_RANK[event.new] < STATE_RANK[event.old]:
+        return "demote"
+    return "load"
 
 
 def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:

@@ -12,19 +12,23 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
 
 from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping
 
 
 def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """``changes`` is ``{"llm": {...}, "context": {...}}``; ``llm.model`` goes to the chosen provider."""
+    """``changes`` is ``{"llm": {...}, "context": {...}, "ui": {...}}`` (any of them);
+    ``llm.model`` goes to the chosen provider."""
     merged = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
     llm = dict(merged.get("llm") or {})
     llm_changes = dict(changes.get("llm", {}))
     model = llm_changes.pop("model", None)
     llm.update(llm_changes)
+    provider = llm.get("provider", "demo")
+    if model is not None and model == _current_model(llm, provider):
+        model = None  # unchanged: writing an entry would hide the provider's built-in settings
     if model is not None:
-        provider = llm.get("provider", "demo")
         providers = {k: dict(v) for k, v in (llm.get("providers") or {}).items()}
         entry = providers.setdefault(provider, {})
         if "kind" not in entry:
@@ -35,7 +39,27 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
     context = dict(merged.get("context") or {})
     context.update(changes.get("context", {}))
     merged["context"] = context
+    if changes.get("ui"):
+        merged["ui"] = {**dict(merged.get("ui") or {}), **changes["ui"]}
     return merged
+
+
+def validation_message(exc: ValidationError) -> str:
+    """Every problem as ``field: what is wrong`` — pydantic's first line only says how many."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        parts.append(f"{where}: {message}" if where else message)
+    return "; ".join(parts) or "invalid settings"
+
+
+def _current_model(llm: dict[str, Any], provider: str) -> str | None:
+    own = (llm.get("providers") or {}).get(provider) or {}
+    if "model" in own:
+        return str(own["model"])
+    default = AppConfig().llm.providers.get(provider)
+    return default.model if default is not None else None
 
 
 def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
@@ -43,8 +67,8 @@ def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
     data = apply_settings(read_yaml_mapping(path), changes)
     try:
         config = AppConfig.model_validate(data)
-    except ValueError as exc:
-        raise ConfigError(path, str(exc).splitlines()[0] if str(exc) else "invalid settings") from exc
+    except ValidationError as exc:
+        raise ConfigError(path, validation_message(exc)) from exc
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".yaml", dir=path.parent)
     try:

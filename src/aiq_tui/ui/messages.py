@@ -20,6 +20,40 @@ class EngineEvent(Message):
         self.event = event
 
 
+class StreamedText(Message):
+    """Streamed tokens that arrived while the app was busy, joined into one update.
+
+    A model (or the demo) can emit thousands of tokens faster than the screen redraws;
+    one message per token would queue them all ahead of the user's keys (Esc arrived
+    seconds late). The app's sink keeps appending to the newest unhandled one instead.
+    """
+
+    def __init__(self, first: str) -> None:
+        super().__init__()
+        self.parts = [first]
+        self.open = True  # False once handled or once a later event was posted after it
+
+    def take(self) -> str:
+        self.open = False
+        return "".join(self.parts)
+
+
+class Drained(Message):
+    """Posted after a batch of engine events; handling it means every earlier one was handled."""
+
+    def __init__(self, done: "object") -> None:
+        super().__init__()
+        self.done = done  # an asyncio.Event set by the app
+
+
+class SessionDeleted(Message):
+    """The sessions picker deleted a saved session."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__()
+        self.session_id = session_id
+
+
 class SkillChosen(Message):
     """The user picked a skill in a list (open the skill viewer)."""
 
@@ -35,10 +69,3 @@ class ReplayRequested(Message):
         super().__init__()
         self.session_id = session_id
 
-
-class PromptSubmitted(Message):
-    """The user pressed Enter in the prompt with non-empty text."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.text = text

@@ -32,8 +32,21 @@ def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -
     return "brief" if match.confidence >= brief else "meta"
 
 
-def signal_text(match: Match) -> str:
-    return ", ".join(f"{s.term}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
+def as_typed(query: str) -> dict[str, str]:
+    """Each match term (a stem, e.g. ``databas``) → the word the user typed (``databases``)."""
+    from aiq_tui.ranking.tokenize import term_of, words
+
+    typed: dict[str, str] = {}
+    for word in words(query):
+        term = term_of(word)
+        if term is not None:
+            typed.setdefault(term, word)
+    return typed
+
+
+def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
+    shown = typed or {}
+    return ", ".join(f"{shown.get(s.term, s.term)}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
 
 
 class InspectorScreen(Screen[None]):
@@ -62,7 +75,8 @@ class InspectorScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#ranking", DataTable)
-        table.add_columns("#", "skill", "score", "conf", "phase", "signals (term→field weight)")
+        # "raw score" is the matcher's sum of weights; confidence (0–1) is what the thresholds compare.
+        table.add_columns("#", "skill", "raw score", "confidence", "phase", "signals (word→field weight)")
         self.rerank(self.initial)
         self.query_one("#inspect-query", Input).focus()
 
@@ -80,16 +94,18 @@ class InspectorScreen(Screen[None]):
             summary.update("Ranking appears as you type.")
             return
         ranking = self.ranking = self.engine.rank(query)
+        typed = as_typed(query)
         top_k = config.matching.top_k
         brief, full = config.disclosure.brief_threshold, config.disclosure.full_threshold
         summary.update(
-            f"terms: {' '.join(ranking.terms) or '–'} · {len(ranking.matches)} of {ranking.considered} skills "
+            f"terms: {' '.join(typed.get(t, t) for t in ranking.terms) or '–'} · "
+            f"{len(ranking.matches)} of {ranking.considered} skills "
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
         )
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
             table.add_row(str(index + 1), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
-                          Text(phase, style=PHASE_STYLE[phase]), signal_text(match), key=match.name)
+                          Text(phase, style=PHASE_STYLE[phase]), signal_text(match, typed), key=match.name)
 
     @on(DataTable.RowHighlighted, "#ranking")
     def _row(self, event: DataTable.RowHighlighted) -> None:
@@ -106,12 +122,15 @@ class InspectorScreen(Screen[None]):
         if not name:
             return
         if name not in self.engine.workspace.catalog:
-            why.update(f"{name}: no such skill.")
+            catalog = self.engine.workspace.catalog
+            close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
+            why.update(f"{name}: no such skill." + (f" Did you mean {', '.join(close)}?" if close else ""))
             return
         match = self.ranking.get(name) if self.ranking else None
         lines = [self.engine.explain(query, name)]
         if match is not None:
-            lines += [f"  {s.term!r} in {s.field}: {s.weight:+.2f}" for s in match.signals]
+            typed = as_typed(query)
+            lines += [f"  {typed.get(s.term, s.term)!r} in {s.field}: {s.weight:+.2f}" for s in match.signals]
         why.update("\n".join(lines))
 
     def action_focus_why(self) -> None:

@@ -11,6 +11,8 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label
 
+from aiq_tui.ui.messages import SessionDeleted
+
 
 class SessionsScreen(ModalScreen[str | None]):
     """Dismisses with the id of the session to resume, or None."""
@@ -97,9 +99,14 @@ class SessionsScreen(ModalScreen[str | None]):
             self._armed_delete = session_id
             status.update(f"press d again to delete {session_id}")
             return
+        if session_id == getattr(self.engine.session, "id", None) and getattr(self.app, "busy", False):
+            self._armed_delete = None
+            status.update("a turn is running in this session — cancel it first (Esc), then delete")
+            return
         self.engine.sessions.delete(session_id)
         self._armed_delete = None
         status.update(f"deleted {session_id}")
+        self.post_message(SessionDeleted(session_id))
         self.reload()
 
     def action_close(self) -> None:

@@ -1,7 +1,7 @@
 """Settings: provider, model, context window and compression thresholds.
 
-Edits a copy; Save validates and writes ``config/config.yaml`` atomically. The running
-engine keeps its provider until the next start (the footer note says so).
+Edits a copy; Save validates and writes ``config/config.yaml`` atomically, and the app
+switches the running engine to the saved provider, model, window and thresholds at once.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
                 yield Label("Aggressive at")
                 yield Input(str(context.aggressive_at), id="aggressive_at", type="number")
             yield Label("", id="settings-error")
-            yield Label("API keys come from the environment (e.g. OPENAI_API_KEY); provider changes apply on next start.",
+            yield Label("API keys come from the environment (e.g. OPENAI_API_KEY); changes apply as soon as you save.",
                         classes="dim")
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
@@ -82,8 +82,11 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
     def action_save(self) -> None:
         try:
             saved = save_settings(self.config_path, self.changes())
-        except (ConfigError, ValueError) as exc:
-            self.query_one("#settings-error", Label).update(f"not saved: {exc}")
+        except ConfigError as exc:  # the message without the path: the title already names the file
+            self.query_one("#settings-error", Label).update(f"not saved — {str(exc).removeprefix(str(exc.path) + ': ')}")
+            return
+        except ValueError as exc:
+            self.query_one("#settings-error", Label).update(f"not saved — {exc}")
             return
         self.dismiss(saved)
 

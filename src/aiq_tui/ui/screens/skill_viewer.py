@@ -78,5 +78,6 @@ class SkillViewerScreen(Screen[None]):
         problems.border_title = "Validation"
         problems.set_class(bool(doc.problems), "-has-problems")
 
-    def action_activate(self) -> None:
-        self.app.run_action(f"activate_skill({self.document.meta.name!r})")
+    async def action_activate(self) -> None:
+        # run_action is a coroutine: un-awaited, the key did nothing.
+        await self.app.run_action(f"activate_skill({self.document.meta.name!r})")

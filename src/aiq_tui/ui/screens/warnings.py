@@ -1,16 +1,24 @@
-"""The warnings panel: skills (and files) that failed to load, with what to do."""
+"""The warnings panel: skills (and files) that failed to load, with what to do.
+
+The table shows one row per problem, cut at the end to the screen's width; the panel
+under it shows the highlighted problem in full (wrapped), so nothing is ever lost.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Sequence
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
+from aiq_tui.ui.text_fit import fit, share
+
+COLUMNS = ("severity", "file", "field", "problem", "fix")
 
 
 def shown_path(path: Path | None, bases: Sequence[Path]) -> str:
@@ -32,6 +40,7 @@ class WarningsScreen(Screen[None]):
         super().__init__()
         self.problems = tuple(problems)
         self.bases = tuple(bases)
+        self._width = 0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -42,13 +51,52 @@ class WarningsScreen(Screen[None]):
             id="warnings-summary",
         )
         yield DataTable(id="warnings", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="warning-detail", markup=False)
         yield Footer()
 
+    def where(self, problem: Problem) -> str:
+        return shown_path(problem.path, self.bases) + (f":{problem.line}" if problem.line else "")
+
+    def cells(self, problem: Problem) -> tuple[str, ...]:
+        return (problem.severity.value, self.where(problem), problem.field or "", problem.message, problem.hint or "")
+
+    def detail(self, problem: Problem) -> str:
+        head = " · ".join(part for part in (problem.severity.value, self.where(problem), problem.field) if part)
+        return f"{head}\n{problem.message}" + (f"\nfix: {problem.hint}" if problem.hint else "")
+
     def on_mount(self) -> None:
+        self.query_one("#warning-detail", Static).border_title = "Selected problem (full text)"
+        self.fill()
+
+    def on_resize(self) -> None:
+        self.fill()
+
+    def fill(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("severity", "file", "field", "problem", "fix")
+        width = table.size.width or self.app.size.width
+        if width == self._width:
+            return
+        self._width = width
+        row = table.cursor_row
+        table.clear(columns=True)
+        # Columns share the width; each gap between cells costs 2 cells of padding.
+        widths = (8, *share(max(30, width - 8 - 2 * len(COLUMNS) - 1), (4, 2, 6, 6)))
+        for label, cell_width in zip(COLUMNS, widths):
+            table.add_column(label, width=cell_width)
         for problem in self.problems:
-            where = shown_path(problem.path, self.bases) + (f":{problem.line}" if problem.line else "")
-            table.add_row(problem.severity.value, where, problem.field or "", problem.message, problem.hint or "")
+            table.add_row(*(fit(text, w) for text, w in zip(self.cells(problem), widths)))
         if not self.problems:
             table.add_row("", "", "", "all skills loaded cleanly", "")
+        if self.problems:
+            table.move_cursor(row=min(row, len(self.problems) - 1))
+        self._show(table.cursor_row)
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show(event.cursor_row)
+
+    def _show(self, index: int) -> None:
+        detail = self.query_one("#warning-detail", Static)
+        detail.display = bool(self.problems)
+        if 0 <= index < len(self.problems):
+            detail.update(self.detail(self.problems[index]))

@@ -49,9 +49,11 @@ def stacked_cells(parts: dict[str, int], window: int, width: int) -> list[str | 
 class BudgetGauge(Widget):
     """Stacked bar + marks at the compression thresholds + figures + legend."""
 
+    # layout=True: the legend and the stage line change the gauge's height (after a resize
+    # from 80×24 to 200×60 the legend stayed hidden because the height was not recomputed).
     breakdown: reactive[Breakdown | None] = reactive(None)
-    stage_note: reactive[str] = reactive("")
-    compact: reactive[bool] = reactive(False)
+    stage_note: reactive[str] = reactive("", layout=True)
+    compact: reactive[bool] = reactive(False, layout=True)
     """Short terminals: no legend (the bar, figures and stage note stay)."""
 
     def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:
@@ -91,13 +93,18 @@ class BudgetGauge(Widget):
                 text.append(self.stage_note, style="italic")
             return text
         text.append("\n")
-        # Three parts per line so a legend entry never breaks between its swatch and figure.
-        for index, (name, tokens) in enumerate(parts.items()):
+        # Entries are packed per line by the pane's width, so an entry never breaks between
+        # its swatch and its figure and none is cut off at the right edge.
+        used = 0
+        for name, tokens in parts.items():
             label, colour = PART_STYLE[name]
-            if index == 3:
+            entry = f"{label} {compact(tokens)}"
+            if used and used + 2 + len(entry) > width:
                 text.append("\n")
+                used = 0
             text.append("■ ", style=colour)
-            text.append(f"{label} {compact(tokens)}  ")
+            text.append(entry + "  ")
+            used += len(entry) + 4
         if self.stage_note:
             text.append("\n")
             text.append(self.stage_note, style="italic")

@@ -3,7 +3,8 @@
 Streaming follows elia: one :class:`AnswerView` per turn receives every token through a
 ``MarkdownStream`` (which batches fragments when they arrive faster than they render), so
 history is never re-rendered. The pane is anchored to the bottom and lets go as soon as the
-user scrolls up, so reading older answers is never yanked away.
+user scrolls up, so reading older answers is never yanked away; while scrolled up, the
+border says when new messages arrived below.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class UserTurn(Static):
         super().__init__(text, markup=False, classes="user-turn")
         self.border_title = "you"
         self.message_id = message_id
+        self.text = text
 
 
 class Notice(Static):
@@ -30,6 +32,22 @@ class Notice(Static):
 
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(text, markup=False, classes=f"notice -{kind}")
+
+
+WELCOME = (
+    "Ask about your data, files or the web; skills load as they match. Try:\n"
+    "  • show the tables in the sample database\n"
+    "  • run ls and tell me what is in this folder\n"
+    "  • write a short report of the orders to notes/orders.md\n"
+    "Enter sends · Esc cancels · F1 keys · F3 why a skill matched · Ctrl+P every action · /demo the long demo"
+)
+
+
+class Welcome(Static):
+    """Shown in an empty conversation: what to ask and the keys that matter."""
+
+    def __init__(self) -> None:
+        super().__init__(WELCOME, markup=False, classes="welcome")
 
 
 class AnswerView(Markdown):
@@ -57,6 +75,9 @@ class AnswerView(Markdown):
             await self.update(final)
 
 
+NEW_BELOW = "↓ new messages below — PgDn / End"
+
+
 class Conversation(VerticalScroll):
     """The scrolling list of turns. Call these methods from the app's message handlers."""
 
@@ -71,43 +92,69 @@ class Conversation(VerticalScroll):
         self._answer: AnswerView | None = None
         self.last_answer = ""
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.anchor()
+        await self.mount(Welcome())
 
+    async def _leave_welcome(self) -> None:
+        for welcome in self.query(Welcome):
+            await welcome.remove()
+
+    # -- reading: scroll from the prompt, and the "new messages below" marker -------------
+    @property
+    def scrolled_up(self) -> bool:
+        """The user scrolled away from the newest message (Textual released the anchor)."""
+        return self.is_anchored and self._anchor_released
+
+    def _arrived(self) -> None:
+        if self.scrolled_up:
+            self.border_subtitle = NEW_BELOW
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if self.border_subtitle and not self.scrolled_up:
+            self.border_subtitle = ""
+
+    def page(self, direction: int) -> None:
+        if direction < 0:
+            self.release_anchor()
+            self.scroll_page_up(animate=False)
+        elif self.scroll_y + self.scrollable_content_region.height >= self.max_scroll_y:
+            self.to_end()
+        else:
+            self.scroll_page_down(animate=False)
+
+    def to_top(self) -> None:
+        self.release_anchor()
+        self.scroll_home(animate=False)
+
+    def to_end(self) -> None:
+        self.scroll_end(animate=False)  # re-anchors: new messages are followed again
+        self.border_subtitle = ""
+
+    # -- content ---------------------------------------------------------------------------
     async def add_user(self, text: str, message_id: str = "") -> None:
+        await self._leave_welcome()
         await self.mount(UserTurn(text, message_id))
-
-    async def mark_summarised(self, message_ids: Sequence[str]) -> int:
-        """Dim the turns whose question was folded into a compression summary (and what was
-        shown for them), say so once below, and return how many turns were newly marked."""
-        wanted, marked, inside = set(message_ids), 0, False
-        for child in self.children:
-            if isinstance(child, UserTurn):
-                inside = child.message_id in wanted and not child.has_class("-summarised")
-                if inside:
-                    marked += 1
-                    child.border_subtitle = "summarised"
-            if inside:
-                child.add_class("-summarised")
-        if marked:
-            await self.add_notice(f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
-                                  f"({len(wanted)} messages) now live in one summary — dimmed above, "
-                                  "marked 'summarised'", "info")
-        return marked
+        self._arrived()
 
     async def add_notice(self, text: str, kind: str = "info") -> None:
         await self.mount(Notice(text, kind))
+        self._arrived()
 
     async def add_answer(self, text: str) -> None:
         """A complete answer (resumed sessions)."""
+        await self._leave_welcome()
         await self.mount(AnswerView(text))
         self.last_answer = text
+        self._arrived()
 
     async def stream(self, fragment: str) -> None:
         if self._answer is None:
             self._answer = AnswerView()
             await self.mount(self._answer)
         await self._answer.write(fragment)
+        self._arrived()
 
     async def close_segment(self) -> None:
         """The model paused to call a tool: what it said so far stays above the tool notices,
@@ -128,7 +175,27 @@ class Conversation(VerticalScroll):
         if cancelled:
             await self.add_notice("turn cancelled — the partial answer was kept", "warning")
 
+    async def mark_summarised(self, message_ids: Sequence[str]) -> int:
+        """Dim the turns whose question was folded into a compression summary (and what was
+        shown for them), say so once below, and return how many turns were newly marked."""
+        wanted, marked, inside = set(message_ids), 0, False
+        for child in self.children:
+            if isinstance(child, UserTurn):
+                inside = child.message_id in wanted and not child.has_class("-summarised")
+                if inside:
+                    marked += 1
+                    child.border_title = "you · summarised"
+            if inside:
+                child.add_class("-summarised")
+        if marked:
+            await self.add_notice(f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
+                                  f"({len(wanted)} messages) now live in one summary — dimmed above, "
+                                  "marked 'summarised'", "info")
+        return marked
+
     async def reset(self) -> None:
         self._answer = None
         self.last_answer = ""
         await self.remove_children()
+        await self.mount(Welcome())
+        self.to_end()

@@ -53,6 +53,9 @@ class PromptInput(Input):
         Binding("up", "history(-1)", "Previous", show=False),
         Binding("down", "history(1)", "Next", show=False),
         Binding("tab", "complete", "Complete", show=False),
+        # On an empty prompt Home/End scroll the conversation; with text they move the cursor.
+        Binding("home", "home_or_top", show=False),
+        Binding("end", "end_or_bottom", show=False),
     ]
 
     def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
@@ -60,10 +63,18 @@ class PromptInput(Input):
             placeholder="Ask something, or /help for commands",
             suggester=SlashSuggester(skill_names),
             id=id,
+            # Coming back to a draft (or typing into a pane, which moves here) must not select it:
+            # the next key would replace the whole draft.
+            select_on_focus=False,
         )
         self.history: list[str] = []
         self._cursor = 0  # == len(history) while editing a fresh line
         self._draft = ""
+
+    def load_history(self, lines: list[str]) -> None:
+        """Earlier runs' prompts (oldest first), before anything typed in this run."""
+        self.history = list(lines) + self.history
+        self._cursor = len(self.history)
 
     def remember(self, text: str) -> None:
         if text and (not self.history or self.history[-1] != text):
@@ -79,6 +90,18 @@ class PromptInput(Input):
         self._cursor = max(0, min(len(self.history), self._cursor + step))
         self.value = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
         self.cursor_position = len(self.value)
+
+    async def action_home_or_top(self) -> None:
+        if self.value:
+            self.action_home()
+        else:
+            await self.run_action("app.scroll_conversation('top')")
+
+    async def action_end_or_bottom(self) -> None:
+        if self.value:
+            self.action_end()
+        else:
+            await self.run_action("app.scroll_conversation('end')")
 
     async def action_complete(self) -> None:
         # Accept the completion if there is one; otherwise Tab moves focus as usual.

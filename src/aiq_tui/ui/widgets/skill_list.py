@@ -23,19 +23,20 @@ from aiq_tui.ui.messages import SkillChosen
 
 PHASE_STYLE = {"meta": "dim", "brief": "cyan", "full": "bold green"}
 FLASH_STYLE = "bold black on yellow"
-TAIL = 18  # phase (5) + tokens (7) + score (6)
+TAIL = 18  # phase (5) + tokens (7) + confidence (6)
 
 
 def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
-    """``name…  full   640t  0.82`` padded to ``width`` cells."""
+    """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
+    confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector."""
     name_width = max(4, width - TAIL)
     name = view.name if len(view.name) <= name_width else view.name[: name_width - 1] + "…"
-    score = f"{view.score:.2f}" if view.score is not None else "–"
+    score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
     line.append(f"{view.phase.label:>5}", style=PHASE_STYLE.get(view.phase.label, ""))
     line.append(f"{view.tokens:>6}t", style="dim")
-    line.append(f"{score:>6}", style="dim" if view.score is None else "")
+    line.append(f"{score:>6}", style="dim" if view.confidence is None else "")
     return line
 
 

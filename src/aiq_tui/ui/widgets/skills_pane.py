@@ -1,4 +1,4 @@
-"""The skills pane: Active / Relevant / Inactive with counts, phase badges, cost and score.
+"""The skills pane: Active / Relevant / Inactive with counts, phase badges, cost and confidence.
 
 Each section is a :class:`SkillList`, which draws only visible lines, so the Inactive
 section stays smooth with 10,000 skills. A skill that just changed state is drawn
@@ -52,6 +52,8 @@ class SkillsPane(Vertical):
         return sorted(views, key=lambda v: (-(v.score or 0.0), v.name))
 
     def refresh_sections(self) -> None:
+        if len(self.query(SkillList)) < len(SECTIONS):
+            return  # being torn down (a highlight timer fired while the app quits): nothing to draw
         flashing = frozenset(self.flashing)
         for state in SECTIONS:
             rows = self.views_in(state)

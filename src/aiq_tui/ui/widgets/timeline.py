@@ -1,4 +1,8 @@
-"""The event timeline: skill loads, evictions, compressions and reloads, oldest first."""
+"""The event timeline: skill loads, evictions, compressions and reloads, oldest first.
+
+Rows wrap at the pane's width and are re-wrapped whenever that width changes (terminal
+resize, the tab becoming visible), so a long row never loses its middle.
+"""
 
 from __future__ import annotations
 
@@ -6,23 +10,53 @@ from datetime import datetime
 from typing import Callable
 
 from rich.text import Text
+from textual.events import Resize
 from textual.widgets import RichLog
 
-KIND_STYLE = {"load": "green", "evict": "dark_orange", "compress": "magenta", "reload": "blue",
-              "warn": "red", "tool": "cyan", "info": "dim"}
+KIND_STYLE = {"load": "green", "unload": "yellow", "demote": "yellow", "evict": "dark_orange", "compress": "magenta",
+              "reload": "blue", "warn": "red", "tool": "cyan", "info": "dim"}
+KIND_WIDTH = 9
 
 
 class Timeline(RichLog):
     """Append-only; times come from the injected clock so snapshots are stable."""
 
     def __init__(self, clock: Callable[[], datetime], *, id: str | None = None) -> None:
-        super().__init__(id=id, wrap=True, markup=False, max_lines=1000, auto_scroll=True)
+        # min_width=1: RichLog otherwise renders at 78 columns and the pane crops each row.
+        super().__init__(id=id, wrap=True, markup=False, max_lines=1000, auto_scroll=True, min_width=1)
         self.clock = clock
         self.entries: list[tuple[str, str]] = []
+        self._times: list[str] = []
+        self._width = 0
+        self._stale = False  # rows arrived while hidden: written when the pane has a width again
+
+    @staticmethod
+    def row(time: str, kind: str, text: str) -> Text:
+        line = Text(time + " ", style="dim")
+        line.append(f"{kind:<{KIND_WIDTH}}", style=KIND_STYLE.get(kind, ""))
+        line.append(text)
+        return line
 
     def add(self, kind: str, text: str) -> None:
+        time = self.clock().strftime("%H:%M:%S")
         self.entries.append((kind, text))
-        line = Text(self.clock().strftime("%H:%M:%S "), style="dim")
-        line.append(f"{kind:<9}", style=KIND_STYLE.get(kind, ""))
-        line.append(text)
-        self.write(line)
+        self._times.append(time)
+        if self._width and not self.scrollable_content_region.width:
+            # Hidden behind the Tools tab: RichLog would render this row one cell wide.
+            self._stale = True
+            return
+        self.write(self.row(time, kind, text))
+
+    def on_resize(self, event: Resize) -> None:
+        width = self.scrollable_content_region.width
+        if not width or (width == self._width and not self._stale):
+            return
+        first = not self._width
+        self._width = width
+        if first and not self.lines:
+            return  # RichLog writes what was deferred until the size was known
+        self._stale = False
+        self.clear()
+        for time, (kind, text) in zip(self._times[-self.max_lines:] if self.max_lines else self._times,
+                                      self.entries[-self.max_lines:] if self.max_lines else self.entries):
+            self.write(self.row(time, kind, text))
