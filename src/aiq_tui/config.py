@@ -184,10 +184,12 @@ class ToolSettings(_Section):
     command_allowlist: list[str] = Field(
         default_factory=lambda: [
             "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "whoami",
-            "uname", "sort", "uniq", "cut", "find", "du", "df", "file", "stat", "python3",
+            "uname", "uniq", "cut", "du", "df", "file", "stat",
         ]
     )
-    """Programs ``execute_command`` may run (an allowlist, never a blocklist)."""
+    """Programs ``execute_command`` may run (an allowlist, never a blocklist). Interpreters and
+    programs that run code through their arguments (python3, sh, sort, find, awk, …) are not in
+    the default: add one only knowingly (the sandbox still confines it)."""
     shell_programs: list[str] = Field(default_factory=list)
     """Shells allowed to run a command string (only with the user's approval)."""
     command_timeout_seconds: float = Field(default=30, gt=0)

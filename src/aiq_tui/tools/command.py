@@ -39,6 +39,7 @@ from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
+from aiq_tui.tools.launcher import run_process
 
 SPEC = ToolSpec(
     name="execute_command",
@@ -201,6 +202,7 @@ class CommandTool:
         self._cwd = Path(os.path.realpath(cwd))
         self._roots = tuple(dict.fromkeys((self._cwd, Path(os.path.realpath(home.root)))))
         self._environ = environ
+        self._home_root = home.root
 
     @property
     def spec(self) -> ToolSpec:
@@ -269,77 +271,40 @@ class CommandTool:
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
             limit = min(float(timeout), limit)
         environ = self._environ if self._environ is not None else os.environ
-        env = scrub_environment(environ)
-        env["PWD"] = str(cwd)
-        cap = self._settings.command_output_bytes
-        started = time.perf_counter()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=str(cwd),
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return ToolResult.failure(f"cannot start {argv[0]}: {exc}")
-        assert process.stdout is not None and process.stderr is not None
-        readers = asyncio.gather(_drain(process.stdout, cap), _drain(process.stderr, cap))
-        timed_out = False
-        try:
-            await asyncio.wait_for(process.wait(), limit)
-        except asyncio.TimeoutError:
-            timed_out = True
-        finally:
-            _kill_group(process.pid)  # the group dies with the call, whatever happened
-        await process.wait()
-        try:
-            (stdout, out_cut), (stderr, err_cut) = await asyncio.wait_for(readers, 5)
-        except asyncio.TimeoutError:
-            readers.cancel()
-            stdout, out_cut, stderr, err_cut = b"", True, b"", True
-        duration = time.perf_counter() - started
+        done = await run_process(
+            argv, cwd=cwd, timeout=limit, output_cap=self._settings.command_output_bytes,
+            read_roots=self._roots, write_roots=self._write_roots(), network=False, env=environ,
+        )
         content = {
             "command": self.describe(arguments),
             "cwd": str(cwd),
-            "exit_code": process.returncode,
-            "stdout": stdout.decode("utf-8", errors="replace"),
-            "stderr": stderr.decode("utf-8", errors="replace"),
-            "stdout_truncated": out_cut,
-            "stderr_truncated": err_cut,
-            "timed_out": timed_out,
-            "duration_s": round(duration, 4),
+            "exit_code": done.exit_code,
+            "stdout": done.stdout,
+            "stderr": done.stderr,
+            "stdout_truncated": done.stdout_truncated,
+            "stderr_truncated": done.stderr_truncated,
+            "timed_out": done.timed_out,
+            "duration_s": done.duration_s,
+            "sandbox": done.sandbox,
+            "network": done.network,
         }
-        if timed_out:
+        if done.exit_code is None:
+            return ToolResult.failure(done.stderr or f"cannot start {argv[0]}", content)
+        if done.timed_out:
             return ToolResult.failure(
                 f"timed out after {limit:g} s; the process group was killed "
                 "(tools.command_timeout_seconds)",
                 content,
             )
-        lines = content["stdout"].count("\n")
-        return ToolResult(ok=True, content=content, summary=f"exit {process.returncode}, {lines} lines")
+        lines = done.stdout.count("\n")
+        return ToolResult(ok=True, content=content,
+                          summary=f"exit {done.exit_code}, {lines} lines [sandbox: {done.sandbox}]")
 
-
-async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
-    """Read a stream to EOF, keeping at most ``cap`` bytes (the rest is read and dropped)."""
-    kept = bytearray()
-    truncated = False
-    while True:
-        chunk = await stream.read(65536)
-        if not chunk:
-            return bytes(kept), truncated
-        room = cap - len(kept)
-        if room > 0:
-            kept.extend(chunk[:room])
-        if len(chunk) > room:
-            truncated = True
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
+    def _write_roots(self) -> tuple[Path, ...]:
+        """The working directory, unless it holds the config home or is ``/`` or ``~``:
+        Landlock can only add access, so a root that contains protected paths stays read-only."""
+        home_root = Path(os.path.realpath(self._home_root))
+        user_home = Path(os.path.realpath(os.path.expanduser("~")))
+        if self._cwd in (Path("/"), user_home) or _inside(home_root, (self._cwd,)):
+            return ()
+        return (self._cwd,)
