@@ -101,7 +101,10 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
         TurnFinished,
     )
 
+    from aiq_tui.tools.launcher import describe_sandbox
+
     streamed: list[bool] = [False]
+    told_sandbox: list[bool] = [False]
 
     def note(text: str, style: str = "dim") -> None:
         if streamed[0]:  # finish the streamed line before writing to stderr
@@ -119,6 +122,9 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
             new = event.new.value if event.new is not None else "evicted"
             note(f"skill {event.name}: {new} ({event.phase.label}, {event.tokens} tokens) — {event.reason}")
         elif isinstance(event, ToolCallRequested):
+            if not told_sandbox[0]:  # which enforcement confines what the tools start, once
+                told_sandbox[0] = True
+                note(describe_sandbox())
             args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             note(f"tool {event.name}({args[:160]})")
         elif isinstance(event, ToolCallFinished):
