@@ -8,20 +8,20 @@ The safety model, in the order it is applied (each step refuses with a clear mes
 2. The program's basename must be in ``tools.command_allowlist`` (or ``tools.shell_programs``,
    below). A path (``/tmp/x/ls``) is accepted only when it resolves to the same executable as
    ``shutil.which(basename)``; the resolved executable is what runs.
-3. Per-program argument rules refuse the options that turn a read-only program into one that
-   runs or writes things: ``find -exec/-execdir/-ok/-okdir/-delete/-fprint*/-fls``,
-   ``sort -o/--output/--compress-program``, ``uniq`` with an output file, ``date -s/--set``,
-   ``file -C/--compile``, ``tail``/``head`` nothing, …
-   ``python3`` is conservative: only ``--version``/``-V``, or a script file (``.py``) that
-   resolves inside the allowed roots (the working directory and the config home), with no
-   ``-c``, ``-m``, ``-`` (stdin) or other interpreter options than ``-B -u -I -E -s -S -q``.
+3. Per-program argument rules (:mod:`aiq_tui.tools.command_rules`) refuse the options that
+   turn a read-only program into one that runs or writes things, matching long options the
+   way getopt does (``--compress=sh`` is ``--compress-program``); path arguments must resolve
+   inside the readable roots and never into ``/proc``, ``/sys``, ``/dev`` or /etc's secrets.
+   Interpreters are not on the default allowlist; ``python3``, when a user adds it, only runs
+   a ``.py`` file inside the roots (no ``-c``, ``-m``, ``-``).
 4. A shell (a program in ``tools.shell_programs``) may run a command string, and only with
    the user's approval every time: its permission key is ``execute_shell`` (always asked).
-5. ``cwd`` must resolve inside the allowed roots; the environment is scrubbed (no variable
-   whose name suggests a secret, no loader/interpreter injection variables); stdin is empty.
-6. The process starts in a new session (its own process group). On timeout the whole group
-   is killed (``os.killpg``); after a normal exit any leftover member of the group is killed
-   too, so nothing it started outlives the call. Output is capped per stream.
+5. ``cwd`` must resolve inside the allowed roots; stdin is empty.
+6. Everything then runs through :func:`aiq_tui.tools.launcher.run_process`: the OS sandbox
+   (Landlock: read the project, config home and system; write only the project unless it holds
+   the config home; no network), an environment built from an allowlist, a process group that
+   the timeout and the end of the call kill, output capped per stream. The result says which
+   enforcement was active (``sandbox: landlock`` / ``policy only``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
+from aiq_tui.tools.command_rules import CommandRefused, check_arguments
 from aiq_tui.tools.launcher import run_process
 
 SPEC = ToolSpec(
@@ -85,53 +86,6 @@ def scrub_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return clean
 
 
-class CommandRefused(Exception):
-    """A command the policy does not run; ``str()`` says why and what is allowed."""
-
-
-def _short_flags(arg: str) -> str:
-    """``-abc`` → ``abc``; long options and non-options → ``""``."""
-    return arg[1:] if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 else ""
-
-
-def _rule_find(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    banned = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-    for arg in args:
-        if arg in banned:
-            raise CommandRefused(f"find {arg} is not allowed: it runs programs or changes files")
-
-
-def _rule_sort(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg == "--":
-            return
-        if arg.startswith(("--output", "--compress-program")):
-            raise CommandRefused(f"sort {arg} is not allowed: it writes files or runs a program")
-        for flag in _short_flags(arg):
-            if flag == "o":
-                raise CommandRefused(f"sort {arg} is not allowed: -o writes files")
-            if flag in "ktST":  # the rest of the cluster is this option's value
-                break
-
-
-def _rule_uniq(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    positional = [arg for arg in args if not arg.startswith("-") or arg == "-"]
-    if len(positional) > 1:
-        raise CommandRefused("uniq with an OUTPUT file is not allowed: it writes files")
-
-
-def _rule_date(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg.startswith("--set") or "s" in _short_flags(arg):
-            raise CommandRefused(f"date {arg} is not allowed: it changes the system clock")
-
-
-def _rule_file(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg.startswith("--compile") or "C" in _short_flags(arg):
-            raise CommandRefused(f"file {arg} is not allowed: it writes a compiled magic file")
-
-
 _PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
 
 
@@ -157,11 +111,6 @@ def _rule_python(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
 
 
 _RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path], Path], None]] = {
-    "find": _rule_find,
-    "sort": _rule_sort,
-    "uniq": _rule_uniq,
-    "date": _rule_date,
-    "file": _rule_file,
     "python3": _rule_python,
     "python": _rule_python,
 }
@@ -259,6 +208,8 @@ class CommandTool:
             rule = _RULES.get(name)
             if rule is not None:
                 rule(argv[1:], self._roots, cwd)
+            else:
+                check_arguments(name, argv[1:], cwd, self._roots)
         return [found, *argv[1:]], cwd
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
