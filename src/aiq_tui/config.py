@@ -199,6 +199,12 @@ class ToolSettings(_Section):
     http_max_bytes: int = Field(default=1_000_000, gt=0)
     http_max_redirects: int = Field(default=5, ge=0)
     sql_row_cap: int = Field(default=200, gt=0)
+    sql_cell_bytes: int = Field(default=4000, gt=0)
+    """A longer text/blob cell comes back cut at this many bytes (and says so)."""
+    sql_timeout_seconds: float = Field(default=30, gt=0)
+    """A statement running longer is stopped (SQLite progress handler, statement_timeout)."""
+    sql_value_limit_bytes: int = Field(default=16_000_000, gt=0)
+    """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
     script_timeout_seconds: float = Field(default=30, gt=0)
 
     @model_validator(mode="after")
