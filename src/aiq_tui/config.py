@@ -195,6 +195,10 @@ class ToolSettings(_Section):
     command_timeout_seconds: float = Field(default=30, gt=0)
     command_output_bytes: int = Field(default=64_000, gt=0)
     file_max_bytes: int = Field(default=1_000_000, gt=0)
+    file_list_max_entries: int = Field(default=1000, gt=0)
+    """A directory listing returns at most this many entries (and says it was capped)."""
+    http_allowed_hosts: list[str] = Field(default_factory=list)
+    """Hosts http_request may reach without asking; any other host asks once per session."""
     http_timeout_seconds: float = Field(default=30, gt=0)
     http_max_bytes: int = Field(default=1_000_000, gt=0)
     http_max_redirects: int = Field(default=5, ge=0)

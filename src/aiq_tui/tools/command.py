@@ -41,6 +41,7 @@ from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.command_rules import CommandRefused, check_arguments
 from aiq_tui.tools.launcher import run_process
+from aiq_tui.tools.policy import looks_secret
 
 SPEC = ToolSpec(
     name="execute_command",
@@ -165,7 +166,18 @@ class CommandTool:
         return os.path.basename(argv[0]) in self._settings.shell_programs
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
-        return "execute_shell" if self._is_shell(arguments) else "execute_command"
+        if self._is_shell(arguments):
+            return "execute_shell"
+        try:
+            argv = _argv(arguments.get("command"))
+        except CommandRefused:
+            return "execute_command"
+        cwd = self._cwd
+        for arg in argv[1:]:
+            value = arg.partition("=")[2] if arg.startswith("--") else arg
+            if value and looks_secret(os.path.realpath(os.path.join(cwd, value))):
+                return "file_read_secret"  # `cat .env` asks every time, like file_operations
+        return "execute_command"
 
     def describe(self, arguments: dict[str, Any]) -> str:
         try:

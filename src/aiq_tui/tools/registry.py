@@ -44,6 +44,9 @@ _TITLES: Mapping[str, str] = {
     "execute_shell": "Run shell command string",
     "file_write": "Write file",
     "file_read": "Read file",
+    "file_read_secret": "Read a file that looks like a secret",
+    "file_read_unscoped": "Read file (started outside a project)",
+    "http_private": "Reach a private/loopback address",
     "http_write": "Send HTTP request",
     "http_get": "Fetch URL",
     "sql_write": "Write SQL",
@@ -245,7 +248,7 @@ class ToolRegistry:
             call_id=call.id,
             tool=call.name,
             permission=key,
-            title=_TITLES.get(key, f"Run {call.name}"),
+            title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], f"Run {call.name}")),
             detail=detail,
             arguments=dict(call.arguments),
         )
@@ -294,7 +297,8 @@ def build_default_tools(
     tools: list[Tool] = [
         HttpRequestTool(settings),
         CommandTool(settings, home=home, cwd=working),
-        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog),
+        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
+                           resource_cap=config.skills.max_resource_bytes),
         SqlTool(settings, home=home, sources=sources),
     ]
     if config.skills.enabled and catalog is not None:
