@@ -190,7 +190,7 @@ class ToolRegistry:
             return result
 
         permission = self.policy.decide(key)
-        if not allowed_by_skill(active_allowed_tools, call.name, key, arguments):
+        if not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0], arguments):
             emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
             allowed = ", ".join(active_allowed_tools or ()) or "nothing"
             reason = (
@@ -217,7 +217,22 @@ class ToolRegistry:
 
         started = time.perf_counter()
         try:
-            result = await tool.run(arguments)
+            run_with_approval = getattr(tool, "run_with_approval", None)
+            if run_with_approval is not None:
+                async def ask_more(more_key: str, more_detail: str) -> bool:
+                    # What only shows up while running (a private address, a redirect's host)
+                    # goes through the same policy and approver as the call itself.
+                    decided = self.policy.decide(more_key)
+                    if decided == "deny":
+                        emit(ToolCallDenied(call.id, call.name, f"permission {more_key!r} is 'deny'"))
+                        return False
+                    if decided == "allow":
+                        return True
+                    return await self._ask(call, more_key, more_detail, approver, emit) is None
+
+                result = await run_with_approval(arguments, ask_more)
+            else:
+                result = await tool.run(arguments)
         except Exception as exc:  # tools return failures; this is the safety net for bugs
             result = ToolResult.failure(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
         duration = time.perf_counter() - started
