@@ -123,6 +123,10 @@ class ProviderSettings(_Section):
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int = Field(default=1024, gt=0)
     timeout_seconds: float = Field(default=60, gt=0)
+    idle_timeout_seconds: float = Field(default=120, gt=0)
+    """The longest wait for the next streamed event before the attempt fails (and is retried)."""
+    max_response_seconds: float = Field(default=600, gt=0)
+    """One streamed answer may take this long; an endless stream is stopped."""
     max_retries: int = Field(default=3, ge=0)
     summarise_with_model: bool = True
     """Use this provider to write compression summaries (deterministic fallback otherwise)."""
