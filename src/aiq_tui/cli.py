@@ -33,6 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aiq-tui {__version__}")
     parser.add_argument("--provider", metavar="NAME", help="LLM provider for the TUI (config name)")
+    parser.add_argument("--model", metavar="NAME", help="model name for the TUI (default: the provider's model)")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")

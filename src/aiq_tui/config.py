@@ -221,6 +221,15 @@ class ToolSettings(_Section):
         return self
 
 
+class AgentSettings(_Section):
+    max_tool_rounds: int = Field(default=25, ge=1)
+    """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
+    skill_allowed_tools: Literal["preapprove", "restrict", "ignore"] = "preapprove"
+    """What a skill's ``allowed-tools`` means: ``preapprove`` (default, as in Claude Code) runs
+    matching calls without asking while the skill is active — never overriding ``deny``, never
+    for a shell string or a secret; ``restrict`` also blocks every other tool; ``ignore``."""
+
+
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
@@ -233,6 +242,7 @@ class AppConfig(_Section):
     context: ContextSettings = Field(default_factory=ContextSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)
 
     def context_window(self) -> int:

@@ -31,6 +31,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
     parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
     parser.add_argument("--provider", metavar="NAME", help="LLM provider (a name under llm.providers; default: config)")
+    parser.add_argument("--model", metavar="NAME", help="model name for this run (default: the provider's model)")
     parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
     approval = parser.add_mutually_exclusive_group()
     approval.add_argument("--yes", action="store_true", help="approve every tool call that asks")
@@ -95,6 +96,7 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
         RetryScheduled,
         SkillStateChanged,
         TokenStreamed,
+        ToolCallApproved,
         ToolCallDenied,
         ToolCallFinished,
         ToolCallRequested,
@@ -130,6 +132,8 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
         elif isinstance(event, ToolCallFinished):
             note(f"tool {event.name}: {'ok' if event.ok else 'failed'}, {event.summary} "
                  f"({event.duration_s * 1000:.0f} ms)")
+        elif isinstance(event, ToolCallApproved) and event.by == "skill":
+            note(f"tool {event.name}: pre-approved by the active skill's allowed-tools")
         elif isinstance(event, ToolCallDenied):
             note(f"tool {event.name} denied: {event.reason}", "yellow")
         elif isinstance(event, CompressionApplied):

@@ -74,6 +74,12 @@ def open_engine(args: argparse.Namespace) -> "Engine | None":
         return None
     from aiq_tui.agent.engine import Engine
 
+    model = option(args, "model")
+    if model:  # --model: this run only, on the chosen provider (config.yaml is not changed)
+        chosen = option(args, "provider") or workspace.config.llm.provider
+        settings = workspace.config.llm.providers.get(chosen)
+        if settings is not None:
+            settings.model = model
     try:
         return Engine.create(workspace, option(args, "provider"))
     except ValueError as exc:  # an unknown --provider name; the message lists the known ones

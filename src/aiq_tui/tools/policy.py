@@ -12,9 +12,11 @@ Rules a caller may rely on:
 * Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
   looks like a secret) are asked every time:
   ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
-* While a skill with ``allowed-tools`` is active, only calls matching one of its entries may
-  run (:func:`allowed_by_skill`). The list only narrows: it never skips an ``ask`` or a
-  ``deny``. Matching rules, case-insensitive:
+* A skill's ``allowed-tools`` (:func:`allowed_by_skill` says whether a call matches one of
+  its entries) is applied by the registry per ``agent.skill_allowed_tools``: ``preapprove``
+  (default) runs matching calls without asking while the skill is active — never over a
+  ``deny``, never for :data:`ALWAYS_ASK_KEYS`; ``restrict`` blocks non-matching calls (and
+  matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
   - ``skill_*``-style globs (``fnmatch``) against both names;

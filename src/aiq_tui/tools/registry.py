@@ -22,7 +22,7 @@ from aiq_tui.events import (
 )
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Approver, Decision, Tool, ToolResult
-from aiq_tui.tools.policy import PermissionPolicy, allowed_by_skill
+from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, PermissionPolicy, allowed_by_skill
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig, SourcesFile
@@ -119,7 +119,10 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> str | None:
 class ToolRegistry:
     """The tools the agent may call, by name, behind one permission policy."""
 
-    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None) -> None:
+    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None, *,
+                 skill_allowed_tools: str = "preapprove") -> None:
+        # What an active skill's allowed-tools means: "preapprove" | "restrict" | "ignore".
+        self.skill_allowed_tools = skill_allowed_tools
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -190,7 +193,18 @@ class ToolRegistry:
             return result
 
         permission = self.policy.decide(key)
-        if not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0], arguments):
+        mode = self.skill_allowed_tools
+        if mode == "ignore":
+            active_allowed_tools = None
+        named_by_skill = active_allowed_tools is not None and allowed_by_skill(
+            active_allowed_tools, call.name, key.partition(":")[0], arguments)
+        # Pre-approval (Claude Code's meaning of allowed-tools): a call the active skill names
+        # skips the question — never a configured deny, never a key that is asked every time
+        # (a shell string, a secret), never a private address.
+        preapproved = (mode == "preapprove" and named_by_skill and permission == "ask"
+                       and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
+        if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
+                                                       arguments):
             emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
             allowed = ", ".join(active_allowed_tools or ()) or "nothing"
             reason = (
@@ -208,7 +222,9 @@ class ToolRegistry:
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
 
-        if permission == "ask":
+        if preapproved:
+            emit(ToolCallApproved(call.id, call.name, always=False, by="skill"))
+        elif permission == "ask":
             granted = await self._ask(call, key, detail, approver, emit)
             if granted is not None:
                 return granted
@@ -319,4 +335,5 @@ def build_default_tools(
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
         tools.extend(instruction_skill_tools(catalog))
-    return ToolRegistry(tools, PermissionPolicy(settings.permissions))
+    return ToolRegistry(tools, PermissionPolicy(settings.permissions),
+                        skill_allowed_tools=config.agent.skill_allowed_tools)
