@@ -117,7 +117,8 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
 
     def sink(event: "Event") -> None:
         if isinstance(event, TokenStreamed):
-            sys.stdout.write(event.text)
+            # errors="backslashreplace": a lone surrogate prints as \\ud83d instead of crashing.
+            sys.stdout.write(event.text.encode("utf-8", "backslashreplace").decode("utf-8"))
             sys.stdout.flush()
             streamed[0] = not event.text.endswith("\n")
         elif isinstance(event, SkillStateChanged):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import sys
 from typing import TYPE_CHECKING, Any
@@ -44,12 +45,18 @@ def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
     return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
 
 
+def _escape_surrogates(text: str) -> str:
+    # A lone surrogate (a model can produce one) cannot be written as UTF-8; inside JSON
+    # strings its \\uXXXX escape is valid and reads back as the same character.
+    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text)
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=str)) + "\n")
 
 
 def print_json_line(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 

@@ -142,8 +142,12 @@ async def stream_events(
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max_seconds if max_seconds else None
     try:
+        # ASCII JSON: a lone surrogate a model produced (in tool arguments or text) travels as
+        # a \\uXXXX escape instead of failing to encode as UTF-8.
+        body = json.dumps(payload, ensure_ascii=True).encode("ascii")
+        request_headers["Content-Type"] = "application/json"
         async with client.stream(
-            "POST", endpoint.url, headers=request_headers, json=payload, timeout=timeout
+            "POST", endpoint.url, headers=request_headers, content=body, timeout=timeout
         ) as response:
             if response.status_code != 200:
                 body = await _capped_body(response)
