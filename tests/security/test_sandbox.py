@@ -189,3 +189,22 @@ async def test_policy_only_mode_still_runs_and_says_so(project: Path, monkeypatc
 async def test_a_missing_program_is_exit_127(project: Path) -> None:
     result = await _run(["definitely-not-a-program-xyz"], project)
     assert result.exit_code == 127 and "not found" in result.stderr
+
+
+def test_the_banner_warns_when_started_in_home_or_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    home = Path(os.path.expanduser("~"))
+    assert "started in" in launcher.sandbox_warning(home)
+    assert "started in" in launcher.sandbox_warning(Path("/"))
+    assert "started in" not in launcher.sandbox_warning(tmp_path)
+    monkeypatch.setenv("AIQ_SANDBOX", "off")
+    assert "policy only" in launcher.sandbox_warning(tmp_path)
+
+
+def test_ask_names_the_enforcement_before_the_first_tool_call(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["ask", "how many customers are there?"]) == 0
+    err = capsys.readouterr().err
+    assert f"sandbox: {'landlock' if sandbox_mode() == 'landlock' else 'policy only'}" in err

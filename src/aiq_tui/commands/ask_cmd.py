@@ -103,7 +103,7 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
         TurnFinished,
     )
 
-    from aiq_tui.tools.launcher import describe_sandbox
+    from aiq_tui.tools.launcher import describe_sandbox, scope_warning
 
     streamed: list[bool] = [False]
     told_sandbox: list[bool] = [False]
@@ -128,6 +128,8 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
             if not told_sandbox[0]:  # which enforcement confines what the tools start, once
                 told_sandbox[0] = True
                 note(describe_sandbox())
+                if scope_warning():
+                    note(scope_warning(), "yellow")
             args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             note(f"tool {event.name}({args[:160]})")
         elif isinstance(event, ToolCallFinished):

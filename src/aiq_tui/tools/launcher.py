@@ -113,12 +113,26 @@ def sandbox_mode() -> str:
     return LANDLOCK if landlock_abi() >= 1 else POLICY_ONLY
 
 
+def scope_warning(cwd: Path | None = None) -> str:
+    """``""``, or a warning when started in ``~`` or ``/``: there is no project to confine
+    reads to, so every file read asks and commands may not write."""
+    here = _real(cwd if cwd is not None else os.getcwd())
+    if here == "/" or here == _real(os.path.expanduser("~")):
+        return (f"⚠ started in {here}: no project folder — every file read asks and commands "
+                "cannot write; start aiq-tui inside a project")
+    return ""
+
+
 def sandbox_warning(cwd: Path | None = None) -> str:
-    """A one-line warning for the banner, or ``""`` when every process is sandboxed."""
-    if sandbox_mode() == LANDLOCK:
-        return ""
-    return ("⚠ sandbox: policy only — commands and scripts run without an OS sandbox "
-            "(no Landlock here, or AIQ_SANDBOX=off); see README › Security model")
+    """Warning line(s) for the banner, or ``""`` when every process is sandboxed in a project."""
+    lines = []
+    if sandbox_mode() != LANDLOCK:
+        lines.append("⚠ sandbox: policy only — commands and scripts run without an OS sandbox "
+                     "(no Landlock here, or AIQ_SANDBOX=off); see README › Security model")
+    scope = scope_warning(cwd)
+    if scope:
+        lines.append(scope)
+    return "\n".join(lines)
 
 
 def network_mode(network: bool) -> str:
