@@ -142,3 +142,22 @@ async def test_postgres_quoting_cannot_smuggle_a_second_statement(postgres_dsn: 
     finally:
         await tool.run({"sql": "DROP TABLE IF EXISTS keep", "source": "pgrw"})
         tool.close()
+
+
+async def test_postgres_without_pipeline_mode_still_refuses_a_second_statement(
+        postgres_dsn: str, isolated_home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq < 14 has no pipeline mode: binary results force the extended protocol instead."""
+    from aiq_tui.tools import sql_sources
+
+    monkeypatch.setattr(sql_sources, "_pipeline_supported", lambda: False)
+    monkeypatch.setenv("AIQ_TEST_PG", postgres_dsn)
+    _sources(isolated_home, postgres_dsn)
+    tool = SqlTool(ToolSettings(), home=isolated_home, sources=load_sources(isolated_home))
+    try:
+        source = tool.source("pg")
+        with pytest.raises(sql_sources.SqlError, match="one statement per call"):
+            await asyncio.to_thread(source.execute, "SELECT $$;$$; SELECT 2", None, False, sql_sources.SqlLimits())
+        rows = await tool.run({"sql": "SELECT 1 AS one, 'x' AS t", "source": "pg"})
+        assert rows.ok and rows.content["rows"] == [[1, "x"]]
+    finally:
+        tool.close()

@@ -344,6 +344,13 @@ def expand_dsn(dsn: str, environ: dict[str, str] | None = None) -> str:
     return _ENV_REFERENCE.sub(substitute, dsn)
 
 
+def _pipeline_supported() -> bool:
+    import psycopg
+
+    checker = getattr(getattr(psycopg, "Pipeline", None), "is_supported", None)
+    return bool(checker()) if checker is not None else False
+
+
 class PostgresSource:
     """PostgreSQL through psycopg 3 (``pip install 'aiq-tui[postgres]'``)."""
 
@@ -382,8 +389,11 @@ class PostgresSource:
                     # from connect stays as a floor).
                     cursor.execute("SELECT set_config('statement_timeout', %s, true)",
                                    (str(int(limits.timeout_s * 1000)),))
-                    with connection.pipeline():
-                        cursor.execute(sql, tuple(params) if params else None)
+                    if _pipeline_supported():
+                        with connection.pipeline():
+                            cursor.execute(sql, tuple(params) if params else None)
+                    else:  # libpq < 14: binary results also force the extended protocol
+                        cursor.execute(sql, tuple(params) if params else None, binary=True)
                     outcome = _fetch(cursor, limits)
                 connection.commit() if write else connection.rollback()
                 return outcome
