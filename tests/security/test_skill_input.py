@@ -96,3 +96,20 @@ def test_a_575_byte_alias_bomb_is_refused_by_counting_not_expanding() -> None:
 def test_ordinary_anchors_still_work() -> None:
     result = parse_skill_text("---\nname: a\ndescription: d\nbase: &b {x: 1}\nother: *b\n---\n")
     assert result.ok and result.meta_fields["other"] == {"x": 1}
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_YAML_BITS = st.sampled_from(["name: x", "description: y", "&a", "*a", "[", "]", "{", "}", ": ", "- ", "!!binary ",
+                              "!!python/object:os.system", "2024-01-01", ".nan", "? ", "|", ">", "\t", "\n", "'", '"',
+                              "\ud83d", "\x00", "\ufeff", "---", "<<: *a", "!!set", "%YAML 1.1"])
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_YAML_BITS | st.text(max_size=8), max_size=40))
+def test_any_frontmatter_parses_to_json_safe_fields_or_problems_never_a_traceback(parts: list[str]) -> None:
+    result = parse_skill_text("---\n" + "".join(parts) + "\n---\nbody\n")
+    if result.meta_fields is not None:
+        json.dumps(result.meta_fields)
+    else:
+        assert result.problems

@@ -355,8 +355,8 @@ def yaml_limits_problem(source: str) -> str | None:
                 stack[-1] = (stack[-1][0] + count, stack[-1][1])
             if total > MAX_EXPANDED_NODES or count > MAX_EXPANDED_NODES:
                 return f"frontmatter expands to more than {MAX_EXPANDED_NODES} values (aliases)"
-    except yaml.YAMLError:
-        return None  # the real load reports the syntax error with its line
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return None  # the real load reports the error (with its line for syntax errors)
     return None
 
 
