@@ -162,3 +162,12 @@ def test_max_tool_rounds_is_a_setting_and_model_a_flag(project: Path, model_env:
     err = capsys.readouterr()
     assert code == 1 and "stopped after 2 model calls" in err.out + err.err
     assert len(requests) == 2 and requests[0].body["model"] == "my-special-model"
+
+
+def test_the_tui_takes_model_too(isolated_home: Home) -> None:
+    from aiq_tui.cli import build_parser
+    from aiq_tui.commands.common import open_engine
+
+    engine = open_engine(build_parser().parse_args(["--provider", "openai", "--model", "gpt-test-x"]))
+    assert engine is not None and engine.provider.model == "gpt-test-x"
+    assert engine.max_rounds == 25  # agent.max_tool_rounds default
