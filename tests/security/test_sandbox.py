@@ -208,3 +208,22 @@ def test_ask_names_the_enforcement_before_the_first_tool_call(capsys: pytest.Cap
     assert main(["ask", "how many customers are there?"]) == 0
     err = capsys.readouterr().err
     assert f"sandbox: {'landlock' if sandbox_mode() == 'landlock' else 'policy only'}" in err
+
+
+@namespaces_only
+async def test_a_setsid_daemon_does_not_outlive_the_call(project: Path) -> None:
+    """A PID namespace per command: when the command exits, the kernel kills what it left."""
+    marker = project / "daemon-alive"
+    script = f"setsid sh -c 'sleep 1; touch {marker}' </dev/null >/dev/null 2>&1 & echo started"
+    result = await _run(["sh", "-c", script], project)
+    assert result.exit_code == 0 and result.stdout == "started\n"
+    import asyncio
+
+    await asyncio.sleep(1.5)
+    assert not marker.exists(), "a setsid process outlived the call"
+
+
+@landlock_only
+async def test_proc_self_still_works_inside_the_namespaces(project: Path) -> None:
+    result = await _run(["cat", "/proc/self/status"], project)
+    assert result.exit_code == 0 and "Pid:" in result.stdout

@@ -14,8 +14,9 @@ What every launch gets, whatever the caller:
   not enforced (:attr:`ProcessResult.network`).
 * **An environment from an allowlist** (:func:`child_environment`), never the parent's minus
   a denylist: ``DATABASE_URL`` and friends carry credentials too.
-* **A process group per command**: the timeout kills the whole group, and so does the end of
-  the call (nothing the command started in its group outlives it).
+* **A process group per command**, and where namespaces work a PID namespace whose PID 1 is
+  the command: the timeout kills the whole group, so does the end of the call, and the
+  kernel kills whatever is left in the namespace (even ``setsid`` daemons).
 * **Output streamed with a byte cap** per stream; the rest is read and dropped.
 
 Where Landlock is unavailable (or ``AIQ_SANDBOX=off`` is set by the user) the command runs

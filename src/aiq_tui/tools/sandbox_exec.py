@@ -9,13 +9,15 @@ Landlock domain cannot ptrace (so cannot read ``/proc/PID/environ`` of) a proces
 Usage::
 
     sandbox_exec.py [--read PATH]… [--write PATH]… [--exec PATH]… [--no-network]
-                    [--require-landlock] -- PROGRAM ARG…
+                    [--require-landlock] [--no-landlock] [--no-namespaces] -- PROGRAM ARG…
 
 ``--read`` trees are readable (files, directories; execute too, so tools and scripts there
 run), ``--write`` trees are also writable, ``--exec`` trees are readable and executable
-(system directories). ``--no-network`` puts the command in a new user + network namespace (no
-interface but a down loopback: no protocol reaches anything); when namespaces are not
-available and the Landlock ABI is ≥ 4, TCP bind/connect is denied instead. With
+(system directories). The command runs as PID 1 of a new user + PID namespace (when the kernel allows
+unprivileged namespaces): when it exits, the kernel kills everything it left behind, even
+``setsid`` daemons. ``--no-network`` adds a network namespace (no interface but a down
+loopback: no protocol reaches anything); when namespaces are not available and the Landlock
+ABI is ≥ 4, TCP bind/connect is denied instead. With
 ``--require-landlock`` a failure to apply Landlock stops the launch (exit 125) instead of
 running the command unrestricted.
 
@@ -36,7 +38,7 @@ SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # x86_64 an
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
-CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID = 0x10000000, 0x40000000, 0x20000000
 
 # Filesystem rights, with the ABI that introduced them.
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
@@ -166,7 +168,7 @@ def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, den
         for path in DEVICES:
             _add_rule(ruleset, path, DEVICE_RIGHTS, handled)
         # Only this process's own /proc entry (same pid after exec): never another's.
-        _add_rule(ruleset, f"/proc/{os.getpid()}", READ_RIGHTS, handled)
+        _add_rule(ruleset, f"/proc/{_host_pid()}", READ_RIGHTS, handled)
         if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             code = ctypes.get_errno()
             raise OSError(code, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(code)}")
@@ -176,18 +178,46 @@ def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, den
     return abi
 
 
-def isolate_network() -> None:
-    """New user + network namespace, the caller's uid/gid mapped to themselves."""
+def isolate(*, network: bool) -> bool:
+    """New user + PID namespaces (+ a network namespace unless ``network``), the caller's
+    uid/gid mapped to themselves. Returns whether the PID namespace was created (then the
+    caller must fork: the child is its PID 1, and when it exits the kernel kills every
+    process left in the namespace — ``setsid`` cannot outlive the call)."""
     uid, gid = os.getuid(), os.getgid()
-    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"unshare: {os.strerror(code)}")
+    base = CLONE_NEWUSER | (0 if network else CLONE_NEWNET)
+    pid_namespace = True
+    if _libc.unshare(base | CLONE_NEWPID) != 0:
+        pid_namespace = False
+        if _libc.unshare(base) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"unshare: {os.strerror(code)}")
     with open("/proc/self/setgroups", "w") as handle:
         handle.write("deny")
     with open("/proc/self/uid_map", "w") as handle:
         handle.write(f"{uid} {uid} 1")
     with open("/proc/self/gid_map", "w") as handle:
         handle.write(f"{gid} {gid} 1")
+    return pid_namespace
+
+
+def _host_pid() -> int:
+    """This process's pid as /proc (mounted in the outer PID namespace) names it."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def _wait_for(child: int) -> int:
+    """Wait for the namespace's PID 1 and exit like it did."""
+    while True:
+        try:
+            _, status = os.waitpid(child, 0)
+            break
+        except InterruptedError:  # pragma: no cover - PEP 475 retries already
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    return 128 - code if code < 0 else code
 
 
 def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
@@ -202,7 +232,7 @@ def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
             lists[arg].append(argv[index + 1])
             index += 2
             continue
-        if arg in ("--no-network", "--require-landlock", "--no-landlock"):
+        if arg in ("--no-network", "--require-landlock", "--no-landlock", "--no-namespaces"):
             flags.add(arg)
             index += 1
             continue
@@ -216,13 +246,19 @@ def main(argv: list[str]) -> int:
         print("sandbox_exec: no command given after --", file=sys.stderr)
         return 125
     network_isolated = False
-    if "--no-network" in flags:
+    if "--no-namespaces" not in flags:
         try:
-            isolate_network()
-            network_isolated = True
+            pid_namespace = isolate(network="--no-network" not in flags)
+            network_isolated = "--no-network" in flags
         except OSError as exc:
-            print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
-                  "where the kernel supports it", file=sys.stderr)
+            pid_namespace = False
+            if "--no-network" in flags:
+                print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
+                      "where the kernel supports it", file=sys.stderr)
+        if pid_namespace:
+            child = os.fork()
+            if child:
+                return _wait_for(child)
     if "--no-landlock" not in flags:
         try:
             apply_landlock(lists["--read"], lists["--write"], lists["--exec"],
