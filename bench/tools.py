@@ -16,6 +16,7 @@ from aiq_tui.tools.command import CommandTool
 from aiq_tui.tools.files import FileOperationsTool
 from aiq_tui.tools.sample_db import ensure_sample_database
 from aiq_tui.tools.sql import SqlTool
+from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.registry import ToolRegistry
 
 
@@ -57,6 +58,29 @@ async def _run() -> dict[str, Any]:
             "registry_invoke_sql": await _timed(
                 lambda: registry.invoke(ToolCall("b", "execute_sql", {"sql": "SELECT 1"}), None, lambda e: None), 200),
         }
+        # The sandbox's cost: ratios to the same command with the sandbox off and to a bare
+        # exec, measured in this same run.
+        import os
+
+        from aiq_tui.tools.launcher import sandbox_mode
+
+        figures["command_sandbox"] = sandbox_mode()
+        os.environ["AIQ_SANDBOX"] = "off"
+        try:
+            figures["command_echo_policy_only"] = await _timed(lambda: command.run({"command": ["echo", "hi"]}), 30)
+        finally:
+            del os.environ["AIQ_SANDBOX"]
+
+        async def direct() -> Any:
+            process = await asyncio.create_subprocess_exec("echo", "hi", stdout=asyncio.subprocess.PIPE)
+            await process.communicate()
+            return ToolResult(ok=process.returncode == 0, content=None, summary="")
+
+        figures["command_echo_direct_exec"] = await _timed(direct, 30)
+        figures["command_sandbox_ratio"] = round(
+            figures["command_echo"]["median_ms"] / figures["command_echo_policy_only"]["median_ms"], 2)
+        figures["command_launcher_ratio_to_direct"] = round(
+            figures["command_echo"]["median_ms"] / figures["command_echo_direct_exec"]["median_ms"], 2)
         sql.close()
         return figures
 

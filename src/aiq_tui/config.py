@@ -127,6 +127,10 @@ class ProviderSettings(_Section):
     """Tokens; None → the model's known window (``aiq_tui.llm.windows``), else the kind's default."""
     max_output_tokens: int = Field(default=1024, gt=0)
     timeout_seconds: float = Field(default=60, gt=0)
+    idle_timeout_seconds: float = Field(default=120, gt=0)
+    """The longest wait for the next streamed event before the attempt fails (and is retried)."""
+    max_response_seconds: float = Field(default=600, gt=0)
+    """One streamed answer may take this long; an endless stream is stopped."""
     max_retries: int = Field(default=3, ge=0)
     summarise_with_model: bool = True
     """Use this provider to write compression summaries (deterministic fallback otherwise)."""
@@ -186,19 +190,31 @@ class ToolSettings(_Section):
     command_allowlist: list[str] = Field(
         default_factory=lambda: [
             "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "whoami",
-            "uname", "sort", "uniq", "cut", "find", "du", "df", "file", "stat", "python3",
+            "uname", "uniq", "cut", "du", "df", "file", "stat",
         ]
     )
-    """Programs ``execute_command`` may run (an allowlist, never a blocklist)."""
+    """Programs ``execute_command`` may run (an allowlist, never a blocklist). Interpreters and
+    programs that run code through their arguments (python3, sh, sort, find, awk, …) are not in
+    the default: add one only knowingly (the sandbox still confines it)."""
     shell_programs: list[str] = Field(default_factory=list)
     """Shells allowed to run a command string (only with the user's approval)."""
     command_timeout_seconds: float = Field(default=30, gt=0)
     command_output_bytes: int = Field(default=64_000, gt=0)
     file_max_bytes: int = Field(default=1_000_000, gt=0)
+    file_list_max_entries: int = Field(default=1000, gt=0)
+    """A directory listing returns at most this many entries (and says it was capped)."""
+    http_allowed_hosts: list[str] = Field(default_factory=list)
+    """Hosts http_request may reach without asking; any other host asks once per session."""
     http_timeout_seconds: float = Field(default=30, gt=0)
     http_max_bytes: int = Field(default=1_000_000, gt=0)
     http_max_redirects: int = Field(default=5, ge=0)
     sql_row_cap: int = Field(default=200, gt=0)
+    sql_cell_bytes: int = Field(default=4000, gt=0)
+    """A longer text/blob cell comes back cut at this many bytes (and says so)."""
+    sql_timeout_seconds: float = Field(default=30, gt=0)
+    """A statement running longer is stopped (SQLite progress handler, statement_timeout)."""
+    sql_value_limit_bytes: int = Field(default=16_000_000, gt=0)
+    """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
     script_timeout_seconds: float = Field(default=30, gt=0)
 
     @model_validator(mode="after")
@@ -220,6 +236,15 @@ class DoctorSettings(_Section):
     """Collection sizes at which the catalog cost is projected."""
 
 
+class AgentSettings(_Section):
+    max_tool_rounds: int = Field(default=25, ge=1)
+    """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
+    skill_allowed_tools: Literal["preapprove", "restrict", "ignore"] = "preapprove"
+    """What a skill's ``allowed-tools`` means: ``preapprove`` (default, as in Claude Code) runs
+    matching calls without asking while the skill is active — never overriding ``deny``, never
+    for a shell string or a secret; ``restrict`` also blocks every other tool; ``ignore``."""
+
+
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
@@ -236,6 +261,7 @@ class AppConfig(_Section):
     context: ContextSettings = Field(default_factory=ContextSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     tools: ToolSettings = Field(default_factory=ToolSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
     ui: UISettings = Field(default_factory=UISettings)
     doctor: DoctorSettings = Field(default_factory=DoctorSettings)
 

@@ -204,7 +204,8 @@ async def test_without_an_approver_ask_calls_are_refused_with_a_hint(tmp_path: P
     assert "--yes" in seen.of(ToolCallDenied)[0].reason
 
 
-async def test_active_skill_allowed_tools_narrow_what_may_run(tmp_path: Path) -> None:
+async def test_an_active_skills_allowed_tools_no_longer_block_another_tool(tmp_path: Path) -> None:
+    """allowed-tools pre-approve (agent.skill_allowed_tools: preapprove); they never block."""
     replies = [sse_reply(openai_tool_stream([("call_h", "http_request", '{"url": "http://127.0.0.1:9/x"}')])),
                sse_reply(openai_text_stream(["ok"]))]
     async with FakeModelServer(replies) as server:
@@ -212,8 +213,7 @@ async def test_active_skill_allowed_tools_narrow_what_may_run(tmp_path: Path) ->
         engine.approver = approve_all
         assert await engine.activate("sql-explorer")  # allowed-tools: execute_sql
         await engine.send("fetch that page")
-    denied = seen.of(ToolCallDenied)[0]
-    assert denied.name == "http_request" and "execute_sql" in denied.reason
+    assert not [d for d in seen.of(ToolCallDenied) if "execute_sql" in d.reason]
 
 
 # -- explicit activation, resume, reload --------------------------------------------------------

@@ -38,14 +38,19 @@ REFUSED: list[Any] = [
     [], [" touch", C], ["ls ", "."], ["LS", "."], ["Echo", "x"], "echo 'unterminated",
     {"command": ["ls"], "cwd": f"/tmp; touch {C}"}, {"command": ["ls"], "cwd": "/"},
     {"command": ["ls"], "cwd": "../.."}, {"command": ["ls"], "cwd": "~"},
+    # path operands outside the readable roots, /proc, /sys and /etc's secrets
+    f"ls & touch {C}", f"cat < {C}", ["wc", f"--files0-from=/dev/null; touch {C}"], "cat /etc/shadow",
+    "cat /proc/1/environ", "cat /proc/self/environ", "ls /sys/kernel", "cat ../../x", "head -c 10 /dev/mem",
+    "grep -r root /etc/ssh", ["grep", "-f", "/etc/shadow", "data.txt"], "du --files0-from=data.txt",
+    "file -f data.txt", "date -f /etc/shadow", "date --file=/etc/gshadow", "date --fi=/etc/shadow",
 ]
 
 INERT: list[Any] = [
     f"echo hi; touch {C}", f"echo hi && touch {C}", f"echo hi || touch {C}", f"echo hi | touch {C}",
     f"echo $(touch {C})", f"echo `touch {C}`", f"echo 'hi\ntouch {C}'", f"echo hi > {C}",
-    f"echo hi >> {C}", f"ls & touch {C}", f"cat < {C}", f"echo ${{IFS}}touch${{IFS}}{C}",
+    f"echo hi >> {C}", f"echo ${{IFS}}touch${{IFS}}{C}",
     ["echo", f"a;touch {C}"], ["ls", f"$(touch {C})"], ["ls", f"`touch {C}`"], ["echo", f"\ntouch {C}"],
-    ["grep", "-e", f"x; touch {C}", "data.txt"], ["wc", f"--files0-from=/dev/null; touch {C}"],
+    ["grep", "-e", f"x; touch {C}", "data.txt"],
     ["echo", "--", f"-exec touch {C}"], ["cat", f"data.txt; touch {C}"],
 ]
 

@@ -70,7 +70,7 @@ def test_save_replaces_atomically_and_leaves_no_temp_files(tmp_path: Path) -> No
     for i in range(5):
         session.messages.append(Message(Role.USER, f"message {i}"))
         store.save(session)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [f"session_{session.id}.json"]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == [f"session_{session.id}.json"]
     assert len(store.load(session.id).messages) == 5
 
 
@@ -87,7 +87,7 @@ def test_failed_write_keeps_the_previous_file(tmp_path: Path, monkeypatch: pytes
         store.save(session)
     monkeypatch.undo()
     assert store.load(session.id).title == "before"
-    assert [p.name for p in tmp_path.iterdir()] == [f"session_{session.id}.json"]
+    assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == [f"session_{session.id}.json"]
 
 
 def test_corrupt_session_file_is_reported_and_skipped_never_touched(tmp_path: Path) -> None:

@@ -57,29 +57,21 @@ async def test_command_path_to_other_binary_with_allowlisted_name_is_refused(too
     assert not result.ok and "is not the allowlisted 'ls'" in result.error
 
 
-@pytest.mark.slow
-async def test_command_timeout_kills_the_whole_process_group(home: Home, project: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "grandchild-alive"
-    script = project / "spawn.py"
+async def test_command_timeout_kills_the_whole_process_group(home: Home, project: Path) -> None:
+    marker = project / "grandchild-alive"
     # The child starts a grandchild that would write the marker after 1.5 s.
-    (project / "late.py").write_text(f"import time\ntime.sleep(1.5)\nopen({str(marker)!r}, 'w').close()\n")
-    script.write_text(
-        "import subprocess, sys, time\n"
-        "subprocess.Popen([sys.executable, 'late.py'])\n"
-        "time.sleep(30)\n"
-    )
-    tool = CommandTool(ToolSettings(command_timeout_seconds=0.5), home=home, cwd=project)
+    tool = CommandTool(ToolSettings(command_timeout_seconds=0.5, command_allowlist=["sh"]), home=home, cwd=project)
     started = time.perf_counter()
-    result = await tool.run({"command": ["python3", "spawn.py"]})
+    result = await tool.run({"command": ["sh", "-c", f"(sleep 1.5; touch {marker}) & sleep 30"]})
     assert not result.ok and "timed out after 0.5 s" in result.error and result.content["timed_out"]
     assert time.perf_counter() - started < 5
     time.sleep(1.6)
     assert not marker.exists(), "a grandchild outlived the timeout"
 
 
-async def test_command_per_call_timeout_cannot_exceed_config(tool: CommandTool, project: Path) -> None:
-    (project / "sleep.py").write_text("import time\ntime.sleep(5)\n")
-    result = await tool.run({"command": ["python3", "sleep.py"], "timeout": 0.3})
+async def test_command_per_call_timeout_cannot_exceed_config(home: Home, project: Path) -> None:
+    tool = CommandTool(ToolSettings(command_allowlist=["sleep"]), home=home, cwd=project)
+    result = await tool.run({"command": ["sleep", "5"], "timeout": 0.3})
     assert not result.ok and "0.3 s" in result.error
 
 
@@ -122,11 +114,12 @@ def test_scrub_environment_keeps_ordinary_variables() -> None:
     assert kept == {"TERM": "xterm", "USER": "me", "SHELL": "/bin/sh"}
 
 
-async def test_python3_runs_a_script_inside_the_project(tool: CommandTool, project: Path) -> None:
+async def test_interpreters_are_off_the_default_allowlist(tool: CommandTool, project: Path) -> None:
+    """Finding 7: python3 on the default allowlist ran any code the model wrote to a .py file."""
     (project / "hello.py").write_text("print('hi from script')\n")
-    result = await tool.run({"command": ["python3", "hello.py"]})
-    assert result.ok and result.content["stdout"] == "hi from script\n"
-    assert (await tool.run({"command": ["python3", "--version"]})).ok
+    for argv in (["python3", "hello.py"], ["sh", "-c", "id"], ["sort", "x"], ["find", "."]):
+        result = await tool.run({"command": argv})
+        assert not result.ok and "not in tools.command_allowlist" in result.error, argv
 
 
 @pytest.mark.parametrize(
@@ -134,7 +127,9 @@ async def test_python3_runs_a_script_inside_the_project(tool: CommandTool, proje
     [["python3", "-c", "print(1)"], ["python3", "-m", "http.server"], ["python3"], ["python3", "-"],
      ["python3", "/etc/hostname"], ["python3", "-Wall", "x.py"]],
 )
-async def test_python3_inline_code_modules_and_outside_scripts_are_refused(tool: CommandTool, argv: list[str]) -> None:
+async def test_python3_inline_code_modules_and_outside_scripts_are_refused(home: Home, project: Path,
+                                                                          argv: list[str]) -> None:
+    tool = CommandTool(ToolSettings(command_allowlist=["python3"]), home=home, cwd=project)
     result = await tool.run({"command": argv})
     assert not result.ok and "python3" in result.error
 

@@ -26,10 +26,11 @@ async def test_file_write_then_read_in_project(tool: FileOperationsTool, project
     assert read.ok and read.content["content"] == "# Hello\n" and not read.content["truncated"]
 
 
-async def test_file_write_in_config_home_by_absolute_path(tool: FileOperationsTool, home: Home) -> None:
+async def test_file_write_in_config_home_is_refused(tool: FileOperationsTool, home: Home) -> None:
+    """Finding 5: one approved write into the config home allowlisted a shell for later sessions."""
     target = home.tools_dir / "note.txt"
     result = await tool.run({"operation": "write", "path": str(target), "content": "x"})
-    assert result.ok and target.read_text() == "x"
+    assert not result.ok and "refused" in result.error and not target.exists()
 
 
 async def test_file_list_and_exists(tool: FileOperationsTool, project: Path) -> None:

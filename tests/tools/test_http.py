@@ -138,11 +138,14 @@ async def test_http_only_absolute_http_urls(tool: HttpRequestTool, url: str) -> 
     assert not result.ok and "absolute http(s) URL" in result.error
 
 
-def test_http_permission_key_by_method(tool: HttpRequestTool) -> None:
+def test_http_permission_key_by_method_and_host() -> None:
+    tool = HttpRequestTool(ToolSettings(http_allowed_hosts=["x"]))
     assert tool.permission_key({"url": "http://x"}) == "http_get"
     assert tool.permission_key({"url": "http://x", "method": "head"}) == "http_get"
     for method in ("POST", "PUT", "DELETE", "PATCH"):
         assert tool.permission_key({"url": "http://x", "method": method}) == "http_write"
+    assert tool.permission_key({"url": "http://Other.example/a"}) == "http_get:other.example"
+    assert tool.permission_key({"url": "http://other.example/a", "method": "POST"}) == "http_write:other.example"
     assert tool.describe({"url": "http://x/a", "method": "post", "query": {"k": "v"}}) == "POST http://x/a?k=v"
 
 

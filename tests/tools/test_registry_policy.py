@@ -166,20 +166,51 @@ async def test_unexpected_tool_exception_becomes_failure_result(events: list[Any
     assert isinstance(events[-1], ToolCallFinished) and not events[-1].ok
 
 
-async def test_active_skill_allowed_tools_narrow_what_may_run(events: list[Any]) -> None:
+async def test_restrict_mode_narrows_what_may_run(events: list[Any]) -> None:
     tool = EchoTool()
-    reg = registry(tool)
+    reg = ToolRegistry([tool], PermissionPolicy(ToolSettings().permissions), skill_allowed_tools="restrict")
     refused = await reg.invoke(ToolCall("c1", "echo", {"text": "x"}), approve_all, events.append, ("execute_sql",))
     allowed = await reg.invoke(ToolCall("c2", "echo", {"text": "y"}), approve_all, events.append, ("echo",))
     assert not refused.ok and "allows only: execute_sql" in refused.error
     assert allowed.ok and tool.calls == [{"text": "y"}]
+    asked = await reg.invoke(ToolCall("c3", "echo", {"text": "x", "key": "file_write"}), None, events.append, ("echo",))
+    assert not asked.ok and "needs approval" in asked.error  # restrict never skips an ask
 
 
-async def test_allowed_tools_never_skip_an_ask(events: list[Any]) -> None:
-    result = await registry(EchoTool()).invoke(
-        ToolCall("c1", "echo", {"text": "x", "key": "file_write"}), None, events.append, ("echo",)
-    )
+async def test_preapprove_mode_never_blocks_another_tool(events: list[Any]) -> None:
+    """An Active skill that names only execute_sql used to block the right tool for a new question."""
+    tool = EchoTool()
+    result = await registry(tool).invoke(ToolCall("c1", "echo", {"text": "x"}), None, events.append, ("execute_sql",))
+    assert result.ok and tool.calls == [{"text": "x"}]
+
+
+async def test_preapprove_mode_runs_a_named_call_without_asking_and_says_so(events: list[Any]) -> None:
+    tool = EchoTool()
+    result = await registry(tool).invoke(ToolCall("c1", "echo", {"text": "x", "key": "file_write"}), None,
+                                         events.append, ("echo",))
+    assert result.ok
+    approved = [event for event in events if isinstance(event, ToolCallApproved)]
+    assert approved and approved[0].by == "skill"
+
+
+@pytest.mark.parametrize("key", ["execute_shell", "file_read_secret"])
+async def test_preapproval_never_covers_keys_asked_every_time(events: list[Any], key: str) -> None:
+    result = await registry(EchoTool()).invoke(ToolCall("c1", "echo", {"text": "x", "key": key}), None,
+                                               events.append, ("echo",))
     assert not result.ok and "needs approval" in result.error
+
+
+async def test_preapproval_never_overrides_deny(events: list[Any]) -> None:
+    result = await registry(EchoTool(), file_write="deny").invoke(
+        ToolCall("c1", "echo", {"text": "x", "key": "file_write"}), approve_all, events.append, ("echo",))
+    assert not result.ok and "deny" in result.error
+
+
+async def test_ignore_mode_neither_blocks_nor_preapproves(events: list[Any]) -> None:
+    reg = ToolRegistry([EchoTool()], PermissionPolicy(ToolSettings().permissions), skill_allowed_tools="ignore")
+    asked = await reg.invoke(ToolCall("c1", "echo", {"text": "x", "key": "file_write"}), None, events.append, ("echo",))
+    other = await reg.invoke(ToolCall("c2", "echo", {"text": "y"}), None, events.append, ("execute_sql",))
+    assert not asked.ok and other.ok
 
 
 @pytest.mark.parametrize(

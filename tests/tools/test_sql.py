@@ -12,7 +12,7 @@ from aiq_tui.config import SourcesFile, ToolSettings, load_sources
 from aiq_tui.locations import Home
 from aiq_tui.tools.sample_db import TABLES, ensure_sample_database, is_valid_sample
 from aiq_tui.tools.sql import SqlTool
-from aiq_tui.tools.sql_sources import SqlError, classify_sql
+from aiq_tui.tools.sql_sources import SqlLimits, SqlError, classify_sql
 
 
 @pytest.fixture
@@ -98,8 +98,10 @@ async def test_sql_unknown_source_lists_known_ones(tool: SqlTool) -> None:
 
 
 async def test_sql_bad_sql_reports_sqlite_message_and_the_sql(tool: SqlTool) -> None:
-    result = await tool.run({"sql": "SELEC * FROM books"})
-    assert not result.ok and "syntax error" in result.error and "SQL: SELEC * FROM books" in result.error
+    result = await tool.run({"sql": "SELECT * FROM FROM books"})
+    assert not result.ok and "syntax error" in result.error and "SQL: SELECT * FROM FROM books" in result.error
+    typo = await tool.run({"sql": "SELEC * FROM books"})  # an unknown first keyword counts as a write
+    assert not typo.ok and "read-only" in typo.error and "SELEC" in typo.error
     missing = await tool.run({"sql": "SELECT * FROM nope"})
     assert "no such table: nope" in missing.error
 
@@ -123,8 +125,8 @@ async def test_sql_reads_use_a_read_only_connection_even_on_writable_sources(hom
     sqlite3.connect(db).executescript("CREATE TABLE t (x INTEGER);")
     tool = SqlTool(ToolSettings(), home=home, sources=writable_sources(home, db))
     source = tool.source("shop")
-    with pytest.raises(SqlError, match="readonly"):
-        source.execute("INSERT INTO t VALUES (1)", None, False, 10)  # misclassified as a read
+    with pytest.raises(SqlError, match="not authorized"):
+        source.execute("INSERT INTO t VALUES (1)", None, False, SqlLimits(row_cap=10))  # misclassified as a read
 
 
 async def test_sql_connections_are_reused_per_source(tool: SqlTool) -> None:

@@ -6,6 +6,7 @@ tests run as root (containers), the server runs as the ``postgres`` user via ``r
 
 from __future__ import annotations
 
+import asyncio
 import glob
 import os
 import shutil
@@ -107,4 +108,56 @@ async def test_postgres_read_write_and_read_only(postgres_dsn: str, isolated_hom
         assert again.ok and again.content["rows"] == [[5]]  # the connection survived the error
     finally:
         await tool.run({"sql": "DROP TABLE IF EXISTS shelf", "source": "pgrw"})
+        tool.close()
+
+
+async def test_postgres_quoting_cannot_smuggle_a_second_statement(postgres_dsn: str, isolated_home: Home,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Finding 3: $$…$$ and E'\\'' hid a ';' and a second statement dropped a table."""
+    monkeypatch.setenv("AIQ_TEST_PG", postgres_dsn)
+    _sources(isolated_home, postgres_dsn)
+    tool = SqlTool(ToolSettings(sql_timeout_seconds=2), home=isolated_home, sources=load_sources(isolated_home))
+    try:
+        assert (await tool.run({"sql": "CREATE TABLE IF NOT EXISTS keep (id int)", "source": "pgrw"})).ok
+        for sql in ("SELECT $$;$$; DROP TABLE keep", "SELECT E'\\''; DROP TABLE keep; --'",
+                    "SELECT '\\'; DROP TABLE keep; --'",
+                    "SELECT 1 # 2; DROP TABLE keep", "SELECT $a$x$a$; DROP TABLE keep"):
+            # Sent straight to the engine as a read, bypassing the classifier: the server refuses.
+            from aiq_tui.tools.sql_sources import SqlError, SqlLimits
+
+            source = tool.source("pg")
+            with pytest.raises(SqlError):
+                await asyncio.to_thread(source.execute, sql, None, False, SqlLimits())
+            result = await tool.run({"sql": sql, "source": "pg"})
+            assert not result.ok, sql
+        # A read-only source refuses a write even inside an explicitly writable transaction attempt.
+        for sql in ("SET default_transaction_read_only = off", "COMMIT", "CREATE TABLE x (i int)"):
+            assert not (await tool.run({"sql": sql, "source": "pg"})).ok
+        still = await tool.run({"sql": "SELECT count(*) FROM keep", "source": "pg"})
+        assert still.ok, still.error
+        shown = await tool.run({"sql": "SHOW statement_timeout", "source": "pg"})
+        assert shown.content["rows"] == [["2s"]], shown
+        slow = await tool.run({"sql": "SELECT pg_sleep(10)", "source": "pg"})
+        assert not slow.ok and "ran past 2 s" in slow.error
+    finally:
+        await tool.run({"sql": "DROP TABLE IF EXISTS keep", "source": "pgrw"})
+        tool.close()
+
+
+async def test_postgres_without_pipeline_mode_still_refuses_a_second_statement(
+        postgres_dsn: str, isolated_home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq < 14 has no pipeline mode: binary results force the extended protocol instead."""
+    from aiq_tui.tools import sql_sources
+
+    monkeypatch.setattr(sql_sources, "_pipeline_supported", lambda: False)
+    monkeypatch.setenv("AIQ_TEST_PG", postgres_dsn)
+    _sources(isolated_home, postgres_dsn)
+    tool = SqlTool(ToolSettings(), home=isolated_home, sources=load_sources(isolated_home))
+    try:
+        source = tool.source("pg")
+        with pytest.raises(sql_sources.SqlError, match="one statement per call"):
+            await asyncio.to_thread(source.execute, "SELECT $$;$$; SELECT 2", None, False, sql_sources.SqlLimits())
+        rows = await tool.run({"sql": "SELECT 1 AS one, 'x' AS t", "source": "pg"})
+        assert rows.ok and rows.content["rows"] == [[1, "x"]]
+    finally:
         tool.close()

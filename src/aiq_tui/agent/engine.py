@@ -77,11 +77,11 @@ class TurnRefused(Exception):
 class Engine:
     """Drives one conversation at a time. Create with :meth:`create`; one turn at a time."""
 
-    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int = MAX_TOOL_ROUNDS) -> None:
+    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int | None = None) -> None:
         self.workspace = workspace
         self.config: AppConfig = workspace.config
         self.provider = provider
-        self.max_rounds = max_rounds
+        self.max_rounds = max_rounds or workspace.config.agent.max_tool_rounds
         self.counter = TokenCounter(self.config.context.encoding, model=provider.model)
         self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
         # Built on first use (or by warm_up() in a background thread): with thousands of

@@ -7,10 +7,19 @@ complete file, never a torn one. A file that does not parse is reported as a
 :class:`~aiq_tui.problems.Problem` and skipped — it is never overwritten or deleted, so the
 user can still rescue it by hand. API keys are never part of a session: only the provider's
 config name and model are stored.
+
+Odd text never stops a save: lone surrogates (a model can emit ``"\\ud83d"``) are written as
+JSON ``\\uXXXX`` escapes and come back as the same string on load. Two writers of one
+session never lose a turn silently: saving takes the session's lock file
+(``.session_<id>.lock``, ``flock``) and checks that the file is still the one this store
+loaded or last wrote; if another process changed it meanwhile, this turn is saved as a new
+session and :class:`SessionBusy` says so. Temp files of killed saves are removed when a store
+is opened (start-up) and on every scan.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -34,6 +43,10 @@ _ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 class SessionError(Exception):
     """A session cannot be used; ``str()`` says which one and what to do."""
+
+
+class SessionBusy(SessionError, OSError):
+    """Another process holds or changed the session; ``str()`` says what happened to this turn."""
 
 
 class SessionNotFound(SessionError, KeyError):
@@ -250,6 +263,16 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps_session_json(data: Any) -> str:
+    """JSON text that always encodes as UTF-8: lone surrogates become ``\\uXXXX`` escapes
+    (valid JSON; ``json.loads`` restores them). They can only occur inside strings."""
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old or the new file, never a mix."""
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}{_TEMP_SUFFIX}")
@@ -289,6 +312,10 @@ class SessionStore:
 
     def __init__(self, directory: Path):
         self.directory = Path(directory)
+        # What this store last loaded or wrote, per id: (inode, mtime_ns, size). A different
+        # file on disk at save time means another process wrote the session meanwhile.
+        self._seen: dict[str, tuple[int, int, int]] = {}
+        self._clean_stale_temps()  # start-up: temp files of killed saves go
 
     # -- paths -----------------------------------------------------------------------------
     def path_for(self, session_id: str) -> Path:
@@ -322,13 +349,54 @@ class SessionStore:
         self.save(session)
         return session
 
+    @staticmethod
+    def _signature(path: Path) -> tuple[int, int, int] | None:
+        try:
+            info = path.stat()
+        except OSError:
+            return None
+        return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+    def _lock(self, session_id: str) -> int:
+        """The session's lock (an open fd holding ``flock``); :class:`SessionBusy` if taken."""
+        lock_path = self.directory / f".{FILE_PREFIX}{_check_id(session_id)}.lock"
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise SessionBusy(f"session {session_id} is being saved by another aiq-tui right now") from None
+        return fd
+
     def save(self, session: Session) -> Path:
-        """Atomically write ``session`` (updating ``updated_at``); returns the file path."""
+        """Atomically write ``session`` (updating ``updated_at``); returns the file path.
+
+        Raises :class:`SessionBusy` when another process changed the file since this store
+        loaded or wrote it: the turn is then saved as a new session, named in the message."""
         path = self.path_for(session.id)
         self.directory.mkdir(parents=True, exist_ok=True)
-        session.updated_at = _now()
-        text = json.dumps(session.to_json(), ensure_ascii=False, indent=1, default=str)
-        atomic_write_text(path, text + "\n")
+        fd = self._lock(session.id)
+        try:
+            seen = self._seen.get(session.id)
+            current = self._signature(path)
+            if seen is not None and current is not None and current != seen:
+                original = session.id
+                session.id = new_session_id()
+                while self.path_for(session.id).exists():  # pragma: no cover
+                    session.id = new_session_id()
+                forked = self.save(session)
+                raise SessionBusy(
+                    f"session {original} was changed by another aiq-tui while this turn ran; "
+                    f"nothing was overwritten — this turn was saved as session {session.id} ({forked})"
+                )
+            session.updated_at = _now()
+            atomic_write_text(path, dumps_session_json(session.to_json()) + "\n")
+            signature = self._signature(path)
+            if signature is not None:
+                self._seen[session.id] = signature
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
         return path
 
     def resolve_id(self, id_or_prefix: str) -> str:
@@ -356,7 +424,11 @@ class SessionStore:
         session_id = self.resolve_id(id_or_prefix)
         path = self.path_for(session_id)
         try:
-            return Session.from_json(json.loads(path.read_text(encoding="utf-8")))
+            signature = self._signature(path)
+            session = Session.from_json(json.loads(path.read_text(encoding="utf-8")))
+            if signature is not None:
+                self._seen[session.id] = signature
+            return session
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
             raise SessionError(
                 f"{path}: cannot read session ({exc}); the file was left untouched"
@@ -396,8 +468,10 @@ class SessionStore:
         return session
 
     def delete(self, id_or_prefix: str) -> Path:
-        path = self.path_for(self.resolve_id(id_or_prefix))
+        session_id = self.resolve_id(id_or_prefix)
+        path = self.path_for(session_id)
         path.unlink()
+        (self.directory / f".{FILE_PREFIX}{session_id}.lock").unlink(missing_ok=True)
         _fsync_dir(self.directory)
         return path
 

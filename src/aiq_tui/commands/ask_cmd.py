@@ -103,13 +103,17 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
         RetryScheduled,
         SkillStateChanged,
         TokenStreamed,
+        ToolCallApproved,
         ToolCallDenied,
         ToolCallFinished,
         ToolCallRequested,
         TurnFinished,
     )
 
+    from aiq_tui.tools.launcher import describe_sandbox, scope_warning
+
     streamed: list[bool] = [False]
+    told_sandbox: list[bool] = [False]
 
     def note(text: str, style: str = "dim") -> None:
         if streamed[0]:  # finish the streamed line before writing to stderr
@@ -120,18 +124,26 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
 
     def sink(event: "Event") -> None:
         if isinstance(event, TokenStreamed):
-            sys.stdout.write(event.text)
+            # errors="backslashreplace": a lone surrogate prints as \\ud83d instead of crashing.
+            sys.stdout.write(event.text.encode("utf-8", "backslashreplace").decode("utf-8"))
             sys.stdout.flush()
             streamed[0] = not event.text.endswith("\n")
         elif isinstance(event, SkillStateChanged):
             new = event.new.value if event.new is not None else "evicted"
             note(f"skill {event.name}: {new} ({event.phase.label}, {event.tokens} tokens) — {event.reason}")
         elif isinstance(event, ToolCallRequested):
+            if not told_sandbox[0]:  # which enforcement confines what the tools start, once
+                told_sandbox[0] = True
+                note(describe_sandbox())
+                if scope_warning():
+                    note(scope_warning(), "yellow")
             args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             note(f"tool {event.name}({args[:160]})")
         elif isinstance(event, ToolCallFinished):
             note(f"tool {event.name}: {'ok' if event.ok else 'failed'}, {event.summary} "
                  f"({event.duration_s * 1000:.0f} ms)")
+        elif isinstance(event, ToolCallApproved) and event.by == "skill":
+            note(f"tool {event.name}: pre-approved by the active skill's allowed-tools")
         elif isinstance(event, ToolCallDenied):
             note(f"tool {event.name} denied: {event.reason}", "yellow")
         elif isinstance(event, CompressionApplied):

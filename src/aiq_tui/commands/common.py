@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
@@ -37,6 +38,11 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
         "--provider", metavar="NAME", default=argparse.SUPPRESS,
         help="LLM provider, a name under llm.providers (default: config llm.provider); "
              "it also sets the context window",
+    )
+    parser.add_argument(
+        "--model", metavar="NAME", default=argparse.SUPPRESS,
+        help="model name for this run on the chosen provider (default: the provider's model; "
+             "config.yaml is not changed)",
     )
     parser.add_argument(
         "--no-color", action="store_true", default=argparse.SUPPRESS,
@@ -104,12 +110,18 @@ def _reader_went_away() -> None:
     raise BrokenPipeError
 
 
+def _escape_surrogates(text: str) -> str:
+    # A lone surrogate (a model can produce one) cannot be written as UTF-8; inside JSON
+    # strings its \\uXXXX escape is valid and reads back as the same character.
+    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text)
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=str)) + "\n")
 
 
 def print_json_line(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, default=str) + "\n")
+    sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, default=str)) + "\n")
     sys.stdout.flush()
 
 
@@ -134,6 +146,9 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
                   "(define more under llm.providers in config.yaml)", file=sys.stderr)
             return None
         workspace.config.llm.provider = provider
+    model = option(args, "model")
+    if model:  # --model: this run only, on the chosen provider (config.yaml is not changed)
+        workspace.config.llm.active().model = model
     return workspace
 
 

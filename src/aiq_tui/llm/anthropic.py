@@ -116,6 +116,7 @@ class AnthropicProvider(HTTPProvider):
         async for event in stream_events(
             self._client, endpoint, headers=self.headers(),
             payload=self.payload(system, messages, tools, max_tokens), timeout=self.timeout,
+            idle_timeout=self.settings.idle_timeout_seconds, max_seconds=self.settings.max_response_seconds,
         ):
             if not event.data.strip():
                 continue

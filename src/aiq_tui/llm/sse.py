@@ -8,6 +8,8 @@ so no connection is leaked.
 
 from __future__ import annotations
 
+import asyncio
+
 import ipaddress
 import json
 from dataclasses import dataclass
@@ -108,6 +110,19 @@ def network_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
     return endpoint.error(what, retryable=True)
 
 
+ERROR_BODY_CAP = 64_000
+"""An error response is read up to this many bytes (a 200 MB error body is not read whole)."""
+
+
+async def _capped_body(response: httpx.Response, cap: int = ERROR_BODY_CAP) -> bytes:
+    kept = bytearray()
+    async for chunk in response.aiter_bytes():
+        kept.extend(chunk[: cap - len(kept)])
+        if len(kept) >= cap or response.num_bytes_downloaded > cap:
+            break
+    return bytes(kept)
+
+
 async def stream_events(
     client: httpx.AsyncClient,
     endpoint: Endpoint,
@@ -115,18 +130,48 @@ async def stream_events(
     headers: dict[str, str],
     payload: dict[str, Any],
     timeout: httpx.Timeout,
+    idle_timeout: float | None = None,
+    max_seconds: float | None = None,
 ) -> AsyncIterator[ServerSentEvent]:
-    """POST ``payload`` and yield its server-sent events; raise ProviderError on failure."""
+    """POST ``payload`` and yield its server-sent events; raise ProviderError on failure.
+
+    ``idle_timeout``: the longest wait for the next event (a stream that trickles bytes but
+    never completes an event counts as idle). ``max_seconds``: the whole response's limit
+    (an endless stream ends). Error bodies are read up to :data:`ERROR_BODY_CAP` bytes."""
     request_headers = {**headers, "Accept": "text/event-stream", "Cache-Control": "no-store"}
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + max_seconds if max_seconds else None
     try:
+        # ASCII JSON: a lone surrogate a model produced (in tool arguments or text) travels as
+        # a \\uXXXX escape instead of failing to encode as UTF-8.
+        body = json.dumps(payload, ensure_ascii=True).encode("ascii")
+        request_headers["Content-Type"] = "application/json"
         async with client.stream(
-            "POST", endpoint.url, headers=request_headers, json=payload, timeout=timeout
+            "POST", endpoint.url, headers=request_headers, content=body, timeout=timeout
         ) as response:
             if response.status_code != 200:
-                body = await response.aread()
+                body = await _capped_body(response)
                 raise status_error(endpoint, response, body)
             try:
-                async for event in EventSource(response).aiter_sse():
+                events = EventSource(response).aiter_sse()
+                while True:
+                    limits = [idle_timeout] if idle_timeout else []
+                    if deadline is not None:
+                        limits.append(deadline - loop.time())
+                    wait = min(limits) if limits else None
+                    if wait is not None and wait <= 0:
+                        raise _too_long(endpoint, max_seconds)
+                    try:
+                        event = await asyncio.wait_for(events.__anext__(), wait)
+                    except StopAsyncIteration:
+                        break
+                    except asyncio.TimeoutError:
+                        if deadline is not None and loop.time() >= deadline:
+                            raise _too_long(endpoint, max_seconds) from None
+                        raise endpoint.error(
+                            f"no event from {endpoint.url} for {idle_timeout:g} s "
+                            "(llm.providers.<name>.idle_timeout_seconds)", retryable=True,
+                        ) from None
                     yield event
             except SSEError as exc:
                 raise endpoint.error(
@@ -135,6 +180,13 @@ async def stream_events(
                 ) from exc
     except httpx.HTTPError as exc:
         raise network_error(endpoint, exc) from exc
+
+
+def _too_long(endpoint: Endpoint, max_seconds: float | None) -> Exception:
+    return endpoint.error(
+        f"the answer from {endpoint.url} ran past {max_seconds:g} s and was stopped "
+        "(llm.providers.<name>.max_response_seconds)", retryable=False,
+    )
 
 
 def decode_data(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:

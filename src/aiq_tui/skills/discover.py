@@ -9,7 +9,6 @@ never a body. One bad skill never stops the others: every defect becomes a warni
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -18,7 +17,7 @@ from aiq_tui.config import AppConfig, SkillsSettings
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.model import SkillMeta
-from aiq_tui.skills.parse import read_frontmatter_from
+from aiq_tui.skills.parse import NotRegularFile, open_regular, read_frontmatter_from
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import validate
 
@@ -149,24 +148,21 @@ class _Scan:
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
         settings = self.settings
         try:
-            handle = open(skill_md, "rb")  # noqa: SIM115 - closed below; open() is the existence test
+            # Non-blocking open + fstat: a FIFO named SKILL.md must not hang the scan.
+            handle, info = open_regular(skill_md)
         except (FileNotFoundError, NotADirectoryError):
             return  # not a skill folder (or a plain file next to them)
+        except NotRegularFile:
+            self.failed.add(skill_md)
+            self.warn(skill_md, "SKILL.md is not a regular file (a FIFO, socket, device or directory); "
+                      "skill skipped", "make it a markdown file")
+            return
         except OSError as exc:
             self.failed.add(skill_md)
             self.warn(skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
                       "check the file's permissions and symbolic links")
             return
         with handle:
-            try:
-                info = os.fstat(handle.fileno())
-            except OSError as exc:  # pragma: no cover - fstat on an open fd practically never fails
-                self.warn(skill_md, f"cannot read SKILL.md: {exc}; skill skipped", "check the file")
-                return
-            if not stat.S_ISREG(info.st_mode):
-                self.failed.add(skill_md)
-                self.warn(skill_md, "SKILL.md is not a regular file; skill skipped", "make it a markdown file")
-                return
             if info.st_size > settings.max_skill_md_bytes:
                 self.failed.add(skill_md)
                 self.warn(skill_md, f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"

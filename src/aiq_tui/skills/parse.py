@@ -9,12 +9,25 @@ Two entry points:
 Neither raises for bad input: every defect becomes a :class:`~aiq_tui.problems.Problem` in the
 result. Newlines are normalised to ``\\n`` and a UTF-8 BOM is dropped, so ``body_offset`` is a
 character offset into that normalised text.
+
+Hostile YAML is bounded before it is built (:func:`yaml_limits_problem`): at most
+:data:`MAX_FRONTMATTER_CHARS` characters, :data:`MAX_DEPTH` levels of nesting and
+:data:`MAX_EXPANDED_NODES` nodes once aliases are expanded (a 575-byte alias bomb expands to
+billions); an alias inside its own anchor is refused. Every value that comes back is
+JSON-safe (dates → ISO text, binary → base64, sets → lists), so ``--json`` never fails on a
+field. :func:`open_regular` opens a SKILL.md without blocking on a FIFO and refuses anything
+that is not a regular file.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as _dt
 import json
+import math
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Mapping
@@ -27,6 +40,9 @@ from aiq_tui.problems import Problem, Severity
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BOM = b"\xef\xbb\xbf"
+MAX_FRONTMATTER_CHARS = 65_536
+MAX_DEPTH = 32
+MAX_EXPANDED_NODES = 20_000
 _CHUNK = 4096
 _FIELD_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:")
 
@@ -87,7 +103,8 @@ def parse_skill_text(text: str, path: Path | None = None) -> ParseResult:
 def read_frontmatter(path: Path | str, max_bytes: int) -> ParseResult:
     """Parse only the frontmatter of the file at ``path``, reading no further than needed."""
     try:
-        with open(path, "rb") as handle:
+        handle, _ = open_regular(path)
+        with handle:
             return read_frontmatter_from(handle, Path(path), max_bytes)
     except OSError as exc:
         return ParseResult(None, "", 0, (_unreadable(Path(path), exc),))
@@ -177,10 +194,16 @@ def _find_close_bytes(data: bytes) -> tuple[int, int] | None:
 def _parse_frontmatter(
     source: str, path: Path | None
 ) -> tuple[dict[str, Any] | None, dict[str, int], tuple[Problem, ...]]:
+    if len(source) > MAX_FRONTMATTER_CHARS:  # before any parsing, fast path included
+        message = f"frontmatter is {len(source)} characters, over the {MAX_FRONTMATTER_CHARS}-character limit"
+        return None, {}, (_problem(path, message, None, "move long material into the body or resources"),)
     fast = _fast_fields(source)
     if fast is not None:
         return fast[0], fast[1], ()
     lines = _field_lines(source)
+    limited = yaml_limits_problem(source)
+    if limited is not None:
+        return None, lines, (_problem(path, limited, None, "simplify the frontmatter: plain `field: value` lines"),)
     try:
         data = yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
@@ -241,7 +264,7 @@ def _retry_with_quotes(
                 quoted.append((match.group(1), index + 2))
                 continue
         rewritten.append(line)
-    if quoted:
+    if quoted and yaml_limits_problem("\n".join(rewritten)) is None:
         try:
             data = yaml.load("\n".join(rewritten), Loader=_Loader)  # noqa: S506
         except (yaml.YAMLError, ValueError, TypeError, RecursionError):
@@ -270,6 +293,10 @@ def _as_mapping(
 ) -> tuple[dict[str, Any] | None, dict[str, int], tuple[Problem, ...]]:
     if data is None:
         return {}, lines, problems
+    try:
+        data = json_safe(data)
+    except (ValueError, RecursionError) as exc:
+        return None, lines, problems + (_problem(path, f"frontmatter cannot be represented: {exc}", None),)
     if not isinstance(data, dict):
         message = f"frontmatter must be a mapping of fields, found {_kind(data)}"
         return None, lines, problems + (_problem(path, message, 2, "write one `field: value` per line"),)
@@ -280,6 +307,98 @@ def _as_mapping(
         problems += (_problem(path, message, None, "quote the field name"),)
         data = {str(key): value for key, value in data.items()}
     return data, lines, problems
+
+
+# -- bounds and JSON safety ------------------------------------------------------------------
+
+
+def yaml_limits_problem(source: str) -> str | None:
+    """Why ``source`` is too big, too deep or expands too far to be built; None when it is fine.
+
+    Walks the parser's events (no objects are built): the expanded size of every anchor is
+    known when it closes, so each alias adds that many nodes without being expanded."""
+    if len(source) > MAX_FRONTMATTER_CHARS:
+        return f"frontmatter is {len(source)} characters, over the {MAX_FRONTMATTER_CHARS}-character limit"
+    if "&" not in source and "*" not in source and source.count("[") + source.count("{") < MAX_DEPTH \
+            and source.count("\n-") < MAX_DEPTH:
+        return None  # no anchors and too few openers to nest deeply: nothing to bound
+    sizes: dict[str, int] = {}
+    open_anchors: set[str] = set()
+    stack: list[tuple[int, str | None]] = []  # (nodes so far, anchor) per open collection
+    total = 0
+    try:
+        for event in yaml.parse(source, Loader=_Loader):  # noqa: S506 - events only
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                if len(stack) >= MAX_DEPTH:
+                    return f"frontmatter nests deeper than {MAX_DEPTH} levels"
+                if event.anchor:
+                    open_anchors.add(event.anchor)
+                stack.append((1, event.anchor))
+                continue
+            if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                count, anchor = stack.pop()
+                if anchor:
+                    sizes[anchor] = count
+                    open_anchors.discard(anchor)
+            elif isinstance(event, yaml.ScalarEvent):
+                count = 1
+                if event.anchor:
+                    sizes[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                if event.anchor in open_anchors:
+                    return f"alias *{event.anchor} refers to its own anchor (a recursive structure)"
+                count = sizes.get(event.anchor, 1)
+            else:
+                continue
+            total += count
+            if stack:
+                stack[-1] = (stack[-1][0] + count, stack[-1][1])
+            if total > MAX_EXPANDED_NODES or count > MAX_EXPANDED_NODES:
+                return f"frontmatter expands to more than {MAX_EXPANDED_NODES} values (aliases)"
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return None  # the real load reports the error (with its line for syntax errors)
+    return None
+
+
+def json_safe(value: Any, _depth: int = 0) -> Any:
+    """``value`` with only JSON types: dates → ISO text, bytes → base64, sets → lists,
+    non-finite floats → text, non-text keys → text."""
+    if _depth > MAX_DEPTH + 2:
+        raise ValueError("nesting is too deep")
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, dict):
+        return {key if isinstance(key, str) else str(key): json_safe(item, _depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        return [json_safe(item, _depth + 1) for item in items]
+    return str(value)
+
+
+def open_regular(path: str | os.PathLike[str]) -> tuple[Any, os.stat_result]:
+    """Open ``path`` for binary reading without blocking (a FIFO named SKILL.md would hang a
+    plain open) and insist on a regular file. Raises ``OSError`` (``FileNotFoundError`` …) or
+    :class:`NotRegularFile`."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), info
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class NotRegularFile(OSError):
+    """A SKILL.md (or resource) that is a FIFO, socket, device or directory."""
 
 
 # -- problems -------------------------------------------------------------------------------

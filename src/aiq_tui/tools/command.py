@@ -8,20 +8,20 @@ The safety model, in the order it is applied (each step refuses with a clear mes
 2. The program's basename must be in ``tools.command_allowlist`` (or ``tools.shell_programs``,
    below). A path (``/tmp/x/ls``) is accepted only when it resolves to the same executable as
    ``shutil.which(basename)``; the resolved executable is what runs.
-3. Per-program argument rules refuse the options that turn a read-only program into one that
-   runs or writes things: ``find -exec/-execdir/-ok/-okdir/-delete/-fprint*/-fls``,
-   ``sort -o/--output/--compress-program``, ``uniq`` with an output file, ``date -s/--set``,
-   ``file -C/--compile``, ``tail``/``head`` nothing, …
-   ``python3`` is conservative: only ``--version``/``-V``, or a script file (``.py``) that
-   resolves inside the allowed roots (the working directory and the config home), with no
-   ``-c``, ``-m``, ``-`` (stdin) or other interpreter options than ``-B -u -I -E -s -S -q``.
+3. Per-program argument rules (:mod:`aiq_tui.tools.command_rules`) refuse the options that
+   turn a read-only program into one that runs or writes things, matching long options the
+   way getopt does (``--compress=sh`` is ``--compress-program``); path arguments must resolve
+   inside the readable roots and never into ``/proc``, ``/sys``, ``/dev`` or /etc's secrets.
+   Interpreters are not on the default allowlist; ``python3``, when a user adds it, only runs
+   a ``.py`` file inside the roots (no ``-c``, ``-m``, ``-``).
 4. A shell (a program in ``tools.shell_programs``) may run a command string, and only with
    the user's approval every time: its permission key is ``execute_shell`` (always asked).
-5. ``cwd`` must resolve inside the allowed roots; the environment is scrubbed (no variable
-   whose name suggests a secret, no loader/interpreter injection variables); stdin is empty.
-6. The process starts in a new session (its own process group). On timeout the whole group
-   is killed (``os.killpg``); after a normal exit any leftover member of the group is killed
-   too, so nothing it started outlives the call. Output is capped per stream.
+5. ``cwd`` must resolve inside the allowed roots; stdin is empty.
+6. Everything then runs through :func:`aiq_tui.tools.launcher.run_process`: the OS sandbox
+   (Landlock: read the project, config home and system; write only the project unless it holds
+   the config home; no network), an environment built from an allowlist, a process group that
+   the timeout and the end of the call kill, output capped per stream. The result says which
+   enforcement was active (``sandbox: landlock`` / ``policy only``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,9 @@ from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
+from aiq_tui.tools.command_rules import CommandRefused, check_arguments
+from aiq_tui.tools.launcher import run_process
+from aiq_tui.tools.policy import looks_secret
 
 SPEC = ToolSpec(
     name="execute_command",
@@ -84,53 +87,6 @@ def scrub_environment(environ: Mapping[str, str]) -> dict[str, str]:
     return clean
 
 
-class CommandRefused(Exception):
-    """A command the policy does not run; ``str()`` says why and what is allowed."""
-
-
-def _short_flags(arg: str) -> str:
-    """``-abc`` → ``abc``; long options and non-options → ``""``."""
-    return arg[1:] if arg.startswith("-") and not arg.startswith("--") and len(arg) > 1 else ""
-
-
-def _rule_find(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    banned = {"-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"}
-    for arg in args:
-        if arg in banned:
-            raise CommandRefused(f"find {arg} is not allowed: it runs programs or changes files")
-
-
-def _rule_sort(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg == "--":
-            return
-        if arg.startswith(("--output", "--compress-program")):
-            raise CommandRefused(f"sort {arg} is not allowed: it writes files or runs a program")
-        for flag in _short_flags(arg):
-            if flag == "o":
-                raise CommandRefused(f"sort {arg} is not allowed: -o writes files")
-            if flag in "ktST":  # the rest of the cluster is this option's value
-                break
-
-
-def _rule_uniq(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    positional = [arg for arg in args if not arg.startswith("-") or arg == "-"]
-    if len(positional) > 1:
-        raise CommandRefused("uniq with an OUTPUT file is not allowed: it writes files")
-
-
-def _rule_date(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg.startswith("--set") or "s" in _short_flags(arg):
-            raise CommandRefused(f"date {arg} is not allowed: it changes the system clock")
-
-
-def _rule_file(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
-    for arg in args:
-        if arg.startswith("--compile") or "C" in _short_flags(arg):
-            raise CommandRefused(f"file {arg} is not allowed: it writes a compiled magic file")
-
-
 _PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
 
 
@@ -156,11 +112,6 @@ def _rule_python(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
 
 
 _RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path], Path], None]] = {
-    "find": _rule_find,
-    "sort": _rule_sort,
-    "uniq": _rule_uniq,
-    "date": _rule_date,
-    "file": _rule_file,
     "python3": _rule_python,
     "python": _rule_python,
 }
@@ -201,6 +152,7 @@ class CommandTool:
         self._cwd = Path(os.path.realpath(cwd))
         self._roots = tuple(dict.fromkeys((self._cwd, Path(os.path.realpath(home.root)))))
         self._environ = environ
+        self._home_root = home.root
 
     @property
     def spec(self) -> ToolSpec:
@@ -214,7 +166,18 @@ class CommandTool:
         return os.path.basename(argv[0]) in self._settings.shell_programs
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
-        return "execute_shell" if self._is_shell(arguments) else "execute_command"
+        if self._is_shell(arguments):
+            return "execute_shell"
+        try:
+            argv = _argv(arguments.get("command"))
+        except CommandRefused:
+            return "execute_command"
+        cwd = self._cwd
+        for arg in argv[1:]:
+            value = arg.partition("=")[2] if arg.startswith("--") else arg
+            if value and looks_secret(os.path.realpath(os.path.join(cwd, value))):
+                return "file_read_secret"  # `cat .env` asks every time, like file_operations
+        return "execute_command"
 
     def describe(self, arguments: dict[str, Any]) -> str:
         try:
@@ -257,6 +220,8 @@ class CommandTool:
             rule = _RULES.get(name)
             if rule is not None:
                 rule(argv[1:], self._roots, cwd)
+            else:
+                check_arguments(name, argv[1:], cwd, self._roots)
         return [found, *argv[1:]], cwd
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
@@ -269,77 +234,40 @@ class CommandTool:
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
             limit = min(float(timeout), limit)
         environ = self._environ if self._environ is not None else os.environ
-        env = scrub_environment(environ)
-        env["PWD"] = str(cwd)
-        cap = self._settings.command_output_bytes
-        started = time.perf_counter()
-        try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=str(cwd),
-                env=env,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            return ToolResult.failure(f"cannot start {argv[0]}: {exc}")
-        assert process.stdout is not None and process.stderr is not None
-        readers = asyncio.gather(_drain(process.stdout, cap), _drain(process.stderr, cap))
-        timed_out = False
-        try:
-            await asyncio.wait_for(process.wait(), limit)
-        except asyncio.TimeoutError:
-            timed_out = True
-        finally:
-            _kill_group(process.pid)  # the group dies with the call, whatever happened
-        await process.wait()
-        try:
-            (stdout, out_cut), (stderr, err_cut) = await asyncio.wait_for(readers, 5)
-        except asyncio.TimeoutError:
-            readers.cancel()
-            stdout, out_cut, stderr, err_cut = b"", True, b"", True
-        duration = time.perf_counter() - started
+        done = await run_process(
+            argv, cwd=cwd, timeout=limit, output_cap=self._settings.command_output_bytes,
+            read_roots=self._roots, write_roots=self._write_roots(), network=False, env=environ,
+        )
         content = {
             "command": self.describe(arguments),
             "cwd": str(cwd),
-            "exit_code": process.returncode,
-            "stdout": stdout.decode("utf-8", errors="replace"),
-            "stderr": stderr.decode("utf-8", errors="replace"),
-            "stdout_truncated": out_cut,
-            "stderr_truncated": err_cut,
-            "timed_out": timed_out,
-            "duration_s": round(duration, 4),
+            "exit_code": done.exit_code,
+            "stdout": done.stdout,
+            "stderr": done.stderr,
+            "stdout_truncated": done.stdout_truncated,
+            "stderr_truncated": done.stderr_truncated,
+            "timed_out": done.timed_out,
+            "duration_s": done.duration_s,
+            "sandbox": done.sandbox,
+            "network": done.network,
         }
-        if timed_out:
+        if done.exit_code is None:
+            return ToolResult.failure(done.stderr or f"cannot start {argv[0]}", content)
+        if done.timed_out:
             return ToolResult.failure(
                 f"timed out after {limit:g} s; the process group was killed "
                 "(tools.command_timeout_seconds)",
                 content,
             )
-        lines = content["stdout"].count("\n")
-        return ToolResult(ok=True, content=content, summary=f"exit {process.returncode}, {lines} lines")
+        lines = done.stdout.count("\n")
+        return ToolResult(ok=True, content=content,
+                          summary=f"exit {done.exit_code}, {lines} lines [sandbox: {done.sandbox}]")
 
-
-async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
-    """Read a stream to EOF, keeping at most ``cap`` bytes (the rest is read and dropped)."""
-    kept = bytearray()
-    truncated = False
-    while True:
-        chunk = await stream.read(65536)
-        if not chunk:
-            return bytes(kept), truncated
-        room = cap - len(kept)
-        if room > 0:
-            kept.extend(chunk[:room])
-        if len(chunk) > room:
-            truncated = True
-
-
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-
+    def _write_roots(self) -> tuple[Path, ...]:
+        """The working directory, unless it holds the config home or is ``/`` or ``~``:
+        Landlock can only add access, so a root that contains protected paths stays read-only."""
+        home_root = Path(os.path.realpath(self._home_root))
+        user_home = Path(os.path.realpath(os.path.expanduser("~")))
+        if self._cwd in (Path("/"), user_home) or _inside(home_root, (self._cwd,)):
+            return ()
+        return (self._cwd,)

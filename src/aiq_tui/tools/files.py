@@ -7,10 +7,24 @@ NUL bytes or a leading ``~`` are refused (no home expansion: ``~`` would name a 
 policy never saw). Relative paths are relative to the cwd.
 
 Skill folders known to the catalog are extra *read-only* roots, so level-3 resources of a
-skill in ``~/.claude/skills`` can be read (seed 004) but never written.
+skill in ``~/.claude/skills`` can be read (seed 004) but never written; such a read is capped
+at ``skills.max_resource_bytes``.
+
+What the model can never do, whatever it is approved for:
+
+* write into the config home (``config/``, ``skills/``, ``sessions/``): a write there could
+  allowlist a shell or turn ``deny`` into ``allow`` for a later session — the home is not a
+  write root, even when the project contains it;
+* write into a ``.git`` directory (hooks run code);
+* read or write a FIFO, socket or device (opened non-blocking, checked with ``fstat``).
+
+What asks: reading a file that looks like a secret (``.env*``, ``id_*``, ``*.pem``, ``*.key``,
+credentials, ``~/.ssh``, ``~/.aws``, …) is permission ``file_read_secret``, asked every time;
+when started in ``~`` or ``/`` every read is ``file_read_unscoped`` (asked, rememberable).
 
 Writes are atomic: a temporary file in the target's directory, flushed and fsynced, then
-``os.replace``. Reads and writes are capped at ``tools.file_max_bytes``.
+``os.replace``. Reads and writes are capped at ``tools.file_max_bytes``; listings at
+``tools.file_list_max_entries``.
 """
 
 from __future__ import annotations
@@ -25,6 +39,7 @@ from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
+from aiq_tui.tools.policy import looks_secret
 
 OPERATIONS = ("read", "write", "list", "exists")
 
@@ -61,18 +76,35 @@ def _contained(path: str, roots: Iterable[str]) -> bool:
 class FileOperationsTool:
     """The ``file_operations`` tool. ``catalog`` (optional) adds skill folders as read roots."""
 
-    def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path, catalog: Any = None) -> None:
+    def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path, catalog: Any = None,
+                 resource_cap: int | None = None) -> None:
         self._settings = settings
         self._cwd = os.path.realpath(cwd)
-        self._write_roots = tuple(dict.fromkeys((self._cwd, os.path.realpath(home.root))))
+        self._home = os.path.realpath(home.root)
+        self._user_home = os.path.realpath(os.path.expanduser("~"))
+        self._write_roots = (self._cwd,)
+        # Reads reach the project and the config home (skills, sessions); writes only the project.
+        self._read_base = tuple(dict.fromkeys((self._cwd, self._home)))
         self._catalog = catalog
+        self._resource_cap = resource_cap
+        self.unscoped = self._cwd in ("/", self._user_home)
 
     @property
     def spec(self) -> ToolSpec:
         return SPEC
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
-        return "file_write" if arguments.get("operation") == "write" else "file_read"
+        if arguments.get("operation") == "write":
+            return "file_write"
+        try:
+            real = self.resolve(arguments.get("path"), write=False)
+        except PathRefused:
+            return "file_read"  # run() refuses it with the reason
+        if looks_secret(real, self._user_home):
+            return "file_read_secret"
+        if self.unscoped:
+            return "file_read_unscoped"
+        return "file_read"
 
     def describe(self, arguments: dict[str, Any]) -> str:
         return f"{arguments.get('operation', '?')} {arguments.get('path', '')}"
@@ -85,7 +117,15 @@ class FileOperationsTool:
                 extra = [os.path.realpath(meta.folder) for meta in self._catalog]
             except Exception:  # a broken catalog narrows, never widens
                 extra = []
-        return tuple(dict.fromkeys((*self._write_roots, *extra)))
+        return tuple(dict.fromkeys((*self._read_base, *extra)))
+
+    def _skill_folders(self) -> tuple[str, ...]:
+        if self._catalog is None:
+            return ()
+        try:
+            return tuple(os.path.realpath(meta.folder) for meta in self._catalog)
+        except Exception:  # noqa: BLE001 - a broken catalog caps nothing extra
+            return ()
 
     def resolve(self, raw: Any, *, write: bool) -> str:
         """The real path for ``raw`` if it may be touched, else :class:`PathRefused`."""
@@ -106,7 +146,18 @@ class FileOperationsTool:
             raise PathRefused(
                 f"{raw!r} resolves to {real!r}, outside what may be {where}: {', '.join(roots)}"
             )
+        if write:
+            self._check_writable(raw, real)
         return real
+
+    def _check_writable(self, raw: str, real: str) -> None:
+        if _contained(real, (self._home,)):
+            raise PathRefused(
+                f"{raw!r} is inside the config home ({self._home}); the agent never writes there "
+                "(config, skills and sessions change only by the user's hand)"
+            )
+        if ".git" in real.split(os.sep):
+            raise PathRefused(f"{raw!r} is inside a .git directory; the agent never writes there")
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         operation = arguments.get("operation")
@@ -128,15 +179,32 @@ class FileOperationsTool:
 
     def _read(self, path: str) -> ToolResult:
         cap = self._settings.file_max_bytes
+        capped_by = "tools.file_max_bytes"
+        if self._resource_cap is not None and _contained(path, self._skill_folders()):
+            if self._resource_cap < cap:
+                cap, capped_by = self._resource_cap, "skills.max_resource_bytes"
         if os.path.isdir(path):
             return ToolResult.failure(f"{path} is a directory; use operation list")
-        with open(path, "rb") as handle:
-            data = handle.read(cap + 1)
+        # Non-blocking open + fstat: a FIFO named like a file must not hang the turn.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        try:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                return ToolResult.failure(f"{path} is not a regular file (a FIFO, socket or device); refused")
+            os.set_blocking(fd, True)
+            with os.fdopen(fd, "rb", closefd=True) as handle:
+                fd = -1
+                data = handle.read(cap + 1)
+        finally:
+            if fd >= 0:
+                os.close(fd)
         truncated = len(data) > cap
         data = data[:cap]
         text = data.decode("utf-8", errors="replace")
         content = {"path": path, "content": text, "bytes": len(data), "truncated": truncated,
                    "binary": b"\x00" in data}
+        if truncated:
+            content["limit"] = f"{cap} bytes ({capped_by})"
         return ToolResult(ok=True, content=content,
                           summary=f"read {len(data)} bytes" + (" (truncated)" if truncated else ""))
 
@@ -149,6 +217,8 @@ class FileOperationsTool:
             return ToolResult.failure(f"content is {len(data)} bytes; the limit is {cap} (tools.file_max_bytes)")
         if os.path.isdir(path):
             return ToolResult.failure(f"{path} is a directory")
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            return ToolResult.failure(f"{path} is not a regular file (a FIFO, socket or device); refused")
         directory = os.path.dirname(path)
         os.makedirs(directory, exist_ok=True)
         # makedirs may follow a symlink created meanwhile: check the real directory again.
@@ -174,14 +244,27 @@ class FileOperationsTool:
     def _list(self, path: str) -> ToolResult:
         if not os.path.isdir(path):
             return ToolResult.failure(f"{path} is not a directory")
-        entries = []
+        cap = self._settings.file_list_max_entries
+        names: list[os.DirEntry[str]] = []
+        more = False
         with os.scandir(path) as iterator:
-            for entry in sorted(iterator, key=lambda e: e.name):
-                kind = "symlink" if entry.is_symlink() else "dir" if entry.is_dir() else "file"
-                size = entry.stat(follow_symlinks=False).st_size if kind == "file" else None
-                entries.append({"name": entry.name, "type": kind, "size": size})
-        return ToolResult(ok=True, content={"path": path, "entries": entries},
-                          summary=f"{len(entries)} entries")
+            for entry in iterator:  # never more than cap + 1 held: a huge directory stays cheap
+                names.append(entry)
+                if len(names) > cap:
+                    more = True
+                    break
+        entries = []
+        for entry in sorted(names[:cap], key=lambda e: e.name):
+            kind = "symlink" if entry.is_symlink() else "dir" if entry.is_dir() else "file"
+            if kind == "file" and not entry.is_file(follow_symlinks=False):
+                kind = "other"  # FIFO, socket, device
+            size = entry.stat(follow_symlinks=False).st_size if kind == "file" else None
+            entries.append({"name": entry.name, "type": kind, "size": size})
+        content: dict[str, Any] = {"path": path, "entries": entries, "truncated": more}
+        if more:
+            content["limit"] = f"{cap} entries (tools.file_list_max_entries)"
+        return ToolResult(ok=True, content=content,
+                          summary=f"{len(entries)} entries" + (" (capped)" if more else ""))
 
     def _exists(self, path: str) -> ToolResult:
         exists = os.path.exists(path)

@@ -1,16 +1,32 @@
-"""``http_request``: one HTTP call with a timeout, a response size cap and bounded redirects.
+"""``http_request``: one HTTP call with an overall deadline, a streamed size cap and
+redirects that are checked hop by hop.
 
-The body is streamed and reading stops at ``tools.http_max_bytes`` (``truncated: true``), so a
-huge or endless response cannot fill memory or the model's context. Tests pass an
-``httpx`` transport or talk to a server on 127.0.0.1; nothing is patched.
+What asks (through the registry, see :meth:`HttpRequestTool.run_with_approval`):
+
+* a host not in ``tools.http_allowed_hosts``: permission ``http_get:HOST`` (or
+  ``http_write:HOST``), asked once per host and remembered for the session when the user
+  says "always" — a model cannot send what it read to a server nobody approved;
+* a host that resolves to a private, loopback, link-local or otherwise non-public address
+  (checked after DNS resolution, for the first URL and after every redirect):
+  ``http_private:HOST``;
+* a redirect to another host asks for that host like a first request would.
+
+``deny`` on ``http_get`` / ``http_write`` / ``http_private`` denies every host. The deadline
+(``tools.http_timeout_seconds``) covers connecting, every redirect and the whole body. The
+body is streamed and reading stops at ``tools.http_max_bytes`` both on the wire (compressed)
+and decoded (``truncated: true``). Tests pass an ``httpx`` transport or talk to a server on
+127.0.0.1; nothing is patched.
 """
 
 from __future__ import annotations
 
+import asyncio
+import ipaddress
 import json
+import socket
 import time
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Awaitable, Callable
+from urllib.parse import urljoin, urlsplit
 
 import httpx
 
@@ -57,6 +73,36 @@ def _string_map(value: Any, field: str) -> dict[str, str] | str:
     return {str(k): v if isinstance(v, str) else json.dumps(v) if isinstance(v, (dict, list)) else str(v) for k, v in value.items()}
 
 
+AskMore = Callable[[str, str], Awaitable[bool]]
+"""``ask(permission_key, detail)`` → whether the call may go on (the registry's policy + user)."""
+
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
+def _public(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+async def resolve_addresses(host: str, port: int) -> list[str]:
+    """Every address ``host`` resolves to (an IP literal is itself); ``[]`` when it does not."""
+    try:
+        ipaddress.ip_address(host.strip("[]"))
+        return [host.strip("[]")]
+    except ValueError:
+        pass
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return sorted({info[4][0] for info in infos})
+
+
 class HttpRequestTool:
     """The ``http_request`` tool. Pass ``transport`` (tests) or a ready ``client``."""
 
@@ -75,8 +121,18 @@ class HttpRequestTool:
     def spec(self) -> ToolSpec:
         return SPEC
 
+    def _base_key(self, method: str) -> str:
+        return "http_get" if method in READ_METHODS else "http_write"
+
+    def host_approved(self, host: str) -> bool:
+        return host.lower().rstrip(".") in {h.lower().rstrip(".") for h in self._settings.http_allowed_hosts}
+
     def permission_key(self, arguments: dict[str, Any]) -> str:
-        return "http_get" if _method(arguments) in READ_METHODS else "http_write"
+        base = self._base_key(_method(arguments))
+        host = urlsplit(str(arguments.get("url", ""))).hostname
+        if not host or self.host_approved(host):
+            return base
+        return f"{base}:{host.lower()}"  # asked per host, remembered per host
 
     def describe(self, arguments: dict[str, Any]) -> str:
         url = str(arguments.get("url", ""))
@@ -86,6 +142,11 @@ class HttpRequestTool:
         return f"{_method(arguments)} {url}"
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.run_with_approval(arguments, None)
+
+    async def run_with_approval(self, arguments: dict[str, Any], ask: AskMore | None) -> ToolResult:
+        """Run the call; ``ask`` is consulted for what only shows up while running (a private
+        address after DNS, a redirect to another host). The registry always passes it."""
         method = _method(arguments)
         if method not in METHODS:
             return ToolResult.failure(f"unsupported method {method!r}; use one of {', '.join(METHODS)}")
@@ -112,30 +173,65 @@ class HttpRequestTool:
 
         started = time.perf_counter()
         try:
-            if self._client is not None:
-                return await self._send(self._client, method, url, request_kwargs, started)
-            async with httpx.AsyncClient(
-                transport=self._transport,
-                follow_redirects=True,
-                max_redirects=self._settings.http_max_redirects,
-            ) as client:
-                return await self._send(client, method, url, request_kwargs, started)
-        except httpx.TooManyRedirects:
-            return ToolResult.failure(
-                f"{method} {url}: more than {self._settings.http_max_redirects} redirects "
-                "(tools.http_max_redirects)"
-            )
-        except httpx.TimeoutException:
-            return ToolResult.failure(f"{method} {url}: timed out after {limit:g} s")
+            async with asyncio.timeout(limit):  # one deadline: connect, redirects and the whole body
+                if self._client is not None:
+                    return await self._send(self._client, method, url, request_kwargs, started, ask)
+                async with httpx.AsyncClient(transport=self._transport, follow_redirects=False) as client:
+                    return await self._send(client, method, url, request_kwargs, started, ask)
+        except (TimeoutError, httpx.TimeoutException):
+            return ToolResult.failure(f"{method} {url}: timed out after {limit:g} s (tools.http_timeout_seconds: "
+                                      "the whole call, body included)")
         except httpx.HTTPError as exc:
             return ToolResult.failure(f"{method} {url}: {type(exc).__name__}: {exc}")
 
+    async def _allowed_to_reach(self, method: str, url: str, first: bool, ask: AskMore | None) -> str | None:
+        """None when ``url`` may be fetched now; else the refusal."""
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return f"redirect to {url!r} is not an http(s) URL"
+        host = parts.hostname.lower()
+        if ask is None:
+            return None  # no policy in the loop (the tool used on its own, e.g. in tests)
+        if not first and not self.host_approved(host):
+            if not await ask(f"{self._base_key(method)}:{host}", f"{method} {url} (redirected)"):
+                return f"the redirect to {host} was not approved"
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        addresses = await resolve_addresses(host, port)
+        private = [address for address in addresses if not _public(address)]
+        if private:
+            detail = f"{method} {url} → {', '.join(private)} (a private, loopback or link-local address)"
+            if not await ask(f"http_private:{host}", detail):
+                return f"{host} resolves to {', '.join(private)}, a non-public address, and that was not approved"
+        return None
+
     async def _send(
-        self, client: httpx.AsyncClient, method: str, url: str, kwargs: dict[str, Any], started: float
+        self, client: httpx.AsyncClient, method: str, url: str, kwargs: dict[str, Any], started: float,
+        ask: AskMore | None = None,
     ) -> ToolResult:
+        history: list[str] = []
+        while True:
+            refusal = await self._allowed_to_reach(method, url, not history, ask)
+            if refusal is not None:
+                return ToolResult.failure(f"refused: {refusal}", {"url": url, "redirects": history})
+            request = client.build_request(method, url, **kwargs)
+            response = await client.send(request, stream=True, follow_redirects=False)
+            location = response.headers.get("location")
+            if response.status_code not in _REDIRECTS or not location:
+                break
+            await response.aclose()
+            if len(history) >= self._settings.http_max_redirects:
+                return ToolResult.failure(f"{method} {url}: more than {self._settings.http_max_redirects} redirects "
+                                          "(tools.http_max_redirects)")
+            history.append(url)
+            url = urljoin(str(response.url), location)
+            if response.status_code == 303 or (response.status_code in (301, 302) and method == "POST"):
+                method = "GET"
+                kwargs = {key: value for key, value in kwargs.items() if key not in ("json", "content")}
+            kwargs = {**kwargs, "params": None}  # the query belongs to the first URL only
+        return await self._read(response, history, started)
+
+    async def _read(self, response: httpx.Response, history: list[str], started: float) -> ToolResult:
         cap = self._settings.http_max_bytes
-        request = client.build_request(method, url, **kwargs)
-        response = await client.send(request, stream=True, follow_redirects=True)
         chunks: list[bytes] = []
         size = 0
         truncated = False
@@ -149,6 +245,9 @@ class HttpRequestTool:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
+                if response.num_bytes_downloaded > cap:  # on the wire, before decompression
+                    truncated = True
+                    break
         finally:
             await response.aclose()
         raw = b"".join(chunks)
@@ -161,7 +260,7 @@ class HttpRequestTool:
             "body": text,
             "bytes": size,
             "truncated": truncated,
-            "redirects": len(response.history),
+            "redirects": len(history),
             "duration_s": round(time.perf_counter() - started, 4),
         }
         if not truncated and "json" in response.headers.get("content-type", "") and text.strip():

@@ -7,11 +7,16 @@ Rules a caller may rely on:
   ``deny`` refuses. A key missing from the config is ``ask`` (unknown means careful).
 * "Allow always" answers are remembered for the rest of the session, per key
   (:meth:`PermissionPolicy.remember`). They never turn a configured ``deny`` into a run.
-* Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string) are asked every time:
+* A scoped key (``http_get:example.org``, ``http_private:10.0.0.5``) is asked per scope and
+  remembered per scope; ``deny`` on its base key denies it.
+* Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
+  looks like a secret) are asked every time:
   ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
-* While a skill with ``allowed-tools`` is active, only calls matching one of its entries may
-  run (:func:`allowed_by_skill`). The list only narrows: it never skips an ``ask`` or a
-  ``deny``. Matching rules, case-insensitive:
+* A skill's ``allowed-tools`` (:func:`allowed_by_skill` says whether a call matches one of
+  its entries) is applied by the registry per ``agent.skill_allowed_tools``: ``preapprove``
+  (default) runs matching calls without asking while the skill is active — never over a
+  ``deny``, never for :data:`ALWAYS_ASK_KEYS`; ``restrict`` blocks non-matching calls (and
+  matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
   - ``skill_*``-style globs (``fnmatch``) against both names;
@@ -34,8 +39,37 @@ from typing import Any, Literal, Mapping
 
 Permission = Literal["allow", "ask", "deny"]
 
-ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell"})
+ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret"})
 """Permission keys that are asked every time (never auto-allowed, never remembered)."""
+
+SCOPED_SEPARATOR = ":"
+"""``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
+per host, and a ``deny`` on the base key denies every scope."""
+
+_SECRET_NAMES = re.compile(
+    r"^(\.env(\..*)?|.*\.env|id_[a-z0-9_]+(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|kdbx|gpg|asc)|"
+    r"\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|credentials(\.json|\.ya?ml)?|"
+    r"secrets?(\.json|\.ya?ml|\.toml)?|.*_rsa|.*_ed25519|.*_ecdsa|known_hosts|authorized_keys|"
+    r"service[-_]account.*\.json|token(s)?(\.json)?|\.bash_history|\.zsh_history|shadow|gshadow)$",
+    re.IGNORECASE,
+)
+_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".config/gcloud", ".config/gh",
+                ".password-store", ".local/share/keyrings")
+
+
+def looks_secret(path: str, user_home: str | None = None) -> bool:
+    """Whether a (real) path looks like it holds a secret: ``.env*``, ``id_*``, ``*.pem``,
+    ``*.key``, credentials files, or anything under ``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``…"""
+    name = os.path.basename(path.rstrip(os.sep))
+    if _SECRET_NAMES.match(name) and not name.endswith((".example", ".sample", ".template")):
+        return True
+    home = os.path.realpath(user_home or os.path.expanduser("~"))
+    for folder in _SECRET_DIRS:
+        root = os.path.join(home, folder)
+        if path == root or path.startswith(root + os.sep):
+            return True
+    parts = path.split(os.sep)
+    return any(part in (".ssh", ".aws", ".gnupg") for part in parts[:-1])
 
 DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill"})
 """Tools that only return skill text; a skill's allowed-tools never blocks them."""
@@ -66,8 +100,14 @@ class PermissionPolicy:
         self._lock = threading.Lock()
 
     def configured(self, key: str) -> Permission:
-        """What config.yaml says for ``key``; unknown keys are ``ask``."""
-        return self._configured.get(key, "ask")
+        """What config.yaml says for ``key``; unknown keys are ``ask``. A scoped key
+        (``http_get:host``) is ``deny`` when its base key is, else ``ask`` unless configured."""
+        if key in self._configured:
+            return self._configured[key]
+        base, scoped, _ = key.partition(SCOPED_SEPARATOR)
+        if scoped and self._configured.get(base) == "deny":
+            return "deny"
+        return "ask"
 
     def decide(self, key: str) -> Permission:
         """The permission in force now for ``key`` (config + this session's answers)."""

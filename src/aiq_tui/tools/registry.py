@@ -22,7 +22,7 @@ from aiq_tui.events import (
 )
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Approver, Decision, Tool, ToolResult
-from aiq_tui.tools.policy import PermissionPolicy, allowed_by_skill
+from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, PermissionPolicy, allowed_by_skill
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig, SourcesFile
@@ -44,6 +44,9 @@ _TITLES: Mapping[str, str] = {
     "execute_shell": "Run shell command string",
     "file_write": "Write file",
     "file_read": "Read file",
+    "file_read_secret": "Read a file that looks like a secret",
+    "file_read_unscoped": "Read file (started outside a project)",
+    "http_private": "Reach a private/loopback address",
     "http_write": "Send HTTP request",
     "http_get": "Fetch URL",
     "sql_write": "Write SQL",
@@ -116,7 +119,10 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> str | None:
 class ToolRegistry:
     """The tools the agent may call, by name, behind one permission policy."""
 
-    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None) -> None:
+    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None, *,
+                 skill_allowed_tools: str = "preapprove") -> None:
+        # What an active skill's allowed-tools means: "preapprove" | "restrict" | "ignore".
+        self.skill_allowed_tools = skill_allowed_tools
         self._tools: dict[str, Tool] = {}
         for tool in tools:
             self.add(tool)
@@ -187,7 +193,18 @@ class ToolRegistry:
             return result
 
         permission = self.policy.decide(key)
-        if not allowed_by_skill(active_allowed_tools, call.name, key, arguments):
+        mode = self.skill_allowed_tools
+        if mode == "ignore":
+            active_allowed_tools = None
+        named_by_skill = active_allowed_tools is not None and allowed_by_skill(
+            active_allowed_tools, call.name, key.partition(":")[0], arguments)
+        # Pre-approval (Claude Code's meaning of allowed-tools): a call the active skill names
+        # skips the question — never a configured deny, never a key that is asked every time
+        # (a shell string, a secret), never a private address.
+        preapproved = (mode == "preapprove" and named_by_skill and permission == "ask"
+                       and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
+        if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
+                                                       arguments):
             emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
             allowed = ", ".join(active_allowed_tools or ()) or "nothing"
             reason = (
@@ -205,7 +222,9 @@ class ToolRegistry:
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
 
-        if permission == "ask":
+        if preapproved:
+            emit(ToolCallApproved(call.id, call.name, always=False, by="skill"))
+        elif permission == "ask":
             granted = await self._ask(call, key, detail, approver, emit)
             if granted is not None:
                 return granted
@@ -214,7 +233,22 @@ class ToolRegistry:
 
         started = time.perf_counter()
         try:
-            result = await tool.run(arguments)
+            run_with_approval = getattr(tool, "run_with_approval", None)
+            if run_with_approval is not None:
+                async def ask_more(more_key: str, more_detail: str) -> bool:
+                    # What only shows up while running (a private address, a redirect's host)
+                    # goes through the same policy and approver as the call itself.
+                    decided = self.policy.decide(more_key)
+                    if decided == "deny":
+                        emit(ToolCallDenied(call.id, call.name, f"permission {more_key!r} is 'deny'"))
+                        return False
+                    if decided == "allow":
+                        return True
+                    return await self._ask(call, more_key, more_detail, approver, emit) is None
+
+                result = await run_with_approval(arguments, ask_more)
+            else:
+                result = await tool.run(arguments)
         except Exception as exc:  # tools return failures; this is the safety net for bugs
             result = ToolResult.failure(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
         duration = time.perf_counter() - started
@@ -245,7 +279,7 @@ class ToolRegistry:
             call_id=call.id,
             tool=call.name,
             permission=key,
-            title=_TITLES.get(key, f"Run {call.name}"),
+            title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], f"Run {call.name}")),
             detail=detail,
             arguments=dict(call.arguments),
         )
@@ -294,10 +328,12 @@ def build_default_tools(
     tools: list[Tool] = [
         HttpRequestTool(settings),
         CommandTool(settings, home=home, cwd=working),
-        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog),
+        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
+                           resource_cap=config.skills.max_resource_bytes),
         SqlTool(settings, home=home, sources=sources),
     ]
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
         tools.extend(instruction_skill_tools(catalog))
-    return ToolRegistry(tools, PermissionPolicy(settings.permissions))
+    return ToolRegistry(tools, PermissionPolicy(settings.permissions),
+                        skill_allowed_tools=config.agent.skill_allowed_tools)

@@ -4,7 +4,9 @@ Sources are opened lazily and reused (one :class:`SqlSource` per name, connectio
 built-in ``sample`` source is the bundled bookshop database, generated on first use. Reads
 (``sql_read``) are allowed by default; writes (``sql_write``) ask and are refused outright on
 read-only sources. Results: ``{"columns", "rows", "row_count", "truncated"}`` capped at
-``tools.sql_row_cap`` rows.
+``tools.sql_row_cap`` rows and ``tools.sql_cell_bytes`` per cell; a statement stops after
+``tools.sql_timeout_seconds`` or when the turn is cancelled. Read-only is enforced by each
+engine (see :mod:`aiq_tui.tools.sql_sources`); the classifier only picks the permission.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.sample_db import ensure_sample_database
-from aiq_tui.tools.sql_sources import SqlError, SqlSource, classify_sql, open_source
+from aiq_tui.tools.sql_sources import SqlError, SqlLimits, SqlSource, classify_sql, open_source
 
 
 def _spec(sources: SourcesFile) -> ToolSpec:
@@ -111,10 +113,20 @@ class SqlTool:
             source = self.source(name)
             if write and source.read_only:
                 return ToolResult.failure(
-                    f"source {name!r} is read-only, so this write statement was not run. "
+                    f"source {name!r} is read-only, so this write statement was not run"
+                    f"{_unknown_keyword_note(sql)}. "
                     f"Set read_only: false for {name!r} in config/sources.yaml to allow writes.\nSQL: {sql.strip()}"
                 )
-            outcome = await asyncio.to_thread(source.execute, sql, params, write, self._settings.sql_row_cap)
+            limits = SqlLimits(row_cap=self._settings.sql_row_cap, cell_bytes=self._settings.sql_cell_bytes,
+                               timeout_s=self._settings.sql_timeout_seconds,
+                               value_limit_bytes=self._settings.sql_value_limit_bytes)
+            running = asyncio.ensure_future(asyncio.to_thread(source.execute, sql, params, write, limits))
+            try:
+                outcome = await asyncio.shield(running)
+            except asyncio.CancelledError:
+                # Esc / Ctrl-C: stop the statement in the database, not just stop waiting for it.
+                source.interrupt()
+                raise
         except SqlError as exc:
             return ToolResult.failure(str(exc) if "SQL:" in str(exc) else f"{exc}\nSQL: {sql.strip()}")
         content: dict[str, Any] = {
@@ -127,6 +139,9 @@ class SqlTool:
         }
         if outcome.rows_affected is not None:
             content["rows_affected"] = outcome.rows_affected
+        if outcome.cells_truncated:
+            content["cells_truncated"] = outcome.cells_truncated
+            content["cell_cap_bytes"] = self._settings.sql_cell_bytes
         if outcome.columns:
             summary = f"{len(outcome.rows)} row{'' if len(outcome.rows) == 1 else 's'}" + (f" (capped at {self._settings.sql_row_cap})" if outcome.truncated else "")
         else:
@@ -144,3 +159,13 @@ def _same_file(raw: str, root: Path, target: Path) -> bool:
     path = Path(os.path.expanduser(raw))
     path = path if path.is_absolute() else root / path
     return os.path.realpath(path) == os.path.realpath(target)
+
+
+def _unknown_keyword_note(sql: str) -> str:
+    from aiq_tui.tools.sql_sources import READ_KEYWORDS, WRITE_KEYWORDS, _blank_invisible, _strip_literals
+
+    words = _blank_invisible(_strip_literals(sql)).split()
+    first = words[0].lstrip("(").upper() if words else ""
+    if first and first not in READ_KEYWORDS and first not in WRITE_KEYWORDS:
+        return f" (its first word {words[0]!r} is not a statement we know, so it counts as a write)"
+    return ""

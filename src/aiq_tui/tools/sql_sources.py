@@ -1,9 +1,25 @@
 """SQL data sources behind one small protocol: SQLite built in, PostgreSQL/MySQL via extras.
 
-Every source runs *read* statements on a read-only path even when the source itself is
-writable (SQLite: a second ``mode=ro`` connection; PostgreSQL: a ``READ ONLY`` transaction;
-MySQL: ``START TRANSACTION READ ONLY``), so a statement misclassified as a read still cannot
-change data. Write statements run only on sources configured ``read_only: false``.
+Read-only is enforced by the database engines, never by parsing alone:
+
+* **SQLite**: reads use a ``mode=ro`` connection *and* an authorizer that allows only reading
+  (SELECT, reads, recursive CTEs, functions other than ``load_extension``/file functions, and
+  a list of PRAGMAs that only report): ATTACH, DETACH, every write and every other PRAGMA are
+  denied by SQLite itself. A write connection (``read_only: false``) still denies ATTACH,
+  DETACH and extension loading. The progress handler stops a statement at its deadline or on
+  cancel; ``SQLITE_LIMIT_LENGTH`` bounds any value (``zeroblob(1e9)`` fails fast).
+* **PostgreSQL**: the session starts with ``default_transaction_read_only=on`` and a
+  ``statement_timeout`` on read-only sources; every read runs in a READ ONLY transaction;
+  statements go through the extended protocol (a prepared statement), which the server
+  refuses to hold more than one statement.
+* **MySQL**: ``SET SESSION TRANSACTION READ ONLY`` on read-only sources, ``START TRANSACTION
+  READ ONLY`` for reads, multi-statements off (the client flag is never set),
+  ``max_execution_time`` for SELECTs.
+
+The classifier (:func:`classify_sql`) only picks the permission key (``sql_read`` or
+``sql_write``): it sees through BOMs, zero-width and control characters, comments, quoted
+strings, dollar quoting and E'' escapes, and an unknown first keyword counts as a write.
+Cells are capped in bytes like rows are capped in number.
 """
 
 from __future__ import annotations
@@ -12,6 +28,8 @@ import os
 import re
 import sqlite3
 import threading
+import time
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, Sequence
@@ -42,15 +60,30 @@ class SqlOutcome:
     rows: tuple[tuple[Any, ...], ...]
     truncated: bool
     rows_affected: int | None = None
+    cells_truncated: int = 0  # how many cells were cut at the byte cap
+
+
+@dataclass(frozen=True)
+class SqlLimits:
+    """Per-call limits (from ``tools.sql_*`` settings)."""
+
+    row_cap: int = 200
+    cell_bytes: int = 4000
+    timeout_s: float = 30.0
+    value_limit_bytes: int = 16_000_000
+
+
+_DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
 
 
 def _strip_literals(sql: str) -> str:
-    """SQL with comments removed and string/identifier literals blanked (for classification)."""
+    """SQL with comments removed and literals blanked (for classification): '…' (with ''
+    and, after E or in MySQL style, backslash escapes), "…", `…`, $$…$$ and $tag$…$tag$."""
     out: list[str] = []
     index, length = 0, len(sql)
     while index < length:
         char = sql[index]
-        if sql.startswith("--", index):
+        if sql.startswith("--", index) or char == "#":
             end = sql.find("\n", index)
             index = length if end < 0 else end
             out.append(" ")
@@ -58,9 +91,20 @@ def _strip_literals(sql: str) -> str:
             end = sql.find("*/", index + 2)
             index = length if end < 0 else end + 2
             out.append(" ")
+        elif char == "$" and (tag := _DOLLAR_TAG.match(sql, index)) is not None and not (
+                index and (sql[index - 1].isalnum() or sql[index - 1] == "_")):
+            end = sql.find(tag.group(0), tag.end())
+            index = length if end < 0 else end + len(tag.group(0))
+            out.append(" '' ")
         elif char in ("'", '"', "`"):
+            # Backslash escapes: E'…' on PostgreSQL, every '…' on MySQL. Honouring them
+            # everywhere can only make a string look longer, never hide a ';' outside it.
+            escapes = char == "'"
             end = index + 1
             while end < length:
+                if escapes and sql[end] == "\\":
+                    end += 2
+                    continue
                 if sql[end] == char:
                     if end + 1 < length and sql[end + 1] == char:
                         end += 2
@@ -75,28 +119,31 @@ def _strip_literals(sql: str) -> str:
     return "".join(out)
 
 
+def _blank_invisible(text: str) -> str:
+    """BOMs, zero-width, format and control characters become spaces (SQLite skips a BOM)."""
+    return "".join(" " if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp") else ch
+                   for ch in text)
+
+
 def classify_sql(sql: str) -> str:
     """``"read"`` or ``"write"``; raises :class:`SqlError` for empty or multi-statement SQL.
 
-    Writes: statements starting with a data- or schema-changing keyword (:data:`WRITE_KEYWORDS`),
-    PRAGMA with an assignment, WITH / EXPLAIN containing a data-changing keyword, SELECT … INTO.
-    Everything else is a read — safe because reads always run on a read-only connection or
-    transaction, so a misclassified write fails there instead of changing data.
+    Reads: statements starting with a read keyword (:data:`READ_KEYWORDS`) and no
+    data-changing keyword inside (WITH / EXPLAIN), PRAGMA without an assignment, SELECT
+    without INTO. Everything else — including a keyword we do not know — is a write. This
+    decides only which permission is asked: the engines enforce read-only themselves.
     """
-    bare = _strip_literals(sql).strip()
+    bare = _blank_invisible(_strip_literals(sql)).strip()
     statements = [part for part in bare.split(";") if part.strip()]
     if not statements:
         raise SqlError("the SQL is empty")
     if len(statements) > 1:
         raise SqlError("one statement per call, please: split the SQL at ';' into separate calls")
-    statement = statements[0].strip()
-    keyword = statement.split(None, 1)[0].upper().lstrip("(")
-    if keyword in WRITE_KEYWORDS:
-        return "write"
+    statement = statements[0].strip().lstrip("(").strip()
+    match = re.match(r"[A-Za-z_]+", statement)
+    keyword = match.group(0).upper() if match else ""
     if keyword not in READ_KEYWORDS:
-        # Not a statement we know: it runs on the read-only path, where the engine itself
-        # reports the error (a typo like SELEC) or refuses any change.
-        return "read"
+        return "write"  # a write keyword, or one we do not know: never treated as a read
     if keyword == "PRAGMA":
         return "write" if "=" in statement else "read"
     if keyword in ("WITH", "EXPLAIN") and _WRITE_WORDS.search(statement):
@@ -113,23 +160,86 @@ class SqlSource(Protocol):
     engine: str
     read_only: bool
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, row_cap: int) -> SqlOutcome: ...
+    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome: ...
+
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread): Esc / Ctrl-C."""
+        ...
 
     def close(self) -> None: ...
 
 
-def _fetch(cursor: Any, row_cap: int) -> SqlOutcome:
+def _cap_cell(value: Any, cap: int) -> tuple[Any, bool]:
+    if isinstance(value, str) and len(value.encode("utf-8", "surrogatepass")) > cap:
+        return value.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore") + "…", True
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        if len(data) > cap:
+            return f"<blob of {len(data)} bytes; first {cap} shown> " + data[:cap].hex(), True
+        return data.hex(), False  # JSON-safe and unambiguous
+    return value, False
+
+
+def _fetch(cursor: Any, limits: SqlLimits) -> SqlOutcome:
     if cursor.description is None:
         count = cursor.rowcount if isinstance(cursor.rowcount, int) and cursor.rowcount >= 0 else None
         return SqlOutcome((), (), False, count)
     columns = tuple(str(column[0]) for column in cursor.description)
-    rows = cursor.fetchmany(row_cap + 1)
-    truncated = len(rows) > row_cap
-    return SqlOutcome(columns, tuple(tuple(row) for row in rows[:row_cap]), truncated)
+    raw = cursor.fetchmany(limits.row_cap + 1)
+    truncated = len(raw) > limits.row_cap
+    cut = 0
+    rows: list[tuple[Any, ...]] = []
+    for row in raw[:limits.row_cap]:
+        cells = []
+        for value in row:
+            capped, was_cut = _cap_cell(value, limits.cell_bytes)
+            cut += was_cut
+            cells.append(capped)
+        rows.append(tuple(cells))
+    return SqlOutcome(columns, tuple(rows), truncated, cells_truncated=cut)
+
+
+# -- SQLite: an authorizer is the engine-side read-only rule ---------------------------------------
+_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
+                           getattr(sqlite3, "SQLITE_RECURSIVE", 33)})
+_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
+_REPORTING_PRAGMAS = frozenset({
+    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+    "database_list", "collation_list", "compile_options", "user_version", "schema_version", "application_id",
+    "page_count", "page_size", "encoding", "freelist_count", "data_version", "integrity_check", "quick_check",
+    "function_list", "module_list", "pragma_list", "foreign_key_check",
+})
+_PRAGMAS_WITH_ARGUMENT = frozenset({"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
+                                    "foreign_key_list", "integrity_check", "quick_check", "foreign_key_check"})
+
+
+def _read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
+                          _trigger: str | None) -> int:
+    if action == sqlite3.SQLITE_FUNCTION:
+        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
+    if action in _READ_ACTIONS:
+        return sqlite3.SQLITE_OK
+    if action == sqlite3.SQLITE_PRAGMA:
+        name = (arg1 or "").lower()
+        if name in _REPORTING_PRAGMAS and (arg2 is None or name in _PRAGMAS_WITH_ARGUMENT):
+            return sqlite3.SQLITE_OK
+    return sqlite3.SQLITE_DENY  # ATTACH, DETACH, writes, schema changes, other PRAGMAs, …
+
+
+def _write_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
+                      _trigger: str | None) -> int:
+    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+        return sqlite3.SQLITE_DENY  # a writable source is this file, never another one
+    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
+        return sqlite3.SQLITE_DENY
+    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in ("writable_schema", "trusted_schema"):
+        return sqlite3.SQLITE_DENY
+    return sqlite3.SQLITE_OK
 
 
 class SqliteSource:
-    """A SQLite file. Reads use a ``mode=ro`` connection; writes a separate read-write one."""
+    """A SQLite file. Reads use a ``mode=ro`` connection under the read-only authorizer;
+    writes (``read_only: false`` only) a separate read-write one."""
 
     engine = "sqlite"
 
@@ -138,8 +248,11 @@ class SqliteSource:
         self._lock = threading.Lock()
         self._reader: sqlite3.Connection | None = None
         self._writer: sqlite3.Connection | None = None
+        self._running: sqlite3.Connection | None = None
+        self._deadline = 0.0
+        self._cancelled = threading.Event()
 
-    def _connect(self, write: bool) -> sqlite3.Connection:
+    def _connect(self, write: bool, limits: SqlLimits) -> sqlite3.Connection:
         if not self.path.is_file():
             raise SqlError(f"source {self.name!r}: database file not found: {self.path}")
         uri = f"file:{self.path}?mode={'rw' if write else 'ro'}"
@@ -148,29 +261,64 @@ class SqliteSource:
         except sqlite3.Error as exc:
             raise SqlError(f"source {self.name!r}: cannot open {self.path}: {exc}") from exc
         connection.execute("PRAGMA foreign_keys = ON")
+        if hasattr(connection, "setlimit"):
+            connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limits.value_limit_bytes, limits.cell_bytes))
+            connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        connection.set_authorizer(_write_authorizer if write else _read_only_authorizer)
+        connection.set_progress_handler(self._progress, 10_000)
         return connection
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, row_cap: int) -> SqlOutcome:
+    def _progress(self) -> int:
+        # Non-zero aborts the statement: past the deadline, or cancelled from the UI.
+        return 1 if self._cancelled.is_set() or time.monotonic() > self._deadline else 0
+
+    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
         if write and self.read_only:
             raise SqlError(f"source {self.name!r} is read-only")
         with self._lock:
             if write:
-                self._writer = self._writer or self._connect(True)
+                self._writer = self._writer or self._connect(True, limits)
                 connection = self._writer
             else:
-                self._reader = self._reader or self._connect(False)
+                self._reader = self._reader or self._connect(False, limits)
                 connection = self._reader
+            self._cancelled.clear()
+            self._deadline = time.monotonic() + limits.timeout_s
+            self._running = connection
             try:
                 cursor = connection.execute(sql, tuple(params or ()))
-                outcome = _fetch(cursor, row_cap)
+                outcome = _fetch(cursor, limits)
                 cursor.close()
                 if write:
                     connection.commit()
                 return outcome
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, sqlite3.Warning) as exc:
                 if connection.in_transaction:
                     connection.rollback()
-                raise SqlError(f"{exc}\nSQL: {sql.strip()}") from exc
+                raise SqlError(f"{self._explain(exc, limits)}\nSQL: {sql.strip()}") from exc
+            finally:
+                self._running = None
+
+    def _explain(self, exc: Exception, limits: SqlLimits) -> str:
+        text = str(exc)
+        if "interrupted" in text:
+            if self._cancelled.is_set():
+                return "the query was cancelled"
+            return f"the query ran past {limits.timeout_s:g} s and was stopped (tools.sql_timeout_seconds)"
+        if "not authorized" in text:
+            return (f"{text}: source {self.name!r} is read-only — SQLite refuses ATTACH, DETACH, writes, "
+                    "extension loading and PRAGMAs that change settings on it")
+        if "too big" in text:
+            return f"{text} (values are limited to {limits.value_limit_bytes} bytes)"
+        if "one statement at a time" in text:
+            return "one statement per call, please: split the SQL at ';' into separate calls"
+        return text
+
+    def interrupt(self) -> None:
+        self._cancelled.set()
+        running = self._running
+        if running is not None:
+            running.interrupt()
 
     def close(self) -> None:
         with self._lock:
@@ -196,6 +344,13 @@ def expand_dsn(dsn: str, environ: dict[str, str] | None = None) -> str:
     return _ENV_REFERENCE.sub(substitute, dsn)
 
 
+def _pipeline_supported() -> bool:
+    import psycopg
+
+    checker = getattr(getattr(psycopg, "Pipeline", None), "is_supported", None)
+    return bool(checker()) if checker is not None else False
+
+
 class PostgresSource:
     """PostgreSQL through psycopg 3 (``pip install 'aiq-tui[postgres]'``)."""
 
@@ -213,7 +368,7 @@ class PostgresSource:
         self._lock = threading.Lock()
         self._connection: Any = None
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, row_cap: int) -> SqlOutcome:
+    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
         import psycopg
 
         if write and self.read_only:
@@ -221,18 +376,44 @@ class PostgresSource:
         with self._lock:
             try:
                 if self._connection is None or self._connection.closed:
-                    self._connection = psycopg.connect(expand_dsn(self._dsn))
+                    options = f"-c statement_timeout={int(limits.timeout_s * 1000)}"
+                    if self.read_only:
+                        options += " -c default_transaction_read_only=on"
+                    self._connection = psycopg.connect(expand_dsn(self._dsn), options=options)
                 connection = self._connection
                 connection.read_only = not write  # the server enforces reads
                 with connection.cursor() as cursor:
-                    cursor.execute(sql, tuple(params) if params else None)
-                    outcome = _fetch(cursor, row_cap)
+                    # Pipeline mode always uses the extended protocol, where the server refuses
+                    # a second statement however the text is quoted ($$…$$, E'\\'').
+                    # This call's deadline, for this transaction only (the session default
+                    # from connect stays as a floor).
+                    cursor.execute("SELECT set_config('statement_timeout', %s, true)",
+                                   (str(int(limits.timeout_s * 1000)),))
+                    if _pipeline_supported():
+                        with connection.pipeline():
+                            cursor.execute(sql, tuple(params) if params else None)
+                    else:  # libpq < 14: binary results also force the extended protocol
+                        cursor.execute(sql, tuple(params) if params else None, binary=True)
+                    outcome = _fetch(cursor, limits)
                 connection.commit() if write else connection.rollback()
                 return outcome
             except psycopg.Error as exc:
                 if self._connection is not None and not self._connection.closed:
                     self._connection.rollback()
-                raise SqlError(f"{str(exc).strip()}\nSQL: {sql.strip()}") from exc
+                text = str(exc).strip()
+                if "multiple commands" in text or "more than one" in text:
+                    text = "one statement per call, please: split the SQL at ';' into separate calls"
+                elif "statement timeout" in text:
+                    text = f"the query ran past {limits.timeout_s:g} s and was stopped (tools.sql_timeout_seconds)"
+                raise SqlError(f"{text}\nSQL: {sql.strip()}") from exc
+
+    def interrupt(self) -> None:
+        connection = self._connection
+        if connection is not None and not connection.closed:
+            try:
+                connection.cancel()
+            except Exception:  # noqa: BLE001 - a cancel that fails leaves the timeout in charge
+                pass
 
     def close(self) -> None:
         with self._lock:
@@ -273,9 +454,10 @@ class MySqlSource:
             password=unquote(parts.password or ""),
             database=parts.path.lstrip("/") or None,
             autocommit=False,
+            client_flag=0,  # never CLIENT.MULTI_STATEMENTS: the server runs one statement per call
         )
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, row_cap: int) -> SqlOutcome:
+    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
         import pymysql
 
         if write and self.read_only:
@@ -284,11 +466,15 @@ class MySqlSource:
             try:
                 if self._connection is None:
                     self._connection = self._connect()
+                    with self._connection.cursor() as cursor:
+                        if self.read_only:
+                            cursor.execute("SET SESSION TRANSACTION READ ONLY")
+                        cursor.execute("SET SESSION max_execution_time = %s", (int(limits.timeout_s * 1000),))
                 connection = self._connection
                 with connection.cursor() as cursor:
                     cursor.execute("START TRANSACTION" if write else "START TRANSACTION READ ONLY")
                     cursor.execute(sql, tuple(params) if params else None)
-                    outcome = _fetch(cursor, row_cap)
+                    outcome = _fetch(cursor, limits)
                 connection.commit() if write else connection.rollback()
                 return outcome
             except pymysql.Error as exc:
@@ -298,6 +484,15 @@ class MySqlSource:
                     except pymysql.Error:
                         self._connection = None
                 raise SqlError(f"{exc}\nSQL: {sql.strip()}") from exc
+
+    def interrupt(self) -> None:
+        connection = self._connection
+        if connection is not None:
+            try:
+                connection.close()  # the server aborts the statement of a closed session
+            except Exception:  # noqa: BLE001
+                pass
+            self._connection = None
 
     def close(self) -> None:
         with self._lock:

@@ -44,6 +44,7 @@ from aiq_tui.conversation import Role
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
+from aiq_tui.tools.launcher import sandbox_warning
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
@@ -397,10 +398,14 @@ class AiqApp(App[int]):
 
     def _show_problems(self, problems: tuple[Problem, ...]) -> None:
         banner = self.query_one("#problems-banner", Static)
-        banner.display = bool(problems)
+        sandbox = sandbox_warning()  # "" while Landlock confines commands; a warning otherwise
+        banner.display = bool(problems) or bool(sandbox)
         if problems:
             count = len(problems)
-            banner.update(f"⚠ {count} skill problem{'s' if count != 1 else ''} — F6 shows what to fix")
+            banner.update(f"⚠ {count} skill problem{'s' if count != 1 else ''} — F6 shows what to fix"
+                          + (f"\n{sandbox}" if sandbox else ""))
+        elif sandbox:
+            banner.update(sandbox)
 
     def _update_subtitle(self) -> None:
         session = self.engine.session
