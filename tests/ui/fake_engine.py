@@ -263,7 +263,7 @@ class FakeEngine:
         self._turn += 1
         turn_id = f"t-{self._turn:04d}"
         self.session.messages.append(Message(Role.USER, text, id=f"m-{len(self.session.messages)}"))
-        self.emit(TurnStarted(turn_id, text))
+        self.emit(TurnStarted(turn_id, text, self.session.messages[-1].id))
         ranking = self.rank(text)
         self.emit(SkillsMatched(ranking))
         for index, match in enumerate(ranking.top(self.config.matching.top_k)):

@@ -3,6 +3,7 @@ its tests wait on conditions (the engine's state), never on the screen being idl
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -41,8 +42,22 @@ def planned_turns(app: AiqApp) -> int:
 
 
 async def start_demo(pilot) -> None:  # noqa: ANN001
+    """Play /demo past the story's two approvals (denied, so nothing is written or run) into
+    its follow-up questions, where Esc reaches the app rather than an approval dialog."""
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    app = pilot.app
     await say(pilot, "/demo")
-    await wait_until(lambda: user_turns(pilot.app) >= 2, "the demo's second turn")
+    answered: list[object] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + 300
+    while user_turns(app) < 4:
+        assert loop.time() < deadline, "timed out waiting for the demo's fourth turn"
+        if isinstance(app.screen, ApprovalScreen) and app.screen not in answered:
+            answered.append(app.screen)
+            await pilot.press("n")
+        await asyncio.sleep(0.02)
+    await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), "no approval dialog")
 
 
 @pytest.mark.parametrize("key", ["escape", "ctrl+c"])

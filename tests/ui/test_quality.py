@@ -468,7 +468,6 @@ async def test_a_highlight_timer_firing_while_the_app_quits_is_harmless(fake_eng
 
 
 async def test_turns_replaced_by_a_compression_summary_are_marked(fake_engine: FakeEngine) -> None:
-    from aiq_tui.conversation import Message, Role
     from aiq_tui.ui.widgets.conversation import UserTurn
 
     app = make_app(fake_engine)
@@ -476,13 +475,12 @@ async def test_turns_replaced_by_a_compression_summary_are_marked(fake_engine: F
         for question in ("first question", "second question", "third question"):
             await say(pilot, question)
             await settle(pilot)
-        # What compression leaves: a summary, then the newest turn only.
-        fake_engine.session.messages = [Message(Role.USER, "summary of earlier talk", id="s", summary=True)] + [
-            m for m in fake_engine.session.messages if m.content in ("third question",)]
+        # The fake's /compact folds messages m-0 and m-1 (the first question and its answer)
+        # into a summary: exactly the turns the plan names are marked, by message id.
         await say(pilot, "/compact")
         await settle(pilot)
         turns = {turn.text: turn for turn in app.query(UserTurn)}
         assert turns["first question"].has_class("-summarised")
-        assert turns["second question"].has_class("-summarised")
         assert "summarised" in str(turns["first question"].border_title)
+        assert not turns["second question"].has_class("-summarised")
         assert not turns["third question"].has_class("-summarised")
