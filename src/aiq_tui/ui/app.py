@@ -357,6 +357,11 @@ class AiqApp(App[int]):
             self.action_settings()
         elif command == "/session":
             self.action_sessions()
+        elif command == "/save-skill":
+            if not rest:
+                await conversation.add_notice("usage: /save-skill NAME", "warning")
+            else:
+                self._save_skill(rest)
         elif command == "/help":
             self.action_show_help()
         else:
@@ -546,9 +551,39 @@ class AiqApp(App[int]):
     def action_activate_skill(self, name: str) -> None:
         self._activate(name)
 
+    @work(group="engine", exit_on_error=False)
+    async def _save_skill(self, name: str) -> None:
+        """``/save-skill NAME``: the last turn's tool calls → a composite skill, opened in the viewer."""
+        from aiq_tui.skills.builder import composite_from_last_turn
+
+        conversation = self.query_one(Conversation)
+        try:
+            entry = composite_from_last_turn(name, self.engine.session.messages)
+            path = await asyncio.to_thread(self.engine.workspace.catalog.save, entry)
+        except Exception as exc:  # noqa: BLE001 - StoreError/ValueError: say why, keep the app
+            await conversation.add_notice(f"/save-skill: {exc}", "warning")
+            return
+        self.engine.reload()
+        await conversation.add_notice(f"saved {name} ({len(entry.definition['steps'])} steps) → {path}", "info")
+        self.action_open_skill(name)
+
+    @work(group="engine", exit_on_error=False)
+    async def action_set_skill_status(self, name: str, status: str) -> None:
+        """Enable / disable a skill from the viewer (the same catalog call as ``skills enable``)."""
+        try:
+            await asyncio.to_thread(self.engine.workspace.catalog.set_status, name, status)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"cannot change {name}: {exc}", severity="error")
+            return
+        self.engine.reload()
+        self.notify(f"{name}: status {status}")
+        if isinstance(self.screen, SkillViewerScreen):
+            self.pop_screen()
+            self.action_open_skill(name)
+
     def action_open_skill(self, name: str) -> None:
         catalog = self.engine.workspace.catalog
-        meta = catalog.get(name)
+        meta = catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
         if meta is None:
             self.notify(f"No skill named {name!r}.", severity="warning")
             return

@@ -17,6 +17,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/demo": "play the scripted long demo: compression at 80/90/95 % (demo model)",
     "/model": "show or change the model (opens settings)",
     "/session": "open the sessions picker",
+    "/save-skill": "save the last turn's tool calls as a composite skill: /save-skill NAME",
     "/help": "show keys and commands",
 }
 
