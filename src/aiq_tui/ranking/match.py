@@ -308,6 +308,7 @@ class SkillIndex:
         boosts = self._boosts(query)
         keep = None if top_k is None else max(top_k, 2)
         scores = self._scores(weights, boosts, keep)
+        self._lift_name_tiers(scores, weights, boosts)
         key = _order
         if top_k is None:
             ordered = sorted(scores.items(), key=key)
@@ -322,6 +323,31 @@ class SkillIndex:
             for rank, (name, score) in enumerate(ordered[:limit])
         )
         return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
+
+    def _lift_name_tiers(self, scores: dict[str, float], weights: dict[str, float],
+                         boosts: dict[str, list[Signal]]) -> None:
+        """Seed 000's strict order: exact name > partial name > description-only match.
+
+        A skill with a query term in its name is lifted just above the best skill without one,
+        and a skill named whole in the query just above every other; each lift is a recorded
+        ``rank-rule`` signal, so scores and order agree and the lift is explainable."""
+        terms = [term for term, q in weights.items() if q >= 1.0]
+
+        def tier(name: str) -> int:
+            if any(signal.field == "name" for signal in boosts.get(name, ())):
+                return 0
+            doc = self._docs.get(name)
+            return 1 if doc is not None and any(term in doc.tfs["name"] for term in terms) else 2
+
+        tiers = {name: tier(name) for name, score in scores.items() if score > 0}
+        for level, rule in ((1, "partial name match ranks above description-only matches"),
+                            (0, "exact name match ranks above every other match")):
+            below = max((scores[n] for n, t in tiers.items() if t > level), default=0.0)
+            for name, t in tiers.items():
+                if t == level and scores[name] <= below:
+                    lift = below - scores[name] + 0.01 + below * 0.01
+                    scores[name] += lift
+                    boosts.setdefault(name, []).append(Signal(rule, "rank-rule", lift))
 
     def confidence(
         self, name: str, score: float, rank: int, best: float, runner_up: float,

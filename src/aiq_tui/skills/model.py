@@ -131,7 +131,7 @@ class Signal:
     """One reason a skill scored: a query term hit a field and contributed ``weight``."""
 
     term: str
-    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit"
+    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit" | "rank-rule"
     weight: float
 
 
