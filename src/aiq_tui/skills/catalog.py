@@ -86,13 +86,15 @@ class SkillCatalog:
             self._metas, self._dormant = _split_by_status(result.metas)
         self._problems: tuple[Problem, ...] = result.problems if result else ()
         self.generation = 0
-        """Bumped by every rescan that changed something (caches keyed on the catalog use it)."""
+        """Bumped by every scan (caches keyed on the catalog use it)."""
+        self._reported: dict[str, SkillMeta] = dict(self._metas)  # what the last rescan() reported
 
     @classmethod
     def from_metas(cls, metas: Sequence[SkillMeta], settings: SkillsSettings | None = None) -> "SkillCatalog":
         """A catalog over already-built metadata (tests, tools); ``rescan`` finds nothing new."""
         catalog = cls((), settings)
         catalog._metas, catalog._dormant = _split_by_status({meta.name: meta for meta in metas})
+        catalog._reported = dict(catalog._metas)
         return catalog
 
     # -- metadata ---------------------------------------------------------------------------
@@ -247,12 +249,27 @@ class SkillCatalog:
     # -- live reload ------------------------------------------------------------------------
 
     def rescan(self) -> CatalogDiff:
-        """Scan the directories again and swap in the result; returns what changed.
+        """Scan the directories again and swap in the result; returns what changed since the
+        last ``rescan`` — including changes the catalog made itself (save, delete, status),
+        so the engine's reload sees them.
 
         A skill whose SKILL.md still exists but no longer loads keeps its previous metadata
         (and cached body); the problem is in the diff and in :attr:`problems`.
         """
         if not self.dirs:  # built from metadata (from_metas): nothing on disk to re-read
+            return CatalogDiff()
+        refreshed = self._refresh()
+        with self._lock:
+            old, new = self._reported, self._metas
+            self._reported = dict(new)
+        added = tuple(name for name in new if name not in old)
+        removed = tuple(name for name in old if name not in new)
+        changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
+        return CatalogDiff(added, changed, removed, refreshed.problems)
+
+    def _refresh(self) -> CatalogDiff:
+        """Re-scan and swap in the result; the diff is against the previous scan."""
+        if not self.dirs:
             return CatalogDiff()
         result = scan(self.dirs, self.settings)
         active, dormant = _split_by_status(result.metas)
@@ -304,7 +321,7 @@ class SkillCatalog:
         if directory is None:
             directory = existing.folder.parent if existing is not None else self.writable_dir()
         path = write_skill(directory, entry)
-        self.rescan()
+        self._refresh()
         return path
 
     def delete(self, name: str) -> Path:
@@ -315,7 +332,7 @@ class SkillCatalog:
             raise AssertionError  # pragma: no cover
         folder = meta.folder
         remove_skill_folder(folder)
-        self.rescan()
+        self._refresh()
         return folder
 
     def set_status(self, name: str, status: str) -> SkillMeta:
@@ -331,7 +348,7 @@ class SkillCatalog:
         else:
             meta_path = meta.path
         set_status_in_file(meta_path, status)
-        self.rescan()
+        self._refresh()
         found = self.find(name)
         if found is None:
             problems = "; ".join(str(p) for p in self._problems if p.path and str(p.path).startswith(str(meta_path.parent)))

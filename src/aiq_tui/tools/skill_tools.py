@@ -132,7 +132,10 @@ def parameters_schema(parameters: Any) -> dict[str, Any]:
         properties[name] = schema
         if needed:
             required.append(name)
-    schema_out: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    # Undeclared parameters (a template that just uses {{.name}}): accept any, the executor
+    # names a missing one.
+    schema_out: dict[str, Any] = {"type": "object", "properties": properties,
+                                  "additionalProperties": not items}
     if required:
         schema_out["required"] = required
     return schema_out
