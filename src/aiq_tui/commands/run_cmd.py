@@ -40,17 +40,29 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     parser.set_defaults(handler=_run)
 
 
-def _params(pairs: list[str]) -> dict[str, Any] | str:
-    params: dict[str, Any] = {}
+def _params(pairs: list[str]) -> dict[str, str] | str:
+    params: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
             return f"--param {pair!r}: write KEY=VALUE"
-        try:
-            params[key] = json.loads(value)
-        except ValueError:
-            params[key] = value
+        params[key] = value
     return params
+
+
+def _typed(params: dict[str, str], schema: dict[str, Any]) -> dict[str, Any]:
+    """VALUEs as JSON (numbers, lists, true/false) unless the skill declares the parameter a string."""
+    properties = schema.get("properties") or {}
+    typed: dict[str, Any] = {}
+    for key, value in params.items():
+        if (properties.get(key) or {}).get("type") == "string":
+            typed[key] = value
+            continue
+        try:
+            typed[key] = json.loads(value)
+        except ValueError:
+            typed[key] = value
+    return typed
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -111,6 +123,7 @@ async def _execute(args: argparse.Namespace, engine: Any, intent: str, minimum: 
         if engine.skill_for_tool(tool_name) != meta.name:  # the one mapping agrees, or we refuse
             print(f"aiq-tui run: no tool for skill {meta.name!r}", file=sys.stderr)
             return EXIT_FAILED
+        params = _typed(params, engine.tools.get(tool_name).spec.parameters)
         await engine.activate(meta.name)
         events: list[Any] = []
         result = await engine.tools.invoke(ToolCall("run-1", tool_name, params),
