@@ -215,7 +215,7 @@ class SkillCatalog:
         return self._resource_listing(name)[1]
 
     def _resource_listing(self, name: str) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
-        meta = self.require(name)
+        meta = self._dormant.get(name) or self.require(name)  # the viewer lists a dormant skill's files too
         key = str(meta.folder)
         try:
             stamp = os.stat(key).st_mtime_ns

@@ -577,8 +577,8 @@ class AiqApp(App[int]):
             return
         self.engine.reload()
         self.notify(f"{name}: status {status}")
-        if isinstance(self.screen, SkillViewerScreen):
-            self.pop_screen()
+        if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
+            await self.pop_screen()
             self.action_open_skill(name)
 
     def action_open_skill(self, name: str) -> None:

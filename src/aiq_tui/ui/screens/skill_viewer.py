@@ -80,9 +80,9 @@ class SkillViewerScreen(Screen[None]):
         problems.border_title = "Validation"
         problems.set_class(bool(doc.problems), "-has-problems")
 
-    def action_activate(self) -> None:
-        self.app.run_action(f"activate_skill({self.document.meta.name!r})")
+    async def action_activate(self) -> None:
+        await self.app.run_action(f"activate_skill({self.document.meta.name!r})")
 
-    def action_toggle_status(self) -> None:
+    async def action_toggle_status(self) -> None:
         status = "inactive" if self.document.meta.status == "active" else "active"
-        self.app.run_action(f"set_skill_status({self.document.meta.name!r}, {status!r})")
+        await self.app.run_action(f"set_skill_status({self.document.meta.name!r}, {status!r})")
