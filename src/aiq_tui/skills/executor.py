@@ -91,10 +91,12 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 
 def _normalise_target(token: str) -> str:
+    """``//``, ``/./`` and quotes folded away: ``"//"`` → ``/``, ``/./*`` → ``/*``."""
     token = token.strip("\"'")
-    token = re.sub(r"/+", "/", token)
-    token = re.sub(r"(/\.)+(?=/|$)", "", token) or "/"
-    return token
+    if not token:
+        return token
+    folded = re.sub(r"(/\.)+(?=/|$)", "", re.sub(r"/+", "/", token))
+    return folded or "/"
 
 
 def _rm_is_dangerous(arguments: str, variables: Mapping[str, str]) -> bool:
@@ -106,37 +108,24 @@ def _rm_is_dangerous(arguments: str, variables: Mapping[str, str]) -> bool:
     )
     if not recursive:
         return False
-    for token in tokens:
-        if token.startswith("-") and token != "-":
-            continue
-        expanded = _expand(token.strip("\"'"), variables)
-        if expanded is None or _ROOTISH.match(_normalise_target(expanded)):
-            return True
-    return False
+    return any(_ROOTISH.match(_normalise_target(_expand(token.replace('"', "").replace("'", ""), variables)))
+               for token in tokens if not token.startswith("-") or token == "-")
 
 
-def _expand(token: str, variables: Mapping[str, str]) -> str | None:
-    """``token`` with ``$VAR``/``${VAR}`` replaced by the values the script assigned; None when a
-    variable the script never set (or one defaulting to ``/``) leads the path — ``$UNSET/`` is ``/``."""
-    unknown = False
+def _expand(token: str, variables: Mapping[str, str]) -> str:
+    """``token`` with ``$VAR`` / ``${VAR}`` / ``${VAR:-default}`` replaced by what the script
+    assigned (or the default); a variable it never set is empty — so ``$UNSET/`` is ``/``."""
 
     def replace(match: re.Match[str]) -> str:
-        nonlocal unknown
         name = match.group(1) or match.group(3)
-        default = match.group(2) or ""
         if name in variables:
             return variables[name]
-        if name in ("HOME",):
+        if name == "HOME":
             return "~"
-        if default[1:].lstrip("-=").startswith("/") or default.lstrip(":-=").startswith("/"):
-            return default.lstrip(":-=")
-        unknown = True
-        return ""
+        default = (match.group(2) or "").lstrip(":")
+        return default[1:] if default[:1] in ("-", "=") else ""
 
-    expanded = _VARIABLE.sub(replace, token)
-    if unknown and (expanded.startswith("/") or expanded == ""):
-        return None if expanded in ("", "/", "/*") or _ROOTISH.match(_normalise_target(expanded)) else expanded
-    return expanded
+    return _VARIABLE.sub(replace, token)
 
 
 def find_dangerous(script: str) -> str | None:
