@@ -1,0 +1,278 @@
+"""The one launcher for every process the agent starts (``execute_command``, script skills).
+
+What every launch gets, whatever the caller:
+
+* **An OS sandbox** where the kernel has Landlock: the child runs through the helper script
+  :mod:`aiq_tui.tools.sandbox_exec`, which restricts itself and then ``execvp``\\ s the
+  command (the Codex helper pattern; never ``preexec_fn``, which is unsafe in a threaded app
+  such as the Textual one). The child may read the system's programs and libraries, ``/etc``
+  minus secrets and the ``read_roots``; it may write only the ``write_roots`` and a private
+  temp dir (``TMPDIR``) removed after the call. Landlock scopes ptrace, so the child cannot
+  read ``/proc/PID/environ`` of this process (the API keys).
+* **No network** unless ``network=True``: a new user + network namespace (every protocol);
+  where namespaces are unavailable, Landlock ABI ≥ 4 denies TCP; otherwise it is reported as
+  not enforced (:attr:`ProcessResult.network`).
+* **An environment from an allowlist** (:func:`child_environment`), never the parent's minus
+  a denylist: ``DATABASE_URL`` and friends carry credentials too.
+* **A process group per command**: the timeout kills the whole group, and so does the end of
+  the call (nothing the command started in its group outlives it).
+* **Output streamed with a byte cap** per stream; the rest is read and dropped.
+
+Where Landlock is unavailable (or ``AIQ_SANDBOX=off`` is set by the user) the command runs
+directly and :func:`sandbox_mode` says ``"policy only"``: only the caller's policy checks
+(allowlist, argument rules) stand between the model and the machine. Callers show that
+string in the banner, in ``ask`` output and in tool results.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+LANDLOCK = "landlock"
+POLICY_ONLY = "policy only"
+
+_HELPER = Path(__file__).with_name("sandbox_exec.py")
+_ENV_NAMES = frozenset({"PATH", "HOME", "LANG", "TERM", "TZ"})
+_SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class ProcessResult:
+    """What a launched process did. ``sandbox`` is ``"landlock"`` or ``"policy only"``."""
+
+    exit_code: int | None  # negative: killed by that signal; None: it never started
+    stdout: str
+    stderr: str
+    timed_out: bool
+    truncated: bool  # stdout or stderr went past ``output_cap`` bytes
+    sandbox: str
+    network: str = "not enforced"  # "off (namespace)" | "off (landlock tcp)" | "on" | "not enforced"
+    duration_s: float = 0.0
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+
+
+def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """Only PATH, HOME, LANG, LC_*, TERM and TZ from ``environ`` (PATH defaults to a safe one)."""
+    env = {name: value for name, value in environ.items()
+           if (name in _ENV_NAMES or name.startswith("LC_")) and "\x00" not in value}
+    env.setdefault("PATH", _SAFE_PATH)
+    return env
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_landlock_abi() -> int:
+    """Ask the helper (one short process) for the ABI, so this process never calls syscalls."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", "-c",
+             "import runpy,sys; m=runpy.run_path(sys.argv[1]); print(m['landlock_abi']())", str(_HELPER)],
+            capture_output=True, text=True, timeout=20, check=False,
+        )
+        return int(done.stdout.strip() or 0)
+    except (OSError, ValueError, subprocess.SubprocessError):
+        return 0
+
+
+@functools.lru_cache(maxsize=1)
+def _namespaces_work() -> bool:
+    """Whether an unprivileged user + network namespace can be created here (probed once)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(_HELPER), "--no-network", "--no-landlock", "--",
+             "true"], capture_output=True, timeout=20, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0 and not done.stderr
+
+
+def landlock_abi() -> int:
+    """The Landlock ABI the launcher uses (0: none, or switched off with ``AIQ_SANDBOX=off``)."""
+    if os.environ.get("AIQ_SANDBOX", "").strip().lower() in ("off", "0", "no", "false"):
+        return 0
+    return _kernel_landlock_abi()
+
+
+def sandbox_mode() -> str:
+    """What enforcement processes get here: ``"landlock"`` or ``"policy only"``."""
+    return LANDLOCK if landlock_abi() >= 1 else POLICY_ONLY
+
+
+def network_mode(network: bool) -> str:
+    """How "no network" is enforced for a launch with ``network`` (see :class:`ProcessResult`)."""
+    if network:
+        return "on"
+    if _namespaces_work():
+        return "off (namespace)"
+    if landlock_abi() >= 4:
+        return "off (landlock tcp)"
+    return "not enforced"
+
+
+def describe_sandbox() -> str:
+    """One line for banners and ``ask`` output, e.g. ``sandbox: landlock (ABI 7), network off``."""
+    abi = landlock_abi()
+    fs = f"landlock (ABI {abi})" if abi >= 1 else POLICY_ONLY
+    net = network_mode(False)
+    net_text = "network off" if net.startswith("off") else "network not blocked"
+    return f"sandbox: {fs}, {net_text} for commands"
+
+
+def _real(path: Path | str) -> str:
+    return os.path.realpath(os.fspath(path))
+
+
+def program_roots(program: str, environ: Mapping[str, str]) -> list[Path]:
+    """What the program itself needs beyond the system directories: the resolved file, and
+    for a Python interpreter outside ``/usr`` (pyenv, a venv) its installation prefix."""
+    found = shutil.which(program, path=environ.get("PATH", _SAFE_PATH)) if os.sep not in program else program
+    if not found:
+        return []
+    real = Path(_real(found))
+    named = Path(os.path.abspath(found))
+    roots = [real]
+    for prefix in {sys.base_prefix, sys.prefix}:
+        base = Path(os.path.abspath(prefix))
+        if base != Path("/usr") and (real.is_relative_to(base) or named.is_relative_to(base)
+                                     or real.is_relative_to(_real(base))):
+            roots.append(base)
+    return roots
+
+
+def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots: Sequence[Path],
+                 exec_roots: Sequence[Path], network: bool, landlock: bool) -> list[str]:
+    helper = [sys.executable, "-I", "-S", str(_HELPER)]
+    if landlock:
+        helper.append("--require-landlock")
+    else:
+        helper.append("--no-landlock")
+    for root in read_roots:
+        helper += ["--read", _real(root)]
+    for root in write_roots:
+        helper += ["--write", _real(root)]
+    for root in exec_roots:
+        helper += ["--exec", _real(root)]
+    if not network:
+        helper.append("--no-network")
+    return [*helper, "--", *argv]
+
+
+async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
+    """Read a stream to EOF, keeping at most ``cap`` bytes (the rest is read and dropped)."""
+    kept = bytearray()
+    truncated = False
+    while True:
+        chunk = await stream.read(65536)
+        if not chunk:
+            return bytes(kept), truncated
+        room = cap - len(kept)
+        if room > 0:
+            kept.extend(chunk[:room])
+        if len(chunk) > max(room, 0):
+            truncated = True
+
+
+async def _exited(process: asyncio.subprocess.Process) -> None:
+    """Until the process itself has exited. ``Process.wait()`` also waits for its pipes to
+    close, which a background member of the group holding stdout would delay forever."""
+    while process.returncode is None:
+        await asyncio.sleep(0.02)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+async def run_process(
+    argv: Sequence[str],
+    *,
+    cwd: Path,
+    timeout: float,
+    output_cap: int,
+    read_roots: Sequence[Path] = (),
+    write_roots: Sequence[Path] = (),
+    network: bool = False,
+    env: Mapping[str, str] | None = None,
+    exec_roots: Sequence[Path] = (),
+) -> ProcessResult:
+    """Run ``argv`` (program resolved by the caller or found on PATH) sandboxed; never raises
+    for the command's own failures. ``env`` is filtered through :func:`child_environment`
+    (``None`` → this process's environment, filtered). stdin is empty. ``exec_roots`` are
+    extra read + execute trees (an interpreter's prefix); the program's own file (and a Python
+    interpreter's prefix) is added automatically."""
+    if not argv:
+        raise ValueError("argv is empty")
+    landlock = sandbox_mode() == LANDLOCK
+    child_env = child_environment(os.environ if env is None else env)
+    exec_roots = [*exec_roots, *program_roots(argv[0], child_env)]
+    private_tmp = Path(tempfile.mkdtemp(prefix="aiq-cmd-"))
+    child_env["TMPDIR"] = str(private_tmp)
+    child_env["PWD"] = _real(cwd)
+    if landlock or not network:
+        launch = _helper_argv(argv, read_roots=read_roots, write_roots=[*write_roots, private_tmp],
+                              exec_roots=exec_roots, network=network, landlock=landlock)
+    else:
+        launch = list(argv)
+    net = network_mode(network) if (landlock or not network) else "on"
+    if not landlock and net == "off (landlock tcp)":
+        net = "not enforced"
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *launch, cwd=str(cwd), env=child_env, stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                start_new_session=True,  # its own process group: the timeout kills all of it
+            )
+        except OSError as exc:
+            return ProcessResult(None, "", f"cannot start {argv[0]}: {exc.strerror or exc}", False, False,
+                                 sandbox_mode(), net, 0.0)
+        assert process.stdout is not None and process.stderr is not None
+        readers = asyncio.gather(_drain(process.stdout, output_cap), _drain(process.stderr, output_cap))
+        timed_out = False
+        try:
+            await asyncio.wait_for(_exited(process), timeout)
+        except asyncio.TimeoutError:
+            timed_out = True
+        finally:
+            _kill_group(process.pid)  # the group dies with the call, whatever happened
+        await process.wait()
+        try:
+            (out, out_cut), (err, err_cut) = await asyncio.wait_for(readers, 5)
+        except asyncio.TimeoutError:
+            # A member that left the group (setsid) still holds the pipes; stop waiting.
+            readers.cancel()
+            out, out_cut, err, err_cut = b"", True, b"", True
+        return ProcessResult(
+            exit_code=process.returncode,
+            stdout=out.decode("utf-8", errors="replace"),
+            stderr=err.decode("utf-8", errors="replace"),
+            timed_out=timed_out,
+            truncated=out_cut or err_cut,
+            sandbox=LANDLOCK if landlock else POLICY_ONLY,
+            network=net,
+            duration_s=round(loop.time() - started, 4),
+            stdout_truncated=out_cut,
+            stderr_truncated=err_cut,
+        )
+    finally:
+        shutil.rmtree(private_tmp, ignore_errors=True)

@@ -1,0 +1,247 @@
+"""The sandbox helper: restrict *this* process with Landlock, then ``execvp`` the command.
+
+Run as a script by :mod:`aiq_tui.tools.launcher` (``python -I -S sandbox_exec.py …``), never
+imported by the app: it must stay standard-library only and single-threaded, because
+``unshare(CLONE_NEWUSER)`` refuses a threaded process and Landlock restricts the calling
+thread. The restrictions are inherited by the command and everything it starts, and a
+Landlock domain cannot ptrace (so cannot read ``/proc/PID/environ`` of) a process outside it.
+
+Usage::
+
+    sandbox_exec.py [--read PATH]… [--write PATH]… [--exec PATH]… [--no-network]
+                    [--require-landlock] -- PROGRAM ARG…
+
+``--read`` trees are readable (files, directories; execute too, so tools and scripts there
+run), ``--write`` trees are also writable, ``--exec`` trees are readable and executable
+(system directories). ``--no-network`` puts the command in a new user + network namespace (no
+interface but a down loopback: no protocol reaches anything); when namespaces are not
+available and the Landlock ABI is ≥ 4, TCP bind/connect is denied instead. With
+``--require-landlock`` a failure to apply Landlock stops the launch (exit 125) instead of
+running the command unrestricted.
+
+Exit codes of the helper itself: 125 sandbox could not be applied, 126 the command could not
+be executed, 127 the command was not found.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat
+import sys
+import warnings  # noqa: F401  os.execvp imports it lazily; after Landlock the stdlib may be unreadable
+
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # x86_64 and arm64 alike
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS = 38
+CLONE_NEWUSER, CLONE_NEWNET = 0x10000000, 0x40000000
+
+# Filesystem rights, with the ABI that introduced them.
+EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12
+REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}
+FS_ALL_LATEST = (1 << 16) - 1
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+FILE_ONLY_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
+READ_RIGHTS = READ_FILE | READ_DIR
+EXEC_RIGHTS = READ_RIGHTS | EXECUTE
+WRITE_RIGHTS = (READ_RIGHTS | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
+                | MAKE_SYM | MAKE_FIFO | MAKE_SOCK | REFER | TRUNCATE)
+DEVICE_RIGHTS = READ_FILE | WRITE_FILE | TRUNCATE
+
+# Always reachable: the system's programs and libraries, a few harmless devices.
+SYSTEM_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store")
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+# /etc is readable entry by entry, minus what holds secrets (Landlock only ever adds access).
+ETC_SECRETS = frozenset({
+    "shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d", "ssh", "security",
+    "master.passwd", "krb5.keytab", "NetworkManager", "wireguard", "ppp", "openvpn", "credstore",
+    "credstore.encrypted", "libvirt", "docker", "containerd",
+})
+SSL_SECRETS = frozenset({"private"})
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+class _PathBeneathAttr(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+
+
+def _syscall(number: int, *args: object) -> int:
+    result = _libc.syscall(ctypes.c_long(number), *args)
+    if result < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code))
+    return result
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
+    try:
+        return _syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0),
+                        ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+    except OSError:
+        return 0
+
+
+def _fs_rights(abi: int) -> int:
+    return FS_BY_ABI.get(abi, FS_ALL_LATEST)
+
+
+def _add_rule(ruleset: int, path: str, rights: int, handled: int) -> None:
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a missing optional path (e.g. /lib32) is simply not granted
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            rights &= FILE_ONLY_RIGHTS
+        attr = _PathBeneathAttr(allowed_access=rights & handled, parent_fd=fd)
+        if attr.allowed_access:
+            _syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
+                     ctypes.byref(attr), ctypes.c_uint32(0))
+    finally:
+        os.close(fd)
+
+
+def _etc_rules() -> list[str]:
+    paths: list[str] = []
+    try:
+        names = os.listdir("/etc")
+    except OSError:
+        return paths
+    for name in names:
+        if name in ETC_SECRETS:
+            continue
+        if name == "ssl":
+            try:
+                paths.extend(f"/etc/ssl/{inner}" for inner in os.listdir("/etc/ssl")
+                             if inner not in SSL_SECRETS)
+            except OSError:
+                pass
+            continue
+        paths.append(f"/etc/{name}")
+    return paths
+
+
+def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, deny_tcp: bool) -> int:
+    """Restrict this process; returns the ABI used. Raises OSError when it cannot."""
+    abi = landlock_abi()
+    if abi < 1:
+        raise OSError(errno.ENOSYS, "Landlock is not available in this kernel")
+    handled = _fs_rights(abi)
+    attr = _RulesetAttr(handled_access_fs=handled)
+    size = 8
+    if abi >= 4:
+        size = 16
+        if deny_tcp:
+            attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP  # no rule: every TCP denied
+    if abi >= 6:
+        size = 24
+        attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
+    ruleset = _syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    try:
+        for path in (*SYSTEM_EXEC, *execs):
+            _add_rule(ruleset, path, EXEC_RIGHTS, handled)
+        for path in _etc_rules():
+            _add_rule(ruleset, path, READ_RIGHTS, handled)
+        for path in reads:
+            _add_rule(ruleset, path, EXEC_RIGHTS, handled)
+        for path in writes:
+            _add_rule(ruleset, path, WRITE_RIGHTS | EXECUTE, handled)
+        for path in DEVICES:
+            _add_rule(ruleset, path, DEVICE_RIGHTS, handled)
+        # Only this process's own /proc entry (same pid after exec): never another's.
+        _add_rule(ruleset, f"/proc/{os.getpid()}", READ_RIGHTS, handled)
+        if _libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            code = ctypes.get_errno()
+            raise OSError(code, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(code)}")
+        _syscall(SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0))
+    finally:
+        os.close(ruleset)
+    return abi
+
+
+def isolate_network() -> None:
+    """New user + network namespace, the caller's uid/gid mapped to themselves."""
+    uid, gid = os.getuid(), os.getgid()
+    if _libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"unshare: {os.strerror(code)}")
+    with open("/proc/self/setgroups", "w") as handle:
+        handle.write("deny")
+    with open("/proc/self/uid_map", "w") as handle:
+        handle.write(f"{uid} {uid} 1")
+    with open("/proc/self/gid_map", "w") as handle:
+        handle.write(f"{gid} {gid} 1")
+
+
+def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
+    lists: dict[str, list[str]] = {"--read": [], "--write": [], "--exec": []}
+    flags: set[str] = set()
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            return lists, flags, argv[index + 1:]
+        if arg in lists and index + 1 < len(argv):
+            lists[arg].append(argv[index + 1])
+            index += 2
+            continue
+        if arg in ("--no-network", "--require-landlock", "--no-landlock"):
+            flags.add(arg)
+            index += 1
+            continue
+        raise SystemExit(f"sandbox_exec: unknown argument {arg!r}")
+    return lists, flags, []
+
+
+def main(argv: list[str]) -> int:
+    lists, flags, command = _parse(argv)
+    if not command:
+        print("sandbox_exec: no command given after --", file=sys.stderr)
+        return 125
+    network_isolated = False
+    if "--no-network" in flags:
+        try:
+            isolate_network()
+            network_isolated = True
+        except OSError as exc:
+            print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
+                  "where the kernel supports it", file=sys.stderr)
+    if "--no-landlock" not in flags:
+        try:
+            apply_landlock(lists["--read"], lists["--write"], lists["--exec"],
+                           deny_tcp="--no-network" in flags and not network_isolated)
+        except OSError as exc:
+            if "--require-landlock" in flags:
+                print(f"aiq sandbox: cannot apply Landlock ({exc}); the command was not run",
+                      file=sys.stderr)
+                return 125
+    try:
+        os.execvp(command[0], command)
+    except FileNotFoundError:
+        print(f"{command[0]}: command not found", file=sys.stderr)
+        return 127
+    except OSError as exc:
+        print(f"{command[0]}: cannot execute: {exc.strerror}", file=sys.stderr)
+        return 126
+    return 126  # not reached: execvp replaces this process
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
