@@ -170,3 +170,19 @@ def test_prompt_is_the_engines_prompt(capsys: pytest.CaptureFixture[str]) -> Non
     assert {k: shown["breakdown"][k] for k in keys} == {k: sent[k] for k in keys}
     assert not [t for t in shown["tools"] if t.startswith("skill_") and
                 t.removeprefix("skill_") not in {s["name"] for s in shown["skills"]}]
+
+
+async def test_script_parameters_are_values_never_code(tmp_path: Path) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.tools.registry import approve_all
+
+    home = Workspace.open().home
+    marker = tmp_path / "pwned"
+    write(home.skills_dir, "echo-name", "type: script\nparameters:\n  name: {type: string, description: who}\n",
+          '```sh\necho "hello $SKILL_NAME"\n```\n')
+    engine = Engine.create(Workspace.open())
+    evil = f"$(touch {marker}); `touch {marker}`"
+    result = await engine.tools.invoke(ToolCall("c", "skill_echo-name", {"name": evil}), approve_all, lambda e: None)
+    assert result.ok and result.content["stdout"] == f"hello {evil}\n"
+    assert not marker.exists()
+    assert result.content["sandbox"]  # the launcher reports how it was contained

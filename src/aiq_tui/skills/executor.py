@@ -297,10 +297,11 @@ class SkillExecutor:
     async def run_script(self, script: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Run ``script`` with ``sh`` from a closed temp file (always removed) in the sandbox.
 
-        Parameters reach the script as positional-free environment variables ``SKILL_<NAME>``
-        (values only, never interpolated into the script text).
+        Parameters reach the script as shell variables ``SKILL_<NAME>``, assigned (shell-quoted,
+        so a value is never code) in lines put before the checked script text.
         """
-        launcher = _launcher()
+        from aiq_tui.tools import launcher
+
         check_script(script)
         cwd = (self._cwd or Path.cwd()).resolve()
         folder = Path(tempfile.mkdtemp(prefix="aiq-skill-"))
@@ -308,12 +309,9 @@ class SkillExecutor:
         try:
             path = folder / "script.sh"
             with open(path, "w", encoding="utf-8") as handle:
-                handle.write(script)
+                handle.write(_parameter_lines(params or {}) + script)
             # closed here: the file is complete before sh reads it
             env = launcher.child_environment(os.environ)
-            for name, value in (params or {}).items():
-                key = "SKILL_" + re.sub(r"\W", "_", str(name)).upper()
-                env[key] = value if isinstance(value, str) else str(value)
             result = await launcher.run_process(
                 ["sh", str(path)], cwd=cwd, timeout=self._settings.script_timeout_seconds,
                 output_cap=self._settings.command_output_bytes, read_roots=(folder, cwd),
@@ -328,49 +326,14 @@ class SkillExecutor:
         }
 
 
-def _launcher() -> Any:
-    """The one process launcher (issue 13); a minimal stand-in until that module is merged."""
-    try:
-        from aiq_tui.tools import launcher  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - replaced by the shared launcher on merge
-        return _FallbackLauncher
-    return launcher
+def _parameter_lines(params: Mapping[str, Any]) -> str:
+    """``SKILL_NAME='value'`` lines (values shell-quoted, lists/objects as JSON)."""
+    import json
+    import shlex
 
-
-class _FallbackLauncher:
-    """Same signature as ``aiq_tui.tools.launcher``: own process group, killed on timeout,
-    PATH/HOME/LANG only, output capped. No Landlock (``sandbox`` says so)."""
-
-    @staticmethod
-    def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
-        return {key: environ[key] for key in ("PATH", "HOME", "LANG") if key in environ}
-
-    @staticmethod
-    async def run_process(argv: Sequence[str], *, cwd: Path, timeout: float, output_cap: int,
-                          read_roots: Sequence[Path] = (), write_roots: Sequence[Path] = (),
-                          network: bool = False, env: Mapping[str, str] | None = None) -> Any:
-        import asyncio
-        import signal
-        from types import SimpleNamespace
-
-        process = await asyncio.create_subprocess_exec(
-            *argv, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE, env=dict(env or {}), start_new_session=True)
-        timed_out = False
-        try:
-            stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
-        except asyncio.TimeoutError:
-            timed_out = True
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            stdout, stderr = await process.communicate()
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        return SimpleNamespace(
-            exit_code=process.returncode, stdout=stdout[:output_cap].decode("utf-8", "replace"),
-            stderr=stderr[:output_cap].decode("utf-8", "replace"), timed_out=timed_out,
-            truncated=len(stdout) > output_cap or len(stderr) > output_cap, sandbox="none (process group only)")
+    lines = []
+    for name, value in params.items():
+        key = "SKILL_" + re.sub(r"\W", "_", str(name)).upper()
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}={shlex.quote(text)}\n")
+    return "".join(lines)
