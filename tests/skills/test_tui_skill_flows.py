@@ -84,3 +84,18 @@ async def test_viewer_disables_and_enables_a_skill_and_the_pane_shows_its_status
         pane = app.query_one(SkillsPane)
         assert any(v.name == "http-api" and v.status == "active" for state in SECTIONS
                    for v in pane.views_in(state))
+
+
+async def test_a_composite_skill_call_shows_its_numbered_plan(tmp_path: Path) -> None:
+    from aiq_tui.conversation import ToolCall
+    from aiq_tui.tools.registry import approve_all
+
+    app = real_app(tmp_path / "home")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        # The call goes through the engine's registry with the app as the event sink, as in a turn.
+        await app.engine.tools.invoke(ToolCall("p1", "skill_sales-report-pipeline", {}), approve_all,
+                                      app._sink)
+        await settle(pilot)
+        plan = [n for n in notices(app) if n.startswith("plan of skill_sales-report-pipeline")]
+        assert plan and "1. execute_sql" in plan[0] and "4. file_operations" in plan[0]

@@ -155,5 +155,6 @@ def _print_result(kind: str, result: Any) -> None:
         if not content.get("output", "").endswith("\n"):
             sys.stdout.write("\n")
     elif kind == "composite":
-        for step in content.get("plan", []):
-            print(f"{step['step']}. {step['tool']} {json.dumps(step['params'], ensure_ascii=False)}")
+        from aiq_tui.tools.skill_tools import format_plan
+
+        print(format_plan(content) or "")

@@ -219,3 +219,14 @@ def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
             seen.add(tool.spec.name)
             tools.append(tool)
     return tools
+
+
+def format_plan(result: Any) -> str | None:
+    """A composite skill's plan as numbered lines (``1. execute_sql {"sql": …}``), or None when
+    ``result`` is not a plan. ``aiq-tui run`` prints it and the TUI shows it as a notice."""
+    import json
+
+    if not isinstance(result, Mapping) or result.get("type") != "composite":
+        return None
+    return "\n".join(f"{step['step']}. {step['tool']} {json.dumps(step['params'], ensure_ascii=False)}"
+                     for step in result.get("plan", ()))

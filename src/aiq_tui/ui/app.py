@@ -50,6 +50,7 @@ from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
 from aiq_tui.ui.screens.sessions import SessionsScreen
 from aiq_tui.ui.screens.settings import SettingsScreen
+from aiq_tui.tools.skill_tools import format_plan
 from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
 from aiq_tui.ui.screens.text_modal import TextModal
 from aiq_tui.ui.screens.warnings import WarningsScreen, shown_path
@@ -208,6 +209,9 @@ class AiqApp(App[int]):
                          duration_s=event.duration_s, result=event.result)
             await conversation.add_notice(f"{'✓' if event.ok else '✗'} {event.name}: {event.summary}",
                                           "tool" if event.ok else "error")
+            plan = format_plan(event.result) if event.ok else None
+            if plan:  # a composite skill's plan: show the steps the agent is about to take
+                await conversation.add_notice(f"plan of {event.name}:\n{plan}", "info")
         elif isinstance(event, TurnFinished):
             await conversation.end_answer(event.text, cancelled=event.cancelled)
             self._set_busy(False)
