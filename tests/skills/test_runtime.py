@@ -186,3 +186,14 @@ async def test_script_parameters_are_values_never_code(tmp_path: Path) -> None:
     assert result.ok and result.content["stdout"] == f"hello {evil}\n"
     assert not marker.exists()
     assert result.content["sandbox"]  # the launcher reports how it was contained
+
+
+@pytest.mark.parametrize("kind", ["script", "template", "composite"])
+def test_skills_new_scaffolds_each_executable_type_valid_and_runnable(kind: str, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["skills", "new", f"my-{kind}", "--type", kind, "--dir", str(tmp_path)]) == 0
+    assert main(["skills", "validate", str(tmp_path / f"my-{kind}")]) == 0
+    capsys.readouterr()
+    assert main(["run", f"my-{kind}", "--skills-dir", str(tmp_path), "-p", "who=you", "--yes", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["ran"], report["type"], report["ok"]) == (f"my-{kind}", kind, True)

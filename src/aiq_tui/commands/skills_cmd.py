@@ -54,6 +54,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                      help="parent folder (default: the first writable skills directory: "
                           "--skills-dir, skills.dirs, then the home's skills/)")
     new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it")
+    new.add_argument("--type", choices=("instruction", "script", "template", "composite"), default="instruction",
+                     help="skill type (default instruction, which passes --strict; the others are lango's "
+                          "executable types: a starter script / template / plan to edit)")
     new.set_defaults(handler=_new)
 
     for action, status, text in (("enable", "active", "set status: active (the skill loads again)"),
@@ -303,11 +306,34 @@ def _new(args: argparse.Namespace) -> int:
     if folder.exists():
         print(f"aiq-tui: {folder} already exists; choose another name or edit that skill", file=sys.stderr)
         return EXIT_FAILED
-    atomic_write(folder / "SKILL.md", scaffold(name, description))
+    kind = option(args, "type") or "instruction"
+    if kind == "instruction":
+        atomic_write(folder / "SKILL.md", scaffold(name, description))
+    else:
+        from aiq_tui.skills.store import write_skill
+
+        write_skill(parent, executable_scaffold(name, description, kind))
     console = make_console(args)
     console.print(f"created {folder / 'SKILL.md'}", soft_wrap=True)
-    console.print(f"next: edit it, then run  aiq-tui skills validate {folder} --strict", soft_wrap=True)
+    strict = " --strict" if kind == "instruction" else ""
+    console.print(f"next: edit it, then run  aiq-tui skills validate {folder}{strict}", soft_wrap=True)
     return EXIT_OK
+
+
+def executable_scaffold(name: str, description: str, kind: str) -> Any:
+    """A starter script / template / composite skill (lango types) for ``skills new --type``."""
+    from aiq_tui.skills.builder import build_from_steps, build_script
+    from aiq_tui.skills.store import SkillEntry
+
+    if kind == "script":
+        return build_script(name, description, 'echo "hello from ' + name + ' in $(pwd)"\n')
+    if kind == "composite":
+        return build_from_steps(name, description, [
+            {"tool": "file_operations", "params": {"operation": "list", "path": "."}},
+            {"tool": "execute_sql", "params": {"sql": "SELECT name FROM sqlite_master WHERE type = 'table'"}},
+        ])
+    return SkillEntry(name, description, "template", "active", {"template": "Hello {{.who}}!\n"},
+                      parameters={"who": {"type": "string", "description": "who to greet"}})
 
 
 def scaffold(name: str, description: str) -> str:
