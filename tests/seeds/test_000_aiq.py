@@ -3,12 +3,9 @@ prompt format, token budget with 80/90/95 % compression, built-in tools."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import call_tool, config  # noqa: E402
+from tests.seeds.seed_support import call_tool, config  # noqa: E402
 
 from aiq_tui.context.compress import ContextState, SkillCost, plan, priority_order  # noqa: E402
 from aiq_tui.context.tokens import TokenCounter  # noqa: E402

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import config  # noqa: E402
+from tests.seeds.seed_support import config  # noqa: E402
 
 from aiq_tui.workspace import Workspace  # noqa: E402
 

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import call_tool, config  # noqa: E402
+from tests.seeds.seed_support import call_tool, config  # noqa: E402
 
 from aiq_tui.conversation import Message, Role, ToolCall  # noqa: E402
 from aiq_tui.skills.builder import build_from_steps, build_instruction_skill, build_script, composite_from_last_turn  # noqa: E402
-from aiq_tui.skills.executor import SkillExecutor, SkillProgram  # noqa: E402
+from aiq_tui.skills.executor import DangerousScriptError, SkillExecutor, SkillProgram  # noqa: E402
 from aiq_tui.skills.store import SkillEntry, ensure_defaults, parse_entry, read_entry, render  # noqa: E402
 from aiq_tui.tools.registry import approve_all  # noqa: E402
 from aiq_tui.workspace import Workspace  # noqa: E402
@@ -323,9 +320,12 @@ async def test_reject_dangerous_scripts(script: str, skills: Path, engine, tmp_p
     (folder / "SKILL.md").write_text("---\nname: danger\ndescription: d\ntype: script\n---\n"
                                      f"```sh\ntouch {marker}\n{script}\n```\n")
     eng, _ = engine()
-    result = await call_tool(eng, "skill_danger", {}, approve_all)
-    assert not result.ok and "dangerous pattern" in result.error
-    assert not marker.exists()  # refused before anything ran
+    assert "skill_danger" not in eng.tools  # blocked at load: a warning, never a tool
+    assert any("dangerous pattern" in p.message for p in eng.problems)
+    assert not (await call_tool(eng, "skill_danger", {}, approve_all)).ok
+    with pytest.raises(DangerousScriptError):  # and the executor refuses it again before running
+        await SkillExecutor().run_script(f"touch {marker}\n{script}\n")
+    assert not marker.exists()
 
 
 # -- Skill Builder -----------------------------------------------------------------------------

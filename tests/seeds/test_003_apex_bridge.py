@@ -4,12 +4,9 @@ skill mapping and execution by intent (``aiq-tui run``)."""
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import call_tool, config  # noqa: E402
+from tests.seeds.seed_support import call_tool, config  # noqa: E402
 
 from aiq_tui.skills.model import Phase  # noqa: E402
 

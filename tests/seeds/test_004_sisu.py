@@ -3,14 +3,11 @@ validation, ``use_skill``, level-3 resources, size limits, include/exclude."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from conftest import call_tool, config  # noqa: E402
+from tests.seeds.seed_support import call_tool, config  # noqa: E402
 
 from aiq_tui.config import SkillsSettings  # noqa: E402
 from aiq_tui.events import SkillStateChanged, ToolCallFinished  # noqa: E402

@@ -3,15 +3,12 @@ viewer's enable/disable, and inactive skills shown with their status."""
 
 from __future__ import annotations
 
-import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-
-from conftest import fixed_clock  # noqa: E402
-from helpers import notices, say, settle  # noqa: E402
+from tests.ui.helpers import notices, say, settle  # noqa: E402
 
 from aiq_tui.agent.engine import Engine  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -20,6 +17,10 @@ from aiq_tui.ui.widgets.skills_pane import SECTIONS, SkillsPane  # noqa: E402
 from aiq_tui.workspace import Workspace  # noqa: E402
 
 pytestmark = pytest.mark.slow
+
+
+def fixed_clock() -> datetime:
+    return datetime(2025, 1, 2, 12, 0, 0)
 
 
 def real_app(home: Path) -> AiqApp:
