@@ -205,3 +205,11 @@ def test_a_fenced_dangerous_script_is_a_blocked_skill_with_a_warning() -> None:
     workspace = Workspace.open()
     assert "sneaky" not in workspace.catalog
     assert any("sneaky" in str(p.path) and "blocked" in p.message for p in workspace.problems)
+
+
+def test_import_a_plain_markdown_document_as_an_instruction_skill(tmp_path: Path) -> None:
+    (tmp_path / "deploy-guide.md").write_text("# Deploying the app\n\nRun make deploy.\n")
+    [(name, path)] = import_skills(str(tmp_path / "deploy-guide.md"), tmp_path / "skills", AppConfig())
+    text = path.read_text()
+    assert name == "deploy-guide" and "description: Deploying the app" in text and "created-by: import" in text
+    assert "Run make deploy." in text and f"source: {tmp_path / 'deploy-guide.md'}" in text

@@ -10,9 +10,10 @@ import pytest
 from aiq_tui.config import SkillsSettings
 from aiq_tui.skills.catalog import SkillCatalog
 from aiq_tui.skills.discover import SkillDir
+from aiq_tui.skills.builder import build_instruction_skill
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.store import (
-    SkillEntry, StoreError, build_instruction_skill, bundled_defaults, ensure_defaults, parse_entry, read_entry,
+    SkillEntry, StoreError, bundled_defaults, ensure_defaults, parse_entry, read_entry,
     render,
 )
 

@@ -1,15 +1,14 @@
 """lango's skill builder (seed 002): store entries from tool traces, scripts and instruction text.
 
 Built entries are ``active`` and carry ``source`` and ``allowed_tools`` unchanged, so both
-round-trip through ``FileSkillStore.save`` / ``get``.
+round-trip through :meth:`SkillCatalog.save <aiq_tui.skills.catalog.SkillCatalog.save>` and
+:func:`~aiq_tui.skills.store.read_entry`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Iterable, Mapping, Sequence
 
-from aiq_tui.skills import store
 from aiq_tui.skills.store import SkillEntry
 
 CREATED_BY_BUILDER = "builder"
@@ -44,9 +43,8 @@ def build_script(name: str, description: str, script: str, *, source: str = "",
 def build_instruction_skill(name: str, description: str, content: str, source: str = "",
                             allowed_tools: Iterable[str] = ()) -> SkillEntry:
     """lango ``BuildInstructionSkill``: type instruction, status active, created_by import."""
-    entry = store.build_instruction_skill(name, description, content, source)
-    tools = tuple(allowed_tools)
-    return dataclasses.replace(entry, allowed_tools=tools) if tools else entry
+    return SkillEntry(name, description, "instruction", "active", {"content": content},
+                      source=source, allowed_tools=tuple(allowed_tools), created_by="import")
 
 
 _DISCLOSURE_TOOLS = frozenset({"use_skill", "read_skill_resource"})

@@ -41,7 +41,7 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
             else:
                 root = work / "skill"
                 root.mkdir()
-                (root / SKILL_FILE).write_bytes(data)
+                (root / SKILL_FILE).write_bytes(_as_skill_md(data, source))
         else:
             path = Path(source).expanduser()
             if not path.exists():
@@ -51,7 +51,7 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
             elif path.is_file():
                 root = work / "skill"
                 root.mkdir()
-                shutil.copyfile(path, root / SKILL_FILE)
+                (root / SKILL_FILE).write_bytes(_as_skill_md(path.read_bytes(), path.name))
             else:
                 root = path
         folders = _skill_folders(root)
@@ -59,6 +59,26 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
             raise ImportError_(f"no {SKILL_FILE} found in {source}")
         recorded = source if source.startswith(("http://", "https://")) else str(Path(source).expanduser().resolve())
         return [_install(folder, target, config, recorded, force) for folder in folders]
+
+
+def _as_skill_md(data: bytes, origin: str) -> bytes:
+    """A SKILL.md as is; a plain markdown document (no frontmatter) becomes an instruction skill
+    (lango's import of a reference document): named after the file, described by its title."""
+    import re
+
+    from aiq_tui.skills.builder import build_instruction_skill
+    from aiq_tui.skills.store import render
+
+    text = data.decode("utf-8-sig", errors="replace")
+    if text.lstrip().startswith("---"):
+        return data
+    stem = PurePosixPath(origin.split("?")[0].rstrip("/")).stem
+    if stem.upper() in ("SKILL", "README", "INDEX", ""):
+        stem = PurePosixPath(origin.split("?")[0].rstrip("/")).parent.name or "imported"
+    name = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "imported"
+    title = next((line.lstrip("#").strip() for line in text.splitlines() if line.strip()), "")
+    entry = build_instruction_skill(name, title[:200] or f"Reference guide for {name}", text.strip("\n"))
+    return render(entry).encode("utf-8")
 
 
 def _skill_folders(root: Path) -> list[Path]:

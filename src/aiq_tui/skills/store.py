@@ -54,12 +54,6 @@ class SkillEntry:
     """Other frontmatter fields (license, tags, metadata, …), preserved on save."""
 
 
-def build_instruction_skill(name: str, description: str, content: str, source: str = "") -> SkillEntry:
-    """lango ``BuildInstructionSkill``: an active instruction skill created by import."""
-    return SkillEntry(name, description, "instruction", "active", {"content": content},
-                      source=source, created_by="import")
-
-
 # -- render / parse ---------------------------------------------------------------------------
 
 
