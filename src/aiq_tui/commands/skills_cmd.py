@@ -20,13 +20,16 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate and create skills",
-        description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold new skills.",
+        "skills", parents=parents, help="list, show, validate, create, import, enable/disable and remove skills",
+        description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
+                    "enable or disable them (status), and delete them.",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
 
-    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills",
-                                 description="List every discovered skill (metadata only) and discovery warnings.")
+    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills with type and status",
+                                 description="List every discovered skill (metadata only) with its type and status "
+                                             "(inactive and draft skills are listed, never loaded) and discovery "
+                                             "warnings.")
     list_parser.add_argument("--json", action="store_true", help="machine-readable output")
     list_parser.set_defaults(handler=_list)
 
@@ -47,7 +50,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
 
-    new = sub.add_parser("new", parents=parents, help="scaffold a new skill that passes --strict",
+    new = sub.add_parser("new", parents=parents, help="scaffold a new skill (an instruction skill passes --strict)",
                          description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
     new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
     new.add_argument("--dir", metavar="DIR",
