@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+import weakref
 from typing import Any, Callable, Iterable, Mapping
 
 from aiq_tui.conversation import ToolSpec
@@ -33,7 +34,8 @@ def tool_name_for(skill_name: str) -> str:
     return ("skill_" + _UNSAFE.sub("_", skill_name))[:MAX_TOOL_NAME]
 
 
-_MAPPINGS: dict[int, tuple[int, dict[str, str]]] = {}
+# Per catalog object (weakly held: a catalog that goes away takes its map with it).
+_MAPPINGS: "weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str]]]" = weakref.WeakKeyDictionary()
 _MAPPING_LOCK = threading.Lock()
 
 
@@ -48,13 +50,13 @@ def skill_for_tool(catalog: Any, tool_name: str) -> str | None:
         return None
     generation = getattr(catalog, "generation", 0)
     with _MAPPING_LOCK:
-        cached = _MAPPINGS.get(id(catalog))
+        cached = _MAPPINGS.get(catalog)
         if cached is None or cached[0] != generation:
             mapping: dict[str, str] = {}
             for meta in catalog:
                 mapping.setdefault(tool_name_for(meta.name), meta.name)
             cached = (generation, mapping)
-            _MAPPINGS[id(catalog)] = cached
+            _MAPPINGS[catalog] = cached
     return cached[1].get(tool_name)
 
 
