@@ -110,3 +110,15 @@ def test_strict_allows_only_spec_fields_and_metadata_mapping() -> None:
 
 def test_strict_empty_description_fails() -> None:
     assert validate({"name": "demo", "description": ""}, P, "demo", strict=True)[0].field == "description"
+
+
+@pytest.mark.parametrize("name", ["données", "résumé-tools", "日本語"])
+def test_strict_accepts_unicode_lowercase_names_like_skills_ref(name: str) -> None:
+    assert validate({"name": name, "description": "d"}, P, name, strict=True) == []
+
+
+def test_strict_rejects_unicode_uppercase_and_lenient_warns_on_an_empty_description() -> None:
+    assert name_problem("Données") == "name must be lowercase"
+    [problem] = validate({"name": "x", "description": ""}, P, "x")
+    assert problem.severity.value == "warning" and problem.field == "description"
+    assert validate({"name": "x", "description": ""}, P, "x", strict=True)[0].severity.value == "error"
