@@ -213,3 +213,22 @@ def test_import_a_plain_markdown_document_as_an_instruction_skill(tmp_path: Path
     text = path.read_text()
     assert name == "deploy-guide" and "description: Deploying the app" in text and "created-by: import" in text
     assert "Run make deploy." in text and f"source: {tmp_path / 'deploy-guide.md'}" in text
+
+
+async def test_script_timeout_kills_it_and_secrets_never_reach_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.tools.registry import approve_all
+
+    home = Workspace.open().home
+    (home.config_dir / "config.yaml").write_text("tools:\n  script_timeout_seconds: 1\n")
+    write(home.skills_dir, "env-dump", "type: script\n", "```sh\nenv\n```\n")
+    write(home.skills_dir, "sleeper", "type: script\n", "```sh\nsleep 30\n```\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp-secret")
+    engine = Engine.create(Workspace.open())
+    dumped = await engine.tools.invoke(ToolCall("e", "skill_env-dump", {}), approve_all, lambda e: None)
+    assert dumped.ok and "secret" not in dumped.content["stdout"]
+    names = {line.split("=", 1)[0] for line in dumped.content["stdout"].splitlines() if "=" in line}
+    assert "PATH" in names and not any(n.endswith(("_KEY", "_TOKEN")) for n in names)
+    slept = await engine.tools.invoke(ToolCall("s", "skill_sleeper", {}), approve_all, lambda e: None)
+    assert not slept.ok and slept.content["timed_out"] and "timed out" in slept.error
