@@ -131,7 +131,8 @@ def _list(args: argparse.Namespace) -> int:
 
     console = make_console(args)
     dormant = len(listing) - len(catalog)
-    title = f"{len(catalog)} skill(s)" + (f", {dormant} not loaded (inactive/draft)" if dormant else "")
+    title = f"{len(listing)} skill(s)" + (f": {len(catalog)} active, {dormant} not loaded (inactive/draft)"
+                                          if dormant else "")
     table = Table(title=title, title_justify="left", expand=False)
     widest = max((len(meta.name) for meta in listing), default=4)
     widest = min(widest, 40)
