@@ -63,6 +63,8 @@ class MatchingSettings(_Section):
     """How many skills a query loads (seed 000: top 3)."""
     context_messages: int = Field(default=2, ge=0)
     """How many earlier user messages are added (down-weighted) to the query."""
+    run_min_confidence: float = Field(default=0.7, ge=0, le=1)
+    """``aiq-tui run``: the confidence the best executable skill needs to run (seed 003)."""
 
 
 class DisclosureSettings(_Section):

@@ -61,7 +61,7 @@ async def test_demo_long_script_fires_80_90_and_95_percent_stages_in_order(tmp_p
 
 async def test_eviction_at_90_percent_drops_relevant_skills_and_keeps_the_active_one(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    write_config(home, "context:\n  window: 4200\n  reserve_output: 256\n")
+    write_config(home, "context:\n  window: 4800\n  reserve_output: 256\n")
     engine, seen = demo_engine(home)
     await engine.activate("sql-explorer")
     await engine.send("make a markdown report from the query results")

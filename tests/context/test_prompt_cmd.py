@@ -37,7 +37,7 @@ def test_prompt_json_shows_system_prompt_messages_and_a_breakdown_that_adds_up(
     assert code == 0
     assert "## Skill: pdf-tools\nExtract text and tables from PDF files.\n\n# PDF" in data["system"]
     assert "- csv-report: Summarise CSV files" in data["system"]
-    assert data["messages"] == [{"role": "user", "content": "extract tables from pdf-tools files", "id": "m0"}]
+    assert data["messages"] == [{"role": "user", "content": "extract tables from pdf-tools files", "id": "m1"}]
     b = data["breakdown"]
     assert b["system"] + b["catalog"] + sum(b["skills"].values()) + b["history"] + b["tool_results"] + b["reserve"] == b["total"]
     assert b["exact"] and b["window"] == 16000 and data["fits"]

@@ -70,8 +70,13 @@ def test_skills_validate_missing_path_is_a_usage_error(tmp_path: Path, capsys: C
 
 
 def test_skills_validate_without_paths_checks_discovered_dirs(capsys: Capsys) -> None:
-    assert main(["skills", "validate", "--strict"]) == 0
-    assert "6 valid, 0 invalid" in capsys.readouterr().out
+    assert main(["skills", "validate"]) == 0
+    assert "9 valid, 0 invalid" in capsys.readouterr().out
+    # --strict is exactly the Agent Skills specification: lango's executable types (type,
+    # status, parameters, template) are outside it, the instruction skills pass.
+    assert main(["skills", "validate", "--strict", "--json"]) == 1
+    invalid = {s["name"] for s in json.loads(capsys.readouterr().out)["skills"] if not s["valid"]}
+    assert invalid == {"disk-usage", "release-notes", "sales-report-pipeline"}
 
 
 def test_skills_new_scaffold_passes_strict_validation(tmp_path: Path, capsys: Capsys) -> None:

@@ -73,7 +73,10 @@ def test_fuzzed_skills_never_crash_discovery_and_each_is_a_warning(tmp_path: Pat
 
     catalog = discover([SkillDir(root, "flag")], SkillsSettings(max_skill_md_bytes=1_000))
 
-    assert len(catalog) == 0
+    # Only a mutation that empties the description survives: lango loads such an instruction
+    # skill leniently, with a warning (issue 12); everything else is skipped with a warning.
+    assert all(meta.description == "" for meta in catalog)
+    assert all(any(p.path == meta.path and p.field == "description" for p in catalog.problems) for meta in catalog)
     warned = {p.path.parent.name for p in catalog.problems if p.path is not None}
     broken = {f"v{i:04d}" for i in range(VARIANTS)} | {"loop-a", "loop-b", "dir-skill"}
     if special == 5:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from aiq_tui.skills.validate import SKILL_TYPES, is_valid_name, validate
+from aiq_tui.skills.validate import SKILL_TYPES, name_problem, validate
 
 P = Path("skills/demo/SKILL.md")
 
@@ -46,12 +46,15 @@ def test_lango_types_with_their_definition_are_valid(kind: str, field: str, valu
 
 def test_composite_skill_validation_needs_steps_array() -> None:
     [problem] = validate(fields(type="composite", steps="not a list"), P, "demo")
-    assert problem.field == "steps" and "list" in problem.message
+    assert problem.field == "steps" and "array" in problem.message
 
 
 def test_script_skill_validation_needs_script_string() -> None:
-    [problem] = validate(fields(type="script"), P, "demo")
+    # Without the body (metadata-only discovery) the script may still be a fenced ```sh block.
+    assert validate(fields(type="script"), P, "demo") == []
+    [problem] = validate(fields(type="script"), P, "demo", body="# no script here\n")
     assert problem.field == "script"
+    assert validate(fields(type="script"), P, "demo", body="```sh\necho hi\n```\n") == []
 
 
 def test_template_skill_validation_needs_template_string() -> None:
@@ -76,14 +79,14 @@ def test_lenient_accepts_unknown_fields_and_status_parameters_source_triggers() 
 @pytest.mark.parametrize("name", ["pdf", "pdf-tools", "a1-b2-c3", "x" * 64])
 def test_strict_accepts_spec_names(name: str) -> None:
     assert validate({"name": name, "description": "d"}, P, name, strict=True) == []
-    assert is_valid_name(name)
+    assert name_problem(name) is None
 
 
-@pytest.mark.parametrize("name", ["PDF", "-pdf", "pdf-", "pdf--tools", "pdf_tools", "pdf tools", "x" * 65, "café"])
+@pytest.mark.parametrize("name", ["PDF", "-pdf", "pdf-", "pdf--tools", "pdf_tools", "pdf tools", "x" * 65, "Café", "a.b"])
 def test_strict_rejects_names_outside_the_spec(name: str) -> None:
     problems = validate({"name": name, "description": "d"}, P, name, strict=True)
     assert any(p.field == "name" for p in problems)
-    assert not is_valid_name(name)
+    assert name_problem(name) is not None
 
 
 def test_strict_name_must_equal_folder() -> None:
@@ -107,3 +110,15 @@ def test_strict_allows_only_spec_fields_and_metadata_mapping() -> None:
 
 def test_strict_empty_description_fails() -> None:
     assert validate({"name": "demo", "description": ""}, P, "demo", strict=True)[0].field == "description"
+
+
+@pytest.mark.parametrize("name", ["données", "résumé-tools", "日本語"])
+def test_strict_accepts_unicode_lowercase_names_like_skills_ref(name: str) -> None:
+    assert validate({"name": name, "description": "d"}, P, name, strict=True) == []
+
+
+def test_strict_rejects_unicode_uppercase_and_lenient_warns_on_an_empty_description() -> None:
+    assert name_problem("Données") == "name must be lowercase"
+    [problem] = validate({"name": "x", "description": ""}, P, "x")
+    assert problem.severity.value == "warning" and problem.field == "description"
+    assert validate({"name": "x", "description": ""}, P, "x", strict=True)[0].severity.value == "error"

@@ -258,7 +258,8 @@ def test_build_default_tools_registers_every_builtin_tool(home, project, write_s
     config = AppConfig()
     reg = build_default_tools(home, config, load_sources(home), catalog, cwd=project, on_activate=lambda n: None)
     assert reg.names() == [
-        "execute_command", "execute_sql", "file_operations", "http_request", "skill_guide", "use_skill",
+        "execute_command", "execute_sql", "file_operations", "http_request", "read_skill_resource", "skill_guide",
+        "use_skill",
     ]
     for spec in reg.specs():
         assert spec.parameters["type"] == "object" and spec.description

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Callable
 
 from aiq_tui.skills.catalog import SkillCatalog
-from aiq_tui.tools.skill_tools import InstructionSkillTool, instruction_skill_tools, render_content, tool_name_for
+from aiq_tui.tools.skill_tools import InstructionSkillTool, render_content, skill_tools, tool_name_for
 from aiq_tui.tools.use_skill import UseSkillTool
 
 
@@ -51,10 +51,10 @@ async def test_instruction_skill_tool_registration_uses_original_description(
 ) -> None:
     write_skill("sql-style", "How to write readable SQL", body="Use CTEs.", extra="source: https://example.com/s\n")
     write_skill("runner", "Runs a script", extra="type: script\nscript: echo hi\n")
-    tools = instruction_skill_tools(make_catalog(tmp_path / "skills"))
-    assert [tool.spec.name for tool in tools] == ["skill_sql-style"]  # only instruction skills
-    assert tools[0].spec.description == "How to write readable SQL"
-    result = await tools[0].run({})
+    tools = skill_tools(make_catalog(tmp_path / "skills"))
+    assert [tool.spec.name for tool in tools] == ["skill_runner", "skill_sql-style"]  # every type
+    assert tools[1].spec.description == "How to write readable SQL"
+    result = await tools[1].run({})
     assert result.content == {"name": "sql-style", "content": "Use CTEs.", "source": "https://example.com/s",
                               "description": "How to write readable SQL", "type": "instruction"}
 

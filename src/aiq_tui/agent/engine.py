@@ -56,7 +56,8 @@ from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.registry import ToolRegistry, build_default_tools
-from aiq_tui.tools.skill_tools import InstructionSkillTool, instruction_skill_tools, tool_name_for
+from aiq_tui.skills.executor import SkillExecutor
+from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
 from aiq_tui.workspace import Workspace
 
 MAX_TOOL_ROUNDS = 8
@@ -89,9 +90,10 @@ class Engine:
         self._index: SkillIndex | None = None
         self._index_lock = threading.Lock()
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
+        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd)
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
-            cwd=workspace.cwd, on_activate=self._on_use_skill,
+            cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
         )
         self.sessions = SessionStore(workspace.home.sessions_dir)
         self.session = self._new_session()
@@ -315,10 +317,26 @@ class Engine:
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
-            if isinstance(tool, InstructionSkillTool) and tool.skill_name not in self.skills:
+            if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in self.skills:
                 continue
             specs.append(tool.spec)
         return specs
+
+    def skill_for_tool(self, tool_name: str) -> str | None:
+        """The skill behind a ``skill_<name>`` tool (None for other tools) — the one mapping."""
+        return skill_for_tool(self.workspace.catalog, tool_name)
+
+    def preview(self, query: str) -> Prompt:
+        """The prompt the engine would send for ``query`` as the next user message: skills are
+        matched and loaded exactly as :meth:`send` does, nothing is sent or saved
+        (``aiq-tui prompt`` shows this). The query stays out of the session."""
+        message = Message(Role.USER, query, id=self._new_id())
+        self.session.messages.append(message)
+        try:
+            self._match(query)
+            return self._update_budget()
+        finally:
+            self.session.messages.remove(message)
 
     def current_prompt(self) -> Prompt:
         """The prompt the next request would send (system, history, tools, breakdown)."""
@@ -537,7 +555,7 @@ class Engine:
                 for meta in fresh:
                     self._index.upsert(meta)
         if self.config.skills.enabled:
-            for tool in instruction_skill_tools(_MetaList(self.workspace.catalog, fresh)):
+            for tool in skill_tools(_MetaList(self.workspace.catalog, fresh), self.executor):
                 if tool.spec.name not in self.tools:
                     self.tools.add(tool)
         self._catalog_problems = tuple(diff.problems) if diff.problems else tuple(self.workspace.catalog.problems)
@@ -562,8 +580,8 @@ class _MetaList:
     def __iter__(self):
         return iter(self._metas)
 
-    def load(self, name: str) -> Any:
-        return self._catalog.load(name)
+    def __getattr__(self, name: str) -> Any:  # load, definition, … of the catalog
+        return getattr(self._catalog, name)
 
 
 __all__ = ["Engine", "MAX_TOOL_ROUNDS", "TurnRefused"]

@@ -132,6 +132,11 @@ class LoadedSkills:
                 views.append(SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA,
                                        self.catalog_tokens(meta.name, meta.description), score, confidence,
                                        self._reasons.get(meta.name, "")))
+        dormant = getattr(self.catalog, "dormant", None)
+        for meta in dormant() if dormant is not None else ():
+            views.append(SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, 0,
+                                   reason=f"status {meta.status}: not loaded (aiq-tui skills enable {meta.name})",
+                                   status=meta.status))
         return views
 
     def catalog_tokens(self, name: str, description: str) -> int:

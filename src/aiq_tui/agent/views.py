@@ -19,3 +19,4 @@ class SkillView:
     score: float | None = None  # last match score, None when never matched
     confidence: float | None = None
     reason: str = ""  # why it is in this state (last transition)
+    status: str = "active"  # lango status: inactive / draft skills are shown, never loaded

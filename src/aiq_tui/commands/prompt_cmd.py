@@ -68,51 +68,6 @@ def _prompt(args: argparse.Namespace) -> int:
 # -- shared ---------------------------------------------------------------------------------
 
 
-def _counter(config: "AppConfig") -> "TokenCounter":
-    from aiq_tui.context.tokens import TokenCounter
-
-    return TokenCounter.for_config(config)
-
-
-def _skills_for(workspace: "Workspace", query: str, counter: "TokenCounter") -> tuple[list[tuple[str, str]], list["LoadedSkill"]]:
-    """Catalog entries in rank order, and the skills the query loads (brief or full)."""
-    from aiq_tui.context.prompt import LoadedSkill
-    from aiq_tui.ranking.disclose import brief_text, phase_for
-    from aiq_tui.ranking.match import SkillIndex
-    from aiq_tui.skills.model import Phase, SkillState
-
-    config = workspace.config
-    metas = {meta.name: meta for meta in workspace.catalog}
-    ranking = SkillIndex(metas.values()).rank(query, top_k=None)
-    ranked = [match.name for match in ranking.matches if match.name in metas]
-    order = ranked + sorted(name for name in metas if name not in set(ranked))
-    catalog = [(name, metas[name].description) for name in order]
-    loaded: list[LoadedSkill] = []
-    for match in ranking.matches[: config.matching.top_k]:
-        phase = phase_for(match.confidence, config.disclosure)
-        if phase is Phase.METADATA or match.name not in metas:
-            continue
-        try:
-            skill = workspace.catalog.load(match.name)
-        except Exception as exc:  # an unreadable skill is reported and skipped, never fatal
-            print(f"aiq-tui prompt: skipping {match.name}: {exc}", file=sys.stderr)
-            continue
-        if phase is Phase.FULL:
-            content, state = skill.body, SkillState.ACTIVE
-        else:
-            content = brief_text(skill, config.disclosure.brief_tokens, counter.count)
-            state = SkillState.RELEVANT
-        loaded.append(LoadedSkill(skill.name, skill.meta.description, content, state, phase))
-    return catalog, loaded
-
-
-def _tool_specs(workspace: "Workspace") -> list[Any]:
-    from aiq_tui.tools.registry import build_default_tools
-
-    return build_default_tools(workspace.home, workspace.config, workspace.sources, workspace.catalog,
-                               cwd=workspace.cwd).specs()
-
-
 def _breakdown_rows(b: "Breakdown") -> list[tuple[str, int]]:
     rows = [("system (base, use_skill, tools)", b.system), ("skills catalog", b.catalog)]
     rows += [(f"skill: {name}", tokens) for name, tokens in b.skills.items()]
@@ -131,25 +86,23 @@ def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
 # -- aiq-tui prompt "QUERY" -----------------------------------------------------------------
 
 
-def _build(workspace: "Workspace", query: str, window: int, counter: "TokenCounter") -> tuple["Prompt", list["LoadedSkill"]]:
-    from aiq_tui.context.prompt import PromptBuilder, PromptInputs
-    from aiq_tui.conversation import Message, Role
+def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", list["LoadedSkill"], "TokenCounter"]:
+    """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
+    skill sections, tools (only loaded ``skill_*`` tools) and breakdown."""
+    from aiq_tui.agent.engine import Engine
 
     config = workspace.config
-    catalog, loaded = _skills_for(workspace, query, counter)
-    inputs = PromptInputs(
-        catalog=catalog, loaded=loaded, history=[Message(Role.USER, query, id="m0")],
-        tools=_tool_specs(workspace), window=window, reserve=config.context.reserve_output,
-    )
-    builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
-    return builder.build(inputs), loaded
+    if window != config.context_window():
+        workspace.config = config.model_copy(update={"context": config.context.model_copy(update={"window": window})})
+    engine = Engine.create(workspace)
+    prompt = engine.preview(query)
+    return prompt, engine.skills.loaded(), engine.counter
 
 
 def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
     from aiq_tui.context.budget import stage_for
 
-    counter = _counter(workspace.config)
-    prompt, loaded = _build(workspace, query, window, counter)
+    prompt, loaded, counter = _build(workspace, query, window)
     b = prompt.breakdown
     over = b.total > b.window
     if option(args, "json"):
@@ -233,9 +186,8 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
 
+    prompt, loaded, counter = _build(workspace, query or "analyse the sales report with sql", window)
     config = workspace.config
-    counter = _counter(config)
-    prompt, loaded = _build(workspace, query or "analyse the sales report with sql", window, counter)
     budget = TokenBudget.from_prompt(counter, config.context, prompt, loaded)
     budget.set_history([])
     rng = random.Random(turns)  # deterministic for a given N

@@ -1,4 +1,7 @@
-"""``aiq-tui skills list|show|validate|new``: the skills catalog, headless."""
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import``: the skills catalog, headless.
+
+Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
+list of skills), the same object the engine and the TUI use."""
 
 from __future__ import annotations
 
@@ -17,13 +20,16 @@ if TYPE_CHECKING:
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate and create skills",
-        description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold new skills.",
+        "skills", parents=parents, help="list, show, validate, create, import, enable/disable and remove skills",
+        description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
+                    "enable or disable them (status), and delete them.",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
 
-    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills",
-                                 description="List every discovered skill (metadata only) and discovery warnings.")
+    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills with type and status",
+                                 description="List every discovered skill (metadata only) with its type and status "
+                                             "(inactive and draft skills are listed, never loaded) and discovery "
+                                             "warnings.")
     list_parser.add_argument("--json", action="store_true", help="machine-readable output")
     list_parser.set_defaults(handler=_list)
 
@@ -44,12 +50,46 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
 
-    new = sub.add_parser("new", parents=parents, help="scaffold a new skill that passes --strict",
+    new = sub.add_parser("new", parents=parents, help="scaffold a new skill (an instruction skill passes --strict)",
                          description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
     new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
-    new.add_argument("--dir", metavar="DIR", help="parent folder (default: the home's skills/)")
+    new.add_argument("--dir", metavar="DIR",
+                     help="parent folder (default: the first writable skills directory: "
+                          "--skills-dir, skills.dirs, then the home's skills/)")
     new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it (required)")
+    new.add_argument("--type", choices=("instruction", "script", "template", "composite"), default="instruction",
+                     help="skill type (default instruction, which passes --strict; the others are lango's "
+                          "executable types: a starter script / template / plan to edit)")
     new.set_defaults(handler=_new)
+
+    for action, status, text in (("enable", "active", "set status: active (the skill loads again)"),
+                                 ("disable", "inactive", "set status: inactive (listed, never loaded)")):
+        toggle = sub.add_parser(action, parents=parents, help=text,
+                                description=f"{text[0].upper()}{text[1:]}. Rewrites only the status line "
+                                            "of SKILL.md, atomically." + (
+                                    " A folder disabled as NAME.disabled is renamed back." if action == "enable" else ""))
+        toggle.add_argument("name", metavar="NAME", help="skill name")
+        toggle.add_argument("--json", action="store_true", help="machine-readable output")
+        toggle.set_defaults(handler=_set_status, status=status)
+
+    remove = sub.add_parser("rm", parents=parents, help="delete a skill's folder",
+                            description="Delete the skill's whole folder. Asks first unless --yes.")
+    remove.add_argument("name", metavar="NAME", help="skill name")
+    remove.add_argument("--yes", "-y", action="store_true", help="do not ask")
+    remove.set_defaults(handler=_remove)
+
+    imp = sub.add_parser(
+        "import", parents=parents, help="import a skill from a folder, SKILL.md, .zip or URL",
+        description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
+                    "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
+                    "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
+                    "skill is validated first and its `source` records where it came from.",
+    )
+    imp.add_argument("source", metavar="SOURCE", help="folder, SKILL.md, .zip or URL")
+    imp.add_argument("--dir", metavar="DIR", help="skills directory to import into")
+    imp.add_argument("--force", action="store_true", help="replace a skill of the same name")
+    imp.add_argument("--json", action="store_true", help="machine-readable output")
+    imp.set_defaults(handler=_import)
 
     from aiq_tui.commands import doctor_cmd  # `skills doctor` lives in its own module
 
@@ -83,9 +123,10 @@ def _list(args: argparse.Namespace) -> int:
     if workspace is None:
         return EXIT_USAGE
     catalog = workspace.catalog
+    listing = catalog.listing()
     if option(args, "json"):
         print_json({
-            "skills": [_meta_json(meta) for meta in catalog],
+            "skills": [_meta_json(meta) for meta in listing],
             "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
             "problems": [p.to_json() for p in workspace.problems],
         })
@@ -93,17 +134,23 @@ def _list(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     console = make_console(args)
-    table = Table(title=f"{len(catalog)} skill(s)", title_justify="left", expand=False)
-    widest = max((len(meta.name) for meta in catalog), default=4)
+    dormant = len(listing) - len(catalog)
+    title = f"{len(listing)} skill(s)" + (f": {len(catalog)} active, {dormant} not loaded (inactive/draft)"
+                                          if dormant else "")
+    table = Table(title=title, title_justify="left", expand=False)
+    widest = max((len(meta.name) for meta in listing), default=4)
     widest = min(widest, 40)
     table.add_column("name", style="bold", no_wrap=True, min_width=widest)
     table.add_column("type", no_wrap=True)
+    table.add_column("status", no_wrap=True)
     table.add_column("from", no_wrap=True)
     table.add_column("description", no_wrap=True, overflow="ellipsis",
-                     max_width=max(20, console.width - widest - 34))
+                     max_width=max(20, console.width - widest - 44))
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
-    for meta in catalog:
-        table.add_row(meta.name, meta.type, origins.get(str(meta.source_dir), ""), _one_line(meta.description, 200))
+    for meta in listing:
+        status = meta.status if meta.status == "active" else f"[yellow]{meta.status}[/]"
+        table.add_row(meta.name, meta.type, status, origins.get(str(meta.source_dir), ""),
+                      _one_line(meta.description, 200))
     console.print(table)
     if workspace.migration.moved:
         console.print(f"migration: {workspace.migration.summary()}")
@@ -113,7 +160,8 @@ def _list(args: argparse.Namespace) -> int:
 
 def _meta_json(meta: Any) -> dict[str, Any]:
     return {
-        "name": meta.name, "description": meta.description, "type": meta.type,
+        "name": meta.name, "description": meta.description, "type": meta.type, "status": meta.status,
+        "source": meta.source,
         "path": str(meta.path), "source_dir": str(meta.source_dir),
         "tags": list(meta.tags), "triggers": list(meta.triggers),
         "allowed_tools": list(meta.allowed_tools) if meta.allowed_tools is not None else None,
@@ -137,7 +185,7 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     catalog = workspace.catalog
     try:
-        skill = catalog.load(args.name)
+        skill = catalog.load(args.name)  # dormant (inactive/draft) skills can be shown too
     except UnknownSkillError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -260,19 +308,48 @@ def _new(args: argparse.Namespace) -> int:
     if option(args, "dir"):
         parent = Path(args.dir).expanduser()
     else:
+        from aiq_tui.skills.store import StoreError
+
         workspace = open_workspace(args)
         if workspace is None:
             return EXIT_USAGE
-        parent = workspace.home.skills_dir
+        try:
+            parent = workspace.catalog.writable_dir()
+        except StoreError as exc:
+            print(f"aiq-tui: {exc}", file=sys.stderr)
+            return EXIT_FAILED
     folder = parent / name
     if folder.exists():
         print(f"aiq-tui: {folder} already exists; choose another name or edit that skill", file=sys.stderr)
         return EXIT_FAILED
-    atomic_write(folder / "SKILL.md", scaffold(name, description))
+    kind = option(args, "type") or "instruction"
+    if kind == "instruction":
+        atomic_write(folder / "SKILL.md", scaffold(name, description))
+    else:
+        from aiq_tui.skills.store import write_skill
+
+        write_skill(parent, executable_scaffold(name, description, kind))
     console = make_console(args)
     console.print(f"created {folder / 'SKILL.md'}", soft_wrap=True)
-    console.print(f"next: edit it, then run  aiq-tui skills validate {folder} --strict", soft_wrap=True)
+    strict = " --strict" if kind == "instruction" else ""
+    console.print(f"next: edit it, then run  aiq-tui skills validate {folder}{strict}", soft_wrap=True)
     return EXIT_OK
+
+
+def executable_scaffold(name: str, description: str, kind: str) -> Any:
+    """A starter script / template / composite skill (lango types) for ``skills new --type``."""
+    from aiq_tui.skills.builder import build_from_steps, build_script
+    from aiq_tui.skills.store import SkillEntry
+
+    if kind == "script":
+        return build_script(name, description, 'echo "hello from ' + name + ' in $(pwd)"\n')
+    if kind == "composite":
+        return build_from_steps(name, description, [
+            {"tool": "file_operations", "params": {"operation": "list", "path": "."}},
+            {"tool": "execute_sql", "params": {"sql": "SELECT name FROM sqlite_master WHERE type = 'table'"}},
+        ])
+    return SkillEntry(name, description, "template", "active", {"template": "Hello {{.who}}!\n"},
+                      parameters={"who": {"type": "string", "description": "who to greet"}})
 
 
 def scaffold(name: str, description: str) -> str:
@@ -290,3 +367,85 @@ def scaffold(name: str, description: str) -> str:
         "## Steps\n\n1. The first thing to do, and which tool to call.\n2. The next step.\n\n"
         "## Rules\n\n- What to avoid, limits, and how to check the result.\n"
     )
+
+
+# -- enable / disable / rm / import ---------------------------------------------------------------
+
+
+def _set_status(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.catalog import UnknownSkillError
+    from aiq_tui.skills.store import StoreError
+
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    try:
+        meta = workspace.catalog.set_status(args.name, args.status)
+    except UnknownSkillError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (StoreError, OSError) as exc:
+        print(f"aiq-tui: cannot change {args.name}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if option(args, "json"):
+        print_json({"name": meta.name, "status": meta.status, "path": str(meta.path)})
+    else:
+        make_console(args).print(f"{meta.name}: status {meta.status} ({meta.path})", soft_wrap=True, markup=False)
+    return EXIT_OK
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.catalog import UnknownSkillError
+    from aiq_tui.skills.store import StoreError
+
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    meta = workspace.catalog.find(args.name)
+    if meta is None:
+        try:
+            workspace.catalog.require(args.name)
+        except UnknownSkillError as exc:
+            print(f"aiq-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not option(args, "yes"):
+        if not sys.stdin.isatty():
+            print(f"aiq-tui: not deleting {meta.folder} without confirmation; add --yes", file=sys.stderr)
+            return EXIT_USAGE
+        answer = input(f"delete {meta.folder} and everything in it? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing deleted", file=sys.stderr)
+            return EXIT_FAILED
+    try:
+        folder = workspace.catalog.delete(args.name)
+    except (StoreError, OSError) as exc:
+        print(f"aiq-tui: cannot delete {args.name}: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    make_console(args).print(f"deleted {folder}", soft_wrap=True, markup=False)
+    return EXIT_OK
+
+
+def _import(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.importer import ImportError_, import_skills
+
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    try:
+        target = Path(args.dir).expanduser() if option(args, "dir") else workspace.catalog.writable_dir()
+        imported = import_skills(args.source, target, workspace.config, force=bool(option(args, "force")))
+    except ImportError_ as exc:
+        print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except Exception as exc:  # noqa: BLE001 - StoreError, OSError: one clear line
+        print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    workspace.catalog.rescan()
+    if option(args, "json"):
+        print_json({"imported": [{"name": name, "path": str(path)} for name, path in imported],
+                    "source": args.source})
+        return EXIT_OK
+    console = make_console(args)
+    for name, path in imported:
+        console.print(f"imported {name} → {path}", soft_wrap=True, markup=False)
+    return EXIT_OK

@@ -6,7 +6,8 @@ Rules (seed 000, with the seed implementation's mistakes fixed):
 * ≥ ``compress_at`` (80 %): the oldest messages are folded into one summary, keeping the last
   ``keep_last`` (10) messages verbatim;
 * ≥ ``evict_at`` (90 %) *after that*: skills are evicted, Inactive before Relevant, least
-  relevant first, and only until the total is back under ``evict_at``. Active skills stay;
+  relevant first, and only until the total is back under ``evict_at``. Active skills stay, and
+  so does the skill the 95 % stage would keep (the top Relevant one when none is Active);
 * ≥ ``aggressive_at`` (95 %): everything but the last ``keep_last_aggressive`` (5) messages is
   summarised and only the top skill is kept — the top Active one, or the top Relevant one
   when none is Active (Inactive skills never survive this stage).
@@ -163,8 +164,9 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
 
     evictions: list[Eviction] = []
     ordered = priority_order(state.skills)
+    # The skill the 95 % stage keeps; the milder 90 % stage must never evict it (seed 000).
+    keeper = next((s for s in ordered if s.state is not SkillState.INACTIVE), None)
     if aggressive:
-        keeper = next((s for s in ordered if s.state is not SkillState.INACTIVE), None)
         for skill in reversed(ordered):
             if skill is keeper:
                 continue
@@ -175,7 +177,7 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
     else:
         limit = settings.evict_at * window
         for skill in reversed(ordered):
-            if after < limit or skill.state is SkillState.ACTIVE:
+            if after < limit or skill.state is SkillState.ACTIVE or skill is keeper:
                 break
             label = "inactive (not matched recently)" if skill.state is SkillState.INACTIVE else "relevant but not used"
             evictions.append(Eviction(skill.name, skill.state, skill.tokens,

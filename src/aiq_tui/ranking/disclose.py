@@ -142,39 +142,48 @@ def _trim_blocks(text: str, tokens: int, count: TokenCounter) -> str:
 def brief_text(skill: Skill, tokens: int = 200, count: TokenCounter = estimate_tokens) -> str:
     """Phase 2: description, parameters (when the frontmatter has them) and the first
     section of the body, trimmed at a paragraph boundary to about ``tokens``."""
-    head = f"{skill.name}: {_one_line(skill.meta.description)}"
+    # The prompt section already carries the name and description (context.prompt.skill_section):
+    # the brief adds what the model does not have yet.
     parameters = _parameters(skill.meta.extras)
-    if parameters:
-        head += "\nParameters:\n" + "\n".join(parameters)
-    head = _trim_blocks(head, tokens, count)
-    room = tokens - count(head) - 2
+    head = _trim_blocks("Parameters:\n" + "\n".join(parameters), tokens, count) if parameters else ""
+    room = tokens - (count(head) + 2 if head else 0)
     section = first_section(skill.body)
     if room <= 0 or not section:
         return head
     rest = _trim_blocks(section, room, count)
-    return f"{head}\n\n{rest}" if rest and count(rest) <= room else head
+    if not rest or count(rest) > room:
+        return head
+    return f"{head}\n\n{rest}" if head else rest
 
 
-def resources_listing(resources: Iterable[Resource]) -> str:
-    """``Resources`` list: one line per file — relative path, kind, size (or why rejected)."""
+def resources_listing(resources: Iterable[Resource], skill: Skill | None = None) -> str:
+    """``Resources`` list: one line per file — relative path, kind, size (or why rejected).
+
+    With ``skill``, the listing names the skill folder and how to read a file (level 3):
+    ``read_skill_resource`` with the relative path, or ``file_operations`` with the full path."""
     lines = []
     for resource in sorted(resources, key=lambda item: item.relpath):
         note = f"rejected: {resource.rejected}" if resource.rejected else f"{resource.size} bytes"
         lines.append(f"- {resource.relpath} ({resource.kind.value}, {note})")
     if not lines:
         return "Resources: none"
-    return "Resources (read on demand with the file tools, paths relative to the skill folder):\n" + "\n".join(lines)
+    if skill is None:
+        return "Resources (read on demand with the file tools, paths relative to the skill folder):\n" + "\n".join(lines)
+    return (f"Resources in {skill.meta.folder} (read one with read_skill_resource "
+            f'{{"skill_name": "{skill.name}", "path": "<path>"}}, or file_operations with '
+            f"{skill.meta.folder}/<path>):\n" + "\n".join(lines))
 
 
 def full_text(skill: Skill, resources: Iterable[Resource] = ()) -> str:
-    """Phase 3: the whole body (titled with the skill name) and its resources listing."""
-    return f"# Skill: {skill.name}\n\n{skill.body.strip()}\n\n{resources_listing(resources)}"
+    """Phase 3: the whole body and its resources listing (the prompt section carries the
+    ``## Skill: NAME`` heading, so no second title here)."""
+    return f"{skill.body.strip()}\n\n{resources_listing(resources, skill)}"
 
 
 def use_skill_text(skill: Skill, resources: Iterable[Resource]) -> str:
     """What ``use_skill`` returns (seed 004): the full instructions, then every bundled
     resource with its relative path and kind, so the model can ask for one by path."""
-    return full_text(skill, resources)
+    return f"# Skill: {skill.name}\n\n{full_text(skill, resources)}"
 
 
 # -- cached generator ----------------------------------------------------------------------

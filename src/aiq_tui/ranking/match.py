@@ -40,6 +40,7 @@ EXACT_NAME_BOOST = 1.5  # × the name's idf mass, added when the query writes th
 TRIGGER_BOOST = 1.0  # × the trigger's idf mass, added when the query contains the phrase
 UNSEEN_IDF_SHARE = 0.5  # a query word no skill uses weighs this share of a df=1 term
 BODY_ONLY_COVERAGE = 0.5  # a term found only in the body covers the query this much
+LIFT_WINDOW = 20  # how many best-scored skills the name-tier rule reorders (see _lift_name_tiers)
 EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
 _MAX_NGRAM = 6  # longest trigger phrase / name (in words) looked for in the query
 
@@ -312,7 +313,10 @@ class SkillIndex:
         if top_k is None:
             ordered = sorted(scores.items(), key=key)
         else:
-            ordered = heapq.nsmallest(keep, scores.items(), key=key)
+            ordered = heapq.nsmallest(max(keep, LIFT_WINDOW), scores.items(), key=key)
+        ordered = self._lift_name_tiers(ordered, weights, boosts)
+        if top_k is not None:
+            ordered = ordered[:keep]
         ordered = [(name, score) for name, score in ordered if score > 0]
         best = ordered[0][1] if ordered else 0.0
         runner_up = ordered[1][1] if len(ordered) > 1 else 0.0
@@ -322,6 +326,39 @@ class SkillIndex:
             for rank, (name, score) in enumerate(ordered[:limit])
         )
         return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
+
+    def _lift_name_tiers(self, ordered: list[tuple[str, float]], weights: dict[str, float],
+                         boosts: dict[str, list[Signal]]) -> list[tuple[str, float]]:
+        """Seed 000's strict order: exact name > partial name > description-only match.
+
+        Among the best ``LIFT_WINDOW`` (already sorted by score), a skill with a query term in
+        its name is lifted just above the best skill without one, and a skill named whole in
+        the query just above every other; each lift is a recorded ``rank-rule`` signal, so
+        scores and order agree and the lift is explainable. Skills below the window score
+        under every one in it, so they are never the ones a lift has to pass.
+        """
+        head = ordered[:LIFT_WINDOW]
+        terms = [term for term, q in weights.items() if q >= 1.0]
+
+        def tier(name: str) -> int:
+            if any(signal.field == "name" for signal in boosts.get(name, ())):
+                return 0
+            doc = self._docs.get(name)
+            return 1 if doc is not None and any(term in doc.tfs["name"] for term in terms) else 2
+
+        tiers = {name: tier(name) for name, score in head if score > 0}
+        if len(set(tiers.values())) < 2:
+            return ordered  # one tier only: nothing to reorder
+        scores = dict(head)
+        for level, rule in ((1, "partial name match ranks above description-only matches"),
+                            (0, "exact name match ranks above every other match")):
+            below = max((scores[n] for n, t in tiers.items() if t > level), default=0.0)
+            for name, t in tiers.items():
+                if t == level and scores[name] <= below:
+                    lift = below - scores[name] + 0.01 + below * 0.01
+                    scores[name] += lift
+                    boosts.setdefault(name, []).append(Signal(rule, "rank-rule", lift))
+        return sorted(scores.items(), key=_order) + ordered[LIFT_WINDOW:]
 
     def confidence(
         self, name: str, score: float, rank: int, best: float, runner_up: float,

@@ -1,4 +1,11 @@
-"""The skills the app knows: metadata for all, bodies and resources loaded on demand.
+"""The skills the app knows — the one list: metadata for all, bodies and resources on demand.
+
+Only ``status: active`` skills (the default) are *in* the catalog: iterated, matched, listed to
+the model and turned into tools. ``inactive`` / ``draft`` skills are kept aside
+(:meth:`SkillCatalog.dormant`) so that ``skills list`` and the skills pane can show them with
+their status. Every change to skills on disk — save, delete, enable/disable, resources,
+import — goes through the catalog (:mod:`aiq_tui.skills.store` does the file work) and is
+followed by a rescan, so there is no second list that can drift.
 
 A :class:`SkillCatalog` is built by a metadata-only scan (:func:`~aiq_tui.skills.discover.scan`).
 Bodies are read when :meth:`SkillCatalog.load` asks and cached by path + mtime, so an edited
@@ -17,13 +24,25 @@ from typing import Iterator, Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
-from aiq_tui.skills.discover import SkillDir, scan
+from pathlib import Path
+
+from aiq_tui.skills.definition import DEFINITION_FIELD, definition_from_body
+from aiq_tui.skills.discover import DISABLED_SUFFIX, SkillDir, scan
 from aiq_tui.skills.model import Resource, Skill, SkillMeta
 from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
-from aiq_tui.skills.resources import ResourceError, list_resources
+from aiq_tui.skills.resources import SKILL_FILE, ResourceError, list_resources
+from aiq_tui.skills.store import (
+    SkillEntry,
+    StoreError,
+    read_entry,
+    remove_skill_folder,
+    set_status_in_file,
+    write_resource,
+    write_skill,
+)
 from aiq_tui.skills.resources import read_resource as _read_resource
 
-__all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "UnknownSkillError"]
+__all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "StoreError", "UnknownSkillError"]
 
 
 class UnknownSkillError(KeyError):
@@ -61,14 +80,23 @@ class SkillCatalog:
         self._bodies: dict[str, tuple[int, Skill]] = {}  # path → (mtime_ns, skill)
         self._resources: dict[str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]] = {}
         result = scan(self.dirs, self.settings) if self.dirs else None
-        self._metas: dict[str, SkillMeta] = dict(sorted(result.metas.items())) if result else {}
-        self._problems: tuple[Problem, ...] = result.problems if result else ()
+        self._metas: dict[str, SkillMeta] = {}
+        self._dormant: dict[str, SkillMeta] = {}
+        blocked: tuple[Problem, ...] = ()
+        if result:
+            self._metas, self._dormant = _split_by_status(result.metas)
+            self._metas, blocked = _block_dangerous(self._metas, self.settings)
+        self._problems: tuple[Problem, ...] = (result.problems + blocked) if result else ()
+        self.generation = 0
+        """Bumped by every scan (caches keyed on the catalog use it)."""
+        self._reported: dict[str, SkillMeta] = dict(self._metas)  # what the last rescan() reported
 
     @classmethod
     def from_metas(cls, metas: Sequence[SkillMeta], settings: SkillsSettings | None = None) -> "SkillCatalog":
         """A catalog over already-built metadata (tests, tools); ``rescan`` finds nothing new."""
         catalog = cls((), settings)
-        catalog._metas = {meta.name: meta for meta in sorted(metas, key=lambda m: m.name)}
+        catalog._metas, catalog._dormant = _split_by_status({meta.name: meta for meta in metas})
+        catalog._reported = dict(catalog._metas)
         return catalog
 
     # -- metadata ---------------------------------------------------------------------------
@@ -87,6 +115,18 @@ class SkillCatalog:
 
     def names(self) -> list[str]:
         return list(self._metas)
+
+    def dormant(self) -> tuple[SkillMeta, ...]:
+        """Skills with ``status: inactive`` or ``draft``: listed with their status, never loaded."""
+        return tuple(self._dormant.values())
+
+    def listing(self) -> list[SkillMeta]:
+        """Every skill, active or not, sorted by name (what ``skills list`` and the pane show)."""
+        return sorted([*self._metas.values(), *self._dormant.values()], key=lambda meta: meta.name)
+
+    def find(self, name: str) -> SkillMeta | None:
+        """Metadata of a skill whatever its status."""
+        return self._metas.get(name) or self._dormant.get(name)
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -117,8 +157,11 @@ class SkillCatalog:
     # -- bodies and resources ---------------------------------------------------------------
 
     def load(self, name: str) -> Skill:
-        """The skill with its body; read from disk only when the file changed since last time."""
-        meta = self.require(name)
+        """The skill with its body; read from disk only when the file changed since last time.
+
+        Works for a dormant skill too (the viewer shows it); only matching loads skills into
+        a prompt, and it sees active skills only."""
+        meta = self._dormant.get(name) or self.require(name)
         key = str(meta.path)
         cached = self._bodies.get(key)
         try:
@@ -155,6 +198,16 @@ class SkillCatalog:
             return None, result.problems[0] if result.problems else Problem(meta.path, "cannot parse SKILL.md")
         return result.body, None
 
+    def definition(self, name: str) -> dict[str, object]:
+        """What an executable skill runs (frontmatter field or lango's fenced block)."""
+        meta = self._metas.get(name) or self.require(name)
+        if meta.type not in DEFINITION_FIELD:
+            return {"content": self.load(name).body}
+        key = DEFINITION_FIELD[meta.type]
+        if key in meta.extras:
+            return {key: meta.extras[key]}
+        return definition_from_body(meta.type, self.load(name).body)
+
     def resources(self, name: str) -> tuple[Resource, ...]:
         """The skill's resources (listed on first use, re-listed when the folder changes)."""
         return self._resource_listing(name)[0]
@@ -164,7 +217,7 @@ class SkillCatalog:
         return self._resource_listing(name)[1]
 
     def _resource_listing(self, name: str) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
-        meta = self.require(name)
+        meta = self._dormant.get(name) or self.require(name)  # the viewer lists a dormant skill's files too
         key = str(meta.folder)
         try:
             stamp = os.stat(key).st_mtime_ns
@@ -198,17 +251,34 @@ class SkillCatalog:
     # -- live reload ------------------------------------------------------------------------
 
     def rescan(self) -> CatalogDiff:
-        """Scan the directories again and swap in the result; returns what changed.
+        """Scan the directories again and swap in the result; returns what changed since the
+        last ``rescan`` — including changes the catalog made itself (save, delete, status),
+        so the engine's reload sees them.
 
         A skill whose SKILL.md still exists but no longer loads keeps its previous metadata
         (and cached body); the problem is in the diff and in :attr:`problems`.
         """
         if not self.dirs:  # built from metadata (from_metas): nothing on disk to re-read
             return CatalogDiff()
+        refreshed = self._refresh()
+        with self._lock:
+            old, new = self._reported, self._metas
+            self._reported = dict(new)
+        added = tuple(name for name in new if name not in old)
+        removed = tuple(name for name in old if name not in new)
+        changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
+        return CatalogDiff(added, changed, removed, refreshed.problems)
+
+    def _refresh(self) -> CatalogDiff:
+        """Re-scan and swap in the result; the diff is against the previous scan."""
+        if not self.dirs:
+            return CatalogDiff()
         result = scan(self.dirs, self.settings)
+        active, dormant = _split_by_status(result.metas)
+        active, blocked = _block_dangerous(active, self.settings)
         with self._lock:
             old = self._metas
-            new = dict(result.metas)
+            new = dict(active)
             kept: list[str] = []
             for name, meta in old.items():
                 if name not in new and str(meta.path) in result.failed:
@@ -218,18 +288,131 @@ class SkillCatalog:
             added = tuple(name for name in new if name not in old)
             removed = tuple(name for name in old if name not in new)
             changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
-            problems = result.problems + tuple(
+            problems = result.problems + blocked + tuple(
                 Problem(old[name].path, f"skill {name!r} keeps its last good version until the file is fixed",
                         hint="fix the problem reported above; the skill reloads when the file is saved",
                         severity=Severity.WARNING)
                 for name in kept
             )
             self._metas = new
+            self._dormant = dormant
             self._problems = problems
+            self.generation += 1
             for name in removed + changed:
                 self._bodies.pop(str(old[name].path), None)
                 self._resources.pop(str(old[name].folder), None)
         return CatalogDiff(added, changed, removed, problems)
+
+
+    # -- changing skills on disk (each followed by a rescan) ----------------------------------
+
+    def writable_dir(self) -> Path:
+        """Where new skills go: the first ``--skills-dir`` / ``skills.dirs`` entry, else the
+        home's ``skills/`` (the first directory that exists and is writable, or can be made)."""
+        candidates = [d for d in self.dirs if d.origin in ("flag", "config", "home")]
+        for directory in candidates:
+            path = directory.path
+            probe = path if path.exists() else path.parent
+            if probe.is_dir() and os.access(probe, os.W_OK) and (not path.exists() or path.is_dir()):
+                return path
+        raise StoreError("no writable skills directory: give --dir / --skills-dir or set skills.dirs")
+
+    def save(self, entry: SkillEntry, directory: Path | None = None) -> Path:
+        """Write ``entry`` as ``<dir>/<name>/SKILL.md`` (replacing the skill of that name where it
+        lives, else in :meth:`writable_dir`) and rescan. Returns the SKILL.md path."""
+        existing = self.find(entry.name)
+        if directory is None:
+            directory = existing.folder.parent if existing is not None else self.writable_dir()
+        path = write_skill(directory, entry)
+        self._refresh()
+        return path
+
+    def delete(self, name: str) -> Path:
+        """Remove the skill's whole folder and rescan; returns the folder removed."""
+        meta = self.find(name)
+        if meta is None:
+            self.require(name)  # raises UnknownSkillError with close names
+            raise AssertionError  # pragma: no cover
+        folder = meta.folder
+        remove_skill_folder(folder)
+        self._refresh()
+        return folder
+
+    def set_status(self, name: str, status: str) -> SkillMeta:
+        """Set ``status:`` in the skill's SKILL.md (atomic write) and rescan.
+
+        A folder disabled the aiq way (``NAME.disabled``) is renamed back when enabled."""
+        meta = self.find(name)
+        if meta is None:
+            renamed = self._renamed_disabled(name) if status == "active" else None
+            if renamed is None:
+                self.require(name)
+            meta_path = renamed
+        else:
+            meta_path = meta.path
+        set_status_in_file(meta_path, status)
+        self._refresh()
+        found = self.find(name)
+        if found is None:
+            problems = "; ".join(str(p) for p in self._problems if p.path and str(p.path).startswith(str(meta_path.parent)))
+            raise StoreError(f"skill {name!r} did not load after the change" + (f": {problems}" if problems else ""))
+        return found
+
+    def _renamed_disabled(self, name: str) -> Path | None:
+        for directory in self.dirs:
+            folder = directory.path / f"{name}{DISABLED_SUFFIX}"
+            if (folder / SKILL_FILE).is_file():
+                target = directory.path / name
+                if target.exists():
+                    raise StoreError(f"cannot enable {folder}: {target} already exists")
+                os.rename(folder, target)
+                return target / SKILL_FILE
+        return None
+
+    def save_resource(self, name: str, relpath: str, data: bytes | str) -> Path:
+        """Write a resource file into the skill's folder (sub-folders created) and rescan."""
+        meta = self.find(name)
+        if meta is None:
+            self.require(name)
+        path = write_resource(meta.folder, relpath, data)  # type: ignore[union-attr]
+        with self._lock:
+            self._resources.pop(str(meta.folder), None)  # type: ignore[union-attr]
+        return path
+
+
+def _block_dangerous(metas: dict[str, SkillMeta], settings: SkillsSettings
+                     ) -> tuple[dict[str, SkillMeta], tuple[Problem, ...]]:
+    """Script skills whose script (in lango's fenced ```sh block, which the metadata scan does not
+    read) matches a dangerous pattern are blocked: a warning, never a tool. Only the bodies of
+    script skills without a frontmatter ``script`` are read (a frontmatter one was checked by
+    validation already)."""
+    from aiq_tui.skills.executor import find_dangerous
+
+    kept: dict[str, SkillMeta] = {}
+    problems: list[Problem] = []
+    for name, meta in metas.items():
+        if meta.type == "script" and "script" not in meta.extras:
+            try:
+                data = meta.path.read_bytes()[: settings.max_skill_md_bytes]
+                body = data.decode("utf-8", errors="replace")[meta.body_offset:]
+            except OSError:
+                body = ""
+            script = definition_from_body("script", body).get("script")
+            danger = find_dangerous(script) if isinstance(script, str) else None
+            if danger:
+                problems.append(Problem(meta.path, f"script matches the dangerous pattern '{danger}'; "
+                                        "skill blocked (never runnable)", field="script",
+                                        hint="remove the dangerous command from the ```sh block",
+                                        severity=Severity.WARNING))
+                continue
+        kept[name] = meta
+    return kept, tuple(problems)
+
+
+def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta], dict[str, SkillMeta]]:
+    active = {name: meta for name, meta in sorted(metas.items()) if meta.status == "active"}
+    dormant = {name: meta for name, meta in sorted(metas.items()) if meta.status != "active"}
+    return active, dormant
 
 
 def _differs(old: SkillMeta, new: SkillMeta) -> bool:

@@ -58,7 +58,11 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False) -
     fields = result.meta_fields
     name = None
     if fields is not None:
-        problems += validate(fields, skill_md, skill_md.parent.name, strict=strict, lines=result.field_lines)
+        problems += validate(fields, skill_md, skill_md.parent.name, strict=strict, lines=result.field_lines,
+                             body=result.body)
+        if strict:  # the executable types are lango's: their definition is checked leniently too
+            problems += [p for p in validate(fields, skill_md, None, lines=result.field_lines, body=result.body)
+                         if p.field in ("steps", "script", "template", "status")]
         raw = fields.get("name")
         name = raw if isinstance(raw, str) else None
     _, resource_problems = list_resources(skill_md.parent, settings)

@@ -29,6 +29,9 @@ ORIGINS = ("flag", "config", "project", "home", "user")
 
 _EXPLICIT = frozenset({"flag", "config"})
 
+DISABLED_SUFFIX = ".disabled"
+"""A skill folder named ``NAME.disabled`` is skipped with a note (seed 001)."""
+
 
 @dataclass(frozen=True)
 class SkillDir:
@@ -143,6 +146,13 @@ class _Scan:
             self.skill(directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root))
             return
         for name in names:
+            if name.endswith(DISABLED_SUFFIX):  # the aiq design (001): disabled by renaming
+                if os.path.isfile(f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}"):
+                    self.problems.append(Problem(
+                        Path(root) / name, f"skill folder {name!r} is disabled (its name ends in "
+                        f"{DISABLED_SUFFIX}); not loaded", hint=f"aiq-tui skills enable {name[:-len(DISABLED_SUFFIX)]}",
+                        severity=Severity.WARNING))
+                continue
             self.skill(directory.path, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
@@ -173,14 +183,18 @@ class _Scan:
             result = read_frontmatter_from(handle, path, settings.max_skill_md_bytes)
         fields = result.meta_fields
         errors = [p for p in result.problems if p.severity is Severity.ERROR]
+        warnings: list[Problem] = []
         if fields is not None and not errors:
-            errors = validate(fields, path, folder, lines=result.field_lines)
+            checked = validate(fields, path, folder, lines=result.field_lines)
+            errors = [p for p in checked if p.severity is Severity.ERROR]
+            warnings = [p for p in checked if p.severity is not Severity.ERROR]
         if fields is None or errors:
             self.failed.add(skill_md)
             self.problems.extend(_skipped(p) for p in (errors or result.problems))
             return
         if result.problems:
             self.problems.extend(result.problems)
+        self.problems.extend(warnings)
         name = fields["name"].strip()
         if (self.include and name not in self.include) or name in self.exclude:
             return

@@ -1,27 +1,34 @@
-"""lango's skill executor (seed 002): plan composites, run scripts safely, render templates.
+"""Executing skill types, in one place (seed 002): plan composites, run scripts, render templates.
 
-* composite → the *plan* (step numbers, tool names, parameters); never executed here.
-* script → refused when it matches a dangerous pattern (defence in depth, not a sandbox);
-  otherwise written to a temp file in the OS temp directory, run with ``sh`` in its own
-  process group under a timeout (the group is killed on timeout), the file always removed.
-* template → ``{{name}}`` / ``{{ .name }}`` placeholders filled from the parameters (or a
-  parameter's ``default``); a missing one is an error naming it.
-* instruction → name, type and content, nothing run.
+* composite → the numbered *plan* (step, tool, parameters); nothing runs here.
+* script → refused before anything runs when it matches a dangerous pattern (a first filter:
+  the real containment is the process launcher's sandbox); otherwise written to a temp file
+  that is closed before execution, run with ``sh`` through :func:`aiq_tui.tools.launcher.run_process`
+  (own process group killed on timeout, environment reduced to PATH/HOME/LANG, output capped,
+  cwd = the project directory), and the temp folder is always removed.
+* template → rendered by jinja2's :class:`~jinja2.sandbox.SandboxedEnvironment` (no attribute
+  escape to Python internals); Go ``text/template`` actions (``{{.name}}``, ``{{if .x}}…{{else}}…
+  {{end}}``, ``{{range .xs}}{{.}}{{end}}``) are translated first, so both styles work. A
+  parameter the template needs but nobody gave is an error naming it.
+* instruction → name, type and content; nothing runs.
 
 Construction is infallible and touches no file system (seed 002, "Executor Initialization").
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
-import signal
+import shutil
 import tempfile
 import time
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from aiq_tui.config import ToolSettings
+
+SKILL_TYPES = ("composite", "script", "template", "instruction")
 
 
 class SkillExecutionError(Exception):
@@ -36,54 +43,96 @@ class DangerousScriptError(SkillExecutionError):
         super().__init__(f"script refused: it matches the dangerous pattern '{pattern}'")
 
 
+@dataclass(frozen=True)
+class SkillProgram:
+    """What the executor needs of a skill: its type, definition and declared parameters."""
+
+    name: str
+    type: str
+    definition: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Any = None
+
+
 # -- dangerous patterns ---------------------------------------------------------------------
 
-_ROOTISH_TARGETS = re.compile(
-    r"""^["']?(/|/\*|/\.\*|~|~/|~/\*|\$HOME/?|\$\{HOME\}/?|\$HOME/\*|\$\{HOME\}/\*|/(bin|boot|etc|home|lib|usr|var|root|dev|sys|proc)/?\*?)["']?$"""
-)
-_RM_COMMAND = re.compile(r"(?:^|[;&|(`\s])(?:sudo\s+)?(?:/bin/|/usr/bin/)?rm\s+([^;&|\n`)]*)")
+_SHELLS = r"(?:sudo\s+)?(?:env\s+)?(?:/\S*/)?(?:ba|z|da|k|c|tc|fi|a)?sh\b"
+_ROOT_DIRS = r"(bin|boot|etc|home|lib|lib64|usr|var|root|dev|sys|proc|opt|srv|sbin)"
+_ROOTISH = re.compile(rf"^(/|/\*|/\.\*|~|~/|~/\*|/{_ROOT_DIRS}/?\*?)$")
+_RM_COMMAND = re.compile(r"(?:^|[;&|(`\s{])(?:sudo\s+)?(?:/bin/|/usr/bin/)?rm\s+([^;&|\n`)]*)")
+_ASSIGNMENT = re.compile(r"(?:^|[;&\s])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_]\w*)=(\"[^\"]*\"|'[^']*'|[^\s;&|]*)")
+_VARIABLE = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=][^}]*)?\}|\$([A-Za-z_]\w*)")
 
 _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("rm --no-preserve-root", re.compile(r"--no-preserve-root")),
-    (
-        "fork bomb",
-        re.compile(
-            r"(?:function\s+)?([A-Za-z_:.][\w:.]*)\s*(?:\(\s*\))?\s*\{[^}]*?"
-            r"(?<![\w:.])\1\s*\|\s*&?\s*\1\s*&"
-        ),
-    ),
+    ("fork bomb", re.compile(r"(?:function\s+)?([A-Za-z_:.][\w:.]*)\s*(?:\(\s*\))?\s*\{[^}]*?"
+                             r"(?<![\w:.])\1\s*\|\s*&?\s*\1\s*&")),
     ("fork bomb", re.compile(r"\bwhile\s+(true|:)\s*;\s*do\s+[^;]*&\s*done")),
-    (
-        "download piped to a shell (curl|sh)",
-        re.compile(
-            r"\b(curl|wget|fetch)\b[^\n;]*\|\s*(sudo\s+)?(env\s+)?(/\S*/)?(ba|z|da|k|c|tc|fi)?sh\b"
-        ),
-    ),
-    (
-        "download run by a shell (sh -c \"$(curl …)\")",
-        re.compile(r"\b(ba|z|da|k)?sh\b[^\n;]*(\$\(|<\(|`)\s*(curl|wget)\b"),
-    ),
+    ("download piped to a shell (curl|sh)", re.compile(rf"\b(curl|wget|fetch)\b[^\n;]*\|\s*{_SHELLS}")),
+    ("download run by a shell (sh -c \"$(curl …)\")",
+     re.compile(r"\b(ba|z|da|k)?sh\b[^\n;]*(\$\(|<\(|`)\s*(curl|wget)\b")),
+    ("decoded payload piped to a shell (base64 -d | sh)",
+     re.compile(rf"\b(base64|xxd|openssl|gunzip|zcat|uudecode|rev)\b[^\n;]*\|\s*{_SHELLS}")),
+    ("decoded payload run by a shell (eval/sh -c \"$(… base64 -d)\")",
+     re.compile(r"\b(eval|(ba|z|da|k)?sh\s+-c)\b[^\n]*(\$\(|`)[^\n]*\b(base64|xxd|openssl)\b")),
+    ("interpreter one-liner running commands (python -c os.system)",
+     re.compile(r"\b(python[\d.]*|perl|ruby|node|php)\b[^\n]*\s-(c|e|r)\s[^\n]*"
+                r"(os\.system|os\.popen|subprocess|shutil\.rmtree|os\.remove|os\.unlink|pty\.spawn|"
+                r"__import__|exec\(|eval\(|system\(|child_process|`)")),
+    ("recursive delete with find (find / -delete)",
+     re.compile(r"\bfind\s+[\"']?(/+|~|\$HOME|\$\{HOME\})[\"']?\s[^\n;]*(-delete|-exec\s+(/\S*/)?rm\b)")),
+    ("recursive permission change of / (chmod -R … /)",
+     re.compile(r"\bch(mod|own|grp)\s+(\S+\s+)*(-\w*R\w*|--recursive)\s+(\S+\s+)*[\"']?/+[\"']?(\s|$|;)")),
     ("raw device write (> /dev/sd*)", re.compile(r">\s*/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md)\w*")),
     ("raw device write (of=/dev/…)", re.compile(r"\bof=/dev/(sd|hd|vd|xvd|nvme|mmcblk|disk|md)\w*")),
+    ("raw device wipe (shred /dev/…)", re.compile(r"\b(shred|wipefs|blkdiscard)\b[^\n;]*/dev/")),
     ("filesystem format (mkfs)", re.compile(r"\bmkfs(\.\w+)?\b")),
     ("raw disk copy (dd if=)", re.compile(r"\bdd\b[^\n;|&]*\bif=")),
 )
 
 
-def _rm_is_dangerous(arguments: str) -> bool:
+def _normalise_target(token: str) -> str:
+    """``//``, ``/./`` and quotes folded away: ``"//"`` → ``/``, ``/./*`` → ``/*``."""
+    token = token.strip("\"'")
+    if not token:
+        return token
+    folded = re.sub(r"(/\.)+(?=/|$)", "", re.sub(r"/+", "/", token))
+    return folded or "/"
+
+
+def _rm_is_dangerous(arguments: str, variables: Mapping[str, str]) -> bool:
     tokens = arguments.split()
     recursive = any(
         token in ("--recursive", "-r", "-R")
         or (token.startswith("-") and not token.startswith("--") and ("r" in token or "R" in token))
         for token in tokens
     )
-    return recursive and any(_ROOTISH_TARGETS.match(token) for token in tokens if not token.startswith("-") or token == "-")
+    if not recursive:
+        return False
+    return any(_ROOTISH.match(_normalise_target(_expand(token.replace('"', "").replace("'", ""), variables)))
+               for token in tokens if not token.startswith("-") or token == "-")
+
+
+def _expand(token: str, variables: Mapping[str, str]) -> str:
+    """``token`` with ``$VAR`` / ``${VAR}`` / ``${VAR:-default}`` replaced by what the script
+    assigned (or the default); a variable it never set is empty — so ``$UNSET/`` is ``/``."""
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(3)
+        if name in variables:
+            return variables[name]
+        if name == "HOME":
+            return "~"
+        default = (match.group(2) or "").lstrip(":")
+        return default[1:] if default[:1] in ("-", "=") else ""
+
+    return _VARIABLE.sub(replace, token)
 
 
 def find_dangerous(script: str) -> str | None:
     """The name of the first dangerous pattern ``script`` matches, or None."""
+    variables = {name: value.strip("\"'") for name, value in _ASSIGNMENT.findall(script)}
     for match in _RM_COMMAND.finditer(script):
-        if _rm_is_dangerous(match.group(1)):
+        if _rm_is_dangerous(match.group(1), variables):
             return "recursive delete of / or ~ (rm -rf /)"
     for name, pattern in _PATTERNS:
         if pattern.search(script):
@@ -100,105 +149,86 @@ def check_script(script: str) -> None:
 
 # -- templates ------------------------------------------------------------------------------
 
-_PLACEHOLDER = re.compile(r"\{\{\s*\.?([A-Za-z_][\w-]*)\s*\}\}")
+_ACTION = re.compile(r"\{\{(-?)\s*(.*?)\s*(-?)\}\}", re.DOTALL)
+_DOT_FIELD = re.compile(r"(?<![\w\])\"'])\.([A-Za-z_][\w]*)")
+_LONE_DOT = re.compile(r"(?<![\w\])\"'.])\.(?![\w.])")
 
 
-def render_template(template: str, params: Mapping[str, Any], declared: Mapping[str, Any] | None = None) -> str:
-    """Fill ``{{name}}`` placeholders; missing ones (without a declared default) are an error."""
-    values = dict(params)
-    for name, spec in (declared or {}).items():
-        if name not in values and isinstance(spec, Mapping) and "default" in spec:
-            values[name] = spec["default"]
-    missing = sorted({name for name in _PLACEHOLDER.findall(template) if name not in values})
-    if missing:
-        raise SkillExecutionError(f"missing template parameter(s): {', '.join(missing)}")
-    return _PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), template)
+def go_to_jinja(template: str) -> str:
+    """Translate Go ``text/template`` actions to jinja2; jinja syntax passes through unchanged."""
+    stack: list[str] = []
+
+    def expression(text: str) -> str:
+        scope = "__it." if "range" in stack else ""
+        text = _DOT_FIELD.sub(lambda m: scope + m.group(1), text)
+        return _LONE_DOT.sub("__it" if "range" in stack else "__params", text)
+
+    def translate(match: re.Match[str]) -> str:
+        left, body, right = match.group(1), match.group(2), match.group(3)
+        words = body.split(None, 1)
+        head = words[0] if words else ""
+        rest = words[1] if len(words) > 1 else ""
+        if head == "if" and rest:
+            stack.append("if")
+            return f"{{%{left} if {expression(rest)} {right}%}}"
+        if head == "range" and rest:
+            source = expression(rest)  # evaluated in the enclosing scope
+            stack.append("range")
+            return f"{{%{left} for __it in {source} {right}%}}"
+        if head == "else" and not rest:
+            return f"{{%{left} else {right}%}}"
+        if head == "else" and rest.startswith("if "):
+            return f"{{%{left} elif {expression(rest[3:])} {right}%}}"
+        if head == "end" and not rest and stack:
+            closing = "endfor" if stack.pop() == "range" else "endif"
+            return f"{{%{left} {closing} {right}%}}"
+        if body.startswith(".") or "range" in stack:
+            return f"{{{{{left} {expression(body)} {right}}}}}"
+        return match.group(0)
+
+    return _ACTION.sub(translate, template)
 
 
-# -- the executor ---------------------------------------------------------------------------
+def _declared(parameters: Any) -> dict[str, Any]:
+    if isinstance(parameters, Mapping):
+        return {str(k): v for k, v in parameters.items()}
+    if isinstance(parameters, list):
+        return {str(p["name"]): p for p in parameters if isinstance(p, Mapping) and "name" in p}
+    return {}
 
 
-class SkillExecutor:
-    """Executes store entries (:class:`~aiq_tui.skills.store.SkillEntry`) by type."""
+def render_template(template: str, params: Mapping[str, Any], declared: Any = None) -> str:
+    """Render ``template`` (jinja2 or Go style) in a sandbox with ``params``.
 
-    def __init__(self, settings: ToolSettings | None = None) -> None:
-        # Nothing here may touch the file system: construction must not fail.
-        self._settings = settings or ToolSettings()
+    A declared parameter that is not given takes its ``default`` (or renders empty); a name the
+    template uses that is neither given nor declared is a :class:`SkillExecutionError`.
+    """
+    from jinja2 import StrictUndefined, TemplateError, UndefinedError
+    from jinja2.sandbox import SandboxedEnvironment
 
-    async def execute(self, entry: Any, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Run ``entry`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise."""
-        params = dict(params or {})
-        definition: Mapping[str, Any] = entry.definition or {}
-        if entry.type == "composite":
-            return {"name": entry.name, "type": "composite", "plan": plan_steps(definition.get("steps"))}
-        if entry.type == "script":
-            script = definition.get("script")
-            if not isinstance(script, str) or not script.strip():
-                raise SkillExecutionError(f"script skill {entry.name!r} has no script")
-            check_script(script)
-            return {"name": entry.name, "type": "script", **await self.run_script(script)}
-        if entry.type == "template":
-            template = definition.get("template")
-            if not isinstance(template, str):
-                raise SkillExecutionError(f"template skill {entry.name!r} has no template")
-            return {
-                "name": entry.name,
-                "type": "template",
-                "output": render_template(template, params, entry.parameters or {}),
-            }
-        if entry.type == "instruction":
-            return {"name": entry.name, "type": "instruction", "content": str(definition.get("content", ""))}
-        raise SkillExecutionError(
-            f"skill {entry.name!r} has unknown type {entry.type!r}; valid types: composite, script, template, instruction"
-        )
+    values: dict[str, Any] = {}
+    for name, spec in _declared(declared).items():
+        values[name] = spec.get("default", "") if isinstance(spec, Mapping) else ""
+    values.update(params)
+    environment = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    try:
+        compiled = environment.from_string(go_to_jinja(template))
+        return compiled.render(**values, __params=dict(values))
+    except UndefinedError as exc:
+        match = re.search(r"'([^']+)' is undefined", str(exc))
+        missing = match.group(1) if match else str(exc)
+        raise SkillExecutionError(f"missing template parameter '{missing}': pass it as an argument") from exc
+    except TemplateError as exc:
+        raise SkillExecutionError(f"template cannot be rendered: {type(exc).__name__}: {exc}") from exc
 
-    async def run_script(self, script: str) -> dict[str, Any]:
-        """Run ``script`` with ``sh`` from a temp file (always removed) under the timeout."""
-        from aiq_tui.tools.command import scrub_environment
 
-        check_script(script)
-        limit = self._settings.script_timeout_seconds
-        cap = self._settings.command_output_bytes
-        fd, path = tempfile.mkstemp(prefix="aiq-skill-", suffix=".sh")
-        started = time.perf_counter()
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(script)
-            process = await asyncio.create_subprocess_exec(
-                "sh", path,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                env=scrub_environment(os.environ),
-                start_new_session=True,
-            )
-            timed_out = False
-            try:
-                stdout, stderr = await asyncio.wait_for(process.communicate(), limit)
-            except asyncio.TimeoutError:
-                timed_out = True
-                _kill_group(process.pid)
-                stdout, stderr = await process.communicate()
-            _kill_group(process.pid)
-        finally:
-            try:
-                os.unlink(path)
-            except FileNotFoundError:
-                pass
-        return {
-            "exit_code": process.returncode,
-            "stdout": stdout[:cap].decode("utf-8", errors="replace"),
-            "stderr": stderr[:cap].decode("utf-8", errors="replace"),
-            "truncated": len(stdout) > cap or len(stderr) > cap,
-            "timed_out": timed_out,
-            "duration_s": round(time.perf_counter() - started, 4),
-        }
+# -- composites -----------------------------------------------------------------------------
 
 
 def plan_steps(steps: Any) -> list[dict[str, Any]]:
     """The execution plan of a composite: ``[{"step": 1, "tool": …, "params": {…}}, …]``."""
-    if not isinstance(steps, Sequence) or isinstance(steps, (str, bytes)):
-        raise SkillExecutionError("composite skill needs a 'steps' array in its definition")
+    if not isinstance(steps, Sequence) or isinstance(steps, (str, bytes)) or not steps:
+        raise SkillExecutionError("a composite skill needs a non-empty 'steps' array in its definition")
     plan: list[dict[str, Any]] = []
     for number, step in enumerate(steps, start=1):
         if not isinstance(step, Mapping) or not isinstance(step.get("tool"), str):
@@ -208,8 +238,102 @@ def plan_steps(steps: Any) -> list[dict[str, Any]]:
     return plan
 
 
-def _kill_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+def definition_problems(kind: str, definition: Mapping[str, Any]) -> list[str]:
+    """Why ``definition`` cannot run as a ``kind`` skill (empty when it can)."""
+    if kind not in SKILL_TYPES:
+        return [f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}"]
+    if kind == "composite":
+        try:
+            plan_steps(definition.get("steps"))
+        except SkillExecutionError as exc:
+            return [str(exc)]
+    elif kind == "script":
+        script = definition.get("script")
+        if not isinstance(script, str) or not script.strip():
+            return ["a script skill needs a 'script' (frontmatter field or ```sh block)"]
+        danger = find_dangerous(script)
+        if danger:
+            return [f"script matches the dangerous pattern '{danger}'; it will never run"]
+    elif kind == "template":
+        if not isinstance(definition.get("template"), str):
+            return ["a template skill needs a 'template' (frontmatter field or ```template block)"]
+    return []
+
+
+# -- the executor ---------------------------------------------------------------------------
+
+
+class SkillExecutor:
+    """Runs a :class:`SkillProgram` by type. ``cwd`` is the project directory scripts run in."""
+
+    def __init__(self, settings: ToolSettings | None = None, cwd: Path | None = None) -> None:
+        # Nothing here may touch the file system: construction must not fail.
+        self._settings = settings or ToolSettings()
+        self._cwd = cwd
+
+    async def execute(self, program: Any, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Run ``program`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise."""
+        params = dict(params or {})
+        definition: Mapping[str, Any] = program.definition or {}
+        kind = program.type
+        if kind == "composite":
+            return {"name": program.name, "type": "composite", "plan": plan_steps(definition.get("steps"))}
+        if kind == "script":
+            script = definition.get("script")
+            if not isinstance(script, str) or not script.strip():
+                raise SkillExecutionError(f"script skill {program.name!r} has no script")
+            return {"name": program.name, "type": "script", **await self.run_script(script, params)}
+        if kind == "template":
+            template = definition.get("template")
+            if not isinstance(template, str):
+                raise SkillExecutionError(f"template skill {program.name!r} has no template")
+            output = render_template(template, params, program.parameters)
+            return {"name": program.name, "type": "template", "output": output}
+        if kind == "instruction":
+            return {"name": program.name, "type": "instruction", "content": str(definition.get("content", ""))}
+        raise SkillExecutionError(f"skill {program.name!r} has unknown type {kind!r}; "
+                                  f"valid types: {', '.join(SKILL_TYPES)}")
+
+    async def run_script(self, script: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Run ``script`` with ``sh`` from a closed temp file (always removed) in the sandbox.
+
+        Parameters reach the script as shell variables ``SKILL_<NAME>``, assigned (shell-quoted,
+        so a value is never code) in lines put before the checked script text.
+        """
+        from aiq_tui.tools import launcher
+
+        check_script(script)
+        cwd = (self._cwd or Path.cwd()).resolve()
+        folder = Path(tempfile.mkdtemp(prefix="aiq-skill-"))
+        started = time.perf_counter()
+        try:
+            path = folder / "script.sh"
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(_parameter_lines(params or {}) + script)
+            # closed here: the file is complete before sh reads it
+            env = launcher.child_environment(os.environ)
+            result = await launcher.run_process(
+                ["sh", str(path)], cwd=cwd, timeout=self._settings.script_timeout_seconds,
+                output_cap=self._settings.command_output_bytes, read_roots=(folder, cwd),
+                write_roots=(cwd,), network=False, env=env,
+            )
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return {
+            "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
+            "truncated": result.truncated, "timed_out": result.timed_out,
+            "duration_s": round(time.perf_counter() - started, 4), "sandbox": result.sandbox,
+        }
+
+
+def _parameter_lines(params: Mapping[str, Any]) -> str:
+    """``SKILL_NAME='value'`` lines (values shell-quoted, lists/objects as JSON)."""
+    import json
+    import shlex
+
+    lines = []
+    for name, value in params.items():
+        key = "SKILL_" + re.sub(r"\W", "_", str(name)).upper()
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{key}={shlex.quote(text)}\n")
+    return "".join(lines)

@@ -53,6 +53,18 @@ class SkillMeta:
         return value if isinstance(value, str) and value else "instruction"
 
     @property
+    def status(self) -> str:
+        """lango status: ``active`` (the default), ``inactive`` or ``draft``; only active skills load."""
+        value = self.extras.get("status")
+        return value if isinstance(value, str) and value else "active"
+
+    @property
+    def source(self) -> str:
+        """Where an imported skill came from (URL or path); empty for local skills (seed 002)."""
+        value = self.extras.get("source")
+        return value if isinstance(value, str) else ""
+
+    @property
     def tags(self) -> tuple[str, ...]:
         return _str_tuple(self.extras.get("tags"))
 
@@ -119,7 +131,7 @@ class Signal:
     """One reason a skill scored: a query term hit a field and contributed ``weight``."""
 
     term: str
-    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit"
+    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit" | "rank-rule"
     weight: float
 
 

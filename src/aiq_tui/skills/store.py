@@ -1,12 +1,14 @@
-"""lango's file skill store: ``<dir>/<name>/SKILL.md`` entries written atomically (seed 002).
+"""Skill folders on disk: render/parse SKILL.md entries, write them atomically (seed 002).
 
-Also installs the bundled default skills (``ensure_defaults``): never overwrites an existing
+No list of skills lives here — :class:`~aiq_tui.skills.catalog.SkillCatalog` is the one list;
+it calls these functions to save, delete, change status and write resources. Also installs the bundled default skills (``ensure_defaults``): never overwrites an existing
 skill folder and never deploys hidden or placeholder folders.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -18,9 +20,10 @@ from typing import Any, Collection, Mapping
 import yaml
 
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.skills.validate import SKILL_TYPES, validate
+from aiq_tui.skills.validate import SKILL_TYPES, STATUSES, validate
 
 DIR_MODE = 0o700
 FILE_MODE = 0o644
@@ -49,12 +52,6 @@ class SkillEntry:
     created_by: str = ""
     extras: Mapping[str, Any] = field(default_factory=dict)
     """Other frontmatter fields (license, tags, metadata, …), preserved on save."""
-
-
-def build_instruction_skill(name: str, description: str, content: str, source: str = "") -> SkillEntry:
-    """lango ``BuildInstructionSkill``: an active instruction skill created by import."""
-    return SkillEntry(name, description, "instruction", "active", {"content": content},
-                      source=source, created_by="import")
 
 
 # -- render / parse ---------------------------------------------------------------------------
@@ -108,12 +105,13 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
         reason = result.problems[0].message if result.problems else "no YAML frontmatter between --- lines"
         raise StoreError(f"{path or '<text>'}: {reason}")
     fields = result.meta_fields
-    errors = validate(fields, path, path.parent.name if path else None, lines=result.field_lines)
+    errors = [p for p in validate(fields, path, path.parent.name if path else None, lines=result.field_lines,
+                                  body=result.body) if p.severity is Severity.ERROR]
     if errors:
         raise StoreError("; ".join(str(problem) for problem in errors))
     kind = fields.get("type") or "instruction"
-    definition: dict[str, Any] = {key: fields[key] for key in _DEFINITION_KEYS if key in fields}
     body = result.body.strip("\n")
+    definition: dict[str, Any] = definition_of(kind, fields, body)
     if kind == "instruction" or body:
         definition["content"] = body
     tools = fields.get("allowed-tools", ())
@@ -164,87 +162,99 @@ def atomic_write(path: Path, data: bytes | str, mode: int = FILE_MODE) -> None:
         os.close(dir_fd)
 
 
-# -- the store ----------------------------------------------------------------------------------
+# -- skill folders on disk ----------------------------------------------------------------------
+# The catalog (skills/catalog.py) is the only list of skills; these functions change the files
+# under it, and the catalog rescans after each change.
 
 
-class FileSkillStore:
-    """Skills as folders under ``root``: ``<root>/<name>/SKILL.md`` plus resources."""
+def check_skill_name(name: str) -> str:
+    """``name`` when it can be a folder name; :class:`StoreError` otherwise."""
+    if not name or name.startswith(".") or "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
+        raise StoreError(f"invalid skill name {name!r}: use letters, digits and hyphens")
+    return name
 
-    def __init__(self, root: Path):
-        self.root = Path(root)
-        self.problems: tuple[Problem, ...] = ()
-        """Warnings from the last :meth:`list_active` (skills that could not be parsed)."""
 
-    def _folder(self, name: str) -> Path:
-        if not name or name.startswith(".") or "/" in name or "\\" in name or name in (".", ".."):
-            raise StoreError(f"invalid skill name {name!r}: use letters, digits and hyphens")
-        return self.root / name
+def write_skill(root: Path, entry: SkillEntry) -> Path:
+    """Create or replace ``<root>/<name>/SKILL.md`` (atomically); returns its path."""
+    if entry.type not in SKILL_TYPES:
+        raise StoreError(f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}")
+    folder = Path(root) / check_skill_name(entry.name)
+    Path(root).mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    folder.mkdir(mode=DIR_MODE, exist_ok=True)
+    target = folder / SKILL_FILE
+    atomic_write(target, render(entry))
+    return target
 
-    def save(self, entry: SkillEntry) -> Path:
-        """Create or replace ``<root>/<name>/SKILL.md``; returns its path."""
-        if entry.type not in SKILL_TYPES:
-            raise StoreError(f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}")
-        folder = self._folder(entry.name)
-        self.root.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-        folder.mkdir(mode=DIR_MODE, exist_ok=True)
-        target = folder / SKILL_FILE
-        atomic_write(target, render(entry))
-        return target
 
-    def get(self, name: str) -> SkillEntry:
-        path = self._folder(name) / SKILL_FILE
-        try:
-            text = path.read_text(encoding="utf-8-sig")
-        except FileNotFoundError as exc:
-            raise StoreError(f"skill {name!r} not found in {self.root}") from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{path}: cannot read: {exc}") from exc
-        return parse_entry(text, path)
+def read_entry(skill_md: Path) -> SkillEntry:
+    """The :class:`SkillEntry` of one SKILL.md file."""
+    try:
+        text = Path(skill_md).read_text(encoding="utf-8-sig")
+    except FileNotFoundError as exc:
+        raise StoreError(f"{skill_md}: not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{skill_md}: cannot read: {exc}") from exc
+    return parse_entry(text, Path(skill_md))
 
-    def list_active(self) -> list[SkillEntry]:
-        """Entries with ``status: active`` (or no status), sorted by name. Hidden folders are
-        skipped silently; unparsable skills are skipped and recorded in :attr:`problems`."""
-        entries: list[SkillEntry] = []
-        problems: list[Problem] = []
-        try:
-            names = sorted(os.listdir(self.root))
-        except FileNotFoundError:
-            names = []
-        for name in names:
-            if name.startswith(".") or not (self.root / name / SKILL_FILE).is_file():
-                continue
-            try:
-                entry = self.get(name)
-            except StoreError as exc:
-                problems.append(Problem(self.root / name / SKILL_FILE, str(exc), severity=Severity.WARNING))
-                continue
-            if entry.status == "active":
-                entries.append(entry)
-        self.problems = tuple(problems)
-        return entries
 
-    def delete(self, name: str) -> None:
-        """Remove the whole ``<root>/<name>/`` folder."""
-        folder = self._folder(name)
-        if not folder.is_dir():
-            raise StoreError(f"skill {name!r} not found in {self.root}")
-        shutil.rmtree(folder)
+def remove_skill_folder(folder: Path) -> None:
+    """Remove a whole skill folder (it must hold a SKILL.md: never an arbitrary directory)."""
+    folder = Path(folder)
+    if not (folder / SKILL_FILE).is_file():
+        raise StoreError(f"{folder} is not a skill folder (no {SKILL_FILE}); nothing removed")
+    shutil.rmtree(folder)
 
-    def save_resource(self, name: str, relpath: str, data: bytes | str) -> Path:
-        """Write ``<root>/<name>/<relpath>``; the path must stay inside the skill folder."""
-        folder = self._folder(name)
-        if not folder.is_dir():
-            raise StoreError(f"skill {name!r} not found in {self.root}; save the skill first")
-        target = (folder / relpath).resolve()
-        base = folder.resolve()
-        if os.path.isabs(relpath) or base not in target.parents:
-            raise StoreError(f"resource path {relpath!r} leaves the folder of skill {name!r}")
-        if target.name == SKILL_FILE and target.parent == base:
-            raise StoreError("use save() to write SKILL.md")
-        for parent in reversed(target.relative_to(base).parents):
-            (base / parent).mkdir(mode=DIR_MODE, exist_ok=True)
-        atomic_write(target, data)
-        return target
+
+def write_resource(folder: Path, relpath: str, data: bytes | str) -> Path:
+    """Write ``<folder>/<relpath>`` (sub-folders created); the path must stay inside the folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        raise StoreError(f"skill folder {folder} does not exist; save the skill first")
+    target = (folder / relpath).resolve()
+    base = folder.resolve()
+    if os.path.isabs(relpath) or base not in target.parents:
+        raise StoreError(f"resource path {relpath!r} leaves the skill folder {folder}")
+    if target.name == SKILL_FILE and target.parent == base:
+        raise StoreError("SKILL.md is written by saving the skill, not as a resource")
+    for parent in reversed(target.relative_to(base).parents):
+        (base / parent).mkdir(mode=DIR_MODE, exist_ok=True)
+    atomic_write(target, data)
+    return target
+
+
+_FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
+
+
+def set_frontmatter_field(text: str, key: str, value: str) -> str:
+    """``text`` with the top-level frontmatter ``key`` set to ``value``; everything else (comments,
+    order, body) byte for byte unchanged. A file without frontmatter gets one."""
+    rendered = yaml.dump({key: value}, Dumper=_Dumper, allow_unicode=True, width=10_000).rstrip("\n")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    lines = text.split(newline)
+    offset = 1 if lines and lines[0].lstrip("\ufeff").rstrip() == "---" else 0
+    if not offset:
+        return f"---{newline}{rendered}{newline}---{newline}{text}"
+    close = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
+    if close is None:
+        raise StoreError("the frontmatter has no closing --- line")
+    for index in range(1, close):
+        match = _FIELD_LINE.match(lines[index])
+        if match and match.group(1) == key:
+            end = index + 1  # a multi-line value continues on indented lines
+            while end < close and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+                end += 1
+            lines[index:end] = [rendered]
+            return newline.join(lines)
+    lines.insert(close, rendered)
+    return newline.join(lines)
+
+
+def set_status_in_file(skill_md: Path, status: str) -> None:
+    """Set ``status:`` in a SKILL.md (atomic write; the rest of the file is unchanged)."""
+    if status not in STATUSES:
+        raise StoreError(f"unknown status {status!r}; valid: {', '.join(STATUSES)}")
+    text = Path(skill_md).read_text(encoding="utf-8")
+    atomic_write(Path(skill_md), set_frontmatter_field(text, "status", status))
 
 
 # -- bundled defaults ---------------------------------------------------------------------------

@@ -12,13 +12,16 @@ Two levels:
 from __future__ import annotations
 
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Mapping
 
-from aiq_tui.problems import Problem
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
+from aiq_tui.skills.executor import SKILL_TYPES, definition_problems
 
-SKILL_TYPES = ("composite", "script", "template", "instruction")
-"""lango skill types; a skill without ``type`` is an instruction skill."""
+STATUSES = ("active", "inactive", "draft")
+"""lango skill status; only ``active`` skills are loaded (no status means active)."""
 
 SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
 """The only frontmatter fields the Agent Skills specification allows."""
@@ -28,10 +31,6 @@ DESCRIPTION_MAX = 1024
 COMPATIBILITY_MAX = 500
 NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
-# lango: each type needs one definition field of a given shape.
-_TYPE_NEEDS = {"composite": ("steps", list, "a list"), "script": ("script", str, "a string"),
-               "template": ("template", str, "a string")}
-
 
 def validate(
     fields: Mapping[str, Any],
@@ -39,30 +38,32 @@ def validate(
     folder_name: str | None,
     strict: bool = False,
     lines: Mapping[str, int] | None = None,
+    body: str | None = None,
 ) -> list[Problem]:
     """All problems of ``fields`` (frontmatter of ``path``); empty when valid.
 
     ``folder_name`` is the skill's folder (the spec requires ``name`` to equal it in strict
-    mode); ``lines`` maps fields to their line in the file, for messages.
+    mode); ``lines`` maps fields to their line in the file, for messages. ``body`` (when the
+    caller read it) lets an executable skill's fenced-block definition be checked too;
+    without it (metadata-only discovery) a definition that is not in the frontmatter is
+    checked when the skill is loaded as a tool. Warnings (severity WARNING) do not stop a
+    skill from loading.
     """
     report = _Report(path, lines or {})
-    _check_required(fields, report)
+    _check_required(fields, report, strict)
     if strict:
         _check_spec(fields, folder_name, report)
     else:
-        _check_extensions(fields, report)
+        _check_extensions(fields, report, body)
     return report.problems
-
-
-def is_valid_name(name: str) -> bool:
-    """True when ``name`` is a valid Agent Skills name (what ``skills new`` accepts)."""
-    return len(name) <= NAME_MAX and bool(NAME_PATTERN.match(name))
 
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` is not a valid Agent Skills name, or None."""
+    # As skills-ref: NFKC-normalised, unicode lowercase letters and digits allowed (données).
     if not name:
         return "name is empty"
+    name = unicodedata.normalize("NFKC", name)
     if len(name) > NAME_MAX:
         return f"name is {len(name)} characters long; the limit is {NAME_MAX}"
     if name != name.lower():
@@ -71,9 +72,9 @@ def name_problem(name: str) -> str | None:
         return "name must not start or end with a hyphen"
     if "--" in name:
         return "name must not contain consecutive hyphens"
-    if not NAME_PATTERN.match(name):
-        bad = sorted({ch for ch in name if not (ch.isascii() and (ch.isalnum() or ch == "-"))})
-        return f"name may contain only a-z, 0-9 and hyphens (found {' '.join(repr(c) for c in bad)})"
+    bad = sorted({ch for ch in name if not (ch.isalnum() or ch == "-")})
+    if bad:
+        return f"name may contain only lowercase letters, digits and hyphens (found {' '.join(repr(c) for c in bad)})"
     return None
 
 
@@ -81,8 +82,9 @@ class _Report:
     def __init__(self, path: Path | None, lines: Mapping[str, int]):
         self.path, self.lines, self.problems = path, lines, []
 
-    def add(self, field: str, message: str, hint: str) -> None:
-        self.problems.append(Problem(self.path, message, field=field, line=self.lines.get(field), hint=hint))
+    def add(self, field: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
+        self.problems.append(Problem(self.path, message, field=field, line=self.lines.get(field), hint=hint,
+                                     severity=severity))
 
 
 def _kind(value: Any) -> str:
@@ -101,18 +103,25 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_required(fields: Mapping[str, Any], report: _Report) -> None:
+def _check_required(fields: Mapping[str, Any], report: _Report, strict: bool = False) -> None:
     for key, example in (("name", "my-skill"), ("description", "What it does and when to use it")):
         if key not in fields:
             report.add(key, f"missing required field `{key}`", f"add `{key}: {example}` to the frontmatter")
         elif not isinstance(fields[key], str):
             report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
         elif not fields[key].strip():
-            report.add(key, f"`{key}` is empty", f"write a {key} (`{key}: {example}`)")
+            # lango loads an instruction skill without a description ("Reference guide for NAME");
+            # the Agent Skills specification (strict) does not.
+            lenient = key == "description" and not strict and fields.get("type", "instruction") == "instruction"
+            report.add(key, f"`{key}` is empty" + ("; matching will only see the name" if lenient else ""),
+                       f"write a {key} (`{key}: {example}`)", Severity.WARNING if lenient else Severity.ERROR)
 
 
-def _check_extensions(fields: Mapping[str, Any], report: _Report) -> None:
-    _check_type(fields, report)
+def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | None = None) -> None:
+    _check_type(fields, report, body)
+    if "status" in fields and fields["status"] not in STATUSES:
+        report.add("status", f"unknown status {fields['status']!r}; valid: {', '.join(STATUSES)}",
+                   "use active, inactive or draft (or remove `status` for active)")
     for key in ("status", "source", "author", "license", "compatibility"):
         if key in fields and not isinstance(fields[key], str):
             report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
@@ -140,7 +149,7 @@ def _check_extensions(fields: Mapping[str, Any], report: _Report) -> None:
                    "e.g. allowed-tools: http_request execute_sql")
 
 
-def _check_type(fields: Mapping[str, Any], report: _Report) -> None:
+def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) -> None:
     if "type" not in fields:
         return
     kind = fields["type"]
@@ -148,15 +157,16 @@ def _check_type(fields: Mapping[str, Any], report: _Report) -> None:
         report.add("type", f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
                    "use one of the valid types, or remove `type` for an instruction skill")
         return
-    need = _TYPE_NEEDS.get(kind)
-    if need is None:
+    key = DEFINITION_FIELD.get(kind)
+    if key is None or (key not in fields and body is None):
+        return  # instruction, or a fenced definition discovery has not read: checked on load
+    try:
+        definition = definition_of(kind, fields, body)
+    except DefinitionError as exc:
+        report.add(key, str(exc), "fix the JSON of the ```json block")
         return
-    key, expected, described = need
-    if key not in fields:
-        report.add(key, f"a {kind} skill needs a `{key}` field ({described})", f"add `{key}:` to the frontmatter")
-    elif not isinstance(fields[key], expected) or (expected is str and not fields[key].strip()):
-        report.add(key, f"`{key}` of a {kind} skill must be {described}, found {_kind(fields[key])}",
-                   f"make `{key}` {described}")
+    for problem in definition_problems(kind, definition):
+        report.add(key, problem, f"put the {key} in the frontmatter (`{key}:`) or in a fenced block of the body")
 
 
 def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Report) -> None:

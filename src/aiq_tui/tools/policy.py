@@ -71,7 +71,8 @@ def looks_secret(path: str, user_home: str | None = None) -> bool:
     parts = path.split(os.sep)
     return any(part in (".ssh", ".aws", ".gnupg") for part in parts[:-1])
 
-DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill"})
+
+DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource"})
 """Tools that only return skill text; a skill's allowed-tools never blocks them."""
 
 # Claude Code tool names → (tool name, permission key) of our families.
@@ -184,6 +185,6 @@ def allowed_by_skill(
     """Whether a call may run while a skill with ``allowed_tools`` is active (see module doc)."""
     if allowed_tools is None:
         return True
-    if tool in DISCLOSURE_TOOLS or tool.startswith("skill_"):
-        return True
+    if tool in DISCLOSURE_TOOLS or (tool.startswith("skill_") and key != "execute_skill_script"):
+        return True  # a skill's script runs commands: it needs an allowed-tools entry like any tool
     return any(_entry_allows(entry, tool, key, arguments or {}) for entry in allowed_tools)

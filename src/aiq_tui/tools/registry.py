@@ -310,6 +310,7 @@ def build_default_tools(
     catalog: Any,
     cwd: Path | None = None,
     on_activate: Callable[[str], None] | None = None,
+    executor: Any = None,
 ) -> ToolRegistry:
     """Every built-in tool, wired to this home/config/catalog, behind the config's policy.
 
@@ -319,9 +320,10 @@ def build_default_tools(
     from aiq_tui.tools.command import CommandTool
     from aiq_tui.tools.files import FileOperationsTool
     from aiq_tui.tools.http import HttpRequestTool
-    from aiq_tui.tools.skill_tools import instruction_skill_tools
+    from aiq_tui.skills.executor import SkillExecutor
+    from aiq_tui.tools.skill_tools import skill_tools
     from aiq_tui.tools.sql import SqlTool
-    from aiq_tui.tools.use_skill import UseSkillTool
+    from aiq_tui.tools.use_skill import ReadSkillResourceTool, UseSkillTool
 
     working = (cwd or Path.cwd()).resolve()
     settings = config.tools
@@ -334,6 +336,7 @@ def build_default_tools(
     ]
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
-        tools.extend(instruction_skill_tools(catalog))
+        tools.append(ReadSkillResourceTool(catalog))
+        tools.extend(skill_tools(catalog, executor or SkillExecutor(settings, cwd=working)))
     return ToolRegistry(tools, PermissionPolicy(settings.permissions),
                         skill_allowed_tools=config.agent.skill_allowed_tools)

@@ -1,15 +1,25 @@
-"""Instruction skills as ``skill_<name>`` tools (seed 002).
+"""Skills as ``skill_<name>`` tools (seed 002), and the one mapping tool name ↔ skill.
 
-The tool's description is the skill's own description (so the model can reason about when
-to call it), defaulting to "Reference guide for <name>". Calling it returns the reference
-content as plain markdown (a body wrapped whole in one code fence is unwrapped), plus
-source, description and type. Content is read when called, never at registration.
+Every active skill of the catalog becomes a tool; the engine offers a ``skill_<name>`` tool to
+the model only while its skill is loaded (thousands of skills must not become thousands of
+tool definitions).
+
+* instruction → :class:`InstructionSkillTool`: description = the skill's own (default
+  "Reference guide for <name>"); returns content (plain markdown), source, description, type.
+* composite / script / template → :class:`ExecutableSkillTool`: a JSON schema from the
+  skill's ``parameters``; runs through :class:`~aiq_tui.skills.executor.SkillExecutor`.
+  Scripts ask under the ``execute_skill_script`` permission (the approval shows the script);
+  composites and templates only produce text (``skill`` permission).
+
+Content and definitions are read when the tool is called, never at registration.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable
+import threading
+import weakref
+from typing import Any, Callable, Iterable, Mapping
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.tools.base import ToolResult
@@ -22,6 +32,32 @@ MAX_TOOL_NAME = 64  # OpenAI / Anthropic function-name limit
 def tool_name_for(skill_name: str) -> str:
     """``skill_<name>`` with characters function names may not hold replaced by ``_``."""
     return ("skill_" + _UNSAFE.sub("_", skill_name))[:MAX_TOOL_NAME]
+
+
+# Per catalog object (weakly held: a catalog that goes away takes its map with it).
+_MAPPINGS: "weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str]]]" = weakref.WeakKeyDictionary()
+_MAPPING_LOCK = threading.Lock()
+
+
+def skill_for_tool(catalog: Any, tool_name: str) -> str | None:
+    """The active skill whose ``skill_<name>`` tool is ``tool_name``, or None (never raises).
+
+    One cached map per catalog, rebuilt when the catalog's ``generation`` changes (a rescan);
+    the engine, ``aiq-tui run`` and the TUI all ask here. Two names that sanitise alike: the
+    first by name wins, as in :func:`skill_tools`.
+    """
+    if not isinstance(tool_name, str) or not tool_name.startswith("skill_"):
+        return None
+    generation = getattr(catalog, "generation", 0)
+    with _MAPPING_LOCK:
+        cached = _MAPPINGS.get(catalog)
+        if cached is None or cached[0] != generation:
+            mapping: dict[str, str] = {}
+            for meta in catalog:
+                mapping.setdefault(tool_name_for(meta.name), meta.name)
+            cached = (generation, mapping)
+            _MAPPINGS[catalog] = cached
+    return cached[1].get(tool_name)
 
 
 def render_content(content: str) -> str:
@@ -38,7 +74,7 @@ class InstructionSkillTool:
     def __init__(self, name: str, description: str, load_content: Callable[[], str],
                  source: str = "", skill_type: str = "instruction") -> None:
         self.skill_name = name
-        self._description = description.strip()
+        self._description = (description or "").strip()
         self._load = load_content
         self._source = source
         self._type = skill_type
@@ -73,31 +109,126 @@ class InstructionSkillTool:
         return ToolResult(ok=True, content=payload, summary=f"{len(content)} chars of {self.skill_name}")
 
 
-def instruction_skill_tools(catalog: Iterable[Any]) -> list[InstructionSkillTool]:
-    """A tool for every instruction-type skill of a catalog (``SkillMeta`` iterable + ``load``)."""
-    tools: list[InstructionSkillTool] = []
+def parameters_schema(parameters: Any) -> dict[str, Any]:
+    """A JSON schema (object) from a skill's ``parameters``.
+
+    Accepted forms: ``{name: "description"}``, ``{name: {type, description, enum, default,
+    required}}`` and a list of ``{name, type, description, required}``. Declared parameters
+    without a default are required unless ``required: false``.
+    """
+    items: list[tuple[str, Any]] = []
+    if isinstance(parameters, Mapping):
+        items = [(str(k), v) for k, v in parameters.items()]
+    elif isinstance(parameters, list):
+        items = [(str(p["name"]), p) for p in parameters if isinstance(p, Mapping) and "name" in p]
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, spec in items:
+        if isinstance(spec, Mapping):
+            schema = {k: spec[k] for k in ("type", "description", "enum", "default", "items") if k in spec}
+            if schema.get("type") not in ("string", "integer", "number", "boolean", "array", "object"):
+                schema.pop("type", None)
+            needed = spec.get("required", "default" not in spec)
+        else:
+            schema, needed = {"type": "string", "description": str(spec)}, True
+        properties[name] = schema
+        if needed:
+            required.append(name)
+    # Undeclared parameters (a template that just uses {{.name}}): accept any, the executor
+    # names a missing one.
+    schema_out: dict[str, Any] = {"type": "object", "properties": properties,
+                                  "additionalProperties": not items}
+    if required:
+        schema_out["required"] = required
+    return schema_out
+
+
+class ExecutableSkillTool:
+    """A composite / script / template skill as a ``skill_<name>`` tool."""
+
+    def __init__(self, meta: Any, catalog: Any, executor: Any) -> None:
+        self.skill_name = meta.name
+        self.skill_type = meta.type
+        self._meta = meta
+        self._catalog = catalog
+        self._executor = executor
+        description = (meta.description or "").strip() or f"Run the {meta.type} skill {meta.name}"
+        self._spec = ToolSpec(name=tool_name_for(meta.name), description=description,
+                              parameters=parameters_schema(meta.extras.get("parameters")))
+
+    @property
+    def spec(self) -> ToolSpec:
+        return self._spec
+
+    def permission_key(self, arguments: dict[str, Any]) -> str:
+        return "execute_skill_script" if self.skill_type == "script" else "skill"
+
+    def program(self) -> Any:
+        from aiq_tui.skills.executor import SkillProgram
+
+        return SkillProgram(self.skill_name, self.skill_type, self._catalog.definition(self.skill_name),
+                            self._meta.extras.get("parameters"))
+
+    def describe(self, arguments: dict[str, Any]) -> str:
+        if self.skill_type == "script":
+            # The approval shows exactly what would run.
+            try:
+                script = str(self.program().definition.get("script", ""))
+            except Exception as exc:  # noqa: BLE001 - shown, then run() reports the failure
+                script = f"(cannot read the script: {exc})"
+            env = "".join(f"\nSKILL_{k.upper()}={v!r}" for k, v in arguments.items())
+            return f"sh script of skill {self.skill_name} (cwd: project directory){env}\n\n{script.rstrip()}"
+        return f"{self._spec.name} ({self.skill_type})"
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        from aiq_tui.skills.executor import SkillExecutionError
+
+        try:
+            result = await self._executor.execute(self.program(), arguments)
+        except SkillExecutionError as exc:
+            return ToolResult.failure(f"skill {self.skill_name!r}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a vanished or broken file
+            return ToolResult.failure(f"skill {self.skill_name!r} cannot run: {exc}")
+        if self.skill_type == "script":
+            if result.get("timed_out"):
+                return ToolResult(ok=False, content=result, summary="timed out",
+                                  error=f"skill {self.skill_name!r}: script timed out")
+            ok = result["exit_code"] == 0
+            return ToolResult(ok=ok, content=result, summary=f"exit {result['exit_code']}",
+                              error=None if ok else f"script exited with {result['exit_code']}: {result['stderr'][-500:]}")
+        if self.skill_type == "composite":
+            return ToolResult(ok=True, content=result, summary=f"plan of {len(result['plan'])} steps")
+        return ToolResult(ok=True, content=result, summary=f"rendered {len(result['output'])} chars")
+
+
+def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
+    """A ``skill_<name>`` tool for every active skill of ``catalog`` (any type)."""
+    from aiq_tui.skills.executor import SkillExecutor
+
+    executor = executor or SkillExecutor()
+    tools: list[Any] = []
     seen: set[str] = set()
     for meta in catalog:
-        if meta.type != "instruction":
-            continue
-        tool = InstructionSkillTool(
-            meta.name,
-            meta.description,
-            (lambda name=meta.name: catalog.load(name).body),  # type: ignore[attr-defined]
-            source=str(meta.extras.get("source") or ""),
-        )
+        if meta.type == "instruction":
+            tool: Any = InstructionSkillTool(
+                meta.name, meta.description,
+                (lambda name=meta.name: catalog.load(name).body),  # type: ignore[attr-defined]
+                source=meta.source,
+            )
+        else:
+            tool = ExecutableSkillTool(meta, catalog, executor)
         if tool.spec.name not in seen:  # two names that sanitise alike: first wins
             seen.add(tool.spec.name)
             tools.append(tool)
     return tools
 
 
-def entry_tool(entry: Any) -> InstructionSkillTool:
-    """A ``skill_<name>`` tool for a store :class:`~aiq_tui.skills.store.SkillEntry`."""
-    return InstructionSkillTool(
-        entry.name,
-        entry.description,
-        lambda: str(entry.definition.get("content", "")),
-        source=entry.source,
-        skill_type=entry.type,
-    )
+def format_plan(result: Any) -> str | None:
+    """A composite skill's plan as numbered lines (``1. execute_sql {"sql": …}``), or None when
+    ``result`` is not a plan. ``aiq-tui run`` prints it and the TUI shows it as a notice."""
+    import json
+
+    if not isinstance(result, Mapping) or result.get("type") != "composite":
+        return None
+    return "\n".join(f"{step['step']}. {step['tool']} {json.dumps(step['params'], ensure_ascii=False)}"
+                     for step in result.get("plan", ()))

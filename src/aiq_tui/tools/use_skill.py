@@ -66,3 +66,52 @@ class UseSkillTool:
             self._on_activate(name)
         usable = sum(1 for resource in resources if not resource.rejected)
         return ToolResult(ok=True, content=text, summary=f"activated {name} ({usable} resources)")
+
+
+READ_RESOURCE_SPEC = ToolSpec(
+    name="read_skill_resource",
+    description=(
+        "Read one resource file bundled with a skill (level 3 of disclosure): give the skill's "
+        "name and the file's path relative to the skill folder, as use_skill listed it."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "skill_name": {"type": "string", "description": "The skill's name."},
+            "path": {"type": "string", "description": "Path relative to the skill folder, e.g. scripts/run.sh"},
+        },
+        "required": ["skill_name", "path"],
+        "additionalProperties": False,
+    },
+)
+
+
+class ReadSkillResourceTool:
+    """``read_skill_resource``: one resource's text, through the catalog's reader (containment,
+    allowed globs and ``skills.max_resource_bytes`` hold)."""
+
+    def __init__(self, catalog: Any) -> None:
+        self._catalog = catalog
+
+    @property
+    def spec(self) -> ToolSpec:
+        return READ_RESOURCE_SPEC
+
+    def permission_key(self, arguments: dict[str, Any]) -> str:
+        return "use_skill"  # reads only files the skill itself bundles
+
+    def describe(self, arguments: dict[str, Any]) -> str:
+        return f"read {arguments.get('skill_name', '')}:{arguments.get('path', '')}"
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        from aiq_tui.skills.resources import ResourceError
+
+        name = str(arguments.get("skill_name", "")).strip()
+        path = str(arguments.get("path", "")).strip()
+        if path.startswith("skill://"):  # skill://NAME/path names both at once
+            name, _, path = path[len("skill://"):].partition("/")
+        try:
+            text = self._catalog.read_resource(name, path)
+        except ResourceError as exc:
+            return ToolResult.failure(str(exc))
+        return ToolResult(ok=True, content=text, summary=f"{len(text)} chars of {name}:{path}")

@@ -54,6 +54,7 @@ from aiq_tui.ui.screens.help import HelpScreen
 from aiq_tui.ui.screens.inspector import InspectorScreen
 from aiq_tui.ui.screens.sessions import SessionsScreen
 from aiq_tui.ui.screens.settings import SettingsScreen
+from aiq_tui.tools.skill_tools import format_plan
 from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
 from aiq_tui.ui.screens.text_modal import TextModal
 from aiq_tui.ui.screens.warnings import WarningsScreen, shown_path
@@ -332,6 +333,9 @@ class AiqApp(App[int]):
                          duration_s=event.duration_s, result=event.result)
             await conversation.add_notice(f"{'✓' if event.ok else '✗'} {event.name}: {event.summary}",
                                           "tool" if event.ok else "error")
+            plan = format_plan(event.result) if event.ok else None
+            if plan:  # a composite skill's plan: show the steps the agent is about to take
+                await conversation.add_notice(f"plan of {event.name}:\n{plan}", "info")
         elif isinstance(event, TurnFinished):
             await conversation.end_answer(event.text, cancelled=event.cancelled)
             self._set_busy(False)
@@ -488,6 +492,11 @@ class AiqApp(App[int]):
             self.action_settings()
         elif command == "/session":
             self.action_sessions()
+        elif command == "/save-skill":
+            if not rest:
+                await conversation.add_notice("usage: /save-skill NAME", "warning")
+            else:
+                self._save_skill(rest)
         elif command == "/help":
             self.action_show_help()
         elif command == "/replay":
@@ -792,9 +801,39 @@ class AiqApp(App[int]):
     def action_activate_skill(self, name: str) -> None:
         self._activate(name)
 
+    @work(group="engine", exit_on_error=False)
+    async def _save_skill(self, name: str) -> None:
+        """``/save-skill NAME``: the last turn's tool calls → a composite skill, opened in the viewer."""
+        from aiq_tui.skills.builder import composite_from_last_turn
+
+        conversation = self.query_one(Conversation)
+        try:
+            entry = composite_from_last_turn(name, self.engine.session.messages)
+            path = await asyncio.to_thread(self.engine.workspace.catalog.save, entry)
+        except Exception as exc:  # noqa: BLE001 - StoreError/ValueError: say why, keep the app
+            await conversation.add_notice(f"/save-skill: {exc}", "warning")
+            return
+        self.engine.reload()
+        await conversation.add_notice(f"saved {name} ({len(entry.definition['steps'])} steps) → {path}", "info")
+        self.action_open_skill(name)
+
+    @work(group="engine", exit_on_error=False)
+    async def action_set_skill_status(self, name: str, status: str) -> None:
+        """Enable / disable a skill from the viewer (the same catalog call as ``skills enable``)."""
+        try:
+            await asyncio.to_thread(self.engine.workspace.catalog.set_status, name, status)
+        except Exception as exc:  # noqa: BLE001
+            self.notify(f"cannot change {name}: {exc}", severity="error")
+            return
+        self.engine.reload()
+        self.notify(f"{name}: status {status}")
+        if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
+            await self.pop_screen()
+            self.action_open_skill(name)
+
     def action_open_skill(self, name: str) -> None:
         catalog = self.engine.workspace.catalog
-        meta = catalog.get(name)
+        meta = catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
         if meta is None:
             self.notify(f"No skill named {name!r}.", severity="warning")
             return

@@ -32,6 +32,7 @@ class SkillViewerScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
         Binding("a", "activate", "Activate"),
+        Binding("e", "toggle_status", "Enable/Disable"),
     ]
 
     def __init__(self, document: SkillDocument) -> None:
@@ -45,7 +46,8 @@ class SkillViewerScreen(Screen[None]):
             with VerticalScroll(id="viewer-body"):
                 yield Markdown(doc.body or "*(empty body)*", id="skill-body")
             with Vertical(id="viewer-side"):
-                yield Static(f"{doc.meta.name}\n{doc.location}", id="viewer-title", markup=False)
+                status = "" if doc.meta.status == "active" else f"  [{doc.meta.status}: not loaded — e enables]"
+                yield Static(f"{doc.meta.name}{status}\n{doc.location}", id="viewer-title", markup=False)
                 yield DataTable(id="frontmatter", show_cursor=False)
                 yield DataTable(id="resources", cursor_type="row")
                 yield Static(self._problem_text(doc.problems), id="viewer-problems", markup=False)
@@ -81,3 +83,7 @@ class SkillViewerScreen(Screen[None]):
     async def action_activate(self) -> None:
         # run_action is a coroutine: un-awaited, the key did nothing.
         await self.app.run_action(f"activate_skill({self.document.meta.name!r})")
+
+    async def action_toggle_status(self) -> None:
+        status = "inactive" if self.document.meta.status == "active" else "active"
+        await self.app.run_action(f"set_skill_status({self.document.meta.name!r}, {status!r})")

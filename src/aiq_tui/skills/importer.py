@@ -1,0 +1,177 @@
+"""Import skills: from a skill folder, a SKILL.md, a .zip, or an http(s) URL of either.
+
+Every imported skill is validated before anything is written (a dangerous script or a broken
+frontmatter refuses the import), lands in its own folder under the target skills directory
+(staged in a temp folder and renamed into place, so a failure never leaves half a skill),
+and records where it came from in ``source`` (seed 002: imported skills carry their origin).
+A .zip is read with limits — no absolute or ``..`` paths, no links, a size cap — and may
+hold one skill or a folder of skills. URLs are fetched with the http tool's limits
+(``tools.http_timeout_seconds``, ``tools.http_max_bytes``, ``tools.http_max_redirects``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import stat
+import tempfile
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from aiq_tui.config import AppConfig
+from aiq_tui.problems import Severity
+from aiq_tui.skills.check import check_file
+from aiq_tui.skills.resources import SKILL_FILE
+from aiq_tui.skills.store import DIR_MODE, StoreError, atomic_write, check_skill_name, set_frontmatter_field
+
+
+class ImportError_(Exception):  # noqa: N801 - not the builtin ImportError
+    """The source cannot be imported; ``str()`` says why and what to fix."""
+
+
+def import_skills(source: str, target: Path, config: AppConfig, *, force: bool = False) -> list[tuple[str, Path]]:
+    """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``."""
+    with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
+        work = Path(scratch)
+        if source.startswith(("http://", "https://")):
+            data = _fetch(source, config)
+            if data[:4] == b"PK\x03\x04":
+                root = _unzip(data, work / "unzipped", config)
+            else:
+                root = work / "skill"
+                root.mkdir()
+                (root / SKILL_FILE).write_bytes(_as_skill_md(data, source))
+        else:
+            path = Path(source).expanduser()
+            if not path.exists():
+                raise ImportError_(f"{path} does not exist")
+            if path.is_file() and zipfile.is_zipfile(path):
+                root = _unzip(path.read_bytes(), work / "unzipped", config)
+            elif path.is_file():
+                root = work / "skill"
+                root.mkdir()
+                (root / SKILL_FILE).write_bytes(_as_skill_md(path.read_bytes(), path.name))
+            else:
+                root = path
+        folders = _skill_folders(root)
+        if not folders:
+            raise ImportError_(f"no {SKILL_FILE} found in {source}")
+        recorded = source if source.startswith(("http://", "https://")) else str(Path(source).expanduser().resolve())
+        return [_install(folder, target, config, recorded, force) for folder in folders]
+
+
+def _as_skill_md(data: bytes, origin: str) -> bytes:
+    """A SKILL.md as is; a plain markdown document (no frontmatter) becomes an instruction skill
+    (lango's import of a reference document): named after the file, described by its title."""
+    import re
+
+    from aiq_tui.skills.builder import build_instruction_skill
+    from aiq_tui.skills.store import render
+
+    text = data.decode("utf-8-sig", errors="replace")
+    if text.lstrip().startswith("---"):
+        return data
+    stem = PurePosixPath(origin.split("?")[0].rstrip("/")).stem
+    if stem.upper() in ("SKILL", "README", "INDEX", ""):
+        stem = PurePosixPath(origin.split("?")[0].rstrip("/")).parent.name or "imported"
+    name = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "imported"
+    title = next((line.lstrip("#").strip() for line in text.splitlines() if line.strip()), "")
+    entry = build_instruction_skill(name, title[:200] or f"Reference guide for {name}", text.strip("\n"))
+    return render(entry).encode("utf-8")
+
+
+def _skill_folders(root: Path) -> list[Path]:
+    if (root / SKILL_FILE).is_file():
+        return [root]
+    return sorted(child for child in root.iterdir()
+                  if child.is_dir() and not child.name.startswith(".") and (child / SKILL_FILE).is_file())
+
+
+def _install(folder: Path, target: Path, config: AppConfig, source: str, force: bool) -> tuple[str, Path]:
+    report = check_file(folder / SKILL_FILE, config.skills)
+    errors = [p for p in report.problems if p.severity is Severity.ERROR]
+    if errors:
+        raise ImportError_(f"{report.path} is not a valid skill: " + "; ".join(str(p) for p in errors))
+    if not report.name:
+        raise ImportError_(f"{report.path} has no name")
+    name = check_skill_name(report.name.strip())
+    destination = target / name
+    if destination.exists() and not force:
+        raise ImportError_(f"{destination} already exists; use --force to replace it, or remove it first "
+                           f"(aiq-tui skills rm {name})")
+    target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=target))
+    try:
+        shutil.copytree(folder, staging, dirs_exist_ok=True, symlinks=False,
+                        ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        skill_md = staging / SKILL_FILE
+        text = skill_md.read_text(encoding="utf-8-sig")
+        atomic_write(skill_md, set_frontmatter_field(text, "source", source))
+        if destination.exists():
+            shutil.rmtree(destination)
+        os.rename(staging, destination)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return name, destination / SKILL_FILE
+
+
+def _unzip(data: bytes, into: Path, config: AppConfig) -> Path:
+    limit = config.skills.max_skill_bytes
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile as exc:
+        raise ImportError_(f"not a valid .zip: {exc}") from exc
+    total = 0
+    with archive:
+        for info in archive.infolist():
+            name = PurePosixPath(info.filename)
+            if info.filename.startswith("/") or ".." in name.parts or ":" in info.filename.split("/")[0]:
+                raise ImportError_(f"zip entry {info.filename!r} leaves the archive folder; refused")
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise ImportError_(f"zip entry {info.filename!r} is a symbolic link; refused")
+            total += info.file_size
+            if total > limit:
+                raise ImportError_(f"the zip unpacks to more than {limit} bytes (skills.max_skill_bytes)")
+            if "__MACOSX" in name.parts:
+                continue
+            destination = into.joinpath(*name.parts)
+            if info.is_dir():
+                destination.mkdir(parents=True, exist_ok=True)
+                continue
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with archive.open(info) as source, open(destination, "wb") as handle:
+                shutil.copyfileobj(source, handle)
+    # A zip of one top-level folder (e.g. "my-skill/SKILL.md"): that folder is the root.
+    children = [c for c in into.iterdir() if not c.name.startswith(".")] if into.is_dir() else []
+    if len(children) == 1 and children[0].is_dir() and not (into / SKILL_FILE).exists():
+        inner = children[0]
+        return inner if (inner / SKILL_FILE).is_file() or _skill_folders(inner) else into
+    return into
+
+
+def _fetch(url: str, config: AppConfig) -> bytes:
+    import httpx
+
+    settings = config.tools
+    cap = settings.http_max_bytes
+    try:
+        with httpx.Client(timeout=settings.http_timeout_seconds, follow_redirects=True,
+                          max_redirects=settings.http_max_redirects) as client:
+            with client.stream("GET", url) as response:
+                if response.status_code >= 400:
+                    raise ImportError_(f"GET {url}: HTTP {response.status_code}")
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size += len(chunk)
+                    if size > cap:
+                        raise ImportError_(f"GET {url}: larger than {cap} bytes (tools.http_max_bytes)")
+                    chunks.append(chunk)
+    except httpx.HTTPError as exc:
+        raise ImportError_(f"GET {url}: {type(exc).__name__}: {exc}") from exc
+    return b"".join(chunks)
+
+
+__all__ = ["ImportError_", "StoreError", "import_skills"]
