@@ -16,6 +16,7 @@ from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_paths
 from aiq_tui.skills.resources import SKILL_FILE
+from aiq_tui.skills.validate import EXTENSION_FIELDS
 
 _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
 
@@ -38,11 +39,18 @@ def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings) -> list[
         example = group["example"]
         skills = tuple(group["skills"])
         level = Level.ERROR if severity == Severity.ERROR.value else Level.WARNING
+        # aiq's own extension fields (a script skill's `type`, `status`, …) work here: outside
+        # the spec they make a skill less portable, not broken, so they warn rather than fail.
+        portability = field in EXTENSION_FIELDS and "not part of the Agent Skills" in template
+        if portability:
+            level = Level.WARNING
         where = f" [{field}]" if field else ""
         title = (example.message if len(skills) == 1 else f"{template}{where} — {len(skills)} skills")
+        note = (" — aiq reads this extension field, but other Agent Skills clients reject it"
+                if portability else "")
         findings.append(Finding(
             Kind.SPEC, level, skills, title if len(skills) > 1 else f"{skills[0]}: {title}",
-            why=f"{example}" + (f" (and {len(skills) - 1} more)" if len(skills) > 1 else ""),
+            why=f"{example}" + (f" (and {len(skills) - 1} more)" if len(skills) > 1 else "") + note,
             fix=example.hint or "see `aiq-tui skills validate --strict`",
         ))
     return findings

@@ -24,6 +24,10 @@ STATUSES = ("active", "inactive", "draft")
 """lango skill status; only ``active`` skills are loaded (no status means active)."""
 
 SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
+EXTENSION_FIELDS = frozenset({"type", "status", "parameters", "steps", "script", "template", "source",
+                              "version", "author", "tags", "triggers"})
+"""Fields of the source systems (lango, SISU, apex-bridge) that aiq reads; strict mode still
+reports them, since other Agent Skills clients reject them."""
 """The only frontmatter fields the Agent Skills specification allows."""
 
 NAME_MAX = 64
