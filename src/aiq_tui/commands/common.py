@@ -66,7 +66,7 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
         return None
 
 
-def open_engine(args: argparse.Namespace) -> "Engine | None":
+def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | None":
     """An engine on the workspace and ``--provider`` the options name; on an unusable config
     or an unknown provider, say why and return None (the caller exits with :data:`EXIT_USAGE`)."""
     workspace = open_workspace(args)
@@ -75,7 +75,7 @@ def open_engine(args: argparse.Namespace) -> "Engine | None":
     from aiq_tui.agent.engine import Engine
 
     try:
-        return Engine.create(workspace, option(args, "provider"))
+        return Engine.create(workspace, option(args, "provider"), **engine_options)
     except ValueError as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None

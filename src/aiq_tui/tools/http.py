@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
-
-import httpx
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.tools.base import ToolResult
+
+if TYPE_CHECKING:  # imported when a request is made: the tool is built at start-up, used later
+    import httpx
 
 METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD")
 READ_METHODS = frozenset({"GET", "HEAD"})
@@ -82,10 +84,14 @@ class HttpRequestTool:
         url = str(arguments.get("url", ""))
         query = arguments.get("query")
         if isinstance(query, dict) and query:
+            import httpx
+
             url = str(httpx.URL(url, params={str(k): str(v) for k, v in query.items()})) if url else url
         return f"{_method(arguments)} {url}"
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        import httpx
+
         method = _method(arguments)
         if method not in METHODS:
             return ToolResult.failure(f"unsupported method {method!r}; use one of {', '.join(METHODS)}")

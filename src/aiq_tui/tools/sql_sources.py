@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from aiq_tui.config import SourceSettings
+
+if TYPE_CHECKING:  # the driver loads when a source is first used, not at start-up
+    import sqlite3
 
 READ_KEYWORDS = frozenset({"SELECT", "WITH", "EXPLAIN", "VALUES", "SHOW", "DESCRIBE", "DESC", "PRAGMA", "TABLE"})
 WRITE_KEYWORDS = frozenset({
@@ -140,6 +142,8 @@ class SqliteSource:
         self._writer: sqlite3.Connection | None = None
 
     def _connect(self, write: bool) -> sqlite3.Connection:
+        import sqlite3
+
         if not self.path.is_file():
             raise SqlError(f"source {self.name!r}: database file not found: {self.path}")
         uri = f"file:{self.path}?mode={'rw' if write else 'ro'}"
@@ -151,6 +155,8 @@ class SqliteSource:
         return connection
 
     def execute(self, sql: str, params: Sequence[Any] | None, write: bool, row_cap: int) -> SqlOutcome:
+        import sqlite3
+
         if write and self.read_only:
             raise SqlError(f"source {self.name!r} is read-only")
         with self._lock:

@@ -11,7 +11,7 @@ import asyncio
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -45,20 +45,17 @@ from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.messages import EngineEvent, SkillChosen
-from aiq_tui.ui.screens.approval import ApprovalScreen
-from aiq_tui.ui.screens.help import HelpScreen
-from aiq_tui.ui.screens.inspector import InspectorScreen
-from aiq_tui.ui.screens.sessions import SessionsScreen
-from aiq_tui.ui.screens.settings import SettingsScreen
-from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
-from aiq_tui.ui.screens.text_modal import TextModal
-from aiq_tui.ui.screens.warnings import WarningsScreen, shown_path
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
+
+if TYPE_CHECKING:
+    # Screens other than the main one are imported by the actions that push them: the
+    # first frame must not pay for them (tests/startup guards this).
+    from aiq_tui.ui.screens.approval import ApprovalScreen
 
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
@@ -159,9 +156,21 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _warm_up(self) -> None:
+        """In a thread after the first frame, never on the UI's time: the engine loads its
+        tokenizer and builds the match index; the first answer's markdown renderer loads."""
         warm_up = getattr(self.engine, "warm_up", None)
-        if warm_up is not None:  # the match index: built in a thread, never on the UI's time
-            self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+        if warm_up is not None:
+            warm_up()
+            self.call_from_thread(self._warmed)
+        import aiq_tui.ui.widgets.answer  # noqa: F401
+
+    def _warmed(self) -> None:
+        """Exact token counts replace the estimates the first frame showed."""
+        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        self.refresh_skills()
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
@@ -265,6 +274,8 @@ class AiqApp(App[int]):
         return [self.engine.workspace.home.root, Path.cwd()]
 
     def shown(self, path: Path | None) -> str:
+        from aiq_tui.ui.screens.warnings import shown_path
+
         return shown_path(path, self._bases())
 
     def _problems(self) -> tuple[Problem, ...]:
@@ -434,6 +445,8 @@ class AiqApp(App[int]):
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
         """The engine's approver: show the modal and wait for the user's choice."""
+        from aiq_tui.ui.screens.approval import ApprovalScreen
+
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         screen = ApprovalScreen(request)
 
@@ -490,9 +503,13 @@ class AiqApp(App[int]):
         self.exit(0)
 
     def action_show_help(self) -> None:
+        from aiq_tui.ui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     def action_settings(self) -> None:
+        from aiq_tui.ui.screens.settings import SettingsScreen
+
         home = self.engine.workspace.home
 
         def saved(config: AppConfig | None) -> None:
@@ -502,9 +519,13 @@ class AiqApp(App[int]):
         self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file)), saved)
 
     def action_inspector(self, query: str = "") -> None:
+        from aiq_tui.ui.screens.inspector import InspectorScreen
+
         self.push_screen(InspectorScreen(self.engine, query))
 
     def action_sessions(self) -> None:
+        from aiq_tui.ui.screens.sessions import SessionsScreen
+
         def chosen(session_id: str | None) -> None:
             if session_id:
                 self._resume(session_id)
@@ -512,6 +533,8 @@ class AiqApp(App[int]):
         self.push_screen(SessionsScreen(self.engine), chosen)
 
     def action_warnings(self) -> None:
+        from aiq_tui.ui.screens.warnings import WarningsScreen
+
         self.push_screen(WarningsScreen(self._problems(), self._bases()))
 
     def action_copy_answer(self) -> None:
@@ -547,6 +570,8 @@ class AiqApp(App[int]):
         self._activate(name)
 
     def action_open_skill(self, name: str) -> None:
+        from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
+
         catalog = self.engine.workspace.catalog
         meta = catalog.get(name)
         if meta is None:
@@ -562,6 +587,8 @@ class AiqApp(App[int]):
 
     @on(DataTable.RowSelected, "#tool-log")
     def _tool_selected(self, event: DataTable.RowSelected) -> None:
+        from aiq_tui.ui.screens.text_modal import TextModal
+
         record = self.query_one(ToolLog).records.get(str(event.row_key.value))
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))

@@ -3,22 +3,37 @@
 Config errors are printed on stderr with exit code 2 (no traceback). Quitting — Ctrl+Q,
 or Ctrl+C which first cancels a running turn — never loses the session: the engine saves
 after every turn and the app lets a cancelled turn finish saving before it exits.
+
+Start-up is measured (``make bench``) from process start to the app's first frame, so
+everything on this path imports only what that frame needs: screens other than the main
+one, the tokenizer, HTTP and SQL code load later, on demand or in background workers.
 """
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, open_engine
 
+if TYPE_CHECKING:
+    from aiq_tui.ui.app import AiqApp
 
-def run_tui(args: argparse.Namespace) -> int:
-    engine = open_engine(args)
+
+def create_app(args: argparse.Namespace, *, watch: bool = True) -> "AiqApp | None":
+    """The app the options describe, or None after printing why not (exit 2)."""
+    engine = open_engine(args, defer_tokenizer=True)
     if engine is None:
-        return EXIT_USAGE
+        return None
 
     from aiq_tui.ui.app import AiqApp
 
-    app = AiqApp(engine)
+    return AiqApp(engine, watch=watch)
+
+
+def run_tui(args: argparse.Namespace) -> int:
+    app = create_app(args)
+    if app is None:
+        return EXIT_USAGE
     result = app.run()
     return int(result) if isinstance(result, int) else EXIT_OK
