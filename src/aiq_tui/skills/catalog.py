@@ -13,7 +13,7 @@ import difflib
 import os
 import threading
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -22,6 +22,9 @@ from aiq_tui.skills.model import Resource, Skill, SkillMeta
 from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.resources import ResourceError, list_resources
 from aiq_tui.skills.resources import read_resource as _read_resource
+
+if TYPE_CHECKING:
+    from aiq_tui.skills.catalog_cache import CatalogCache
 
 __all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "UnknownSkillError"]
 
@@ -54,13 +57,15 @@ class CatalogDiff:
 class SkillCatalog:
     """Iterable of :class:`SkillMeta` (sorted by name); thread-safe for a reloading watcher."""
 
-    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None):
+    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None,
+                 cache: "CatalogCache | None" = None):
         self.dirs: tuple[SkillDir, ...] = tuple(dirs)
+        self._scan = cache.scan if cache is not None else scan  # the cache parses only what changed
         self.settings = settings or SkillsSettings()
         self._lock = threading.RLock()
         self._bodies: dict[str, tuple[int, Skill]] = {}  # path → (mtime_ns, skill)
         self._resources: dict[str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]] = {}
-        result = scan(self.dirs, self.settings) if self.dirs else None
+        result = self._scan(self.dirs, self.settings) if self.dirs else None
         self._metas: dict[str, SkillMeta] = dict(sorted(result.metas.items())) if result else {}
         self._problems: tuple[Problem, ...] = result.problems if result else ()
 
@@ -205,7 +210,7 @@ class SkillCatalog:
         """
         if not self.dirs:  # built from metadata (from_metas): nothing on disk to re-read
             return CatalogDiff()
-        result = scan(self.dirs, self.settings)
+        result = self._scan(self.dirs, self.settings)
         with self._lock:
             old = self._metas
             new = dict(result.metas)
