@@ -8,9 +8,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from aiq_tui.agent.engine import Engine
     from aiq_tui.workspace import Workspace
 
@@ -40,6 +40,8 @@ def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
 
 
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
+    from rich.console import Console  # not on the path of --json output (start-up cost)
+
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
     return Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
 
