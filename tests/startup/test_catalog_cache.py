@@ -171,6 +171,17 @@ def test_a_failed_write_keeps_the_previous_cache(skills: Path, cache: CatalogCac
     assert [p.name for p in cache.path.parent.iterdir()] == [cache.path.name]
 
 
+def test_a_killed_writers_temp_file_is_swept_but_a_live_one_is_not(skills: Path, cache: CatalogCache) -> None:
+    cache.path.parent.mkdir(parents=True)
+    old = cache.path.parent / f".{cache.path.name}.dead.tmp"
+    live = cache.path.parent / f".{cache.path.name}.live.tmp"
+    for leftover in (old, live):
+        leftover.write_text("{half a cache")
+    os.utime(old, (AN_HOUR_AGO - 60, AN_HOUR_AGO - 60))
+    SkillCatalog(dirs(skills), cache=cache)
+    assert not old.exists() and live.exists()
+
+
 def test_files_written_just_now_are_parsed_again_not_trusted(tmp_path: Path, cache: CatalogCache) -> None:
     root = tmp_path / "skills"
     write_skill(root, "old-one")

@@ -40,6 +40,9 @@ FORMAT = 1
 RACY_SECONDS = 2.0
 """Files modified this recently are parsed but not cached (timestamp granularity)."""
 
+STALE_TEMP_SECONDS = 3600.0
+"""A temp file this old was left by a killed writer and is removed by the next save."""
+
 Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
 
 
@@ -131,6 +134,7 @@ class CatalogCache:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
             os.replace(temp, self.path)
+            self._sweep(keep_after=time.time() - STALE_TEMP_SECONDS)
             return True
         except (OSError, TypeError, ValueError):
             if temp is not None:
@@ -139,6 +143,15 @@ class CatalogCache:
                 except OSError:
                     pass
             return False
+
+    def _sweep(self, keep_after: float) -> None:
+        """Remove temp files a killed writer left behind (never a live writer's: too recent)."""
+        try:
+            for leftover in self.path.parent.glob(f".{self.path.name}.*.tmp"):
+                if leftover.stat().st_mtime < keep_after:
+                    leftover.unlink()
+        except OSError:
+            pass
 
 
 def _fingerprint(settings: Any) -> str:
