@@ -8,6 +8,7 @@ in order, so the UI never blocks while a model streams and widgets never do I/O.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from datetime import datetime
 from pathlib import Path
@@ -156,6 +157,9 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
+            gc.freeze()
+            gc.enable()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
 
     def _warm_up(self) -> None:
