@@ -50,6 +50,11 @@ class Home:
         return self.root / "data"
 
     @property
+    def catalog_cache(self) -> Path:
+        """Parsed skill metadata between runs (see ``skills.catalog_cache``)."""
+        return self.data_dir / "catalog-cache.json"
+
+    @property
     def sample_database(self) -> Path:
         return self.data_dir / "sample.db"
 

@@ -17,6 +17,7 @@ from aiq_tui.locations import Home, resolve_home
 from aiq_tui.migrate import MigrationReport, migrate_flat_layout
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.catalog import SkillCatalog
+from aiq_tui.skills.catalog_cache import CatalogCache
 from aiq_tui.skills.discover import SkillDir, skill_directories
 from aiq_tui.skills.store import atomic_write, bundled_defaults, ensure_defaults
 
@@ -68,7 +69,7 @@ class Workspace:
         sources = load_sources(home)
         if config.skills.enabled:
             dirs = tuple(skill_directories(config, home, base, skills_dirs))
-            catalog = SkillCatalog(dirs, config.skills)
+            catalog = SkillCatalog(dirs, config.skills, CatalogCache(home.catalog_cache))
         else:
             dirs = ()
             catalog = SkillCatalog((), config.skills)

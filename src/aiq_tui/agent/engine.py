@@ -78,12 +78,14 @@ class TurnRefused(Exception):
 class Engine:
     """Drives one conversation at a time. Create with :meth:`create`; one turn at a time."""
 
-    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int | None = None) -> None:
+    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int | None = None,
+                 defer_tokenizer: bool = False) -> None:
         self.workspace = workspace
         self.config: AppConfig = workspace.config
         self.provider = provider
         self.max_rounds = max_rounds or workspace.config.agent.max_tool_rounds
-        self.counter = TokenCounter(self.config.context.encoding, model=provider.model)
+        # defer_tokenizer (the TUI): estimate until warm_up() loads the encoding off the UI thread.
+        self.counter = TokenCounter(self.config.context.encoding, model=provider.model, deferred=defer_tokenizer)
         self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
         # Built on first use (or by warm_up() in a background thread): with thousands of
         # skills it takes a second or more, and the first frame does not need it.
@@ -112,7 +114,8 @@ class Engine:
 
     @classmethod
     def create(cls, workspace: Workspace, provider_name: str | None = None, *,
-               demo_delay: float | None = None, **provider_options: Any) -> "Engine":
+               demo_delay: float | None = None, defer_tokenizer: bool = False,
+               **provider_options: Any) -> "Engine":
         """An engine on the named provider (default: config ``llm.provider``).
 
         Raises ValueError for an unknown provider name (the message lists the known ones).
@@ -120,7 +123,7 @@ class Engine:
         from aiq_tui.llm.factory import create_provider
 
         provider = create_provider(workspace.config, provider_name, demo_delay=demo_delay, **provider_options)
-        return cls(workspace, provider)
+        return cls(workspace, provider, defer_tokenizer=defer_tokenizer)
 
     # -- read-only state ----------------------------------------------------------------------
     @property
@@ -132,7 +135,11 @@ class Engine:
             return self._index
 
     def warm_up(self) -> None:
-        """Build the index now; safe to call from a worker thread."""
+        """Load a deferred tokenizer (then recount the budget and the catalog lines) and build
+        the index; safe to call from a worker thread."""
+        if self.counter.load():
+            self._breakdown = self.current_prompt().breakdown
+            self.skills.views()  # fills the per-skill catalog-line counts the pane shows
         _ = self.index
 
     @property

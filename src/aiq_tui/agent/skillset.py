@@ -61,6 +61,7 @@ class LoadedSkills:
         self._matches: dict[str, Match] = {}
         self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
         self._catalog_tokens: dict[tuple[str, str], int] = {}
+        self._catalog_encoding = counter.encoding  # the counts above are in this encoding
 
     # -- queries ----------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -141,6 +142,9 @@ class LoadedSkills:
 
     def catalog_tokens(self, name: str, description: str) -> int:
         """What the skill's catalog line costs (cached: the pane asks for thousands)."""
+        if self._catalog_encoding != self.counter.encoding:  # a deferred tokenizer has loaded
+            self._catalog_tokens = {}
+            self._catalog_encoding = self.counter.encoding
         key = (name, description)
         tokens = self._catalog_tokens.get(key)
         if tokens is None:

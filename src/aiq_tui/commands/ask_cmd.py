@@ -4,7 +4,6 @@ the engine does (skills, tools, budget, compression) on stderr, or every event a
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -56,6 +55,8 @@ def _ask(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     if engine is None:
         return EXIT_USAGE
+    import asyncio  # only commands that run a loop pay for it (skills list --json does not)
+
     return asyncio.run(_run(args, engine, question.strip(), SessionError))
 
 
@@ -183,6 +184,8 @@ def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]
 
     async def ask(request: "ApprovalRequest") -> "Decision":
         console.print(f"\n{request.title}: {request.detail}", style="bold yellow", markup=False)
+        import asyncio
+
         answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")
         choice = answer.strip().lower()
         if choice in ("a", "always"):

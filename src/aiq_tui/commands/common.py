@@ -9,9 +9,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable
 
-from rich.console import Console
-
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from aiq_tui.agent.engine import Engine
     from aiq_tui.workspace import Workspace
 
@@ -77,6 +77,8 @@ def global_path_problem(args: argparse.Namespace) -> str | None:
 
 
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
+    from rich.console import Console  # not on the path of --json output (start-up cost)
+
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
     console = Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
     # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
@@ -152,7 +154,7 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     return workspace
 
 
-def open_engine(args: argparse.Namespace) -> "Engine | None":
+def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | None":
     """An engine on the workspace and ``--provider`` the options name; on an unusable config
     or an unknown provider, say why and return None (the caller exits with :data:`EXIT_USAGE`)."""
     workspace = open_workspace(args)
@@ -161,7 +163,7 @@ def open_engine(args: argparse.Namespace) -> "Engine | None":
     from aiq_tui.agent.engine import Engine
 
     try:
-        return Engine.create(workspace, option(args, "provider"))
+        return Engine.create(workspace, option(args, "provider"), **engine_options)
     except ValueError as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None

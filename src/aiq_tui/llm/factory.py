@@ -9,13 +9,14 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from typing import Mapping
-
-import httpx
+from typing import TYPE_CHECKING, Mapping
 
 from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.llm.base import Provider
 from aiq_tui.llm.retry import OnRetry, Sleep
+
+if TYPE_CHECKING:  # only HTTP providers need httpx; the demo starts without it
+    import httpx
 
 
 def resolve_key_env(settings: ProviderSettings) -> str | None:

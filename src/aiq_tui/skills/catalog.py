@@ -20,7 +20,7 @@ import difflib
 import os
 import threading
 from dataclasses import dataclass
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -41,6 +41,9 @@ from aiq_tui.skills.store import (
     write_skill,
 )
 from aiq_tui.skills.resources import read_resource as _read_resource
+
+if TYPE_CHECKING:
+    from aiq_tui.skills.catalog_cache import CatalogCache
 
 __all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "StoreError", "UnknownSkillError"]
 
@@ -73,13 +76,15 @@ class CatalogDiff:
 class SkillCatalog:
     """Iterable of :class:`SkillMeta` (sorted by name); thread-safe for a reloading watcher."""
 
-    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None):
+    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None,
+                 cache: "CatalogCache | None" = None):
         self.dirs: tuple[SkillDir, ...] = tuple(dirs)
+        self._scan = cache.scan if cache is not None else scan  # the cache parses only what changed
         self.settings = settings or SkillsSettings()
         self._lock = threading.RLock()
         self._bodies: dict[str, tuple[int, Skill]] = {}  # path → (mtime_ns, skill)
         self._resources: dict[str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]] = {}
-        result = scan(self.dirs, self.settings) if self.dirs else None
+        result = self._scan(self.dirs, self.settings) if self.dirs else None
         self._metas: dict[str, SkillMeta] = {}
         self._dormant: dict[str, SkillMeta] = {}
         blocked: tuple[Problem, ...] = ()
@@ -273,7 +278,7 @@ class SkillCatalog:
         """Re-scan and swap in the result; the diff is against the previous scan."""
         if not self.dirs:
             return CatalogDiff()
-        result = scan(self.dirs, self.settings)
+        result = self._scan(self.dirs, self.settings)
         active, dormant = _split_by_status(result.metas)
         active, blocked = _block_dangerous(active, self.settings)
         with self._lock:

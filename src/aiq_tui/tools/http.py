@@ -27,12 +27,14 @@ import socket
 import time
 from typing import Any, Awaitable, Callable
 from urllib.parse import urljoin, urlsplit
-
-import httpx
+from typing import TYPE_CHECKING
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.tools.base import ToolResult
+
+if TYPE_CHECKING:  # imported when a request is made: the tool is built at start-up, used later
+    import httpx
 
 METHODS = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD")
 READ_METHODS = frozenset({"GET", "HEAD"})
@@ -138,6 +140,8 @@ class HttpRequestTool:
         url = str(arguments.get("url", ""))
         query = arguments.get("query")
         if isinstance(query, dict) and query:
+            import httpx
+
             url = str(httpx.URL(url, params={str(k): str(v) for k, v in query.items()})) if url else url
         return f"{_method(arguments)} {url}"
 
@@ -147,6 +151,8 @@ class HttpRequestTool:
     async def run_with_approval(self, arguments: dict[str, Any], ask: AskMore | None) -> ToolResult:
         """Run the call; ``ask`` is consulted for what only shows up while running (a private
         address after DNS, a redirect to another host). The registry always passes it."""
+        import httpx
+
         method = _method(arguments)
         if method not in METHODS:
             return ToolResult.failure(f"unsupported method {method!r}; use one of {', '.join(METHODS)}")

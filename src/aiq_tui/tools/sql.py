@@ -22,7 +22,6 @@ from aiq_tui.config import SourcesFile, ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
-from aiq_tui.tools.sample_db import ensure_sample_database
 from aiq_tui.tools.sql_sources import SqlError, SqlLimits, SqlSource, classify_sql, open_source
 
 
@@ -94,6 +93,8 @@ class SqlTool:
             if settings.engine == "sqlite" and settings.path and _same_file(
                 settings.path, self._home.root, self._home.sample_database
             ):
+                from aiq_tui.tools.sample_db import ensure_sample_database  # sqlite3: only when used
+
                 ensure_sample_database(self._home.sample_database)
             source = open_source(name, settings, self._home.root)
             self._open[name] = source

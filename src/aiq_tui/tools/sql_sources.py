@@ -26,15 +26,17 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
 import threading
 import time
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 from aiq_tui.config import SourceSettings
+
+if TYPE_CHECKING:  # the driver loads when a source is first used, not at start-up
+    import sqlite3
 
 READ_KEYWORDS = frozenset({"SELECT", "WITH", "EXPLAIN", "VALUES", "SHOW", "DESCRIBE", "DESC", "PRAGMA", "TABLE"})
 WRITE_KEYWORDS = frozenset({
@@ -199,44 +201,6 @@ def _fetch(cursor: Any, limits: SqlLimits) -> SqlOutcome:
     return SqlOutcome(columns, tuple(rows), truncated, cells_truncated=cut)
 
 
-# -- SQLite: an authorizer is the engine-side read-only rule ---------------------------------------
-_READ_ACTIONS = frozenset({sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
-                           getattr(sqlite3, "SQLITE_RECURSIVE", 33)})
-_DENIED_FUNCTIONS = frozenset({"load_extension", "readfile", "writefile", "edit", "fts3_tokenizer"})
-_REPORTING_PRAGMAS = frozenset({
-    "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
-    "database_list", "collation_list", "compile_options", "user_version", "schema_version", "application_id",
-    "page_count", "page_size", "encoding", "freelist_count", "data_version", "integrity_check", "quick_check",
-    "function_list", "module_list", "pragma_list", "foreign_key_check",
-})
-_PRAGMAS_WITH_ARGUMENT = frozenset({"table_info", "table_xinfo", "index_list", "index_info", "index_xinfo",
-                                    "foreign_key_list", "integrity_check", "quick_check", "foreign_key_check"})
-
-
-def _read_only_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
-                          _trigger: str | None) -> int:
-    if action == sqlite3.SQLITE_FUNCTION:
-        return sqlite3.SQLITE_DENY if (arg2 or "").lower() in _DENIED_FUNCTIONS else sqlite3.SQLITE_OK
-    if action in _READ_ACTIONS:
-        return sqlite3.SQLITE_OK
-    if action == sqlite3.SQLITE_PRAGMA:
-        name = (arg1 or "").lower()
-        if name in _REPORTING_PRAGMAS and (arg2 is None or name in _PRAGMAS_WITH_ARGUMENT):
-            return sqlite3.SQLITE_OK
-    return sqlite3.SQLITE_DENY  # ATTACH, DETACH, writes, schema changes, other PRAGMAs, …
-
-
-def _write_authorizer(action: int, arg1: str | None, arg2: str | None, _db: str | None,
-                      _trigger: str | None) -> int:
-    if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
-        return sqlite3.SQLITE_DENY  # a writable source is this file, never another one
-    if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
-        return sqlite3.SQLITE_DENY
-    if action == sqlite3.SQLITE_PRAGMA and (arg1 or "").lower() in ("writable_schema", "trusted_schema"):
-        return sqlite3.SQLITE_DENY
-    return sqlite3.SQLITE_OK
-
-
 class SqliteSource:
     """A SQLite file. Reads use a ``mode=ro`` connection under the read-only authorizer;
     writes (``read_only: false`` only) a separate read-write one."""
@@ -253,6 +217,8 @@ class SqliteSource:
         self._cancelled = threading.Event()
 
     def _connect(self, write: bool, limits: SqlLimits) -> sqlite3.Connection:
+        import sqlite3
+
         if not self.path.is_file():
             raise SqlError(f"source {self.name!r}: database file not found: {self.path}")
         uri = f"file:{self.path}?mode={'rw' if write else 'ro'}"
@@ -264,7 +230,9 @@ class SqliteSource:
         if hasattr(connection, "setlimit"):
             connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limits.value_limit_bytes, limits.cell_bytes))
             connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        connection.set_authorizer(_write_authorizer if write else _read_only_authorizer)
+        from aiq_tui.tools.sqlite_authorizer import read_only_authorizer, write_authorizer
+
+        connection.set_authorizer(write_authorizer if write else read_only_authorizer)
         connection.set_progress_handler(self._progress, 10_000)
         return connection
 
@@ -273,6 +241,8 @@ class SqliteSource:
         return 1 if self._cancelled.is_set() or time.monotonic() > self._deadline else 0
 
     def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
+        import sqlite3
+
         if write and self.read_only:
             raise SqlError(f"source {self.name!r} is read-only")
         with self._lock:

@@ -8,10 +8,11 @@ in order, so the UI never blocks while a model streams and widgets never do I/O.
 from __future__ import annotations
 
 import asyncio
+import gc
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -46,24 +47,21 @@ from aiq_tui.skills.model import SkillState
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.tools.launcher import sandbox_warning
 from aiq_tui.ui.commands import AiqCommands
+from aiq_tui.tools.skill_tools import format_plan
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
 from aiq_tui.ui.messages import Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText
-from aiq_tui.ui.screens.approval import ApprovalScreen
-from aiq_tui.ui.screens.help import HelpScreen
-from aiq_tui.ui.screens.inspector import InspectorScreen
-from aiq_tui.ui.screens.sessions import SessionsScreen
-from aiq_tui.ui.screens.settings import SettingsScreen
-from aiq_tui.tools.skill_tools import format_plan
-from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
-from aiq_tui.ui.screens.text_modal import TextModal
-from aiq_tui.ui.screens.warnings import WarningsScreen, shown_path
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
+
+if TYPE_CHECKING:
+    # Screens other than the main one are imported by the actions that push them: the
+    # first frame must not pay for them (tests/startup guards this).
+    from aiq_tui.ui.screens.approval import ApprovalScreen
 
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
@@ -251,9 +249,24 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
+            gc.freeze()
+            gc.enable()
+        self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _warm_up(self) -> None:
+        """In a thread after the first frame, never on the UI's time: the engine loads its
+        tokenizer and builds the match index; the first answer's markdown renderer loads."""
         warm_up = getattr(self.engine, "warm_up", None)
-        if warm_up is not None:  # the match index: built in a thread, never on the UI's time
-            self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+        if warm_up is not None:
+            warm_up()
+            self.call_from_thread(self._warmed)
+        import aiq_tui.ui.widgets.answer  # noqa: F401
+
+    def _warmed(self) -> None:
+        """Exact token counts replace the estimates the first frame showed."""
+        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        self.refresh_skills()
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
@@ -392,6 +405,8 @@ class AiqApp(App[int]):
         return [self.engine.workspace.home.root, Path.cwd()]
 
     def shown(self, path: Path | None) -> str:
+        from aiq_tui.ui.screens.warnings import shown_path
+
         return shown_path(path, self._bases())
 
     def _problems(self) -> tuple[Problem, ...]:
@@ -604,6 +619,8 @@ class AiqApp(App[int]):
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
         """The engine's approver: show the modal and wait for the user's choice."""
+        from aiq_tui.ui.screens.approval import ApprovalScreen
+
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         screen = ApprovalScreen(request)
 
@@ -671,9 +688,13 @@ class AiqApp(App[int]):
          "top": conversation.to_top, "end": conversation.to_end}[where]()
 
     def action_show_help(self) -> None:
+        from aiq_tui.ui.screens.help import HelpScreen
+
         self.push_screen(HelpScreen())
 
     def action_settings(self) -> None:
+        from aiq_tui.ui.screens.settings import SettingsScreen
+
         home = self.engine.workspace.home
 
         def saved(config: AppConfig | None) -> None:
@@ -710,9 +731,13 @@ class AiqApp(App[int]):
             f"now using {self.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
 
     def action_inspector(self, query: str = "") -> None:
+        from aiq_tui.ui.screens.inspector import InspectorScreen
+
         self.push_screen(InspectorScreen(self.engine, query))
 
     def action_sessions(self) -> None:
+        from aiq_tui.ui.screens.sessions import SessionsScreen
+
         def chosen(session_id: str | None) -> None:
             if session_id:
                 self._resume(session_id)
@@ -767,6 +792,8 @@ class AiqApp(App[int]):
         self.push_screen(DoctorScreen(self.engine, self._bases()))
 
     def action_warnings(self) -> None:
+        from aiq_tui.ui.screens.warnings import WarningsScreen
+
         self.push_screen(WarningsScreen(self._problems(), self._bases()))
 
     def action_copy_answer(self) -> None:
@@ -827,11 +854,15 @@ class AiqApp(App[int]):
             return
         self.engine.reload()
         self.notify(f"{name}: status {status}")
+        from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+
         if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
             await self.pop_screen()
             self.action_open_skill(name)
 
     def action_open_skill(self, name: str) -> None:
+        from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
+
         catalog = self.engine.workspace.catalog
         meta = catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
         if meta is None:
@@ -857,6 +888,8 @@ class AiqApp(App[int]):
 
     @on(DataTable.RowSelected, "#tool-log")
     def _tool_selected(self, event: DataTable.RowSelected) -> None:
+        from aiq_tui.ui.screens.text_modal import TextModal
+
         record = self.query_one(ToolLog).records.get(str(event.row_key.value))
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))

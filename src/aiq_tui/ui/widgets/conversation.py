@@ -9,11 +9,13 @@ border says when new messages arrived below.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from aiq_tui.ui.widgets.answer import AnswerView
 
 
 class UserTurn(Static):
@@ -48,31 +50,6 @@ class Welcome(Static):
 
     def __init__(self) -> None:
         super().__init__(WELCOME, markup=False, classes="welcome")
-
-
-class AnswerView(Markdown):
-    """One assistant answer, streamed into place."""
-
-    def __init__(self, text: str = "") -> None:
-        super().__init__(text, classes="answer")
-        self.border_title = "assistant"
-        self.text = text
-        self._stream: MarkdownStream | None = None
-
-    async def write(self, fragment: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        self.text += fragment
-        await self._stream.write(fragment)
-
-    async def finish(self, final: str | None = None) -> None:
-        """Stop streaming; re-render once from the final text so the result is canonical."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
-        if final is not None and final != self.text:
-            self.text = final
-            await self.update(final)
 
 
 NEW_BELOW = "↓ new messages below — PgDn / End"
@@ -145,12 +122,16 @@ class Conversation(VerticalScroll):
     async def add_answer(self, text: str) -> None:
         """A complete answer (resumed sessions)."""
         await self._leave_welcome()
+        from aiq_tui.ui.widgets.answer import AnswerView
+
         await self.mount(AnswerView(text))
         self.last_answer = text
         self._arrived()
 
     async def stream(self, fragment: str) -> None:
         if self._answer is None:
+            from aiq_tui.ui.widgets.answer import AnswerView
+
             self._answer = AnswerView()
             await self.mount(self._answer)
         await self._answer.write(fragment)
@@ -167,6 +148,8 @@ class Conversation(VerticalScroll):
     async def end_answer(self, final: str, *, cancelled: bool = False) -> None:
         answer, self._answer = self._answer, None
         if answer is None and final and final != self.last_answer:
+            from aiq_tui.ui.widgets.answer import AnswerView
+
             answer = AnswerView()
             await self.mount(answer)
         if answer is not None:

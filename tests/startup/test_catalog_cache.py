@@ -1,0 +1,247 @@
+"""The catalog cache: a start parses only what changed, and the cache can never make the
+catalog wrong — deleted skills vanish, changed ones show their new text, a corrupt or
+half-written cache is ignored and rebuilt, concurrent writers leave a complete file."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from aiq_tui.config import SkillsSettings
+from aiq_tui.skills.catalog import SkillCatalog
+from aiq_tui.skills.catalog_cache import CatalogCache
+from aiq_tui.skills.discover import SkillDir, scan
+from aiq_tui.workspace import Workspace
+
+AN_HOUR_AGO = time.time() - 3600
+
+
+def write_skill(root: Path, name: str, description: str = "Does a thing.", *, extra: str = "",
+                age: bool = True) -> Path:
+    """A valid skill; dated an hour ago (like an existing catalog) unless ``age`` is False."""
+    path = root / name / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n", encoding="utf-8")
+    if age:
+        os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
+    return path
+
+
+@pytest.fixture
+def skills(tmp_path: Path) -> Path:
+    root = tmp_path / "skills"
+    for index in range(5):
+        write_skill(root, f"skill-{index}", f"Skill number {index}.")
+    return root
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> CatalogCache:
+    return CatalogCache(tmp_path / "data" / "catalog-cache.json")
+
+
+def dirs(*roots: Path) -> list[SkillDir]:
+    return [SkillDir(root, "flag") for root in roots]
+
+
+def descriptions(catalog: SkillCatalog) -> dict[str, str]:
+    return {meta.name: meta.description for meta in catalog}
+
+
+def test_a_second_scan_parses_nothing_and_finds_exactly_what_a_plain_scan_finds(skills: Path, cache: CatalogCache) -> None:
+    settings = SkillsSettings()
+    first = cache.scan(dirs(skills), settings)
+    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (False, 5, True)
+    second = cache.scan(dirs(skills), settings)
+    assert (cache.last.loaded, cache.last.hits, cache.last.parsed, cache.last.written) == (True, 5, 0, False)
+    plain = scan(dirs(skills), settings)
+    assert second.metas == first.metas == plain.metas
+
+
+def test_a_deleted_skill_is_never_shown(skills: Path, cache: CatalogCache) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    (skills / "skill-2" / "SKILL.md").unlink()
+    (skills / "skill-2").rmdir()
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert "skill-2" not in catalog
+    assert len(catalog) == 4
+    assert not any("skill-2" in path for path in json.loads(cache.path.read_text())["skills"])
+
+
+def test_a_changed_skill_shows_its_new_text(skills: Path, cache: CatalogCache) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    write_skill(skills, "skill-1", "Rewritten description.")
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert descriptions(catalog)["skill-1"] == "Rewritten description."
+    assert cache.last.parsed == 1
+
+
+def test_a_same_size_edit_with_the_old_mtime_put_back_is_still_seen(skills: Path, cache: CatalogCache) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    path = skills / "skill-3" / "SKILL.md"
+    before = path.stat()
+    path.write_text(path.read_text().replace("Skill number 3.", "Skill NUMBER 3."), encoding="utf-8")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # size and mtime as cached; ctime is not
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert descriptions(catalog)["skill-3"] == "Skill NUMBER 3."
+
+
+def test_a_new_skill_appears(skills: Path, cache: CatalogCache) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    write_skill(skills, "brand-new", "Just added.")
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert descriptions(catalog)["brand-new"] == "Just added."
+    assert (cache.last.hits, cache.last.parsed) == (5, 1)
+
+
+@pytest.mark.parametrize("damage", [
+    b"not json at all",
+    b'{"format": 1, "settings": "max_skill_md_bytes=1000000", "skills": {"x": [1, 2]}}',
+    b'{"format": 1, "settings": "max_skill_md_bytes=1000000", "skills": [',  # a write cut short
+    b"",
+    b'["a", "list"]',
+])
+def test_a_corrupt_or_half_written_cache_is_ignored_and_rebuilt(skills: Path, cache: CatalogCache, damage: bytes) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    cache.path.write_bytes(damage)
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert len(catalog) == 5
+    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (False, 5, True)
+    SkillCatalog(dirs(skills), cache=cache)
+    assert (cache.last.loaded, cache.last.hits) == (True, 5)
+
+
+def test_a_cache_with_wrong_types_cannot_inject_a_skill(skills: Path, cache: CatalogCache) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    data = json.loads(cache.path.read_text())
+    path = next(iter(data["skills"]))
+    data["skills"][path][4] = ["not", "a", "name"]
+    cache.path.write_text(json.dumps(data))
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert sorted(catalog.names()) == [f"skill-{i}" for i in range(5)]
+    assert cache.last.loaded is False
+
+
+def test_concurrent_writers_leave_one_complete_cache_and_no_temp_files(skills: Path, cache: CatalogCache) -> None:
+    for index in range(5, 60):
+        write_skill(skills, f"skill-{index}")
+    start = threading.Barrier(6)
+    errors: list[BaseException] = []
+
+    def writer() -> None:
+        try:
+            start.wait()
+            for _ in range(3):
+                cache.path.unlink(missing_ok=True)
+                CatalogCache(cache.path).scan(dirs(skills), SkillsSettings())
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    CatalogCache(cache.path).scan(dirs(skills), SkillsSettings())  # rebuilds if the last unlink won
+    final = CatalogCache(cache.path)
+    result = final.scan(dirs(skills), SkillsSettings())
+    assert (final.last.loaded, final.last.hits, len(result.metas)) == (True, 60, 60)
+    assert [p.name for p in cache.path.parent.iterdir()] == [cache.path.name]
+
+
+def test_a_failed_write_keeps_the_previous_cache(skills: Path, cache: CatalogCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    SkillCatalog(dirs(skills), cache=cache)
+    before = cache.path.read_bytes()
+    write_skill(skills, "skill-9")
+
+    def refuse(*_args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert "skill-9" in catalog and cache.last.written is False
+    assert cache.path.read_bytes() == before
+    assert [p.name for p in cache.path.parent.iterdir()] == [cache.path.name]
+
+
+def test_a_killed_writers_temp_file_is_swept_but_a_live_one_is_not(skills: Path, cache: CatalogCache) -> None:
+    cache.path.parent.mkdir(parents=True)
+    old = cache.path.parent / f".{cache.path.name}.dead.tmp"
+    live = cache.path.parent / f".{cache.path.name}.live.tmp"
+    for leftover in (old, live):
+        leftover.write_text("{half a cache")
+    os.utime(old, (AN_HOUR_AGO - 60, AN_HOUR_AGO - 60))
+    SkillCatalog(dirs(skills), cache=cache)
+    assert not old.exists() and live.exists()
+
+
+def test_files_written_just_now_are_parsed_again_not_trusted(tmp_path: Path, cache: CatalogCache) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "old-one")
+    write_skill(root, "fresh-one", age=False)  # could still change within the same timestamp tick
+    SkillCatalog(dirs(root), cache=cache)
+    SkillCatalog(dirs(root), cache=cache)
+    assert (cache.last.hits, cache.last.parsed) == (1, 1)
+
+
+def test_warnings_are_reported_on_every_start(skills: Path, cache: CatalogCache) -> None:
+    bad = skills / "broken" / "SKILL.md"
+    bad.parent.mkdir()
+    bad.write_text("---\nname: broken\n---\nno description\n", encoding="utf-8")
+    first = SkillCatalog(dirs(skills), cache=cache)
+    second = SkillCatalog(dirs(skills), cache=cache)
+    assert first.problems and second.problems == first.problems
+    assert "broken" not in second
+
+
+def test_name_clashes_and_include_exclude_match_a_plain_scan(tmp_path: Path, cache: CatalogCache) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    for root in (first, second):
+        write_skill(root, "shared", f"From {root.name}.")
+    write_skill(second, "only-here")
+    write_skill(second, "left-out")
+    settings = SkillsSettings(exclude=["left-out"])
+    cache.scan(dirs(first, second), settings)
+    cached = cache.scan(dirs(first, second), settings)
+    assert cache.last.hits == 4
+    plain = scan(dirs(first, second), settings)
+    assert cached.metas == plain.metas
+    assert cached.problems == plain.problems
+    assert cached.metas["shared"].description == "From first."
+    assert "left-out" not in cached.metas
+
+
+def test_yaml_values_json_cannot_hold_are_parsed_each_time(tmp_path: Path, cache: CatalogCache) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "dated", extra="created: 2024-05-01\n")
+    first = cache.scan(dirs(root), SkillsSettings())
+    second = cache.scan(dirs(root), SkillsSettings())
+    assert second.metas["dated"].extras == first.metas["dated"].extras  # a date, not a string
+    assert cache.last.parsed == 1
+
+
+def test_the_workspace_keeps_its_cache_in_the_config_home(isolated_home) -> None:
+    mine = write_skill(isolated_home.skills_dir, "my-skill", "Mine.")
+    workspace = Workspace.open()
+    assert str(mine) in json.loads(isolated_home.catalog_cache.read_text())["skills"]
+    mine.write_text(mine.read_text().replace("Mine.", "Still mine."), encoding="utf-8")
+    again = Workspace.open()
+    assert again.catalog.names() == workspace.catalog.names()
+    assert again.catalog.get("my-skill").description == "Still mine."
+
+
+def test_live_reload_through_the_cache_reports_what_changed(skills: Path, cache: CatalogCache) -> None:
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    write_skill(skills, "skill-0", "Changed on disk.")
+    write_skill(skills, "added-later")
+    diff = catalog.rescan()
+    assert diff.added == ("added-later",)
+    assert diff.changed == ("skill-0",)
+    assert descriptions(catalog)["skill-0"] == "Changed on disk."
