@@ -121,12 +121,19 @@ def test_an_executable_script_with_a_shebang_is_fine(tmp_path: Path) -> None:
 
 
 def test_spec_problems_are_those_of_validate_strict_grouped(tmp_path: Path) -> None:
-    skill(tmp_path, "first-one", "First skill for grouping.", version='"1.0"')
-    skill(tmp_path, "second-one", "Second skill for grouping.", version='"2.0"')
+    skill(tmp_path, "first-one", "First skill for grouping.", owner='"ana"')
+    skill(tmp_path, "second-one", "Second skill for grouping.", owner='"bo"')
     report = doctor(tmp_path)
-    [group] = [f for f in report.findings if f.kind is Kind.SPEC and "version" in f.title]
+    [group] = [f for f in report.findings if f.kind is Kind.SPEC and "owner" in f.title]
     assert set(group.skills) == {"first-one", "second-one"} and group.level is Level.ERROR
     assert "metadata" in group.fix
+
+
+def test_aiq_extension_fields_are_portability_warnings_not_errors(tmp_path: Path) -> None:
+    skill(tmp_path, "first-one", "First skill for grouping.", version='"1.0"')
+    report = doctor(tmp_path)
+    [finding] = [f for f in report.findings if f.kind is Kind.SPEC and "version" in f.title]
+    assert finding.level is Level.WARNING and "other Agent Skills clients" in finding.why
 
 
 def test_cli_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

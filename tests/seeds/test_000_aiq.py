@@ -20,13 +20,13 @@ BUILTIN = {"http_request", "execute_command", "file_operations", "execute_sql"}
 # -- Skills directory structure ----------------------------------------------------------------
 
 def test_skills_directory_organization(home: Path, cli) -> None:
-    assert cli("skills", "new", "pdf-tools")[0] == 0
+    assert cli("skills", "new", "pdf-tools", "--description", "Work with PDF files")[0] == 0
     assert (home / "skills" / "pdf-tools" / "SKILL.md").is_file()
 
 
 def test_multiple_skills_support(home: Path, cli, cli_json) -> None:
     for name in ("one", "two", "three"):
-        assert cli("skills", "new", name)[0] == 0
+        assert cli("skills", "new", name, "--description", f"The {name} skill")[0] == 0
     assert sorted(p.name for p in (home / "skills").iterdir()) == ["one", "three", "two"]
     assert sorted(s["name"] for s in cli_json("skills", "list")[1]["skills"]) == ["one", "three", "two"]
 

@@ -145,7 +145,7 @@ def test_custom_skills_directory(home: Path, tmp_path: Path, add, cli) -> None:
     add("there", root=custom)
     config(home, f"  dirs: [{custom}]\n")
     assert Workspace.open().catalog.names() == ["there"]
-    assert cli("skills", "new", "written")[0] == 0
+    assert cli("skills", "new", "written", "--description", "Written by the CLI")[0] == 0
     assert (custom / "written" / "SKILL.md").is_file()  # written to that directory too
 
 
@@ -375,7 +375,7 @@ def test_imported_skill(tmp_path: Path, home: Path, cli) -> None:
 
 
 def test_local_skill(home: Path, cli) -> None:
-    assert cli("skills", "new", "mine")[0] == 0
+    assert cli("skills", "new", "mine", "--description", "My own skill")[0] == 0
     assert Workspace.open().catalog.get("mine").source == ""
 
 

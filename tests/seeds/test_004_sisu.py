@@ -56,9 +56,14 @@ def test_scan_configured_directories(tmp_path: Path, add, cli_json) -> None:
     assert names(cli_json, "--skills-dir", str(tmp_path / "configured")) == ["inside"]
 
 
-def test_handle_missing_directories_gracefully(tmp_path: Path, add, cli_json) -> None:
+def test_handle_missing_directories_gracefully(home: Path, tmp_path: Path, add, cli, cli_json) -> None:
+    # Deliberate difference (issue 14): a directory the user names on the command line and
+    # that does not exist is a usage error naming it; a configured one is skipped with a warning.
     add("fine")
-    code, data = cli_json("skills", "list", "--skills-dir", str(tmp_path / "missing"))
+    code, _, err = cli("skills", "list", "--skills-dir", str(tmp_path / "missing"))
+    assert code == 2 and str(tmp_path / "missing") in err
+    config(home, f"  dirs: [{tmp_path / 'gone'}]\n")
+    code, data = cli_json("skills", "list")
     assert code == 0 and [s["name"] for s in data["skills"]] == ["fine"]
     assert any("does not exist" in p["message"] for p in data["problems"])
 

@@ -138,7 +138,7 @@ def test_import_from_a_url_records_the_url(tmp_path: Path, capsys: pytest.Captur
 
 # -- tools ------------------------------------------------------------------------------------
 
-async def test_script_approval_shows_the_script_and_allowed_tools_narrow_it(tmp_path: Path) -> None:
+async def test_script_approval_shows_the_script_and_allowed_tools_never_frees_it(tmp_path: Path) -> None:
     from aiq_tui.agent.engine import Engine
 
     home = Workspace.open().home
@@ -153,9 +153,15 @@ async def test_script_approval_shows_the_script_and_allowed_tools_narrow_it(tmp_
     result = await engine.tools.invoke(ToolCall("c", "skill_hello", {}), approver, lambda e: None)
     assert result.ok and result.content["stdout"] == "hello-from-script\n"
     assert seen[0].permission == "execute_skill_script" and "echo hello-from-script" in seen[0].detail
-    denied = await engine.tools.invoke(ToolCall("d", "skill_hello", {}), approver, lambda e: None,
+    # A skill's allowed-tools that does not name the script never pre-approves it: it asks.
+    seen.clear()
+    await engine.tools.invoke(ToolCall("d", "skill_hello", {}), approver, lambda e: None, ("execute_sql",))
+    assert [r.permission for r in seen] == ["execute_skill_script"]
+    # With agent.skill_allowed_tools: restrict, a script is not a free pass either.
+    engine.tools.skill_allowed_tools = "restrict"
+    denied = await engine.tools.invoke(ToolCall("e", "skill_hello", {}), approver, lambda e: None,
                                        ("execute_sql",))
-    assert not denied.ok and "allows only" in denied.error  # a script is not a free pass
+    assert not denied.ok and "allows only" in denied.error
 
 
 def test_prompt_is_the_engines_prompt(capsys: pytest.CaptureFixture[str]) -> None:
@@ -191,7 +197,7 @@ async def test_script_parameters_are_values_never_code(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["script", "template", "composite"])
 def test_skills_new_scaffolds_each_executable_type_valid_and_runnable(kind: str, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["skills", "new", f"my-{kind}", "--type", kind, "--dir", str(tmp_path)]) == 0
+    assert main(["skills", "new", f"my-{kind}", "--type", kind, "--dir", str(tmp_path), "--description", f"A starter {kind} skill"]) == 0
     assert main(["skills", "validate", str(tmp_path / f"my-{kind}")]) == 0
     capsys.readouterr()
     assert main(["run", f"my-{kind}", "--skills-dir", str(tmp_path), "-p", "who=you", "--yes", "--json"]) == 0

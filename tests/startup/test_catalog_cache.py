@@ -218,13 +218,17 @@ def test_name_clashes_and_include_exclude_match_a_plain_scan(tmp_path: Path, cac
     assert "left-out" not in cached.metas
 
 
-def test_yaml_values_json_cannot_hold_are_parsed_each_time(tmp_path: Path, cache: CatalogCache) -> None:
+def test_yaml_values_arrive_json_safe_so_the_cache_returns_exactly_what_a_parse_does(
+        tmp_path: Path, cache: CatalogCache) -> None:
+    # The parser makes every value JSON-safe (a YAML date becomes its ISO text), so a cached
+    # skill is the same as a freshly parsed one and need not be parsed again.
     root = tmp_path / "skills"
     write_skill(root, "dated", extra="created: 2024-05-01\n")
     first = cache.scan(dirs(root), SkillsSettings())
     second = cache.scan(dirs(root), SkillsSettings())
-    assert second.metas["dated"].extras == first.metas["dated"].extras  # a date, not a string
-    assert cache.last.parsed == 1
+    assert first.metas["dated"].extras["created"] == "2024-05-01"
+    assert second.metas["dated"].extras == first.metas["dated"].extras
+    assert cache.last.hits == 1 and cache.last.parsed == 0
 
 
 def test_the_workspace_keeps_its_cache_in_the_config_home(isolated_home) -> None:
