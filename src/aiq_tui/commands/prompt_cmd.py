@@ -20,7 +20,6 @@ from aiq_tui.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from aiq_tui.config import AppConfig
     from aiq_tui.context.model import Breakdown
     from aiq_tui.context.prompt import LoadedSkill, Prompt
     from aiq_tui.context.tokens import TokenCounter

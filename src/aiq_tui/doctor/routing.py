@@ -140,7 +140,7 @@ def _name_words(meta: SkillMeta, wanted: frozenset[str]) -> list[Finding]:
         title=f"{meta.name}: no word of its name is in its description",
         why=(f"the name words ({', '.join(words)}) never appear in the description, so a user who "
              "asks for the task by those words only reaches it through the name field"),
-        fix=f"use the words of the name in the description, or rename the skill after what it does",
+        fix="use the words of the name in the description, or rename the skill after what it does",
         query=meta.name.replace("-", " "), terms=tuple(words),
     )]
 

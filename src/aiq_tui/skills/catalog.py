@@ -34,7 +34,6 @@ from aiq_tui.skills.resources import SKILL_FILE, ResourceError, list_resources
 from aiq_tui.skills.store import (
     SkillEntry,
     StoreError,
-    read_entry,
     remove_skill_folder,
     set_status_in_file,
     write_resource,

@@ -19,7 +19,7 @@ from typing import Any, Collection, Mapping
 
 import yaml
 
-from aiq_tui.problems import Problem, Severity
+from aiq_tui.problems import Severity
 from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE

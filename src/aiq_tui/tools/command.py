@@ -26,12 +26,9 @@ The safety model, in the order it is applied (each step refuses with a clear mes
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
 import shutil
-import signal
-import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -64,28 +61,6 @@ SPEC = ToolSpec(
         "additionalProperties": False,
     },
 )
-
-# Names that suggest a secret: such variables never reach a child process.
-_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "CREDENTIAL", "AUTH",
-                 "PRIVATE", "COOKIE", "SESSION", "DSN", "CERT")
-# Variables that change what a program loads or runs rather than what it reads.
-_INJECTION_PREFIXES = ("LD_", "DYLD_", "PYTHON", "PERL5", "RUBY", "NODE_", "BASH_FUNC_", "GCONV", "MALLOC_")
-_INJECTION_NAMES = frozenset({"BASH_ENV", "ENV", "PROMPT_COMMAND", "IFS", "CDPATH", "GLOBIGNORE",
-                              "SHELLOPTS", "BASHOPTS", "PS4", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS"})
-
-
-def scrub_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """A copy of ``environ`` without secrets or injection variables (PATH, HOME, LANG… stay)."""
-    clean: dict[str, str] = {}
-    for name, value in environ.items():
-        upper = name.upper()
-        if any(word in upper for word in _SECRET_WORDS):
-            continue
-        if upper.startswith(_INJECTION_PREFIXES) or upper in _INJECTION_NAMES:
-            continue
-        clean[name] = value
-    return clean
-
 
 _PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
 
