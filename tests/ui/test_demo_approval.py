@@ -51,3 +51,19 @@ async def test_a_command_or_a_write_asks_first_and_the_answer_reports_the_outcom
         assert expect in app.query_one(Conversation).last_answer
         assert app.query_one(ToolLog).records
     assert not (project / "notes").exists()
+
+
+async def test_quitting_while_the_approval_dialog_is_open_exits_cleanly(tmp_path: Path) -> None:
+    # Found in a real terminal: Ctrl+Q with the dialog open cancelled the turn, and the
+    # cancellation's events then reached the conversation while it unmounted (MountError).
+    project = tmp_path / "project"
+    project.mkdir()
+    engine = Engine.create(Workspace.open(home_flag=tmp_path / "home", cwd=project))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "run ls -la and count the files")
+        await _wait_for_modal(pilot, app)
+        await pilot.press("ctrl+q")
+    assert app.crash is None
+    assert app.return_code == 0

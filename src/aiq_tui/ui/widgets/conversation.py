@@ -116,6 +116,8 @@ class Conversation(VerticalScroll):
         self._arrived()
 
     async def add_notice(self, text: str, kind: str = "info") -> None:
+        if not self.is_attached:  # the app is quitting: a cancelled turn's notice has nowhere to go
+            return
         await self.mount(Notice(text, kind))
         self._arrived()
 
