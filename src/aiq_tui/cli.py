@@ -16,7 +16,7 @@ from aiq_tui import __version__
 from aiq_tui.commands.common import EXIT_USAGE, add_global_options, option
 
 # Each module exposes ``register(subparsers, parents)``; order is the order in --help.
-COMMAND_MODULES = ("skills", "match", "prompt", "ask", "sessions")
+COMMAND_MODULES = ("skills", "match", "prompt", "ask", "sessions", "models")
 
 
 def build_parser() -> argparse.ArgumentParser:
