@@ -241,7 +241,8 @@ def _print_report(args: argparse.Namespace, report: "Report", matcher: Any, thre
         for miss in report.misses:
             where = f"ranked {miss.rank}" if miss.rank else "not matched"
             beaten = ", ".join(miss.beaten_by) or "nothing matched"
-            console.print(f"  line {miss.line}: {miss.query!r} → {miss.expected} {where}; top: {beaten}")
+            console.print(f"  line {miss.line}: {miss.query!r} → {miss.expected} {where}; top: {beaten}",
+                          soft_wrap=True)
     if threshold is not None:
         verdict = "passed" if passed else "FAILED"
         console.print(f"\nhit@3 {report.hit3:.3f} vs --min-hit3 {threshold:.3f}: {verdict}")

@@ -97,14 +97,15 @@ class Encoder:
                 raise EncoderError(f"{folder}: {name} is missing (reinstall: aiq-tui models install minilm)")
         self.folder = folder
         self.shape = BertShape.from_config(json.loads((folder / "config.json").read_text(encoding="utf-8")))
-        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-        tokenizer.no_padding()  # we pad per batch ourselves
-        tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer = tokenizer
         weights = load_file(str(folder / "model.safetensors"))
         # Some exports prefix every tensor with "bert."; both spellings load.
         weights = {key.removeprefix("bert."): value.astype(np.float32) for key, value in weights.items()}
         self._load(weights)
+        tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        tokenizer.no_padding()  # we pad per batch ourselves
+        # Never longer than the model has positions for.
+        tokenizer.enable_truncation(max_length=min(max_tokens, self.position.shape[0]))
+        self.tokenizer = tokenizer
 
     @property
     def dimensions(self) -> int:
