@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
+# One BLAS thread: embedding runs beside the UI on a couple of cores, and oversubscribed
+# BLAS threads spin (measured 3× slower per text on a loaded 2-core machine). Honoured only
+# if numpy is not imported yet; an explicit environment setting wins.
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_variable, "1")
+
+import numpy as np  # noqa: E402
 
 MODEL_FILES: tuple[str, ...] = ("model.safetensors", "tokenizer.json", "config.json")
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for MiniLM (tokenizer.json says 128)

@@ -42,7 +42,7 @@ GROUPS: tuple[str, ...] = (
     "email emails mail inbox",
     "calendar schedule meeting meetings appointment",
     "learn learning study course courses tutor education teach",
-    "website site webpage web url page",
+    "website webpage web url",
     "search find lookup",
     "code coding programming developer software",
     "company companies business businesses firm",

@@ -27,6 +27,7 @@ from aiq_tui.events import (
     ErrorRaised,
     Event,
     RetryScheduled,
+    SemanticProgress,
     SessionSaved,
     SkillsMatched,
     SkillStateChanged,
@@ -63,6 +64,15 @@ from aiq_tui.ui.widgets.tool_log import ToolLog
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
+
+
+def semantic_label(event: SemanticProgress) -> str:
+    """The header's note on semantic matching: progress while embedding, "semantic" when on."""
+    if event.state == "failed":
+        return "keyword matching (model failed)"
+    if event.state == "ready" and event.done >= event.total:
+        return "semantic on"
+    return f"embedding skills {event.done}/{event.total}"
 
 
 class AiqApp(App[int]):
@@ -108,6 +118,7 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
+        self.semantic_label = ""  # "semantic 42/199" while embedding; shown in the header
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -162,6 +173,9 @@ class AiqApp(App[int]):
         warm_up = getattr(self.engine, "warm_up", None)
         if warm_up is not None:  # the match index: built in a thread, never on the UI's time
             self.run_worker(warm_up, thread=True, group="warm-up", exit_on_error=False)
+        prepare = getattr(self.engine, "prepare_semantic", None)
+        if prepare is not None:  # skill vectors (issue 16): embedded in a thread; keyword-only until ready
+            self.run_worker(prepare, thread=True, group="semantic", exit_on_error=False)
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
@@ -220,6 +234,9 @@ class AiqApp(App[int]):
         elif isinstance(event, CatalogReloaded):
             self._catalog_reloaded(event)
         elif isinstance(event, SessionSaved):
+            self._update_subtitle()
+        elif isinstance(event, SemanticProgress):
+            self.semantic_label = semantic_label(event)
             self._update_subtitle()
 
     def _skill_changed(self, event: SkillStateChanged) -> None:
@@ -284,6 +301,8 @@ class AiqApp(App[int]):
         session = self.engine.session
         title = session.display_title if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
+        if self.semantic_label:
+            self.sub_title += f" · {self.semantic_label}"
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

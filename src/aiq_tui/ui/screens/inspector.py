@@ -36,6 +36,14 @@ def signal_text(match: Match) -> str:
     return ", ".join(f"{s.term}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
 
 
+def signals_note(engine: Any) -> str:
+    """" · keyword + semantic" once the embedding signal is in use (issue 16); "" otherwise,
+    so the screen reads as before for users without the semantic extra."""
+    matcher = getattr(engine, "matcher", None)  # built by the rank() just before
+    used = getattr(matcher, "signals_used", ("keyword",))
+    return " · keyword + semantic (similarity→embedding)" if "semantic" in used else ""
+
+
 class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
@@ -85,6 +93,7 @@ class InspectorScreen(Screen[None]):
         summary.update(
             f"terms: {' '.join(ranking.terms) or '–'} · {len(ranking.matches)} of {ranking.considered} skills "
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
+            + signals_note(self.engine)
         )
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
