@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aiq_tui.locations import Home
 
@@ -71,6 +71,14 @@ class MatchingSettings(_Section):
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
     semantic_full_similarity: float = Field(default=0.65, ge=-1, le=1)
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
+
+    @field_validator("semantic", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: Any) -> Any:
+        # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value
 
 
 class DisclosureSettings(_Section):
