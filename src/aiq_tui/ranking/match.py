@@ -443,6 +443,10 @@ class SkillIndex:
             reasons.append(f"confidence {match.confidence:.2f}")
         if missing and terms:
             reasons.append(f"missing terms: {', '.join(missing)}")
+            related = [f"{term}~{other}" for term in missing for other, _share in self.related(term)
+                       if doc.fields_of(other)]
+            if related:
+                reasons.append(f"met through related words (half weight): {', '.join(related)}")
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons))
 
 
