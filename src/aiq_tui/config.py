@@ -63,13 +63,13 @@ class MatchingSettings(_Section):
     # -- semantic signal (issue 16; needs the `semantic` extra and `aiq-tui models install minilm`)
     semantic: Literal["auto", "on", "off"] = "auto"
     """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only."""
-    semantic_weight: float = Field(default=0.7, ge=0, le=1)
+    semantic_weight: float = Field(default=0.75, ge=0, le=1)
     """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
     semantic_floor: float = Field(default=0.3, ge=-1, le=1)
     """Cosine a skill sharing no query word needs to be a match at all."""
-    semantic_brief_similarity: float = Field(default=0.45, ge=-1, le=1)
+    semantic_brief_similarity: float = Field(default=0.26, ge=-1, le=1)
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
-    semantic_full_similarity: float = Field(default=0.65, ge=-1, le=1)
+    semantic_full_similarity: float = Field(default=0.49, ge=-1, le=1)
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
 
     @field_validator("semantic", mode="before")

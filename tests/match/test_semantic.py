@@ -152,12 +152,16 @@ def test_semantic_floor_keeps_unrelated_skills_out(tmp_path: Path) -> None:
     assert [m.name for m in ranking.matches] == ["slack-gif-creator"]
 
 
-def test_exact_name_in_the_query_still_ranks_first(tmp_path: Path) -> None:
+def test_a_skill_named_in_the_query_keeps_its_place_in_the_top_k(tmp_path: Path) -> None:
     metas = SKILLS + [meta("rain", "Read rows from tables.")]  # its words say data, its name says weather
     model = semantic_model(tmp_path, metas)
     model.prepare()
-    ranking = Matcher(SkillIndex(metas), model).rank("rain")
-    assert ranking.matches[0].name == "rain"
+    index = SkillIndex(metas)
+    assert index.rank("rain").matches[0].name == "rain"
+    ranking = Matcher(index, model).rank("rain", top_k=3)
+    # No override: the meaning may put a closer skill first, but the named one stays loaded.
+    assert "rain" in [m.name for m in ranking.matches]
+    assert ranking.get("rain").confidence >= 0.7  # the exact-name confidence floor is kept
 
 
 def test_confidence_is_on_the_keyword_scale_calibrated_points() -> None:

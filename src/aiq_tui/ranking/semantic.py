@@ -47,10 +47,10 @@ SEMANTIC_TERM = "similarity"
 class FusionSettings:
     """The fusion's knobs (their one home is ``config.MatchingSettings``)."""
 
-    weight: float = 0.7
+    weight: float = 0.75
     floor: float = 0.3
-    brief_similarity: float = 0.35
-    full_similarity: float = 0.6
+    brief_similarity: float = 0.26
+    full_similarity: float = 0.49
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -184,8 +184,10 @@ class Matcher:
             kw = by_keyword[name].score / best if name in by_keyword and best > 0 else 0.0
             sim = (similarity.get(name, low) - low) / spread
             scored.append((fusion.weight * sim + (1 - fusion.weight) * kw, name))
-        # An exact name written in the query still comes first (the seed's order).
-        scored.sort(key=lambda item: (not _exact(by_keyword.get(item[1])), -item[0], item[1]))
+        # No "exact name first" override: a skill named in the query already has the best
+        # keyword score (kw′ = 1), and common words that happen to be names ("now", "calculator")
+        # must not outrank what the request means (MetaTool tuning split: hit@1 −0.05 with it).
+        scored.sort(key=lambda item: (-item[0], item[1]))
         if top_k is not None:
             scored = scored[:top_k]
         brief, full = self.thresholds
@@ -229,10 +231,6 @@ class Matcher:
             reasons.append(where)
             reasons.append(f"confidence {match.confidence:.2f}")
         return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons))
-
-
-def _exact(match: Match | None) -> bool:
-    return match is not None and any(s.field == "name" and s.term == match.name for s in match.signals)
 
 
 def _ordinal(n: int) -> str:
