@@ -70,3 +70,16 @@ def test_header_label_says_progress_then_on() -> None:
     assert semantic_label(SemanticProgress(40, 199, "embedding")) == "embedding skills 40/199"
     assert semantic_label(SemanticProgress(199, 199, "ready")) == "semantic on"
     assert semantic_label(SemanticProgress(0, 199, "failed", "boom")) == "keyword matching (model failed)"
+
+
+async def test_a_headless_turn_uses_cached_vectors_and_never_waits_to_embed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    install_tiny_model(home, tmp_path, monkeypatch)
+    first, seen = demo_engine(home)
+    await first.send("show the tables in the sample database")  # nothing cached: keyword answer
+    assert not any(s.field == "embedding" for s in seen.of(SkillsMatched)[-1].ranking.matches[0].signals)
+    first.prepare_semantic()  # (what the background thread does) — now every vector is cached
+    second, seen = demo_engine(home)
+    await second.send("show the tables in the sample database")
+    assert any(s.field == "embedding" for s in seen.of(SkillsMatched)[-1].ranking.matches[0].signals)

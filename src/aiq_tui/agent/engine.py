@@ -90,6 +90,7 @@ class Engine:
         # Semantic matching (issue 16): keyword-only until prepare_semantic() has the vectors.
         self._matcher: Any = None  # ranking.semantic.Matcher, made with the index
         self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
+        self._semantic_requested = False
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
@@ -157,6 +158,7 @@ class Engine:
         """Load the embedding model and embed new or changed skills (cached in the config home),
         emitting :class:`SemanticProgress`. Blocking: call from a worker thread. No-op when
         semantic matching is off or unavailable."""
+        self._semantic_requested = True
         matcher = self.matcher
         if self._semantic is None:
             if not self.semantic_status.enabled:
@@ -169,6 +171,24 @@ class Engine:
             matcher.semantic = self._semantic
         model = self._semantic
         model.prepare(on_progress=lambda p: self._emit(SemanticProgress(p.done, p.total, model.state, model.error)))
+
+    def _semantic_for_headless_turn(self) -> None:
+        """Headless (``ask``): use the semantic signal when every skill's vector is cached
+        (loading the model takes well under a second); otherwise embed in a background
+        thread and answer this turn with keywords — a turn never waits for embedding."""
+        self._semantic_requested = True
+        if not self.semantic_status.enabled:
+            return
+        from aiq_tui.models import open_semantic
+
+        model = open_semantic(self.workspace.home, self.config, self.workspace.catalog)
+        if model is None:
+            return
+        self._semantic = self.matcher.semantic = model
+        if model.progress.ready:
+            self.prepare_semantic()
+        else:
+            threading.Thread(target=self.prepare_semantic, name="aiq-embed", daemon=True).start()
 
     @property
     def provider_label(self) -> str:
@@ -263,6 +283,8 @@ class Engine:
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
                 await asyncio.to_thread(self.warm_up)
+            if not self._semantic_requested:  # no TUI worker asked for it (headless ask)
+                await asyncio.to_thread(self._semantic_for_headless_turn)
             self._match(text)
             for _round in range(self.max_rounds):
                 prompt = await self._prepare()
