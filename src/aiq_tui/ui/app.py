@@ -118,7 +118,7 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
-        self.semantic_label = ""  # "semantic 42/199" while embedding; shown in the header
+        self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
