@@ -24,11 +24,14 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
             "Rank every discovered skill for QUERY and show the top-k with score, confidence, "
             "the disclosure phase each would get, and which query terms hit which field. "
             "--explain NAME says why a skill did not match; --explain alone explains the "
-            "top-k and the near misses."
+            "top-k and the near misses. With the semantic extra and a model (aiq-tui models "
+            "install minilm) the ranking adds an embedding similarity; skill vectors missing "
+            "from the cache are computed first. --eval FILE scores a labelled TSV instead."
         ),
     )
     parser.add_argument("query", metavar="QUERY", nargs="?", help="the user's request, quoted")
-    parser.add_argument("--top", type=int, metavar="K", help="how many matches to show (default: config matching.top_k)")
+    parser.add_argument("--top", type=int, metavar="K", help="how many matches to show (default: config matching.top_k; with --eval: "
+                             "a miss is the expected skill below rank K, default 3)")
     parser.add_argument("--explain", nargs="?", const="", metavar="NAME",
                         help="explain a skill's rank (without NAME: the top-k and near misses)")
     parser.add_argument("--context", action="append", default=[], metavar="TEXT",
