@@ -83,3 +83,22 @@ async def test_a_headless_turn_uses_cached_vectors_and_never_waits_to_embed(
     second, seen = demo_engine(home)
     await second.send("show the tables in the sample database")
     assert any(s.field == "embedding" for s in seen.of(SkillsMatched)[-1].ranking.matches[0].signals)
+
+
+async def test_tui_embeds_after_the_first_frame_and_the_header_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.ui.app import AiqApp
+    from aiq_tui.workspace import Workspace
+
+    home = tmp_path / "home"
+    install_tiny_model(home, tmp_path, monkeypatch)
+    engine = Engine.create(Workspace.open(home_flag=home))
+    app = AiqApp(engine, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        waited = 0.0
+        while "semantic on" not in app.sub_title and waited < 30:  # a condition, not a sleep
+            await pilot.pause(0.05)
+            waited += 0.05
+        assert app.sub_title.endswith("· semantic on")
+        assert engine.matcher.signals_used == ("keyword", "semantic")
