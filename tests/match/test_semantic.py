@@ -204,3 +204,7 @@ def test_a_broken_model_falls_back_to_keywords(tmp_path: Path) -> None:
     assert model.state == "failed" and "weights unreadable" in model.error
     index = SkillIndex(SKILLS)
     assert Matcher(index, model).rank("sql") == index.rank("sql")
+
+
+def test_skill_text_splits_camel_case_names_into_words() -> None:
+    assert skill_text(meta("ProductSearch", "Find products.")).startswith("product search: ")

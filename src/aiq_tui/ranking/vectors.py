@@ -30,6 +30,7 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
+from aiq_tui.ranking.tokenize import words
 from aiq_tui.skills.model import SkillMeta
 
 SAVE_EVERY = 8  # batches between cache writes: progress survives a quit mid-embedding
@@ -41,7 +42,7 @@ class TextEncoder(Protocol):
 
 def skill_text(meta: SkillMeta) -> str:
     """What gets embedded for a skill: its name in words, description and triggers."""
-    name = " ".join(meta.name.replace("-", " ").replace("_", " ").split())
+    name = " ".join(words(meta.name))  # "ProductSearch", "pdf-tools" → words the model knows
     text = f"{name}: {' '.join((meta.description or '').split())}"
     if meta.triggers:
         text += " (" + "; ".join(meta.triggers) + ")"
