@@ -10,7 +10,9 @@ Quality figures come from :func:`aiq_tui.ranking.evaluate.evaluate`, the code be
 
 The hybrid figures need the ``semantic`` extra and an installed model (``make semantic``);
 otherwise that part says why it was skipped. Query vectors for MetaTool are computed in
-batches once and cached in bench/results/ (keyed by the model's fingerprint). Hybrid
+batches once and cached in bench/results/ (keyed by the model's fingerprint). By default
+the hybrid part uses a fixed sample (1,500 tuning, 3,000 held-out queries: a few minutes
+the first time); ``AIQ_BENCH_HYBRID_ALL=1`` uses every query (≈ 10 minutes the first time). Hybrid
 latency is measured per query through the real path (encode the query + fuse) on a
 sample of 300 held-out queries.
 
