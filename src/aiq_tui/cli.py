@@ -23,7 +23,7 @@ from aiq_tui.commands.common import (
 )
 
 # Each module exposes ``register(subparsers, parents)``; order is the order in --help.
-COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay")
+COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models")
 
 
 def build_parser() -> argparse.ArgumentParser:

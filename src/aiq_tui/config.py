@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from aiq_tui.locations import Home
 
@@ -65,6 +65,25 @@ class MatchingSettings(_Section):
     """How many earlier user messages are added (down-weighted) to the query."""
     run_min_confidence: float = Field(default=0.7, ge=0, le=1)
     """``aiq-tui run``: the confidence the best executable skill needs to run (seed 003)."""
+    # -- semantic signal (issue 16; needs the `semantic` extra and `aiq-tui models install minilm`)
+    semantic: Literal["auto", "on", "off"] = "auto"
+    """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only."""
+    semantic_weight: float = Field(default=0.75, ge=0, le=1)
+    """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
+    semantic_floor: float = Field(default=0.3, ge=-1, le=1)
+    """Cosine a skill sharing no query word needs to be a match at all."""
+    semantic_brief_similarity: float = Field(default=0.26, ge=-1, le=1)
+    """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
+    semantic_full_similarity: float = Field(default=0.49, ge=-1, le=1)
+    """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
+
+    @field_validator("semantic", mode="before")
+    @classmethod
+    def _yaml_on_off(cls, value: Any) -> Any:
+        # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value
 
 
 class DisclosureSettings(_Section):

@@ -127,10 +127,24 @@ class SessionSaved:
     path: Path
 
 
+@dataclass(frozen=True)
+class SemanticProgress:
+    """Skill vectors for semantic matching: ``done`` of ``total`` embedded (issue 16).
+
+    ``state``: loading | embedding | ready | failed (then ``error`` says why; matching
+    stays keyword-only)."""
+
+    done: int
+    total: int
+    state: str
+    error: str = ""
+
+
 Event = Union[
     TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
+    SemanticProgress,
 ]
 
 EventSink = Callable[[Event], None]

@@ -30,6 +30,7 @@ from aiq_tui.events import (
     Event,
     EventSink,
     RetryScheduled,
+    SemanticProgress,
     SessionSaved,
     SkillsMatched,
     TokenStreamed,
@@ -91,6 +92,10 @@ class Engine:
         # skills it takes a second or more, and the first frame does not need it.
         self._index: SkillIndex | None = None
         self._index_lock = threading.Lock()
+        # Semantic matching (issue 16): keyword-only until prepare_semantic() has the vectors.
+        self._matcher: Any = None  # ranking.semantic.Matcher, made with the index
+        self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
+        self._semantic_requested = False
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
         self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd)
         self.tools: ToolRegistry = build_default_tools(
@@ -143,6 +148,61 @@ class Engine:
         _ = self.index
 
     @property
+    def matcher(self) -> Any:
+        """What turns, the inspector and ``explain`` rank with: the index, plus the semantic
+        signal once :meth:`prepare_semantic` has embedded every skill."""
+        index = self.index
+        with self._index_lock:
+            if self._matcher is None:
+                from aiq_tui.models import matcher_for
+
+                self._matcher = matcher_for(self.workspace.home, self.config, index, self._semantic)
+            return self._matcher
+
+    @property
+    def semantic_status(self) -> Any:
+        """Whether semantic matching is enabled, and why not (cheap: no model is loaded)."""
+        from aiq_tui.models import semantic_status
+
+        return semantic_status(self.workspace.home, self.config)
+
+    def prepare_semantic(self) -> None:
+        """Load the embedding model and embed new or changed skills (cached in the config home),
+        emitting :class:`SemanticProgress`. Blocking: call from a worker thread. No-op when
+        semantic matching is off or unavailable."""
+        self._semantic_requested = True
+        matcher = self.matcher
+        if self._semantic is None:
+            if not self.semantic_status.enabled:
+                return
+            from aiq_tui.models import open_semantic
+
+            self._semantic = open_semantic(self.workspace.home, self.config, self.workspace.catalog)
+            if self._semantic is None:
+                return
+            matcher.semantic = self._semantic
+        model = self._semantic
+        model.prepare(on_progress=lambda p: self._emit(SemanticProgress(p.done, p.total, model.state, model.error)))
+
+    def _semantic_for_headless_turn(self) -> None:
+        """Headless (``ask``): use the semantic signal when every skill's vector is cached
+        (loading the model takes well under a second); otherwise embed in a background
+        thread and answer this turn with keywords — a turn never waits for embedding."""
+        self._semantic_requested = True
+        if not self.semantic_status.enabled:
+            return
+        from aiq_tui.models import open_semantic
+
+        model = open_semantic(self.workspace.home, self.config, self.workspace.catalog)
+        if model is None:
+            return
+        self._semantic = self.matcher.semantic = model
+        if model.progress.ready:
+            self.prepare_semantic()
+        else:
+            threading.Thread(target=self.prepare_semantic, name="aiq-embed", daemon=True).start()
+
+    @property
     def provider_label(self) -> str:
         label = f"{self.provider.name} · {self.provider.model}"
         return label + " (offline demo)" if self.is_demo else label
@@ -186,10 +246,10 @@ class Engine:
         return self.skills.views()
 
     def rank(self, query: str) -> Ranking:
-        return self.index.rank(query, top_k=None)
+        return self.matcher.rank(query, top_k=None)
 
     def explain(self, query: str, name: str) -> str:
-        explanation = self.index.explain(query, name, top_k=self.config.matching.top_k)
+        explanation = self.matcher.explain(query, name, top_k=self.config.matching.top_k)
         return f"{name}: " + "; ".join(explanation.reasons)
 
     # -- events ---------------------------------------------------------------------------------
@@ -242,6 +302,8 @@ class Engine:
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
                 await asyncio.to_thread(self.warm_up)
+            if not self._semantic_requested:  # no TUI worker asked for it (headless ask)
+                await asyncio.to_thread(self._semantic_for_headless_turn)
             self._match(text)
             for _round in range(self.max_rounds):
                 prompt = await self._prepare()
@@ -301,7 +363,7 @@ class Engine:
         keep = self.config.matching.context_messages
         earlier = [m.content for m in self.session.messages[:-1] if m.role is Role.USER and not m.summary]
         context = tuple(earlier[-keep:]) if keep else ()
-        ranking = self.index.rank(text, context=context, top_k=None)
+        ranking = self.matcher.rank(text, context=context, top_k=None)
         self._last_ranking = ranking
         self._emit(SkillsMatched(ranking))
         self._emit_all(self.skills.apply_ranking(ranking))
@@ -561,6 +623,10 @@ class Engine:
                     self._index.remove(name)
                 for meta in fresh:
                     self._index.upsert(meta)
+        if self._semantic is not None:  # changed skills: keyword-only until re-embedded, off this thread
+            self._semantic.update(fresh, diff.removed)
+            if not self._semantic.progress.ready:
+                threading.Thread(target=self.prepare_semantic, name="aiq-embed", daemon=True).start()
         if self.config.skills.enabled:
             for tool in skill_tools(_MetaList(self.workspace.catalog, fresh), self.executor):
                 if tool.spec.name not in self.tools:

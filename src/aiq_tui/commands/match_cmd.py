@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 if TYPE_CHECKING:
+    from aiq_tui.ranking.evaluate import Case, Report
     from aiq_tui.ranking.match import Explanation
     from aiq_tui.skills.model import Match
 
@@ -22,39 +24,81 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
             "Rank every discovered skill for QUERY and show the top-k with score, confidence, "
             "the disclosure phase each would get, and which query terms hit which field. "
             "--explain NAME says why a skill did not match; --explain alone explains the "
-            "top-k and the near misses."
+            "top-k and the near misses. With the semantic extra and a model (aiq-tui models "
+            "install minilm) the ranking adds an embedding similarity; skill vectors missing "
+            "from the cache are computed first. --eval FILE scores a labelled TSV instead."
         ),
     )
-    parser.add_argument("query", metavar="QUERY", help="the user's request, quoted")
-    parser.add_argument("--top", type=int, metavar="K", help="how many matches to show (default: config matching.top_k)")
+    parser.add_argument("query", metavar="QUERY", nargs="?", help="the user's request, quoted")
+    parser.add_argument("--top", type=int, metavar="K", help="how many matches to show (default: config matching.top_k; with --eval: "
+                             "a miss is the expected skill below rank K, default 3)")
     parser.add_argument("--explain", nargs="?", const="", metavar="NAME",
                         help="explain a skill's rank (without NAME: the top-k and near misses)")
     parser.add_argument("--context", action="append", default=[], metavar="TEXT",
                         help="an earlier user message, down-weighted (repeatable)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    parser.add_argument("--eval", metavar="FILE",
+                        help="evaluate a TSV of 'query<TAB>expected skill' lines (# = comment): hit@1, hit@3, "
+                             "MRR@10, latency and every miss with what beat it")
+    parser.add_argument("--min-hit3", type=float, metavar="X",
+                        help="with --eval: exit 1 when hit@3 is below X (for CI)")
+    parser.add_argument("--keyword-only", action="store_true",
+                        help="rank with the keyword signal alone, even when a semantic model is installed")
     parser.set_defaults(handler=_match)
+
+
+def _open_matcher(args: argparse.Namespace, workspace: Any) -> Any:
+    """The matcher the app uses; with a model installed, pending skill vectors are computed
+    first (once: they are cached in the config home), progress on stderr."""
+    from aiq_tui.models import matcher_for, open_semantic
+    from aiq_tui.ranking.match import SkillIndex
+
+    index = SkillIndex(workspace.catalog)
+    semantic = None if option(args, "keyword_only") else open_semantic(workspace.home, workspace.config, workspace.catalog)
+    if semantic is not None:
+        pending = semantic.progress.total - semantic.progress.done
+        if pending:
+            print(f"embedding {pending} skill(s) with {semantic.name} (cached for next time) …", file=sys.stderr)
+        semantic.prepare()
+        if semantic.state == "failed":
+            print(f"aiq-tui match: semantic model unusable, keyword only: {semantic.error}", file=sys.stderr)
+    return matcher_for(workspace.home, workspace.config, index, semantic)
 
 
 def _match(args: argparse.Namespace) -> int:
     from aiq_tui.ranking.disclose import phase_for
-    from aiq_tui.ranking.match import SkillIndex
 
     top = option(args, "top")
     if top is not None and top < 1:
         print("aiq-tui match: --top must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    if option(args, "eval") is None and not args.query:
+        print("aiq-tui match: give a QUERY (or --eval FILE)", file=sys.stderr)
+        return EXIT_USAGE
+    if option(args, "min_hit3") is not None and option(args, "eval") is None:
+        print("aiq-tui match: --min-hit3 needs --eval FILE", file=sys.stderr)
         return EXIT_USAGE
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
     config = workspace.config
     top_k = top or config.matching.top_k
-    index = SkillIndex(workspace.catalog)
+    if option(args, "eval") is not None:
+        from aiq_tui.ranking.evaluate import EvalFileError, read_cases
+
+        try:
+            cases = read_cases(Path(args.eval))
+        except EvalFileError as exc:
+            print(f"aiq-tui match: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        return _evaluate(args, workspace, _open_matcher(args, workspace), cases, top or 3)
+    matcher = _open_matcher(args, workspace)
     context = tuple(option(args, "context") or ())
-    ranking = index.rank(args.query, context=context, top_k=None)
+    ranking = matcher.rank(args.query, context=context, top_k=None)
     shown = ranking.matches[:top_k]
     explain = option(args, "explain")
     if explain:
-        if explain not in index:
+        if explain not in matcher.index:
             close = workspace.catalog.close_names(explain)
             hint = f" (did you mean: {', '.join(close)}?)" if close else ""
             print(f"aiq-tui match: no skill named {explain!r}{hint}", file=sys.stderr)
@@ -64,7 +108,7 @@ def _match(args: argparse.Namespace) -> int:
         explained = [m.name for m in ranking.matches[: top_k + _NEAR_MISSES]]
     else:
         explained = []
-    explanations = [index.explain(args.query, name, context=context, top_k=top_k) for name in explained]
+    explanations = [matcher.explain(args.query, name, context=context, top_k=top_k) for name in explained]
     thresholds = config.disclosure
 
     if option(args, "json"):
@@ -74,6 +118,7 @@ def _match(args: argparse.Namespace) -> int:
             "considered": ranking.considered,
             "matched": len(ranking.matches),
             "top_k": top_k,
+            "signals_used": list(matcher.signals_used),
             "matches": [
                 _match_json(rank + 1, match, phase_for(match.confidence, thresholds).label)
                 for rank, match in enumerate(shown)
@@ -82,19 +127,31 @@ def _match(args: argparse.Namespace) -> int:
         })
         return EXIT_OK
     _print_table(args, ranking.query, ranking.terms, shown, len(ranking.matches), ranking.considered, thresholds)
+    make_console(args).print(f"signals: {' + '.join(matcher.signals_used)}")
     if explanations:
         _print_explanations(args, explanations)
     return EXIT_OK
 
 
 def _signals_text(match: "Match") -> str:
-    return ", ".join(f"{s.term}@{s.field} {s.weight:.2f}" for s in match.signals)
+    from aiq_tui.ranking.semantic import SEMANTIC_FIELD
+
+    return ", ".join(
+        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD else f"{s.term}@{s.field} {s.weight:.2f}"
+        for s in match.signals
+    )
+
+
+def _similarity(match: "Match") -> float | None:
+    from aiq_tui.ranking.semantic import SEMANTIC_FIELD
+
+    return next((s.weight for s in match.signals if s.field == SEMANTIC_FIELD), None)
 
 
 def _match_json(rank: int, match: "Match", phase: str) -> dict[str, Any]:
     return {
         "rank": rank, "name": match.name, "score": match.score, "confidence": match.confidence,
-        "phase": phase, "explicit": match.explicit,
+        "phase": phase, "explicit": match.explicit, "similarity": _similarity(match),
         "signals": [{"term": s.term, "field": s.field, "weight": s.weight} for s in match.signals],
     }
 
@@ -104,6 +161,7 @@ def _explanation_json(item: "Explanation") -> dict[str, Any]:
         "name": item.name, "rank": item.rank,
         "score": item.match.score if item.match else 0.0,
         "confidence": item.match.confidence if item.match else 0.0,
+        "similarity": _similarity(item.match) if item.match else None,
         "missing": list(item.missing), "reasons": list(item.reasons),
     }
 
@@ -140,3 +198,54 @@ def _print_explanations(args: argparse.Namespace, explanations: list["Explanatio
         console.print(f"\n{item.name} ({where}):")
         for reason in item.reasons:
             console.print(f"  - {reason}")
+
+
+# -- --eval ---------------------------------------------------------------------------------------
+
+
+def _evaluate(args: argparse.Namespace, workspace: Any, matcher: Any, cases: list["Case"], top: int) -> int:
+    from aiq_tui.ranking.evaluate import evaluate
+
+    report = evaluate(lambda query: matcher.rank(query, top_k=10), cases, top=top,
+                      known=lambda name: name in matcher.index)
+    threshold = option(args, "min_hit3")
+    passed = threshold is None or report.hit3 >= threshold
+    if option(args, "json"):
+        print_json({
+            "file": str(args.eval), "signals_used": list(matcher.signals_used), "skills": len(matcher.index),
+            **report.figures(), "min_hit3": threshold, "passed": passed,
+            "unknown_skills": list(report.unknown),
+            "misses": [_miss_json(miss) for miss in report.misses],
+        })
+    else:
+        _print_report(args, report, matcher, threshold, passed)
+    return EXIT_OK if passed else EXIT_FAILED
+
+
+def _miss_json(miss: Any) -> dict[str, Any]:
+    return {"line": miss.line, "query": miss.query, "expected": miss.expected, "rank": miss.rank,
+            "beaten_by": list(miss.beaten_by)}
+
+
+def _print_report(args: argparse.Namespace, report: "Report", matcher: Any, threshold: float | None,
+                  passed: bool) -> None:
+    console = make_console(args)
+    console.print(f"{report.cases} queries against {len(matcher.index)} skills "
+                  f"(signals: {' + '.join(matcher.signals_used)})")
+    figures = f"hit@1 {report.hit1:.3f}  hit@3 {report.hit3:.3f}"
+    if report.top not in (1, 3):
+        figures += f"  hit@{report.top} {report.hit_top:.3f}"
+    console.print(f"{figures}  MRR@10 {report.mrr:.3f}")
+    console.print(f"latency per query: p50 {report.latency_ms_p50:.2f} ms, p95 {report.latency_ms_p95:.2f} ms")
+    for name in report.unknown:
+        console.print(f"warning: no skill named {name!r} is indexed (a typo in {args.eval}?)")
+    if report.misses:
+        console.print(f"\n{len(report.misses)} miss(es) (expected skill not in the top {report.top}):")
+        for miss in report.misses:
+            where = f"ranked {miss.rank}" if miss.rank else "not matched"
+            beaten = ", ".join(miss.beaten_by) or "nothing matched"
+            console.print(f"  line {miss.line}: {miss.query!r} → {miss.expected} {where}; top: {beaten}",
+                          soft_wrap=True)
+    if threshold is not None:
+        verdict = "passed" if passed else "FAILED"
+        console.print(f"\nhit@3 {report.hit3:.3f} vs --min-hit3 {threshold:.3f}: {verdict}")

@@ -129,6 +129,7 @@ def _list(args: argparse.Namespace) -> int:
             "skills": [_meta_json(meta) for meta in listing],
             "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
             "problems": [p.to_json() for p in workspace.problems],
+            "semantic": embedding_summary(workspace),
         })
         return EXIT_OK
     from rich.table import Table
@@ -152,6 +153,9 @@ def _list(args: argparse.Namespace) -> int:
         table.add_row(meta.name, meta.type, status, origins.get(str(meta.source_dir), ""),
                       _one_line(meta.description, 200))
     console.print(table)
+    semantic = embedding_summary(workspace)
+    if semantic["enabled"] or workspace.config.matching.semantic == "on":  # silent for users without it
+        console.print(f"semantic matching: {semantic['text']}")
     if workspace.migration.moved:
         console.print(f"migration: {workspace.migration.summary()}")
     _print_problems(console, workspace.problems)
@@ -168,6 +172,22 @@ def _print_listing(data: dict[str, list[Any]]) -> None:
         rows = ",\n".join("    " + json.dumps(item, ensure_ascii=False, default=str) for item in items)
         parts.append(f"  {json.dumps(key)}: [\n{rows}\n  ]" if items else f"  {json.dumps(key)}: []")
     sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
+
+
+def embedding_summary(workspace: Any) -> dict[str, Any]:
+    """How many skills have a cached vector (issue 16); reads the cache only when enabled."""
+    from aiq_tui.models import open_semantic, semantic_status
+
+    status = semantic_status(workspace.home, workspace.config)
+    if not status.enabled:
+        return {"enabled": False, "reason": status.reason, "text": f"off — {status.reason}"}
+    model = open_semantic(workspace.home, workspace.config, workspace.catalog)
+    progress = model.progress if model is not None else None
+    done, total = (progress.done, progress.total) if progress else (0, len(workspace.catalog))
+    text = f"on ({status.model.name}), {done}/{total} skills embedded"
+    if done < total:
+        text += " — the rest are embedded in the background when the TUI starts (or by `aiq-tui match`)"
+    return {"enabled": True, "model": status.model.name, "embedded": done, "total": total, "text": text}
 
 
 def _meta_json(meta: Any) -> dict[str, Any]:

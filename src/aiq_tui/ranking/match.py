@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
+from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
 from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
 
 FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
@@ -175,6 +176,21 @@ class SkillIndex:
             _discard(self._by_trigger, sequence, name)
         self._compiled.clear()
 
+    # -- related terms (issue 16): synonyms met at a share of the query term's weight -----
+
+    def related(self, term: str) -> tuple[tuple[str, float], ...]:
+        """Indexed terms a query term also meets, each with its share of the term's weight."""
+        return tuple((other, SYNONYM_WEIGHT) for other in sorted(synonyms(term)) if other in self._postings)
+
+    def scoring_weights(self, weights: dict[str, float]) -> dict[str, float]:
+        """The query's terms plus their related terms (down-weighted) it does not already have."""
+        out = dict(weights)
+        for term, q in weights.items():
+            for other, share in self.related(term):
+                if other not in weights:
+                    out[other] = max(out.get(other, 0.0), q * share)
+        return out
+
     # -- scoring --------------------------------------------------------------------------
 
     def idf(self, term: str) -> float:
@@ -308,7 +324,8 @@ class SkillIndex:
         weights = self.query_weights(query, context)
         boosts = self._boosts(query)
         keep = None if top_k is None else max(top_k, 2)
-        scores = self._scores(weights, boosts, keep)
+        scoring = self.scoring_weights(weights)
+        scores = self._scores(scoring, boosts, keep)
         key = _order
         if top_k is None:
             ordered = sorted(scores.items(), key=key)
@@ -322,7 +339,7 @@ class SkillIndex:
         runner_up = ordered[1][1] if len(ordered) > 1 else 0.0
         limit = len(ordered) if top_k is None else top_k
         matches = tuple(
-            self._match(name, score, rank, best, runner_up, weights, boosts)
+            self._match(name, score, rank, best, runner_up, weights, boosts, scoring)
             for rank, (name, score) in enumerate(ordered[:limit])
         )
         return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
@@ -391,6 +408,9 @@ class SkillIndex:
             fields = doc.fields_of(term)
             if fields:
                 covered += mass * (BODY_ONLY_COVERAGE if fields == ["body"] else 1.0)
+            else:  # a related term (synonym) covers part of it
+                covered += mass * max((share for other, share in self.related(term) if doc.fields_of(other)),
+                                      default=0.0)
         coverage = covered / total if total else 0.0
         relative = score / best
         margin = (best - runner_up) / best if rank == 0 else 0.0
@@ -402,9 +422,10 @@ class SkillIndex:
     def _match(
         self, name: str, score: float, rank: int, best: float, runner_up: float,
         weights: dict[str, float], boosts: dict[str, list[Signal]],
+        scoring: dict[str, float] | None = None,
     ) -> Match:
         signals: list[Signal] = []
-        for term, q in weights.items():
+        for term, q in (scoring or weights).items():
             compiled = self._compiled.get(term)
             if compiled is None or name not in compiled.scores:
                 continue
@@ -459,6 +480,10 @@ class SkillIndex:
             reasons.append(f"confidence {match.confidence:.2f}")
         if missing and terms:
             reasons.append(f"missing terms: {', '.join(missing)}")
+            related = [f"{term}~{other}" for term in missing for other, _share in self.related(term)
+                       if doc.fields_of(other)]
+            if related:
+                reasons.append(f"met through related words (half weight): {', '.join(related)}")
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons))
 
 

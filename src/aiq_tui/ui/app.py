@@ -29,6 +29,7 @@ from aiq_tui.events import (
     ErrorRaised,
     Event,
     RetryScheduled,
+    SemanticProgress,
     SessionSaved,
     SkillsMatched,
     SkillStateChanged,
@@ -96,6 +97,15 @@ class MainScreen(Screen[None]):
         event.prevent_default()
 
 
+def semantic_label(event: SemanticProgress) -> str:
+    """The header's note on semantic matching: progress while embedding, "semantic" when on."""
+    if event.state == "failed":
+        return "keyword matching (model failed)"
+    if event.state == "ready" and event.done >= event.total:
+        return "semantic on"
+    return f"embedding skills {event.done}/{event.total}"
+
+
 class AiqApp(App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
@@ -148,6 +158,7 @@ class AiqApp(App[int]):
         self._open_stream: StreamedText | None = None
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
+        self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
         config: AppConfig = engine.config
         if config.ui.theme in self.available_themes:
             self.theme = config.ui.theme
@@ -262,6 +273,9 @@ class AiqApp(App[int]):
             warm_up()
             self.call_from_thread(self._warmed)
         import aiq_tui.ui.widgets.answer  # noqa: F401
+        prepare = getattr(self.engine, "prepare_semantic", None)
+        if prepare is not None:  # skill vectors (issue 16): embedded here; keyword-only until ready
+            prepare()
 
     def _warmed(self) -> None:
         """Exact token counts replace the estimates the first frame showed."""
@@ -362,6 +376,9 @@ class AiqApp(App[int]):
             self._catalog_reloaded(event)
         elif isinstance(event, SessionSaved):
             self._update_subtitle()
+        elif isinstance(event, SemanticProgress):
+            self.semantic_label = semantic_label(event)
+            self._update_subtitle()
 
     def _skill_changed(self, event: SkillStateChanged) -> None:
         pane = self.query_one(SkillsPane)
@@ -430,6 +447,8 @@ class AiqApp(App[int]):
         session = self.engine.session
         title = session.display_title if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
+        if self.semantic_label:
+            self.sub_title += f" · {self.semantic_label}"
 
     def _set_busy(self, busy: bool) -> None:
         self.busy = busy

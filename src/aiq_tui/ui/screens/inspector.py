@@ -49,6 +49,14 @@ def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
     return ", ".join(f"{shown.get(s.term, s.term)}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
 
 
+def signals_note(engine: Any) -> str:
+    """" · keyword + semantic" once the embedding signal is in use (issue 16); "" otherwise,
+    so the screen reads as before for users without the semantic extra."""
+    matcher = getattr(engine, "matcher", None)  # built by the rank() just before
+    used = getattr(matcher, "signals_used", ("keyword",))
+    return " · keyword + semantic (similarity→embedding)" if "semantic" in used else ""
+
+
 class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
@@ -101,6 +109,7 @@ class InspectorScreen(Screen[None]):
             f"terms: {' '.join(typed.get(t, t) for t in ranking.terms) or '–'} · "
             f"{len(ranking.matches)} of {ranking.considered} skills "
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
+            + signals_note(self.engine)
         )
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)

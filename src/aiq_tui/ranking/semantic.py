@@ -1,0 +1,241 @@
+"""Hybrid matching: the keyword ranker plus an optional sentence-embedding signal.
+
+:class:`Matcher` is what the engine, ``aiq-tui match`` and the inspector rank with. With no
+semantic model (the extra missing, no model installed, ``matching.semantic: off``) or
+while skill vectors are still being computed, it is exactly the keyword ranker. Once every
+skill has a vector it fuses the two signals:
+
+    fused = w · sim′ + (1 − w) · kw′
+
+where ``kw′`` is the keyword score divided by the query's best keyword score (0 for a
+skill sharing no term) and ``sim′`` is the cosine similarity min-max scaled over the
+catalog for this query; ``w`` is ``matching.semantic_weight`` (tuned on a held-out split
+of MetaTool, see bench/match.py). A skill with no keyword hit is a candidate only when
+its similarity reaches ``matching.semantic_floor``.
+
+Confidence keeps the keyword ranker's scale, so the disclosure thresholds (0.15 / 0.7)
+mean the same with and without the extra: the similarity is mapped piecewise-linearly
+onto that scale — ``semantic_brief_similarity`` → 0.15, ``semantic_full_similarity`` →
+0.7 — where the two similarities were calibrated on the tuning split so that a match at
+or above each threshold is the right skill as often as a keyword match at that
+threshold is (same precision per phase); the hybrid confidence is the larger of the two.
+
+numpy is imported only when vectors exist: the keyword path stays light.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+from aiq_tui.ranking.match import Explanation, SkillIndex
+from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from aiq_tui.ranking.encoder import Encoder
+    from aiq_tui.ranking.vectors import Progress, SkillVectors
+
+SEMANTIC_FIELD = "embedding"  # Signal.field of the similarity signal
+SEMANTIC_TERM = "similarity"
+
+
+@dataclass(frozen=True)
+class FusionSettings:
+    """The fusion's knobs (their one home is ``config.MatchingSettings``)."""
+
+    weight: float = 0.75
+    floor: float = 0.3
+    brief_similarity: float = 0.26
+    full_similarity: float = 0.49
+
+    @classmethod
+    def from_config(cls, matching: Any) -> "FusionSettings":
+        return cls(
+            weight=matching.semantic_weight, floor=matching.semantic_floor,
+            brief_similarity=matching.semantic_brief_similarity,
+            full_similarity=matching.semantic_full_similarity,
+        )
+
+
+def similarity_confidence(similarity: float, fusion: FusionSettings, brief: float = 0.15, full: float = 0.7) -> float:
+    """Map a cosine onto the keyword confidence scale: calibrated brief/full points, linear between."""
+    lo, mid, hi = fusion.floor * 0.5, fusion.brief_similarity, fusion.full_similarity
+    if similarity <= lo:
+        return 0.0
+    if similarity < mid:
+        return brief * (similarity - lo) / max(mid - lo, 1e-9)
+    if similarity < hi:
+        return brief + (full - brief) * (similarity - mid) / max(hi - mid, 1e-9)
+    return min(1.0, full + (1 - full) * (similarity - hi) / max(1 - hi, 1e-9))
+
+
+class SemanticModel:
+    """An encoder and the catalog's skill vectors, made ready in the background.
+
+    ``state`` goes ``loading`` → ``embedding`` → ``ready`` (or ``failed`` with ``error``).
+    Nothing blocks: the matcher asks :meth:`similarities`, which answers None until ready.
+    """
+
+    def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
+                 encoder_factory: Callable[[Path], "Encoder"] | None = None) -> None:
+        self.model_dir = model_dir
+        self.name = name
+        self.vectors = vectors
+        self.state = "loading"
+        self.error = ""
+        self._encoder: Any = None
+        self._factory = encoder_factory
+        self._lock = threading.Lock()
+        self._stop = False
+
+    @property
+    def progress(self) -> "Progress":
+        return self.vectors.progress
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "ready" and self.vectors.snapshot() is not None
+
+    def stop(self) -> None:
+        self._stop = True
+
+    def prepare(self, on_progress: Callable[["Progress"], None] | None = None) -> None:
+        """Load the encoder and embed every pending skill. Call from a worker thread."""
+        try:
+            with self._lock:
+                if self._encoder is None:
+                    self.state = "loading"
+                    if self._factory is None:
+                        from aiq_tui.ranking.encoder import Encoder
+
+                        self._encoder = Encoder(self.model_dir)
+                    else:
+                        self._encoder = self._factory(self.model_dir)
+                self.state = "embedding"
+                if on_progress is not None:
+                    on_progress(self.progress)
+                self.vectors.embed_pending(self._encoder, on_progress=on_progress, should_stop=lambda: self._stop)
+                self.state = "ready" if self.vectors.progress.ready else "embedding"
+        except Exception as exc:  # a broken model must never break matching: keyword only
+            self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
+        if on_progress is not None:
+            on_progress(self.progress)
+
+    def update(self, metas: Iterable[SkillMeta], removed: Iterable[str] = ()) -> None:
+        """Skills changed on disk: their vectors become pending until :meth:`prepare` runs."""
+        self.vectors.update(metas, removed)
+        if self.state == "ready" and not self.vectors.progress.ready:
+            self.state = "embedding"
+
+    def similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
+        """(names, cosine per name) for the query, or None while not ready."""
+        if self.state != "ready":
+            return None
+        snapshot = self.vectors.snapshot()
+        if snapshot is None or self._encoder is None:
+            return None
+        names, matrix = snapshot
+        vector = self._encoder.encode([query])[0]
+        return names, matrix @ vector
+
+
+class Matcher:
+    """Ranks with the keyword index, plus the semantic signal once it is ready."""
+
+    def __init__(self, index: SkillIndex, semantic: SemanticModel | None = None,
+                 fusion: FusionSettings | None = None, thresholds: tuple[float, float] = (0.15, 0.7)) -> None:
+        self.index = index
+        self.semantic = semantic
+        self.fusion = fusion or FusionSettings()
+        self.thresholds = thresholds
+
+    @property
+    def signals_used(self) -> tuple[str, ...]:
+        """Which signals :meth:`rank` uses right now."""
+        if self.semantic is not None and self.semantic.ready:
+            return ("keyword", "semantic")
+        return ("keyword",)
+
+    def rank(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Ranking:
+        keyword = self.index.rank(query, context=context, top_k=None if self.semantic else top_k)
+        if self.semantic is None:
+            return keyword
+        similar = self.semantic.similarities(query)
+        if similar is None:
+            return keyword if top_k is None else replace(keyword, matches=keyword.matches[:top_k])
+        return self.fuse(keyword, similar, top_k)
+
+    def fuse(self, keyword: Ranking, similar: "tuple[tuple[str, ...], np.ndarray]", top_k: int | None) -> Ranking:
+        """The hybrid ranking from a keyword ranking and the query's similarities."""
+        names, cosines = similar
+        fusion = self.fusion
+        low, high = float(cosines.min()), float(cosines.max())
+        spread = max(high - low, 1e-9)
+        by_keyword = {match.name: match for match in keyword.matches}
+        best = keyword.matches[0].score if keyword.matches else 0.0
+        similarity = dict(zip(names, cosines.tolist()))
+        candidates = set(by_keyword) | {name for name, value in similarity.items() if value >= fusion.floor}
+        scored: list[tuple[float, str]] = []
+        for name in candidates:
+            kw = by_keyword[name].score / best if name in by_keyword and best > 0 else 0.0
+            sim = (similarity.get(name, low) - low) / spread
+            scored.append((fusion.weight * sim + (1 - fusion.weight) * kw, name))
+        # No "exact name first" override: a skill named in the query already has the best
+        # keyword score (kw′ = 1), and common words that happen to be names ("now", "calculator")
+        # must not outrank what the request means (MetaTool tuning split: hit@1 −0.05 with it).
+        scored.sort(key=lambda item: (-item[0], item[1]))
+        if top_k is not None:
+            scored = scored[:top_k]
+        brief, full = self.thresholds
+        matches = []
+        for fused, name in scored:
+            cosine = similarity.get(name, 0.0)
+            signal = Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4))
+            kw_match = by_keyword.get(name)
+            sem_conf = similarity_confidence(cosine, fusion, brief, full)
+            if kw_match is None:
+                matches.append(Match(name, round(fused, 4), round(sem_conf, 4), (signal,)))
+            else:
+                confidence = max(kw_match.confidence, sem_conf)
+                matches.append(Match(name, round(fused, 4), round(confidence, 4), kw_match.signals + (signal,)))
+        return Ranking(query=keyword.query, terms=keyword.terms, matches=tuple(matches), considered=keyword.considered)
+
+    def explain(self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None) -> Explanation:
+        """Why ``name`` ranks where it does; says when the embedding, not the words, decided."""
+        words = self.index.explain(query, name, context=context, top_k=top_k)
+        if "semantic" not in self.signals_used or name not in self.index:
+            return words
+        ranking = self.rank(query, context=context)
+        rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
+        match = ranking.matches[rank - 1] if rank else None
+        similar = self.semantic.similarities(query) if self.semantic else None
+        cosine = dict(zip(similar[0], similar[1].tolist())).get(name, 0.0) if similar else 0.0
+        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence "))]
+        if words.rank is not None:
+            reasons.insert(0, f"the words alone rank it {_ordinal(words.rank)}")
+        reasons.append(f"semantic similarity {cosine:.2f}")
+        if rank is None:
+            reasons.append(f"not a match: no shared term and similarity below {self.fusion.floor:.2f}")
+        else:
+            where = f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches"
+            if top_k is not None and rank > top_k:
+                where = f"ranked {_ordinal(rank)}, below top-k {top_k}"
+                if words.rank is not None and words.rank <= top_k:
+                    where += " — the embedding, not the words, kept it out (low semantic similarity)"
+            elif top_k is not None and (words.rank is None or words.rank > top_k):
+                where += " — the embedding brought it in"
+            reasons.append(where)
+            reasons.append(f"confidence {match.confidence:.2f}")
+        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons))
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+__all__ = ["FusionSettings", "Matcher", "SemanticModel", "SEMANTIC_FIELD", "similarity_confidence"]
