@@ -121,7 +121,10 @@ def test_match_uses_and_reports_the_semantic_signal_once_a_model_is_installed(
     assert data["signals_used"] == ["keyword", "semantic"], err
     assert data["matches"][0]["name"] == "slack-gif-creator"
     assert isinstance(data["matches"][0]["similarity"], float)
-    assert "embedding 9 skill(s)" in err  # the 6 bundled skills and our 3
+    from aiq_tui.workspace import Workspace
+
+    total = len(Workspace.open(skills_dirs=(skills,)).catalog)  # the bundled skills and our 3
+    assert f"embedding {total} skill(s)" in err
     assert (isolated_home.data_dir / "vectors" / "minilm.npz").is_file()
     code, out, err = run(capsys, "match", "gif", "--skills-dir", str(skills), "--explain", "weather-report")
     assert "semantic similarity" in out and "embedding" not in err  # cached: nothing embedded again

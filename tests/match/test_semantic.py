@@ -180,7 +180,7 @@ def test_explain_says_when_the_embedding_kept_a_skill_out(tmp_path: Path) -> Non
     metas = [
         meta("chart-maker", "Draw charts of rain forecasts."),  # shares words with the query, topic: weather
         meta("sql-query", "Run SQL against a database."),
-        meta("table-rows", "Spreadsheet rows and records."),
+        meta("sheet-records", "Spreadsheet rows and records."),
     ]
     model = semantic_model(tmp_path, metas)
     model.prepare()

@@ -484,3 +484,18 @@ async def test_turns_replaced_by_a_compression_summary_are_marked(fake_engine: F
         assert "summarised" in str(turns["first question"].border_title)
         assert not turns["second question"].has_class("-summarised")
         assert not turns["third question"].has_class("-summarised")
+
+
+async def test_the_gauge_says_where_the_window_comes_from(tmp_path: Path) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+    from aiq_tui.workspace import Workspace
+
+    workspace = Workspace.open(home_flag=tmp_path / "home")
+    workspace.config.llm.provider = "anthropic"  # no key needed to budget: the window is the model's
+    app = AiqApp(Engine.create(workspace), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        gauge = app.query_one(BudgetGauge)
+        assert gauge.breakdown.window == 200_000
+        assert "known model" in str(gauge.border_subtitle) and str(gauge.border_subtitle).startswith("window: claude")

@@ -61,6 +61,13 @@ class BudgetGauge(Widget):
         self.thresholds = thresholds
         self.border_title = "Token budget"
 
+    def watch_breakdown(self, breakdown: Breakdown | None) -> None:
+        # Where the window comes from (the provider's model, config, a default) under the gauge:
+        # "window: claude-sonnet-4-5 · known model".
+        source = breakdown.window_source if breakdown is not None else ""
+        inside = source[source.find("(") + 1:source.rfind(")")] if "(" in source else source
+        self.border_subtitle = f"window: {inside}" if inside else ""
+
     def render(self) -> Text:
         width = max(10, self.content_size.width)
         breakdown = self.breakdown
