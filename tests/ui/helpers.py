@@ -57,3 +57,23 @@ async def wait_until(condition: Callable[[], bool], what: str, timeout: float = 
     while not condition():
         assert loop.time() < deadline, f"timed out waiting for {what}"
         await asyncio.sleep(0.02)
+
+
+async def deny_approvals_until(pilot: Pilot, condition: Callable[[], bool], what: str,
+                               timeout: float = 300) -> int:
+    """Like :func:`wait_until`, answering every approval dialog with "n" on the way (nothing
+    is written or run); returns how many dialogs were answered."""
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    app = pilot.app
+    answered: list[ApprovalScreen] = []
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"timed out waiting for {what}"
+        screen = app.screen
+        if isinstance(screen, ApprovalScreen) and screen not in answered:
+            answered.append(screen)
+            await pilot.press("n")
+        await asyncio.sleep(0.02)
+    return len(answered)

@@ -3,7 +3,6 @@ its tests wait on conditions (the engine's state), never on the screen being idl
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -14,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import notices, say, wait_until  # noqa: E402
+from helpers import deny_approvals_until, notices, say, wait_until  # noqa: E402
 from textual.command import CommandPalette  # noqa: E402
 
 from aiq_tui.conversation import Role  # noqa: E402
@@ -48,15 +47,7 @@ async def start_demo(pilot) -> None:  # noqa: ANN001
 
     app = pilot.app
     await say(pilot, "/demo")
-    answered: list[object] = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 300
-    while user_turns(app) < 4:
-        assert loop.time() < deadline, "timed out waiting for the demo's fourth turn"
-        if isinstance(app.screen, ApprovalScreen) and app.screen not in answered:
-            answered.append(app.screen)
-            await pilot.press("n")
-        await asyncio.sleep(0.02)
+    await deny_approvals_until(pilot, lambda: user_turns(app) >= 4, "the demo's fourth turn")
     await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), "no approval dialog")
 
 

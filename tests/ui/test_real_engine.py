@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from pathlib import Path
 
@@ -13,11 +12,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import say, settle, wait_until  # noqa: E402
+from helpers import deny_approvals_until, say, settle  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge  # noqa: E402
 from aiq_tui.ui.widgets.conversation import Conversation, UserTurn  # noqa: E402
 from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
@@ -104,18 +102,10 @@ async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge
         # On the engine's state, not on the screen going idle (that timed out under load);
         # the story's report write and command ask for approval: deny both, so the test's
         # working directory stays untouched.
-        answered: list[ApprovalScreen] = []
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 600
-        while app._turn_running():
-            assert loop.time() < deadline, "timed out waiting for the long demo to finish"
-            screen = app.screen
-            if isinstance(screen, ApprovalScreen) and screen not in answered:
-                answered.append(screen)
-                await pilot.press("n")
-            await asyncio.sleep(0.02)
+        answered = await deny_approvals_until(pilot, lambda: not app._turn_running(), "the long demo to finish",
+                                              timeout=600)
         await app.drained()
-        assert len(answered) == 2
+        assert answered == 2
         summarised = [turn for turn in app.query(UserTurn) if turn.has_class("-summarised")]
         assert summarised and "summarised" in str(summarised[0].border_title)
         compressions = [text for kind, text in app.query_one(Timeline).entries if kind == "compress"]

@@ -61,9 +61,6 @@ from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
 from aiq_tui.workspace import Workspace
 
-MAX_TOOL_ROUNDS = 8
-"""Model calls per turn before the engine stops a tool loop (the user can say "go on")."""
-
 EXPLICIT_REASON = "active: explicitly activated"
 _ID = re.compile(r"^m(\d+)$")
 
@@ -657,4 +654,4 @@ class _MetaList:
         return getattr(self._catalog, name)
 
 
-__all__ = ["Engine", "MAX_TOOL_ROUNDS", "TurnRefused"]
+__all__ = ["Engine", "TurnRefused"]
