@@ -10,16 +10,17 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import TYPE_CHECKING, Iterable, Mapping
 
-from aiq_tui.config import AppConfig, SourcesFile, load_config, load_sources
+from aiq_tui.config import AppConfig, load_config
 from aiq_tui.locations import Home, resolve_home
 from aiq_tui.migrate import MigrationReport, migrate_flat_layout
 from aiq_tui.problems import Problem, Severity
-from aiq_tui.skills.catalog import SkillCatalog
-from aiq_tui.skills.catalog_cache import CatalogCache
-from aiq_tui.skills.discover import SkillDir, skill_directories
-from aiq_tui.skills.store import atomic_write, bundled_defaults, ensure_defaults
+
+if TYPE_CHECKING:  # the catalog's modules load in complete(): the TUI's first frame needs none
+    from aiq_tui.config import SourcesFile
+    from aiq_tui.skills.catalog import SkillCatalog
+    from aiq_tui.skills.discover import SkillDir
 
 DEFAULTS_MARKER = "bundled-skills.json"
 """In ``data/``: names of bundled skills already offered, so a deleted one stays deleted."""
@@ -52,12 +53,31 @@ class Workspace:
         Raises :class:`~aiq_tui.config.ConfigError` (a complete user-facing message) when
         ``config.yaml`` or ``sources.yaml`` cannot be used.
         """
+        return cls.complete(cls.prepare(home_flag, env), skills_dirs, cwd)
+
+    @staticmethod
+    def prepare(home_flag: str | os.PathLike[str] | None = None,
+                env: Mapping[str, str] | None = None) -> "WorkspaceStart":
+        """The cheap first half of :meth:`open`: home, layout, migration and the validated
+        config. The TUI does this before its first frame (a broken config exits 2 before
+        any screen) and :meth:`complete` after it."""
         home = resolve_home(home_flag, dict(env) if env is not None else None)
-        base = Path(cwd) if cwd is not None else Path.cwd()
         home.ensure()
         migration = migrate_flat_layout(home)
-        config = load_config(home)
-        problems: list[Problem] = list(migration.problems)
+        return WorkspaceStart(home, load_config(home), migration)
+
+    @classmethod
+    def complete(cls, start: "WorkspaceStart", skills_dirs: Iterable[str | os.PathLike[str]] = (),
+                 cwd: str | os.PathLike[str] | None = None) -> "Workspace":
+        """The second half of :meth:`open`: bundled skills, sources and the skills catalog."""
+        from aiq_tui.config import load_sources
+        from aiq_tui.skills.catalog import SkillCatalog
+        from aiq_tui.skills.catalog_cache import CatalogCache
+        from aiq_tui.skills.discover import skill_directories
+
+        home, config = start.home, start.config
+        base = Path(cwd) if cwd is not None else Path.cwd()
+        problems: list[Problem] = list(start.migration.problems)
         installed: list[str] = []
         if config.skills.enabled and config.skills.bundled:
             try:
@@ -74,11 +94,22 @@ class Workspace:
             dirs = ()
             catalog = SkillCatalog((), config.skills)
         problems.extend(catalog.problems)
-        return cls(home, config, sources, catalog, tuple(problems), migration, base, dirs, tuple(installed))
+        return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed))
+
+
+@dataclass(frozen=True)
+class WorkspaceStart:
+    """What :meth:`Workspace.prepare` found: enough to draw the first frame."""
+
+    home: Home
+    config: AppConfig
+    migration: MigrationReport
 
 
 def _install_defaults(home: Home) -> list[str]:
     """Install bundled skills not offered before (a user's deletion is respected)."""
+    from aiq_tui.skills.store import atomic_write, bundled_defaults, ensure_defaults
+
     marker = home.data_dir / DEFAULTS_MARKER
     try:
         offered = set(json.loads(marker.read_text(encoding="utf-8")))

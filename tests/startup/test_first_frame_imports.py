@@ -35,6 +35,9 @@ PROBE = textwrap.dedent(
         async with app.run_test(size=(120, 36)) as pilot:
             while "modules" not in seen:
                 await pilot.pause(0.01)
+            seen["ready_at_first_frame"] = app.engine is not None
+            while not any(w.group == "warm-up" for w in app.workers):  # started once the engine is built
+                await pilot.pause(0.01)
             await app.workers.wait_for_complete([w for w in app.workers if w.group == "warm-up"])
             seen["after"] = sorted(sys.modules)
             seen["exact"] = app.engine.breakdown.exact
@@ -59,6 +62,12 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.llm.sse",
     "aiq_tui.tools.sample_db",
     "aiq_tui.ui.widgets.answer",
+    # The engine, the catalog and the tools are built behind the first frame (AiqApp.starting).
+    "aiq_tui.agent.engine",
+    "aiq_tui.skills.catalog",
+    "aiq_tui.skills.discover",
+    "aiq_tui.ranking.match",
+    "aiq_tui.tools.registry",
 )
 
 
@@ -86,6 +95,10 @@ def test_the_first_frame_does_not_wait_for(started: dict[str, object], module: s
 def test_no_screen_but_the_main_one_is_imported_before_the_first_frame(started: dict[str, object]) -> None:
     screens = [name for name in started["modules"] if name.startswith("aiq_tui.ui.screens.")]  # type: ignore[union-attr]
     assert screens == []
+
+
+def test_the_first_frame_does_not_wait_for_the_engine_or_the_catalog(started: dict[str, object]) -> None:
+    assert started["ready_at_first_frame"] is False
 
 
 def test_after_the_warm_up_the_tokenizer_is_loaded_and_counts_are_exact(started: dict[str, object]) -> None:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from aiq_tui.agent.engine import Engine
-    from aiq_tui.workspace import Workspace
+    from aiq_tui.workspace import Workspace, WorkspaceStart
 
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed (invalid skill, refused prompt, model error)
@@ -133,25 +133,43 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     from aiq_tui.config import ConfigError
     from aiq_tui.workspace import Workspace
 
+    start = prepare_workspace(args)
+    if start is None:
+        return None
     try:
-        workspace = Workspace.open(home_flag=option(args, "home"), skills_dirs=tuple(option(args, "skills_dir") or ()))
+        return Workspace.complete(start, tuple(option(args, "skills_dir") or ()))
+    except ConfigError as exc:  # sources.yaml
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return None
+
+
+def prepare_workspace(args: argparse.Namespace) -> "WorkspaceStart | None":
+    """Home, layout and the validated config with ``--provider`` / ``--model`` applied — the
+    cheap half of :func:`open_workspace`; on an unusable config or an unknown provider, say
+    why and return None (the caller exits with :data:`EXIT_USAGE`)."""
+    from aiq_tui.config import ConfigError
+    from aiq_tui.workspace import Workspace
+
+    try:
+        start = Workspace.prepare(home_flag=option(args, "home"))
     except ConfigError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
+    config = start.config
     provider = option(args, "provider")
     if provider:
         # --provider is this run's active provider: every command (and the window it budgets
         # against) follows it, exactly as if config.yaml named it.
-        known = workspace.config.llm.providers
+        known = config.llm.providers
         if provider not in known:
             print(f"aiq-tui: unknown provider {provider!r}; known: {', '.join(sorted(known))} "
                   "(define more under llm.providers in config.yaml)", file=sys.stderr)
             return None
-        workspace.config.llm.provider = provider
+        config.llm.provider = provider
     model = option(args, "model")
     if model:  # --model: this run only, on the chosen provider (config.yaml is not changed)
-        workspace.config.llm.active().model = model
-    return workspace
+        config.llm.active().model = model
+    return start
 
 
 def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | None":

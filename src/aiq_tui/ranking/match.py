@@ -61,15 +61,20 @@ class Explanation:
 
 @dataclass
 class _Doc:
+    # Compact on purpose: with 10,000 skills per-document Counters were a third of the app's
+    # memory. Term counts live once, in the postings; a document keeps what removal and the
+    # name tier need.
     name: str
-    tfs: dict[str, Counter[str]]  # field → term → count
-    lengths: dict[str, int]
+    terms: tuple[str, ...]  # every distinct term of every field (to remove its postings)
+    name_terms: frozenset[str]
+    lengths: tuple[int, ...]  # terms per field, in FIELDS order
     name_key: str  # lowercase words of the name joined: "slackgifcreator"
     triggers: tuple[tuple[tuple[str, ...], str], ...] = ()  # (term sequence, phrase)
     has_body: bool = False
 
-    def fields_of(self, term: str) -> list[str]:
-        return [name for name in FIELDS if term in self.tfs[name]]
+
+_COUNTS: dict[tuple[int, ...], tuple[int, ...]] = {}
+"""Interned per-field count tuples (shared by every index; a few hundred distinct ones)."""
 
 
 @dataclass
@@ -139,20 +144,25 @@ class SkillIndex:
         tfs: dict[str, Counter[str]] = {"name": Counter(name_terms(meta.name))}
         for field_name, text in texts.items():
             tfs[field_name] = Counter(tokenize(text))
-        lengths = {name: sum(counter.values()) for name, counter in tfs.items()}
+        lengths = tuple(sum(tfs[field_name].values()) for field_name in FIELDS)
         triggers = tuple(
             (tuple(tokenize(phrase)), phrase) for phrase in meta.triggers if tokenize(phrase)
         )
+        per_field = [tfs[field_name] for field_name in FIELDS]
+        terms = tuple(set().union(*per_field))
         doc = _Doc(
-            name=meta.name, tfs=tfs, lengths=lengths, name_key=_name_key(meta.name),
-            triggers=triggers, has_body=bool(body),
+            name=meta.name, terms=terms, name_terms=frozenset(tfs["name"]), lengths=lengths,
+            name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body),
         )
         self._docs[meta.name] = doc
-        for field_name in FIELDS:
-            self._length_sums[field_name] += lengths[field_name]
-        per_field = [tfs[field_name] for field_name in FIELDS]
-        for term in set().union(*per_field):
-            self._postings.setdefault(term, {})[meta.name] = tuple([tf[term] for tf in per_field])
+        for i, field_name in enumerate(FIELDS):
+            self._length_sums[field_name] += lengths[i]
+        for term in terms:
+            counts = tuple([tf[term] for tf in per_field])
+            # Most count tuples repeat — (0, 0, 0, 1, 0) is a term met once in a description —
+            # so one shared object per distinct tuple keeps 10,000 skills' postings small.
+            counts = _COUNTS.setdefault(counts, counts)
+            self._postings.setdefault(term, {})[meta.name] = counts
         if doc.name_key:
             self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
         for sequence, _phrase in triggers:
@@ -163,9 +173,9 @@ class SkillIndex:
         doc = self._docs.pop(name, None)
         if doc is None:
             return
-        for field_name in FIELDS:
-            self._length_sums[field_name] -= doc.lengths[field_name]
-        for term in set().union(*doc.tfs.values()):
+        for i, field_name in enumerate(FIELDS):
+            self._length_sums[field_name] -= doc.lengths[i]
+        for term in doc.terms:
             postings = self._postings.get(term)
             if postings is not None:
                 postings.pop(name, None)
@@ -218,12 +228,17 @@ class SkillIndex:
             pseudo = 0.0
             for i, count in enumerate(counts):
                 if count:
-                    norm = 1 - bs[i] + bs[i] * lengths[FIELDS[i]] / averages[i]
+                    norm = 1 - bs[i] + bs[i] * lengths[i] / averages[i]
                     pseudo += weights[i] * count / norm
             compiled.scores[name] = compiled.idf * pseudo * (K1 + 1) / (K1 + pseudo)
         compiled.top = max(compiled.scores.values())
         self._compiled[term] = compiled
         return compiled
+
+    def _fields_of(self, name: str, term: str) -> list[str]:
+        """The fields of skill ``name`` that contain ``term``."""
+        counts = self._postings.get(term, {}).get(name)
+        return [FIELDS[i] for i, count in enumerate(counts) if count] if counts else []
 
     def _field_parts(self, term: str, name: str) -> list[tuple[str, float]]:
         """How one term's contribution to one skill divides over the fields."""
@@ -235,7 +250,7 @@ class SkillIndex:
             if count:
                 f = FIELDS[i]
                 average = max(self._length_sums[f] / n, 1e-9)
-                norm = 1 - FIELD_B[f] + FIELD_B[f] * lengths[f] / average
+                norm = 1 - FIELD_B[f] + FIELD_B[f] * lengths[i] / average
                 parts.append((f, FIELD_WEIGHTS[f] * count / norm))
         return parts
 
@@ -260,7 +275,7 @@ class SkillIndex:
         for key in keys:
             for name in self._by_name_key.get(key, ()):
                 doc = self._docs[name]
-                mass = sum(self.idf(term) for term in set(doc.tfs["name"]))
+                mass = sum(self.idf(term) for term in doc.name_terms)
                 boosts.setdefault(name, []).append(Signal(name, "name", EXACT_NAME_BOOST * mass))
         if self._by_trigger:
             terms = [term for term in (term_of(word) for word in raw) if term is not None]
@@ -361,7 +376,7 @@ class SkillIndex:
             if any(signal.field == "name" for signal in boosts.get(name, ())):
                 return 0
             doc = self._docs.get(name)
-            return 1 if doc is not None and any(term in doc.tfs["name"] for term in terms) else 2
+            return 1 if doc is not None and any(term in doc.name_terms for term in terms) else 2
 
         tiers = {name: tier(name) for name, score in head if score > 0}
         if len(set(tiers.values())) < 2:
@@ -405,11 +420,11 @@ class SkillIndex:
         for term, q in weights.items():
             mass = q * self.idf(term)
             total += mass
-            fields = doc.fields_of(term)
+            fields = self._fields_of(doc.name, term)
             if fields:
                 covered += mass * (BODY_ONLY_COVERAGE if fields == ["body"] else 1.0)
             else:  # a related term (synonym) covers part of it
-                covered += mass * max((share for other, share in self.related(term) if doc.fields_of(other)),
+                covered += mass * max((share for other, share in self.related(term) if self._fields_of(doc.name, other)),
                                       default=0.0)
         coverage = covered / total if total else 0.0
         relative = score / best
@@ -460,7 +475,7 @@ class SkillIndex:
         if name not in self._docs:
             return Explanation(name, query, terms, None, None, (), (f"no skill named {name!r} is indexed",))
         doc = self._docs[name]
-        missing = tuple(term for term in terms if not doc.fields_of(term))
+        missing = tuple(term for term in terms if not self._fields_of(doc.name, term))
         rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
         match = ranking.matches[rank - 1] if rank else None
         reasons: list[str] = []
@@ -470,7 +485,7 @@ class SkillIndex:
             searched = "name, description, tags or triggers" + (" or body" if doc.has_body else "")
             reasons.append(f"no query term appears in {searched}")
         else:
-            body_only = [term for term in terms if doc.fields_of(term) == ["body"]]
+            body_only = [term for term in terms if self._fields_of(doc.name, term) == ["body"]]
             if body_only:
                 reasons.append(f"terms {', '.join(body_only)} matched only the body")
             if top_k is not None and rank is not None and rank > top_k:
@@ -481,7 +496,7 @@ class SkillIndex:
         if missing and terms:
             reasons.append(f"missing terms: {', '.join(missing)}")
             related = [f"{term}~{other}" for term in missing for other, _share in self.related(term)
-                       if doc.fields_of(other)]
+                       if self._fields_of(doc.name, other)]
             if related:
                 reasons.append(f"met through related words (half weight): {', '.join(related)}")
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -67,6 +68,21 @@ if TYPE_CHECKING:
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
+# Actions that need the engine: while a deferred start builds it they are shown disabled.
+NEEDS_ENGINE = frozenset({
+    "settings", "inspector", "sessions", "replay", "doctor", "warnings", "reload_skills", "compact",
+    "clear", "activate_skill", "set_skill_status", "open_skill", "long_demo",
+})
+
+
+@dataclass(frozen=True)
+class EngineStart:
+    """A deferred start: the validated config and home draw the first frame; ``build`` makes
+    the engine (workspace catalog, tools, provider) in a worker thread after it."""
+
+    config: AppConfig
+    home: Any
+    build: Callable[[], Any]
 
 
 class MainScreen(Screen[None]):
@@ -142,9 +158,15 @@ class AiqApp(App[int]):
         clock: Callable[[], datetime] | None = None,
         watch: bool = True,
         flash_seconds: float = 2.0,
+        start: "EngineStart | None" = None,
     ) -> None:
         super().__init__()
         self.engine = engine
+        """None until a deferred start (:meth:`starting`) has built it, after the first frame."""
+        self._start = start
+        self.start_error: str | None = None
+        """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
+        self._queued: list[str] = []  # prompts typed before the engine was ready
         self.clock = clock or datetime.now
         self.watch_enabled = watch
         self.flash_seconds = flash_seconds
@@ -159,17 +181,41 @@ class AiqApp(App[int]):
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
         self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
-        config: AppConfig = engine.config
-        if config.ui.theme in self.available_themes:
-            self.theme = config.ui.theme
+        if self.config.ui.theme in self.available_themes:
+            self.theme = self.config.ui.theme
+
+    @classmethod
+    def starting(cls, config: AppConfig, home: Any, build: Callable[[], Any], **options: Any) -> "AiqApp":
+        """The app with its engine built after the first frame, in a worker thread: the frame
+        shows at once from the validated config, and the catalog, the index and every tool
+        load behind it ("loading skills…"). Prompts typed meanwhile are sent when it is ready."""
+        return cls(None, start=EngineStart(config, home, build), **options)
+
+    @property
+    def config(self) -> AppConfig:
+        return self.engine.config if self.engine is not None else self._start.config  # type: ignore[union-attr]
+
+    @property
+    def home(self) -> Any:
+        """The config home (:class:`~aiq_tui.locations.Home`)."""
+        return self.engine.workspace.home if self.engine is not None else self._start.home  # type: ignore[union-attr]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if self.engine is None and action in NEEDS_ENGINE:
+            return None  # shown, disabled: it works once the skills have loaded
+        return True
+
+    @property
+    def ready(self) -> bool:
+        """True once the engine exists (at once, unless the start is deferred)."""
+        return self.engine is not None
 
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
-        config: AppConfig = self.engine.config
-        context = config.context
+        context = self.config.context
         yield Header()
         yield Static(DEMO_BANNER, id="banner", markup=False)
         yield Static("", id="problems-banner", markup=False)
@@ -188,25 +234,38 @@ class AiqApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
+        prompt = self.query_one("#prompt", PromptInput)
+        prompt.load_history(load_history(self._history_file(), self._history_size()))
+        prompt.border_title = "Prompt"
+        if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
+            prompt.cursor_blink = False
+        prompt.focus()
+        if self.engine is not None:
+            self._attach_engine()
+        else:
+            self.show_banner()
+            self._update_subtitle()
+            self.query_one(SkillsPane).show_reason("loading skills…")
+        self.call_after_refresh(self._first_frame)
+
+    def _attach_engine(self) -> None:
+        """Everything the panes show comes from the engine from now on."""
         self.engine.subscribe(self._sink)
         self.engine.approver = self._approve
         self.show_banner()
-        self.query_one("#prompt", PromptInput).load_history(load_history(self._history_file(), self._history_size()))
-        self.query_one("#prompt", PromptInput).border_title = "Prompt"
-        if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
-            self.query_one("#prompt", PromptInput).cursor_blink = False
         self._update_subtitle()
         self._show_problems(self._problems())
         self.refresh_skills()
         self.query_one(BudgetGauge).breakdown = self.engine.breakdown
-        self.query_one("#prompt", PromptInput).focus()
         if self.watch_enabled and self.engine.config.skills.watch:
             self.watch_skills()
-        self.call_after_refresh(self._first_frame)
 
     def banner_text(self) -> str | None:
         """The demo notice, or — before the first message fails on it — a provider that cannot
         answer (no API key): asked of the provider's own readiness check."""
+        if self.engine is None:  # still starting: the config says whether it is the demo
+            demo = self.config.llm.active().kind == "demo"
+            return DEMO_BANNER if demo and self.config.ui.show_banner else None
         if self.engine.is_demo:
             return DEMO_BANNER if self.engine.config.ui.show_banner else None
         check = getattr(getattr(self.engine, "provider", None), "_check_ready", None)
@@ -225,10 +284,10 @@ class AiqApp(App[int]):
         banner.update(text or "")
 
     def _history_file(self) -> Path:
-        return history_path(self.engine.workspace.home.data_dir)
+        return history_path(self.home.data_dir)
 
     def _history_size(self) -> int:
-        return self.engine.config.ui.history_size
+        return self.config.ui.history_size
 
     @work(thread=True, group="history", exit_on_error=False)
     def _keep_history(self, text: str) -> None:
@@ -236,9 +295,9 @@ class AiqApp(App[int]):
 
     def watch_theme(self, theme: str) -> None:
         """Ctrl+T or the palette's theme picker: the choice is kept for the next run."""
-        if not self.is_running or theme == self.engine.config.ui.theme:
+        if not self.is_running or theme == self.config.ui.theme:
             return
-        self.engine.config.ui.theme = theme
+        self.config.ui.theme = theme
         self._save_ui_settings({"theme": theme})
 
     @work(thread=True, group="settings", exit_on_error=False)
@@ -246,7 +305,7 @@ class AiqApp(App[int]):
         from aiq_tui.ui.config_file import save_settings
 
         try:
-            save_settings(self.engine.workspace.home.config_file, {"ui": changes})
+            save_settings(self.home.config_file, {"ui": changes})
         except Exception as exc:  # noqa: BLE001 - an unsaved theme must not stop the app
             self.call_from_thread(self.notify, f"could not save the theme: {exc}", severity="warning")
 
@@ -260,10 +319,45 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        if self.engine is None:
+            self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
+            return
+        self._started()
+
+    def _started(self) -> None:
         if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+
+    def _build_engine(self) -> None:
+        """In a thread after the first frame: the catalog, the tools and the engine."""
+        from aiq_tui.config import ConfigError
+
+        assert self._start is not None
+        try:
+            engine = self._start.build()
+        except (ConfigError, ValueError) as exc:  # sources.yaml, an unknown provider: exit 2, say why
+            self.call_from_thread(self._start_failed, str(exc))
+            return
+        self.call_from_thread(self._engine_ready, engine)
+
+    def _start_failed(self, message: str) -> None:
+        gc.enable()
+        self.start_error = message
+        self.exit(2)
+
+    def _engine_ready(self, engine: Any) -> None:
+        if not self.is_running:
+            return
+        self.engine = engine
+        self.query_one(SkillsPane).show_reason("")
+        self._attach_engine()
+        self.refresh_bindings()
+        self._started()
+        queued, self._queued = self._queued, []
+        for text in queued:
+            self.call_later(self._submit_text, text)
 
     def _warm_up(self) -> None:
         """In a thread after the first frame, never on the UI's time: the engine loads its
@@ -312,7 +406,7 @@ class AiqApp(App[int]):
         # Textual's last stop for an unhandled error: keep a report before the app exits
         # (run_tui prints its path and exits 1).
         if self.crash is None:
-            self.crash = (error, write_crash_report(self.engine.workspace.home.root, error))
+            self.crash = (error, write_crash_report(self.home.root, error))
         super()._handle_exception(error)
 
     async def on_engine_event(self, message: EngineEvent) -> None:
@@ -410,16 +504,17 @@ class AiqApp(App[int]):
 
         def redraw() -> None:
             self._skills_refresh_pending = False
-            self.query_one(SkillsPane).set_views(self.engine.skill_views())
+            if self.engine is not None:
+                self.query_one(SkillsPane).set_views(self.engine.skill_views())
 
         self.call_later(redraw)
 
     # -- state helpers -----------------------------------------------------------------
     def _skill_names(self) -> Iterable[str]:
-        return self.engine.workspace.catalog.names()
+        return self.engine.workspace.catalog.names() if self.engine is not None else ()
 
     def _bases(self) -> list[Path]:
-        return [self.engine.workspace.home.root, Path.cwd()]
+        return [self.home.root, Path.cwd()]
 
     def shown(self, path: Path | None) -> str:
         from aiq_tui.ui.screens.warnings import shown_path
@@ -427,7 +522,7 @@ class AiqApp(App[int]):
         return shown_path(path, self._bases())
 
     def _problems(self) -> tuple[Problem, ...]:
-        return tuple(self.engine.problems)
+        return tuple(self.engine.problems) if self.engine is not None else ()
 
     def _shown_problem(self, problem: Problem) -> str:
         return f"{self.shown(problem.path)}: {problem.message}" + (f" — {problem.hint}" if problem.hint else "")
@@ -444,6 +539,9 @@ class AiqApp(App[int]):
             banner.update(sandbox)
 
     def _update_subtitle(self) -> None:
+        if self.engine is None:
+            self.sub_title = "starting…"
+            return
         session = self.engine.session
         title = session.display_title if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
@@ -466,6 +564,13 @@ class AiqApp(App[int]):
         prompt.remember(text)
         self._keep_history(text)
         prompt.value = ""
+        if self.engine is None:  # typed while skills load: sent the moment the engine is ready
+            self._queued.append(text)
+            self.notify("Starting — your message is sent as soon as the skills have loaded.")
+            return
+        await self._submit_text(text)
+
+    async def _submit_text(self, text: str) -> None:
         if text.startswith("/"):
             await self.run_slash(text)
             return

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import argparse
 import gc
+import sys
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_engine
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
 
 if TYPE_CHECKING:
+    from aiq_tui.agent.engine import Engine
     from aiq_tui.ui.app import AiqApp
 
 
@@ -32,20 +34,31 @@ def exit_code(app: Any, result: object) -> int:
 def create_app(args: argparse.Namespace, *, watch: bool = True) -> "AiqApp | None":
     """The app the options describe, or None after printing why not (exit 2).
 
-    The cyclic garbage collector is paused until the app's first frame (the app resumes it):
-    start-up allocates a long-lived heap — modules, config, the catalog's metadata — and
-    collections in between would only rescan it (with 10,000 skills, a few hundred ms).
+    Only the config is read before the first frame (a broken one exits 2 before any screen
+    shows); the catalog, the tools and the engine are built behind the frame
+    (:meth:`AiqApp.starting`). The cyclic garbage collector is paused until then (the app
+    resumes it): start-up allocates a long-lived heap — modules, config, the catalog's
+    metadata — and collections in between would only rescan it (with 10,000 skills, a few
+    hundred ms).
     """
     gc.disable()
     try:
-        engine = open_engine(args, defer_tokenizer=True)
-        if engine is None:
+        start = prepare_workspace(args)
+        if start is None:
             gc.enable()
             return None
+        skills_dirs = tuple(option(args, "skills_dir") or ())
+        provider = option(args, "provider")
+
+        def build_engine() -> "Engine":
+            from aiq_tui.agent.engine import Engine
+            from aiq_tui.workspace import Workspace
+
+            return Engine.create(Workspace.complete(start, skills_dirs), provider, defer_tokenizer=True)
 
         from aiq_tui.ui.app import AiqApp
 
-        return AiqApp(engine, watch=watch)
+        return AiqApp.starting(start.config, start.home, build_engine, watch=watch)
     except BaseException:
         gc.enable()
         raise
@@ -56,6 +69,9 @@ def run_tui(args: argparse.Namespace) -> int:
     if app is None:
         return EXIT_USAGE
     result = app.run()
+    if app.start_error is not None:
+        print(f"aiq-tui: {app.start_error}", file=sys.stderr)
+        return EXIT_USAGE
     if app.crash is not None:
         from aiq_tui.ui.crash import print_crash_note
 
