@@ -68,6 +68,10 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.skills.discover",
     "aiq_tui.ranking.match",
     "aiq_tui.tools.registry",
+    "aiq_tui.tools.base",
+    "aiq_tui.tools.launcher",
+    "aiq_tui.events",
+    "aiq_tui.context.tokens",
 )
 
 

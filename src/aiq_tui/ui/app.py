@@ -23,33 +23,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from aiq_tui.events import (
-    BudgetChanged,
-    CatalogReloaded,
-    CompressionApplied,
-    ErrorRaised,
-    Event,
-    RetryScheduled,
-    SemanticProgress,
-    SessionSaved,
-    SkillsMatched,
-    SkillStateChanged,
-    TokenStreamed,
-    ToolCallApproved,
-    ToolCallDenied,
-    ToolCallFinished,
-    ToolCallRequested,
-    TurnFinished,
-    TurnStarted,
-)
-from aiq_tui.config import AppConfig
-from aiq_tui.conversation import Role
-from aiq_tui.problems import Problem
 from aiq_tui.skills.model import SkillState
-from aiq_tui.tools.base import ApprovalRequest, Decision
-from aiq_tui.tools.launcher import sandbox_warning
 from aiq_tui.ui.commands import AiqCommands
-from aiq_tui.tools.skill_tools import format_plan
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
 from aiq_tui.ui.messages import Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText
@@ -61,8 +36,13 @@ from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
 
 if TYPE_CHECKING:
-    # Screens other than the main one are imported by the actions that push them: the
-    # first frame must not pay for them (tests/startup guards this).
+    # Screens other than the main one are imported by the actions that push them, and the
+    # engine's types where events arrive: the first frame must not pay for them (tests/startup
+    # guards this).
+    from aiq_tui.config import AppConfig
+    from aiq_tui.events import Event, SemanticProgress, SkillStateChanged
+    from aiq_tui.problems import Problem
+    from aiq_tui.tools.base import ApprovalRequest, Decision
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
 # Fits 80 columns: one line saying how to connect a real model.
@@ -378,6 +358,8 @@ class AiqApp(App[int]):
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
+        from aiq_tui.events import TokenStreamed
+
         if isinstance(event, TokenStreamed):
             if self._open_stream is not None and self._open_stream.open:
                 self._open_stream.parts.append(event.text)
@@ -416,6 +398,26 @@ class AiqApp(App[int]):
         await self.apply_event(message.event)
 
     async def apply_event(self, event: Event) -> None:  # noqa: C901 - one branch per event type
+        from aiq_tui.events import (
+            BudgetChanged,
+            CatalogReloaded,
+            CompressionApplied,
+            ErrorRaised,
+            RetryScheduled,
+            SemanticProgress,
+            SessionSaved,
+            SkillsMatched,
+            SkillStateChanged,
+            TokenStreamed,
+            ToolCallApproved,
+            ToolCallDenied,
+            ToolCallFinished,
+            ToolCallRequested,
+            TurnFinished,
+            TurnStarted,
+        )
+        from aiq_tui.tools.skill_tools import format_plan
+
         conversation = self.query_one(Conversation)
         timeline = self.query_one(Timeline)
         tools = self.query_one(ToolLog)
@@ -529,6 +531,8 @@ class AiqApp(App[int]):
 
     def _show_problems(self, problems: tuple[Problem, ...]) -> None:
         banner = self.query_one("#problems-banner", Static)
+        from aiq_tui.tools.launcher import sandbox_warning
+
         sandbox = sandbox_warning()  # "" while Landlock confines commands; a warning otherwise
         banner.display = bool(problems) or bool(sandbox)
         if problems:
@@ -711,6 +715,8 @@ class AiqApp(App[int]):
 
     async def show_session(self) -> None:
         """Render the engine's current session from scratch (after resume or clear)."""
+        from aiq_tui.conversation import Role
+
         conversation = self.query_one(Conversation)
         await conversation.reset()
         tools = self.query_one(ToolLog)
@@ -733,6 +739,8 @@ class AiqApp(App[int]):
 
     def _restore_tool_log(self, tools: ToolLog) -> None:
         """The tool log of a resumed session, as the engine recorded each call."""
+        from aiq_tui.conversation import Role
+
         session = self.engine.session
         results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
         for record in getattr(session, "tool_calls", ()):
@@ -743,6 +751,7 @@ class AiqApp(App[int]):
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
         """The engine's approver: show the modal and wait for the user's choice."""
+        from aiq_tui.tools.base import Decision
         from aiq_tui.ui.screens.approval import ApprovalScreen
 
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()

@@ -7,10 +7,14 @@ queue, in the order the engine emitted them.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.message import Message
 
-from aiq_tui.events import Event
 
+
+if TYPE_CHECKING:
+    from aiq_tui.events import Event
 
 class EngineEvent(Message):
     """One engine event, delivered to the app in order."""

@@ -5,11 +5,15 @@ It draws what the engine computed (a ``Breakdown``) and never counts tokens itse
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from aiq_tui.context.model import Breakdown
+if TYPE_CHECKING:
+    from aiq_tui.context.model import Breakdown
+
 
 PART_STYLE = {
     "system": ("sys", "magenta"),

@@ -7,7 +7,7 @@ demand (Textual's line API), so updates and scrolling stay cheap at any size.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from rich.segment import Segment
 from rich.text import Text
@@ -18,8 +18,10 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from aiq_tui.agent.views import SkillView
 from aiq_tui.ui.messages import SkillChosen
+
+if TYPE_CHECKING:
+    from aiq_tui.agent.views import SkillView
 
 PHASE_STYLE = {"meta": "dim", "brief": "cyan", "full": "bold green"}
 FLASH_STYLE = "bold black on yellow"

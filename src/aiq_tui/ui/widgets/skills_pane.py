@@ -7,15 +7,17 @@ highlighted for a moment and the reason for the change is shown under the lists.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from aiq_tui.agent.views import SkillView
 from aiq_tui.skills.model import SkillState
 from aiq_tui.ui.widgets.skill_list import SkillList
+
+if TYPE_CHECKING:
+    from aiq_tui.agent.views import SkillView
 
 SECTIONS = (SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE)
 SMALL_SECTION_ROWS = 5  # Active/Relevant grow up to this many rows, then scroll
