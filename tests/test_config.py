@@ -135,3 +135,18 @@ def test_home_precedence_flag_then_env_then_default(tmp_path) -> None:
     assert resolve_home(tmp_path / "flag", {"AIQ_HOME": str(tmp_path / "env")}).root == tmp_path / "flag"
     assert resolve_home(None, {"AIQ_HOME": str(tmp_path / "env")}).root == tmp_path / "env"
     assert resolve_home(None, {}).root.name == ".aiqconfig"
+
+
+def test_loading_a_good_config_imports_no_validation_framework(isolated_home: Home) -> None:
+    # Issue 15: pydantic cost ~0.3 s of every start; the wording of errors loads only on an error.
+    import subprocess
+    import sys
+
+    isolated_home.ensure()
+    isolated_home.config_file.write_text("context:\n  window: 32000\n")
+    probe = ("import sys; from aiq_tui.config import load_config; from aiq_tui.locations import Home; "
+             f"load_config(Home(__import__('pathlib').Path({str(isolated_home.root)!r}))); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic' or m == 'aiq_tui.config_errors'))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-1000:]
+    assert done.stdout.strip() == "[]"
