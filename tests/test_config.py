@@ -6,6 +6,8 @@ import copy
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aiq_tui.config import AppConfig, ConfigError, ContextSettings, load_config, load_sources, validate_config
 from aiq_tui.locations import Home, resolve_home
@@ -150,3 +152,22 @@ def test_loading_a_good_config_imports_no_validation_framework(isolated_home: Ho
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-1000:]
     assert done.stdout.strip() == "[]"
+
+
+_ODD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-5, 10**7), st.floats(-2, 2, allow_nan=False),
+                        st.text(max_size=5), st.lists(st.integers(), max_size=2),
+                        st.dictionaries(st.sampled_from(["kind", "model", "x"]), st.text(max_size=3), max_size=2))
+
+
+@settings(max_examples=150, deadline=None)
+@given(section=st.sampled_from([f.name for f in msgspec.structs.fields(AppConfig)]), name=st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=25),
+       value=_ODD_VALUES, use_real_name=st.booleans(), data=st.data())
+def test_any_wrong_value_is_refused_with_a_field_inside_its_section(section, name, value, use_real_name, data) -> None:
+    section_type = type(getattr(AppConfig(), section))
+    if use_real_name:
+        name = data.draw(st.sampled_from(section_type.__struct_fields__))
+    try:
+        validate_config({section: {name: value}})
+    except ConfigError as exc:
+        assert exc.field is not None and (exc.field == section or exc.field.startswith(f"{section}.")), exc
+        assert "Expected" not in exc.message and "$." not in exc.message, exc

@@ -26,9 +26,16 @@ _REFERENCE = "see the Configuration section of the README"
 def explain(exc: msgspec.ValidationError, model: type, data: Any) -> tuple[str | None, str]:
     """``(dotted field or None, message)`` for the first problem ``exc`` reports in ``data``
     converted to ``model``."""
-    match = _WHERE.match(str(exc))
+    try:
+        return _explain(str(exc), model, data)
+    except (LookupError, TypeError, ValueError, AttributeError):  # a shape not foreseen here:
+        return None, str(exc)  # msgspec's own words still name the place
+
+
+def _explain(error: str, model: type, data: Any) -> tuple[str | None, str]:
+    match = _WHERE.match(error)
     # No "- at" part: the problem is at the top level of the file.
-    what, at, inside = (match["what"], match["at"], match["inside"]) if match else (str(exc), "$", None)
+    what, at, inside = (match["what"], match["at"], match["inside"]) if match else (error, "$", None)
     key_problem = at == "key" and inside is not None
     parts, declared, value = _walk(model, data, inside if key_problem else at)
     where = ".".join(parts) or None
@@ -63,8 +70,9 @@ def _walk(model: type, data: Any, at: str) -> tuple[list[str], Any, Any]:
             parts.append(name)
         elif index == "...":  # msgspec does not say which key: the first whose value fails
             item_type = get_args(declared)[1] if get_args(declared) else Any
-            key = next((k for k, v in (value or {}).items() if not _converts(v, item_type)), "?")
-            value = (value or {}).get(key, _MISSING_VALUE)
+            mapping = value if isinstance(value, dict) else {}
+            key = next((k for k, v in mapping.items() if not _converts(v, item_type)), "?")
+            value = mapping.get(key, _MISSING_VALUE)
             declared = item_type
             parts.append(str(key))
         else:
