@@ -4,15 +4,25 @@
 ``config/sources.yaml`` against :class:`SourcesFile`. Missing files mean defaults. A broken
 file raises :class:`ConfigError` naming the file, the line (for YAML syntax) or the field
 (for a wrong value) and what to do — callers show it instead of crashing.
+
+The sections are ``msgspec`` structs (importing and building them costs a few ms, where a
+pydantic model cost ~0.3 s of every start). Values from users are validated by
+:func:`parse_settings` (files, the settings screen): types are strict — YAML already types
+values, so ``keep_last: "5"`` is refused with a clear message rather than guessed at — and
+ints are accepted where a number is expected. Building a section in code (``ContextSettings(
+window=1000)``) runs only the cross-field checks (``__post_init__``), not the per-field
+limits, and attributes are not re-validated on assignment: code that assigns a value a user
+chose checks it there (``--provider``) or saves through :func:`parse_settings`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
+import msgspec
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from msgspec import Meta, Struct, field
 
 from aiq_tui.locations import Home
 
@@ -21,36 +31,48 @@ if TYPE_CHECKING:
 
 Permission = Literal["allow", "ask", "deny"]
 
+# Constrained numbers, by what they mean (``parse_settings`` enforces them).
+PositiveInt = Annotated[int, Meta(gt=0)]
+NonNegativeInt = Annotated[int, Meta(ge=0)]
+PositiveFloat = Annotated[float, Meta(gt=0)]
+NonNegativeFloat = Annotated[float, Meta(ge=0)]
+Fraction = Annotated[float, Meta(ge=0, le=1)]
+"""A share or a confidence: 0 … 1."""
+PositiveFraction = Annotated[float, Meta(gt=0, le=1)]
+"""A share of the window that must not be 0: (0, 1]."""
+Cosine = Annotated[float, Meta(ge=-1, le=1)]
 
-class _Section(BaseModel):
-    # Unknown keys are errors: a typo in config.yaml must not be silently ignored.
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+class _Section(Struct, kw_only=True, forbid_unknown_fields=True):
+    # Unknown keys are errors: a typo in config.yaml must not be silently ignored (both
+    # options are inherited by every section).
+    pass
 
 
 class SkillsSettings(_Section):
     enabled: bool = True
     """When false no skills are loaded and no skill tools are registered (seed 002)."""
-    dirs: list[str] = Field(default_factory=list)
+    dirs: list[str] = field(default_factory=list)
     """Extra skill directories, highest precedence after ``--skills-dir``. Relative → cwd."""
-    project_dirs: list[str] = Field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
+    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
     """Project-local directories, resolved against the current working directory."""
     include_user_agent_dirs: bool = True
     """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
     bundled: bool = True
     """Install the bundled default skills into the home's ``skills/`` on first run."""
-    include: list[str] = Field(default_factory=list)
+    include: list[str] = field(default_factory=list)
     """When non-empty, only skills with these names are made available (seed 004)."""
-    exclude: list[str] = Field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
     """Skills with these names are skipped during discovery (seed 004)."""
-    max_skill_md_bytes: int = Field(default=1_000_000, gt=0)
+    max_skill_md_bytes: PositiveInt = 1_000_000
     """A SKILL.md larger than this is reported and skipped."""
-    max_resource_bytes: int = Field(default=50_000, gt=0)
+    max_resource_bytes: PositiveInt = 50_000
     """A resource file larger than this is listed as rejected with a warning (seed 004)."""
-    max_skill_bytes: int = Field(default=5_000_000, gt=0)
+    max_skill_bytes: PositiveInt = 5_000_000
     """Total size of one skill's resources; files past it are rejected with a warning."""
-    resource_include: list[str] = Field(default_factory=lambda: ["**/*"])
+    resource_include: list[str] = field(default_factory=lambda: ["**/*"])
     """Glob patterns (relative to the skill folder) a resource must match."""
-    resource_exclude: list[str] = Field(
+    resource_exclude: list[str] = field(
         default_factory=lambda: ["**/.*", "**/.*/**", "**/__pycache__/**", "**/node_modules/**"]
     )
     """Glob patterns of files never listed as resources."""
@@ -59,81 +81,75 @@ class SkillsSettings(_Section):
 
 
 class MatchingSettings(_Section):
-    top_k: int = Field(default=3, ge=1)
+    top_k: PositiveInt = 3
     """How many skills a query loads (seed 000: top 3)."""
-    context_messages: int = Field(default=2, ge=0)
+    context_messages: NonNegativeInt = 2
     """How many earlier user messages are added (down-weighted) to the query."""
-    run_min_confidence: float = Field(default=0.7, ge=0, le=1)
+    run_min_confidence: Fraction = 0.7
     """``aiq-tui run``: the confidence the best executable skill needs to run (seed 003)."""
     # -- semantic signal (issue 16; needs the `semantic` extra and `aiq-tui models install minilm`)
-    semantic: Literal["auto", "on", "off"] = "auto"
-    """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only."""
-    semantic_weight: float = Field(default=0.75, ge=0, le=1)
+    semantic: Literal["auto", "on", "off"] | bool = "auto"
+    """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only.
+    (Always one of the three words once built: YAML 1.1 reads a bare on/off as a boolean.)"""
+    semantic_weight: Fraction = 0.75
     """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
-    semantic_floor: float = Field(default=0.3, ge=-1, le=1)
+    semantic_floor: Cosine = 0.3
     """Cosine a skill sharing no query word needs to be a match at all."""
-    semantic_brief_similarity: float = Field(default=0.26, ge=-1, le=1)
+    semantic_brief_similarity: Cosine = 0.26
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
-    semantic_full_similarity: float = Field(default=0.49, ge=-1, le=1)
+    semantic_full_similarity: Cosine = 0.49
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
 
-    @field_validator("semantic", mode="before")
-    @classmethod
-    def _yaml_on_off(cls, value: Any) -> Any:
+    def __post_init__(self) -> None:
         # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".
-        if isinstance(value, bool):
-            return "on" if value else "off"
-        return value
+        if isinstance(self.semantic, bool):
+            self.semantic = "on" if self.semantic else "off"
 
 
 class DisclosureSettings(_Section):
-    brief_threshold: float = Field(default=0.15, ge=0, le=1)
+    brief_threshold: Fraction = 0.15
     """Confidence at which a skill moves from metadata to brief (seed 003)."""
-    full_threshold: float = Field(default=0.7, ge=0, le=1)
+    full_threshold: Fraction = 0.7
     """Confidence at which a skill moves from brief to full (seed 003)."""
-    brief_tokens: int = Field(default=200, gt=0)
+    brief_tokens: PositiveInt = 200
     """Target size of the brief phase."""
-    metadata_tokens: int = Field(default=50, gt=0)
+    metadata_tokens: PositiveInt = 50
     """Target size of one catalog entry."""
-    brief_ttl_seconds: float = Field(default=1800, ge=0)
+    brief_ttl_seconds: NonNegativeFloat = 1800
     """Brief descriptions are cached this long (seed 003: 30 min)."""
-    full_ttl_seconds: float = Field(default=900, ge=0)
+    full_ttl_seconds: NonNegativeFloat = 900
     """Full bodies are cached this long (seed 003: 15 min)."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> "DisclosureSettings":
+    def __post_init__(self) -> None:
         if self.brief_threshold > self.full_threshold:
             raise ValueError("brief_threshold must not exceed full_threshold")
-        return self
 
 
 class ContextSettings(_Section):
-    window: int | None = Field(default=None, gt=0)
+    window: PositiveInt | None = None
     """Context window in tokens; None uses the active provider's own window."""
-    reserve_output: int = Field(default=1024, ge=0)
+    reserve_output: NonNegativeInt = 1024
     """Tokens kept free for the model's answer."""
-    catalog_share: float = Field(default=0.15, gt=0, le=1)
+    catalog_share: PositiveFraction = 0.15
     """Largest share of the window the skills catalog may take."""
-    compress_at: float = Field(default=0.80, gt=0, le=1)
+    compress_at: PositiveFraction = 0.80
     """Stage 1: summarise the oldest messages, keep ``keep_last``."""
-    evict_at: float = Field(default=0.90, gt=0, le=1)
+    evict_at: PositiveFraction = 0.90
     """Stage 2: also evict Inactive, then Relevant skills."""
-    aggressive_at: float = Field(default=0.95, gt=0, le=1)
+    aggressive_at: PositiveFraction = 0.95
     """Stage 3: summarise all but ``keep_last_aggressive``; keep only the top Active skill."""
-    keep_last: int = Field(default=10, ge=1)
-    keep_last_aggressive: int = Field(default=5, ge=1)
-    summary_max_tokens: int = Field(default=512, gt=0)
+    keep_last: PositiveInt = 10
+    keep_last_aggressive: PositiveInt = 5
+    summary_max_tokens: PositiveInt = 512
     """Cap on one compression summary; the planner budgets this much for it."""
     encoding: str | None = None
     """tiktoken encoding name; None chooses by model (cl100k_base / o200k_base)."""
 
-    @model_validator(mode="after")
-    def _ordered(self) -> "ContextSettings":
+    def __post_init__(self) -> None:
         if not self.compress_at <= self.evict_at <= self.aggressive_at:
             raise ValueError("thresholds must satisfy compress_at <= evict_at <= aggressive_at")
         if self.keep_last_aggressive > self.keep_last:
             raise ValueError("keep_last_aggressive must not exceed keep_last")
-        return self
 
 
 class ProviderSettings(_Section):
@@ -144,15 +160,15 @@ class ProviderSettings(_Section):
     """None → the kind's env var (OPENAI_BASE_URL / ANTHROPIC_BASE_URL), then its default."""
     api_key_env: str | None = None
     """Name of the environment variable holding the key. Keys are never stored in files."""
-    context_window: int | None = Field(default=None, gt=0)
+    context_window: PositiveInt | None = None
     """Tokens; None → the model's known window (``aiq_tui.llm.windows``), else the kind's default."""
-    max_output_tokens: int = Field(default=1024, gt=0)
-    timeout_seconds: float = Field(default=60, gt=0)
-    idle_timeout_seconds: float = Field(default=120, gt=0)
+    max_output_tokens: PositiveInt = 1024
+    timeout_seconds: PositiveFloat = 60
+    idle_timeout_seconds: PositiveFloat = 120
     """The longest wait for the next streamed event before the attempt fails (and is retried)."""
-    max_response_seconds: float = Field(default=600, gt=0)
+    max_response_seconds: PositiveFloat = 600
     """One streamed answer may take this long; an endless stream is stopped."""
-    max_retries: int = Field(default=3, ge=0)
+    max_retries: NonNegativeInt = 3
     summarise_with_model: bool = True
     """Use this provider to write compression summaries (deterministic fallback otherwise)."""
 
@@ -170,20 +186,18 @@ def _default_providers() -> dict[str, ProviderSettings]:
 class LLMSettings(_Section):
     provider: str = "demo"
     """Name of the provider (a key of ``providers``) used by default."""
-    providers: dict[str, ProviderSettings] = Field(default_factory=_default_providers)
-    context_windows: dict[str, int] = Field(default_factory=dict)
+    providers: dict[str, ProviderSettings] = field(default_factory=_default_providers)
+    context_windows: dict[str, int] = field(default_factory=dict)
     """Your own context windows by model name (longest prefix wins, e.g. ``my-llama: 16384``);
     consulted before the built-in table of known models."""
 
-    @model_validator(mode="after")
-    def _known_provider(self) -> "LLMSettings":
-        merged = {**_default_providers(), **self.providers}
-        object.__setattr__(self, "providers", merged)
-        if self.provider not in merged:
+    def __post_init__(self) -> None:
+        # Your providers are added to the built-in ones (same name: yours wins).
+        self.providers = {**_default_providers(), **self.providers}
+        if self.provider not in self.providers:
             raise ValueError(
-                f"provider {self.provider!r} is not defined; known: {', '.join(sorted(merged))}"
+                f"provider {self.provider!r} is not defined; known: {', '.join(sorted(self.providers))}"
             )
-        return self
 
     def active(self) -> ProviderSettings:
         return self.providers[self.provider]
@@ -206,9 +220,9 @@ def _default_permissions() -> dict[str, Permission]:
 
 
 class ToolSettings(_Section):
-    permissions: dict[str, Permission] = Field(default_factory=_default_permissions)
+    permissions: dict[str, Permission] = field(default_factory=_default_permissions)
     """allow / ask / deny per permission key (see ``tools.policy``)."""
-    command_allowlist: list[str] = Field(
+    command_allowlist: list[str] = field(
         default_factory=lambda: [
             "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "whoami",
             "uname", "uniq", "cut", "du", "df", "file", "stat",
@@ -217,48 +231,47 @@ class ToolSettings(_Section):
     """Programs ``execute_command`` may run (an allowlist, never a blocklist). Interpreters and
     programs that run code through their arguments (python3, sh, sort, find, awk, …) are not in
     the default: add one only knowingly (the sandbox still confines it)."""
-    shell_programs: list[str] = Field(default_factory=list)
+    shell_programs: list[str] = field(default_factory=list)
     """Shells allowed to run a command string (only with the user's approval)."""
-    command_timeout_seconds: float = Field(default=30, gt=0)
-    command_output_bytes: int = Field(default=64_000, gt=0)
-    file_max_bytes: int = Field(default=1_000_000, gt=0)
-    file_list_max_entries: int = Field(default=1000, gt=0)
+    command_timeout_seconds: PositiveFloat = 30
+    command_output_bytes: PositiveInt = 64_000
+    file_max_bytes: PositiveInt = 1_000_000
+    file_list_max_entries: PositiveInt = 1000
     """A directory listing returns at most this many entries (and says it was capped)."""
-    http_allowed_hosts: list[str] = Field(default_factory=list)
+    http_allowed_hosts: list[str] = field(default_factory=list)
     """Hosts http_request may reach without asking; any other host asks once per session."""
-    http_timeout_seconds: float = Field(default=30, gt=0)
-    http_max_bytes: int = Field(default=1_000_000, gt=0)
-    http_max_redirects: int = Field(default=5, ge=0)
-    sql_row_cap: int = Field(default=200, gt=0)
-    sql_cell_bytes: int = Field(default=4000, gt=0)
+    http_timeout_seconds: PositiveFloat = 30
+    http_max_bytes: PositiveInt = 1_000_000
+    http_max_redirects: NonNegativeInt = 5
+    sql_row_cap: PositiveInt = 200
+    sql_cell_bytes: PositiveInt = 4000
     """A longer text/blob cell comes back cut at this many bytes (and says so)."""
-    sql_timeout_seconds: float = Field(default=30, gt=0)
+    sql_timeout_seconds: PositiveFloat = 30
     """A statement running longer is stopped (SQLite progress handler, statement_timeout)."""
-    sql_value_limit_bytes: int = Field(default=16_000_000, gt=0)
+    sql_value_limit_bytes: PositiveInt = 16_000_000
     """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
-    script_timeout_seconds: float = Field(default=30, gt=0)
+    script_timeout_seconds: PositiveFloat = 30
 
-    @model_validator(mode="after")
-    def _merge_permissions(self) -> "ToolSettings":
-        object.__setattr__(self, "permissions", {**_default_permissions(), **self.permissions})
-        return self
+    def __post_init__(self) -> None:
+        # Your permissions are added to the defaults (same key: yours wins).
+        self.permissions = {**_default_permissions(), **self.permissions}
 
 
 class DoctorSettings(_Section):
     """Thresholds of ``aiq-tui skills doctor`` (what counts as a collision or a hog)."""
 
-    collision_margin: float = Field(default=0.1, ge=0, lt=1)
+    collision_margin: Annotated[float, Meta(ge=0, lt=1)] = 0.1
     """Another skill scoring within this share of a skill's own score on its description collides."""
-    overlap_share: float = Field(default=0.4, gt=0, lt=1)
+    overlap_share: Annotated[float, Meta(gt=0, lt=1)] = 0.4
     """A rival scoring at least this share of a skill's own score overlaps it (noted, not an error)."""
-    body_share: float = Field(default=0.25, gt=0, le=1)
+    body_share: PositiveFraction = 0.25
     """A skill whose full load takes more than this share of the window is a budget hog."""
     catalog_scales: tuple[int, ...] = (50, 500, 5000)
     """Collection sizes at which the catalog cost is projected."""
 
 
 class AgentSettings(_Section):
-    max_tool_rounds: int = Field(default=25, ge=1)
+    max_tool_rounds: PositiveInt = 25
     """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
     skill_allowed_tools: Literal["preapprove", "restrict", "ignore"] = "preapprove"
     """What a skill's ``allowed-tools`` means: ``preapprove`` (default, as in Claude Code) runs
@@ -269,22 +282,22 @@ class AgentSettings(_Section):
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
-    history_size: int = Field(default=500, ge=0)
+    history_size: NonNegativeInt = 500
     """Prompt lines kept across runs in ``data/prompt-history`` (0 keeps none)."""
-    demo_turn_pause: float = Field(default=0.3, ge=0)
+    demo_turn_pause: NonNegativeFloat = 0.3
     """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
 
 
 class AppConfig(_Section):
-    skills: SkillsSettings = Field(default_factory=SkillsSettings)
-    matching: MatchingSettings = Field(default_factory=MatchingSettings)
-    disclosure: DisclosureSettings = Field(default_factory=DisclosureSettings)
-    context: ContextSettings = Field(default_factory=ContextSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
-    tools: ToolSettings = Field(default_factory=ToolSettings)
-    agent: AgentSettings = Field(default_factory=AgentSettings)
-    ui: UISettings = Field(default_factory=UISettings)
-    doctor: DoctorSettings = Field(default_factory=DoctorSettings)
+    skills: SkillsSettings = field(default_factory=SkillsSettings)
+    matching: MatchingSettings = field(default_factory=MatchingSettings)
+    disclosure: DisclosureSettings = field(default_factory=DisclosureSettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    tools: ToolSettings = field(default_factory=ToolSettings)
+    agent: AgentSettings = field(default_factory=AgentSettings)
+    ui: UISettings = field(default_factory=UISettings)
+    doctor: DoctorSettings = field(default_factory=DoctorSettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""
@@ -311,14 +324,16 @@ class SourceSettings(_Section):
 
 class SourcesFile(_Section):
     default: str | None = None
-    sources: dict[str, SourceSettings] = Field(default_factory=dict)
+    sources: dict[str, SourceSettings] = field(default_factory=dict)
 
 
 class ConfigError(Exception):
-    """A config file could not be used. ``str()`` is a complete, user-facing message."""
+    """A config file (or the settings being saved to it) could not be used. ``str()`` is a
+    complete, user-facing message; ``field`` is the dotted setting (``context.keep_last``,
+    ``llm.providers.local.kind``) and ``message`` says what is wrong with it."""
 
     def __init__(self, path: Path, message: str, line: int | None = None, field: str | None = None):
-        self.path, self.line, self.field = path, line, field
+        self.path, self.line, self.field, self.message = path, line, field, message
         where = f"{path}:{line}" if line else str(path)
         what = f" [{field}]" if field else ""
         super().__init__(f"{where}{what}: {message}")
@@ -344,24 +359,36 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     return data
 
 
-def _validated(model: type[BaseModel], data: dict[str, Any], path: Path) -> Any:
+SectionT = TypeVar("SectionT", bound=_Section)
+
+_NO_FILE = Path("config.yaml")
+
+
+def parse_settings(model: type[SectionT], data: dict[str, Any], path: Path = _NO_FILE) -> SectionT:
+    """``data`` (parsed YAML) checked against ``model`` — types, limits, cross-field rules —
+    or :class:`ConfigError` naming ``path``, the first wrong setting and what is wrong."""
     try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise ConfigError(path, f"{first['msg']}{more}", field=field) from exc
+        return msgspec.convert(data, model)
+    except msgspec.ValidationError as exc:
+        from aiq_tui.config_errors import explain  # only a broken file pays for the wording
+
+        field_path, message = explain(exc, model, data)
+        raise ConfigError(path, message, field=field_path) from exc
+
+
+def validate_config(data: dict[str, Any], path: Path = _NO_FILE) -> AppConfig:
+    """A whole ``config.yaml`` mapping as an :class:`AppConfig` (see :func:`parse_settings`)."""
+    return parse_settings(AppConfig, data, path)
 
 
 def load_config(home: Home) -> AppConfig:
     """``config/config.yaml`` validated, or defaults when it does not exist."""
-    return _validated(AppConfig, read_yaml_mapping(home.config_file), home.config_file)
+    return validate_config(read_yaml_mapping(home.config_file), home.config_file)
 
 
 def load_sources(home: Home) -> SourcesFile:
     """``config/sources.yaml`` validated; the bundled sample database is always available."""
-    sources: SourcesFile = _validated(SourcesFile, read_yaml_mapping(home.sources_file), home.sources_file)
+    sources = parse_settings(SourcesFile, read_yaml_mapping(home.sources_file), home.sources_file)
     if "sample" not in sources.sources:
         sources.sources["sample"] = SourceSettings(
             engine="sqlite",

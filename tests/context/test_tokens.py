@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from aiq_tui.config import AppConfig
+from aiq_tui.config import validate_config
 from aiq_tui.context import tokens as tokens_module
 from aiq_tui.context.tokens import (
     MESSAGE_OVERHEAD,
@@ -39,7 +39,7 @@ def test_encoding_is_chosen_per_model(model: str, wanted: str) -> None:
 
 def test_config_encoding_overrides_the_model_choice() -> None:
     assert encoding_for_model("gpt-4o", "cl100k_base") == "cl100k_base"
-    config = AppConfig.model_validate({"context": {"encoding": "estimate"}})
+    config = validate_config({"context": {"encoding": "estimate"}})
     assert not TokenCounter.for_config(config).exact
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from aiq_tui.agent.engine import Engine
@@ -58,7 +59,7 @@ def test_the_order_of_sources_config_then_provider_then_own_table_then_known_the
     assert config.window_info().label == "131,072 (llama3.1:8b · known model)"
     config = _config(provider="local", providers={"local": local}, context_windows={"llama3.1": 16_384})
     assert config.window_info().label == "16,384 (llama3.1:8b · config: llm.context_windows)"
-    sized = local.model_copy(update={"context_window": 4_096})
+    sized = msgspec.structs.replace(local, context_window=4_096)
     config = _config(provider="local", providers={"local": sized}, context_windows={"llama3.1": 16_384})
     assert config.window_info().label == "4,096 (llama3.1:8b · config: llm.providers.local.context_window)"
     config.context = ContextSettings(window=32_000)

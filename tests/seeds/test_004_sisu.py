@@ -9,7 +9,7 @@ import pytest
 
 from tests.seeds.seed_support import call_tool, config  # noqa: E402
 
-from aiq_tui.config import SkillsSettings  # noqa: E402
+from aiq_tui.config import ConfigError, SkillsSettings, parse_settings  # noqa: E402
 from aiq_tui.events import SkillStateChanged, ToolCallFinished  # noqa: E402
 from aiq_tui.skills.model import Skill, SkillMeta  # noqa: E402
 from aiq_tui.workspace import Workspace  # noqa: E402
@@ -294,9 +294,9 @@ def test_compose_with_tool_calling(add, engine) -> None:
 # -- Type safety (Python: typed, validated models) ---------------------------------------------
 
 def test_export_typed_interfaces() -> None:
-    """Python equivalent: configuration is a validated pydantic model; a wrong type is refused."""
-    with pytest.raises(ValueError):
-        SkillsSettings.model_validate({"max_resource_bytes": "lots"})
+    """Python equivalent: configuration is a typed, validated model; a wrong type is refused."""
+    with pytest.raises(ConfigError, match="must be an integer"):
+        parse_settings(SkillsSettings, {"max_resource_bytes": "lots"})
     assert SkillsSettings().max_resource_bytes == 50_000
 
 

@@ -12,7 +12,7 @@ from aiq_tui.events import (
     ToolCallFinished,
     ToolCallRequested,
 )
-from aiq_tui.config import AppConfig, ToolSettings, load_sources
+from aiq_tui.config import AppConfig, ToolSettings, load_sources, validate_config
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Decision, ToolResult
 from aiq_tui.tools.policy import PermissionPolicy, allowed_by_skill
@@ -267,6 +267,6 @@ def test_build_default_tools_registers_every_builtin_tool(home, project, write_s
 
 def test_skills_disabled_registers_no_skill_tools(home, project, write_skill, make_catalog, tmp_path) -> None:
     write_skill("guide")
-    config = AppConfig.model_validate({"skills": {"enabled": False}})
+    config = validate_config({"skills": {"enabled": False}})
     reg = build_default_tools(home, config, load_sources(home), make_catalog(tmp_path / "skills"), cwd=project)
     assert "use_skill" not in reg and not any(name.startswith("skill_") for name in reg.names())

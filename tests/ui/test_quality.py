@@ -342,7 +342,7 @@ async def test_an_empty_conversation_welcomes_with_example_questions_and_keys(fa
 
 
 async def test_theme_and_prompt_history_are_kept_across_runs(tmp_path: Path) -> None:
-    from aiq_tui.config import AppConfig, read_yaml_mapping
+    from aiq_tui.config import read_yaml_mapping, validate_config
     from aiq_tui.ui.history import history_path
 
     engine = FakeEngine(tmp_path)
@@ -352,7 +352,7 @@ async def test_theme_and_prompt_history_are_kept_across_runs(tmp_path: Path) -> 
         await say(pilot, "first question")
         await settle(pilot)
         await app.workers.wait_for_complete()
-    saved = AppConfig.model_validate(read_yaml_mapping(engine.workspace.home.config_file))
+    saved = validate_config(read_yaml_mapping(engine.workspace.home.config_file))
     assert saved.ui.theme == "textual-light"
     assert history_path(engine.workspace.home.data_dir).read_text().splitlines() == ["first question"]
 

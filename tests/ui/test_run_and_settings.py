@@ -46,3 +46,13 @@ def test_invalid_settings_are_refused_and_nothing_is_written(tmp_path: Path) -> 
     with pytest.raises(ConfigError):
         save_settings(path, {"context": {"compress_at": 0.99, "evict_at": 0.5}})
     assert not path.exists()
+
+
+def test_a_refused_setting_is_named_with_what_it_must_be(tmp_path: Path) -> None:
+    from aiq_tui.ui.config_file import validation_message
+
+    path = tmp_path / "config.yaml"
+    with pytest.raises(ConfigError) as info:
+        save_settings(path, {"context": {"window": 0}})
+    assert validation_message(info.value) == "context.window: must be an integer ≥ 1 or null (got 0)"
+    assert not path.exists()

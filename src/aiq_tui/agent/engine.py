@@ -23,6 +23,8 @@ import uuid
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+import msgspec
+
 from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
@@ -466,7 +468,7 @@ class Engine:
         ``keep_last`` messages), whatever the budget. Returns the plan (``is_noop`` when
         there was nothing to fold)."""
         prompt = self.current_prompt()
-        forced = self.config.context.model_copy(update={"compress_at": 0.0})
+        forced = msgspec.structs.replace(self.config.context, compress_at=0.0)
         plan = await self._compress(prompt, forced)
         self._update_budget()
         if not plan.is_noop:
@@ -598,9 +600,9 @@ class Engine:
         old, self.provider = self.provider, provider
         self.config.llm = config.llm
         # In place: the prompt builder and the planner hold this very object. The new values
-        # were validated together, so no half-updated ordering check is run on the way.
-        for name in type(self.config.context).model_fields:
-            object.__setattr__(self.config.context, name, getattr(config.context, name))
+        # were validated together (save_settings), so they are copied as they are.
+        for name in type(self.config.context).__struct_fields__:
+            setattr(self.config.context, name, getattr(config.context, name))
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
         self.session.provider, self.session.model = provider.name, provider.model

@@ -87,11 +87,13 @@ def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
 def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", list["LoadedSkill"], "TokenCounter"]:
     """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
     skill sections, tools (only loaded ``skill_*`` tools) and breakdown."""
+    import msgspec
+
     from aiq_tui.agent.engine import Engine
 
     config = workspace.config
     if window != config.context_window():
-        workspace.config = config.model_copy(update={"context": config.context.model_copy(update={"window": window})})
+        workspace.config = msgspec.structs.replace(config, context=msgspec.structs.replace(config.context, window=window))
     engine = Engine.create(workspace)
     prompt = engine.preview(query)
     return prompt, engine.skills.loaded(), engine.counter

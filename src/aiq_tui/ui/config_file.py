@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import ValidationError
 
-from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping
+from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping, validate_config
 
 
 def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -44,14 +43,11 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
     return merged
 
 
-def validation_message(exc: ValidationError) -> str:
-    """Every problem as ``field: what is wrong`` — pydantic's first line only says how many."""
-    parts = []
-    for error in exc.errors():
-        where = ".".join(str(part) for part in error["loc"])
-        message = str(error["msg"]).removeprefix("Value error, ")
-        parts.append(f"{where}: {message}" if where else message)
-    return "; ".join(parts) or "invalid settings"
+def validation_message(exc: ConfigError) -> str:
+    """The problem as ``field: what is wrong`` (or ``line N: …``), without the file's path —
+    the settings screen names the file in its title."""
+    where = exc.field or (f"line {exc.line}" if exc.line else None)
+    return f"{where}: {exc.message}" if where else exc.message
 
 
 def _current_model(llm: dict[str, Any], provider: str) -> str | None:
@@ -65,10 +61,7 @@ def _current_model(llm: dict[str, Any], provider: str) -> str | None:
 def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
     """Validate and write; raises :class:`ConfigError` (nothing written) when invalid."""
     data = apply_settings(read_yaml_mapping(path), changes)
-    try:
-        config = AppConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(path, validation_message(exc)) from exc
+    config = validate_config(data, path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp = tempfile.mkstemp(prefix=".config-", suffix=".yaml", dir=path.parent)
     try:

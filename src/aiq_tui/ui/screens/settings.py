@@ -6,6 +6,7 @@ switches the running engine to the saved provider, model, window and thresholds 
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select
 
 from aiq_tui.config import AppConfig, ConfigError
-from aiq_tui.ui.config_file import save_settings
+from aiq_tui.ui.config_file import save_settings, validation_message
 
 
 class SettingsScreen(ModalScreen[AppConfig | None]):
@@ -27,7 +28,7 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
 
     def __init__(self, config: AppConfig, config_path: Path, shown_path: str) -> None:
         super().__init__(classes="modal")
-        self.config = config.model_copy(deep=True)
+        self.config = copy.deepcopy(config)
         self.config_path = config_path
         self.shown_path = shown_path
 
@@ -83,7 +84,7 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
         try:
             saved = save_settings(self.config_path, self.changes())
         except ConfigError as exc:  # the message without the path: the title already names the file
-            self.query_one("#settings-error", Label).update(f"not saved — {str(exc).removeprefix(str(exc.path) + ': ')}")
+            self.query_one("#settings-error", Label).update(f"not saved — {validation_message(exc)}")
             return
         except ValueError as exc:
             self.query_one("#settings-error", Label).update(f"not saved — {exc}")
