@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import msgspec
-import yaml
 from msgspec import Meta, Struct, field
 
 from aiq_tui.locations import Home
@@ -343,6 +342,8 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
     """Parse a YAML file that must hold a mapping; empty or missing → ``{}``."""
     if not path.exists():
         return {}
+    import yaml  # only when there is a file: a home without config.yaml starts without it
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
     except yaml.YAMLError as exc:
