@@ -5,11 +5,11 @@ For every skill the matcher ranks the whole collection against that skill's own 
 first, clearly. Another skill that outranks it, or scores within ``doctor.collision_margin``
 of it, will steal those queries; the terms they share say why.
 
-Ranking a thousand long descriptions is the doctor's main cost, and most skills are fine: each
-is first screened with :meth:`SkillIndex.top_scores` (the same scores, no explanations), and
-only a skill whose scores can make a finding is ranked again with :meth:`SkillIndex.rank` for
-the signals its finding shows. ``screen=False`` ranks every skill in full (the reference the
-tests hold the screened path to).
+Ranking a thousand long descriptions is the doctor's main cost, and most skills are fine, so
+each is screened with :meth:`SkillIndex.top_scores` (the same scores as ``rank``, no
+explanations), and only a skill whose scores can make a finding is ranked again with
+:meth:`SkillIndex.rank` for the signals its finding shows. ``screen=False`` ranks every skill
+in full: the reference the tests hold the screened path to.
 """
 
 from __future__ import annotations
@@ -51,14 +51,14 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
     findings: list[Finding] = []
     pairs: dict[tuple[str, str], list[_Rivalry]] = {}
     # A rival below this share of the skill's own score is neither above it, close nor overlapping.
-    share = min(1.0 - margin, overlap, 1.0)
+    near = min(1.0 - margin, overlap, 1.0)
     for meta in metas:
         query = own_query(meta)
         if not query or meta.name not in index:
             findings.extend(_name_words(meta, frozenset(tokenize(query))))
             continue
         scored = index.top_scores(query, top_k=RIVALS) if screen else None
-        explain = scored is None or _may_find(meta.name, scored, share)
+        explain = scored is None or _may_find(meta.name, scored, near)
         ranking = index.rank(query, top_k=RIVALS) if explain else None
         terms = ranking.terms if ranking is not None else scored.terms if scored is not None else ()
         wanted = frozenset(terms)  # the query's terms, as tokenize() gives them
