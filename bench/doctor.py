@@ -87,7 +87,8 @@ def run() -> dict[str, object]:
         "doctor_seconds": round(doctor, 3),
         "doctor_cpu_seconds": round(cpu, 3),  # less sensitive to other load on the 2 shared cores
         "goal_seconds": GOAL_SECONDS,
-        "meets_goal": doctor < GOAL_SECONDS,
+        "meets_goal": doctor < GOAL_SECONDS,  # wall clock, as a user waits
+        "meets_goal_cpu": cpu < GOAL_SECONDS,  # the same goal in CPU time: steady when other jobs share the cores
         "per_check_seconds": timings,
         "baseline_validate_strict_seconds": round(validate, 3),
         "ratio_to_validate_strict": round(doctor / validate, 2) if validate else None,

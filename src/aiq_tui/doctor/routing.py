@@ -4,6 +4,12 @@ For every skill the matcher ranks the whole collection against that skill's own 
 (plus its ``triggers``) — the words an author expects users to type. The skill should come
 first, clearly. Another skill that outranks it, or scores within ``doctor.collision_margin``
 of it, will steal those queries; the terms they share say why.
+
+Ranking a thousand long descriptions is the doctor's main cost, and most skills are fine, so
+each is screened with :meth:`SkillIndex.top_scores` (the same scores as ``rank``, no
+explanations), and only a skill whose scores can make a finding is ranked again with
+:meth:`SkillIndex.rank` for the signals its finding shows. ``screen=False`` ranks every skill
+in full: the reference the tests hold the screened path to.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from aiq_tui.doctor.model import Finding, Kind, Level
-from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.match import Scored, SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, tokenize
 from aiq_tui.skills.model import Match, SkillMeta
 
@@ -39,18 +45,26 @@ def own_query(meta: SkillMeta) -> str:
 
 
 def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: float,
-                     overlap: float = 1.0) -> list[Finding]:
+                     overlap: float = 1.0, screen: bool = True) -> list[Finding]:
     metas = list(metas)
     by_name = {meta.name: meta for meta in metas}
     findings: list[Finding] = []
     pairs: dict[tuple[str, str], list[_Rivalry]] = {}
+    # A rival below this share of the skill's own score is neither above it, close nor overlapping.
+    near = min(1.0 - margin, overlap, 1.0)
     for meta in metas:
         query = own_query(meta)
-        wanted = frozenset(tokenize(query))  # once per skill: rank() is the expensive part
-        findings.extend(_name_words(meta, wanted))
         if not query or meta.name not in index:
+            findings.extend(_name_words(meta, frozenset(tokenize(query))))
             continue
-        ranking = index.rank(query, top_k=RIVALS)
+        scored = index.top_scores(query, top_k=RIVALS) if screen else None
+        explain = scored is None or _may_find(meta.name, scored, near)
+        ranking = index.rank(query, top_k=RIVALS) if explain else None
+        terms = ranking.terms if ranking is not None else scored.terms if scored is not None else ()
+        wanted = frozenset(terms)  # the query's terms, as tokenize() gives them
+        findings.extend(_name_words(meta, wanted))
+        if ranking is None:
+            continue  # no rival near it: nothing to explain
         own = ranking.get(meta.name)
         own_score = own.score if own else 0.0
         above = [m for m in ranking.matches if own is None or m.score > own_score
@@ -72,6 +86,17 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
     for (first, second), directions in sorted(pairs.items()):
         findings.append(_collision(first, second, directions, by_name))
     return findings
+
+
+def _may_find(name: str, scored: Scored, share: float) -> bool:
+    """Whether a skill's screened scores can give a routing finding (then it is explained in
+    full); may say yes in vain, never no in vain: every finding needs a rival at or above
+    ``share`` of the skill's own score, or a skill that does not make its own top."""
+    own = scored.get(name)
+    rivals = [score for other, score in scored.ranked if other != name]
+    if own is None:
+        return bool(rivals)
+    return any(score >= share * own for score in rivals)
 
 
 def _shared_terms(rival: Match, wanted: frozenset[str]) -> tuple[str, ...]:

@@ -21,7 +21,9 @@ from aiq_tui.doctor.model import DoctorReport, Finding, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
 from aiq_tui.ranking.match import SkillIndex
-from aiq_tui.skills.model import Phase
+from aiq_tui.problems import Problem
+from aiq_tui.skills.check import ListedProblems
+from aiq_tui.skills.model import Phase, SkillMeta
 
 CHECKS = ("routing", "budget", "content", "spec")
 
@@ -63,32 +65,47 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
     )
 
 
+def _listed_by(inputs: DoctorInputs, metas: list[SkillMeta]) -> ListedProblems | None:
+    """The catalog's resource listing (made for the budget and content checks) by folder, so the
+    spec check does not list every folder again; None when the catalog lists with other limits."""
+    catalog = inputs.catalog
+    if getattr(catalog, "settings", None) != inputs.config.skills or not hasattr(catalog, "resource_problems"):
+        return None
+    names = {meta.folder: meta.name for meta in metas}
+
+    def listed(folder: Path) -> tuple[Problem, ...] | None:
+        name = names.get(folder)
+        return catalog.resource_problems(name) if name is not None else None
+
+    return listed
+
+
 def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> DoctorReport:
     """Every finding over the collection, errors first."""
     started = time.perf_counter()
     metas = list(inputs.catalog)
-    findings: list[Finding] = []
+    found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
     costs = []
     catalog = None
     with ThreadPoolExecutor(max_workers=1) as pool:
-        # Token counting (tiktoken) releases the GIL: cost the skills while the matcher ranks.
+        # Token counting (tiktoken) releases the GIL: cost the skills while the other checks run.
         costing = pool.submit(skill_costs, metas, inputs.builder, inputs.full_text) if "budget" in checks else None
         if "routing" in checks:
             doctor = inputs.config.doctor
-            findings += routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
+            found["routing"] = routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
+        if "content" in checks:
+            for meta in metas:
+                try:
+                    body = inputs.catalog.load(meta.name).body
+                except Exception:  # noqa: BLE001 - unreadable files are spec findings
+                    body = None
+                found["content"] += content_findings(meta, body, inputs.catalog.resources(meta.name))
+        if "spec" in checks:
+            found["spec"] = spec_findings(inputs.skill_dirs, inputs.config.skills, _listed_by(inputs, metas))
         if costing is not None:
             costs, _unreadable = costing.result()
-            more, catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
-            findings += more
-    if "content" in checks:
-        for meta in metas:
-            try:
-                body = inputs.catalog.load(meta.name).body
-            except Exception:  # noqa: BLE001 - unreadable files are spec findings
-                body = None
-            findings += content_findings(meta, body, inputs.catalog.resources(meta.name))
-    if "spec" in checks:
-        findings += spec_findings(inputs.skill_dirs, inputs.config.skills)
+            found["budget"], catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
+    findings = [finding for check in CHECKS for finding in found[check]]
     costs = sorted(costs, key=lambda c: (-c.full_tokens, c.name))
     return DoctorReport(
         skills=len(metas), findings=ordered(findings), costs=tuple(costs), catalog=catalog,

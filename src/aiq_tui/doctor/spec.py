@@ -14,15 +14,17 @@ from typing import Sequence
 from aiq_tui.config import SkillsSettings
 from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.problems import Severity
-from aiq_tui.skills.check import check_paths
+from aiq_tui.skills.check import ListedProblems, check_paths
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import EXTENSION_FIELDS
 
 _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
 
 
-def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings) -> list[Finding]:
-    reports = check_paths(list(skill_dirs), settings, strict=True, containers=True)
+def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
+                  listed: ListedProblems | None = None) -> list[Finding]:
+    """``listed`` gives a folder's resource problems already listed (by the catalog), if any."""
+    reports = check_paths(list(skill_dirs), settings, strict=True, containers=True, listed=listed)
     groups: dict[tuple[str, str, str], dict] = {}
     for report in reports:
         skill = report.name or report.path.parent.name

@@ -59,6 +59,23 @@ class Explanation:
     reasons: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class Scored:
+    """The best skills for a query with their scores, before any :class:`Match` is built.
+
+    :meth:`SkillIndex.rank` builds its matches from exactly these pairs; callers that rank
+    many long queries and explain only a few (the doctor) take them from
+    :meth:`SkillIndex.top_scores` and call :meth:`SkillIndex.rank` for the few.
+    """
+
+    query: str
+    terms: tuple[str, ...]  # the query's terms, as :attr:`Ranking.terms`
+    ranked: tuple[tuple[str, float], ...]  # (name, score rounded like Match.score), best first
+
+    def get(self, name: str) -> float | None:
+        return next((score for other, score in self.ranked if other == name), None)
+
+
 @dataclass
 class _Doc:
     # Compact on purpose: with 10,000 skills per-document Counters were a third of the app's
@@ -98,6 +115,9 @@ class SkillIndex:
         self._by_name_key: dict[str, set[str]] = {}
         self._by_trigger: dict[tuple[str, ...], set[str]] = {}
         self._compiled: dict[str, _Compiled] = {}
+        # Derived from the postings, cleared with ``_compiled`` whenever a skill changes.
+        self._related: dict[str, tuple[tuple[str, float], ...]] = {}
+        self._name_prefixes: set[str] | None = None  # every prefix of a name key: ends n-grams early
         for meta in metas:
             self.upsert(meta)
 
@@ -167,7 +187,7 @@ class SkillIndex:
             self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
         for sequence, _phrase in triggers:
             self._by_trigger.setdefault(sequence, set()).add(meta.name)
-        self._compiled.clear()  # idf and average lengths moved
+        self._forget_derived()  # idf and average lengths moved
 
     def _remove_doc(self, name: str) -> None:
         doc = self._docs.pop(name, None)
@@ -184,13 +204,22 @@ class SkillIndex:
         _discard(self._by_name_key, doc.name_key, name)
         for sequence, _phrase in doc.triggers:
             _discard(self._by_trigger, sequence, name)
+        self._forget_derived()
+
+    def _forget_derived(self) -> None:
         self._compiled.clear()
+        self._related.clear()
+        self._name_prefixes = None
 
     # -- related terms (issue 16): synonyms met at a share of the query term's weight -----
 
     def related(self, term: str) -> tuple[tuple[str, float], ...]:
         """Indexed terms a query term also meets, each with its share of the term's weight."""
-        return tuple((other, SYNONYM_WEIGHT) for other in sorted(synonyms(term)) if other in self._postings)
+        related = self._related.get(term)
+        if related is None:
+            related = tuple((other, SYNONYM_WEIGHT) for other in sorted(synonyms(term)) if other in self._postings)
+            self._related[term] = related
+        return related
 
     def scoring_weights(self, weights: dict[str, float]) -> dict[str, float]:
         """The query's terms plus their related terms (down-weighted) it does not already have."""
@@ -256,9 +285,11 @@ class SkillIndex:
 
     def query_weights(self, query: str, context: Sequence[str] = ()) -> dict[str, float]:
         """Terms of the query (weight 1) and of the context turns (down-weighted)."""
-        weights: dict[str, float] = {}
-        for term in tokenize(query):
-            weights[term] = 1.0
+        return self._weights(tokenize(query), context)
+
+    @staticmethod
+    def _weights(terms: Iterable[str], context: Sequence[str]) -> dict[str, float]:
+        weights: dict[str, float] = dict.fromkeys(terms, 1.0)
         for message in context:
             for term in tokenize(message):
                 weights.setdefault(term, CONTEXT_WEIGHT)
@@ -266,19 +297,30 @@ class SkillIndex:
 
     def _boosts(self, query: str) -> dict[str, list[Signal]]:
         """Exact-name and trigger-phrase hits: skill → boost signals."""
-        boosts: dict[str, list[Signal]] = {}
         raw = [word for word in words(query) if word]
+        return self._boosts_of(raw, [term for term in map(term_of, raw) if term is not None])
+
+    def _boosts_of(self, raw: list[str], terms: list[str]) -> dict[str, list[Signal]]:
+        """:meth:`_boosts` from the query's surface words and their terms (computed once)."""
+        boosts: dict[str, list[Signal]] = {}
+        if self._name_prefixes is None:
+            self._name_prefixes = {key[:end] for key in self._by_name_key for end in range(1, len(key) + 1)}
+        prefixes, by_name_key = self._name_prefixes, self._by_name_key
         keys: set[str] = set()
         for i in range(len(raw)):
-            for j in range(i + 1, min(len(raw), i + _MAX_NGRAM) + 1):
-                keys.add("".join(raw[i:j]))
+            key = ""
+            for j in range(i, min(len(raw), i + _MAX_NGRAM)):
+                key += raw[j]
+                if key not in prefixes:
+                    break  # no name starts with these words: neither can a longer n-gram from i
+                if key in by_name_key:
+                    keys.add(key)
         for key in keys:
             for name in self._by_name_key.get(key, ()):
                 doc = self._docs[name]
                 mass = sum(self.idf(term) for term in doc.name_terms)
                 boosts.setdefault(name, []).append(Signal(name, "name", EXACT_NAME_BOOST * mass))
         if self._by_trigger:
-            terms = [term for term in (term_of(word) for word in raw) if term is not None]
             grams = {
                 tuple(terms[i:j])
                 for i in range(len(terms))
@@ -293,6 +335,7 @@ class SkillIndex:
 
     def _scores(
         self, weights: dict[str, float], boosts: dict[str, list[Signal]], keep: int | None = None,
+        window: int | None = None,
     ) -> dict[str, float]:
         """Accumulate scores term by term, rarest term first.
 
@@ -301,32 +344,45 @@ class SkillIndex:
         together, a skill not seen yet cannot reach the top, so the remaining (common,
         long-postings) terms only update skills already seen. The top ``keep`` and their
         scores are exactly those of the unpruned sum.
+
+        With ``window`` too (how many best skills the caller looks at, ≥ ``keep``), from then
+        on a seen skill that cannot reach the best ``window`` any more — its score plus all
+        the remaining terms could add stays below the ``window``-th best score so far — is
+        dropped instead of updated: the best ``window`` and their scores do not change, and
+        the common terms (in every description) then update a few skills, not hundreds.
         """
         scores: dict[str, float] = {}
         for name, signals in boosts.items():
             scores[name] = sum(signal.weight for signal in signals)
-        postings = [
-            (weight, compiled)
-            for term, weight in weights.items()
-            if (compiled := self._compile(term)) is not None
-        ]
+        postings = []
+        for term, weight in weights.items():
+            compiled = self._compiled.get(term) or self._compile(term)
+            if compiled is not None:
+                postings.append((weight, compiled))
         postings.sort(key=lambda item: len(item[1].scores))
         remaining = sum(weight * compiled.top for weight, compiled in postings)
         closed = False
         for weight, compiled in postings:
             if keep is not None and not closed and len(scores) >= keep:
-                threshold = heapq.nlargest(keep, scores.values())[-1]
-                closed = threshold > remaining
+                # The keep-th best exceeds what remains only if the best does: max() is cheap.
+                closed = max(scores.values()) > remaining and sorted(scores.values())[-keep] > remaining
+            if closed and window is not None and len(scores) > window:
+                scores = _within_reach(scores, window, remaining)
             remaining -= weight * compiled.top
+            values = compiled.scores
             if closed:
-                values = compiled.scores
-                for name in scores:
+                names = scores if len(scores) <= len(values) else scores.keys() & values.keys()
+                for name in names:
                     value = values.get(name)
                     if value is not None:
-                        scores[name] += weight * value
+                        scores[name] += value if weight == 1.0 else weight * value
+            elif weight == 1.0:  # x × 1.0 is x exactly: skip the multiplication
+                get = scores.get
+                for name, value in values.items():
+                    scores[name] = get(name, 0.0) + value
             else:
                 get = scores.get
-                for name, value in compiled.scores.items():
+                for name, value in values.items():
                     scores[name] = get(name, 0.0) + weight * value
         return scores
 
@@ -336,20 +392,7 @@ class SkillIndex:
         ``context`` are earlier user turns; their terms count ``CONTEXT_WEIGHT``.
         ``top_k`` limits the matches returned (None: every skill with a score > 0).
         """
-        weights = self.query_weights(query, context)
-        boosts = self._boosts(query)
-        keep = None if top_k is None else max(top_k, 2)
-        scoring = self.scoring_weights(weights)
-        scores = self._scores(scoring, boosts, keep)
-        key = _order
-        if top_k is None:
-            ordered = sorted(scores.items(), key=key)
-        else:
-            ordered = heapq.nsmallest(max(keep, LIFT_WINDOW), scores.items(), key=key)
-        ordered = self._lift_name_tiers(ordered, weights, boosts)
-        if top_k is not None:
-            ordered = ordered[:keep]
-        ordered = [(name, score) for name, score in ordered if score > 0]
+        weights, boosts, scoring, ordered = self._ordered(query, context, top_k)
         best = ordered[0][1] if ordered else 0.0
         runner_up = ordered[1][1] if len(ordered) > 1 else 0.0
         limit = len(ordered) if top_k is None else top_k
@@ -358,6 +401,41 @@ class SkillIndex:
             for rank, (name, score) in enumerate(ordered[:limit])
         )
         return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
+
+    def top_scores(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Scored:
+        """:meth:`rank`'s names and scores without its explanations (signals, confidence).
+
+        The same scoring, so ``top_scores(q).ranked`` equals ``[(m.name, m.score) for m in
+        rank(q).matches]``; it skips building :class:`Match` objects, which is most of the
+        cost when many long queries are ranked and only a few results are explained.
+        """
+        weights, _boosts, _scoring, ordered = self._ordered(query, context, top_k)
+        limit = len(ordered) if top_k is None else top_k
+        ranked = tuple((name, round(score, 4)) for name, score in ordered[:limit])
+        return Scored(query=query, terms=tuple(weights), ranked=ranked)
+
+    def _ordered(
+        self, query: str, context: Sequence[str], top_k: int | None,
+    ) -> tuple[dict[str, float], dict[str, list[Signal]], dict[str, float], list[tuple[str, float]]]:
+        """The scoring both :meth:`rank` and :meth:`top_scores` use: the query's weights, its
+        boosts, the weights with related terms, and (name, score) best first with the name
+        tiers applied — cut to ``max(top_k, 2)`` (the runner-up sets the top's margin)."""
+        raw = [word for word in words(query) if word]
+        terms = [term for term in map(term_of, raw) if term is not None]  # = tokenize(query)
+        weights = self._weights(terms, context)
+        boosts = self._boosts_of(raw, terms)
+        keep = None if top_k is None else max(top_k, 2)
+        scoring = self.scoring_weights(weights)
+        scores = self._scores(scoring, boosts, keep, None if keep is None else max(keep, LIFT_WINDOW))
+        key = _order
+        if top_k is None:
+            ordered = sorted(scores.items(), key=key)
+        else:
+            ordered = heapq.nsmallest(max(keep, LIFT_WINDOW), scores.items(), key=key)
+        ordered = self._lift_name_tiers(ordered, weights, boosts)
+        if top_k is not None:
+            ordered = ordered[:keep]
+        return weights, boosts, scoring, [(name, score) for name, score in ordered if score > 0]
 
     def _lift_name_tiers(self, ordered: list[tuple[str, float]], weights: dict[str, float],
                          boosts: dict[str, list[Signal]]) -> list[tuple[str, float]]:
@@ -370,13 +448,14 @@ class SkillIndex:
         under every one in it, so they are never the ones a lift has to pass.
         """
         head = ordered[:LIFT_WINDOW]
-        terms = [term for term, q in weights.items() if q >= 1.0]
+        terms = {term for term, q in weights.items() if q >= 1.0}
+        named = {name for name, signals in boosts.items() if any(signal.field == "name" for signal in signals)}
 
         def tier(name: str) -> int:
-            if any(signal.field == "name" for signal in boosts.get(name, ())):
+            if name in named:
                 return 0
             doc = self._docs.get(name)
-            return 1 if doc is not None and any(term in doc.name_terms for term in terms) else 2
+            return 1 if doc is not None and not terms.isdisjoint(doc.name_terms) else 2
 
         tiers = {name: tier(name) for name, score in head if score > 0}
         if len(set(tiers.values())) < 2:
@@ -502,6 +581,16 @@ class SkillIndex:
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons))
 
 
+def _within_reach(scores: dict[str, float], window: int, remaining: float) -> dict[str, float]:
+    """The skills that can still be among the best ``window`` when at most ``remaining`` is
+    added to any score (a little slack for float rounding: keeping one too many is harmless)."""
+    floor = sorted(scores.values())[-window]
+    cut = floor - remaining - 1e-9 * (abs(floor) + remaining) - 1e-12
+    if min(scores.values()) >= cut:
+        return scores  # all still in reach
+    return {name: score for name, score in scores.items() if score >= cut}
+
+
 def _order(item: tuple[str, float]) -> tuple[float, str]:
     return (-item[1], item[0])
 
@@ -523,4 +612,4 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["Explanation", "SkillIndex", "FIELDS"]
+__all__ = ["Explanation", "Scored", "SkillIndex", "FIELDS"]

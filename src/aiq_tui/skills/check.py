@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -35,7 +35,13 @@ class SkillReport:
                 "problems": [problem.to_json() for problem in self.problems]}
 
 
-def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False) -> SkillReport:
+# A folder's resource problems when the caller has them already listed (the doctor's catalog
+# lists every skill's resources for its other checks), else None: list them here.
+ListedProblems = Callable[[Path], "tuple[Problem, ...] | None"]
+
+
+def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
+               listed: ListedProblems | None = None) -> SkillReport:
     """Every problem of one SKILL.md (and its folder's resources)."""
     try:
         with open(skill_md, "rb") as handle:
@@ -65,13 +71,16 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False) -
                          if p.field in ("steps", "script", "template", "status")]
         raw = fields.get("name")
         name = raw if isinstance(raw, str) else None
-    _, resource_problems = list_resources(skill_md.parent, settings)
+    resource_problems = listed(skill_md.parent) if listed is not None else None
+    if resource_problems is None:
+        _, resource_problems = list_resources(skill_md.parent, settings)
     problems += resource_problems
     return SkillReport(skill_md, name, tuple(problems))
 
 
 def check_paths(
-    paths: Sequence[Path], settings: SkillsSettings, strict: bool = False, containers: bool = False
+    paths: Sequence[Path], settings: SkillsSettings, strict: bool = False, containers: bool = False,
+    listed: ListedProblems | None = None,
 ) -> list[SkillReport]:
     """Reports for each path: a SKILL.md file, a skill folder, or a folder of skill folders.
 
@@ -85,7 +94,7 @@ def check_paths(
         key = os.path.realpath(skill_md)
         if key not in seen:
             seen.add(key)
-            reports.append(check_file(skill_md, settings, strict))
+            reports.append(check_file(skill_md, settings, strict, listed))
 
     for path in paths:
         if path.is_file():
