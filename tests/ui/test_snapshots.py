@@ -8,6 +8,7 @@ highlight lasts long enough to be in every picture. Regenerate with --snapshot-u
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -40,6 +41,23 @@ class TestMainScreen:
     def test_empty(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE)
+
+    def test_starting_while_the_skills_load(self, snap_compare, tmp_path: Path) -> None:
+        # The real start draws this frame from the config alone; the engine arrives after it.
+        engine = FakeEngine(tmp_path)
+        release = threading.Event()
+
+        def build() -> FakeEngine:
+            while app.is_running and not release.wait(0.02):  # held until the picture is taken
+                pass
+            return engine
+
+        app = AiqApp.starting(engine.config, engine.workspace.home, build, clock=fixed_clock, watch=False)
+        app.animation_level = "none"
+        try:
+            assert snap_compare(app, terminal_size=SIZE)
+        finally:
+            release.set()
 
     def test_empty_at_80x24(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
