@@ -120,3 +120,16 @@ def test_the_probe_catches_a_start_that_imports_a_screen(isolated_home: Home) ->
     modules = json.loads(done.stdout.strip().splitlines()[-1])["modules"]
     assert "aiq_tui.ui.screens.help" in modules
     assert "textual.widgets._markdown" in modules
+
+
+def test_a_real_provider_is_created_behind_the_first_frame(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # With an HTTP provider the client library is still not paid for before the frame: the
+    # provider is built with the engine, after it.
+    base = tmp_path_factory.mktemp("startup-openai")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(base))
+        patch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
+        patch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+        seen = first_frame_modules("openai")
+    assert "httpx" not in seen["modules"] and "aiq_tui.llm.openai" not in seen["modules"]
+    assert "aiq_tui.llm.openai" in seen["after"]
