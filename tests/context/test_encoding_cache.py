@@ -142,13 +142,22 @@ def test_an_unwritable_cache_folder_still_loads(tmp_path: Path, reference) -> No
     assert encoding.encode_ordinary("still exact") == reference.encode_ordinary("still exact")
 
 
-def test_the_counter_caches_in_the_config_home(isolated_home: Home) -> None:
+def test_the_counter_caches_in_the_config_home(isolated_home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
     from aiq_tui.context import tokens
 
-    tokens._load.cache_clear()
+    monkeypatch.setattr(tokens, "_loaded", {})  # as in a fresh process
     counter = TokenCounter(cache_dir=isolated_home.tokenizer_cache_dir)
     assert counter.exact and counter.encoding == "cl100k_base"
     assert cache_file(isolated_home.tokenizer_cache_dir, NAME).is_file()
     assert isolated_home.tokenizer_cache_dir.parent == isolated_home.data_dir
     encoding, note = load_encoding("cl100k_base", isolated_home.tokenizer_cache_dir)
     assert encoding is not None and note == ""
+
+
+def test_the_encoding_is_loaded_once_per_process_whatever_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.context import tokens
+
+    monkeypatch.setattr(tokens, "_loaded", {})
+    first, _ = load_encoding("cl100k_base", tmp_path / "one")
+    second, _ = load_encoding("cl100k_base", tmp_path / "two")
+    assert first is second

@@ -35,7 +35,6 @@ import os
 import tempfile
 import threading
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable, Protocol
 
@@ -124,10 +123,23 @@ def _source_file(name: str) -> Path | None:
     return None
 
 
-@lru_cache(maxsize=8)
+_loaded: dict[str, Encoding] = {}
+_loaded_lock = threading.Lock()
+
+
 def _load(name: str, cache_dir: Path | None = None) -> Encoding:
-    """The encoding ``name``; with ``cache_dir`` its parsed ranks come from (and go to) a cache
-    there (:mod:`aiq_tui.context.encoding_cache`), which saves re-parsing the data file."""
+    """The encoding ``name``, loaded once per process (≈ 40 MB each; every config home gets the
+    same ranks, so the first load serves them all)."""
+    with _loaded_lock:
+        encoding = _loaded.get(name)
+        if encoding is None:
+            encoding = _loaded[name] = _build(name, cache_dir)
+        return encoding
+
+
+def _build(name: str, cache_dir: Path | None) -> Encoding:
+    """Build ``name``; with ``cache_dir`` its parsed ranks come from (and go to) a cache there
+    (:mod:`aiq_tui.context.encoding_cache`), which saves re-parsing the data file."""
     source = _source_file(name) if cache_dir is not None else None
     if source is not None:
         try:
