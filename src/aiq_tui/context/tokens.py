@@ -254,8 +254,9 @@ class TokenCounter:
         self._load_lock = threading.Lock()
         self.hits = 0
         self.misses = 0
-        # Deferred (the TUI): loading an encoding takes ~0.3 s, so the first frame counts with
-        # the estimator (shown as "estimated") and load() runs in a worker thread after it.
+        # Deferred (the TUI): loading an encoding takes ~0.15 s (rank cache) to ~0.3 s (first
+        # run), so the first frame counts with the estimator (shown as "estimated") and load()
+        # runs in a worker thread after it.
         self.pending = deferred and wanted != ESTIMATE
         self._encoding: Encoding | None = None
         self.info = CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE)
