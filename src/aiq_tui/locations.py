@@ -55,6 +55,11 @@ class Home:
         return self.data_dir / "catalog-cache.json"
 
     @property
+    def tokenizer_cache_dir(self) -> Path:
+        """tiktoken encodings' parsed ranks between runs (see ``context.encoding_cache``)."""
+        return self.data_dir / "tokenizers"
+
+    @property
     def sample_database(self) -> Path:
         return self.data_dir / "sample.db"
 

@@ -62,7 +62,7 @@ def test_a_corrupt_cached_o200k_file_is_not_used(tmp_path, monkeypatch: pytest.M
 
 
 def test_when_no_encoding_loads_the_estimator_is_used_and_marked_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken(name: str):
+    def broken(name: str, cache_dir: object = None):
         raise RuntimeError("no tiktoken here")
 
     monkeypatch.setattr(tokens_module, "_load", broken)

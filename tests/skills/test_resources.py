@@ -91,6 +91,24 @@ def test_symlink_out_of_the_folder_is_not_followed(skill: Path, tmp_path: Path) 
         read_resource(skill, "leak.txt", SkillsSettings())
 
 
+def test_links_are_judged_against_the_resolved_folder_when_it_is_reached_through_a_link(
+        skill: Path, tmp_path: Path) -> None:
+    """The folder is resolved only when a link needs it: a link inside the skill is followed,
+    one outside is refused, also when the skill folder itself is listed through a link."""
+    (tmp_path / "secret.txt").write_text("secret")
+    os.symlink(tmp_path / "secret.txt", skill / "leak.txt")
+    os.symlink(skill / "checklist.md", skill / "alias.md")
+    os.symlink("../checklist.md", skill / "docs" / "up.md")  # relative, still inside
+    linked = tmp_path / "linked-deploy"
+    os.symlink(skill, linked)
+    for folder in (skill, linked):
+        resources = {r.relpath: r for r in list_resources(folder, SkillsSettings())[0]}
+        assert "outside" in (resources["leak.txt"].rejected or "")
+        assert resources["alias.md"].rejected is None and resources["alias.md"].size == len("- [ ] check\n")
+        assert resources["docs/up.md"].rejected is None
+        assert resources["checklist.md"].rejected is None
+
+
 def test_read_resource_enforces_containment(skill: Path) -> None:
     assert read_resource(skill, "deploy.sh", SkillsSettings()) == "echo deploy\n"
     for bad in ("../deploy/../../etc/passwd", "/etc/passwd", "missing.md", "SKILL.md"):

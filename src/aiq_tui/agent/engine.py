@@ -85,7 +85,8 @@ class Engine:
         self.provider = provider
         self.max_rounds = max_rounds or workspace.config.agent.max_tool_rounds
         # defer_tokenizer (the TUI): estimate until warm_up() loads the encoding off the UI thread.
-        self.counter = TokenCounter(self.config.context.encoding, model=provider.model, deferred=defer_tokenizer)
+        self.counter = TokenCounter(self.config.context.encoding, model=provider.model, deferred=defer_tokenizer,
+                                    cache_dir=workspace.home.tokenizer_cache_dir)
         self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
         # Built on first use (or by warm_up() in a background thread): with thousands of
         # skills it takes a second or more, and the first frame does not need it.

@@ -55,7 +55,7 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
     from aiq_tui.context.tokens import TokenCounter
 
     config: AppConfig = workspace.config
-    counter = TokenCounter.for_config(config)
+    counter = TokenCounter.for_config(config, workspace.home.tokenizer_cache_dir)
     builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
     skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line)
     return DoctorInputs(

@@ -146,10 +146,14 @@ def words(text: str) -> list[str]:
     No stop-word removal and no stemming: the raw material for :func:`tokenize`.
     """
     text = normalise(text)
-    has_cjk = _ANY_CJK.search(text) is not None
+    if _ANY_CJK.search(text) is None:
+        # Nearly every text. No pattern of _CAMEL matches a separator (space, punctuation,
+        # "_") or looks across one, so one scan of the whole text finds exactly the parts
+        # split_identifier finds chunk by chunk, without a Python call per word.
+        return [part.lower() for part in _CAMEL.findall(text)]
     out: list[str] = []
     for chunk in text.split():
-        if has_cjk and _ANY_CJK.search(chunk):
+        if _ANY_CJK.search(chunk):
             out.extend(_split_mixed(chunk))
             continue
         for part in split_identifier(chunk):
@@ -182,8 +186,23 @@ def _split_mixed(chunk: str) -> list[str]:
     return out
 
 
+_TERMS: dict[str, str | None] = {}
+"""word → term_of(word), remembered: a collection and its queries reuse a few thousand words."""
+_TERMS_LIMIT = 200_000  # remembered words before the memo is cleared (bounded memory)
+_UNSEEN = object()
+
+
 def term_of(word: str) -> str | None:
     """The match term for one lowercase word, or None for a stop-word."""
+    term = _TERMS.get(word, _UNSEEN)
+    if term is _UNSEEN:
+        if len(_TERMS) >= _TERMS_LIMIT:
+            _TERMS.clear()
+        term = _TERMS[word] = _term_of(word)
+    return term  # type: ignore[return-value]
+
+
+def _term_of(word: str) -> str | None:
     if word in STOP_WORDS:
         return None
     if len(word) == 1 and word.isascii() and word.isalpha():
@@ -194,10 +213,13 @@ def term_of(word: str) -> str | None:
 def tokenize(text: str) -> list[str]:
     """Match terms of ``text`` in order (duplicates kept: term frequency matters)."""
     out: list[str] = []
+    known = _TERMS
     for word in words(text):
-        term = term_of(word)
+        term = known.get(word, _UNSEEN)
+        if term is _UNSEEN:
+            term = term_of(word)
         if term is not None:
-            out.append(term)
+            out.append(term)  # type: ignore[arg-type]
     return out
 
 

@@ -7,6 +7,7 @@ every skill it is pointed at — including the ones discovery would skip.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -78,6 +79,23 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
     return SkillReport(skill_md, name, tuple(problems))
 
 
+def _resolved_skill_file(child: Path, real_parent: str) -> str | None:
+    """``os.path.realpath(child / SKILL.md)`` if that is a file, else None. ``real_parent`` is
+    the resolved folder ``child`` is in. Cheap in the usual case: neither the folder nor its
+    SKILL.md is a link (one lstat each), so the resolved path is the parent's plus two names."""
+    skill_md = child / SKILL_FILE
+    try:
+        if not stat.S_ISLNK(os.lstat(child).st_mode):
+            info = os.lstat(skill_md)
+            if stat.S_ISREG(info.st_mode):
+                return os.path.join(real_parent, child.name, SKILL_FILE)
+            if not stat.S_ISLNK(info.st_mode):
+                return None
+    except OSError:
+        return None
+    return os.path.realpath(skill_md) if skill_md.is_file() else None
+
+
 def check_paths(
     paths: Sequence[Path], settings: SkillsSettings, strict: bool = False, containers: bool = False,
     listed: ListedProblems | None = None,
@@ -90,8 +108,8 @@ def check_paths(
     reports: list[SkillReport] = []
     seen: set[str] = set()
 
-    def add(skill_md: Path) -> None:
-        key = os.path.realpath(skill_md)
+    def add(skill_md: Path, key: str | None = None) -> None:
+        key = key or os.path.realpath(skill_md)
         if key not in seen:
             seen.add(key)
             reports.append(check_file(skill_md, settings, strict, listed))
@@ -107,9 +125,11 @@ def check_paths(
             except OSError as exc:
                 reports.append(SkillReport(path, None, (Problem(path, f"cannot list: {exc.strerror or exc}"),)))
                 continue
-            found = [child / SKILL_FILE for child in children if (child / SKILL_FILE).is_file()]
-            for skill_md in found:
-                add(skill_md)
+            real_parent = os.path.realpath(path)
+            found = [(child / SKILL_FILE, key) for child in children
+                     for key in [_resolved_skill_file(child, real_parent)] if key is not None]
+            for skill_md, key in found:
+                add(skill_md, key)
             if not found and not containers:
                 reports.append(SkillReport(path, None, (Problem(
                     path, "no SKILL.md here or in its sub-folders",

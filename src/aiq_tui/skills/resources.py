@@ -12,6 +12,7 @@ import re
 import stat
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -64,10 +65,19 @@ def glob_match(relpath: str, patterns: list[str]) -> bool:
 
 def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
     """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones."""
-    root = os.path.realpath(folder)
+    base = os.fspath(folder)
+    real: list[str] = []
+
+    def real_root() -> str:
+        # Resolving the folder costs an lstat per path component; only a symbolic link inside
+        # it (rare) needs the resolved folder to check containment, so resolve it then, once.
+        if not real:
+            real.append(os.path.realpath(base))
+        return real[0]
+
     found: list[tuple[str, int, str | None]] = []
     problems: list[Problem] = []
-    _walk(root, "", settings, found, problems)
+    _walk(base, "", settings, found, problems, real_root)
     found.sort()
     resources: list[Resource] = []
     total = 0
@@ -88,13 +98,16 @@ def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resour
     return tuple(resources), tuple(problems)
 
 
-def _walk(root: str, prefix: str, settings: SkillsSettings,
-          found: list[tuple[str, int, str | None]], problems: list[Problem]) -> None:
-    directory = os.path.join(root, prefix) if prefix else root
+def _walk(base: str, prefix: str, settings: SkillsSettings,
+          found: list[tuple[str, int, str | None]], problems: list[Problem], real_root: Callable[[], str]) -> None:
+    """List ``base``/``prefix`` (``base`` as given: linked folders inside are not descended
+    into, so listing through it reaches what listing through the resolved folder would)."""
+    directory = os.path.join(base, prefix) if prefix else base
     try:
         entries = list(os.scandir(directory))
     except OSError as exc:
-        problems.append(Problem(Path(directory), f"cannot list folder: {exc.strerror or exc}",
+        where = os.path.join(real_root(), prefix) if prefix else real_root()
+        problems.append(Problem(Path(where), f"cannot list folder: {exc.strerror or exc}",
                                 hint="check its permissions", severity=Severity.WARNING))
         return
     for entry in entries:
@@ -106,13 +119,13 @@ def _walk(root: str, prefix: str, settings: SkillsSettings,
             if entry.is_dir(follow_symlinks=False):
                 if glob_match(relpath + "/", settings.resource_exclude):
                     continue
-                _walk(root, relpath + "/", settings, found, problems)
+                _walk(base, relpath + "/", settings, found, problems, real_root)
                 continue
             if not _selected(relpath, settings):
                 continue
             if is_link:
                 target = os.path.realpath(entry.path)
-                if not target.startswith(root + os.sep):
+                if not target.startswith(real_root() + os.sep):
                     found.append((relpath, 0, "symbolic link points outside the skill folder"))
                     continue
                 info = os.stat(target)
