@@ -110,7 +110,7 @@ def read_frontmatter(path: Path | str, max_bytes: int) -> ParseResult:
         return ParseResult(None, "", 0, (_unreadable(Path(path), exc),))
 
 
-def read_frontmatter_from(handle: BinaryIO, path: Path, max_bytes: int) -> ParseResult:
+def read_frontmatter_from(handle: BinaryIO, path: Path | str, max_bytes: int) -> ParseResult:
     """:func:`read_frontmatter` on an open binary file (discovery already holds one)."""
     try:
         head = handle.read(_CHUNK)
