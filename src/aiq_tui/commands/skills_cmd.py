@@ -10,7 +10,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_workspace,
+    option,
+    print_json,
+    print_json_rows,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -125,8 +134,9 @@ def _list(args: argparse.Namespace) -> int:
     catalog = workspace.catalog
     listing = catalog.listing()
     if option(args, "json"):
-        _print_listing({
-            "skills": [_meta_json(meta) for meta in listing],
+        source_dirs: dict[Path, str] = {}  # str() of each skills directory, once
+        print_json_rows({
+            "skills": [_meta_json(meta, source_dirs) for meta in listing],
             "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
             "problems": [p.to_json() for p in workspace.problems],
             "semantic": embedding_summary(workspace),
@@ -162,18 +172,6 @@ def _list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _print_listing(data: dict[str, list[Any]]) -> None:
-    """JSON with one item per line: readable, and fast for 10,000 skills (json's C encoder
-    runs only without ``indent``; indented output took seconds)."""
-    import json
-
-    parts = []
-    for key, items in data.items():
-        rows = ",\n".join("    " + json.dumps(item, ensure_ascii=False, default=str) for item in items)
-        parts.append(f"  {json.dumps(key)}: [\n{rows}\n  ]" if items else f"  {json.dumps(key)}: []")
-    sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
-
-
 def embedding_summary(workspace: Any) -> dict[str, Any]:
     """How many skills have a cached vector (issue 16); reads the cache only when enabled."""
     from aiq_tui.models import open_semantic, semantic_status
@@ -190,13 +188,19 @@ def embedding_summary(workspace: Any) -> dict[str, Any]:
     return {"enabled": True, "model": status.model.name, "embedded": done, "total": total, "text": text}
 
 
-def _meta_json(meta: Any) -> dict[str, Any]:
+def _meta_json(meta: Any, source_dirs: dict[Path, str] | None = None) -> dict[str, Any]:
+    source_dir = source_dirs.get(meta.source_dir) if source_dirs is not None else None
+    if source_dir is None:
+        source_dir = str(meta.source_dir)
+        if source_dirs is not None:
+            source_dirs[meta.source_dir] = source_dir
+    allowed_tools = meta.allowed_tools
     return {
         "name": meta.name, "description": meta.description, "type": meta.type, "status": meta.status,
         "source": meta.source,
-        "path": str(meta.path), "source_dir": str(meta.source_dir),
+        "path": meta.file, "source_dir": source_dir,
         "tags": list(meta.tags), "triggers": list(meta.triggers),
-        "allowed_tools": list(meta.allowed_tools) if meta.allowed_tools is not None else None,
+        "allowed_tools": list(allowed_tools) if allowed_tools is not None else None,
         "extras": dict(meta.extras), "size": meta.size,
     }
 
