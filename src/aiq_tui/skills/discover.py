@@ -1,6 +1,6 @@
 """Find skills: which directories, in what precedence, and a metadata-only scan of them.
 
-The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_from`),
+The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_fd`),
 never a body. One bad skill never stops the others: every defect becomes a warning
 :class:`Problem` and the skill is skipped. The hot loop works on ``str`` paths and
 ``os.scandir`` because ``pathlib`` overhead dominates a 10,000-skill scan.
@@ -17,7 +17,7 @@ from aiq_tui.config import AppConfig, SkillsSettings
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.model import SkillMeta
-from aiq_tui.skills.parse import NotRegularFile, open_regular, read_frontmatter_from
+from aiq_tui.skills.parse import NotRegularFile, open_regular_fd, read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import validate
 
@@ -167,7 +167,7 @@ class _Scan:
         settings = self.settings
         try:
             # Non-blocking open + fstat: a FIFO named SKILL.md must not hang the scan.
-            handle, info = open_regular(skill_md)
+            fd, info = open_regular_fd(skill_md)
         except (FileNotFoundError, NotADirectoryError):
             return Parsed(None, None, [])  # not a skill folder (or a plain file next to them)
         except NotRegularFile:
@@ -180,7 +180,7 @@ class _Scan:
             return Parsed(None, None, [_warning(
                 skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
                 "check the file's permissions and symbolic links")])
-        with handle:
+        try:
             if info.st_size > settings.max_skill_md_bytes:
                 self.failed.add(skill_md)
                 return Parsed(None, info, [_warning(
@@ -188,7 +188,9 @@ class _Scan:
                     "-byte limit; skill skipped",
                     "move long material into resource files, or raise skills.max_skill_md_bytes")])
             # The path stays a str: a Path is built only for a problem (see SkillMeta.path).
-            result = read_frontmatter_from(handle, skill_md, settings.max_skill_md_bytes)
+            result = read_frontmatter_fd(fd, skill_md, settings.max_skill_md_bytes)
+        finally:
+            os.close(fd)
         fields = result.meta_fields
         errors = [p for p in result.problems if p.severity is Severity.ERROR]
         warnings: list[Problem] = []
