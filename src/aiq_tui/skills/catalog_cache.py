@@ -178,8 +178,11 @@ class _CachedScan(_Scan):
                         and row[2] == info.st_ctime_ns and row[3] == info.st_ino):
                     self.hits += 1
                     self.keep[skill_md] = row
-                    self._admit_cached(source_dir, skill_md, folder, SkillMeta(
-                        row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7]))
+                    meta = SkillMeta(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
+                    if meta.name in self.metas:  # discover words the clash (with its line)
+                        super().skill(source_dir, skill_md, folder)
+                    else:
+                        self.admit(meta, None)
                     return
         parsed = self.parse(source_dir, skill_md, folder)
         if parsed.info is None and not parsed.problems:
@@ -193,10 +196,3 @@ class _CachedScan(_Scan):
             self.keep[skill_md] = [meta.size, meta.mtime_ns, info.st_ctime_ns, info.st_ino,
                                    meta.name, meta.description, dict(meta.extras), meta.body_offset]
         self.admit(meta, parsed.name_line)
-
-    def _admit_cached(self, source_dir: Path, skill_md: str, folder: str, meta: SkillMeta) -> None:
-        if meta.name in self.metas and meta.name not in self.exclude and (
-                not self.include or meta.name in self.include):
-            super().skill(source_dir, skill_md, folder)  # discover words the clash (with its line)
-            return
-        self.admit(meta, None)
