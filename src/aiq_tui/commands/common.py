@@ -127,15 +127,28 @@ def print_json(data: Any) -> None:
     sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=str)) + "\n")
 
 
-def print_json_rows(data: dict[str, list[Any]]) -> None:
+class EncodedRows(list[str]):
+    """Items that are JSON text already, for :func:`print_json_rows`."""
+
+
+def json_encoder() -> json.JSONEncoder:
+    """The encoder of every ``--json`` output (print_json adds ``indent=2``)."""
+    return json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def print_json_rows(data: dict[str, Any]) -> None:
     """An object of lists, one list item per line: readable, and fast for 10,000 skills —
     json's C encoder runs only without ``indent`` (``print_json`` on a 10,000-skill listing
     took seconds), and one encoder serves every item (``json.dumps`` with options builds a
-    new one per call)."""
-    encode = json.JSONEncoder(ensure_ascii=False, default=str).encode
+    new one per call). A list given as :class:`EncodedRows` is written as it is; a value
+    that is not a list (an object, say) is written whole on its key's line."""
+    encode = json_encoder().encode
     parts = []
     for key, items in data.items():
-        rows = ",\n    ".join(map(encode, items))
+        if not isinstance(items, list):
+            parts.append(f"  {json.dumps(key)}: {encode(items)}")
+            continue
+        rows = ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items))
         parts.append(f"  {json.dumps(key)}: [\n    {rows}\n  ]" if items else f"  {json.dumps(key)}: []")
     sys.stdout.write(_escape_surrogates("{\n" + ",\n".join(parts) + "\n}\n"))
 
