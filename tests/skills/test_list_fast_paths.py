@@ -112,3 +112,10 @@ def test_a_meta_built_from_a_str_path_is_the_meta_built_from_a_path() -> None:
     assert dataclasses.replace(from_str, name="b").path == from_str.path
     with pytest.raises(dataclasses.FrozenInstanceError):
         from_str.path = Path("/elsewhere")  # type: ignore[misc]
+
+
+def test_the_table_prints_names_and_descriptions_as_written_never_as_markup(
+        tmp_path: Path, write_skill, capsys: Capsys) -> None:
+    write_skill(tmp_path, "odd", description="Closes [/b] tags, says [bold]hi[/bold] and :smile:")
+    assert main(["skills", "list", "--skills-dir", str(tmp_path)]) == 0
+    assert "Closes [/b] tags" in capsys.readouterr().out.replace("\n", "")

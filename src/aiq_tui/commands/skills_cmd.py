@@ -159,6 +159,7 @@ def _list_unpaused(args: argparse.Namespace) -> int:
         })
         return EXIT_OK
     from rich.table import Table
+    from rich.text import Text
 
     console = make_console(args)
     dormant = len(listing) - len(catalog)
@@ -174,10 +175,13 @@ def _list_unpaused(args: argparse.Namespace) -> int:
     table.add_column("description", no_wrap=True, overflow="ellipsis",
                      max_width=max(20, console.width - widest - 44))
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
+    # Names and descriptions are the authors' text, never rich markup: as Text, "[/b]" in a
+    # description prints as written instead of failing the listing (and no markup is parsed
+    # for 10,000 rows).
     for meta in listing:
-        status = meta.status if meta.status == "active" else f"[yellow]{meta.status}[/]"
-        table.add_row(meta.name, meta.type, status, origins.get(str(meta.source_dir), ""),
-                      _one_line(meta.description, 200))
+        status = meta.status
+        table.add_row(Text(meta.name), Text(meta.type), Text(status, style="" if status == "active" else "yellow"),
+                      Text(origins.get(str(meta.source_dir), "")), Text(_one_line(meta.description, 200)))
     console.print(table)
     semantic = embedding_summary(workspace)
     if semantic["enabled"] or workspace.config.matching.semantic == "on":  # silent for users without it
