@@ -26,7 +26,14 @@ from aiq_tui.commands.common import (
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models")
 
 
-def build_parser() -> argparse.ArgumentParser:
+_VALUE_OPTIONS = frozenset({"--home", "--skills-dir", "--provider", "--model"})
+_FLAG_OPTIONS = frozenset({"--create", "--no-color"})
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; given ``argv``, only the command modules that parse can use are imported
+    and registered (:func:`commands_needed`), so a headless command pays for no other
+    command's imports and the TUI start for none."""
     common = argparse.ArgumentParser(add_help=False)
     add_global_options(common)
     parser = argparse.ArgumentParser(
@@ -40,10 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"aiq-tui {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in commands_needed(argv) if argv is not None else COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
         module.register(subparsers, [common])
     return parser
+
+
+def commands_needed(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command modules parsing ``argv`` can use: the one it names, none when it names none
+    (the TUI start), and every one when in doubt.
+
+    The other commands' parsers only feed the top-level ``--help`` and the "invalid choice"
+    error, so they can be left out once the command is certain: that is, when nothing but
+    exact global options comes before it. ``-h``, ``--version``, an abbreviated option or
+    ``--`` there, or an unknown word, and every module is registered, so help and errors
+    read exactly as always.
+    """
+    tokens = iter(argv)
+    for token in tokens:
+        if token in _VALUE_OPTIONS:
+            next(tokens, None)  # argparse takes the next token as the value, whatever it is
+        elif token in _FLAG_OPTIONS or ("=" in token and token.split("=", 1)[0] in _VALUE_OPTIONS):
+            continue
+        else:
+            return (token,) if token in COMMAND_MODULES else COMMAND_MODULES
+    return ()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -57,7 +85,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     problem = global_path_problem(args)
     if problem:

@@ -25,6 +25,12 @@ class Problem:
     hint: str | None = None
     severity: Severity = Severity.ERROR
 
+    def __post_init__(self) -> None:
+        # Hot loops (discovery, validation) pass a str path and build the Path only here,
+        # for the rare file that has a problem.
+        if isinstance(self.path, str):
+            object.__setattr__(self, "path", Path(self.path))
+
     @property
     def location(self) -> str:
         """``path:line`` (or just the path) for messages."""

@@ -113,13 +113,44 @@ def _reader_went_away() -> None:
 
 
 def _escape_surrogates(text: str) -> str:
-    # A lone surrogate (a model can produce one) cannot be written as UTF-8; inside JSON
-    # strings its \\uXXXX escape is valid and reads back as the same character.
-    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text)
+    # A lone surrogate (a model can produce one, a file name can hold one) cannot be written
+    # as UTF-8; inside JSON strings its \\uXXXX escape is valid and reads back as the same
+    # character. Encoding is the cheap test (a regex pass over a 4 MB listing took 20 ms).
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text)
 
 
 def print_json(data: Any) -> None:
     sys.stdout.write(_escape_surrogates(json.dumps(data, ensure_ascii=False, indent=2, default=str)) + "\n")
+
+
+class EncodedRows(list[str]):
+    """Items that are JSON text already, for :func:`print_json_rows`."""
+
+
+def json_encoder() -> json.JSONEncoder:
+    """The encoder of every ``--json`` output (print_json adds ``indent=2``)."""
+    return json.JSONEncoder(ensure_ascii=False, default=str)
+
+
+def print_json_rows(data: dict[str, Any]) -> None:
+    """An object of lists, one list item per line: readable, and fast for 10,000 skills —
+    json's C encoder runs only without ``indent`` (``print_json`` on a 10,000-skill listing
+    took seconds), and one encoder serves every item (``json.dumps`` with options builds a
+    new one per call). A list given as :class:`EncodedRows` is written as it is; a value
+    that is not a list (an object, say) is written whole on its key's line."""
+    encode = json_encoder().encode
+    parts = []
+    for key, items in data.items():
+        if not isinstance(items, list):
+            parts.append(f"  {json.dumps(key)}: {encode(items)}")
+            continue
+        rows = ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items))
+        parts.append(f"  {json.dumps(key)}: [\n    {rows}\n  ]" if items else f"  {json.dumps(key)}: []")
+    sys.stdout.write(_escape_surrogates("{\n" + ",\n".join(parts) + "\n}\n"))
 
 
 def print_json_line(data: Any) -> None:

@@ -10,12 +10,24 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_workspace,
+    option,
+    EncodedRows,
+    json_encoder,
+    print_json,
+    print_json_rows,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from aiq_tui.problems import Problem
+    from aiq_tui.skills.model import SkillMeta
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -119,20 +131,35 @@ def _print_problems(console: "Console", problems: "tuple[Problem, ...] | list[Pr
 
 
 def _list(args: argparse.Namespace) -> int:
+    import gc
+
+    # A listing of 10,000 skills builds some 200,000 objects and no reference cycles: the
+    # cycle collector's passes over them cost about 30 ms and would free nothing.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _list_unpaused(args)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _list_unpaused(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
     catalog = workspace.catalog
     listing = catalog.listing()
     if option(args, "json"):
-        _print_listing({
-            "skills": [_meta_json(meta) for meta in listing],
+        print_json_rows({
+            "skills": _listing_rows(listing),
             "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
             "problems": [p.to_json() for p in workspace.problems],
             "semantic": embedding_summary(workspace),
         })
         return EXIT_OK
     from rich.table import Table
+    from rich.text import Text
 
     console = make_console(args)
     dormant = len(listing) - len(catalog)
@@ -148,10 +175,13 @@ def _list(args: argparse.Namespace) -> int:
     table.add_column("description", no_wrap=True, overflow="ellipsis",
                      max_width=max(20, console.width - widest - 44))
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
+    # Names and descriptions are the authors' text, never rich markup: as Text, "[/b]" in a
+    # description prints as written instead of failing the listing (and no markup is parsed
+    # for 10,000 rows).
     for meta in listing:
-        status = meta.status if meta.status == "active" else f"[yellow]{meta.status}[/]"
-        table.add_row(meta.name, meta.type, status, origins.get(str(meta.source_dir), ""),
-                      _one_line(meta.description, 200))
+        status = meta.status
+        table.add_row(Text(meta.name), Text(meta.type), Text(status, style="" if status == "active" else "yellow"),
+                      Text(origins.get(str(meta.source_dir), "")), Text(_one_line(meta.description, 200)))
     console.print(table)
     semantic = embedding_summary(workspace)
     if semantic["enabled"] or workspace.config.matching.semantic == "on":  # silent for users without it
@@ -160,18 +190,6 @@ def _list(args: argparse.Namespace) -> int:
         console.print(f"migration: {workspace.migration.summary()}")
     _print_problems(console, workspace.problems)
     return EXIT_OK
-
-
-def _print_listing(data: dict[str, list[Any]]) -> None:
-    """JSON with one item per line: readable, and fast for 10,000 skills (json's C encoder
-    runs only without ``indent``; indented output took seconds)."""
-    import json
-
-    parts = []
-    for key, items in data.items():
-        rows = ",\n".join("    " + json.dumps(item, ensure_ascii=False, default=str) for item in items)
-        parts.append(f"  {json.dumps(key)}: [\n{rows}\n  ]" if items else f"  {json.dumps(key)}: []")
-    sys.stdout.write("{\n" + ",\n".join(parts) + "\n}\n")
 
 
 def embedding_summary(workspace: Any) -> dict[str, Any]:
@@ -191,14 +209,45 @@ def embedding_summary(workspace: Any) -> dict[str, Any]:
 
 
 def _meta_json(meta: Any) -> dict[str, Any]:
+    """One skill in ``skills list --json`` and ``skills show --json``."""
+    allowed_tools = meta.allowed_tools
     return {
         "name": meta.name, "description": meta.description, "type": meta.type, "status": meta.status,
         "source": meta.source,
-        "path": str(meta.path), "source_dir": str(meta.source_dir),
+        "path": meta.file, "source_dir": str(meta.source_dir),
         "tags": list(meta.tags), "triggers": list(meta.triggers),
-        "allowed_tools": list(meta.allowed_tools) if meta.allowed_tools is not None else None,
+        "allowed_tools": list(allowed_tools) if allowed_tools is not None else None,
         "extras": dict(meta.extras), "size": meta.size,
     }
+
+
+def _listing_rows(listing: "list[SkillMeta]") -> EncodedRows:
+    """``[_meta_json(meta) for meta in listing]``, already encoded: exactly the text json's
+    encoder writes for those dicts (a property test holds the two equal), five times faster —
+    building 10,000 dicts and encoding them took 95 ms of a 0.4 s listing."""
+    from json.encoder import encode_basestring as text  # what the encoder uses without ensure_ascii
+
+    encode = json_encoder().encode
+    source_dirs: dict[Path, str] = {}  # each skills directory encoded once
+
+    def strings(items: tuple[str, ...]) -> str:
+        return f"[{', '.join(map(text, items))}]" if items else "[]"
+
+    rows = EncodedRows()
+    for meta in listing:
+        source_dir = source_dirs.get(meta.source_dir)
+        if source_dir is None:
+            source_dir = source_dirs[meta.source_dir] = text(str(meta.source_dir))
+        allowed_tools, extras, size = meta.allowed_tools, meta.extras, meta.size
+        rows.append(
+            f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, "type": {text(meta.type)}, '
+            f'"status": {text(meta.status)}, "source": {text(meta.source)}, "path": {text(meta.file)}, '
+            f'"source_dir": {source_dir}, "tags": {strings(meta.tags)}, "triggers": {strings(meta.triggers)}, '
+            f'"allowed_tools": {"null" if allowed_tools is None else strings(allowed_tools)}, '
+            f'"extras": {encode(dict(extras)) if extras else "{}"}, '
+            f'"size": {size if type(size) is int else encode(size)}}}'
+        )
+    return rows
 
 
 def _one_line(text: str, limit: int) -> str:

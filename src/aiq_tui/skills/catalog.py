@@ -166,7 +166,7 @@ class SkillCatalog:
         Works for a dormant skill too (the viewer shows it); only matching loads skills into
         a prompt, and it sees active skills only."""
         meta = self._dormant.get(name) or self.require(name)
-        key = str(meta.path)
+        key = meta.file
         cached = self._bodies.get(key)
         try:
             mtime = os.stat(key).st_mtime_ns
@@ -285,7 +285,7 @@ class SkillCatalog:
             new = dict(active)
             kept: list[str] = []
             for name, meta in old.items():
-                if name not in new and str(meta.path) in result.failed:
+                if name not in new and meta.file in result.failed:
                     new[name] = meta
                     kept.append(name)
             new = dict(sorted(new.items()))
@@ -303,7 +303,7 @@ class SkillCatalog:
             self._problems = problems
             self.generation += 1
             for name in removed + changed:
-                self._bodies.pop(str(old[name].path), None)
+                self._bodies.pop(old[name].file, None)
                 self._resources.pop(str(old[name].folder), None)
         return CatalogDiff(added, changed, removed, problems)
 
@@ -390,6 +390,8 @@ def _block_dangerous(metas: dict[str, SkillMeta], settings: SkillsSettings
     read) matches a dangerous pattern are blocked: a warning, never a tool. Only the bodies of
     script skills without a frontmatter ``script`` are read (a frontmatter one was checked by
     validation already)."""
+    if not any(meta.type == "script" and "script" not in meta.extras for meta in metas.values()):
+        return metas, ()  # the common case: nothing to read, and the executor is not imported
     from aiq_tui.skills.executor import find_dangerous
 
     kept: dict[str, SkillMeta] = {}
@@ -414,12 +416,16 @@ def _block_dangerous(metas: dict[str, SkillMeta], settings: SkillsSettings
 
 
 def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta], dict[str, SkillMeta]]:
-    active = {name: meta for name, meta in sorted(metas.items()) if meta.status == "active"}
-    dormant = {name: meta for name, meta in sorted(metas.items()) if meta.status != "active"}
+    """(active, dormant), each sorted by name; one pass (this runs on every start)."""
+    active: dict[str, SkillMeta] = {}
+    dormant: dict[str, SkillMeta] = {}
+    for name in sorted(metas):
+        meta = metas[name]
+        (active if meta.status == "active" else dormant)[name] = meta
     return active, dormant
 
 
 def _differs(old: SkillMeta, new: SkillMeta) -> bool:
-    return (old.path, old.mtime_ns, old.size, old.description, dict(old.extras)) != (
-        new.path, new.mtime_ns, new.size, new.description, dict(new.extras)
+    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras)) != (
+        new.file, new.mtime_ns, new.size, new.description, dict(new.extras)
     )

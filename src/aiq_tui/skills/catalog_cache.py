@@ -43,22 +43,10 @@ RACY_SECONDS = 2.0
 STALE_TEMP_SECONDS = 3600.0
 """A temp file this old was left by a killed writer and is removed by the next save."""
 
-Stamp = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode
-
-
-@dataclass(frozen=True)
-class CachedSkill:
-    """What one valid ``SKILL.md`` said, and the stat it said it under."""
-
-    stamp: Stamp
-    name: str
-    description: str
-    extras: dict[str, Any]
-    body_offset: int
-
-    def meta(self, path: str, source_dir: Path) -> SkillMeta:
-        return SkillMeta(self.name, self.description, Path(path), source_dir, self.extras,
-                         self.stamp[0], self.stamp[1], self.body_offset)
+Row = list[Any]
+"""One cached skill as stored in the file: ``[size, mtime_ns, ctime_ns, inode, name,
+description, extras, body_offset]`` — kept as the list JSON gives back, so a start with
+10,000 cached skills builds no intermediate objects."""
 
 
 @dataclass(frozen=True)
@@ -69,10 +57,6 @@ class CacheStats:
     hits: int  # skills taken from the cache
     parsed: int  # SKILL.md files parsed (new, changed, or not cacheable)
     written: bool  # the cache file was replaced
-
-
-def stamp_of(info: os.stat_result) -> Stamp:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 class CatalogCache:
@@ -99,34 +83,30 @@ class CatalogCache:
 
     # -- the file ---------------------------------------------------------------------------
 
-    def load(self, fingerprint: str) -> dict[str, CachedSkill] | None:
-        """The cached entries, or None when there is no usable cache (missing, corrupt,
-        another format or other settings): the caller then parses and rebuilds it."""
+    def load(self, fingerprint: str) -> dict[str, Row] | None:
+        """The cached rows by SKILL.md path, or None when there is no usable cache (missing,
+        corrupt, another format or other settings, any row of the wrong shape): the caller
+        then parses and rebuilds it."""
         try:
             with open(self.path, "rb") as handle:
                 data = json.loads(handle.read())
             if data.get("format") != FORMAT or data.get("settings") != fingerprint:
                 return None
-            entries: dict[str, CachedSkill] = {}
-            for path, row in data["skills"].items():
-                size, mtime, ctime, inode, name, description, extras, offset = row
-                if not (isinstance(path, str) and isinstance(name, str) and isinstance(description, str)
-                        and isinstance(extras, dict) and isinstance(offset, int)
-                        and all(isinstance(n, int) for n in (size, mtime, ctime, inode))):
+            rows = data["skills"]
+            if type(rows) is not dict:
+                return None
+            for row in rows.values():  # exact types: JSON gives no subclasses, and bool is no int
+                if not (type(row) is list and len(row) == 8 and type(row[0]) is int and type(row[1]) is int
+                        and type(row[2]) is int and type(row[3]) is int and type(row[4]) is str
+                        and type(row[5]) is str and type(row[6]) is dict and type(row[7]) is int):
                     return None
-                entries[path] = CachedSkill((size, mtime, ctime, inode), name, description, extras, offset)
-            return entries
+            return rows
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return None
 
-    def save(self, entries: dict[str, CachedSkill], fingerprint: str) -> bool:
+    def save(self, rows: dict[str, Row], fingerprint: str) -> bool:
         """Replace the cache file atomically; False (and no harm) when it cannot be written."""
-        payload = {
-            "format": FORMAT,
-            "settings": fingerprint,
-            "skills": {path: [*entry.stamp, entry.name, entry.description, entry.extras, entry.body_offset]
-                       for path, entry in entries.items()},
-        }
+        payload = {"format": FORMAT, "settings": fingerprint, "skills": rows}
         temp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -173,53 +153,46 @@ def _plain(value: Any) -> bool:
 class _CachedScan(_Scan):
     """discover's scan with a cache in front of its per-skill parse."""
 
-    def __init__(self, settings: Any, cached: dict[str, CachedSkill]) -> None:
+    def __init__(self, settings: Any, cached: dict[str, Row]) -> None:
         super().__init__(settings)
         self.cached = cached
-        self.keep: dict[str, CachedSkill] = {}  # what the cache file will hold
+        self.keep: dict[str, Row] = {}  # what the cache file will hold
         self.hits = 0
         self.parsed = 0
         self.racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
 
-    def dirty(self, cached: dict[str, CachedSkill]) -> bool:
+    def dirty(self, cached: dict[str, Row]) -> bool:
         return self.keep.keys() != cached.keys() or any(self.keep[p] is not cached[p] for p in self.keep)
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
-        try:
-            info = os.stat(skill_md)
-        except (FileNotFoundError, NotADirectoryError):
-            return  # not a skill folder (or a plain file next to them)
-        except OSError:
-            self.parsed += 1
-            super().skill(source_dir, skill_md, folder)  # discover reports why it cannot be read
-            return
-        entry = self.cached.get(skill_md)
-        if entry is not None and stat.S_ISREG(info.st_mode) and entry.stamp == stamp_of(info):
-            self.hits += 1
-            self.keep[skill_md] = entry
-            self._admit(source_dir, skill_md, folder, entry.meta(skill_md, source_dir))
-            return
+        row = self.cached.get(skill_md)
+        if row is not None:  # only a cached file needs a stat before its parse (to validate the row)
+            try:
+                info = os.stat(skill_md)
+            except (FileNotFoundError, NotADirectoryError):
+                return  # not a skill folder (or a plain file next to them)
+            except OSError:
+                pass  # the parse reports why it cannot be read
+            else:
+                if (stat.S_ISREG(info.st_mode) and row[0] == info.st_size and row[1] == info.st_mtime_ns
+                        and row[2] == info.st_ctime_ns and row[3] == info.st_ino):
+                    self.hits += 1
+                    self.keep[skill_md] = row
+                    meta = SkillMeta(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
+                    if meta.name in self.metas:  # discover words the clash (with its line)
+                        super().skill(source_dir, skill_md, folder)
+                    else:
+                        self.admit(meta, None)
+                    return
+        parsed = self.parse(source_dir, skill_md, folder)
+        if parsed.info is None and not parsed.problems:
+            return  # no SKILL.md here: not a skill folder (or a plain file next to them)
         self.parsed += 1
-        probe = _Scan(self.settings)  # parse this one file alone, unfiltered
-        probe.include = probe.exclude = frozenset()
-        probe.skill(source_dir, skill_md, folder)
-        self.problems.extend(probe.problems)
-        self.failed.update(probe.failed)
-        if not probe.metas:
+        self.problems.extend(parsed.problems)
+        meta, info = parsed.meta, parsed.info
+        if meta is None or info is None:
             return
-        meta = next(iter(probe.metas.values()))
-        if not probe.problems and meta.mtime_ns < self.racy_after and _plain(dict(meta.extras)):
-            self.keep[skill_md] = CachedSkill(
-                (meta.size, meta.mtime_ns, info.st_ctime_ns, info.st_ino),
-                meta.name, meta.description, dict(meta.extras), meta.body_offset,
-            )
-        self._admit(source_dir, skill_md, folder, meta)
-
-    def _admit(self, source_dir: Path, skill_md: str, folder: str, meta: SkillMeta) -> None:
-        """The tail of discover's per-skill step: include/exclude, then first name wins."""
-        if (self.include and meta.name not in self.include) or meta.name in self.exclude:
-            return
-        if meta.name in self.metas:
-            super().skill(source_dir, skill_md, folder)  # discover words the clash (with its line)
-            return
-        self.metas[meta.name] = meta
+        if not parsed.problems and meta.mtime_ns < self.racy_after and _plain(meta.extras):
+            self.keep[skill_md] = [meta.size, meta.mtime_ns, info.st_ctime_ns, info.st_ino,
+                                   meta.name, meta.description, dict(meta.extras), meta.body_offset]
+        self.admit(meta, parsed.name_line)

@@ -1,6 +1,6 @@
 """Find skills: which directories, in what precedence, and a metadata-only scan of them.
 
-The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_from`),
+The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_fd`),
 never a body. One bad skill never stops the others: every defect becomes a warning
 :class:`Problem` and the skill is skipped. The hot loop works on ``str`` paths and
 ``os.scandir`` because ``pathlib`` overhead dominates a 10,000-skill scan.
@@ -17,7 +17,7 @@ from aiq_tui.config import AppConfig, SkillsSettings
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.model import SkillMeta
-from aiq_tui.skills.parse import NotRegularFile, open_regular, read_frontmatter_from
+from aiq_tui.skills.parse import NotRegularFile, open_regular_fd, read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import validate
 
@@ -120,7 +120,7 @@ class _Scan:
         self.failed: set[str] = set()
 
     def warn(self, path: str, message: str, hint: str) -> None:
-        self.problems.append(Problem(Path(path), message, hint=hint, severity=Severity.WARNING))
+        self.problems.append(_warning(path, message, hint))
 
     def directory(self, directory: SkillDir) -> None:
         root = str(directory.path)
@@ -156,62 +156,88 @@ class _Scan:
             self.skill(directory.path, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
+        parsed = self.parse(source_dir, skill_md, folder)
+        self.problems.extend(parsed.problems)
+        if parsed.meta is not None:
+            self.admit(parsed.meta, parsed.name_line)
+
+    def parse(self, source_dir: Path, skill_md: str, folder: str) -> "Parsed":
+        """Read and validate one SKILL.md on its own (no include/exclude, no clash check).
+        A file that exists but cannot be loaded is added to :attr:`failed`."""
         settings = self.settings
         try:
             # Non-blocking open + fstat: a FIFO named SKILL.md must not hang the scan.
-            handle, info = open_regular(skill_md)
+            fd, info = open_regular_fd(skill_md)
         except (FileNotFoundError, NotADirectoryError):
-            return  # not a skill folder (or a plain file next to them)
+            return Parsed(None, None, [])  # not a skill folder (or a plain file next to them)
         except NotRegularFile:
             self.failed.add(skill_md)
-            self.warn(skill_md, "SKILL.md is not a regular file (a FIFO, socket, device or directory); "
-                      "skill skipped", "make it a markdown file")
-            return
+            return Parsed(None, None, [_warning(
+                skill_md, "SKILL.md is not a regular file (a FIFO, socket, device or directory); skill skipped",
+                "make it a markdown file")])
         except OSError as exc:
             self.failed.add(skill_md)
-            self.warn(skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
-                      "check the file's permissions and symbolic links")
-            return
-        with handle:
+            return Parsed(None, None, [_warning(
+                skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
+                "check the file's permissions and symbolic links")])
+        try:
             if info.st_size > settings.max_skill_md_bytes:
                 self.failed.add(skill_md)
-                self.warn(skill_md, f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"
-                          "-byte limit; skill skipped",
-                          "move long material into resource files, or raise skills.max_skill_md_bytes")
-                return
-            path = Path(skill_md)
-            result = read_frontmatter_from(handle, path, settings.max_skill_md_bytes)
+                return Parsed(None, info, [_warning(
+                    skill_md, f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"
+                    "-byte limit; skill skipped",
+                    "move long material into resource files, or raise skills.max_skill_md_bytes")])
+            # The path stays a str: a Path is built only for a problem (see SkillMeta.path).
+            result = read_frontmatter_fd(fd, skill_md, settings.max_skill_md_bytes)
+        finally:
+            os.close(fd)
         fields = result.meta_fields
         errors = [p for p in result.problems if p.severity is Severity.ERROR]
         warnings: list[Problem] = []
         if fields is not None and not errors:
-            checked = validate(fields, path, folder, lines=result.field_lines)
-            errors = [p for p in checked if p.severity is Severity.ERROR]
-            warnings = [p for p in checked if p.severity is not Severity.ERROR]
+            checked = validate(fields, skill_md, folder, lines=result.field_lines)
+            if checked:
+                errors = [p for p in checked if p.severity is Severity.ERROR]
+                warnings = [p for p in checked if p.severity is not Severity.ERROR]
         if fields is None or errors:
             self.failed.add(skill_md)
-            self.problems.extend(_skipped(p) for p in (errors or result.problems))
-            return
-        if result.problems:
-            self.problems.extend(result.problems)
-        self.problems.extend(warnings)
-        name = fields["name"].strip()
+            return Parsed(None, info, [_skipped(p) for p in (errors or result.problems)])
+        problems = [*result.problems, *warnings] if result.problems or warnings else []
+        extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
+        meta = SkillMeta(fields["name"].strip(), fields["description"].strip(), skill_md, source_dir, extras,
+                         info.st_size, info.st_mtime_ns, result.body_offset)
+        return Parsed(meta, info, problems, result.field_lines.get("name"))
+
+    def admit(self, meta: SkillMeta, name_line: int | None) -> None:
+        """Include/exclude, then the first directory's skill of a name wins (the clash is worded)."""
+        name = meta.name
         if (self.include and name not in self.include) or name in self.exclude:
             return
         if name in self.metas:
             winner = self.metas[name].path
             self.problems.append(Problem(
-                path, f"skill {name!r} is also defined in {winner}, which takes precedence; this one is ignored",
-                field="name", line=result.field_lines.get("name"),
+                meta.path, f"skill {name!r} is also defined in {winner}, which takes precedence; this one is ignored",
+                field="name", line=name_line,
                 hint="rename one of them, or remove the copy you do not want",
                 severity=Severity.WARNING,
             ))
             return
-        extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
-        self.metas[name] = SkillMeta(
-            name, fields["description"].strip(), path, source_dir, extras,
-            info.st_size, info.st_mtime_ns, result.body_offset,
-        )
+        self.metas[name] = meta
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """One SKILL.md read on its own: its metadata (None when it does not load), the stat it was
+    read under, the problems it produced, and the line of its ``name`` (for clash warnings)."""
+
+    meta: SkillMeta | None
+    info: os.stat_result | None
+    problems: list[Problem]
+    name_line: int | None = None
+
+
+def _warning(path: str, message: str, hint: str) -> Problem:
+    return Problem(Path(path), message, hint=hint, severity=Severity.WARNING)
 
 
 def _skipped(problem: Problem) -> Problem:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from pathlib import Path
@@ -25,22 +26,49 @@ class Resource:
     rejected: str | None = None  # why it cannot be read (e.g. over the size limit), or None
 
 
+class _LazyPath:
+    """A dataclass field that takes a ``str`` or a path and reads back as a :class:`Path`,
+    built on first access. A 10,000-skill scan builds its metas from ``str`` paths, and
+    constructing 10,000 ``Path`` objects nobody reads was a quarter of ``skills list``;
+    :attr:`SkillMeta.file` gives the ``str`` without building one."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}_value"
+
+    def __get__(self, instance: Any, owner: type | None = None) -> Path:
+        if instance is None:
+            raise AttributeError(self.slot)  # tells dataclasses the field has no default
+        value = instance.__dict__[self.slot]
+        if not isinstance(value, Path):
+            value = instance.__dict__[self.slot] = Path(value)
+        return value
+
+    def __set__(self, instance: Any, value: str | os.PathLike[str]) -> None:
+        instance.__dict__[self.slot] = value  # only the dataclass __init__ gets here: the class is frozen
+
+
 @dataclass(frozen=True)
 class SkillMeta:
     """What discovery returns for one skill: frontmatter only, never the body.
 
     ``extras`` holds every frontmatter field other than name/description (type, status,
     tags, triggers, parameters, allowed-tools, license, metadata, …) exactly as parsed.
+    ``path`` may be given as a ``str``; it always reads back as a :class:`Path`.
     """
 
     name: str
     description: str
-    path: Path  # the SKILL.md file
+    path: Path = _LazyPath()  # type: ignore[assignment]  # the SKILL.md file
     source_dir: Path  # the skills directory it was discovered in
     extras: Mapping[str, Any] = field(default_factory=dict)
     size: int = 0
     mtime_ns: int = 0
     body_offset: int = 0  # character offset of the body in the file (after frontmatter)
+
+    @property
+    def file(self) -> str:
+        """``str(self.path)``, without building the :class:`Path` (hot loops over 10,000 skills)."""
+        return os.fspath(self.__dict__["_path_value"])
 
     @property
     def folder(self) -> Path:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import functools
 import json
 import math
 import os
@@ -30,7 +31,7 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, BinaryIO, Callable, Mapping
 
 import yaml
 
@@ -110,10 +111,19 @@ def read_frontmatter(path: Path | str, max_bytes: int) -> ParseResult:
         return ParseResult(None, "", 0, (_unreadable(Path(path), exc),))
 
 
-def read_frontmatter_from(handle: BinaryIO, path: Path, max_bytes: int) -> ParseResult:
-    """:func:`read_frontmatter` on an open binary file (discovery already holds one)."""
+def read_frontmatter_from(handle: BinaryIO, path: Path | str, max_bytes: int) -> ParseResult:
+    """:func:`read_frontmatter` on an open binary file."""
+    return _read_frontmatter(handle.read, path, max_bytes)
+
+
+def read_frontmatter_fd(fd: int, path: Path | str, max_bytes: int) -> ParseResult:
+    """:func:`read_frontmatter` on an open descriptor (discovery's: see :func:`open_regular_fd`)."""
+    return _read_frontmatter(functools.partial(os.read, fd), path, max_bytes)
+
+
+def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes: int) -> ParseResult:
     try:
-        head = handle.read(_CHUNK)
+        head = read(_CHUNK)
         if head.startswith(_BOM):
             head = head[3:]
         if not head.startswith(b"---"):
@@ -127,7 +137,7 @@ def read_frontmatter_from(handle: BinaryIO, path: Path, max_bytes: int) -> Parse
                 break
             if len(head) >= max_bytes:
                 return ParseResult(None, "", 0, (_unclosed(path, max_bytes),), has_frontmatter=True)
-            more = handle.read(_CHUNK)
+            more = read(_CHUNK)
             if not more:
                 # At end of file a closing `---` needs no newline after it.
                 found = _find_close_bytes(head + b"\n")
@@ -385,13 +395,25 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[Any, os.stat_result]:
     """Open ``path`` for binary reading without blocking (a FIFO named SKILL.md would hang a
     plain open) and insist on a regular file. Raises ``OSError`` (``FileNotFoundError`` …) or
     :class:`NotRegularFile`."""
+    fd, info = open_regular_fd(path)
+    try:
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb"), info
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def open_regular_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """:func:`open_regular` as a bare descriptor that the caller closes: no file object, and
+    left non-blocking, which changes nothing for a regular file — half the cost per file of
+    a 10,000-skill scan."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb"), info
+        return fd, info
     except BaseException:
         os.close(fd)
         raise

@@ -38,7 +38,7 @@ NAME_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*\Z")
 
 def validate(
     fields: Mapping[str, Any],
-    path: Path | None,
+    path: Path | str | None,
     folder_name: str | None,
     strict: bool = False,
     lines: Mapping[str, int] | None = None,
@@ -83,7 +83,7 @@ def name_problem(name: str) -> str | None:
 
 
 class _Report:
-    def __init__(self, path: Path | None, lines: Mapping[str, int]):
+    def __init__(self, path: Path | str | None, lines: Mapping[str, int]):
         self.path, self.lines, self.problems = path, lines, []
 
     def add(self, field: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
