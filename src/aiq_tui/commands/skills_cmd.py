@@ -435,12 +435,9 @@ def executable_scaffold(name: str, description: str, kind: str) -> Any:
 
 def scaffold(name: str, description: str) -> str:
     """The text of a new SKILL.md that passes strict validation."""
-    from aiq_tui.skills.store import _Dumper  # the same YAML style as the store
+    from aiq_tui.skills.store import dump_yaml  # the same YAML style as the store
 
-    import yaml
-
-    head = yaml.dump({"name": name, "description": description}, Dumper=_Dumper, sort_keys=False,
-                     allow_unicode=True, width=100)
+    head = dump_yaml({"name": name, "description": description}, sort_keys=False, allow_unicode=True, width=100)
     title = name.replace("-", " ").capitalize()
     return (
         f"---\n{head}---\n\n# {title}\n\n"

@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from aiq_tui.config import ToolSettings
-
-SKILL_TYPES = ("composite", "script", "template", "instruction")
+from aiq_tui.skills.validate import SKILL_TYPES
 
 
 class SkillExecutionError(Exception):

@@ -33,12 +33,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Mapping
 
-import yaml
-
 from aiq_tui.problems import Problem, Severity
 
 # libyaml's loader is ~10x faster; the pure-Python one behaves the same.
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@functools.cache
+def _yaml() -> tuple[Any, Any]:
+    """PyYAML and its safe loader, imported by the first frontmatter the fast path cannot
+    read: a start served from the catalog cache, or a catalog of plain ``key: value``
+    frontmatter, never loads it."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _BOM = b"\xef\xbb\xbf"
 MAX_FRONTMATTER_CHARS = 65_536
@@ -214,6 +221,7 @@ def _parse_frontmatter(
     limited = yaml_limits_problem(source)
     if limited is not None:
         return None, lines, (_problem(path, limited, None, "simplify the frontmatter: plain `field: value` lines"),)
+    yaml, _Loader = _yaml()
     try:
         data = yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
@@ -260,9 +268,10 @@ def _field_lines(source: str) -> dict[str, int]:
 
 
 def _retry_with_quotes(
-    source: str, path: Path | None, lines: dict[str, int], error: yaml.YAMLError
+    source: str, path: Path | None, lines: dict[str, int], error: Exception
 ) -> tuple[dict[str, Any] | None, dict[str, int], tuple[Problem, ...]]:
     """Authors often write ``description: Use when: …`` unquoted; quote such lines and retry."""
+    yaml, _Loader = _yaml()
     rewritten: list[str] = []
     quoted: list[tuple[str, int]] = []
     for index, line in enumerate(source.split("\n")):
@@ -332,6 +341,7 @@ def yaml_limits_problem(source: str) -> str | None:
     if "&" not in source and "*" not in source and source.count("[") + source.count("{") < MAX_DEPTH \
             and source.count("\n-") < MAX_DEPTH:
         return None  # no anchors and too few openers to nest deeply: nothing to bound
+    yaml, _Loader = _yaml()
     sizes: dict[str, int] = {}
     open_anchors: set[str] = set()
     stack: list[tuple[int, str | None]] = []  # (nodes so far, anchor) per open collection

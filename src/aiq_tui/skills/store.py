@@ -11,13 +11,12 @@ import os
 import re
 import shutil
 import tempfile
+import functools
 from dataclasses import dataclass, field
 from importlib import resources as importlib_resources
 from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any, Collection, Mapping
-
-import yaml
 
 from aiq_tui.problems import Severity
 from aiq_tui.skills.definition import definition_of
@@ -57,16 +56,26 @@ class SkillEntry:
 # -- render / parse ---------------------------------------------------------------------------
 
 
-class _Dumper(yaml.SafeDumper):
-    """Multi-line strings as ``|`` blocks, so scripts and templates stay readable."""
+@functools.cache
+def _yaml_dump() -> Any:
+    """``yaml.dump`` with multi-line strings as ``|`` blocks, so scripts and templates stay
+    readable. Built on first write: reading a catalog never loads PyYAML's dumper."""
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    def str_representer(dumper: Any, value: str) -> Any:
+        style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+    Dumper.add_representer(str, str_representer)
+    return functools.partial(yaml.dump, Dumper=Dumper)
 
 
-def _str_representer(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-    style = "|" if "\n" in value and not value.endswith((" ", "\t")) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-_Dumper.add_representer(str, _str_representer)
+def dump_yaml(data: Any, **options: Any) -> str:
+    """YAML in the store's style (every SKILL.md this program writes uses it)."""
+    return str(_yaml_dump()(data, **options))
 
 
 def render(entry: SkillEntry) -> str:
@@ -92,7 +101,7 @@ def render(entry: SkillEntry) -> str:
             front[key] = entry.definition[key]
     for key, value in entry.extras.items():
         front.setdefault(key, value)
-    head = yaml.dump(front, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    head = dump_yaml(front, sort_keys=False, allow_unicode=True, width=100)
     body = str(entry.definition.get("content", "")).strip("\n")
     return f"---\n{head}---\n\n{body}\n" if body else f"---\n{head}---\n"
 
@@ -228,7 +237,7 @@ _FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 def set_frontmatter_field(text: str, key: str, value: str) -> str:
     """``text`` with the top-level frontmatter ``key`` set to ``value``; everything else (comments,
     order, body) byte for byte unchanged. A file without frontmatter gets one."""
-    rendered = yaml.dump({key: value}, Dumper=_Dumper, allow_unicode=True, width=10_000).rstrip("\n")
+    rendered = dump_yaml({key: value}, allow_unicode=True, width=10_000).rstrip("\n")
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split(newline)
     offset = 1 if lines and lines[0].lstrip("\ufeff").rstrip() == "---" else 0

@@ -18,9 +18,10 @@ from typing import Any, Mapping
 
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
-from aiq_tui.skills.executor import SKILL_TYPES, definition_problems
 
 STATUSES = ("active", "inactive", "draft")
+SKILL_TYPES = ("composite", "script", "template", "instruction")
+"""What ``type:`` may say; the executor runs each (instruction skills are only read)."""
 """lango skill status; only ``active`` skills are loaded (no status means active)."""
 
 SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
@@ -156,6 +157,10 @@ def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | No
 def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) -> None:
     if "type" not in fields:
         return
+    # Only skills that declare a type pay for the executor's module (a listing of 10,000
+    # instruction skills never loads it).
+    from aiq_tui.skills.executor import definition_problems
+
     kind = fields["type"]
     if kind not in SKILL_TYPES:
         report.add("type", f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
