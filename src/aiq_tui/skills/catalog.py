@@ -16,7 +16,6 @@ version and the problem is reported.
 
 from __future__ import annotations
 
-import difflib
 import os
 import threading
 from dataclasses import dataclass
@@ -140,6 +139,8 @@ class SkillCatalog:
     def close_names(self, name: str, n: int = 3) -> list[str]:
         """Names that look like ``name`` (typos, partial names), best first."""
         names = list(self._metas)
+        import difflib  # only when a name is not found
+
         close = difflib.get_close_matches(name, names, n=n, cutoff=0.5)
         lowered = name.lower()
         for candidate in names:

@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+
+import msgspec  # the config's validator: decodes and checks the cache in one pass
 
 from aiq_tui.skills.discover import ScanResult, SkillDir, _Scan
 from aiq_tui.skills.model import SkillMeta
@@ -44,6 +45,16 @@ STALE_TEMP_SECONDS = 3600.0
 """A temp file this old was left by a killed writer and is removed by the next save."""
 
 Row = list[Any]
+
+
+
+class _CacheFile(msgspec.Struct):
+    """The file's shape; decoding checks every row's exact types (a bool is no int, a number
+    no str): size, mtime_ns, ctime_ns, inode, name, description, extras, body offset."""
+
+    format: int
+    settings: str
+    skills: dict[str, tuple[int, int, int, int, str, str, dict[str, Any], int]]
 """One cached skill as stored in the file: ``[size, mtime_ns, ctime_ns, inode, name,
 description, extras, body_offset]`` — kept as the list JSON gives back, so a start with
 10,000 cached skills builds no intermediate objects."""
@@ -89,20 +100,12 @@ class CatalogCache:
         then parses and rebuilds it."""
         try:
             with open(self.path, "rb") as handle:
-                data = json.loads(handle.read())
-            if data.get("format") != FORMAT or data.get("settings") != fingerprint:
-                return None
-            rows = data["skills"]
-            if type(rows) is not dict:
-                return None
-            for row in rows.values():  # exact types: JSON gives no subclasses, and bool is no int
-                if not (type(row) is list and len(row) == 8 and type(row[0]) is int and type(row[1]) is int
-                        and type(row[2]) is int and type(row[3]) is int and type(row[4]) is str
-                        and type(row[5]) is str and type(row[6]) is dict and type(row[7]) is int):
-                    return None
-            return rows
-        except (OSError, ValueError, TypeError, KeyError, AttributeError):
+                data = msgspec.json.decode(handle.read(), type=_CacheFile)
+        except (OSError, msgspec.DecodeError):  # ValidationError is a DecodeError: any wrong shape
             return None
+        if data.format != FORMAT or data.settings != fingerprint:
+            return None
+        return data.skills  # type: ignore[return-value]
 
     def save(self, rows: dict[str, Row], fingerprint: str) -> bool:
         """Replace the cache file atomically; False (and no harm) when it cannot be written."""
@@ -110,6 +113,8 @@ class CatalogCache:
         temp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            import tempfile  # writes only: a start that reads never loads it
+
             fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))

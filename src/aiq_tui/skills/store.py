@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tempfile
 import functools
 from dataclasses import dataclass, field
 from importlib import resources as importlib_resources
@@ -145,6 +144,8 @@ def atomic_write(path: Path, data: bytes | str, mode: int = FILE_MODE) -> None:
     """Write ``data`` to ``path`` via a temp file + fsync + rename: readers never see half a file."""
     payload = data.encode("utf-8") if isinstance(data, str) else data
     path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    import tempfile  # writes only: a start that reads never loads it
+
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -299,6 +300,8 @@ def ensure_defaults(
         if target.exists() or target.is_symlink():
             continue
         skills_dir.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+        import tempfile
+
         staging = Path(tempfile.mkdtemp(prefix=f".{item.name}.", dir=skills_dir))
         try:
             _copy_tree(item, staging)
