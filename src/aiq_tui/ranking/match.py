@@ -409,15 +409,17 @@ class SkillIndex:
         return [(term, q * self.idf(term), self.related(term)) for term, q in weights.items()]
 
     def _coverage(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]) -> float:
-        doc = self._docs[name]
+        # Read from the postings (per-field counts, body last): this runs inside rank().
+        postings = self._postings
         total = covered = 0.0
         for term, mass, related in masses:
             total += mass
-            fields = doc.fields_of(term)
-            if fields:
-                covered += mass * (BODY_ONLY_COVERAGE if fields == ["body"] else 1.0)
+            counts = postings.get(term, {}).get(name)
+            if counts:
+                covered += mass * (1.0 if any(counts[:-1]) else BODY_ONLY_COVERAGE)
             elif related:  # a related term (synonym) covers part of it
-                covered += mass * max((share for other, share in related if doc.fields_of(other)), default=0.0)
+                covered += mass * max((share for other, share in related if name in postings.get(other, ())),
+                                      default=0.0)
         return covered / total if total else 0.0
 
     def confidence(
