@@ -90,11 +90,13 @@ class MatchingSettings(_Section):
     semantic: Literal["auto", "on", "off"] | bool = "auto"
     """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only.
     (Always one of the three words once built: YAML 1.1 reads a bare on/off as a boolean.)"""
-    semantic_weight: Fraction = 0.75
+    semantic_weight: Fraction = 0.5
     """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
-    semantic_floor: Cosine = 0.3
+    semantic_keyword_half: PositiveFloat = 15.0
+    """Keyword score that counts as half the keyword evidence: kw′ = score / (score + this)."""
+    semantic_floor: Cosine = 0.1
     """Cosine a skill sharing no query word needs to be a match at all."""
-    semantic_brief_similarity: Cosine = 0.26
+    semantic_brief_similarity: Cosine = 0.27
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
     semantic_full_similarity: Cosine = 0.49
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""

@@ -46,6 +46,21 @@ def test_score_skills_exact_name_over_partial_name_over_description_keyword(inde
     assert {s.field for s in keyword.signals} == {"description"}
 
 
+def test_a_common_name_word_does_not_pass_a_description_matching_the_whole_request() -> None:
+    # The name order decides between skills covering the query equally ("pdf" above); one
+    # shared word in a name ("tool") must not outrank a description that matches every word.
+    index = SkillIndex([
+        meta("finance-tool", "Stock quotes and market news"),
+        meta("law-tool", "Legal questions answered"),
+        meta("site-checker", "Run an SEO analysis of any web page"),
+    ])
+    ranking = index.rank("which tool does an SEO analysis of my page?")
+    assert names(ranking)[0] == "site-checker"
+    # …while a name match covering as much of the query as the description still wins.
+    index = SkillIndex([meta("seo-tool", "Helps websites"), meta("web-audit", "Audits SEO")])
+    assert names(index.rank("seo")) == ["seo-tool", "web-audit"]
+
+
 def test_select_top_n_skills_default_three(index: SkillIndex) -> None:
     top_k = AppConfig().matching.top_k
     assert top_k == 3

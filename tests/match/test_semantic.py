@@ -164,6 +164,26 @@ def test_a_skill_named_in_the_query_keeps_its_place_in_the_top_k(tmp_path: Path)
     assert ranking.get("rain").confidence >= 0.7  # the exact-name confidence floor is kept
 
 
+def test_fusion_saturates_the_keyword_score_and_admits_only_skills_above_the_floor() -> None:
+    from aiq_tui.config import MatchingSettings
+    from aiq_tui.skills.model import Match, Ranking
+
+    fusion = FusionSettings.from_config(MatchingSettings(semantic_weight=0.5, semantic_keyword_half=10.0,
+                                                         semantic_floor=0.2))
+    assert (fusion.weight, fusion.keyword_half, fusion.floor) == (0.5, 10.0, 0.2)
+    # Two weak keyword matches and one strong one: the best of the weak ones does not get full
+    # keyword credit (it would, divided by the best score), so a closer meaning overtakes it.
+    keyword = Ranking("q", ("q",), (Match("weak-a", 2.0, 0.1), Match("weak-b", 1.0, 0.1)), considered=4)
+    names = ("paraphrase", "unrelated", "weak-a", "weak-b")
+    cosines = np.array([0.6, 0.1, 0.3, 0.2], dtype=np.float32)
+    ranking = Matcher(SkillIndex(), fusion=fusion).fuse(keyword, (names, cosines), top_k=None)
+    scores = {m.name: m.score for m in ranking.matches}
+    assert "unrelated" not in scores  # no shared word and similarity under the floor
+    assert scores["paraphrase"] == pytest.approx(0.5 * 1.0, abs=1e-4)
+    assert scores["weak-a"] == pytest.approx(0.5 * 0.4 + 0.5 * 2 / 12, abs=1e-4)
+    assert [m.name for m in ranking.matches] == ["paraphrase", "weak-a", "weak-b"]
+
+
 def test_confidence_is_on_the_keyword_scale_calibrated_points() -> None:
     from aiq_tui.ranking.semantic import similarity_confidence
 
