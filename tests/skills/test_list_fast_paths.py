@@ -119,3 +119,14 @@ def test_the_table_prints_names_and_descriptions_as_written_never_as_markup(
     write_skill(tmp_path, "odd", description="Closes [/b] tags, says [bold]hi[/bold] and :smile:")
     assert main(["skills", "list", "--skills-dir", str(tmp_path)]) == 0
     assert "Closes [/b] tags" in capsys.readouterr().out.replace("\n", "")
+
+
+def test_a_trusted_meta_is_the_meta_the_constructor_builds(tmp_path: Path) -> None:
+    from aiq_tui.skills.model import SkillMeta
+
+    args = ("pdf-tools", "Fill PDF forms", str(tmp_path / "pdf-tools" / "SKILL.md"), tmp_path,
+            {"tags": ["pdf"], "type": "script"}, 120, 17, 42)
+    trusted, built = SkillMeta.trusted(*args), SkillMeta(*args)
+    assert trusted == built
+    assert trusted.path == built.path == tmp_path / "pdf-tools" / "SKILL.md" and trusted.file == built.file
+    assert (trusted.tags, trusted.type, trusted.body_offset) == (("pdf",), "script", 42)

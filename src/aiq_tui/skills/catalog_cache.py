@@ -183,7 +183,7 @@ class _CachedScan(_Scan):
                         and row[2] == info.st_ctime_ns and row[3] == info.st_ino):
                     self.hits += 1
                     self.keep[skill_md] = row
-                    meta = SkillMeta(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
+                    meta = SkillMeta.trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
                     if meta.name in self.metas:  # discover words the clash (with its line)
                         super().skill(source_dir, skill_md, folder)
                     else:
