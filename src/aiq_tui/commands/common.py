@@ -143,14 +143,34 @@ def print_json_rows(data: dict[str, Any]) -> None:
     new one per call). A list given as :class:`EncodedRows` is written as it is; a value
     that is not a list (an object, say) is written whole on its key's line."""
     encode = json_encoder().encode
-    parts = []
-    for key, items in data.items():
+    pieces = ["{\n"]
+    for index, (key, items) in enumerate(data.items()):
+        if index:
+            pieces.append(",\n")
         if not isinstance(items, list):
-            parts.append(f"  {json.dumps(key)}: {encode(items)}")
-            continue
-        rows = ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items))
-        parts.append(f"  {json.dumps(key)}: [\n    {rows}\n  ]" if items else f"  {json.dumps(key)}: []")
-    sys.stdout.write(_escape_surrogates("{\n" + ",\n".join(parts) + "\n}\n"))
+            pieces.append(f"  {json.dumps(key)}: {encode(items)}")
+        elif not items:
+            pieces.append(f"  {json.dumps(key)}: []")
+        else:
+            pieces += (f"  {json.dumps(key)}: [\n    ",
+                       ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items)), "\n  ]")
+    pieces.append("\n}\n")
+    _write_utf8("".join(pieces))
+
+
+def _write_utf8(text: str) -> None:
+    """Write ``text`` encoded once: a 4 MB listing encoded here and again by ``sys.stdout``
+    (after the surrogate check's own encode) cost a tenth of ``skills list``. JSON is UTF-8."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        data = _escape_surrogates(text).encode("utf-8")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (redirect_stdout to a StringIO, say)
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()  # anything written as text before goes first
+    buffer.write(data)
 
 
 def print_json_line(data: Any) -> None:
