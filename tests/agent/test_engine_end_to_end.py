@@ -15,10 +15,16 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
-from aiq_tui.context.prompt import request_tokens
 from aiq_tui.skills.model import Phase, SkillState
 from tests.agent.helpers import openai_engine
 from tests.llm.fakes import FakeModelServer, openai_text_stream, openai_tool_stream, sse_reply
+
+
+def request_tokens(counter, prompt) -> int:  # noqa: ANN001
+    """The test's own count of the request as one piece (system, tools, messages): the figure
+    the engine's breakdown must equal, minus the reserve."""
+    return counter.count_system(prompt.system) + counter.count_tools(prompt.tools) + counter.count_messages(prompt.messages)
+
 
 QUESTION = "Hello! Could you work out the size of our clientele?"
 ANSWER = "There are 200 customers in the sample bookshop."

@@ -11,12 +11,17 @@ from aiq_tui.context.prompt import (
     LoadedSkill,
     PromptBuilder,
     PromptInputs,
-    request_tokens,
 )
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.skills.model import Phase, SkillState
 from tests.context.helpers import text, turns
+
+
+def request_tokens(counter, prompt) -> int:  # noqa: ANN001
+    """The test's own count of the request as one piece (system, tools, messages): the figure
+    the engine's breakdown must equal, minus the reserve."""
+    return counter.count_system(prompt.system) + counter.count_tools(prompt.tools) + counter.count_messages(prompt.messages)
 
 
 @pytest.fixture(params=["exact", "estimate"])

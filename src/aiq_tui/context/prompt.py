@@ -216,13 +216,3 @@ class PromptBuilder:
             catalog_omitted=omitted,
             skills_order=tuple(skill.name for skill in ordered),
         )
-
-
-def request_tokens(counter: TokenCounter, prompt: Prompt) -> int:
-    """Tokens of the request counted as one piece (system, tools, messages) — the check the
-    breakdown must equal (minus reserve)."""
-    return (
-        counter.count_system(prompt.system)
-        + counter.count_tools(prompt.tools)
-        + counter.count_messages(prompt.messages)
-    )

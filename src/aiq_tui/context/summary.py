@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Protocol, Sequence
+from typing import Awaitable, Callable, Sequence
 
 from aiq_tui.conversation import Message, Role
 
@@ -36,13 +36,8 @@ _DECISION = re.compile(
 _STARTS_SENTENCE_NAMES = {"The", "This", "That", "These", "Those", "We", "It", "I", "You", "Let"}
 
 
-class Summariser(Protocol):
-    """``async (messages) -> str``: e.g. a provider's ``summarise`` bound to a token cap."""
-
-    def __call__(self, messages: Sequence[Message]) -> Awaitable[str]: ...
-
-
 SummariserFn = Callable[[Sequence[Message]], Awaitable[str]]
+"""``async (messages) -> str``: e.g. a provider's ``summarise`` bound to a token cap."""
 
 
 @dataclass(frozen=True)
