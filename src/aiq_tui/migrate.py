@@ -9,7 +9,6 @@ into ``backup-<timestamp>/`` first.
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,6 +75,8 @@ def migrate_flat_layout(home: Home, now: float | None = None) -> MigrationReport
         return MigrationReport(skipped=skipped, problems=tuple(problems))
     backup = _backup_dir(home.root, time.time() if now is None else now)
     moved: list[tuple[Path, Path]] = []
+    import shutil  # only when there is something to migrate
+
     try:
         backup.mkdir(mode=0o700)
         for old, _ in todo:

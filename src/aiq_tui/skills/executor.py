@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -317,6 +316,8 @@ class SkillExecutor:
                 write_roots=(cwd,), network=False, env=env,
             )
         finally:
+            import shutil
+
             shutil.rmtree(folder, ignore_errors=True)
         return {
             "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,

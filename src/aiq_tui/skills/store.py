@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import functools
 from dataclasses import dataclass, field
-from importlib import resources as importlib_resources
-from importlib.abc import Traversable
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 from aiq_tui.problems import Severity
 from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import SKILL_TYPES, STATUSES, validate
+
+if TYPE_CHECKING:
+    from importlib.abc import Traversable
 
 DIR_MODE = 0o700
 FILE_MODE = 0o644
@@ -212,6 +212,8 @@ def remove_skill_folder(folder: Path) -> None:
     folder = Path(folder)
     if not (folder / SKILL_FILE).is_file():
         raise StoreError(f"{folder} is not a skill folder (no {SKILL_FILE}); nothing removed")
+    import shutil
+
     shutil.rmtree(folder)
 
 
@@ -270,9 +272,16 @@ def set_status_in_file(skill_md: Path, status: str) -> None:
 # -- bundled defaults ---------------------------------------------------------------------------
 
 
-def bundled_defaults() -> Traversable:
-    """The folder of default skills shipped in the package."""
-    return importlib_resources.files("aiq_tui.skills").joinpath("defaults")
+def bundled_defaults() -> "Traversable":
+    """The folder of default skills shipped in the package: the folder itself when the package
+    is on disk (every start looks at it: no importlib.resources machinery for that), else
+    importlib.resources' view of it (a zipped install)."""
+    folder = Path(__file__).with_name("defaults")
+    if folder.is_dir():
+        return folder
+    from importlib import resources
+
+    return resources.files("aiq_tui.skills").joinpath("defaults")
 
 
 def ensure_defaults(
@@ -307,6 +316,8 @@ def ensure_defaults(
             _copy_tree(item, staging)
             os.rename(staging, target)
         except BaseException:
+            import shutil
+
             shutil.rmtree(staging, ignore_errors=True)
             raise
         installed.append(item.name)
