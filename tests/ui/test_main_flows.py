@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, say, settle, wait_for_approval  # noqa: E402
+from helpers import notices, say, settle, wait_for_approval, wait_until  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.tools.base import Decision  # noqa: E402
@@ -128,15 +128,18 @@ async def test_editing_a_skill_folder_triggers_reload(tmp_path: Path) -> None:
     skills_dir = engine.workspace.catalog.dirs[0]
     skills_dir.mkdir(parents=True, exist_ok=True)
     app = AiqApp(engine, clock=fixed_clock, watch=True)
-    async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.3)
+    async with app.run_test(size=(120, 36)):
+        await wait_until(lambda: any(w.group == "watch" and w.is_running for w in app.workers), "the watcher")
         (skills_dir / "new-skill").mkdir()
-        (skills_dir / "new-skill" / "SKILL.md").write_text("---\nname: new-skill\ndescription: x\n---\nbody\n")
-        for _ in range(100):
-            await pilot.pause(0.05)
-            if calls:
+        skill_md = skills_dir / "new-skill" / "SKILL.md"
+        for attempt in range(60):  # written again until seen: the watcher may still be starting
+            skill_md.write_text(f"---\nname: new-skill\ndescription: x\n---\nbody {attempt}\n")
+            try:
+                await wait_until(lambda: bool(calls), "a reload", timeout=2)
                 break
-        assert calls, "the watcher did not reload within 5 s"
+            except AssertionError:
+                continue
+        assert calls, "the watcher never reloaded"
         assert any(kind == "reload" for kind, _ in app.query_one(Timeline).entries)
 
 

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import deny_approvals_until, say, settle  # noqa: E402
+from helpers import deny_approvals_until, say, settle, wait_until  # noqa: E402
 
 from aiq_tui.skills.model import SkillState  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -60,22 +60,21 @@ async def test_live_reload_shows_a_new_skill_and_keeps_going_after_a_broken_edit
     home = tmp_path / "home"
     app = real_app(home, watch=True)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.pause(0.5)
+        await wait_until(lambda: any(w.group == "watch" and w.is_running for w in app.workers), "the watcher")
         folder = home / "skills" / "fresh-skill"
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text("---\nname: fresh-skill\ndescription: A new skill.\n---\nBody.\n")
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if "fresh-skill" in app.engine.workspace.catalog:
+        for attempt in range(60):  # written again until seen: the watcher may still be starting
+            (folder / "SKILL.md").write_text(f"---\nname: fresh-skill\ndescription: A new skill.\n---\nBody {attempt}.\n")
+            try:
+                await wait_until(lambda: "fresh-skill" in app.engine.workspace.catalog, "the new skill", timeout=2)
                 break
+            except AssertionError:
+                continue
         await settle(pilot)
         assert "fresh-skill" in [v.name for v in app.query_one(SkillsPane).views_in(SkillState.INACTIVE)]
         (folder / "SKILL.md").write_text("---\nname: fresh-skill\n---\nno description\n")
-        for _ in range(60):
-            await pilot.pause(0.05)
-            if any(kind == "warn" for kind, _ in app.query_one(Timeline).entries):
-                break
-        assert any(kind == "warn" for kind, _ in app.query_one(Timeline).entries)
+        await wait_until(lambda: any(kind == "warn" for kind, _ in app.query_one(Timeline).entries),
+                         "the broken edit's warning")
 
 
 async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine, broken_skill_problem  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import say, settle, wait_until  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
 from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
@@ -178,9 +178,21 @@ class TestScreens:
         app, _ = make_app(tmp_path)
 
         async def run_before(pilot: Pilot) -> None:
+            from textual.command import CommandList, CommandPalette
+            from textual.widgets import Input
+
             await pilot.press("ctrl+p")
-            await pilot.pause()
+            await wait_until(lambda: isinstance(app.screen, CommandPalette), "the command palette")
             await pilot.press(*"insp")
-            await pilot.pause(0.3)
+            palette = app.screen
+
+            def searched() -> bool:  # the search for "insp" has finished and shown its hits
+                gathering = [w for w in app.workers if w.group == CommandPalette._GATHER_COMMANDS_GROUP
+                             and w.is_running]
+                return (palette.query_one(Input).value == "insp" and not gathering
+                        and palette.query_one(CommandList).option_count > 0)
+
+            await wait_until(searched, "the palette's hits for 'insp'")
+            await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
