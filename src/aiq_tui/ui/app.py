@@ -185,11 +185,6 @@ class AiqApp(App[int]):
             return None  # shown, disabled: it works once the skills have loaded
         return True
 
-    @property
-    def ready(self) -> bool:
-        """True once the engine exists (at once, unless the start is deferred)."""
-        return self.engine is not None
-
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
@@ -243,11 +238,10 @@ class AiqApp(App[int]):
     def banner_text(self) -> str | None:
         """The demo notice, or — before the first message fails on it — a provider that cannot
         answer (no API key): asked of the provider's own readiness check."""
-        if self.engine is None:  # still starting: the config says whether it is the demo
-            demo = self.config.llm.active().kind == "demo"
-            return DEMO_BANNER if demo and self.config.ui.show_banner else None
-        if self.engine.is_demo:
-            return DEMO_BANNER if self.engine.config.ui.show_banner else None
+        # Still starting: the config says whether it is the demo (a real provider is checked once built).
+        demo = self.engine.is_demo if self.engine is not None else self.config.llm.active().kind == "demo"
+        if demo:
+            return DEMO_BANNER if self.config.ui.show_banner else None
         check = getattr(getattr(self.engine, "provider", None), "_check_ready", None)
         if check is None:
             return None
@@ -530,9 +524,9 @@ class AiqApp(App[int]):
         return f"{self.shown(problem.path)}: {problem.message}" + (f" — {problem.hint}" if problem.hint else "")
 
     def _show_problems(self, problems: tuple[Problem, ...]) -> None:
-        banner = self.query_one("#problems-banner", Static)
         from aiq_tui.tools.launcher import sandbox_warning
 
+        banner = self.query_one("#problems-banner", Static)
         sandbox = sandbox_warning()  # "" while Landlock confines commands; a warning otherwise
         banner.display = bool(problems) or bool(sandbox)
         if problems:
