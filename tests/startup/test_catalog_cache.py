@@ -14,7 +14,7 @@ import pytest
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.skills.catalog import SkillCatalog
-from aiq_tui.skills.catalog_cache import CatalogCache
+from aiq_tui.skills.catalog_cache import FORMAT, CatalogCache
 from aiq_tui.skills.discover import SkillDir, scan
 from aiq_tui.workspace import Workspace
 
@@ -102,8 +102,8 @@ def test_a_new_skill_appears(skills: Path, cache: CatalogCache) -> None:
 
 @pytest.mark.parametrize("damage", [
     b"not json at all",
-    b'{"format": 1, "settings": "max_skill_md_bytes=1000000", "skills": {"x": [1, 2]}}',
-    b'{"format": 1, "settings": "max_skill_md_bytes=1000000", "skills": [',  # a write cut short
+    b'{"format": %d, "settings": "max_skill_md_bytes=1000000", "skills": {"x": [1, 2]}}' % FORMAT,
+    b'{"format": %d, "settings": "max_skill_md_bytes=1000000", "skills": [' % FORMAT,  # a write cut short
     b"",
     b'["a", "list"]',
 ])
@@ -249,3 +249,56 @@ def test_live_reload_through_the_cache_reports_what_changed(skills: Path, cache:
     assert diff.added == ("added-later",)
     assert diff.changed == ("skill-0",)
     assert descriptions(catalog)["skill-0"] == "Changed on disk."
+
+
+DANGEROUS = "type: script\n"
+DANGEROUS_BODY = "```sh\necho cleaning\nrm -rf /\n```\n"
+
+
+def write_script_skill(root: Path, name: str, body: str) -> Path:
+    path = write_skill(root, name, "Cleans up.", extra=DANGEROUS)
+    path.write_text(path.read_text(encoding="utf-8") + body, encoding="utf-8")
+    os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
+    return path
+
+
+def test_a_dangerous_body_script_is_blocked_on_every_start_and_never_cached(skills: Path, cache: CatalogCache) -> None:
+    write_script_skill(skills, "wipe", DANGEROUS_BODY)
+    for start in range(2):
+        catalog = SkillCatalog(dirs(skills), cache=cache)
+        assert "wipe" not in catalog and "wipe" not in {meta.name for meta in catalog.listing()}
+        assert [p.field for p in catalog.problems] == ["script"], start
+        assert "dangerous pattern" in catalog.problems[0].message
+    assert cache.last.parsed == 1  # read again, not trusted from the cache
+
+
+def test_a_safe_body_script_is_cached_like_any_skill(skills: Path, cache: CatalogCache) -> None:
+    write_script_skill(skills, "tidy", "```sh\necho tidy\n```\n")
+    SkillCatalog(dirs(skills), cache=cache)
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert "tidy" in catalog and not catalog.problems
+    assert (cache.last.hits, cache.last.parsed) == (6, 0)
+
+
+def test_a_cache_written_before_the_danger_check_moved_into_the_parse_is_not_trusted(
+        skills: Path, cache: CatalogCache) -> None:
+    # A format-1 cache held script skills that had never been checked: with a matching stat
+    # its row would let a dangerous one in without a look at its body.
+    path = write_script_skill(skills, "wipe", DANGEROUS_BODY)
+    info = path.stat()
+    cache.path.parent.mkdir(parents=True, exist_ok=True)
+    cache.path.write_text(json.dumps({"format": FORMAT - 1, "settings": "max_skill_md_bytes=1000000", "skills": {
+        str(path): [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, "wipe", "Cleans up.",
+                    {"type": "script"}, 0]}}), encoding="utf-8")
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert "wipe" not in catalog and not cache.last.loaded
+
+
+def test_a_skill_edited_into_a_dangerous_one_is_blocked_by_live_reload(skills: Path, cache: CatalogCache) -> None:
+    path = write_script_skill(skills, "tidy", "```sh\necho tidy\n```\n")
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert "tidy" in catalog
+    path.write_text(path.read_text(encoding="utf-8").replace("echo tidy", "rm -rf ~"), encoding="utf-8")
+    diff = catalog.rescan()
+    assert diff.removed == ("tidy",) and "tidy" not in catalog
+    assert any(p.field == "script" for p in diff.problems)

@@ -85,11 +85,9 @@ class SkillCatalog:
         result = self._scan(self.dirs, self.settings) if self.dirs else None
         self._metas: dict[str, SkillMeta] = {}
         self._dormant: dict[str, SkillMeta] = {}
-        blocked: tuple[Problem, ...] = ()
         if result:
             self._metas, self._dormant = _split_by_status(result.metas)
-            self._metas, blocked = _block_dangerous(self._metas, self.settings)
-        self._problems: tuple[Problem, ...] = (result.problems + blocked) if result else ()
+        self._problems: tuple[Problem, ...] = result.problems if result else ()
         self.generation = 0
         """Bumped by every scan (caches keyed on the catalog use it)."""
         self._reported: dict[str, SkillMeta] = dict(self._metas)  # what the last rescan() reported
@@ -280,7 +278,6 @@ class SkillCatalog:
             return CatalogDiff()
         result = self._scan(self.dirs, self.settings)
         active, dormant = _split_by_status(result.metas)
-        active, blocked = _block_dangerous(active, self.settings)
         with self._lock:
             old = self._metas
             new = dict(active)
@@ -293,7 +290,7 @@ class SkillCatalog:
             added = tuple(name for name in new if name not in old)
             removed = tuple(name for name in old if name not in new)
             changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
-            problems = result.problems + blocked + tuple(
+            problems = result.problems + tuple(
                 Problem(old[name].path, f"skill {name!r} keeps its last good version until the file is fixed",
                         hint="fix the problem reported above; the skill reloads when the file is saved",
                         severity=Severity.WARNING)
@@ -383,37 +380,6 @@ class SkillCatalog:
         with self._lock:
             self._resources.pop(str(meta.folder), None)  # type: ignore[union-attr]
         return path
-
-
-def _block_dangerous(metas: dict[str, SkillMeta], settings: SkillsSettings
-                     ) -> tuple[dict[str, SkillMeta], tuple[Problem, ...]]:
-    """Script skills whose script (in lango's fenced ```sh block, which the metadata scan does not
-    read) matches a dangerous pattern are blocked: a warning, never a tool. Only the bodies of
-    script skills without a frontmatter ``script`` are read (a frontmatter one was checked by
-    validation already)."""
-    if not any(meta.type == "script" and "script" not in meta.extras for meta in metas.values()):
-        return metas, ()  # the common case: nothing to read, and the executor is not imported
-    from aiq_tui.skills.executor import find_dangerous
-
-    kept: dict[str, SkillMeta] = {}
-    problems: list[Problem] = []
-    for name, meta in metas.items():
-        if meta.type == "script" and "script" not in meta.extras:
-            try:
-                data = meta.path.read_bytes()[: settings.max_skill_md_bytes]
-                body = data.decode("utf-8", errors="replace")[meta.body_offset:]
-            except OSError:
-                body = ""
-            script = definition_from_body("script", body).get("script")
-            danger = find_dangerous(script) if isinstance(script, str) else None
-            if danger:
-                problems.append(Problem(meta.path, f"script matches the dangerous pattern '{danger}'; "
-                                        "skill blocked (never runnable)", field="script",
-                                        hint="remove the dangerous command from the ```sh block",
-                                        severity=Severity.WARNING))
-                continue
-        kept[name] = meta
-    return kept, tuple(problems)
 
 
 def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta], dict[str, SkillMeta]]:

@@ -35,8 +35,10 @@ import msgspec  # the config's validator: decodes and checks the cache in one pa
 from aiq_tui.skills.discover import ScanResult, SkillDir, _Scan
 from aiq_tui.skills.model import SkillMeta
 
-FORMAT = 1
-"""Bumped whenever what a cached entry means changes (parser, validation, layout)."""
+FORMAT = 2
+"""Bumped whenever what a cached entry means changes (parser, validation, layout). 2: the
+dangerous-script check moved into the parse, so an entry also means "checked, not blocked";
+a format-1 entry was never checked and must not be trusted."""
 
 RACY_SECONDS = 2.0
 """Files modified this recently are parsed but not cached (timestamp granularity)."""

@@ -206,6 +206,10 @@ class _Scan:
         extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
         meta = SkillMeta(fields["name"].strip(), fields["description"].strip(), skill_md, source_dir, extras,
                          info.st_size, info.st_mtime_ns, result.body_offset)
+        if meta.type == "script" and "script" not in extras and meta.status == "active":
+            blocked = _dangerous_body_script(skill_md, result.body_offset, settings.max_skill_md_bytes)
+            if blocked is not None:
+                return Parsed(None, info, [*problems, blocked])
         return Parsed(meta, info, problems, result.field_lines.get("name"))
 
     def admit(self, meta: SkillMeta, name_line: int | None) -> None:
@@ -234,6 +238,37 @@ class Parsed:
     info: os.stat_result | None
     problems: list[Problem]
     name_line: int | None = None
+
+
+def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> Problem | None:
+    """The warning that blocks an active script skill whose ```sh block matches a dangerous
+    pattern (never a tool), or None. A frontmatter ``script`` was checked by validation; a
+    fenced one is in the body, which only this check reads — here, at parse time, so that a
+    skill the catalog cache holds (it holds only files that produced no problem) was checked
+    when it was cached, and a warm start reads no body and loads no pattern."""
+    from aiq_tui.skills.definition import definition_from_body
+    from aiq_tui.skills.executor import find_dangerous
+    from aiq_tui.skills.parse import decode_skill_bytes
+
+    try:
+        fd, _ = open_regular_fd(skill_md)
+        try:
+            data = os.read(fd, max_bytes)
+        finally:
+            os.close(fd)
+    except OSError:
+        return None  # gone or unreadable since the frontmatter was read: nothing to run either
+    text, _problem = decode_skill_bytes(data, None)
+    if text is None:
+        return None
+    if "\r" in text:  # the frontmatter reader's newlines, which body_offset counts in
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    script = definition_from_body("script", text[body_offset:]).get("script")
+    danger = find_dangerous(script) if isinstance(script, str) else None
+    if not danger:
+        return None
+    return Problem(Path(skill_md), f"script matches the dangerous pattern '{danger}'; skill blocked (never runnable)",
+                   field="script", hint="remove the dangerous command from the ```sh block", severity=Severity.WARNING)
 
 
 def _warning(path: str, message: str, hint: str) -> Problem:

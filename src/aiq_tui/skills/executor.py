@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,6 +297,8 @@ class SkillExecutor:
         Parameters reach the script as shell variables ``SKILL_<NAME>``, assigned (shell-quoted,
         so a value is never code) in lines put before the checked script text.
         """
+        import tempfile  # here, not at the top: the scan imports this module for find_dangerous
+
         from aiq_tui.tools import launcher
 
         check_script(script)
