@@ -151,23 +151,28 @@ def print_json_rows(data: dict[str, Any]) -> None:
             pieces += (f"  {json.dumps(key)}: [\n    ",
                        ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items)), "\n  ]")
     pieces.append("\n}\n")
-    _write_utf8("".join(pieces))
+    _write_utf8(*pieces)  # not joined first: that copied a 4 MB listing once more
 
 
-def _write_utf8(text: str) -> None:
-    """Every ``--json`` output goes out here: encoded once, lone surrogates escaped (a 4 MB
-    listing encoded here and again by ``sys.stdout`` cost a tenth of ``skills list``). JSON
-    is UTF-8."""
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:
-        data = _escape_surrogates(text).encode("utf-8")
+def _write_utf8(*texts: str) -> None:
+    """Every ``--json`` output goes out here, in order: each text encoded once, lone
+    surrogates escaped (a 4 MB listing encoded here and again by ``sys.stdout`` cost a tenth
+    of ``skills list``). JSON is UTF-8."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stream (redirect_stdout to a StringIO, say)
-        sys.stdout.write(data.decode("utf-8"))
+        for text in texts:
+            sys.stdout.write(_utf8(text).decode("utf-8"))
         return
     sys.stdout.flush()  # anything written as text before goes first
-    buffer.write(data)
+    for text in texts:
+        buffer.write(_utf8(text))
+
+
+def _utf8(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _escape_surrogates(text).encode("utf-8")
 
 
 def print_json_line(data: Any) -> None:

@@ -124,36 +124,49 @@ class _Scan:
 
     def directory(self, directory: SkillDir) -> None:
         root = str(directory.path)
-        try:
-            with os.scandir(root) as entries:
-                names = sorted(entry.name for entry in entries if entry.name[0] != ".")
-        except FileNotFoundError:
-            if directory.explicit:
-                self.warn(root, "skills directory does not exist; skipped",
-                          "create it, or remove it from --skills-dir / skills.dirs")
-            return
-        except NotADirectoryError:
-            if directory.explicit:
-                self.warn(root, "skills directory is not a directory; skipped",
-                          "point --skills-dir / skills.dirs at a folder of skill folders")
-            return
-        except OSError as exc:
-            self.warn(root, f"cannot list skills directory: {exc.strerror or exc}; skipped",
-                      "check its permissions")
+        names = self.folder_names(directory, root)
+        if names is None:
             return
         if directory.explicit and SKILL_FILE in names:
             # The user pointed straight at one skill folder.
             self.skill(directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root))
             return
+        self.folders(directory.path, root, names)
+
+    def folder_names(self, directory: SkillDir, root: str) -> list[str] | None:
+        """The sorted entries of ``root`` (hidden ones left out), or None with a warning for
+        an explicit directory that cannot be listed."""
+        try:
+            with os.scandir(root) as entries:
+                return sorted(entry.name for entry in entries if entry.name[0] != ".")
+        except FileNotFoundError:
+            if directory.explicit:
+                self.warn(root, "skills directory does not exist; skipped",
+                          "create it, or remove it from --skills-dir / skills.dirs")
+        except NotADirectoryError:
+            if directory.explicit:
+                self.warn(root, "skills directory is not a directory; skipped",
+                          "point --skills-dir / skills.dirs at a folder of skill folders")
+        except OSError as exc:
+            self.warn(root, f"cannot list skills directory: {exc.strerror or exc}; skipped",
+                      "check its permissions")
+        return None
+
+    def folders(self, source_dir: Path, root: str, names: list[str]) -> None:
+        """Each entry of a skills directory as a skill folder."""
         for name in names:
-            if name.endswith(DISABLED_SUFFIX):  # the aiq design (001): disabled by renaming
-                if os.path.isfile(f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}"):
-                    self.problems.append(Problem(
-                        Path(root) / name, f"skill folder {name!r} is disabled (its name ends in "
-                        f"{DISABLED_SUFFIX}); not loaded", hint=f"aiq-tui skills enable {name[:-len(DISABLED_SUFFIX)]}",
-                        severity=Severity.WARNING))
-                continue
-            self.skill(directory.path, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
+            if name.endswith(DISABLED_SUFFIX):
+                self.disabled(root, name)
+            else:
+                self.skill(source_dir, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
+
+    def disabled(self, root: str, name: str) -> None:
+        """The aiq design (001): a skill is disabled by renaming its folder; say so."""
+        if os.path.isfile(f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}"):
+            self.problems.append(Problem(
+                Path(root) / name, f"skill folder {name!r} is disabled (its name ends in "
+                f"{DISABLED_SUFFIX}); not loaded", hint=f"aiq-tui skills enable {name[:-len(DISABLED_SUFFIX)]}",
+                severity=Severity.WARNING))
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
         parsed = self.parse(source_dir, skill_md, folder)

@@ -71,8 +71,9 @@ class SkillMeta:
         """The same meta as the constructor builds, without its per-field frozen ``__setattr__``
         calls: for the catalog cache's rows, already checked (10,000 of them on every start)."""
         meta = object.__new__(cls)
-        meta.__dict__.update(name=name, description=description, _path_value=path, source_dir=source_dir,
-                             extras=extras, size=size, mtime_ns=mtime_ns, body_offset=body_offset)
+        object.__setattr__(meta, "__dict__", {
+            "name": name, "description": description, "_path_value": path, "source_dir": source_dir,
+            "extras": extras, "size": size, "mtime_ns": mtime_ns, "body_offset": body_offset})
         return meta
 
     @property
