@@ -1,3 +1,3 @@
-from aiq_tui.cli import main
+from aiq_tui.cli import run
 
-raise SystemExit(main())
+run()
