@@ -11,7 +11,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import NoReturn, Sequence
+from typing import Iterator, NoReturn, Sequence
 
 from aiq_tui import __version__
 from aiq_tui.commands.common import (
@@ -23,7 +23,9 @@ from aiq_tui.commands.common import (
     stdout_to_devnull,
 )
 
-# Each module exposes ``register(subparsers, parents)``; order is the order in --help.
+# Each module exposes ``register(subparsers, parents, action)``, ``action`` being the word after
+# the command when it is certain (:func:`action_named`): a module with actions may register that
+# one alone. The order is the order in --help.
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models")
 
 
@@ -50,7 +52,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in commands_needed(argv) if argv is not None else COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
-        module.register(subparsers, [common])
+        module.register(subparsers, [common], action_named(argv, name) if argv is not None else None)
     return parser
 
 
@@ -64,15 +66,33 @@ def commands_needed(argv: Sequence[str]) -> tuple[str, ...]:
     ``--`` there, or an unknown word, and every module is registered, so help and errors
     read exactly as always.
     """
+    word = _next_word(iter(argv))
+    if word is None:
+        return ()
+    return (word,) if word in COMMAND_MODULES else COMMAND_MODULES
+
+
+def action_named(argv: Sequence[str], command: str) -> str | None:
+    """The word after ``command`` when it is as certain as the command (nothing but exact
+    global options in between), else None: ``skills list`` → ``list``; ``skills -h`` and
+    ``skills --ho x list`` → None."""
     tokens = iter(argv)
+    if _next_word(tokens) != command:
+        return None
+    word = _next_word(tokens)
+    return word if word is not None and not word.startswith("-") else None
+
+
+def _next_word(tokens: Iterator[str]) -> str | None:
+    """The next token that is not an exact global option or its value (None at the end)."""
     for token in tokens:
         if token in _VALUE_OPTIONS:
             next(tokens, None)  # argparse takes the next token as the value, whatever it is
         elif token in _FLAG_OPTIONS or ("=" in token and token.split("=", 1)[0] in _VALUE_OPTIONS):
             continue
         else:
-            return (token,) if token in COMMAND_MODULES else COMMAND_MODULES
-    return ()
+            return token
+    return None
 
 
 def run() -> NoReturn:

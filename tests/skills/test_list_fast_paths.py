@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aiq_tui.cli import COMMAND_MODULES, build_parser, commands_needed, main
+from aiq_tui.cli import COMMAND_MODULES, action_named, build_parser, commands_needed, main
 from aiq_tui.commands.common import json_encoder
 from aiq_tui.commands.skills_cmd import _listing_rows, _meta_json
 from aiq_tui.skills.model import SkillMeta
@@ -72,6 +72,27 @@ def test_only_the_named_command_is_registered_when_it_is_certain(argv: list[str]
     assert commands_needed(argv) == needed
 
 
+@pytest.mark.parametrize(("argv", "action"), [
+    (["skills", "list", "--json"], "list"),
+    (["--home", "/h", "skills", "--no-color", "doctor"], "doctor"),
+    (["skills", "--home", "/h", "show", "x"], "show"),
+    (["skills", "-h"], None),  # the skills help lists every action
+    (["skills", "--json", "list"], None),  # not a global option: argparse decides
+    (["skills", "--ho", "/h", "list"], None),  # an abbreviation
+    (["skills"], None),
+    (["match", "skills", "list"], None),  # another command's words
+])
+def test_only_the_named_action_is_certain(argv: list[str], action: str | None) -> None:
+    assert action_named(argv, "skills") == action
+
+
+def test_a_certain_action_builds_that_parser_alone(capsys: Capsys) -> None:
+    parser = build_parser(["skills", "list"])  # what `skills list` builds: no other action to choose
+    with pytest.raises(SystemExit):
+        parser.parse_args(["skills", "show", "x"])
+    assert "invalid choice: 'show' (choose from 'list')" in capsys.readouterr().err
+
+
 def _outcome(argv: list[str], lazy: bool, capsys: Capsys) -> tuple[object, str, str]:
     parser = build_parser(argv) if lazy else build_parser()
     try:
@@ -88,6 +109,9 @@ def _outcome(argv: list[str], lazy: bool, capsys: Capsys) -> tuple[object, str, 
                                                   "rm", "import", "doctor")),
     ["--home", "/h", "skills", "list", "--json", "--no-color"],
     ["skills", "bogus"], ["skills", "show"], ["run", "--bogus"], ["--home"], ["--help"], ["bogus"], [],
+    ["skills"], ["skills", "-h"], ["skills", "li"], ["skills", "--home", "/h", "list", "--json"],
+    ["skills", "--ho", "/h", "list"], ["skills", "--", "list"], ["skills", "list", "show"],
+    ["sessions", "list", "--json"], ["models", "list"],
 ])
 def test_a_lazily_built_parser_parses_helps_and_fails_exactly_like_the_full_one(
         argv: list[str], capsys: Capsys, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from aiq_tui.tools.base import ApprovalRequest
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "ask", parents=parents, help="run one agent turn headless and print the answer",
         description=(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 _NEAR_MISSES = 3  # with a bare --explain: how many skills below the top-k are explained
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "match", parents=parents, help="rank skills for a query, with the score breakdown",
         description=(

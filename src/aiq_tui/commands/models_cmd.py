@@ -10,7 +10,7 @@ from typing import Any
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     models = subparsers.add_parser(
         "models", parents=parents, help="install, list and remove local embedding models",
         description=(

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from aiq_tui.workspace import Workspace
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "prompt", parents=parents, help="show the prompt and token budget for a query",
         description=(

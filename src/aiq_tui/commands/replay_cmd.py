@@ -21,7 +21,7 @@ LEGACY_NOTE = "recorded before replay: conversation only"
 SVG_SIZE = (120, 36)
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "replay", parents=parents, help="replay a saved session turn by turn",
         description=(

@@ -19,7 +19,7 @@ from typing import Any
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, print_json
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "run", parents=parents, help="run the skill that best matches an intent",
         description=(

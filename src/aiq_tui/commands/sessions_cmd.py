@@ -10,7 +10,7 @@ from typing import Any
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
     parser = subparsers.add_parser(
         "sessions", parents=parents, help="list, show, rename, delete or export saved sessions",
         description="Saved conversations (sessions/session_<id>.json in the config home). "

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from aiq_tui.commands.common import (
     EXIT_FAILED,
@@ -30,14 +30,24 @@ if TYPE_CHECKING:
     from aiq_tui.skills.model import SkillMeta
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+    """``skills`` and its actions; given the ``action`` the command line names for certain, that
+    action's parser alone (each parser argparse builds costs about a millisecond, and a
+    ``skills list`` reads none of the others). An unknown word gets them all, so the "invalid
+    choice" error lists them."""
     skills = subparsers.add_parser(
         "skills", parents=parents, help="list, show, validate, create, import, enable/disable and remove skills",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
                     "enable or disable them (status), and delete them.",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
+    for name, add in _ACTIONS.items():  # in the order --help lists them
+        if action not in _ACTIONS or action == name:
+            add(sub, parents)
+    skills.set_defaults(handler=lambda args: _usage(skills))
 
+
+def _add_list(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     list_parser = sub.add_parser("list", parents=parents, help="list discovered skills with type and status",
                                  description="List every discovered skill (metadata only) with its type and status "
                                              "(inactive and draft skills are listed, never loaded) and discovery "
@@ -45,12 +55,16 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     list_parser.add_argument("--json", action="store_true", help="machine-readable output")
     list_parser.set_defaults(handler=_list)
 
+
+def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     show = sub.add_parser("show", parents=parents, help="show one skill: frontmatter, body, resources",
                           description="Show a skill's frontmatter, instructions and resources.")
     show.add_argument("name", metavar="NAME", help="skill name")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=_show)
 
+
+def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     check = sub.add_parser(
         "validate", parents=parents, help="check SKILL.md files (exit 1 if any is invalid)",
         description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
@@ -62,6 +76,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
 
+
+def _add_new(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     new = sub.add_parser("new", parents=parents, help="scaffold a new skill (an instruction skill passes --strict)",
                          description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
     new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
@@ -74,8 +90,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
                           "executable types: a starter script / template / plan to edit)")
     new.set_defaults(handler=_new)
 
-    for action, status, text in (("enable", "active", "set status: active (the skill loads again)"),
-                                 ("disable", "inactive", "set status: inactive (listed, never loaded)")):
+
+def _add_status(action: str, status: str, text: str) -> Callable[[Any, list[argparse.ArgumentParser]], None]:
+    def add(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         toggle = sub.add_parser(action, parents=parents, help=text,
                                 description=f"{text[0].upper()}{text[1:]}. Rewrites only the status line "
                                             "of SKILL.md, atomically." + (
@@ -84,12 +101,18 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
         toggle.add_argument("--json", action="store_true", help="machine-readable output")
         toggle.set_defaults(handler=_set_status, status=status)
 
+    return add
+
+
+def _add_rm(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     remove = sub.add_parser("rm", parents=parents, help="delete a skill's folder",
                             description="Delete the skill's whole folder. Asks first unless --yes.")
     remove.add_argument("name", metavar="NAME", help="skill name")
     remove.add_argument("--yes", "-y", action="store_true", help="do not ask")
     remove.set_defaults(handler=_remove)
 
+
+def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
         "import", parents=parents, help="import a skill from a folder, SKILL.md, .zip or URL",
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
@@ -103,11 +126,24 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp.add_argument("--json", action="store_true", help="machine-readable output")
     imp.set_defaults(handler=_import)
 
+
+def _add_doctor(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     from aiq_tui.commands import doctor_cmd  # `skills doctor` lives in its own module
 
     doctor_cmd.register(sub, parents)
 
-    skills.set_defaults(handler=lambda args: _usage(skills))
+
+_ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
+    "list": _add_list,
+    "show": _add_show,
+    "validate": _add_validate,
+    "new": _add_new,
+    "enable": _add_status("enable", "active", "set status: active (the skill loads again)"),
+    "disable": _add_status("disable", "inactive", "set status: inactive (listed, never loaded)"),
+    "rm": _add_rm,
+    "import": _add_import,
+    "doctor": _add_doctor,
+}
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -21,7 +21,6 @@ that is not a regular file.
 
 from __future__ import annotations
 
-import base64
 import datetime as _dt
 import functools
 import json
@@ -392,6 +391,8 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
     if isinstance(value, (_dt.date, _dt.datetime, _dt.time)):
         return value.isoformat()
     if isinstance(value, (bytes, bytearray)):
+        import base64  # a YAML !!binary value: rare, and the module costs every start a millisecond
+
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):
         return {key if isinstance(key, str) else str(key): json_safe(item, _depth + 1) for key, item in value.items()}
