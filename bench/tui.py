@@ -4,7 +4,9 @@
 Every figure comes from a fresh process (imports and memory count honestly). A round runs,
 in this order: the bare app (Header, Log, Input, Footer), aiq-tui on the bundled skills,
 aiq-tui on 10,000 generated skills without the catalog cache (cold) and with it (warm),
-then ``skills list --json`` on the same 10,000 skills cold and warm. Interleaving rounds
+then ``aiq-tui skills list --json`` (the console script, read through a pipe) on the same
+10,000 skills once cold and :data:`WARM_LISTS` times warm, with each listing's CPU seconds
+beside its wall-clock time. Interleaving rounds
 spreads the machine's load over every subject alike; medians of :data:`ROUNDS` are
 reported and ratios are taken against the bare app's median from the same run.
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -36,6 +39,9 @@ from pathlib import Path
 
 GENERATED = 10_000
 ROUNDS = int(os.environ.get("AIQ_BENCH_ROUNDS", "7"))
+WARM_LISTS = 3
+"""Warm listings per round: a quarter of a second each, so 21 samples cost five seconds and a
+burst of outside load moves their median less than it moves seven."""
 # Seven, not five: on the shared 2-core machine a burst of someone else's load can slow two or
 # three consecutive probes, which moved a median of five by half a second.
 SIZE = (120, 36)
@@ -162,14 +168,25 @@ def _probe(source: str, *args: str) -> dict[str, float]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _list_seconds(home: Path) -> float:
+def _list_command() -> list[str]:
+    """``aiq-tui`` as users run it: the console script beside this interpreter (``-m aiq_tui``
+    only when there is none, which also loads runpy)."""
+    script = Path(sys.executable).with_name("aiq-tui")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "aiq_tui"]
+
+
+def _list_seconds(home: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, from the reaped child's usage) of one
+    ``skills list --json``, read through a pipe as ``| jq`` would."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "aiq_tui", "--home", str(home), "skills", "list", "--json"],
+    done = subprocess.run([*_list_command(), "--home", str(home), "skills", "list", "--json"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
     seconds = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise RuntimeError(f"skills list failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return seconds
+    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def _forget_cache(home: Path) -> None:
@@ -191,6 +208,7 @@ def run() -> dict[str, object]:
     compile_package()
     samples: dict[str, list[dict[str, float]]] = {k: [] for k in ("bare", "bundled", "cold", "warm")}
     lists: dict[str, list[float]] = {"cold": [], "warm": []}
+    list_cpu: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory(prefix="aiq-bench-tui-") as base:
         bundled_home, big_home = Path(base) / "bundled", Path(base) / "big"
         _probe(AIQ_PROBE, str(bundled_home))  # first run installs the bundled skills
@@ -203,8 +221,11 @@ def run() -> dict[str, object]:
             samples["cold"].append(_probe(AIQ_PROBE, str(big_home)))
             samples["warm"].append(_probe(AIQ_PROBE, str(big_home)))
             _forget_cache(big_home)
-            lists["cold"].append(_list_seconds(big_home))
-            lists["warm"].append(_list_seconds(big_home))
+            for kind, runs in (("cold", 1), ("warm", WARM_LISTS)):
+                for _ in range(runs):
+                    wall, cpu = _list_seconds(big_home)
+                    lists[kind].append(wall)
+                    list_cpu[kind].append(cpu)
 
     def median(kind: str, key: str = "first_frame_s") -> float:
         return statistics.median(sample[key] for sample in samples[kind])
@@ -233,6 +254,8 @@ def run() -> dict[str, object]:
         "first_frame_rss_mb_10k": round(max(s["first_frame_rss_mb"] for s in samples["cold"] + samples["warm"]), 1),
         "list_10k_cold_s": round(statistics.median(lists["cold"]), 3),
         "list_10k_warm_s": round(statistics.median(lists["warm"]), 3),
+        "list_10k_cpu_s": {k: round(statistics.median(v), 3) for k, v in list_cpu.items()},
+        "list_command": " ".join(Path(part).name for part in _list_command()),
         # The fastest sample: what the code costs when nothing else runs (noise only adds).
         "min_first_frame_s": {k: round(min(s["first_frame_s"] for s in v), 3) for k, v in samples.items()},
         "min_list_s": {k: round(min(v), 3) for k, v in lists.items()},
