@@ -302,3 +302,40 @@ def test_a_skill_edited_into_a_dangerous_one_is_blocked_by_live_reload(skills: P
     diff = catalog.rescan()
     assert diff.removed == ("tidy",) and "tidy" not in catalog
     assert any(p.field == "script" for p in diff.problems)
+
+
+def age(path: Path) -> None:
+    os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
+
+
+def test_an_unchanged_skills_directory_is_not_listed_again(skills: Path, cache: CatalogCache) -> None:
+    age(skills)
+    SkillCatalog(dirs(skills), cache=cache)
+    assert cache.last.listed == 1
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert (cache.last.listed, cache.last.hits, len(catalog)) == (0, 5, 5)
+
+
+@pytest.mark.parametrize("change", ["add", "remove", "disable"])
+def test_a_skills_directory_whose_entries_changed_is_listed_again_even_with_its_old_mtime_put_back(
+        skills: Path, cache: CatalogCache, change: str) -> None:
+    age(skills)
+    SkillCatalog(dirs(skills), cache=cache)
+    if change == "add":
+        write_skill(skills, "brand-new")
+    elif change == "remove":
+        (skills / "skill-0" / "SKILL.md").unlink()
+        (skills / "skill-0").rmdir()
+    else:
+        (skills / "skill-0").rename(skills / "skill-0.disabled")
+    age(skills)  # the ctime still moved: it cannot be set back
+    catalog = SkillCatalog(dirs(skills), cache=cache)
+    assert cache.last.listed == 1
+    assert ("brand-new" in catalog) == (change == "add")
+    assert ("skill-0" in catalog) == (change == "add")
+
+
+def test_a_skills_directory_changed_just_now_is_listed_every_time(skills: Path, cache: CatalogCache) -> None:
+    for _ in range(2):  # its mtime could still move within the same timestamp tick
+        SkillCatalog(dirs(skills), cache=cache)
+        assert cache.last.listed == 1

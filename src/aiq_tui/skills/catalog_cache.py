@@ -11,6 +11,10 @@ decides what exists, only what a file that still exists said:
   written twice within one timestamp tick could otherwise keep a stale entry — git's
   "racily clean" problem);
 * files that produced any problem are never cached, so every warning is reported each time;
+* a skills directory's sorted entries are kept with its mtime, ctime and inode, and reused
+  only while all three match: adding, removing or renaming an entry changes the directory's
+  mtime, so a new folder is always seen (recently modified directories are listed afresh,
+  like recently modified files);
 * the file is replaced atomically (temp file in the same directory, then ``os.replace``):
   readers see the old or the new cache, never half of one; concurrent writers each write a
   complete file and the last one wins, which is safe because every entry is re-validated;
@@ -48,16 +52,19 @@ STALE_TEMP_SECONDS = 3600.0
 """A temp file this old was left by a killed writer and is removed by the next save."""
 
 Row = list[Any]
+Listing = tuple[int, int, int, list[str]]  # a directory's mtime_ns, ctime_ns, inode, sorted entries
 
 
 
 class _CacheFile(msgspec.Struct):
     """The file's shape; decoding checks every row's exact types (a bool is no int, a number
-    no str): size, mtime_ns, ctime_ns, inode, name, description, extras, body offset."""
+    no str): size, mtime_ns, ctime_ns, inode, name, description, extras, body offset; and for
+    each skills directory its mtime_ns, ctime_ns, inode and sorted entries."""
 
     format: int
     settings: str
     skills: dict[str, tuple[int, int, int, int, str, str, dict[str, Any], int]]
+    dirs: dict[str, tuple[int, int, int, list[str]]] = {}
 """One cached skill as stored in the file: ``[size, mtime_ns, ctime_ns, inode, name,
 description, extras, body_offset]`` — kept as the list JSON gives back, so a start with
 10,000 cached skills builds no intermediate objects."""
@@ -71,6 +78,7 @@ class CacheStats:
     hits: int  # skills taken from the cache
     parsed: int  # SKILL.md files parsed (new, changed, or not cacheable)
     written: bool  # the cache file was replaced
+    listed: int = 0  # skills directories listed (not taken from the cache)
 
 
 class CatalogCache:
@@ -86,21 +94,21 @@ class CatalogCache:
         """Same result as :func:`~aiq_tui.skills.discover.scan`; parses only what changed."""
         fingerprint = _fingerprint(settings)
         cached = self.load(fingerprint)
-        state = _CachedScan(settings, cached or {})
+        state = _CachedScan(settings, cached.skills if cached else {}, cached.dirs if cached else {})
         for directory in dirs:
             state.directory(directory)
         written = False
-        if cached is None or state.dirty(cached):
-            written = self.save(state.keep, fingerprint)
-        self.last = CacheStats(cached is not None, state.hits, state.parsed, written)
+        if cached is None or state.dirty(cached.skills, cached.dirs):
+            written = self.save(state.keep, state.keep_dirs, fingerprint)
+        self.last = CacheStats(cached is not None, state.hits, state.parsed, written, state.listed)
         return ScanResult(state.metas, tuple(state.problems), frozenset(state.failed))
 
     # -- the file ---------------------------------------------------------------------------
 
-    def load(self, fingerprint: str) -> dict[str, Row] | None:
-        """The cached rows by SKILL.md path, or None when there is no usable cache (missing,
-        corrupt, another format or other settings, any row of the wrong shape): the caller
-        then parses and rebuilds it."""
+    def load(self, fingerprint: str) -> _CacheFile | None:
+        """The cached rows (by SKILL.md path) and directory listings, or None when there is no
+        usable cache (missing, corrupt, another format or other settings, any row of the wrong
+        shape): the caller then parses and rebuilds it."""
         try:
             with open(self.path, "rb") as handle:
                 data = msgspec.json.decode(handle.read(), type=_CacheFile)
@@ -108,11 +116,11 @@ class CatalogCache:
             return None
         if data.format != FORMAT or data.settings != fingerprint:
             return None
-        return data.skills  # type: ignore[return-value]
+        return data
 
-    def save(self, rows: dict[str, Row], fingerprint: str) -> bool:
+    def save(self, rows: dict[str, Row], dirs: dict[str, Listing], fingerprint: str) -> bool:
         """Replace the cache file atomically; False (and no harm) when it cannot be written."""
-        payload = {"format": FORMAT, "settings": fingerprint, "skills": rows}
+        payload = {"format": FORMAT, "settings": fingerprint, "skills": rows, "dirs": dirs}
         temp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -161,16 +169,39 @@ def _plain(value: Any) -> bool:
 class _CachedScan(_Scan):
     """discover's scan with a cache in front of its per-skill parse."""
 
-    def __init__(self, settings: Any, cached: dict[str, Row]) -> None:
+    def __init__(self, settings: Any, cached: dict[str, Row], cached_dirs: dict[str, Listing]) -> None:
         super().__init__(settings)
         self.cached = cached
+        self.cached_dirs = cached_dirs
         self.keep: dict[str, Row] = {}  # what the cache file will hold
+        self.keep_dirs: dict[str, Listing] = {}
         self.hits = 0
         self.parsed = 0
+        self.listed = 0
         self.racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
 
-    def dirty(self, cached: dict[str, Row]) -> bool:
-        return self.keep.keys() != cached.keys() or any(self.keep[p] is not cached[p] for p in self.keep)
+    def dirty(self, cached: dict[str, Row], cached_dirs: dict[str, Listing]) -> bool:
+        return (self.keep.keys() != cached.keys() or any(self.keep[p] is not cached[p] for p in self.keep)
+                or self.keep_dirs.keys() != cached_dirs.keys()
+                or any(self.keep_dirs[d] is not cached_dirs[d] for d in self.keep_dirs))
+
+    def folder_names(self, directory: SkillDir, root: str) -> list[str] | None:
+        # 10,000 entries listed and sorted cost about as much as the cache file's decoding:
+        # an unchanged directory (same mtime, ctime and inode) has the same entries.
+        try:
+            info = os.stat(root)
+        except OSError:
+            info = None  # discover's listing says why, when it should
+        listing = self.cached_dirs.get(root)
+        if (listing is not None and info is not None and listing[0] == info.st_mtime_ns
+                and listing[1] == info.st_ctime_ns and listing[2] == info.st_ino):
+            self.keep_dirs[root] = listing
+            return listing[3]
+        names = super().folder_names(directory, root)
+        self.listed += names is not None
+        if names is not None and info is not None and stat.S_ISDIR(info.st_mode) and info.st_mtime_ns < self.racy_after:
+            self.keep_dirs[root] = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, names)
+        return names
 
     def folders(self, source_dir: Path, root: str, names: list[str]) -> None:
         # A warm start's loop — 10,000 skills, each one stat and a meta from its cached row —
