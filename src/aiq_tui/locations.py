@@ -7,15 +7,15 @@ the ``--home`` flag. Nothing else in the code base builds these paths by hand.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 HOME_ENV_VAR = "AIQ_HOME"
 DEFAULT_HOME_NAME = ".aiqconfig"
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(msgspec.Struct, frozen=True):
     """The config home and the fixed layout inside it (seed 001)."""
 
     root: Path

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 
 
-@dataclass(frozen=True)
-class MigrationReport:
+class MigrationReport(msgspec.Struct, frozen=True):
     moved: tuple[tuple[Path, Path], ...] = ()
     """(old path, new path) for every file moved."""
     skipped: tuple[Path, ...] = ()

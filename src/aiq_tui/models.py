@@ -19,9 +19,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+import msgspec
 
 from aiq_tui.locations import Home
 
@@ -38,8 +39,7 @@ class ModelError(Exception):
     """Installing or opening a model failed; the message says what to do."""
 
 
-@dataclass(frozen=True)
-class ModelSpec:
+class ModelSpec(msgspec.Struct, frozen=True):
     name: str
     description: str
     package: str  # the wheel on the package index
@@ -65,8 +65,7 @@ MODELS: dict[str, ModelSpec] = {
 DEFAULT_MODEL = "minilm"
 
 
-@dataclass(frozen=True)
-class InstalledModel:
+class InstalledModel(msgspec.Struct, frozen=True):
     name: str
     path: Path
     size: int
@@ -224,8 +223,7 @@ def remove(home: Home, name: str) -> bool:
 # -- opening for the matcher ----------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SemanticStatus:
+class SemanticStatus(msgspec.Struct, frozen=True):
     """Whether semantic matching is on, and why not when it is off."""
 
     enabled: bool

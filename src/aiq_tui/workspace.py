@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping
+
+import msgspec
 
 from aiq_tui.config import AppConfig, load_config
 from aiq_tui.locations import Home, resolve_home
@@ -26,8 +27,7 @@ DEFAULTS_MARKER = "bundled-skills.json"
 """In ``data/``: names of bundled skills already offered, so a deleted one stays deleted."""
 
 
-@dataclass
-class Workspace:
+class Workspace(msgspec.Struct):
     home: Home
     config: AppConfig
     sources: SourcesFile
@@ -97,8 +97,7 @@ class Workspace:
         return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed))
 
 
-@dataclass(frozen=True)
-class WorkspaceStart:
+class WorkspaceStart(msgspec.Struct, frozen=True):
     """What :meth:`Workspace.prepare` found: enough to draw the first frame."""
 
     home: Home

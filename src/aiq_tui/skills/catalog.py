@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import os
 import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator, Sequence
+
+import msgspec
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -57,8 +58,7 @@ class SkillLoadError(Exception):
     """A skill's SKILL.md could not be read or parsed when its body was needed."""
 
 
-@dataclass(frozen=True)
-class CatalogDiff:
+class CatalogDiff(msgspec.Struct, frozen=True):
     """What a :meth:`SkillCatalog.rescan` changed (names sorted)."""
 
     added: tuple[str, ...] = ()

@@ -30,7 +30,6 @@ import json
 import os
 import stat
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -70,8 +69,7 @@ description, extras, body_offset]`` — kept as the list JSON gives back, so a s
 10,000 cached skills builds no intermediate objects."""
 
 
-@dataclass(frozen=True)
-class CacheStats:
+class CacheStats(msgspec.Struct, frozen=True):
     """What the last :meth:`CatalogCache.scan` did (for tests, benchmarks and ``--json``)."""
 
     loaded: bool  # a usable cache file was read

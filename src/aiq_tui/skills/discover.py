@@ -9,9 +9,11 @@ never a body. One bad skill never stops the others: every defect becomes a warni
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
+
+import msgspec
 
 from aiq_tui.config import AppConfig, SkillsSettings
 from aiq_tui.locations import Home
@@ -33,8 +35,7 @@ DISABLED_SUFFIX = ".disabled"
 """A skill folder named ``NAME.disabled`` is skipped with a note (seed 001)."""
 
 
-@dataclass(frozen=True)
-class SkillDir:
+class SkillDir(msgspec.Struct, frozen=True):
     """One directory to scan. ``origin`` is one of :data:`ORIGINS`."""
 
     path: Path
@@ -46,8 +47,7 @@ class SkillDir:
         return self.origin in _EXPLICIT
 
 
-@dataclass(frozen=True)
-class ScanResult:
+class ScanResult(msgspec.Struct, frozen=True):
     metas: dict[str, SkillMeta]
     problems: tuple[Problem, ...]
     failed: frozenset[str]
@@ -242,8 +242,7 @@ class _Scan:
         self.metas[name] = meta
 
 
-@dataclass(frozen=True)
-class Parsed:
+class Parsed(msgspec.Struct, frozen=True):
     """One SKILL.md read on its own: its metadata (None when it does not load), the stat it was
     read under, the problems it produced, and the line of its ``name`` (for clash warnings)."""
 

@@ -28,9 +28,10 @@ import math
 import os
 import re
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Mapping
+
+import msgspec
 
 from aiq_tui.problems import Problem, Severity
 
@@ -63,8 +64,7 @@ _RESOLVED_WORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class ParseResult:
+class ParseResult(msgspec.Struct, frozen=True):
     """What a SKILL.md holds.
 
     ``meta_fields`` is ``{}`` when the file has no frontmatter (the whole file is the body) and
@@ -77,7 +77,7 @@ class ParseResult:
     body: str
     body_offset: int
     problems: tuple[Problem, ...] = ()
-    field_lines: Mapping[str, int] = field(default_factory=dict)
+    field_lines: Mapping[str, int] = msgspec.field(default_factory=dict)
     has_frontmatter: bool = False
 
     @property

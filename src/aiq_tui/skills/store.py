@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import re
 import functools
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Mapping
+
+import msgspec
 
 from aiq_tui.problems import Severity
 from aiq_tui.skills.definition import definition_of
@@ -34,21 +35,20 @@ class StoreError(Exception):
     """A store operation failed; ``str()`` names the skill or file and the reason."""
 
 
-@dataclass(frozen=True)
-class SkillEntry:
+class SkillEntry(msgspec.Struct, frozen=True):
     """One lango skill. ``definition`` holds ``content`` (instruction) or steps/script/template."""
 
     name: str
     description: str
     type: str = "instruction"
     status: str = "active"
-    definition: Mapping[str, Any] = field(default_factory=dict)
+    definition: Mapping[str, Any] = msgspec.field(default_factory=dict)
     parameters: Mapping[str, Any] | None = None
     source: str = ""
     """Origin URL of an imported skill; empty for skills created locally."""
     allowed_tools: tuple[str, ...] = ()
     created_by: str = ""
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    extras: Mapping[str, Any] = msgspec.field(default_factory=dict)
     """Other frontmatter fields (license, tags, metadata, …), preserved on save."""
 
 
