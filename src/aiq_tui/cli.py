@@ -8,6 +8,7 @@ and the TUI start fast.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -106,6 +107,9 @@ def end_process(code: int) -> NoReturn:
     — the process ends at once, stdout and stderr flushed: tearing down some 150 modules and
     what a 10,000-skill listing left behind was 15–30 ms of a 0.25 s ``skills list``, to
     free memory the OS takes back anyway. Otherwise the interpreter exits as usual."""
+    # First of all: a cycle collection started by the imports below would walk every object
+    # the command made (5–8 ms after a listing that paused the collector) to free none of them.
+    gc.disable()
     import atexit
     import threading
 
