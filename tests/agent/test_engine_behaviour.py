@@ -288,3 +288,40 @@ async def test_reload_adds_changes_and_removes_skills(tmp_path: Path) -> None:
     assert gone and "removed" in gone[-1].reason
     assert "weather-report" not in [m.name for m in engine.rank("weather forecast").matches]
     assert "skill_weather-report" not in engine.tools
+
+
+# -- settings applied while running --------------------------------------------------------------
+
+
+async def test_a_switch_to_a_model_of_another_encoding_recounts_in_it(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.config import load_config
+    from aiq_tui.locations import Home
+
+    engine, _ = demo_engine(tmp_path)
+    engine.warm_up()
+    assert engine.counter.info.wanted == "cl100k_base"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # the provider is created, never called
+    write_config(tmp_path, "llm:\n  provider: openai\n  providers:\n    openai:\n      kind: openai\n"
+                           "      model: gpt-4o\n")
+    await engine.apply_settings(load_config(Home(tmp_path)))
+    assert engine.counter.info.wanted == "o200k_base" and not engine.counter.pending
+    await engine.aclose()
+
+
+async def test_a_switch_to_the_estimator_recounts_the_budget_and_the_loaded_skills(tmp_path: Path) -> None:
+    from aiq_tui.config import load_config
+    from aiq_tui.locations import Home
+
+    write_skill(tmp_path / "skills", "sql-report", "Summarise sales figures from the database.",
+                body="Run a query.\n" * 40)
+    engine, _ = demo_engine(tmp_path)
+    engine.warm_up()
+    assert await engine.activate("sql-report")
+    exact_costs = {cost.name: cost.tokens for cost in engine.skills.costs()}
+    assert exact_costs and engine.breakdown.exact
+    write_config(tmp_path, "context:\n  encoding: estimate\n")
+    await engine.apply_settings(load_config(Home(tmp_path)))
+    assert not engine.breakdown.exact and engine.counter.encoding == "estimate"
+    assert {cost.name: cost.tokens for cost in engine.skills.costs()} != exact_costs
+    await engine.aclose()

@@ -94,6 +94,24 @@ def test_estimator_stays_near_real_counts_for_english() -> None:
     assert abs(estimate_tokens(sample) - exact) / exact < 0.35
 
 
+def test_a_switch_to_a_model_of_the_same_encoding_keeps_every_count() -> None:
+    counter = TokenCounter(model="gpt-4")
+    counter.count("hello world")
+    assert counter.retarget("claude-sonnet-4-5") is False  # cl100k for both
+    misses = counter.misses
+    counter.count("hello world")
+    assert counter.misses == misses and counter.exact
+
+
+def test_a_switch_to_another_encoding_estimates_until_it_is_loaded() -> None:
+    counter = TokenCounter(model="gpt-4")
+    assert counter.count("hello world") == 2
+    assert counter.retarget("gpt-4", "estimate") is True
+    assert counter.pending and not counter.exact and counter.info.wanted == "estimate"
+    assert counter.load() is True and counter.encoding == "estimate"
+    assert counter.count("hello world") == estimate_tokens("hello world")
+
+
 def test_repeated_text_is_served_from_the_cache() -> None:
     counter = TokenCounter()
     counter.count("some text to count")

@@ -143,6 +143,7 @@ class Engine:
         """Load a deferred tokenizer (then recount the budget and the catalog lines) and build
         the index; safe to call from a worker thread."""
         if self.counter.load():
+            self.skills.recount()  # a skill loaded by a message sent meanwhile was estimated
             self._breakdown = self.current_prompt().breakdown
             self.skills.views()  # fills the per-skill catalog-line counts the pane shows
         _ = self.index
@@ -607,6 +608,11 @@ class Engine:
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
         self.session.provider, self.session.model = provider.name, provider.model
+        if self.counter.retarget(provider.model, self.config.context.encoding):
+            # The new model counts in another encoding (gpt-4o: o200k): loaded off the event
+            # loop, then every figure is recounted (the builder asks the counter afresh).
+            await asyncio.to_thread(self.counter.load)
+            self.skills.recount()
         self._update_budget()  # the window follows the new provider's model
         await old.aclose()
 

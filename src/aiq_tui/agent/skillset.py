@@ -118,6 +118,14 @@ class LoadedSkills:
         entries.extend((meta.name, meta.description) for meta in self.catalog if meta.name not in seen)
         return entries
 
+    def recount(self) -> None:
+        """Count the loaded skills' texts again: the counter's encoding changed (a deferred
+        tokenizer loaded, or a switch to a model that counts in another one)."""
+        for name, slot in list(self._slots.items()):
+            tokens = self.counter.count(skill_section(slot.skill))
+            if self._slots.get(name) is slot:  # (a turn on another thread may have moved it on)
+                self._slots[name] = _Slot(slot.skill, tokens, slot.reason)
+
     def views(self) -> list[SkillView]:
         """Every skill as the skills pane shows it (catalog order)."""
         views = []

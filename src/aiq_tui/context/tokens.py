@@ -282,6 +282,23 @@ class TokenCounter:
             self._use(*load_encoding(self.info.wanted, self._cache_dir))
             return True
 
+    def retarget(self, model: str, encoding: str | None = None) -> bool:
+        """Count for ``model`` (and the config's ``encoding`` override) from now on — a provider
+        or model switch. True when that wants another encoding: counts are then estimates
+        (and shown as such) until :meth:`load` has loaded it; nothing counted in the old one
+        is kept."""
+        wanted = encoding_for_model(model, encoding)
+        with self._load_lock:
+            if wanted == self.info.wanted:
+                return False
+            with self._lock:
+                self._encoding = None
+                self.info = CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE)
+                self._texts.clear()
+                self._messages.clear()
+                self.pending = True
+        return True
+
     @classmethod
     def for_config(cls, config: Any, cache_dir: Path | None = None) -> "TokenCounter":
         """The counter for an :class:`~aiq_tui.config.AppConfig`: its active model and override."""
