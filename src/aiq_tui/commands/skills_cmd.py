@@ -194,31 +194,20 @@ def _list_unpaused(args: argparse.Namespace) -> int:
             "semantic": embedding_summary(workspace),
         })
         return EXIT_OK
-    from rich.table import Table
-    from rich.text import Text
+    from aiq_tui.commands.box_table import Column, box_table
 
     console = make_console(args)
     dormant = len(listing) - len(catalog)
     title = f"{len(listing)} skill(s)" + (f": {len(catalog)} active, {dormant} not loaded (inactive/draft)"
                                           if dormant else "")
-    table = Table(title=title, title_justify="left", expand=False)
-    widest = max((len(meta.name) for meta in listing), default=4)
-    widest = min(widest, 40)
-    table.add_column("name", style="bold", no_wrap=True, min_width=widest)
-    table.add_column("type", no_wrap=True)
-    table.add_column("status", no_wrap=True)
-    table.add_column("from", no_wrap=True)
-    table.add_column("description", no_wrap=True, overflow="ellipsis",
-                     max_width=max(20, console.width - widest - 44))
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
-    # Names and descriptions are the authors' text, never rich markup: as Text, "[/b]" in a
-    # description prints as written instead of failing the listing (and no markup is parsed
-    # for 10,000 rows).
-    for meta in listing:
-        status = meta.status
-        table.add_row(Text(meta.name), Text(meta.type), Text(status, style="" if status == "active" else "yellow"),
-                      Text(origins.get(str(meta.source_dir), "")), Text(_one_line(meta.description, 200)))
-    console.print(table)
+    columns = (Column("name", style="bold", max_width=40), Column("type"), Column("status"), Column("from"),
+               Column("description"))
+    # Names and descriptions are the authors' text: a Text's plain text, never rich markup
+    # ("[/b]" in a description prints as written instead of failing the listing).
+    rows = [(meta.name, meta.type, (meta.status, "" if meta.status == "active" else "yellow"),
+             origins.get(str(meta.source_dir), ""), _one_line(meta.description, 200)) for meta in listing]
+    console.print(box_table(title, columns, rows, console.width), soft_wrap=True)
     semantic = embedding_summary(workspace)
     if semantic["enabled"] or workspace.config.matching.semantic == "on":  # silent for users without it
         console.print(f"semantic matching: {semantic['text']}")
