@@ -227,3 +227,33 @@ async def test_a_setsid_daemon_does_not_outlive_the_call(project: Path) -> None:
 async def test_proc_self_still_works_inside_the_namespaces(project: Path) -> None:
     result = await _run(["cat", "/proc/self/status"], project)
     assert result.exit_code == 0 and "Pid:" in result.stdout
+
+
+@namespaces_only
+async def test_the_projects_git_stays_read_only_inside_the_writable_project(project: Path) -> None:
+    # A hook written into .git would run at the user's next commit, outside any sandbox.
+    hooks = project / ".git" / "hooks"
+    hooks.mkdir(parents=True)
+    (project / ".git" / "config").write_text("[core]\n")
+    result = await _run(["sh", "-c", "echo evil > .git/hooks/pre-commit; echo '[x]' >> .git/config; "
+                                     "rm -f .git/config; mv .git gone; echo fine > work.txt"], project)
+    assert not (hooks / "pre-commit").exists() and (project / ".git" / "config").read_text() == "[core]\n"
+    assert not (project / "gone").exists() and "Read-only file system" in result.stderr
+    assert (project / "work.txt").read_text() == "fine\n"  # the rest of the project stays writable
+
+
+@namespaces_only
+async def test_a_git_file_of_a_worktree_is_kept_read_only_too(project: Path) -> None:
+    (project / ".git").write_text("gitdir: /elsewhere\n")
+    await _run(["sh", "-c", "echo 'gitdir: /tmp/planted' > .git"], project)
+    assert (project / ".git").read_text() == "gitdir: /elsewhere\n"
+
+
+def test_the_helper_refuses_to_run_when_it_cannot_protect(project: Path) -> None:
+    import subprocess
+    import sys
+
+    (project / ".git").mkdir()
+    done = subprocess.run([sys.executable, "-I", "-S", str(launcher._HELPER), "--no-namespaces", "--protect",
+                           str(project / ".git"), "--", "touch", str(project / "ran")], capture_output=True, text=True)
+    assert done.returncode == 125 and "not run" in done.stderr and not (project / "ran").exists()

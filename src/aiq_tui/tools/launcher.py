@@ -89,13 +89,14 @@ def _kernel_landlock_abi() -> int:
 
 @functools.lru_cache(maxsize=1)
 def _namespaces_work() -> bool:
-    """Whether an unprivileged user + network namespace can be created here (probed once)."""
+    """Whether unprivileged user, network and mount namespaces can be created here, and a
+    path bound read-only in one (probed once)."""
     if not sys.platform.startswith("linux"):
         return False
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(_HELPER), "--no-network", "--no-landlock", "--",
-             "true"], capture_output=True, timeout=20, check=False,
+            [sys.executable, "-I", "-S", str(_HELPER), "--no-network", "--no-landlock",
+             "--protect", str(_HELPER.parent), "--", "true"], capture_output=True, timeout=20, check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return False
@@ -177,8 +178,17 @@ def program_roots(program: str, environ: Mapping[str, str]) -> list[Path]:
     return roots
 
 
+def protected_paths(write_roots: Sequence[Path]) -> list[str]:
+    """What stays read-only inside the writable trees: each one's ``.git`` (a hook written
+    there would run at the user's next commit), when namespaces can hold it so."""
+    if not _namespaces_work():
+        return []
+    return [path for path in (os.path.join(_real(root), ".git") for root in write_roots) if os.path.lexists(path)]
+
+
 def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots: Sequence[Path],
-                 exec_roots: Sequence[Path], network: bool, landlock: bool) -> list[str]:
+                 exec_roots: Sequence[Path], network: bool, landlock: bool,
+                 protect: Sequence[str] = ()) -> list[str]:
     helper = [sys.executable, "-I", "-S", str(_HELPER)]
     if landlock:
         helper.append("--require-landlock")
@@ -190,6 +200,8 @@ def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots
         helper += ["--write", _real(root)]
     for root in exec_roots:
         helper += ["--exec", _real(root)]
+    for path in protect:
+        helper += ["--protect", path]
     if not network:
         helper.append("--no-network")
     return [*helper, "--", *argv]
@@ -251,7 +263,8 @@ async def run_process(
     child_env["PWD"] = _real(cwd)
     if landlock or not network:
         launch = _helper_argv(argv, read_roots=read_roots, write_roots=[*write_roots, private_tmp],
-                              exec_roots=exec_roots, network=network, landlock=landlock)
+                              exec_roots=exec_roots, network=network, landlock=landlock,
+                              protect=protected_paths(write_roots))
     else:
         launch = list(argv)
     net = network_mode(network) if (landlock or not network) else "on"

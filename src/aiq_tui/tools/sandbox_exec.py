@@ -8,14 +8,19 @@ Landlock domain cannot ptrace (so cannot read ``/proc/PID/environ`` of) a proces
 
 Usage::
 
-    sandbox_exec.py [--read PATH]… [--write PATH]… [--exec PATH]… [--no-network]
-                    [--require-landlock] [--no-landlock] [--no-namespaces] -- PROGRAM ARG…
+    sandbox_exec.py [--read PATH]… [--write PATH]… [--exec PATH]… [--protect PATH]…
+                    [--no-network] [--require-landlock] [--no-landlock] [--no-namespaces]
+                    -- PROGRAM ARG…
 
 ``--read`` trees are readable (files, directories; execute too, so tools and scripts there
 run), ``--write`` trees are also writable, ``--exec`` trees are readable and executable
 (system directories). The command runs as PID 1 of a new user + PID namespace (when the kernel allows
 unprivileged namespaces): when it exits, the kernel kills everything it left behind, even
-``setsid`` daemons. ``--no-network`` adds a network namespace (no interface but a down
+``setsid`` daemons. ``--protect`` paths (a project's ``.git``) stay read-only inside a
+``--write`` tree — Landlock cannot take back what it grants to a whole tree, so they are bound
+read-only onto themselves in a private mount namespace, which the command cannot undo (it has
+no capability left after ``exec``, and Landlock forbids mounting); the launch fails (exit 125)
+rather than run with them writable. ``--no-network`` adds a network namespace (no interface but a down
 loopback: no protocol reaches anything); when namespaces are not available and the Landlock
 ABI is ≥ 4, TCP bind/connect is denied instead. With
 ``--require-landlock`` a failure to apply Landlock stops the launch (exit 125) instead of
@@ -38,7 +43,11 @@ SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # x86_64 an
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
-CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID = 0x10000000, 0x40000000, 0x20000000
+CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWNS = 0x10000000, 0x40000000, 0x20000000, 0x00020000
+MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 1 << 5, 1 << 12, 1 << 14, 1 << 18
+# statvfs flags a remount must keep (they are locked in a less privileged mount namespace)
+# and the mount flags that say the same.
+_KEPT_MOUNT_FLAGS = ((2, 2), (4, 4), (8, 8), (1024, 1024), (2048, 2048), (4096, 1 << 21))
 
 # Filesystem rights, with the ABI that introduced them.
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
@@ -178,13 +187,14 @@ def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, den
     return abi
 
 
-def isolate(*, network: bool) -> bool:
-    """New user + PID namespaces (+ a network namespace unless ``network``), the caller's
-    uid/gid mapped to themselves. Returns whether the PID namespace was created (then the
-    caller must fork: the child is its PID 1, and when it exits the kernel kills every
-    process left in the namespace — ``setsid`` cannot outlive the call)."""
+def isolate(*, network: bool, mounts: bool = False) -> bool:
+    """New user + PID namespaces (+ a network namespace unless ``network``, + a mount
+    namespace with ``mounts``), the caller's uid/gid mapped to themselves. Returns whether the
+    PID namespace was created (then the caller must fork: the child is its PID 1, and when it
+    exits the kernel kills every process left in the namespace — ``setsid`` cannot outlive
+    the call)."""
     uid, gid = os.getuid(), os.getgid()
-    base = CLONE_NEWUSER | (0 if network else CLONE_NEWNET)
+    base = CLONE_NEWUSER | (0 if network else CLONE_NEWNET) | (CLONE_NEWNS if mounts else 0)
     pid_namespace = True
     if _libc.unshare(base | CLONE_NEWPID) != 0:
         pid_namespace = False
@@ -198,6 +208,27 @@ def isolate(*, network: bool) -> bool:
     with open("/proc/self/gid_map", "w") as handle:
         handle.write(f"{gid} {gid} 1")
     return pid_namespace
+
+
+def protect(paths: list[str]) -> None:
+    """Bind each existing path read-only onto itself, in this (new, private) mount namespace."""
+    _mount(None, "/", MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
+    for path in paths:
+        if not os.path.lexists(path):
+            continue
+        _mount(path, path, MS_BIND | MS_REC)
+        kept = os.statvfs(path).f_flag
+        extra = 0
+        for statvfs_flag, mount_flag in _KEPT_MOUNT_FLAGS:
+            if kept & statvfs_flag:
+                extra |= mount_flag
+        _mount(None, path, MS_REMOUNT | MS_BIND | MS_RDONLY | extra)
+
+
+def _mount(source: str | None, target: str, flags: int) -> None:
+    if _libc.mount(source.encode() if source else None, target.encode(), None, ctypes.c_ulong(flags), None) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"mount {target}: {os.strerror(code)}")
 
 
 def _host_pid() -> int:
@@ -221,7 +252,7 @@ def _wait_for(child: int) -> int:
 
 
 def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
-    lists: dict[str, list[str]] = {"--read": [], "--write": [], "--exec": []}
+    lists: dict[str, list[str]] = {"--read": [], "--write": [], "--exec": [], "--protect": []}
     flags: set[str] = set()
     index = 0
     while index < len(argv):
@@ -246,15 +277,30 @@ def main(argv: list[str]) -> int:
         print("sandbox_exec: no command given after --", file=sys.stderr)
         return 125
     network_isolated = False
+    protected = lists["--protect"]
+    if protected and "--no-namespaces" in flags:
+        print("aiq sandbox: --protect needs namespaces; the command was not run", file=sys.stderr)
+        return 125
     if "--no-namespaces" not in flags:
         try:
-            pid_namespace = isolate(network="--no-network" not in flags)
+            pid_namespace = isolate(network="--no-network" not in flags, mounts=bool(protected))
             network_isolated = "--no-network" in flags
         except OSError as exc:
             pid_namespace = False
+            if protected:
+                print(f"aiq sandbox: cannot keep {', '.join(protected)} read-only (no namespaces: {exc}); "
+                      "the command was not run", file=sys.stderr)
+                return 125
             if "--no-network" in flags:
                 print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
                       "where the kernel supports it", file=sys.stderr)
+        if protected:
+            try:
+                protect(protected)
+            except OSError as exc:
+                print(f"aiq sandbox: cannot keep {', '.join(protected)} read-only ({exc}); "
+                      "the command was not run", file=sys.stderr)
+                return 125
         if pid_namespace:
             child = os.fork()
             if child:
