@@ -260,7 +260,7 @@ def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> P
     when it was cached, and a warm start reads no body and loads no pattern."""
     from aiq_tui.skills.definition import definition_from_body
     from aiq_tui.skills.executor import find_dangerous
-    from aiq_tui.skills.parse import decode_skill_bytes
+    from aiq_tui.skills.parse import decode_skill_bytes, unix_newlines
 
     try:
         fd, _ = open_regular_fd(skill_md)
@@ -273,9 +273,7 @@ def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> P
     text, _problem = decode_skill_bytes(data, None)
     if text is None:
         return None
-    if "\r" in text:  # the frontmatter reader's newlines, which body_offset counts in
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    script = definition_from_body("script", text[body_offset:]).get("script")
+    script = definition_from_body("script", unix_newlines(text)[body_offset:]).get("script")
     danger = find_dangerous(script) if isinstance(script, str) else None
     if not danger:
         return None

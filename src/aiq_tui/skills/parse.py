@@ -91,8 +91,7 @@ def parse_skill_text(text: str, path: Path | None = None) -> ParseResult:
     """Split ``text`` into frontmatter and body and parse the frontmatter."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unix_newlines(text)
     if "\x00" in text:
         return ParseResult(None, "", 0, (_binary(path),))
     first_end = text.find("\n")
@@ -161,8 +160,7 @@ def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes:
         text = head[: found[1]].decode("utf-8")
     except UnicodeDecodeError as exc:
         return ParseResult(None, "", 0, (_undecodable(path, exc),), has_frontmatter=True)
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unix_newlines(text)
     first_end = text.find("\n")
     if text[:first_end].rstrip() != "---":  # e.g. "----" or "---x": not a delimiter
         return ParseResult({}, "", 0)
@@ -477,6 +475,12 @@ def _unclosed(path: Path | None, limit: int | None = None) -> Problem:
         line=1,
         hint="end the frontmatter with a line containing only ---",
     )
+
+
+def unix_newlines(text: str) -> str:
+    """``text`` with CRLF and lone CR line ends as LF: what every offset of a parse (the body's
+    included) counts in."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def decode_skill_bytes(data: bytes, path: Path | None) -> tuple[str | None, Problem | None]:
