@@ -31,7 +31,7 @@ import os
 import stat
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import msgspec  # the config's validator: decodes and checks the cache in one pass
 
@@ -153,6 +153,11 @@ def _fingerprint(settings: Any) -> str:
     return f"max_skill_md_bytes={settings.max_skill_md_bytes}"
 
 
+def _folder_of(skill_md: str) -> str:
+    """The skill folder's name of a ``…/NAME/SKILL.md`` path."""
+    return os.path.basename(os.path.dirname(skill_md))
+
+
 def _plain(value: Any) -> bool:
     """True when ``value`` survives a JSON round trip unchanged (YAML dates, say, do not)."""
     if value is None or isinstance(value, (str, bool, int, float)):
@@ -202,58 +207,52 @@ class _CachedScan(_Scan):
         return names
 
     def folders(self, source_dir: Path, root: str, names: list[str]) -> None:
-        # A warm start's loop — 10,000 skills, each one stat and a meta from its cached row —
-        # with every lookup hoisted and no call per hit: it was a third of ``skills list``.
-        # Anything but a plain hit goes the general way (:meth:`skill`), which says why.
-        cached_row, keep, metas, trusted = self.cached.get, self.keep, self.metas, SkillMeta.trusted
-        stat_file, is_file, filters = os.stat, stat.S_ISREG, bool(self.include or self.exclude)
-        prefix, suffix = f"{root}{os.sep}", f"{os.sep}{SKILL_FILE}"
-        hits = 0
-        for name in names:
-            skill_md = f"{prefix}{name}{suffix}"
-            row = cached_row(skill_md)
-            if row is None or name.endswith(DISABLED_SUFFIX):
-                super().folders(source_dir, root, [name])
-                continue
-            try:
-                info = stat_file(skill_md)
-            except OSError:
-                info = None
-            if (info is None or row[0] != info.st_size or row[1] != info.st_mtime_ns
-                    or row[2] != info.st_ctime_ns or row[3] != info.st_ino or not is_file(info.st_mode)):
-                self.skill(source_dir, skill_md, name)
-                continue
-            hits += 1
-            keep[skill_md] = row
-            meta = trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
-            if meta.name in metas:  # discover words the clash (with its line)
-                super().skill(source_dir, skill_md, name)
-            elif filters:
-                self.admit(meta, None)
-            else:
-                metas[meta.name] = meta
-        self.hits += hits
+        self._take(source_dir, self._skill_files(root, names))
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
-        row = self.cached.get(skill_md)
-        if row is not None:  # only a cached file needs a stat before its parse (to validate the row)
-            try:
-                info = os.stat(skill_md)
-            except (FileNotFoundError, NotADirectoryError):
-                return  # not a skill folder (or a plain file next to them)
-            except OSError:
-                pass  # the parse reports why it cannot be read
+        self._take(source_dir, (skill_md,))  # ``folder`` is always the name of skill_md's folder
+
+    def _skill_files(self, root: str, names: list[str]) -> Iterator[str]:
+        """Each entry's SKILL.md path; a disabled folder is reported as the loop reaches it, so
+        the warnings keep discover's order."""
+        prefix, suffix = f"{root}{os.sep}", f"{os.sep}{SKILL_FILE}"
+        for name in names:
+            if name.endswith(DISABLED_SUFFIX):
+                self.disabled(root, name)
             else:
-                if (stat.S_ISREG(info.st_mode) and row[0] == info.st_size and row[1] == info.st_mtime_ns
-                        and row[2] == info.st_ctime_ns and row[3] == info.st_ino):
-                    self.hits += 1
-                    self.keep[skill_md] = row
-                    meta = SkillMeta.trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
-                    if meta.name in self.metas:  # discover words the clash (with its line)
-                        super().skill(source_dir, skill_md, folder)
-                    else:
+                yield f"{prefix}{name}{suffix}"
+
+    def _take(self, source_dir: Path, skill_files: Iterable[str]) -> None:
+        # A warm start's loop — 10,000 skills, each one stat and a meta from its cached row —
+        # with every lookup hoisted and no call per hit: it was a third of ``skills list``.
+        cached_row, keep, metas, trusted = self.cached.get, self.keep, self.metas, SkillMeta.trusted
+        stat_file, is_file, filters = os.stat, stat.S_ISREG, bool(self.include or self.exclude)
+        hits = 0
+        for skill_md in skill_files:
+            row = cached_row(skill_md)
+            if row is not None:  # only a cached file needs a stat before its parse (to validate the row)
+                try:
+                    info = stat_file(skill_md)
+                except (FileNotFoundError, NotADirectoryError):
+                    continue  # not a skill folder (or a plain file next to them)
+                except OSError:
+                    info = None  # the parse reports why it cannot be read
+                if (info is not None and row[0] == info.st_size and row[1] == info.st_mtime_ns
+                        and row[2] == info.st_ctime_ns and row[3] == info.st_ino and is_file(info.st_mode)):
+                    hits += 1
+                    keep[skill_md] = row
+                    meta = trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
+                    if meta.name in metas:  # discover words the clash (with its line)
+                        super().skill(source_dir, skill_md, _folder_of(skill_md))
+                    elif filters:
                         self.admit(meta, None)
-                    return
+                    else:
+                        metas[meta.name] = meta
+                    continue
+            self._parse_and_keep(source_dir, skill_md, _folder_of(skill_md))
+        self.hits += hits
+
+    def _parse_and_keep(self, source_dir: Path, skill_md: str, folder: str) -> None:
         parsed = self.parse(source_dir, skill_md, folder)
         if parsed.info is None and not parsed.problems:
             return  # no SKILL.md here: not a skill folder (or a plain file next to them)
