@@ -260,34 +260,28 @@ def _listing_rows(listing: "list[SkillMeta]") -> EncodedRows:
     def strings(items: tuple[str, ...]) -> str:
         return f"[{', '.join(map(text, items))}]" if items else "[]"
 
+    def derived(meta: SkillMeta) -> tuple[str, str]:
+        """The fields read from extras: what goes before ``path`` and after ``source_dir``."""
+        allowed_tools, extras = meta.allowed_tools, meta.extras
+        return (f'"type": {text(meta.type)}, "status": {text(meta.status)}, "source": {text(meta.source)}, ',
+                f'"tags": {strings(meta.tags)}, "triggers": {strings(meta.triggers)}, '
+                f'"allowed_tools": {"null" if allowed_tools is None else strings(allowed_tools)}, '
+                f'"extras": {encode(dict(extras)) if extras else "{}"}, ')
+
     # A skill with no frontmatter beyond name and description (the spec's minimal form) has
-    # every field derived from extras at its default: one constant instead of six lookups.
-    plain = SkillMeta("-", "-", "-", Path("-"))
-    plain_middle = (f'"type": {text(plain.type)}, "status": {text(plain.status)}, "source": {text(plain.source)}, '
-                    '"path": ')
-    plain_tail = (f'"tags": {strings(plain.tags)}, "triggers": {strings(plain.triggers)}, '
-                  f'"allowed_tools": {"null" if plain.allowed_tools is None else strings(plain.allowed_tools)}, '
-                  '"extras": {}, "size": ')
+    # every field derived from extras at its default: computed once, not six lookups a skill.
+    plain = derived(SkillMeta("-", "-", "-", Path("-")))
     rows = EncodedRows()
     append = rows.append
     for meta in listing:
         source_dir = source_dirs.get(meta.source_dir)
         if source_dir is None:
             source_dir = source_dirs[meta.source_dir] = text(str(meta.source_dir))
-        extras, size = meta.extras, meta.size
-        size_text = size if type(size) is int else encode(size)
-        if not extras:
-            append(f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, {plain_middle}'
-                   f'{text(meta.file)}, "source_dir": {source_dir}, {plain_tail}{size_text}}}')
-            continue
-        allowed_tools = meta.allowed_tools
-        append(
-            f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, "type": {text(meta.type)}, '
-            f'"status": {text(meta.status)}, "source": {text(meta.source)}, "path": {text(meta.file)}, '
-            f'"source_dir": {source_dir}, "tags": {strings(meta.tags)}, "triggers": {strings(meta.triggers)}, '
-            f'"allowed_tools": {"null" if allowed_tools is None else strings(allowed_tools)}, '
-            f'"extras": {encode(dict(extras))}, "size": {size_text}}}'
-        )
+        size = meta.size
+        middle, tail = derived(meta) if meta.extras else plain
+        append(f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, {middle}'
+               f'"path": {text(meta.file)}, "source_dir": {source_dir}, {tail}'
+               f'"size": {size if type(size) is int else encode(size)}}}')
     return rows
 
 
