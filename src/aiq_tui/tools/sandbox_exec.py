@@ -271,6 +271,11 @@ def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
     return lists, flags, []
 
 
+def _not_run(why: str) -> int:
+    print(f"aiq sandbox: {why}; the command was not run", file=sys.stderr)
+    return 125
+
+
 def main(argv: list[str]) -> int:
     lists, flags, command = _parse(argv)
     if not command:
@@ -279,8 +284,7 @@ def main(argv: list[str]) -> int:
     network_isolated = False
     protected = lists["--protect"]
     if protected and "--no-namespaces" in flags:
-        print("aiq sandbox: --protect needs namespaces; the command was not run", file=sys.stderr)
-        return 125
+        return _not_run("--protect needs namespaces")
     if "--no-namespaces" not in flags:
         try:
             pid_namespace = isolate(network="--no-network" not in flags, mounts=bool(protected))
@@ -288,9 +292,7 @@ def main(argv: list[str]) -> int:
         except OSError as exc:
             pid_namespace = False
             if protected:
-                print(f"aiq sandbox: cannot keep {', '.join(protected)} read-only (no namespaces: {exc}); "
-                      "the command was not run", file=sys.stderr)
-                return 125
+                return _not_run(f"cannot keep {', '.join(protected)} read-only (no namespaces: {exc})")
             if "--no-network" in flags:
                 print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
                       "where the kernel supports it", file=sys.stderr)
@@ -298,9 +300,7 @@ def main(argv: list[str]) -> int:
             try:
                 protect(protected)
             except OSError as exc:
-                print(f"aiq sandbox: cannot keep {', '.join(protected)} read-only ({exc}); "
-                      "the command was not run", file=sys.stderr)
-                return 125
+                return _not_run(f"cannot keep {', '.join(protected)} read-only ({exc})")
         if pid_namespace:
             child = os.fork()
             if child:
@@ -311,9 +311,7 @@ def main(argv: list[str]) -> int:
                            deny_tcp="--no-network" in flags and not network_isolated)
         except OSError as exc:
             if "--require-landlock" in flags:
-                print(f"aiq sandbox: cannot apply Landlock ({exc}); the command was not run",
-                      file=sys.stderr)
-                return 125
+                return _not_run(f"cannot apply Landlock ({exc})")
     try:
         os.execvp(command[0], command)
     except FileNotFoundError:
