@@ -4,12 +4,17 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test bench screenshots install clean semantic
+# constraints.txt pins the versions the suite last passed with (`make lock` refreshes it);
+# pyproject.toml keeps the supported ranges. `make test-latest` runs the suite on the newest
+# versions a fresh, unpinned install gets, so CI shows a breaking release before a user does.
+LOCK   := constraints.txt
 
-$(STAMP): pyproject.toml
+.PHONY: run test test-latest lock bench screenshots install clean semantic
+
+$(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -c $(LOCK) -e '.[dev]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -21,6 +26,25 @@ run: $(STAMP)
 ## Install and run the whole test suite.
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+## The suite on the newest dependency versions (no constraints), in a venv of its own.
+test-latest:
+	rm -rf .venv-latest
+	$(PYTHON) -m venv .venv-latest
+	.venv-latest/bin/pip install --quiet --upgrade pip
+	.venv-latest/bin/pip install --quiet -e '.[dev]'
+	.venv-latest/bin/pip freeze --exclude-editable | diff -u $(LOCK) - || true
+	.venv-latest/bin/python -m pytest -p no:cacheprovider
+
+## Refresh constraints.txt: the newest versions in the supported ranges, then run the suite on them.
+lock:
+	rm -rf .venv-lock
+	$(PYTHON) -m venv .venv-lock
+	.venv-lock/bin/pip install --quiet --upgrade pip
+	.venv-lock/bin/pip install --quiet -e '.[dev]'
+	.venv-lock/bin/pip freeze --exclude-editable --all | grep -v -E '^(pip|setuptools|wheel)==' > $(LOCK)
+	rm -rf .venv-lock
+	@echo "wrote $(LOCK); run make test to check the suite on it"
 
 ## Benchmarks: writes bench/results/report.json.
 bench: $(STAMP)
@@ -39,4 +63,4 @@ screenshots: $(STAMP)
 	$(BIN)/python -m bench.screenshots
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-latest .venv-lock build *.egg-info src/*.egg-info .pytest_cache
