@@ -181,8 +181,12 @@ class _Scan:
         try:
             # Non-blocking open + fstat: a FIFO named SKILL.md must not hang the scan.
             fd, info = open_regular_fd(skill_md)
-        except (FileNotFoundError, NotADirectoryError):
-            return Parsed(None, None, [])  # not a skill folder (or a plain file next to them)
+        except FileNotFoundError:
+            # Not a skill folder — unless its SKILL.md is a broken link or misnamed: say so.
+            problem = missing_skill_file_problem(os.path.dirname(skill_md))
+            return Parsed(None, None, [_skipped(problem)] if problem is not None else [])
+        except NotADirectoryError:
+            return Parsed(None, None, [])  # a plain file next to the skill folders
         except NotRegularFile:
             self.failed.add(skill_md)
             return Parsed(None, None, [_warning(
@@ -250,6 +254,35 @@ class Parsed(msgspec.Struct, frozen=True):
     info: os.stat_result | None
     problems: list[Problem]
     name_line: int | None = None
+
+
+LOWERCASE_SKILL_FILE = SKILL_FILE.lower()
+
+
+def missing_skill_file_problem(folder: str | os.PathLike[str]) -> Problem | None:
+    """Why the folder's SKILL.md cannot be read although the folder looks like a skill — its
+    SKILL.md (or the folder itself) is a symbolic link whose target is gone, or the file is
+    named ``skill.md`` — or None for a folder that is simply not a skill. Only called when
+    SKILL.md was not found, so an ordinary scan pays nothing for it."""
+    folder = os.fspath(folder)
+    skill_md = os.path.join(folder, SKILL_FILE)
+    for link, what in ((skill_md, "file"), (folder, "folder")):
+        if os.path.islink(link) and not os.path.exists(link):
+            return Problem(Path(link), f"{os.path.basename(link)} is a symbolic link to {os.readlink(link)!r}, "
+                           "which does not exist", hint=f"point the link at an existing {what}, or remove it",
+                           severity=Severity.WARNING)
+    lowercase = os.path.join(folder, LOWERCASE_SKILL_FILE)
+    if os.path.isfile(lowercase):
+        return misnamed_problem(Path(lowercase))
+    return None
+
+
+def misnamed_problem(path: Path) -> Problem:
+    """A ``skill.md`` (any case but ``SKILL.md``): the Agent Skills format and Claude Code read a
+    file named exactly ``SKILL.md`` (skills-ref also takes ``skill.md``; see the README)."""
+    return Problem(path, f"the file is named {path.name}; skills are read from a file named exactly {SKILL_FILE}",
+                   hint=f"rename it to {SKILL_FILE} (the name is case-sensitive: Claude Code does not load {path.name})",
+                   severity=Severity.WARNING)
 
 
 def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> Problem | None:
