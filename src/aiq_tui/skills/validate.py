@@ -169,14 +169,14 @@ def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) ->
         return
     key = DEFINITION_FIELD.get(kind)
     if key is None or (key not in fields and body is None):
-        return  # instruction, or a fenced definition discovery has not read: checked on load
+        return  # instruction, or a fenced definition the caller has not read (discovery reads it itself)
     try:
         definition = definition_of(kind, fields, body)
     except DefinitionError as exc:
         report.add(key, str(exc), "fix the JSON of the ```json block")
         return
-    for problem in definition_problems(kind, definition):
-        report.add(key, problem, f"put the {key} in the frontmatter (`{key}:`) or in a fenced block of the body")
+    for problem in definition_problems(kind, definition, fenced=key not in fields):
+        report.add(key, problem.message, problem.hint)
 
 
 def _check_license(fields: Mapping[str, Any], report: _Report) -> None:
