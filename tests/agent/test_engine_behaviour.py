@@ -325,3 +325,19 @@ async def test_a_switch_to_the_estimator_recounts_the_budget_and_the_loaded_skil
     assert not engine.breakdown.exact and engine.counter.encoding == "estimate"
     assert {cost.name: cost.tokens for cost in engine.skills.costs()} != exact_costs
     await engine.aclose()
+
+
+def test_relevant_skills_are_in_the_prompt_by_confidence_not_by_name(tmp_path: Path) -> None:
+    from aiq_tui.skills.model import Match, Ranking
+
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  bundled: false\n  include_user_agent_dirs: false\n")
+    for name in ("alpha", "mike", "zulu"):
+        write_skill(home / "skills", name, f"The {name} skill")
+    engine, _ = demo_engine(home)
+    ranking = Ranking("q", ("q",), (Match("zulu", 9.0, 0.6), Match("mike", 5.0, 0.4), Match("alpha", 3.0, 0.2)), 3)
+    engine.skills.apply_ranking(ranking)
+    prompt = engine.current_prompt()
+    assert prompt.skills_order == ("zulu", "mike", "alpha")
+    system = prompt.system
+    assert system.index("## Skill: zulu") < system.index("## Skill: mike") < system.index("## Skill: alpha")

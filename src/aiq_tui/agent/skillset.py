@@ -68,7 +68,20 @@ class LoadedSkills:
         return name in self._slots
 
     def loaded(self) -> list[LoadedSkill]:
-        return [slot.skill for slot in self._slots.values()]
+        """The skills in the prompt, in prompt order: Active, then Relevant, then the rest;
+        within a state the explicitly activated first (``/skill``, ``use_skill``), then by
+        confidence, best first, then by name."""
+        order = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
+        return [slot.skill for slot in sorted(
+            self._slots.values(), key=lambda slot: (order[slot.skill.state], slot.skill.name not in self.explicit,
+                                                    -self._relevance(slot.skill.name), slot.skill.name))]
+
+    def _relevance(self, name: str) -> float:
+        """The last confidence of ``name`` (1 for an explicit activation, 0 when unmatched)."""
+        if name in self.explicit:
+            return 1.0
+        match = self._matches.get(name)
+        return match.confidence if match else 0.0
 
     def names(self) -> list[str]:
         return list(self._slots)
@@ -98,12 +111,8 @@ class LoadedSkills:
 
     def costs(self) -> tuple[SkillCost, ...]:
         """For the compression planner: relevance = last confidence (explicit counts as 1)."""
-        out = []
-        for name, slot in self._slots.items():
-            match = self._matches.get(name)
-            relevance = 1.0 if name in self.explicit else (match.confidence if match else 0.0)
-            out.append(SkillCost(name, slot.skill.state, slot.tokens, relevance))
-        return tuple(out)
+        return tuple(SkillCost(name, slot.skill.state, slot.tokens, self._relevance(name))
+                     for name, slot in self._slots.items())
 
     def catalog_entries(self) -> list[tuple[str, str]]:
         """``(name, description)`` of every skill, best-ranked (last query) first, then by name."""
