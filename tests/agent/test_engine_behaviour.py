@@ -341,3 +341,29 @@ def test_relevant_skills_are_in_the_prompt_by_confidence_not_by_name(tmp_path: P
     assert prompt.skills_order == ("zulu", "mike", "alpha")
     system = prompt.system
     assert system.index("## Skill: zulu") < system.index("## Skill: mike") < system.index("## Skill: alpha")
+
+
+async def test_a_skill_shown_as_a_brief_is_upgraded_to_full_before_its_tool_runs(tmp_path: Path) -> None:
+    """Seed 003, phase 3: "when … the tool is about to be executed, the full description SHALL
+    be loaded"; an event says so, before the call is requested."""
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  bundled: false\n  include_user_agent_dirs: false\n"
+                       "disclosure:\n  brief_threshold: 0.1\n")
+    write_skill(home / "skills", "greeting", "Write a greeting card for someone",
+                body="# Greeting\n\nUse for cards.\n\n## Details\n\nThe full details.\n",
+                extra="type: template\ntemplate: Hello {{.who}}\nparameters:\n  who:\n    type: string\n")
+    write_skill(home / "skills", "card-designer", "Design a card layout")
+    replies = [sse_reply(openai_tool_stream([("call_1", "skill_greeting", '{"who": "Ann"}')])),
+               sse_reply(openai_text_stream(["done"]))]
+    async with FakeModelServer(replies) as server:
+        engine, seen = openai_engine(home, server.base_url)
+        assert await engine.send("design a card") == "done"
+        first, second = (request.body["messages"][0]["content"] for request in server.requests)
+    changes = [e for e in seen.events if isinstance(e, (SkillStateChanged, ToolCallRequested))]
+    greeting = [e for e in changes if getattr(e, "name", None) == "greeting"]
+    assert [(e.new, e.phase) for e in greeting] == [(SkillState.RELEVANT, Phase.BRIEF), (SkillState.RELEVANT, Phase.FULL)]
+    assert "before its tool skill_greeting runs" in greeting[1].reason
+    requested = next(e for e in changes if isinstance(e, ToolCallRequested))
+    assert changes.index(greeting[1]) < changes.index(requested)
+    assert "The full details." not in first and "The full details." in second
+    assert seen.of(ToolCallFinished)[0].ok

@@ -217,6 +217,17 @@ class LoadedSkills:
             return []
         return self._load(name, SkillState.ACTIVE, Phase.FULL, reason)
 
+    def before_tool_call(self, name: str, tool: str) -> list[SkillStateChanged]:
+        """Seed 003, phase 3: the tool of skill ``name`` is about to be executed, so its full
+        description is loaded first — a skill shown as a brief moves to the full phase in its
+        state; one not in the prompt at all (its tool was not offered, the model called it
+        anyway) comes in as Relevant at full. No change when it is full already."""
+        slot = self._slots.get(name)
+        if slot is not None and slot.skill.phase is Phase.FULL:
+            return []
+        state = slot.skill.state if slot is not None else SkillState.RELEVANT
+        return self._load(name, state, Phase.FULL, f"{state.value}: full before its tool {tool} runs")
+
     def evict(self, name: str, reason: str) -> list[SkillStateChanged]:
         """Compression dropped ``name`` from the prompt (``new=None`` in the event)."""
         self.explicit.discard(name)
