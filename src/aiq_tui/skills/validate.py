@@ -6,7 +6,10 @@ Two levels:
   strings; the extension fields of the source systems are accepted and type-checked (lango
   ``type``/``status``/``parameters``/``steps``/``script``/``template``/``source``, SISU
   ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass.
-* strict (``--strict``): exactly the Agent Skills specification (agentskills.io).
+* strict (``--strict``): exactly the Agent Skills specification (agentskills.io), with the
+  verdicts of its reference validator, skills-ref (tests/skills/test_reference_validator.py;
+  the deliberate differences are in the README): the name is compared stripped and in NFKC
+  form, an empty ``compatibility`` or an unusual ``license`` is a warning, not a failure.
 """
 
 from __future__ import annotations
