@@ -30,7 +30,7 @@ from aiq_tui.commands.common import (
 COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models", "trust")
 
 
-_VALUE_OPTIONS = frozenset({"--home", "--skills-dir", "--provider", "--model"})
+_VALUE_OPTIONS = frozenset({"--home", "--skills-dir", "--cwd", "--provider", "--model"})
 _FLAG_OPTIONS = frozenset({"--create", "--no-color"})
 
 

@@ -52,9 +52,10 @@ class SkillsSettings(_Section):
     enabled: bool = True
     """When false no skills are loaded and no skill tools are registered (seed 002)."""
     dirs: list[str] = field(default_factory=list)
-    """Extra skill directories, highest precedence after ``--skills-dir``. Relative → cwd."""
+    """Extra skill directories, highest precedence after ``--skills-dir``. Relative → the
+    project directory (``--cwd`` / ``tools.cwd``, else the current directory)."""
     project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
-    """Project-local directories, resolved against the current working directory."""
+    """Project-local directories, resolved against the project directory."""
     include_user_agent_dirs: bool = True
     """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
     bundled: bool = True
@@ -235,6 +236,7 @@ class ToolSettings(_Section):
     shell_programs: list[str] = field(default_factory=list)
     """Shells allowed to run a command string (only with the user's approval)."""
     command_timeout_seconds: PositiveFloat = 30
+    """An ``execute_command`` call running longer is stopped (the model may ask for less)."""
     command_output_bytes: PositiveInt = 64_000
     file_max_bytes: PositiveInt = 1_000_000
     file_list_max_entries: PositiveInt = 1000
@@ -252,6 +254,13 @@ class ToolSettings(_Section):
     sql_value_limit_bytes: PositiveInt = 16_000_000
     """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
     script_timeout_seconds: PositiveFloat = 30
+    """A script skill running longer is stopped (its process group killed), as commands are
+    after ``command_timeout_seconds``."""
+    cwd: str | None = None
+    """The project directory (seed 004 ``cwd``): commands and script skills run in it,
+    file_operations reads and writes relative to it, and relative skill directories
+    (``skills.dirs``, ``skills.project_dirs``) resolve against it. ``~`` is expanded; a relative
+    path is taken from where aiq-tui starts. None: where aiq-tui starts. ``--cwd`` overrides it."""
 
     def __post_init__(self) -> None:
         # Your permissions are added to the defaults (same key: yours wins).

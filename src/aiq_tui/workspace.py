@@ -76,7 +76,7 @@ class Workspace(msgspec.Struct):
         from aiq_tui.skills.discover import skill_directories
 
         home, config = start.home, start.config
-        base = Path(cwd) if cwd is not None else Path.cwd()
+        base = project_directory(cwd, config, home)
         problems: list[Problem] = list(start.migration.problems)
         installed: list[str] = []
         if config.skills.enabled and config.skills.bundled:
@@ -95,6 +95,25 @@ class Workspace(msgspec.Struct):
             catalog = SkillCatalog((), config.skills)
         problems.extend(catalog.problems)
         return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed))
+
+
+def project_directory(cwd: str | os.PathLike[str] | None, config: AppConfig, home: Home) -> Path:
+    """Where tools and scripts work and project skills are found: ``cwd`` (``--cwd``), else
+    config ``tools.cwd``, else the current directory; absolute. Raises
+    :class:`~aiq_tui.config.ConfigError` when ``tools.cwd`` is not a directory (``--cwd`` is
+    checked with the other global options)."""
+    if cwd is not None:
+        return Path(os.path.abspath(Path(cwd).expanduser()))
+    if config.tools.cwd is None:
+        return Path.cwd()
+    path = Path(os.path.abspath(Path(config.tools.cwd).expanduser()))
+    if not path.is_dir():
+        from aiq_tui.config import ConfigError
+
+        what = "is not a directory" if path.exists() else "does not exist"
+        raise ConfigError(home.config_file, f"{path} {what}; set it to the project folder, or remove it",
+                          field="tools.cwd")
+    return path
 
 
 class WorkspaceStart(msgspec.Struct, frozen=True):

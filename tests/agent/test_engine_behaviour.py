@@ -325,3 +325,45 @@ async def test_a_switch_to_the_estimator_recounts_the_budget_and_the_loaded_skil
     assert not engine.breakdown.exact and engine.counter.encoding == "estimate"
     assert {cost.name: cost.tokens for cost in engine.skills.costs()} != exact_costs
     await engine.aclose()
+
+
+def test_relevant_skills_are_in_the_prompt_by_confidence_not_by_name(tmp_path: Path) -> None:
+    from aiq_tui.skills.model import Match, Ranking
+
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  bundled: false\n  include_user_agent_dirs: false\n")
+    for name in ("alpha", "mike", "zulu"):
+        write_skill(home / "skills", name, f"The {name} skill")
+    engine, _ = demo_engine(home)
+    ranking = Ranking("q", ("q",), (Match("zulu", 9.0, 0.6), Match("mike", 5.0, 0.4), Match("alpha", 3.0, 0.2)), 3)
+    engine.skills.apply_ranking(ranking)
+    prompt = engine.current_prompt()
+    assert prompt.skills_order == ("zulu", "mike", "alpha")
+    system = prompt.system
+    assert system.index("## Skill: zulu") < system.index("## Skill: mike") < system.index("## Skill: alpha")
+
+
+async def test_a_skill_shown_as_a_brief_is_upgraded_to_full_before_its_tool_runs(tmp_path: Path) -> None:
+    """Seed 003, phase 3: "when … the tool is about to be executed, the full description SHALL
+    be loaded"; an event says so, before the call is requested."""
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  bundled: false\n  include_user_agent_dirs: false\n"
+                       "disclosure:\n  brief_threshold: 0.1\n")
+    write_skill(home / "skills", "greeting", "Write a greeting card for someone",
+                body="# Greeting\n\nUse for cards.\n\n## Details\n\nThe full details.\n",
+                extra="type: template\ntemplate: Hello {{.who}}\nparameters:\n  who:\n    type: string\n")
+    write_skill(home / "skills", "card-designer", "Design a card layout")
+    replies = [sse_reply(openai_tool_stream([("call_1", "skill_greeting", '{"who": "Ann"}')])),
+               sse_reply(openai_text_stream(["done"]))]
+    async with FakeModelServer(replies) as server:
+        engine, seen = openai_engine(home, server.base_url)
+        assert await engine.send("design a card") == "done"
+        first, second = (request.body["messages"][0]["content"] for request in server.requests)
+    changes = [e for e in seen.events if isinstance(e, (SkillStateChanged, ToolCallRequested))]
+    greeting = [e for e in changes if getattr(e, "name", None) == "greeting"]
+    assert [(e.new, e.phase) for e in greeting] == [(SkillState.RELEVANT, Phase.BRIEF), (SkillState.RELEVANT, Phase.FULL)]
+    assert "before its tool skill_greeting runs" in greeting[1].reason
+    requested = next(e for e in changes if isinstance(e, ToolCallRequested))
+    assert changes.index(greeting[1]) < changes.index(requested)
+    assert "The full details." not in first and "The full details." in second
+    assert seen.of(ToolCallFinished)[0].ok

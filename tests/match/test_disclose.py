@@ -10,7 +10,7 @@ import tiktoken
 
 from aiq_tui.config import AppConfig, DisclosureSettings
 from aiq_tui.ranking.disclose import (
-    SkillTexts, Transition, assign_states, brief_text, phase_for, use_skill_text,
+    SkillTexts, Transition, assign_states, brief_text, estimate_tokens, phase_for, use_skill_text,
 )
 from aiq_tui.skills.model import (
     Match, Phase, Ranking, Resource, ResourceKind, Skill, SkillMeta, SkillState,
@@ -233,3 +233,25 @@ def test_states_explicit_activation_wins_and_brief_becomes_full() -> None:
     previous = {t.name: t.new for t in first}
     second = assign_states(ranking(("a", 0.75)), 3, settings, explicit={"z"}, previous=previous)
     assert [(t.name, t.new, t.phase) for t in second] == [("a", SkillState.ACTIVE, Phase.FULL)]
+
+
+def test_the_full_text_includes_everything_the_brief_had(deploy: Skill) -> None:
+    texts = make_texts({deploy.name: deploy})
+    brief, full = texts.text_for(deploy.name, Phase.BRIEF), texts.text_for(deploy.name, Phase.FULL)
+    parameters = brief.split("\n\n")[0]
+    assert parameters.startswith("Parameters:") and parameters in full
+    assert estimate_tokens(full) >= estimate_tokens(brief)
+
+
+def test_the_bundled_release_notes_full_text_is_a_superset_of_its_brief() -> None:
+    """Issue 24: release-notes' full text (144 tokens) had dropped the Parameters of its brief (197)."""
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.workspace import Workspace
+
+    engine = Engine.create(Workspace.open())
+    brief = engine.skills.texts.text_for("release-notes", Phase.BRIEF)
+    full = engine.skills.texts.text_for("release-notes", Phase.FULL)
+    assert "- version (string, required): The version being released" in brief
+    assert all(line in full for line in brief.split("\n\n")[0].splitlines())
+    assert engine.counter.count(full) > engine.counter.count(brief)
+    assert "`skill_release-notes`" in full

@@ -237,6 +237,52 @@ def test_configure_custom_working_directory(tmp_path: Path, add) -> None:
     assert "project-skill" not in Workspace.open(cwd=tmp_path).catalog
 
 
+def test_configure_custom_working_directory_with_cwd_or_tools_cwd(home: Path, tmp_path: Path, add, cli,
+                                                                   cli_json) -> None:
+    """``{ cwd: '/custom/path' }`` as aiq-tui has it: ``--cwd DIR`` for a run, ``tools.cwd`` in
+    config.yaml; relative skill directories resolve against it."""
+    project = tmp_path / "custom"
+    add("project-skill", root=project / ".agents" / "skills")
+    assert "project-skill" not in names(cli_json)
+    assert "project-skill" in names(cli_json, "--cwd", str(project))
+    config(home, f"tools:\n  cwd: {project}\n")
+    assert "project-skill" in names(cli_json)
+    assert Workspace.open().cwd == project
+    code, _, err = cli("skills", "list", "--cwd", str(tmp_path / "nowhere"))
+    assert code == 2 and "--cwd" in err and "does not exist" in err
+    config(home, f"tools:\n  cwd: {tmp_path / 'nowhere'}\n")
+    code, _, err = cli("skills", "list")
+    assert code == 2 and "tools.cwd" in err
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / "notes").mkdir(parents=True)
+    (project / "notes" / "todo.txt").write_text("ship it\n")
+    return project
+
+
+def test_skill_scripts_run_in_the_directory_cwd_names(tmp_path: Path, add, cli) -> None:
+    import json
+
+    project = _project(tmp_path)
+    add("where", "Print the working directory", body="```sh\npwd\nls notes\n```\n", extra="type: script\n")
+    code, out, _ = cli("run", "where", "--cwd", str(project), "--yes", "--json")
+    assert code == 0
+    assert json.loads(out)["result"]["stdout"].splitlines() == [str(project.resolve()), "todo.txt"]
+
+
+async def test_file_and_command_tools_work_in_the_directory_cwd_names(tmp_path: Path, engine) -> None:
+    project = _project(tmp_path)
+    eng, _ = engine(cwd=project)
+    read = await call_tool(eng, "file_operations", {"operation": "read", "path": "notes/todo.txt"})
+    assert read.ok and "ship it" in str(read.content)
+    from aiq_tui.tools.registry import approve_all
+
+    listed = await call_tool(eng, "execute_command", {"command": ["ls", "notes"]}, approve_all)
+    assert listed.ok and "todo.txt" in str(listed.content)
+
+
 def test_configure_file_size_limits(home: Path, skills: Path, add) -> None:
     config(home, "  max_resource_bytes: 50000\n")
     add("deploy")

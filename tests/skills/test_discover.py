@@ -126,6 +126,30 @@ def test_symlink_loop_is_a_warning(tmp_path: Path) -> None:
     assert len(catalog) == 0 and catalog.problems and catalog.problems[0].severity is Severity.WARNING
 
 
+def test_skill_md_symlink_whose_target_is_gone_is_skipped_with_a_warning(tmp_path: Path, write_skill) -> None:
+    write_skill(tmp_path, "fine")
+    (tmp_path / "gone").mkdir()
+    os.symlink(tmp_path / "elsewhere" / "SKILL.md", tmp_path / "gone" / "SKILL.md")
+    os.symlink(tmp_path / "moved-away", tmp_path / "gone-folder")
+    (tmp_path / "not-a-skill").mkdir()  # a plain folder without SKILL.md stays silent
+    catalog = catalog_of(tmp_path)
+    assert catalog.names() == ["fine"]
+    by_path = {problem.path: problem for problem in catalog.problems}
+    assert set(by_path) == {tmp_path / "gone" / "SKILL.md", tmp_path / "gone-folder"}
+    assert all(p.severity is Severity.WARNING and "does not exist" in p.message for p in by_path.values())
+    assert "elsewhere" in by_path[tmp_path / "gone" / "SKILL.md"].message
+
+
+def test_validate_reports_a_dangling_skill_md_link_as_invalid(tmp_path: Path) -> None:
+    from aiq_tui.skills.check import check_paths
+
+    (tmp_path / "gone").mkdir()
+    os.symlink(tmp_path / "elsewhere.md", tmp_path / "gone" / "SKILL.md")
+    [report] = check_paths([tmp_path], SkillsSettings())
+    assert not report.valid and report.path == tmp_path / "gone" / "SKILL.md"
+    assert [report.valid for report in check_paths([tmp_path / "gone"], SkillsSettings())] == [False]
+
+
 def test_resolve_relative_paths_from_cwd_and_precedence_order(tmp_path: Path) -> None:
     home = Home(tmp_path / "home")
     config = AppConfig(skills=SkillsSettings(dirs=["cfg-skills"]))

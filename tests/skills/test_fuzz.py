@@ -14,7 +14,7 @@ from aiq_tui.skills.discover import SkillDir, discover
 VARIANTS = 1_200
 GOOD = "---\nname: fuzz\ndescription: A fuzzed skill\ntags: [a, b]\nmetadata:\n  k: v\n---\n# Body\n"
 WRONG_TYPES = [
-    "name: 3\ndescription: x", "name: [a]\ndescription: x", "name: x\ndescription: {a: 1}",
+    "name: 3\ndescription: [x]", "name: [a]\ndescription: x", "name: x\ndescription: {a: 1}",
     "name: x\ndescription: ''", "name: x\ndescription: d\ntags: str", "name: x\ndescription: d\ntype: bogus",
     "name: x\ndescription: d\ntype: script", "name: x\ndescription: d\ntriggers: 7", "name:\ndescription: d",
     "- list\n- frontmatter", "just a string", "42", "name: x\ndescription: d\nversion: [1]",

@@ -18,7 +18,7 @@ from aiq_tui.conversation import ToolCall
 from aiq_tui.skills.definition import definition_from_body
 from aiq_tui.skills.executor import SkillExecutionError, go_to_jinja, render_template
 from aiq_tui.skills.importer import ImportError_, import_skills
-from aiq_tui.skills.store import set_frontmatter_field
+from aiq_tui.skills.store import SkillEntry, StoreError, set_frontmatter_field
 from aiq_tui.tools.base import Decision
 from aiq_tui.workspace import Workspace
 
@@ -238,3 +238,50 @@ async def test_script_timeout_kills_it_and_secrets_never_reach_it(monkeypatch: p
     assert "PATH" in names and not any(n.endswith(("_KEY", "_TOKEN")) for n in names)
     slept = await engine.tools.invoke(ToolCall("s", "skill_sleeper", {}), approve_all, lambda e: None)
     assert not slept.ok and slept.content["timed_out"] and "timed out" in slept.error
+
+
+# -- executable skills whose definition is missing or unsafe ------------------------------------
+
+
+@pytest.mark.parametrize(("kind", "field"), [("composite", "steps"), ("script", "script"), ("template", "template")])
+def test_an_executable_skill_without_its_definition_is_reported_by_discovery_and_never_a_tool(
+        kind: str, field: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from aiq_tui.agent.engine import Engine
+
+    home = Workspace.open().home
+    write(home.skills_dir, "hollow", f"type: {kind}\n", "Only prose, no definition.\n")
+    workspace = Workspace.open()
+    assert "hollow" not in workspace.catalog
+    [problem] = [p for p in workspace.problems if "hollow" in str(p.path)]
+    assert problem.field == field and "skipped" in problem.message and f"`{field}:`" in (problem.hint or "")
+    engine = Engine.create(workspace)
+    assert "skill_hollow" not in engine.tools
+    assert "hollow" not in engine.current_prompt().system
+    capsys.readouterr()
+    assert main(["skills", "list", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    assert "hollow" not in {row["name"] for row in listing["skills"]}
+    assert any(row.get("field") == field and "hollow" in row["path"] for row in listing["problems"])
+
+
+def test_validate_hints_at_removing_a_dangerous_command_from_its_fenced_block(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, "sneaky", "type: script\n", "Cleans up.\n\n```sh\nrm -rf /\n```\n")
+    capsys.readouterr()
+    assert main(["skills", "validate", str(tmp_path / "sneaky"), "--json"]) == 1
+    [problem] = json.loads(capsys.readouterr().out)["skills"][0]["problems"]
+    assert problem["field"] == "script" and "dangerous" in problem["message"]
+    assert "remove" in problem["hint"] and "```sh block" in problem["hint"] and "put the" not in problem["hint"]
+
+
+@pytest.mark.parametrize("entry", [
+    SkillEntry("no-steps", "A composite without steps", "composite", definition={}),
+    SkillEntry("wipe", "Cleans up", "script", definition={"script": "rm -rf /\n"}),
+    SkillEntry("no-template", "A template without one", "template", definition={"content": "prose"}),
+], ids=["composite-without-steps", "dangerous-script", "template-without-template"])
+def test_catalog_save_validates_as_the_cli_does_and_writes_nothing_invalid(entry: SkillEntry) -> None:
+    workspace = Workspace.open()
+    with pytest.raises(StoreError, match="not saved"):
+        workspace.catalog.save(entry)
+    assert not (workspace.home.skills_dir / entry.name).exists()
+    assert workspace.catalog.find(entry.name) is None

@@ -73,3 +73,18 @@ def test_instruction_content_rendered_without_code_fences() -> None:
 def test_tool_names_are_valid_function_names() -> None:
     assert tool_name_for("my skill.v2") == "skill_my_skill_v2"
     assert len(tool_name_for("x" * 100)) == 64
+
+
+async def test_use_skill_on_an_executable_skill_names_its_tool_and_parameters(
+    write_skill: Callable[..., Path], make_catalog: Callable[..., SkillCatalog], tmp_path: Path
+) -> None:
+    """Issue 24: a template/script/composite skill's body may be empty; use_skill still says
+    how to use it — the skill_<name> tool it provides and the parameters that tool takes."""
+    write_skill("greet", "Greets someone", body="", extra=(
+        "type: template\ntemplate: Hello {{.who}}\nparameters:\n"
+        "  who:\n    type: string\n    description: who to greet\n"))
+    tool = UseSkillTool(make_catalog(tmp_path / "skills"))
+    result = await tool.run({"skill_name": "greet"})
+    assert result.ok
+    assert f"`{tool_name_for('greet')}`" in result.content and "template" in result.content
+    assert "- who (string, required): who to greet" in result.content

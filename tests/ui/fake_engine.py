@@ -93,6 +93,7 @@ class FakeWorkspace:
     config: AppConfig
     catalog: FakeCatalog
     problems: tuple[Problem, ...] = ()
+    cwd: Path = field(default_factory=Path.cwd)  # the project directory, as Workspace.cwd
 
     @property
     def skill_dirs(self) -> tuple[SkillDir, ...]:

@@ -510,6 +510,12 @@ class Engine:
             self._emit(ToolCallRequested(call.id, call.name, sendable_arguments(call.arguments), "deny"))
             self._emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
         else:
+            skill = self.skill_for_tool(call.name)
+            if skill is not None:  # seed 003: a skill's tool about to run has its full description first
+                upgraded = self.skills.before_tool_call(skill, call.name)
+                if upgraded:
+                    self._emit_all(upgraded)
+                    self._update_budget()
             result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools())
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:

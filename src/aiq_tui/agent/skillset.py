@@ -68,7 +68,20 @@ class LoadedSkills:
         return name in self._slots
 
     def loaded(self) -> list[LoadedSkill]:
-        return [slot.skill for slot in self._slots.values()]
+        """The skills in the prompt, in prompt order: Active, then Relevant, then the rest;
+        within a state the explicitly activated first (``/skill``, ``use_skill``), then by
+        confidence, best first, then by name."""
+        order = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
+        return [slot.skill for slot in sorted(
+            self._slots.values(), key=lambda slot: (order[slot.skill.state], slot.skill.name not in self.explicit,
+                                                    -self._relevance(slot.skill.name), slot.skill.name))]
+
+    def _relevance(self, name: str) -> float:
+        """The last confidence of ``name`` (1 for an explicit activation, 0 when unmatched)."""
+        if name in self.explicit:
+            return 1.0
+        match = self._matches.get(name)
+        return match.confidence if match else 0.0
 
     def names(self) -> list[str]:
         return list(self._slots)
@@ -98,12 +111,8 @@ class LoadedSkills:
 
     def costs(self) -> tuple[SkillCost, ...]:
         """For the compression planner: relevance = last confidence (explicit counts as 1)."""
-        out = []
-        for name, slot in self._slots.items():
-            match = self._matches.get(name)
-            relevance = 1.0 if name in self.explicit else (match.confidence if match else 0.0)
-            out.append(SkillCost(name, slot.skill.state, slot.tokens, relevance))
-        return tuple(out)
+        return tuple(SkillCost(name, slot.skill.state, slot.tokens, self._relevance(name))
+                     for name, slot in self._slots.items())
 
     def catalog_entries(self) -> list[tuple[str, str]]:
         """``(name, description)`` of every skill, best-ranked (last query) first, then by name."""
@@ -207,6 +216,17 @@ class LoadedSkills:
             self._slots[name] = _Slot(slot.skill, slot.tokens, reason)
             return []
         return self._load(name, SkillState.ACTIVE, Phase.FULL, reason)
+
+    def before_tool_call(self, name: str, tool: str) -> list[SkillStateChanged]:
+        """Seed 003, phase 3: the tool of skill ``name`` is about to be executed, so its full
+        description is loaded first — a skill shown as a brief moves to the full phase in its
+        state; one not in the prompt at all (its tool was not offered, the model called it
+        anyway) comes in as Relevant at full. No change when it is full already."""
+        slot = self._slots.get(name)
+        if slot is not None and slot.skill.phase is Phase.FULL:
+            return []
+        state = slot.skill.state if slot is not None else SkillState.RELEVANT
+        return self._load(name, state, Phase.FULL, f"{state.value}: full before its tool {tool} runs")
 
     def evict(self, name: str, reason: str) -> list[SkillStateChanged]:
         """Compression dropped ``name`` from the prompt (``new=None`` in the event)."""

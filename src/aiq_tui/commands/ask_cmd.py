@@ -72,7 +72,8 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
                 return EXIT_USAGE
         engine.approver = _approver(args, console, as_json)
-        engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json else _text_sink(console, failed)))
+        engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json
+                                               else _text_sink(console, failed, engine.workspace.cwd)))
         if engine.is_demo and not as_json:
             console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
                           "--provider to use a real model", style="dim", markup=False)
@@ -97,7 +98,7 @@ def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
     return sink
 
 
-def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], None]:
+def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callable[["Event"], None]:
     from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
@@ -136,8 +137,8 @@ def _text_sink(console: "Console", failed: list[str]) -> Callable[["Event"], Non
             if not told_sandbox[0]:  # which enforcement confines what the tools start, once
                 told_sandbox[0] = True
                 note(describe_sandbox())
-                if scope_warning():
-                    note(scope_warning(), "yellow")
+                if scope_warning(cwd):  # the project directory the tools work in (--cwd)
+                    note(scope_warning(cwd), "yellow")
             args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             note(f"tool {event.name}({args[:160]})")
         elif isinstance(event, ToolCallFinished):

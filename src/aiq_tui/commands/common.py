@@ -31,6 +31,11 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
         help="extra skills directory, highest precedence (repeatable)",
     )
     parser.add_argument(
+        "--cwd", metavar="DIR", default=argparse.SUPPRESS,
+        help="project directory: tools and scripts run in it, project skills are found under it "
+             "(default: config tools.cwd, else the current directory)",
+    )
+    parser.add_argument(
         "--create", action="store_true", default=argparse.SUPPRESS,
         help="set up a new config home at --home DIR when it does not exist yet",
     )
@@ -55,7 +60,7 @@ def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
 
 
 def global_path_problem(args: argparse.Namespace) -> str | None:
-    """Why ``--home`` or ``--skills-dir`` cannot be used as given (None when they can).
+    """Why ``--home``, ``--skills-dir`` or ``--cwd`` cannot be used as given (None when they can).
 
     A ``--home`` that does not exist is most often a typo: it is only set up with ``--create``,
     never silently. A ``--skills-dir`` that does not exist would find no skills; say so.
@@ -73,6 +78,10 @@ def global_path_problem(args: argparse.Namespace) -> str | None:
         if not path.is_dir():
             what = "is not a directory" if path.exists() else "does not exist"
             return f"--skills-dir {folder} {what}; give a folder that holds skill folders"
+    cwd = option(args, "cwd")
+    if cwd is not None and not Path(cwd).expanduser().is_dir():
+        what = "is not a directory" if Path(cwd).expanduser().exists() else "does not exist"
+        return f"--cwd {cwd} {what}; give the project folder tools and scripts should work in"
     return None
 
 
@@ -190,7 +199,7 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     if start is None:
         return None
     try:
-        return Workspace.complete(start, tuple(option(args, "skills_dir") or ()))
+        return Workspace.complete(start, tuple(option(args, "skills_dir") or ()), option(args, "cwd"))
     except ConfigError as exc:  # sources.yaml
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None

@@ -15,7 +15,6 @@ from aiq_tui.config import SkillsSettings
 from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import ListedProblems, check_paths
-from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import EXTENSION_FIELDS
 
 _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
@@ -29,7 +28,7 @@ def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
     for report in reports:
         skill = report.name or report.path.parent.name
         for problem in report.problems:
-            if problem.path is not None and problem.path.name != SKILL_FILE:
+            if problem.path is not None and problem.path != report.path and report.path.parent in problem.path.parents:
                 continue  # a resource: reported per file under risky content
             template = _VARIABLE.sub("…", problem.message)
             key = (problem.severity.value, problem.field or "", template)

@@ -96,9 +96,11 @@ def _parameters(extras: Mapping[str, Any]) -> list[str]:
 def _parameter_line(name: str, spec: Any) -> str:
     if isinstance(spec, Mapping):
         kind = spec.get("type")
-        required = " required" if spec.get("required") else ""
+        # As the tool's JSON schema has it (tools.skill_tools.parameters_schema): a declared
+        # parameter without a default is required unless it says otherwise.
+        required = ", required" if spec.get("required", "default" not in spec) else ""
         description = spec.get("description")
-        head = f"- {name}" + (f" ({kind}{required})" if kind else (f" ({required.strip()})" if required else ""))
+        head = f"- {name}" + (f" ({kind}{required})" if kind else (f" ({required[2:]})" if required else ""))
         return head + (f": {_one_line(str(description))}" if description else "")
     if spec is None:
         return f"- {name}"
@@ -139,13 +141,37 @@ def _trim_blocks(text: str, tokens: int, count: TokenCounter) -> str:
     return _trim_words(_one_line(text), tokens, count)
 
 
+def parameters_block(meta: SkillMeta) -> str:
+    """``Parameters:`` and one line per declared parameter, or "" when there are none."""
+    parameters = _parameters(meta.extras)
+    return "Parameters:\n" + "\n".join(parameters) if parameters else ""
+
+
+_RUNS = {
+    "composite": "returns the numbered plan of tool calls to make, in order",
+    "script": "runs its script in the sandbox (the user approves it first)",
+    "template": "returns its template rendered with the parameters",
+}
+
+
+def tool_usage(meta: SkillMeta) -> str:
+    """For a composite / script / template skill, the ``skill_<name>`` tool it provides and
+    what calling it does ("" for an instruction skill, whose body is the whole content)."""
+    does = _RUNS.get(meta.type)
+    if does is None:
+        return ""
+    from aiq_tui.tools.skill_tools import tool_name_for  # the one mapping of skill → tool name
+
+    return f"This is a {meta.type} skill: call the tool `{tool_name_for(meta.name)}`, which {does}."
+
+
 def brief_text(skill: Skill, tokens: int = 200, count: TokenCounter = estimate_tokens) -> str:
     """Phase 2: description, parameters (when the frontmatter has them) and the first
     section of the body, trimmed at a paragraph boundary to about ``tokens``."""
     # The prompt section already carries the name and description (context.prompt.skill_section):
     # the brief adds what the model does not have yet.
-    parameters = _parameters(skill.meta.extras)
-    head = _trim_blocks("Parameters:\n" + "\n".join(parameters), tokens, count) if parameters else ""
+    parameters = parameters_block(skill.meta)
+    head = _trim_blocks(parameters, tokens, count) if parameters else ""
     room = tokens - (count(head) + 2 if head else 0)
     section = first_section(skill.body)
     if room <= 0 or not section:
@@ -175,14 +201,18 @@ def resources_listing(resources: Iterable[Resource], skill: Skill | None = None)
 
 
 def full_text(skill: Skill, resources: Iterable[Resource] = ()) -> str:
-    """Phase 3: the whole body and its resources listing (the prompt section carries the
-    ``## Skill: NAME`` heading, so no second title here)."""
-    return f"{skill.body.strip()}\n\n{resources_listing(resources, skill)}"
+    """Phase 3: everything the brief had and the rest — for an executable skill the tool it
+    provides, the parameters, the whole body — then its resources listing (the prompt section
+    carries the ``## Skill: NAME`` heading, so no second title here)."""
+    parts = (tool_usage(skill.meta), parameters_block(skill.meta), skill.body.strip(),
+             resources_listing(resources, skill))
+    return "\n\n".join(part for part in parts if part)
 
 
 def use_skill_text(skill: Skill, resources: Iterable[Resource]) -> str:
-    """What ``use_skill`` returns (seed 004): the full instructions, then every bundled
-    resource with its relative path and kind, so the model can ask for one by path."""
+    """What ``use_skill`` returns (seed 004): the full instructions — for a composite, script
+    or template skill the ``skill_<name>`` tool it provides and its parameters first — then
+    every bundled resource with its relative path and kind, so the model can ask for one by path."""
     return f"# Skill: {skill.name}\n\n{full_text(skill, resources)}"
 
 

@@ -39,10 +39,12 @@ from aiq_tui.skills.discover import DISABLED_SUFFIX, ScanResult, SkillDir, _Scan
 from aiq_tui.skills.model import SkillMeta
 from aiq_tui.skills.resources import SKILL_FILE
 
-FORMAT = 2
+FORMAT = 3
 """Bumped whenever what a cached entry means changes (parser, validation, layout). 2: the
 dangerous-script check moved into the parse, so an entry also means "checked, not blocked";
-a format-1 entry was never checked and must not be trusted."""
+a format-1 entry was never checked and must not be trusted. 3: the spec's text fields and
+metadata values are read as written (``version: 1.0`` is ``"1.0"``, no longer the number), and
+an executable skill's fenced definition is checked by the parse (one without it is skipped)."""
 
 RACY_SECONDS = 2.0
 """Files modified this recently are parsed but not cached (timestamp granularity)."""

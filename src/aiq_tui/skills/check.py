@@ -14,7 +14,8 @@ from typing import Any, Callable, Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
-from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
+from aiq_tui.skills.parse import BOM, bom_problem, decode_skill_bytes, parse_skill_text
+from aiq_tui.skills.discover import misnamed_problem, missing_skill_file_problem
 from aiq_tui.skills.resources import SKILL_FILE, list_resources
 from aiq_tui.skills.validate import validate
 
@@ -59,6 +60,10 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
         return SkillReport(skill_md, None, (problem,) if problem else ())
     result = parse_skill_text(text, skill_md)
     problems = list(result.problems)
+    if data.startswith(BOM) and result.has_frontmatter:  # (decoding dropped it; discovery reports it too)
+        problems.insert(0, bom_problem(skill_md))
+    if skill_md.name != SKILL_FILE and skill_md.name.lower() == SKILL_FILE.lower():
+        problems.insert(0, misnamed_problem(skill_md))
     if strict:
         # The specification requires valid YAML: a tolerated defect is an error here.
         problems = [replace(p, severity=Severity.ERROR) for p in problems]
@@ -114,23 +119,35 @@ def check_paths(
             seen.add(key)
             reports.append(check_file(skill_md, settings, strict, listed))
 
+    def unreadable(folder: Path) -> bool:
+        """A folder whose SKILL.md cannot be: misnamed or a broken link (reported, as discovery
+        reports it)."""
+        problem = missing_skill_file_problem(folder)
+        if problem is not None:
+            reports.append(SkillReport(problem.path or folder / SKILL_FILE, None,
+                                       (replace(problem, severity=Severity.ERROR),)))
+        return problem is not None
+
     for path in paths:
         if path.is_file():
             add(path)
         elif (path / SKILL_FILE).is_file():
             add(path / SKILL_FILE)
         elif path.is_dir():
+            if unreadable(path):
+                continue
             try:
                 children = sorted(child for child in path.iterdir() if not child.name.startswith("."))
             except OSError as exc:
                 reports.append(SkillReport(path, None, (Problem(path, f"cannot list: {exc.strerror or exc}"),)))
                 continue
             real_parent = os.path.realpath(path)
-            found = [(child / SKILL_FILE, key) for child in children
-                     for key in [_resolved_skill_file(child, real_parent)] if key is not None]
+            resolved = [(child, _resolved_skill_file(child, real_parent)) for child in children]
+            found = [(child / SKILL_FILE, key) for child, key in resolved if key is not None]
             for skill_md, key in found:
                 add(skill_md, key)
-            if not found and not containers:
+            broken = [child for child, key in resolved if key is None and unreadable(child)]
+            if not found and not broken and not containers:
                 reports.append(SkillReport(path, None, (Problem(
                     path, "no SKILL.md here or in its sub-folders",
                     hint="give a skill folder, a SKILL.md file, or a folder of skill folders"),)))

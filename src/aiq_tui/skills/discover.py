@@ -18,6 +18,7 @@ import msgspec
 from aiq_tui.config import AppConfig, SkillsSettings
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.definition import DEFINITION_FIELD
 from aiq_tui.skills.model import SkillMeta
 from aiq_tui.skills.parse import NotRegularFile, open_regular_fd, read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
@@ -181,8 +182,12 @@ class _Scan:
         try:
             # Non-blocking open + fstat: a FIFO named SKILL.md must not hang the scan.
             fd, info = open_regular_fd(skill_md)
-        except (FileNotFoundError, NotADirectoryError):
-            return Parsed(None, None, [])  # not a skill folder (or a plain file next to them)
+        except FileNotFoundError:
+            # Not a skill folder — unless its SKILL.md is a broken link or misnamed: say so.
+            problem = missing_skill_file_problem(os.path.dirname(skill_md))
+            return Parsed(None, None, [_skipped(problem)] if problem is not None else [])
+        except NotADirectoryError:
+            return Parsed(None, None, [])  # a plain file next to the skill folders
         except NotRegularFile:
             self.failed.add(skill_md)
             return Parsed(None, None, [_warning(
@@ -219,10 +224,10 @@ class _Scan:
         extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
         meta = SkillMeta(fields["name"].strip(), fields["description"].strip(), skill_md, source_dir, extras,
                          info.st_size, info.st_mtime_ns, result.body_offset)
-        if meta.type == "script" and "script" not in extras and meta.status == "active":
-            blocked = _dangerous_body_script(skill_md, result.body_offset, settings.max_skill_md_bytes)
-            if blocked is not None:
-                return Parsed(None, info, [*problems, blocked])
+        if meta.type in DEFINITION_FIELD and DEFINITION_FIELD[meta.type] not in extras and meta.status == "active":
+            unusable = _body_definition_problem(skill_md, meta.type, result.body_offset, settings.max_skill_md_bytes)
+            if unusable is not None:  # (not kept at its last good version: a dangerous edit must take effect)
+                return Parsed(None, info, [*problems, unusable])
         return Parsed(meta, info, problems, result.field_lines.get("name"))
 
     def admit(self, meta: SkillMeta, name_line: int | None) -> None:
@@ -252,14 +257,46 @@ class Parsed(msgspec.Struct, frozen=True):
     name_line: int | None = None
 
 
-def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> Problem | None:
-    """The warning that blocks an active script skill whose ```sh block matches a dangerous
-    pattern (never a tool), or None. A frontmatter ``script`` was checked by validation; a
-    fenced one is in the body, which only this check reads — here, at parse time, so that a
-    skill the catalog cache holds (it holds only files that produced no problem) was checked
-    when it was cached, and a warm start reads no body and loads no pattern."""
-    from aiq_tui.skills.definition import definition_from_body
-    from aiq_tui.skills.executor import find_dangerous
+LOWERCASE_SKILL_FILE = SKILL_FILE.lower()
+
+
+def missing_skill_file_problem(folder: str | os.PathLike[str]) -> Problem | None:
+    """Why the folder's SKILL.md cannot be read although the folder looks like a skill — its
+    SKILL.md (or the folder itself) is a symbolic link whose target is gone, or the file is
+    named ``skill.md`` — or None for a folder that is simply not a skill. Only called when
+    SKILL.md was not found, so an ordinary scan pays nothing for it."""
+    folder = os.fspath(folder)
+    skill_md = os.path.join(folder, SKILL_FILE)
+    for link, what in ((skill_md, "file"), (folder, "folder")):
+        if os.path.islink(link) and not os.path.exists(link):
+            return Problem(Path(link), f"{os.path.basename(link)} is a symbolic link to {os.readlink(link)!r}, "
+                           "which does not exist", hint=f"point the link at an existing {what}, or remove it",
+                           severity=Severity.WARNING)
+    lowercase = os.path.join(folder, LOWERCASE_SKILL_FILE)
+    if os.path.isfile(lowercase):
+        return misnamed_problem(Path(lowercase))
+    return None
+
+
+def misnamed_problem(path: Path) -> Problem:
+    """A ``skill.md`` (any case but ``SKILL.md``): the Agent Skills format and Claude Code read a
+    file named exactly ``SKILL.md`` (skills-ref also takes ``skill.md``; see the README)."""
+    return Problem(path, f"the file is named {path.name}; skills are read from a file named exactly {SKILL_FILE}",
+                   hint=f"rename it to {SKILL_FILE} (the name is case-sensitive: Claude Code does not load {path.name})",
+                   severity=Severity.WARNING)
+
+
+def _body_definition_problem(skill_md: str, kind: str, body_offset: int, max_bytes: int) -> Problem | None:
+    """The warning that skips an active executable skill whose definition is not in the
+    frontmatter and not usable in the body either — missing (a composite without steps, a
+    script without a ```sh block, …), invalid JSON, or a script matching a dangerous pattern —
+    or None. Validation checks a frontmatter definition; a fenced one is in the body, which
+    only this check reads: here, at parse time, so that a skill the catalog cache holds (it
+    holds only files that produced no problem) was checked when it was cached, and a warm
+    start reads no body and loads no pattern. Such a skill is never listed to the model nor
+    offered as a ``skill_<name>`` tool."""
+    from aiq_tui.skills.definition import DefinitionError, definition_from_body
+    from aiq_tui.skills.executor import definition_problems
     from aiq_tui.skills.parse import decode_skill_bytes, unix_newlines
 
     try:
@@ -269,16 +306,23 @@ def _dangerous_body_script(skill_md: str, body_offset: int, max_bytes: int) -> P
         finally:
             os.close(fd)
     except OSError:
-        return None  # gone or unreadable since the frontmatter was read: nothing to run either
+        return None  # gone or unreadable since the frontmatter was read: loading it reports that
     text, _problem = decode_skill_bytes(data, None)
     if text is None:
         return None
-    script = definition_from_body("script", unix_newlines(text)[body_offset:]).get("script")
-    danger = find_dangerous(script) if isinstance(script, str) else None
-    if not danger:
+    key = DEFINITION_FIELD[kind]
+    try:
+        definition = definition_from_body(kind, unix_newlines(text)[body_offset:])
+    except DefinitionError as exc:
+        return Problem(Path(skill_md), f"{exc} (skill skipped)", field=key, hint="fix the JSON of the ```json block",
+                       severity=Severity.WARNING)
+    problems = definition_problems(kind, definition, fenced=True)
+    if not problems:
         return None
-    return Problem(Path(skill_md), f"script matches the dangerous pattern '{danger}'; skill blocked (never runnable)",
-                   field="script", hint="remove the dangerous command from the ```sh block", severity=Severity.WARNING)
+    problem = problems[0]
+    outcome = "skill blocked" if problem.dangerous else "skill skipped"
+    return Problem(Path(skill_md), f"{problem.message} ({outcome})", field=key, hint=problem.hint,
+                   severity=Severity.WARNING)
 
 
 def _warning(path: str, message: str, hint: str) -> Problem:

@@ -22,7 +22,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.skills.validate import SKILL_TYPES
@@ -235,25 +235,48 @@ def plan_steps(steps: Any) -> list[dict[str, Any]]:
     return plan
 
 
-def definition_problems(kind: str, definition: Mapping[str, Any]) -> list[str]:
-    """Why ``definition`` cannot run as a ``kind`` skill (empty when it can)."""
+class DefinitionProblem(NamedTuple):
+    """Why a definition cannot run, and what to do about it."""
+
+    message: str
+    hint: str
+    dangerous: bool = False  # a script matching a dangerous pattern (blocked, not merely incomplete)
+
+
+_DEFINITION_KEYS = {"composite": ("steps", "json"), "script": ("script", "sh"), "template": ("template", "template")}
+
+
+def definition_problems(kind: str, definition: Mapping[str, Any], fenced: bool = False) -> list[DefinitionProblem]:
+    """Why ``definition`` cannot run as a ``kind`` skill (empty when it can). ``fenced``: the
+    definition came from a fenced block of the body (the hints then point there)."""
     if kind not in SKILL_TYPES:
-        return [f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}"]
+        return [DefinitionProblem(f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
+                                  "use one of the valid types, or remove `type` for an instruction skill")]
+    if kind not in _DEFINITION_KEYS:
+        return []
+    key, language = _DEFINITION_KEYS[kind]
+    where = f"its ```{language} block" if fenced else f"its `{key}:` field"
+    add = f"add the {key}: a `{key}:` field in the frontmatter, or a ```{language} block in the body"
     if kind == "composite":
+        steps = definition.get("steps")
         try:
-            plan_steps(definition.get("steps"))
+            plan_steps(steps)
         except SkillExecutionError as exc:
-            return [str(exc)]
+            missing = steps is None or (isinstance(steps, Sequence) and not isinstance(steps, (str, bytes)) and not steps)
+            return [DefinitionProblem(str(exc), add if missing else
+                                      f"fix {where}: a list of steps, each with a `tool` name and optional `params`")]
     elif kind == "script":
         script = definition.get("script")
         if not isinstance(script, str) or not script.strip():
-            return ["a script skill needs a 'script' (frontmatter field or ```sh block)"]
+            return [DefinitionProblem("a script skill needs a 'script' (frontmatter field or ```sh block)", add)]
         danger = find_dangerous(script)
         if danger:
-            return [f"script matches the dangerous pattern '{danger}'; it will never run"]
+            return [DefinitionProblem(f"script matches the dangerous pattern '{danger}'; it will never run",
+                                      f"remove the dangerous command from {where}", dangerous=True)]
     elif kind == "template":
         if not isinstance(definition.get("template"), str):
-            return ["a template skill needs a 'template' (frontmatter field or ```template block)"]
+            return [DefinitionProblem("a template skill needs a 'template' (frontmatter field or ```template block)",
+                                      add)]
     return []
 
 

@@ -17,6 +17,14 @@ billions); an alias inside its own anchor is refused. Every value that comes bac
 JSON-safe (dates → ISO text, binary → base64, sets → lists), so ``--json`` never fails on a
 field. :func:`open_regular` opens a SKILL.md without blocking on a FIFO and refuses anything
 that is not a regular file.
+
+The fields the Agent Skills specification defines as text (:data:`TEXT_FIELDS`, and the values
+of ``metadata``) are read as written: ``name: 12345`` is the name ``"12345"``, ``version: 1.0``
+under ``metadata`` is ``"1.0"`` — as the reference validator (skills-ref, whose YAML is all
+text) reads them, rather than YAML 1.1's number, boolean or date. Defects other clients refuse
+but this parser can read — a field given twice (the last one is used, as PyYAML does) and a
+byte-order mark before ``---`` — are warnings here; ``skills validate --strict`` makes them
+errors.
 """
 
 from __future__ import annotations
@@ -47,7 +55,12 @@ def _yaml() -> tuple[Any, Any]:
 
     return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
+"""The UTF-8 byte-order mark (read past, and reported: see :func:`bom_problem`)."""
+_BOM = BOM
+TEXT_FIELDS = frozenset({"name", "description", "license", "compatibility", "allowed-tools"})
+"""Top-level fields the Agent Skills specification defines as text: a plain scalar is read as
+written (see the module docstring)."""
 MAX_FRONTMATTER_CHARS = 65_536
 MAX_DEPTH = 32
 MAX_EXPANDED_NODES = 20_000
@@ -89,7 +102,8 @@ class ParseResult(msgspec.Struct, frozen=True):
 
 def parse_skill_text(text: str, path: Path | None = None) -> ParseResult:
     """Split ``text`` into frontmatter and body and parse the frontmatter."""
-    if text.startswith("\ufeff"):
+    bom = text.startswith("\ufeff")
+    if bom:
         text = text[1:]
     text = unix_newlines(text)
     if "\x00" in text:
@@ -103,6 +117,8 @@ def parse_skill_text(text: str, path: Path | None = None) -> ParseResult:
         return ParseResult(None, "", 0, (_unclosed(path),), has_frontmatter=True)
     fm_end, body_start = close
     fields, lines, problems = _parse_frontmatter(text[first_end + 1 : fm_end], path)
+    if bom:
+        problems = (bom_problem(path), *problems)
     return ParseResult(fields, text[body_start:], body_start, problems, lines, True)
 
 
@@ -127,10 +143,11 @@ def read_frontmatter_fd(fd: int, path: Path | str, max_bytes: int) -> ParseResul
 
 
 def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes: int) -> ParseResult:
+    bom = False
     try:
         head = read(_CHUNK)
         if head.startswith(_BOM):
-            head = head[3:]
+            head, bom = head[3:], True
         if not head.startswith(b"---"):
             if b"\x00" in head:
                 return ParseResult(None, "", 0, (_binary(path),))
@@ -168,6 +185,8 @@ def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes:
     if close is None:  # only possible when a lone "\r" confused the byte search
         return ParseResult(None, "", 0, (_unclosed(path),), has_frontmatter=True)
     fields, lines, problems = _parse_frontmatter(text[first_end + 1 : close[0]], path)
+    if bom:
+        problems = (bom_problem(path), *problems)
     return ParseResult(fields, "", close[1], problems, lines, True)
 
 
@@ -218,14 +237,101 @@ def _parse_frontmatter(
     limited = yaml_limits_problem(source)
     if limited is not None:
         return None, lines, (_problem(path, limited, None, "simplify the frontmatter: plain `field: value` lines"),)
-    yaml, _Loader = _yaml()
+    yaml, _ = _yaml()
     try:
-        data = yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
+        data, duplicates = _load(source)
     except yaml.YAMLError as exc:
         return _retry_with_quotes(source, path, lines, exc)
     except (ValueError, TypeError, RecursionError) as exc:  # libyaml oddities on hostile input
         return None, lines, (_problem(path, f"invalid YAML frontmatter: {exc}", None),)
-    return _as_mapping(data, path, lines, ())
+    return _as_mapping(data, path, lines, _duplicate_problems(duplicates, path))
+
+
+@functools.cache
+def _frontmatter_loader() -> type:
+    """The safe loader, noting every key a mapping gives twice (YAML requires unique keys;
+    PyYAML silently keeps the last value, strictyaml and YAML 1.2 parsers refuse the file)."""
+    yaml, base = _yaml()
+
+    class FrontmatterLoader(base):  # type: ignore[misc, valid-type]
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self.root: Any = None
+            self.duplicates: list[tuple[str, int, bool]] = []  # (key, 0-based line, top level)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[tuple[str, str]] = set()
+            for key_node, _value in node.value:
+                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                    key = (key_node.tag, key_node.value)
+                    if key in seen:
+                        self.duplicates.append((key_node.value, key_node.start_mark.line, node is self.root))
+                    seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return FrontmatterLoader
+
+
+def _load(source: str) -> tuple[Any, list[tuple[str, int, bool]]]:
+    """The frontmatter's data (text fields read as written) and the keys given twice."""
+    loader = _frontmatter_loader()(source)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, []
+        loader.root = node
+        data = loader.construct_document(node)
+        _read_as_written(data, node)
+        return data, loader.duplicates
+    finally:
+        loader.dispose()
+
+
+def _plain_text(node: Any) -> str | None:
+    """The source text of a plain (unquoted, untagged-by-hand) scalar node, else None."""
+    yaml, _ = _yaml()
+    if isinstance(node, yaml.ScalarNode) and not node.style:
+        return str(node.value)
+    return None
+
+
+def _read_as_written(data: Any, node: Any) -> None:
+    """Put back, as the text written, the plain scalars YAML 1.1 typed as something else
+    (number, boolean, null, date) in the spec's text fields and the values of ``metadata``."""
+    yaml, _ = _yaml()
+    if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+        return
+    for key_node, value_node in node.value:
+        key = _plain_text(key_node)
+        if key is None or key not in data:
+            continue
+        if key in TEXT_FIELDS:
+            text = _plain_text(value_node)
+            if text is not None and not isinstance(data[key], str):
+                data[key] = text
+        elif key == "metadata" and isinstance(data[key], dict) and isinstance(value_node, yaml.MappingNode):
+            metadata = data[key]
+            for inner_key_node, inner_value_node in value_node.value:
+                inner = _plain_text(inner_key_node)
+                text = _plain_text(inner_value_node)
+                if inner in metadata and text is not None and not isinstance(metadata[inner], str):
+                    metadata[inner] = text
+
+
+def _duplicate_problems(duplicates: list[tuple[str, int, bool]], path: Path | None) -> tuple[Problem, ...]:
+    return tuple(
+        Problem(
+            path,
+            f"field `{key}` is given more than once; the last one is used" if top
+            else f"key `{key}` is given more than once in its mapping; the last one is used",
+            field=key if top else None,
+            line=line + 2,  # the opening "---" is line 1
+            hint="keep one of them: YAML requires unique keys, and other Agent Skills clients "
+                 "(skills-ref) refuse the file",
+            severity=Severity.WARNING,
+        )
+        for key, line, top in duplicates
+    )
 
 
 def _fast_fields(source: str) -> tuple[dict[str, Any], dict[str, int]] | None:
@@ -250,6 +356,8 @@ def _fast_fields(source: str) -> tuple[dict[str, Any], dict[str, int]] | None:
             or not line.isprintable()
         ):
             return None
+        if key in fields:
+            return None  # a field given twice: the real parser reports it
         fields[key] = value
         lines[key] = index + 2  # the opening "---" is line 1
     return fields, lines
@@ -268,7 +376,7 @@ def _retry_with_quotes(
     source: str, path: Path | None, lines: dict[str, int], error: Exception
 ) -> tuple[dict[str, Any] | None, dict[str, int], tuple[Problem, ...]]:
     """Authors often write ``description: Use when: …`` unquoted; quote such lines and retry."""
-    yaml, _Loader = _yaml()
+    yaml, _ = _yaml()
     rewritten: list[str] = []
     quoted: list[tuple[str, int]] = []
     for index, line in enumerate(source.split("\n")):
@@ -282,7 +390,7 @@ def _retry_with_quotes(
         rewritten.append(line)
     if quoted and yaml_limits_problem("\n".join(rewritten)) is None:
         try:
-            data = yaml.load("\n".join(rewritten), Loader=_Loader)  # noqa: S506
+            data, duplicates = _load("\n".join(rewritten))
         except (yaml.YAMLError, ValueError, TypeError, RecursionError):
             pass
         else:
@@ -297,7 +405,7 @@ def _retry_with_quotes(
                 )
                 for key, line in quoted
             )
-            return _as_mapping(data, path, lines, warnings)
+            return _as_mapping(data, path, lines, warnings + _duplicate_problems(duplicates, path))
     mark = getattr(error, "problem_mark", None)
     line = mark.line + 2 if mark is not None else None
     reason = getattr(error, "problem", None) or str(error).splitlines()[0]
@@ -465,6 +573,19 @@ def _undecodable(path: Path | None, exc: UnicodeDecodeError) -> Problem:
 def _unreadable(path: Path | None, exc: OSError) -> Problem:
     reason = exc.strerror or type(exc).__name__
     return Problem(path, f"cannot read file: {reason}", hint="check the file's permissions and links")
+
+
+def bom_problem(path: Path | str | None) -> Problem:
+    """A SKILL.md that starts with a UTF-8 byte-order mark: read here (the mark is dropped), but
+    a client that looks for ``---`` at the very start (skills-ref; a plain Node.js read) finds no
+    frontmatter."""
+    return Problem(
+        Path(path) if path is not None else None,
+        "file starts with a UTF-8 byte-order mark before `---`",
+        line=1,
+        hint="save it as UTF-8 without a BOM: other Agent Skills clients (skills-ref) then find no frontmatter",
+        severity=Severity.WARNING,
+    )
 
 
 def _unclosed(path: Path | None, limit: int | None = None) -> Problem:

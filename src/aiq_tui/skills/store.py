@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 import msgspec
 
-from aiq_tui.problems import Severity
+from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE
@@ -185,15 +185,35 @@ def check_skill_name(name: str) -> str:
 
 
 def write_skill(root: Path, entry: SkillEntry) -> Path:
-    """Create or replace ``<root>/<name>/SKILL.md`` (atomically); returns its path."""
+    """Create or replace ``<root>/<name>/SKILL.md`` (atomically); returns its path.
+
+    The rendered file is validated first, exactly as ``skills validate`` and ``skills import``
+    check a SKILL.md (lenient, definition included): a skill that would not load — a composite
+    without steps, a script matching a dangerous pattern, an empty name — raises
+    :class:`StoreError` naming each problem, and nothing is written."""
     if entry.type not in SKILL_TYPES:
         raise StoreError(f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}")
     folder = Path(root) / check_skill_name(entry.name)
+    target = folder / SKILL_FILE
+    text = render(entry)
+    errors = text_errors(text, target)
+    if errors:
+        raise StoreError(f"skill {entry.name!r} not saved: " + "; ".join(
+            f"{p.message}" + (f" ({p.hint})" if p.hint else "") for p in errors))
     Path(root).mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     folder.mkdir(mode=DIR_MODE, exist_ok=True)
-    target = folder / SKILL_FILE
-    atomic_write(target, render(entry))
+    atomic_write(target, text)
     return target
+
+
+def text_errors(text: str, path: Path) -> "list[Problem]":
+    """The errors that would stop the SKILL.md ``text`` at ``path`` from loading."""
+    result = parse_skill_text(text, path)
+    if result.meta_fields is None:
+        return [p for p in result.problems if p.severity is Severity.ERROR]
+    return [p for p in (*result.problems, *validate(result.meta_fields, path, path.parent.name,
+                                                     lines=result.field_lines, body=result.body))
+            if p.severity is Severity.ERROR]
 
 
 def read_entry(skill_md: Path) -> SkillEntry:

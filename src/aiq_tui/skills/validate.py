@@ -6,7 +6,10 @@ Two levels:
   strings; the extension fields of the source systems are accepted and type-checked (lango
   ``type``/``status``/``parameters``/``steps``/``script``/``template``/``source``, SISU
   ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass.
-* strict (``--strict``): exactly the Agent Skills specification (agentskills.io).
+* strict (``--strict``): exactly the Agent Skills specification (agentskills.io), with the
+  verdicts of its reference validator, skills-ref (tests/skills/test_reference_validator.py;
+  the deliberate differences are in the README): the name is compared stripped and in NFKC
+  form, an empty ``compatibility`` or an unusual ``license`` is a warning, not a failure.
 """
 
 from __future__ import annotations
@@ -127,9 +130,10 @@ def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | No
     if "status" in fields and fields["status"] not in STATUSES:
         report.add("status", f"unknown status {fields['status']!r}; valid: {', '.join(STATUSES)}",
                    "use active, inactive or draft (or remove `status` for active)")
-    for key in ("status", "source", "author", "license", "compatibility"):
+    for key in ("status", "source", "author", "compatibility"):
         if key in fields and not isinstance(fields[key], str):
             report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
+    _check_license(fields, report)
     if "version" in fields and (
         isinstance(fields["version"], bool) or not isinstance(fields["version"], (str, int, float))
     ):
@@ -168,23 +172,36 @@ def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) ->
         return
     key = DEFINITION_FIELD.get(kind)
     if key is None or (key not in fields and body is None):
-        return  # instruction, or a fenced definition discovery has not read: checked on load
+        return  # instruction, or a fenced definition the caller has not read (discovery reads it itself)
     try:
         definition = definition_of(kind, fields, body)
     except DefinitionError as exc:
         report.add(key, str(exc), "fix the JSON of the ```json block")
         return
-    for problem in definition_problems(kind, definition):
-        report.add(key, problem, f"put the {key} in the frontmatter (`{key}:`) or in a fenced block of the body")
+    for problem in definition_problems(kind, definition, fenced=key not in fields):
+        report.add(key, problem.message, problem.hint)
+
+
+def _check_license(fields: Mapping[str, Any], report: _Report) -> None:
+    """The specification says only "license name or reference to a bundled license file";
+    skills-ref accepts any value. A name or a list of names (dual licensing) is fine; another
+    shape is only worth a note, never a reason to skip or fail a skill."""
+    if "license" in fields and not (isinstance(fields["license"], str) or _is_str_list(fields["license"])):
+        report.add("license", f"`license` is {_kind(fields['license'])}; clients expect a licence name",
+                   'e.g. license: MIT, or license: "Proprietary. LICENSE.txt has complete terms"',
+                   Severity.WARNING)
 
 
 def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Report) -> None:
     name = fields.get("name")
     if isinstance(name, str) and name.strip():
+        # As skills-ref (and discovery, which strips the name): surrounding whitespace is not
+        # part of the name, and the folder is compared in the same Unicode normal form (NFKC).
+        name = name.strip()
         why = name_problem(name)
         if why:
             report.add("name", why, "use lowercase letters, digits and single hyphens, e.g. pdf-tools")
-        if folder_name is not None and name != folder_name:
+        if folder_name is not None and _nfkc(name) != _nfkc(folder_name):
             report.add("name", f"name {name!r} differs from its folder {folder_name!r}",
                        "rename the folder or the skill so they are equal")
     description = fields.get("description")
@@ -193,14 +210,18 @@ def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Rep
                    "shorten it to what the skill does and when to use it")
     if "compatibility" in fields:
         value = fields["compatibility"]
-        if not isinstance(value, str) or not value.strip():
-            report.add("compatibility", f"`compatibility` must be non-empty text, found {_kind(value)}",
+        if value is not None and not isinstance(value, str):
+            report.add("compatibility", f"`compatibility` must be text, found {_kind(value)}",
                        "describe the environment the skill needs, or remove the field")
+        elif not (value or "").strip():
+            # The specification says 1-500 characters; skills-ref accepts an empty one, and an
+            # empty field harms nobody: a note, not a failure.
+            report.add("compatibility", "`compatibility` is empty (the specification wants 1-500 characters)",
+                       "describe the environment the skill needs, or remove the field", Severity.WARNING)
         elif len(value) > COMPATIBILITY_MAX:
             report.add("compatibility", f"compatibility is {len(value)} characters; the limit is {COMPATIBILITY_MAX}",
                        "shorten it")
-    if "license" in fields and not isinstance(fields["license"], str):
-        report.add("license", f"`license` must be text, found {_kind(fields['license'])}", 'e.g. license: "MIT"')
+    _check_license(fields, report)
     if "allowed-tools" in fields and not isinstance(fields["allowed-tools"], str):
         report.add("allowed-tools", f"`allowed-tools` must be a space-separated string, found "
                    f"{_kind(fields['allowed-tools'])}", "e.g. allowed-tools: Bash(git:*) Read")
@@ -218,6 +239,10 @@ def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Rep
         if key not in SPEC_FIELDS:
             report.add(key, f"field `{key}` is not part of the Agent Skills specification",
                        f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})")
+
+
+def _nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
 
 
 def _is_str_list(value: Any) -> bool:

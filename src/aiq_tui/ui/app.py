@@ -527,7 +527,8 @@ class AiqApp(App[int]):
         from aiq_tui.tools.launcher import sandbox_warning
 
         banner = self.query_one("#problems-banner", Static)
-        sandbox = sandbox_warning()  # "" while Landlock confines commands; a warning otherwise
+        # "" while Landlock confines commands in a project; a warning otherwise
+        sandbox = sandbox_warning(self.engine.workspace.cwd if self.engine is not None else None)
         banner.display = bool(problems) or bool(sandbox)
         if problems:
             count = len(problems)

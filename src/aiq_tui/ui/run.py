@@ -48,13 +48,14 @@ def create_app(args: argparse.Namespace, *, watch: bool = True) -> "AiqApp | Non
             gc.enable()
             return None
         skills_dirs = tuple(option(args, "skills_dir") or ())
+        cwd = option(args, "cwd")
         provider = option(args, "provider")
 
         def build_engine() -> "Engine":
             from aiq_tui.agent.engine import Engine
             from aiq_tui.workspace import Workspace
 
-            return Engine.create(Workspace.complete(start, skills_dirs), provider, defer_tokenizer=True)
+            return Engine.create(Workspace.complete(start, skills_dirs, cwd), provider, defer_tokenizer=True)
 
         from aiq_tui.ui.app import AiqApp
 
