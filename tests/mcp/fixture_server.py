@@ -16,6 +16,7 @@ import base64
 import os
 import sys
 import time
+from typing import Any
 
 import anyio
 import mcp_types as types
@@ -94,11 +95,13 @@ def main() -> None:
     def count() -> str:
         return f"calls={state['calls']} cancelled={state['cancelled']}"
 
-    for index in range(args.tools):
-        def padding(value: str, _index: int = index) -> str:
-            return f"pad {_index}: {value}"
+    def padding_tool(index: int) -> Any:
+        def padding(value: str) -> str:
+            return f"pad {index}: {value}"
+        return padding
 
-        server.add_tool(padding, name=f"pad_{index:03d}",
+    for index in range(args.tools):
+        server.add_tool(padding_tool(index), name=f"pad_{index:03d}",
                         description=f"Padding tool number {index}, with a description long enough to cost tokens.")
 
     if args.http:
