@@ -45,14 +45,11 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
               "       aiq-tui mcp add NAME --url URL [--header 'NAME: VALUE']... [--transport sse]",
     )
     add.add_argument("name", metavar="NAME", help="the server's name (letters, digits, -, _)")
-    add.add_argument("argv", metavar="COMMAND", nargs="*", help="after --: the program and its arguments")
-    add.add_argument("--url", help="the server's streamable-HTTP endpoint instead of a command")
-    add.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
-                     help="an HTTP header (repeatable); ${VAR} takes an environment variable")
-    add.add_argument("--transport", choices=("http", "sse"), help="with --url: sse for older HTTP+SSE servers")
-    add.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
-                     help="an environment variable for the server (repeatable); ${VAR} takes one of yours")
-    add.add_argument("--cwd", metavar="DIR", help="working directory of the server (default: where aiq-tui runs)")
+    # Everything after NAME, options included, as written: argparse cannot mix options with a
+    # command line that has options of its own; _split_add() reads it.
+    add.add_argument("argv", metavar="-- COMMAND [ARG...]", nargs=argparse.REMAINDER,
+                     help="the program and its arguments, after --")
+    _add_options(add)
     add.set_defaults(handler=_add)
 
     remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml")
@@ -69,6 +66,40 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     answer.add_argument("--reject", action="store_true", help="never start it (the TUI stops asking)")
     answer.add_argument("--forget", action="store_true", help="forget the answer (ask again)")
     approve.set_defaults(handler=_approve)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="the server's streamable-HTTP endpoint instead of a command")
+    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                        help="an HTTP header (repeatable); ${VAR} takes an environment variable")
+    parser.add_argument("--transport", choices=("http", "sse"), help="with --url: sse for older HTTP+SSE servers")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for the server (repeatable); ${VAR} takes one of yours")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory of the server (default: where aiq-tui runs)")
+
+
+def _split_add(args: argparse.Namespace) -> list[str]:
+    """The command line of ``mcp add``; options written after NAME are parsed into ``args``."""
+    rest = list(option(args, "argv") or [])
+    if "--" in rest:
+        head, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+    elif rest and rest[0].startswith("-"):
+        head, command = rest, []
+    else:
+        head, command = [], rest
+    if head:
+        from aiq_tui.commands.common import add_global_options
+
+        parser = argparse.ArgumentParser(prog="aiq-tui mcp add NAME", add_help=False)
+        _add_options(parser)
+        add_global_options(parser)  # --home after NAME still names the home
+        later = parser.parse_args(head)
+        for key, value in vars(later).items():
+            if isinstance(value, list):
+                setattr(args, key, [*(option(args, key) or []), *value])
+            elif value is not None:
+                setattr(args, key, value)
+    return command
 
 
 # -- list -------------------------------------------------------------------------------------
@@ -159,7 +190,8 @@ def _add(args: argparse.Namespace) -> int:
     from aiq_tui.config_edit import edit_section
     from aiq_tui.locations import resolve_home
 
-    url, argv = option(args, "url"), list(option(args, "argv") or [])
+    argv = _split_add(args)
+    url = option(args, "url")
     if bool(url) == bool(argv):
         print("aiq-tui mcp add: give either -- COMMAND [ARG...] or --url URL", file=sys.stderr)
         return EXIT_USAGE
