@@ -48,10 +48,10 @@ class McpApprovalScreen(ModalScreen["str | None"]):
         server = self.server
         with Vertical(id="mcp-approval", classes="dialog"):
             yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
-            yield Label(f"from {server.origin} — this project is not trusted", classes="dim")
+            yield Static(f"from {server.origin} — this project is not trusted", classes="dim", markup=False)
             yield Static(server_details(server), id="approval-detail", markup=False)
-            yield Label("Its tools still ask before each call. The answer is remembered until the "
-                        "definition changes.", classes="dim")
+            yield Static("Its tools still ask before each call. The answer is remembered until the "
+                         "definition changes (`aiq-tui trust` trusts the whole project).", classes="dim", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Start it (s)", id="approved", variant="warning")
                 yield Button("Never (r)", id="rejected", variant="error")

@@ -36,9 +36,10 @@ class McpPane(DataTable):
         self._rows: dict[str, tuple[str, str | None]] = {}
 
     def on_mount(self) -> None:
-        self.add_column("server", key="server", width=12)
+        # Fixed widths that fit the right-hand column (≈ 44 cells): the full text is one Enter away.
+        self.add_column("server", key="server", width=9)
         self.add_column("state", key="state", width=9)
-        self.add_column("tool", key="tool", width=52)
+        self.add_column("tool", key="tool", width=20)
 
     def show(self, servers: Mapping[str, "McpServerChanged"]) -> None:
         """Redraw from the latest event per server (in the order they were first seen)."""
@@ -50,7 +51,7 @@ class McpPane(DataTable):
             if event.state == "ready" and event.tools:
                 omitted = set(event.omitted)
                 for index, tool in enumerate(event.tools):
-                    label = short_tool(name, tool) + ("  (not offered: tools_share)" if tool in omitted else "")
+                    label = short_tool(name, tool) + (" (not offered)" if tool in omitted else "")
                     key = f"{name}/{tool}"
                     self._rows[key] = (name, tool)
                     self.add_row(name if index == 0 else "", state if index == 0 else "",
