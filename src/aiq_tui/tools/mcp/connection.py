@@ -133,6 +133,7 @@ class McpConnection:
         self._stop = asyncio.Event()
         self._closing = False
         self._sdk: Any = None
+        self._refreshes: set[asyncio.Task[None]] = set()
 
     # -- start ----------------------------------------------------------------------------
     async def start(self) -> list[RemoteTool]:
@@ -313,7 +314,9 @@ class McpConnection:
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
-            asyncio.get_running_loop().create_task(self._refresh())
+            task = asyncio.get_running_loop().create_task(self._refresh())
+            self._refreshes.add(task)  # held until done (the loop keeps only a weak reference)
+            task.add_done_callback(self._refreshes.discard)
 
     async def _refresh(self) -> None:
         if self._client is None:

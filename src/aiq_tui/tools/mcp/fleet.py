@@ -131,6 +131,15 @@ class McpFleet:
         return self._start_task is not None and self._start_task.done()
 
     async def _start_all(self) -> None:
+        try:
+            await self._start_each()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug here must not fail every turn after it
+            self._definition_problems.append(Problem(self.home.config_file, f"MCP servers not started: "
+                                                     f"{type(exc).__name__}: {exc}", severity=Severity.WARNING))
+
+    async def _start_each(self) -> None:
         from aiq_tui.tools.mcp.approvals import answer_for
         from aiq_tui.trust import project_trust
 
@@ -214,6 +223,8 @@ class McpFleet:
         from aiq_tui.tools.mcp.tool import McpTool
 
         self._unregister(server.name)
+        self._spec_tokens = {key: value for key, value in self._spec_tokens.items()
+                             if not key[0].startswith(tool_name(server.name, ""))}  # schemas may have changed
         names: list[str] = []
         descriptions: list[str] = []
         for remote in tools:
