@@ -127,7 +127,8 @@ AIQ_PROBE = textwrap.dedent(
     from aiq_tui.ui.run import create_app
 
     def extra_figures(app):
-        return {"skills": len(app.engine.workspace.catalog)}
+        ready = sum(1 for event in app.mcp_servers.values() if event.state == "ready")
+        return {"skills": len(app.engine.workspace.catalog), "mcp_ready": ready}
 
     async def settled(app, pilot):
         # The engine is built behind the first frame; its warm-up worker (tokenizer, match
@@ -157,6 +158,21 @@ def generate_skills(skills_dir: Path, count: int) -> None:
             encoding="utf-8",
         )
         os.utime(skill_md, (past, past))
+
+
+def mcp_servers() -> dict[str, dict[str, object]]:
+    """Two real MCP servers for the ``mcp`` subject (the dev extra installs them): the first
+    frame must not wait for them, nor for the SDK (issue 26)."""
+    beside = Path(sys.executable).parent
+    time_server, git_server = beside / "mcp-server-time", beside / "mcp-server-git"
+    if not time_server.is_file():
+        return {}
+    servers: dict[str, dict[str, object]] = {"time": {"command": str(time_server)}}
+    if git_server.is_file():
+        servers["git"] = {"command": str(git_server), "args": ["--repository", str(Path(__file__).parents[1])]}
+    else:
+        servers["time2"] = {"command": str(time_server)}
+    return servers
 
 
 def _probe(source: str, *args: str) -> dict[str, float]:
@@ -206,17 +222,24 @@ def compile_package() -> None:
 
 def run() -> dict[str, object]:
     compile_package()
-    samples: dict[str, list[dict[str, float]]] = {k: [] for k in ("bare", "bundled", "cold", "warm")}
+    samples: dict[str, list[dict[str, float]]] = {k: [] for k in ("bare", "bundled", "mcp", "cold", "warm")}
+    servers = mcp_servers()
     lists: dict[str, list[float]] = {"cold": [], "warm": []}
     list_cpu: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory(prefix="aiq-bench-tui-") as base:
-        bundled_home, big_home = Path(base) / "bundled", Path(base) / "big"
+        bundled_home, big_home, mcp_home = Path(base) / "bundled", Path(base) / "big", Path(base) / "mcp"
         _probe(AIQ_PROBE, str(bundled_home))  # first run installs the bundled skills
+        if servers:  # the bundled skills and two MCP servers
+            (mcp_home / "config").mkdir(parents=True)
+            (mcp_home / "config" / "config.yaml").write_text(json.dumps({"mcp": {"servers": servers}}))
+            _probe(AIQ_PROBE, str(mcp_home))
         _probe(AIQ_PROBE, str(big_home))
         generate_skills(big_home / "skills", GENERATED)
         for _ in range(ROUNDS):
             samples["bare"].append(_probe(BARE_PROBE))
             samples["bundled"].append(_probe(AIQ_PROBE, str(bundled_home)))
+            if servers:
+                samples["mcp"].append(_probe(AIQ_PROBE, str(mcp_home)))
             _forget_cache(big_home)
             samples["cold"].append(_probe(AIQ_PROBE, str(big_home)))
             samples["warm"].append(_probe(AIQ_PROBE, str(big_home)))
@@ -247,6 +270,16 @@ def run() -> dict[str, object]:
         "cpu_ratio_10k_cold": round(median("cold", "first_frame_cpu_s") / median("bare", "first_frame_cpu_s"), 2),
         "cpu_ratio_10k_warm": round(median("warm", "first_frame_cpu_s") / median("bare", "first_frame_cpu_s"), 2),
         "skills_bundled": samples["bundled"][-1]["skills"],
+        # Issue 26: the same start with two MCP servers configured (they start behind the frame).
+        **({
+            "mcp_servers": list(servers),
+            "mcp_servers_ready": samples["mcp"][-1]["mcp_ready"],
+            "first_frame_s_mcp": round(median("mcp"), 3),
+            "ratio_mcp": round(median("mcp") / bare, 2),
+            "cpu_ratio_mcp": round(median("mcp", "first_frame_cpu_s") / median("bare", "first_frame_cpu_s"), 2),
+            "peak_rss_mb_mcp": round(max(s["peak_rss_mb"] for s in samples["mcp"]), 1),
+            "first_frame_rss_mb_mcp": round(max(s["first_frame_rss_mb"] for s in samples["mcp"]), 1),
+        } if servers else {"mcp_servers": []}),
         "skills_10k": samples["warm"][-1]["skills"],
         "peak_rss_mb_bare": round(max(s["peak_rss_mb"] for s in samples["bare"]), 1),
         "peak_rss_mb_bundled": round(max(s["peak_rss_mb"] for s in samples["bundled"]), 1),
@@ -257,7 +290,7 @@ def run() -> dict[str, object]:
         "list_10k_cpu_s": {k: round(statistics.median(v), 3) for k, v in list_cpu.items()},
         "list_command": " ".join(Path(part).name for part in _list_command()),
         # The fastest sample: what the code costs when nothing else runs (noise only adds).
-        "min_first_frame_s": {k: round(min(s["first_frame_s"] for s in v), 3) for k, v in samples.items()},
+        "min_first_frame_s": {k: round(min(s["first_frame_s"] for s in v), 3) for k, v in samples.items() if v},
         "min_list_s": {k: round(min(v), 3) for k, v in lists.items()},
         "samples_first_frame_s": {k: [round(s["first_frame_s"], 3) for s in v] for k, v in samples.items()},
         "samples_list_s": {k: [round(s, 3) for s in v] for k, v in lists.items()},

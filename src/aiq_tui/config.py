@@ -289,6 +289,66 @@ class AgentSettings(_Section):
     for a shell string or a secret; ``restrict`` also blocks every other tool; ``ignore``."""
 
 
+MCP_SERVER_NAME = r"^(?=.{1,40}$)[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$"
+"""A server's name becomes part of its tools' names (``mcp__<server>__<tool>``), so no ``__`` in it."""
+
+
+class McpServerSettings(_Section):
+    """One MCP server: ``command`` (+ ``args``, ``env``) starts it over stdio; ``url`` (+ ``headers``)
+    reaches it over streamable HTTP. Exactly one of the two."""
+
+    command: str | None = None
+    """The program that runs the server over stdio (``mcp-server-time``, ``uvx``, ``npx``…)."""
+    args: list[str] = field(default_factory=list)
+    """Its arguments."""
+    env: dict[str, str] = field(default_factory=dict)
+    """Environment variables the server gets on top of the launcher's allowlist (PATH, HOME, LANG,
+    LC_*, TERM, TZ): the parent's environment — API keys — is never passed whole. ``${VAR}`` takes
+    a variable of yours by name."""
+    cwd: str | None = None
+    """Working directory of a stdio server (default: where aiq-tui runs)."""
+    url: str | None = None
+    """The server's streamable-HTTP endpoint (``https://host/mcp``)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """HTTP headers sent with every request (``Authorization: Bearer ${MY_TOKEN}``)."""
+    transport: Literal["stdio", "http", "sse"] | None = None
+    """Normally inferred (``command`` → stdio, ``url`` → http); ``sse`` for the older HTTP+SSE servers."""
+    enabled: bool = True
+    """A disabled server is listed but not started."""
+
+    def __post_init__(self) -> None:
+        if (self.command is None) == (self.url is None):
+            raise ValueError("give either `command` (a stdio server) or `url` (an HTTP server), not both or neither")
+        if self.command is not None and not self.command.strip():
+            raise ValueError("`command` is empty")
+        if self.transport is None:
+            self.transport = "stdio" if self.command is not None else "http"
+        elif (self.transport == "stdio") != (self.command is not None):
+            raise ValueError(f"transport {self.transport!r} does not fit "
+                             f"{'`command`' if self.command is not None else '`url`'}")
+
+
+class McpSettings(_Section):
+    """MCP servers whose tools the agent may call (as ``mcp__<server>__<tool>``). Their permission is
+    ``ask`` unless ``tools.permissions`` names the server (``mcp__time: allow``) or the tool
+    (``mcp__time__get_current_time: deny``)."""
+
+    servers: dict[Annotated[str, Meta(pattern=MCP_SERVER_NAME)], McpServerSettings] = field(default_factory=dict)
+    """Your servers by name (letters, digits, ``-`` and ``_``); ``aiq-tui mcp add`` writes here."""
+    project_servers: bool = True
+    """Read the project's ``.mcp.json`` (Claude Code's format). Its servers start only in a trusted
+    project or once you approve each one."""
+    startup_timeout_seconds: PositiveFloat = 30
+    """A server not ready this long after its start is reported and left out."""
+    call_timeout_seconds: PositiveFloat = 120
+    """One tool call may take this long; then it fails (the server stays up)."""
+    result_max_bytes: PositiveInt = 64_000
+    """A tool result is cut to this many bytes of text before it reaches the model (and says so)."""
+    tools_share: PositiveFraction = 0.15
+    """Largest share of the window MCP tool definitions may take; tools past it are not offered
+    (and named in the warnings) so a server with many tools cannot crowd out the skills."""
+
+
 class UISettings(_Section):
     theme: str = "textual-dark"
     show_banner: bool = True
@@ -308,6 +368,7 @@ class AppConfig(_Section):
     agent: AgentSettings = field(default_factory=AgentSettings)
     ui: UISettings = field(default_factory=UISettings)
     doctor: DoctorSettings = field(default_factory=DoctorSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""

@@ -19,6 +19,7 @@ _WHERE = re.compile(r"^(?P<what>.*) - at `(?P<at>[^`]*)`(?: in `(?P<inside>[^`]*
 _STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
+_PATTERN = re.compile(r"matching regex '(?P<regex>[^']*)'")
 _MISSING_VALUE = object()
 _REFERENCE = "see the Configuration section of the README"
 
@@ -40,6 +41,11 @@ def _explain(error: str, model: type, data: Any) -> tuple[str | None, str]:
     parts, declared, value = _walk(model, data, inside if key_problem else at)
     where = ".".join(parts) or None
     if key_problem:
+        if pattern := _PATTERN.search(what):  # a name that must look a certain way (MCP servers)
+            bad = next((k for k in value if isinstance(k, str) and not re.match(pattern["regex"], k)), "?") \
+                if isinstance(value, dict) else "?"
+            return where, (f"names may hold letters, digits, `-` and single `_` between them, at most 40 characters "
+                           f"(got {_shown(bad)})")
         return where, f"names must be text (got {_shown(_first_bad_key(value))}; put it in quotes)"
     if _is_struct(declared):
         if unknown := _UNKNOWN.match(what):

@@ -140,11 +140,27 @@ class SemanticProgress:
     error: str = ""
 
 
+@dataclass(frozen=True)
+class McpServerChanged:
+    """An MCP server's state: ``starting`` | ``ready`` | ``failed`` | ``stopped`` | ``disabled`` |
+    ``awaiting approval`` | ``not approved`` | ``rejected``. ``tools`` are the names the model
+    sees (``mcp__<server>__<tool>``); ``omitted`` those left out by ``mcp.tools_share``;
+    ``message`` says why (a failure, a refusal, what to do)."""
+
+    name: str
+    state: str
+    source: str  # "config" (config.yaml) | "project" (.mcp.json)
+    target: str  # the command line or the URL
+    tools: tuple[str, ...] = ()
+    message: str = ""
+    omitted: tuple[str, ...] = ()
+
+
 Event = Union[
     TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
-    SemanticProgress,
+    SemanticProgress, McpServerChanged,
 ]
 
 EventSink = Callable[[Event], None]

@@ -58,6 +58,8 @@ from aiq_tui.replay.record import TurnRecorder
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
+from aiq_tui.tools.mcp.fleet import McpFleet
+from aiq_tui.tools.policy import allowed_by_skill
 from aiq_tui.tools.registry import ToolRegistry, build_default_tools
 from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
@@ -102,6 +104,10 @@ class Engine:
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
         )
+        # MCP servers (issue 26): defined now, started on the loop that runs the turns
+        # (start_mcp(), or the first turn); their tools join self.tools as mcp__<server>__<tool>.
+        self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._emit,
+                            on_tools_changed=self._update_budget)
         self.sessions = SessionStore(workspace.home.sessions_dir)
         self.session = self._new_session()
         self.approver: Approver | None = None
@@ -237,7 +243,7 @@ class Engine:
 
     @property
     def problems(self) -> tuple[Problem, ...]:
-        return self._base_problems + self._catalog_problems
+        return self._base_problems + self._catalog_problems + self.mcp.problems()
 
     @property
     def busy(self) -> bool:
@@ -305,6 +311,7 @@ class Engine:
                 await asyncio.to_thread(self.warm_up)
             if not self._semantic_requested:  # no TUI worker asked for it (headless ask)
                 await asyncio.to_thread(self._semantic_for_headless_turn)
+            await self.mcp.start()  # once; a failing server is a warning, never the turn's end
             self._match(text)
             for _round in range(self.max_rounds):
                 prompt = await self._prepare()
@@ -383,14 +390,19 @@ class Engine:
     # -- prompt and budget ------------------------------------------------------------------------
     def _tool_specs(self) -> list[ToolSpec]:
         """Built-in tools and use_skill always; a ``skill_<name>`` tool only while its skill is
-        loaded — thousands of skills must not turn into thousands of tool definitions."""
+        loaded — thousands of skills must not turn into thousands of tool definitions; MCP
+        tools as many as fit ``mcp.tools_share`` (those the active skills name first)."""
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
             if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in self.skills:
                 continue
+            if name.startswith("mcp__"):
+                continue  # offered below, within their share
             specs.append(tool.spec)
-        return specs
+        allowed = self.skills.active_allowed_tools()
+        preferred = None if allowed is None else (lambda tool: allowed_by_skill(allowed, tool, tool))
+        return specs + self.mcp.offered(self.counter, self.window, preferred)
 
     def skill_for_tool(self, tool_name: str) -> str | None:
         """The skill behind a ``skill_<name>`` tool (None for other tools) — the one mapping."""
@@ -425,7 +437,13 @@ class Engine:
         prompt = self.current_prompt()
         self._breakdown = prompt.breakdown
         self._emit(BudgetChanged(prompt.breakdown))
+        self.mcp.note_offered(spec.name for spec in prompt.tools)
         return prompt
+
+    async def start_mcp(self) -> None:
+        """Start the MCP servers (idempotent; the first turn does it too): each one ready or a
+        warning, never an exception."""
+        await self.mcp.start()
 
     async def _prepare(self) -> Prompt:
         """The prompt to send, compressed first when the budget calls for it."""
@@ -653,6 +671,7 @@ class Engine:
         return event
 
     async def aclose(self) -> None:
+        await self.mcp.aclose()
         await self.provider.aclose()
 
 

@@ -102,6 +102,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
     from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
+        McpServerChanged,
         RetryScheduled,
         SkillStateChanged,
         TokenStreamed,
@@ -123,6 +124,16 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
             sys.stdout.flush()
             streamed[0] = False
         console.print(text, style=style, markup=False)
+
+    def note_mcp(event: "McpServerChanged") -> None:
+        # A failed or refused server is a warning, not a failed turn: its tools are simply absent.
+        if event.state == "ready":
+            text = f"mcp {event.name}: ready, {len(event.tools)} tools"
+            if event.omitted:
+                text += f" ({len(event.omitted)} not offered: past mcp.tools_share of the window)"
+            note(text, "yellow" if event.omitted else "dim")
+        elif event.state in ("failed", "not approved"):
+            note(f"mcp {event.name}: {event.state} — {event.message}", "yellow")
 
     def sink(event: "Event") -> None:
         if isinstance(event, TokenStreamed):
@@ -153,6 +164,8 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
                  "magenta")
         elif isinstance(event, RetryScheduled):
             note(f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "yellow")
+        elif isinstance(event, McpServerChanged):
+            note_mcp(event)
         elif isinstance(event, ErrorRaised):
             failed.append(event.message)
             note(f"error: {event.message}", "bold red")

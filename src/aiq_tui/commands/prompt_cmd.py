@@ -86,7 +86,8 @@ def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
 
 def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", list["LoadedSkill"], "TokenCounter"]:
     """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
-    skill sections, tools (only loaded ``skill_*`` tools) and breakdown."""
+    skill sections, tools (only loaded ``skill_*`` tools; the MCP servers' that fit their share)
+    and breakdown."""
     import msgspec
 
     from aiq_tui.agent.engine import Engine
@@ -95,6 +96,17 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", l
     if window != config.context_window():
         workspace.config = msgspec.structs.replace(config, context=msgspec.structs.replace(config.context, window=window))
     engine = Engine.create(workspace)
+    if engine.mcp.definitions():  # MCP servers: started as ask starts them, so their tools count too
+        import asyncio
+
+        async def with_servers() -> "Prompt":
+            try:
+                await engine.start_mcp()
+                return engine.preview(query)
+            finally:
+                await engine.mcp.aclose()
+
+        return asyncio.run(with_servers()), engine.skills.loaded(), engine.counter
     prompt = engine.preview(query)
     return prompt, engine.skills.loaded(), engine.counter
 

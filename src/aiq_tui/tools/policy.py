@@ -19,7 +19,8 @@ Rules a caller may rely on:
   matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
-  - ``skill_*``-style globs (``fnmatch``) against both names;
+  - ``skill_*``-style globs (``fnmatch``) against both names (``mcp__github__*``);
+  - ``mcp__<server>`` names every tool of that MCP server;
   - Claude-style names map to our tool families: ``Bash`` → ``execute_command``,
     ``Read``/``Glob``/``Grep``/``LS`` → ``file_read``, ``Write``/``Edit``/``MultiEdit`` →
     ``file_write``, ``WebFetch`` → ``http_get``, ``WebSearch`` → ``http_get``;
@@ -36,6 +37,8 @@ import os
 import re
 import threading
 from typing import Any, Literal, Mapping
+
+from aiq_tui.tools.mcp.servers import server_key
 
 Permission = Literal["allow", "ask", "deny"]
 
@@ -102,7 +105,15 @@ class PermissionPolicy:
 
     def configured(self, key: str) -> Permission:
         """What config.yaml says for ``key``; unknown keys are ``ask``. A scoped key
-        (``http_get:host``) is ``deny`` when its base key is, else ``ask`` unless configured."""
+        (``http_get:host``) is ``deny`` when its base key is, else ``ask`` unless configured.
+        An MCP tool (``mcp__time__get_current_time``) follows its own key, else its server's
+        (``mcp__time``), else ``ask``; ``deny`` on either one denies it."""
+        server = server_key(key)
+        if server is not None:
+            own, shared = self._configured.get(key), self._configured.get(server)
+            if "deny" in (own, shared):
+                return "deny"
+            return own or shared or "ask"
         if key in self._configured:
             return self._configured[key]
         base, scoped, _ = key.partition(SCOPED_SEPARATOR)
@@ -158,6 +169,8 @@ def _entry_allows(entry: str, tool: str, key: str, arguments: Mapping[str, Any])
     names = (tool.lower(), key.lower())
     if lowered in names or any(fnmatch.fnmatchcase(name, lowered) for name in names):
         return True
+    if lowered.startswith("mcp__") and server_key(tool.lower()) == lowered:
+        return True  # `mcp__github`: every tool of that MCP server (Claude Code's form)
     match = _CLAUDE_PATTERN.match(text)
     family_name = (match.group("family") if match else text).lower()
     family = CLAUDE_FAMILIES.get(family_name)

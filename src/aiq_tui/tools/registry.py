@@ -279,7 +279,7 @@ class ToolRegistry:
             call_id=call.id,
             tool=call.name,
             permission=key,
-            title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], f"Run {call.name}")),
+            title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], _title_for(call.name))),
             detail=detail,
             arguments=dict(call.arguments),
         )
@@ -297,6 +297,10 @@ class ToolRegistry:
         always = decision == Decision.ALLOW_ALWAYS and self.policy.remember(key)
         emit(ToolCallApproved(call.id, call.name, always=always, by=by))
         return None
+
+
+def _title_for(tool: str) -> str:
+    return "Call MCP server tool" if tool.startswith("mcp__") else f"Run {tool}"
 
 
 def _as_mapping(arguments: Any) -> Mapping[str, Any]:

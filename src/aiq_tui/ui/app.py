@@ -161,6 +161,7 @@ class AiqApp(App[int]):
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
         self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
+        self.mcp_servers: dict[str, Any] = {}  # the last McpServerChanged per server (the MCP tab draws it)
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
 
@@ -227,6 +228,8 @@ class AiqApp(App[int]):
         """Everything the panes show comes from the engine from now on."""
         self.engine.subscribe(self._sink)
         self.engine.approver = self._approve
+        if getattr(self.engine, "mcp", None) is not None:
+            self.engine.mcp.approver = self._approve_mcp_server
         self.show_banner()
         self._update_subtitle()
         self._show_problems(self._problems())
@@ -303,6 +306,8 @@ class AiqApp(App[int]):
             gc.freeze()
             gc.enable()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
+        if getattr(self.engine, "start_mcp", None) is not None:
+            self.run_worker(self.engine.start_mcp(), group="mcp", exit_on_error=False)
 
     def _build_engine(self) -> None:
         """In a thread after the first frame: the catalog, the tools and the engine."""
@@ -397,6 +402,7 @@ class AiqApp(App[int]):
             CatalogReloaded,
             CompressionApplied,
             ErrorRaised,
+            McpServerChanged,
             RetryScheduled,
             SemanticProgress,
             SessionSaved,
@@ -469,6 +475,41 @@ class AiqApp(App[int]):
         elif isinstance(event, SemanticProgress):
             self.semantic_label = semantic_label(event)
             self._update_subtitle()
+        elif isinstance(event, McpServerChanged):
+            await self._mcp_changed(event)
+
+    async def _mcp_changed(self, event: Any) -> None:
+        """An MCP server started, failed, changed its tools: the MCP tab (added with the first
+        server) redraws, the timeline and the warnings banner say what happened."""
+        from aiq_tui.ui.widgets.mcp_pane import McpPane
+
+        old = self.mcp_servers.get(event.name)
+        self.mcp_servers[event.name] = event
+        tabs = self.query_one("#activity", TabbedContent)
+        if not self.query("#mcp-pane"):
+            await tabs.add_pane(TabPane("MCP", McpPane(id="mcp-pane"), id="tab-mcp"))
+        self.query_one("#mcp-pane", McpPane).show(self.mcp_servers)
+        if old is None or (old.state, old.tools, old.omitted) != (event.state, event.tools, event.omitted):
+            detail = f"{len(event.tools)} tools" if event.state == "ready" else (event.message.splitlines() or [""])[0]
+            self.query_one(Timeline).add("mcp", f"{event.name}: {event.state} — {detail}")
+        if event.state in ("failed", "not approved") and (old is None or old.state != event.state):
+            self.notify((event.message.splitlines() or [""])[0], title=f"MCP server {event.name}: {event.state}",
+                        severity="warning")
+        self._show_problems(self._problems())
+
+    async def _approve_mcp_server(self, server: Any) -> str | None:
+        """The fleet's question about an untrusted project's server: a modal, answered once."""
+        from aiq_tui.ui.screens.mcp_approval import McpApprovalScreen
+
+        future: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+
+        def decided(answer: str | None) -> None:
+            if not future.done():
+                future.set_result(answer)
+
+        self.call_later(lambda: None if future.done() else self.push_screen(McpApprovalScreen(server),
+                                                                             callback=decided))
+        return await future
 
     def _skill_changed(self, event: SkillStateChanged) -> None:
         pane = self.query_one(SkillsPane)
@@ -532,7 +573,8 @@ class AiqApp(App[int]):
         banner.display = bool(problems) or bool(sandbox)
         if problems:
             count = len(problems)
-            banner.update(f"⚠ {count} skill problem{'s' if count != 1 else ''} — F6 shows what to fix"
+            what = "problem" if any(p.message.startswith("MCP server") for p in problems) else "skill problem"
+            banner.update(f"⚠ {count} {what}{'s' if count != 1 else ''} — F6 shows what to fix"
                           + (f"\n{sandbox}" if sandbox else ""))
         elif sandbox:
             banner.update(sandbox)
@@ -808,6 +850,12 @@ class AiqApp(App[int]):
                 await asyncio.wait_for(self._turn_worker.wait(), timeout=5)
             except Exception:  # noqa: BLE001 - leaving anyway; the engine saved after the last turn
                 pass
+        fleet = getattr(self.engine, "mcp", None)
+        if fleet is not None:  # MCP servers are stopped, not left to notice the closed pipe
+            try:
+                await asyncio.wait_for(fleet.aclose(), timeout=10)
+            except Exception:  # noqa: BLE001 - leaving anyway
+                pass
         self.exit(0)
 
     def action_scroll_conversation(self, where: str) -> None:
@@ -940,7 +988,8 @@ class AiqApp(App[int]):
 
     def action_toggle_activity(self) -> None:
         tabs = self.query_one("#activity", TabbedContent)
-        tabs.active = "tab-timeline" if tabs.active == "tab-tools" else "tab-tools"
+        order = ["tab-tools", "tab-timeline"] + (["tab-mcp"] if self.query("#tab-mcp") else [])
+        tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
 
     def action_compact(self) -> None:
         self._compact()
@@ -1013,6 +1062,19 @@ class AiqApp(App[int]):
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
         self.action_open_skill(message.name)
+
+    @on(DataTable.RowSelected, "#mcp-pane")
+    def _mcp_row_selected(self, event: DataTable.RowSelected) -> None:
+        from aiq_tui.ui.screens.text_modal import TextModal
+        from aiq_tui.ui.widgets.mcp_pane import McpPane
+
+        def describe(tool: str) -> str:
+            found = self.engine.tools.get(tool) if self.engine is not None else None
+            return found.spec.description if found is not None else ""
+
+        details = self.query_one("#mcp-pane", McpPane).details(str(event.row_key.value), describe)
+        if details is not None:
+            self.push_screen(TextModal(*details))
 
     @on(DataTable.RowSelected, "#tool-log")
     def _tool_selected(self, event: DataTable.RowSelected) -> None:

@@ -45,8 +45,10 @@ class WarningsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         count = len(self.problems)
+        mcp = any(problem.message.startswith("MCP server") for problem in self.problems)
         yield Static(
-            f"{count} problem{'s' if count != 1 else ''} while loading skills. "
+            f"{count} problem{'s' if count != 1 else ''} while loading skills"
+            f"{' and starting MCP servers' if mcp else ''}. "
             "Broken skills are skipped; a skill that breaks while the app runs keeps its last good version.",
             id="warnings-summary",
         )

@@ -1,0 +1,315 @@
+"""``aiq-tui mcp list|add|rm|approve``: the MCP servers whose tools the agent may call.
+
+``list`` starts each server the way a turn would (same fleet, same trust rules) and shows its
+state and tools; ``add`` / ``rm`` edit ``mcp.servers`` in config.yaml atomically, keeping the
+rest of the file; ``approve`` records the user's one-time approval of a project's ``.mcp.json``
+server (by name and a hash of its definition: a changed command asks again).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, print_json
+
+if TYPE_CHECKING:
+    from aiq_tui.tools.mcp.fleet import McpFleet, ServerStatus
+
+
+def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+    mcp = subparsers.add_parser(
+        "mcp", parents=parents, help="list, add and remove MCP servers (their tools: mcp__SERVER__TOOL)",
+        description=(
+            "MCP servers give the agent more tools, named mcp__SERVER__TOOL; each call asks first unless "
+            "tools.permissions says otherwise (mcp__SERVER or mcp__SERVER__TOOL: allow | ask | deny). "
+            "Servers come from config.yaml (mcp.servers) and from the project's .mcp.json, whose servers "
+            "start only in a trusted project (aiq-tui trust) or once approved."
+        ),
+    )
+    actions = mcp.add_subparsers(dest="mcp_action", metavar="ACTION", required=True)
+
+    listing = actions.add_parser("list", parents=parents, help="each server, its state and its tools",
+                                 description="Start every server as a turn would and show its state and tools "
+                                             "(exit 1 when one failed to start).")
+    listing.add_argument("--json", action="store_true", help="machine-readable output")
+    listing.add_argument("--no-start", action="store_true", help="list the configured servers without starting them")
+    listing.set_defaults(handler=_list)
+
+    add = actions.add_parser(
+        "add", parents=parents, help="add a server to config.yaml",
+        description="Add a stdio server (aiq-tui mcp add time -- mcp-server-time) or an HTTP one "
+                    "(aiq-tui mcp add docs --url https://host/mcp) to mcp.servers in config.yaml.",
+        usage="aiq-tui mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARG...]\n"
+              "       aiq-tui mcp add NAME --url URL [--header 'NAME: VALUE']... [--transport sse]",
+    )
+    add.add_argument("name", metavar="NAME", help="the server's name (letters, digits, -, _)")
+    # Everything after NAME, options included, as written: argparse cannot mix options with a
+    # command line that has options of its own; _split_add() reads it.
+    add.add_argument("argv", metavar="-- COMMAND [ARG...]", nargs=argparse.REMAINDER,
+                     help="the program and its arguments, after --")
+    _add_options(add)
+    add.set_defaults(handler=_add)
+
+    remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml")
+    remove.add_argument("name", metavar="NAME")
+    remove.set_defaults(handler=_remove)
+
+    approve = actions.add_parser(
+        "approve", parents=parents, help="approve a server of this project's .mcp.json once",
+        description="Approve (or --reject, or --forget) a server of the current project's .mcp.json. "
+                    "The answer holds for this definition: a changed command, environment or URL asks again.",
+    )
+    approve.add_argument("name", metavar="NAME")
+    answer = approve.add_mutually_exclusive_group()
+    answer.add_argument("--reject", action="store_true", help="never start it (the TUI stops asking)")
+    answer.add_argument("--forget", action="store_true", help="forget the answer (ask again)")
+    approve.set_defaults(handler=_approve)
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", help="the server's streamable-HTTP endpoint instead of a command")
+    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                        help="an HTTP header (repeatable); ${VAR} takes an environment variable")
+    parser.add_argument("--transport", choices=("http", "sse"), help="with --url: sse for older HTTP+SSE servers")
+    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+                        help="an environment variable for the server (repeatable); ${VAR} takes one of yours")
+    parser.add_argument("--cwd", metavar="DIR", help="working directory of the server (default: where aiq-tui runs)")
+
+
+def _split_add(args: argparse.Namespace) -> list[str]:
+    """The command line of ``mcp add``; options written after NAME are parsed into ``args``."""
+    rest = list(option(args, "argv") or [])
+    if "--" in rest:
+        head, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
+    elif rest and rest[0].startswith("-"):
+        head, command = rest, []
+    else:
+        head, command = [], rest
+    if head:
+        from aiq_tui.commands.common import add_global_options
+
+        parser = argparse.ArgumentParser(prog="aiq-tui mcp add NAME", add_help=False)
+        _add_options(parser)
+        add_global_options(parser)  # --home after NAME still names the home
+        later = parser.parse_args(head)
+        for key, value in vars(later).items():
+            if isinstance(value, list):
+                setattr(args, key, [*(option(args, key) or []), *value])
+            elif value is not None:
+                setattr(args, key, value)
+    return command
+
+
+# -- list -------------------------------------------------------------------------------------
+def _fleet(args: argparse.Namespace) -> "McpFleet | None":
+    from pathlib import Path
+
+    from aiq_tui.commands.common import prepare_workspace
+    from aiq_tui.tools.mcp.fleet import McpFleet
+    from aiq_tui.tools.registry import ToolRegistry
+
+    start = prepare_workspace(args)
+    if start is None:
+        return None
+    return McpFleet(start.home, start.config, Path.cwd(), ToolRegistry([]), lambda event: None)
+
+
+def _list(args: argparse.Namespace) -> int:
+    import asyncio
+
+    fleet = _fleet(args)
+    if fleet is None:
+        return EXIT_USAGE
+
+    async def run() -> list["ServerStatus"]:
+        if not option(args, "no_start"):
+            try:
+                await fleet.start()
+                return fleet.statuses()
+            finally:
+                await fleet.aclose()
+        return fleet.statuses()
+
+    if fleet.definitions() and not option(args, "no_start") and not option(args, "json"):
+        print(f"starting {len(fleet.definitions())} server(s)…", file=sys.stderr)
+    statuses = asyncio.run(run())
+    problems = [p for p in fleet.problems() if "MCP server" not in p.message]  # broken .mcp.json entries
+    rows = [_row(status) for status in statuses]
+    if option(args, "json"):
+        print_json({"servers": rows, "problems": [p.to_json() for p in problems]})
+    else:
+        _print_rows(rows)
+        for problem in problems:
+            print(f"warning: {problem}", file=sys.stderr)
+    return EXIT_FAILED if any(row["state"] == "failed" for row in rows) else EXIT_OK
+
+
+def _row(status: "ServerStatus") -> dict[str, Any]:
+    server = status.definition
+    return {
+        "name": server.name, "source": server.source, "origin": str(server.origin),
+        "transport": server.transport, "target": server.target, "state": status.state,
+        "message": status.message,
+        "tools": [{"name": name, "description": description}
+                  for name, description in zip(status.tools, status.descriptions)],
+    }
+
+
+def _print_rows(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        print("no MCP servers; add one with: aiq-tui mcp add NAME -- COMMAND [ARG...]")
+        return
+    for row in rows:
+        tools = f", {len(row['tools'])} tools" if row["state"] == "ready" else ""
+        print(f"{row['name']}  [{row['state']}{tools}]  {row['transport']}: {row['target']}  ({row['source']})")
+        if row["state"] != "ready" and row["message"]:
+            for line in row["message"].splitlines():
+                print(f"    {line}")
+        for tool in row["tools"]:
+            description = " ".join(tool["description"].split())
+            if len(description) > 80:
+                description = description[:79] + "…"
+            print(f"    {tool['name']}  {description}")
+
+
+# -- add / rm -----------------------------------------------------------------------------------
+def _pairs(items: list[str], separator: str, what: str) -> dict[str, str] | str:
+    pairs: dict[str, str] = {}
+    for item in items:
+        key, found, value = item.partition(separator)
+        if not found or not key.strip():
+            return f"{what} {item!r} must look like {'KEY=VALUE' if separator == '=' else 'NAME: VALUE'}"
+        pairs[key.strip()] = value.strip() if separator == ":" else value
+    return pairs
+
+
+def _add(args: argparse.Namespace) -> int:
+    from aiq_tui.config import ConfigError
+    from aiq_tui.config_edit import edit_section
+    from aiq_tui.locations import resolve_home
+
+    argv = _split_add(args)
+    url = option(args, "url")
+    if bool(url) == bool(argv):
+        print("aiq-tui mcp add: give either -- COMMAND [ARG...] or --url URL", file=sys.stderr)
+        return EXIT_USAGE
+    env = _pairs(option(args, "env") or [], "=", "--env")
+    headers = _pairs(option(args, "header") or [], ":", "--header")
+    for parsed in (env, headers):
+        if isinstance(parsed, str):
+            print(f"aiq-tui mcp add: {parsed}", file=sys.stderr)
+            return EXIT_USAGE
+    if url and (env or option(args, "cwd")) or argv and (headers or option(args, "transport")):
+        print("aiq-tui mcp add: --env and --cwd go with a command, --header and --transport with --url",
+              file=sys.stderr)
+        return EXIT_USAGE
+    entry: dict[str, Any] = {"url": url} if url else {"command": argv[0]}
+    if argv[1:]:
+        entry["args"] = argv[1:]
+    for key, value in (("env", env), ("headers", headers), ("cwd", option(args, "cwd")),
+                       ("transport", option(args, "transport"))):
+        if value:
+            entry[key] = value
+    home = resolve_home(option(args, "home"))
+    home.ensure()
+    name = args.name
+
+    def change(data: dict[str, Any]) -> None:
+        mcp = data.setdefault("mcp", {}) if isinstance(data.get("mcp", {}), dict) else data["mcp"]
+        servers = mcp.setdefault("servers", {}) if isinstance(mcp, dict) else None
+        if isinstance(servers, dict):
+            if name in servers:
+                raise _Exists()
+            servers[name] = entry
+
+    try:
+        edit_section(home.config_file, "mcp", change)
+    except _Exists:
+        print(f"aiq-tui mcp add: a server named {name!r} is already in {home.config_file}; "
+              f"remove it first (aiq-tui mcp rm {name})", file=sys.stderr)
+        return EXIT_USAGE
+    except ConfigError as exc:
+        print(f"aiq-tui mcp add: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"added MCP server {name} to {home.config_file}: {' '.join(argv) if argv else url}")
+    if argv:
+        _warn_if_missing(argv[0])
+    print(f"its tools: mcp__{name}__TOOL (each call asks first; `aiq-tui mcp list` starts it and shows them)")
+    return EXIT_OK
+
+
+class _Exists(Exception):
+    pass
+
+
+def _warn_if_missing(program: str) -> None:
+    from aiq_tui.tools.mcp.connection import resolve_program, stdio_environment
+
+    if "${" not in program and resolve_program(program, stdio_environment({}).get("PATH", "")) is None:
+        print(f"warning: {program} is not on PATH (nor beside this Python); install it before the server is "
+              "used, or give its full path", file=sys.stderr)
+
+
+def _remove(args: argparse.Namespace) -> int:
+    from aiq_tui.config import ConfigError
+    from aiq_tui.config_edit import edit_section
+    from aiq_tui.locations import resolve_home
+
+    home = resolve_home(option(args, "home"))
+    name = args.name
+    removed: list[bool] = []
+
+    def change(data: dict[str, Any]) -> None:
+        servers = (data.get("mcp") or {}).get("servers") if isinstance(data.get("mcp"), dict) else None
+        if isinstance(servers, dict) and name in servers:
+            del servers[name]
+            removed.append(True)
+            if not servers:
+                del data["mcp"]["servers"]
+            if not data["mcp"]:
+                del data["mcp"]
+
+    try:
+        edit_section(home.config_file, "mcp", change)
+    except ConfigError as exc:
+        print(f"aiq-tui mcp rm: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if not removed:
+        from pathlib import Path
+
+        from aiq_tui.tools.mcp.servers import project_servers
+
+        in_project = any(server.name == name for server in project_servers(Path.cwd())[0])
+        where = " It comes from this project's .mcp.json: edit that file." if in_project else ""
+        print(f"aiq-tui mcp rm: no server named {name!r} in {home.config_file}.{where}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"removed MCP server {name} from {home.config_file}")
+    return EXIT_OK
+
+
+# -- approve ------------------------------------------------------------------------------------
+def _approve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from aiq_tui.locations import resolve_home
+    from aiq_tui.tools.mcp.approvals import record
+    from aiq_tui.tools.mcp.servers import project_servers, variables
+
+    home = resolve_home(option(args, "home"))
+    home.ensure()
+    servers, _ = project_servers(Path.cwd())
+    server = next((s for s in servers if s.name == args.name), None)
+    if server is None:
+        known = ", ".join(s.name for s in servers) or "none"
+        print(f"aiq-tui mcp approve: no server named {args.name!r} in {Path.cwd() / '.mcp.json'} "
+              f"(its servers: {known})", file=sys.stderr)
+        return EXIT_USAGE
+    answer = None if option(args, "forget") else "rejected" if option(args, "reject") else "approved"
+    record(home, Path.cwd(), server, answer)
+    reads = variables(server)
+    what = {"approved": "approved", "rejected": "rejected", None: "forgot the answer for"}[answer]
+    print(f"{what} {server.name}: {server.target}"
+          + (f" (reads your environment variables {', '.join(reads)})" if reads else ""))
+    return EXIT_OK

@@ -1,0 +1,13 @@
+"""MCP servers as tools: the agent calls each server's tools as ``mcp__<server>__<tool>``.
+
+* :mod:`.servers` — which servers exist: ``config.yaml`` (trusted) and the project's
+  ``.mcp.json`` (Claude Code's format; untrusted until the project is trusted or the server is
+  approved), each as a :class:`~.servers.ServerDefinition`. Pure, no SDK.
+* :mod:`.approvals` — the user's one-time approvals of a project's servers, in the config home.
+* :mod:`.connection` — one running server through the official ``mcp`` SDK (imported there
+  only, in a thread, after the first frame).
+* :mod:`.results` — a tool result (text, images, resources, errors) as the model receives it.
+* :mod:`.tool` — one server tool behind the registry's permission policy.
+* :mod:`.fleet` — every server of a session: start, approve, watch, stop, and which tools
+  fit ``mcp.tools_share`` of the window.
+"""

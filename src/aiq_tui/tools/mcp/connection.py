@@ -1,0 +1,370 @@
+"""One running MCP server, through the official ``mcp`` SDK.
+
+The SDK (≈ 0.5 s of imports: pydantic, starlette, …) is imported here only, by
+:meth:`McpConnection.start`, in a worker thread: nothing on the first frame's path waits for it.
+
+A connection lives in one supervisor task (the SDK's transports are anyio task groups that must
+be entered and left by the same task): it starts the server, lists its tools, then waits until
+:meth:`close` is called or the server goes away. Tool calls are made from the caller's task and
+can be cancelled there (Esc): the SDK tells the server with ``notifications/cancelled``.
+
+What a caller may rely on:
+
+* :meth:`start` returns the server's tools or raises :class:`McpError` with a sentence naming
+  the cause (program not found, exited, not ready within ``startup_timeout``, …) and the last
+  lines the server wrote on stderr; it never hangs past the timeout.
+* :meth:`call` returns the SDK's ``CallToolResult`` or raises :class:`McpError` (timeout,
+  connection lost); ``CancelledError`` passes through.
+* ``on_closed(reason)`` is called once when a ready server goes away on its own (it crashed, its
+  HTTP session ended); ``on_tools(tools)`` when its tool list changed
+  (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers).
+* A stdio server gets the launcher's environment allowlist (PATH, HOME, LANG, LC_*, TERM, TZ —
+  :func:`aiq_tui.tools.launcher.child_environment`; the SDK adds LOGNAME, SHELL and USER) plus
+  the definition's ``env``, never this process's whole environment. Its stderr goes to
+  ``log_path``, never to the terminal (it would tear the TUI's screen).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import shutil
+import sys
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, AsyncIterator, Callable
+
+from aiq_tui.tools.mcp.servers import ServerDefinition, expand
+
+_STDERR_TAIL_BYTES = 2000
+_CLOSE_WAIT_SECONDS = 10.0
+
+
+class McpError(Exception):
+    """A server could not be started or a call could not be made; ``str()`` says why."""
+
+
+@dataclass(frozen=True)
+class RemoteTool:
+    """A tool as the server lists it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    title: str = ""
+
+
+def import_sdk() -> Any:
+    """The SDK's top-level package (slow the first time: call it off the event loop). Its loggers
+    are kept off the terminal; what a server does wrong reaches the user as :class:`McpError`."""
+    import mcp
+
+    logger = logging.getLogger("mcp")
+    if not any(isinstance(handler, logging.NullHandler) for handler in logger.handlers):
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
+    return mcp
+
+
+def stdio_environment(extra: dict[str, str], environ: Any = None) -> dict[str, str]:
+    """The launcher's allowlist from ``environ`` (default: this process's) plus ``extra``."""
+    from aiq_tui.tools.launcher import child_environment
+
+    env = child_environment(os.environ if environ is None else environ)
+    env.update(extra)
+    return env
+
+
+def resolve_program(command: str, path: str) -> str | None:
+    """``command`` found on ``path``, else beside this interpreter (a tool installed into the
+    same virtualenv, ``pip install mcp-server-time``, works without activating it)."""
+    if os.sep in command:
+        return command if os.access(command, os.X_OK) else None
+    found = shutil.which(command, path=path)
+    if found:
+        return found
+    beside = Path(sys.executable).parent / command
+    return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def stderr_tail(path: Path, lines: int = 6) -> str:
+    """The last lines the server wrote on stderr (empty when none)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - _STDERR_TAIL_BYTES))
+            data = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    kept = [line.rstrip() for line in data.splitlines() if line.strip()]
+    return "\n".join(kept[-lines:])
+
+
+def _describe(exc: BaseException) -> str:
+    """An exception (possibly an anyio ExceptionGroup) in one sentence."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip()
+    name = type(exc).__name__
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}" + (f": {exc.filename}" if exc.filename else "")
+    return f"{name}: {text}" if text else name
+
+
+class McpConnection:
+    """One server's connection; see the module doc."""
+
+    def __init__(self, server: ServerDefinition, *, cwd: Path, log_path: Path, startup_timeout: float,
+                 call_timeout: float, on_tools: Callable[[list[RemoteTool]], None] | None = None,
+                 on_closed: Callable[[str], None] | None = None) -> None:
+        self.server = server
+        self.cwd = cwd
+        self.log_path = log_path
+        self.startup_timeout = startup_timeout
+        self.call_timeout = call_timeout
+        self.on_tools = on_tools
+        self.on_closed = on_closed
+        self.protocol_version = ""
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self._closing = False
+        self._sdk: Any = None
+        self._refreshes: set[asyncio.Task[None]] = set()
+
+    # -- start ----------------------------------------------------------------------------
+    async def start(self) -> list[RemoteTool]:
+        """Start the server and list its tools (see the module doc)."""
+        expanded = expand(self.server)
+        if expanded.missing:
+            raise McpError(f"environment variable {', '.join(expanded.missing)} is not set "
+                           f"(named as ${{{expanded.missing[0]}}} in {self.server.origin.name})")
+        if self._sdk is None:
+            try:
+                self._sdk = await asyncio.to_thread(import_sdk)
+            except ImportError as exc:
+                raise McpError(f"the MCP SDK is not installed ({exc}); pip install mcp") from exc
+        loop = asyncio.get_running_loop()
+        ready: asyncio.Future[list[RemoteTool]] = loop.create_future()
+        self._task = asyncio.create_task(self._supervise(expanded, ready), name=f"mcp-{self.server.name}")
+        try:
+            return await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
+        except asyncio.TimeoutError:
+            await self._abandon()
+            raise McpError(self._with_stderr(f"not ready within {self.startup_timeout:g} s "
+                                             "(mcp.startup_timeout_seconds)")) from None
+        except asyncio.CancelledError:
+            await self._abandon()
+            raise
+        except McpError as exc:
+            raise McpError(self._with_stderr(str(exc))) from None
+
+    def _with_stderr(self, message: str) -> str:
+        tail = stderr_tail(self.log_path)
+        return f"{message}\nits stderr ended with:\n{tail}" if tail else message
+
+    async def _abandon(self) -> None:
+        task = self._task
+        if task is not None and not task.done():
+            self._closing = True
+            task.cancel()
+            await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)
+
+    @asynccontextmanager
+    async def _transport(self, expanded: Any, stack: AsyncExitStack, closed: asyncio.Event) -> AsyncIterator[Any]:
+        """The SDK transport for the definition, wrapped so that its end is noticed."""
+        import anyio
+
+        sdk = self._sdk
+        if self.server.transport == "stdio":
+            from mcp.client.stdio import stdio_client
+
+            env = stdio_environment(expanded.env)
+            program = resolve_program(expanded.command, env.get("PATH", ""))
+            if program is None:
+                raise McpError(f"program not found: {expanded.command} (not on PATH, nor beside "
+                               f"{sys.executable}); install it or give its full path")
+            cwd = Path(os.path.expanduser(self.server.cwd)) if self.server.cwd else self.cwd
+            if not cwd.is_absolute():
+                cwd = self.cwd / cwd
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            errlog = stack.enter_context(self.log_path.open("w", encoding="utf-8", errors="replace"))
+            params = sdk.StdioServerParameters(command=program, args=list(expanded.args), env=env, cwd=str(cwd))
+            inner = stdio_client(params, errlog=errlog)
+        elif self.server.transport == "sse":
+            from mcp.client.sse import sse_client
+
+            inner = sse_client(expanded.url, headers=expanded.headers or None)
+        else:
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            http = await stack.enter_async_context(create_mcp_http_client(headers=expanded.headers or None))
+            inner = streamable_http_client(expanded.url, http_client=http)
+        async with inner as (read_stream, write_stream):
+            send, receive = anyio.create_memory_object_stream(0)
+
+            async def pump() -> None:
+                try:
+                    async with send:
+                        async for message in read_stream:
+                            await send.send(message)
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                    pass
+                finally:
+                    closed.set()
+
+            async with anyio.create_task_group() as group:
+                group.start_soon(pump)
+                try:
+                    yield receive, write_stream
+                finally:
+                    group.cancel_scope.cancel()
+
+    async def _supervise(self, expanded: Any, ready: asyncio.Future[list[RemoteTool]]) -> None:
+        from aiq_tui import __version__
+
+        sdk = self._sdk
+        closed = asyncio.Event()
+        started = False
+        reason = "the server closed the connection"
+        try:
+            async with AsyncExitStack() as stack:
+                transport = self._transport(expanded, stack, closed)
+                client = sdk.Client(transport, cache=None, message_handler=self._on_message,
+                                    client_info=sdk.types.Implementation(name="aiq-tui", version=__version__))
+                self._client = await stack.enter_async_context(client)
+                self.protocol_version = client.protocol_version
+                tools = await self._list_tools()
+                listener = self._listen_for_changes()
+                if listener is not None:
+                    stack.push_async_callback(_cancel, asyncio.create_task(listener))
+                ready.set_result(tools)
+                started = True
+                stop = asyncio.create_task(self._stop.wait())
+                ended = asyncio.create_task(closed.wait())
+                try:
+                    await asyncio.wait({stop, ended}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    stop.cancel()
+                    ended.cancel()
+        except asyncio.CancelledError:
+            ready.cancel()  # the start gave up waiting (timeout, or it was cancelled itself)
+            raise
+        except BaseException as exc:  # noqa: BLE001 - every failure is a value for the caller
+            reason = str(exc) if isinstance(exc, McpError) else _describe(exc)
+            if not started and not isinstance(exc, McpError):
+                if self.server.transport != "stdio":
+                    reason = f"cannot talk to {expanded.url}: {reason}"
+                elif closed.is_set():
+                    reason = "the server exited (or closed its output) before it was ready"
+            if not started:
+                if not ready.done():
+                    ready.set_exception(McpError(reason))
+                return
+        finally:
+            self._client = None
+        if started and not self._closing and not self._stop.is_set() and self.on_closed is not None:
+            tail = stderr_tail(self.log_path, 3) if self.server.transport == "stdio" else ""
+            self.on_closed(reason + (f"; its stderr ended with:\n{tail}" if tail else ""))
+
+    # -- tools ----------------------------------------------------------------------------
+    async def _list_tools(self) -> list[RemoteTool]:
+        client = self._client
+        tools: list[RemoteTool] = []
+        cursor: str | None = None
+        for _page in range(100):  # a paginator that never ends cannot hang the start
+            page = await client.list_tools(cursor=cursor)
+            for tool in page.tools:
+                schema = dict(getattr(tool, "input_schema", None) or {"type": "object", "properties": {}})
+                tools.append(RemoteTool(tool.name, (tool.description or "").strip(), schema,
+                                        getattr(tool, "title", None) or ""))
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    def _listen_for_changes(self) -> Any:
+        """A 2026-07-28 server announces tool-list changes on a ``subscriptions/listen`` stream
+        (earlier ones send a notification, see :meth:`_on_message`)."""
+        client = self._client
+        capabilities = getattr(client, "server_capabilities", None)
+        tools = getattr(capabilities, "tools", None)
+        if not getattr(tools, "list_changed", False):
+            return None
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return None
+
+        async def listen() -> None:
+            try:
+                async with client.listen(tools_list_changed=True) as subscription:
+                    async for _event in subscription:
+                        await self._refresh()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - no change events: the list stays as it was
+                return
+
+        return listen()
+
+    async def _on_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            task = asyncio.get_running_loop().create_task(self._refresh())
+            self._refreshes.add(task)  # held until done (the loop keeps only a weak reference)
+            task.add_done_callback(self._refreshes.discard)
+
+    async def _refresh(self) -> None:
+        if self._client is None:
+            return
+        try:
+            tools = await self._list_tools()
+        except Exception:  # noqa: BLE001 - the old list stays; a dead server is noticed by the supervisor
+            return
+        if self.on_tools is not None:
+            self.on_tools(tools)
+
+    # -- calls ----------------------------------------------------------------------------
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """Call ``tool`` (the server's own name); see the module doc."""
+        client = self._client
+        if client is None:
+            raise McpError(f"server {self.server.name!r} is not running")
+        try:
+            return await asyncio.wait_for(
+                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout),
+                self.call_timeout + 5,  # the SDK's own timeout first; this one if it does not fire
+            )
+        except asyncio.CancelledError:
+            raise
+        except (asyncio.TimeoutError, TimeoutError):
+            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)") from None
+        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
+            timed_out = "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower()
+            if timed_out:
+                raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)") from None
+            raise McpError(_describe(exc)) from None
+
+    @property
+    def running(self) -> bool:
+        return self._client is not None
+
+    async def close(self) -> None:
+        """Stop the server (stdin closed, then terminated, then killed — the SDK's sequence)."""
+        self._closing = True
+        self._stop.set()
+        task = self._task
+        if task is not None and not task.done():
+            done, _ = await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)
+            if not done:
+                task.cancel()
+                await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)
+
+
+async def _cancel(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)

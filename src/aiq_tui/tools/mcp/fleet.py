@@ -1,0 +1,324 @@
+"""Every MCP server of one engine: which may start, starting them, their tools in the registry,
+and what the user is told.
+
+Rules a caller may rely on:
+
+* :meth:`McpFleet.start` is idempotent and returns once every server that may start has
+  started or failed (each bounded by ``mcp.startup_timeout_seconds``); a failure is a state with
+  a message (:meth:`problems`, an :class:`~aiq_tui.events.McpServerChanged` event), never an
+  exception.
+* A project's server (``.mcp.json``) starts without asking only in a trusted project
+  (:func:`aiq_tui.trust.project_trust`); otherwise it starts once the user approved this very
+  definition (:mod:`.approvals`) — asked through :attr:`McpFleet.approver` (the TUI's dialog)
+  without holding up :meth:`start`. With no approver (headless) it is not started, and the
+  message names ``aiq-tui trust`` and ``aiq-tui mcp approve``.
+* A ready server's tools are in the registry as ``mcp__<server>__<tool>``; when the server
+  goes away they are removed, when its list changes they follow.
+* :meth:`offered` picks the tools whose definitions fit ``mcp.tools_share`` of the window:
+  the ones the active skills' ``allowed-tools`` name first, then in config order; the rest are
+  reported (:meth:`note_offered`), never dropped silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, Sequence
+
+from aiq_tui.events import McpServerChanged
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.tools.mcp.servers import ServerDefinition, all_servers, tool_name
+
+if TYPE_CHECKING:
+    from aiq_tui.config import AppConfig
+    from aiq_tui.conversation import ToolSpec
+    from aiq_tui.locations import Home
+    from aiq_tui.tools.mcp.approvals import Answer
+    from aiq_tui.tools.mcp.connection import McpConnection, RemoteTool
+    from aiq_tui.tools.registry import ToolRegistry
+
+ServerApprover = Callable[[ServerDefinition], Awaitable["Answer | None"]]
+"""Asks the user about a project's server: "approved" / "rejected" (both remembered) or None
+(not now)."""
+
+STARTING, READY, FAILED, STOPPED = "starting", "ready", "failed", "stopped"
+DISABLED, AWAITING, NOT_APPROVED, REJECTED = "disabled", "awaiting approval", "not approved", "rejected"
+_TROUBLE = (FAILED, NOT_APPROVED)
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    """What is known about one server now."""
+
+    definition: ServerDefinition
+    state: str
+    message: str = ""
+    tools: tuple[str, ...] = ()
+    """The names the model sees, in the server's order."""
+    descriptions: tuple[str, ...] = ()
+    omitted: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+def not_approved_message(server: ServerDefinition) -> str:
+    return (f"not started: {server.origin.name} belongs to a project you have not trusted. Trust the project "
+            f"with `aiq-tui trust`, or approve this server with `aiq-tui mcp approve {server.name}`")
+
+
+class McpFleet:
+    """The MCP servers of one engine; see the module doc."""
+
+    def __init__(self, home: "Home", config: "AppConfig", cwd: Path, registry: "ToolRegistry",
+                 emit: Callable[[McpServerChanged], None], on_tools_changed: Callable[[], None] | None = None) -> None:
+        self.home = home
+        self.config = config
+        self.cwd = cwd
+        self.registry = registry
+        self._emit = emit
+        self._on_tools_changed = on_tools_changed
+        self.approver: ServerApprover | None = None
+        self._definitions: list[ServerDefinition] | None = None
+        self._definition_problems: list[Problem] = []
+        self._status: dict[str, ServerStatus] = {}
+        self._connections: dict[str, "McpConnection"] = {}
+        self._start_task: asyncio.Task[None] | None = None
+        self._approvals_task: asyncio.Task[None] | None = None
+        self._spec_tokens: dict[tuple[str, bool], int] = {}
+
+    # -- what exists ------------------------------------------------------------------------
+    def definitions(self) -> list[ServerDefinition]:
+        """The user's and the project's servers (read once: config.yaml was read already,
+        ``.mcp.json`` is read here)."""
+        if self._definitions is None:
+            self._definitions, self._definition_problems = all_servers(self.config, self.home.config_file, self.cwd)
+        return self._definitions
+
+    def statuses(self) -> list[ServerStatus]:
+        """Every server, in config order, with its state (``not started`` before :meth:`start`)."""
+        return [self._status.get(d.name) or ServerStatus(d, "not started") for d in self.definitions()]
+
+    def problems(self) -> tuple[Problem, ...]:
+        """Broken ``.mcp.json`` entries, servers that failed or were not approved, tools left
+        out by ``mcp.tools_share``: what F6 and ``ask`` show."""
+        found = list(self._definition_problems)
+        for status in self.statuses():
+            server = status.definition
+            field = f"mcp.servers.{server.name}" if server.trusted else f"mcpServers.{server.name}"
+            if status.state in _TROUBLE:
+                found.append(Problem(server.origin, f"MCP server {server.name}: {status.message}", field=field,
+                                     severity=Severity.WARNING))
+            if status.omitted:
+                found.append(Problem(server.origin, f"MCP server {server.name}: {len(status.omitted)} of "
+                                     f"{len(status.tools)} tools not offered to the model: their definitions "
+                                     "would pass mcp.tools_share of the window", field=field,
+                                     hint="raise mcp.tools_share, or name the tools you need in a skill's "
+                                          "allowed-tools (those come first)", severity=Severity.WARNING))
+        return tuple(found)
+
+    # -- starting ---------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Start every server that may start (idempotent; see the module doc)."""
+        if self._start_task is None:
+            self._start_task = asyncio.get_running_loop().create_task(self._start_all())
+        await asyncio.shield(self._start_task)
+
+    @property
+    def started(self) -> bool:
+        return self._start_task is not None and self._start_task.done()
+
+    async def _start_all(self) -> None:
+        try:
+            await self._start_each()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug here must not fail every turn after it
+            self._definition_problems.append(Problem(self.home.config_file, f"MCP servers not started: "
+                                                     f"{type(exc).__name__}: {exc}", severity=Severity.WARNING))
+
+    async def _start_each(self) -> None:
+        from aiq_tui.tools.mcp.approvals import answer_for
+        from aiq_tui.trust import project_trust
+
+        definitions = self.definitions()
+        if not definitions:
+            return
+        trusted_project = any(not d.trusted for d in definitions) and project_trust(self.home, self.cwd).trusted
+        now: list[ServerDefinition] = []
+        ask: list[ServerDefinition] = []
+        for server in definitions:
+            if not server.enabled:
+                self._set(server, DISABLED, "enabled: false in config")
+            elif server.trusted or trusted_project:
+                now.append(server)
+            else:
+                answer = answer_for(self.home, self.cwd, server)
+                if answer == "approved":
+                    now.append(server)
+                elif answer == "rejected":
+                    self._set(server, REJECTED, "you chose not to start it (`aiq-tui mcp approve "
+                                                f"{server.name}` starts it from now on)")
+                elif self.approver is None:
+                    self._set(server, NOT_APPROVED, not_approved_message(server))
+                else:
+                    self._set(server, AWAITING, f"asking whether to start {server.target}")
+                    ask.append(server)
+        if ask:
+            self._approvals_task = asyncio.get_running_loop().create_task(self._ask_each(ask))
+        await asyncio.gather(*(self._start_one(server) for server in now))
+
+    async def _ask_each(self, servers: Sequence[ServerDefinition]) -> None:
+        from aiq_tui.tools.mcp.approvals import record
+
+        for server in servers:
+            approver = self.approver
+            try:
+                answer = await approver(server) if approver is not None else None
+            except Exception:  # noqa: BLE001 - a failed dialog is a "not now"
+                answer = None
+            if answer is None:
+                self._set(server, NOT_APPROVED, not_approved_message(server))
+                continue
+            try:
+                record(self.home, self.cwd, server, answer)
+            except OSError:
+                pass  # the answer still holds for this session
+            if answer == "approved":
+                await self._start_one(server)
+            else:
+                self._set(server, REJECTED, "you chose not to start it")
+
+    async def _start_one(self, server: ServerDefinition) -> None:
+        from aiq_tui.tools.mcp.connection import McpConnection, McpError
+
+        settings = self.config.mcp
+        self._set(server, STARTING, f"starting {server.target}")
+        connection = McpConnection(
+            server, cwd=self.cwd, log_path=self.log_path(server.name),
+            startup_timeout=settings.startup_timeout_seconds, call_timeout=settings.call_timeout_seconds,
+            on_tools=lambda tools: self._adopt(server, connection, tools),
+            on_closed=lambda reason: self._closed(server, reason),
+        )
+        try:
+            tools = await connection.start()
+        except McpError as exc:
+            self._set(server, FAILED, str(exc))
+            return
+        except Exception as exc:  # noqa: BLE001 - a bug or an SDK surprise is this server's failure
+            self._set(server, FAILED, f"{type(exc).__name__}: {exc}")
+            return
+        self._connections[server.name] = connection
+        self._adopt(server, connection, tools)
+
+    def log_path(self, name: str) -> Path:
+        """Where a stdio server's stderr goes (overwritten at each start)."""
+        return self.home.data_dir / "mcp" / f"{name}.log"
+
+    # -- tools ------------------------------------------------------------------------------
+    def _adopt(self, server: ServerDefinition, connection: "McpConnection", tools: Sequence["RemoteTool"]) -> None:
+        """Put ``tools`` in the registry in place of the server's previous ones."""
+        from aiq_tui.tools.mcp.tool import McpTool
+
+        self._unregister(server.name)
+        self._spec_tokens = {key: value for key, value in self._spec_tokens.items()
+                             if not key[0].startswith(tool_name(server.name, ""))}  # schemas may have changed
+        names: list[str] = []
+        descriptions: list[str] = []
+        for remote in tools:
+            name = tool_name(server.name, remote.name)
+            if name in self.registry:
+                continue  # two of its names that read alike once made safe: the first stays
+            tool = McpTool(name, server.name, remote, connection, self.config.mcp.result_max_bytes)
+            self.registry.add(tool)
+            names.append(name)
+            descriptions.append(tool.spec.description)
+        self._set(server, READY, f"{len(names)} tools", tuple(names), tuple(descriptions))
+        if self._on_tools_changed is not None:
+            self._on_tools_changed()
+
+    def _unregister(self, name: str) -> None:
+        status = self._status.get(name)
+        for tool in status.tools if status else ():
+            self.registry.remove(tool)
+
+    def _closed(self, server: ServerDefinition, reason: str) -> None:
+        self._connections.pop(server.name, None)
+        self._unregister(server.name)
+        self._set(server, FAILED, f"stopped: {reason}")
+        if self._on_tools_changed is not None:
+            self._on_tools_changed()
+
+    def _set(self, server: ServerDefinition, state: str, message: str = "", tools: tuple[str, ...] | None = None,
+             descriptions: tuple[str, ...] | None = None) -> None:
+        old = self._status.get(server.name)
+        status = ServerStatus(server, state, message,
+                              tools if tools is not None else (old.tools if old and state == READY else ()),
+                              descriptions if descriptions is not None else
+                              (old.descriptions if old and state == READY else ()),
+                              old.omitted if old and state == READY and tools is None else ())
+        self._status[server.name] = status
+        self._announce(status)
+
+    def _announce(self, status: ServerStatus) -> None:
+        server = status.definition
+        self._emit(McpServerChanged(server.name, status.state, server.source, server.target, status.tools,
+                                    status.message, status.omitted))
+
+    def tool_names(self) -> list[str]:
+        """Every ready server's tools, in config order, then the server's order."""
+        return [name for status in self.statuses() if status.state == READY for name in status.tools]
+
+    def offered(self, counter: Any, window: int, preferred: Callable[[str], bool] | None = None) -> list["ToolSpec"]:
+        """The specs of the tools that fit ``mcp.tools_share`` of ``window`` tokens (see the
+        module doc); ``preferred(name)`` marks tools the active skills name."""
+        names = self.tool_names()
+        if not names:
+            return []
+        if preferred is not None:
+            names = sorted(names, key=lambda name: not preferred(name))  # stable: config order within
+        limit = int(window * self.config.mcp.tools_share)
+        used = 0
+        chosen: set[str] = set()
+        for name in names:
+            tool = self.registry.get(name)
+            if tool is None:
+                continue
+            key = (name, bool(counter.exact))
+            tokens = self._spec_tokens.get(key)
+            if tokens is None:
+                tokens = self._spec_tokens[key] = counter.count_tool_spec(tool.spec)
+            if used + tokens > limit:
+                continue  # a smaller one further on may still fit
+            used += tokens
+            chosen.add(name)
+        return [self.registry.get(name).spec for name in self.tool_names() if name in chosen]  # type: ignore[union-attr]
+
+    def note_offered(self, offered: Iterable[str]) -> None:
+        """Record (and announce when it changed) which ready tools were left out of a prompt."""
+        sent = set(offered)
+        for status in list(self._status.values()):
+            if status.state != READY:
+                continue
+            omitted = tuple(name for name in status.tools if name not in sent)
+            if omitted != status.omitted:
+                updated = replace(status, omitted=omitted)
+                self._status[status.name] = updated
+                self._announce(updated)
+
+    # -- stopping ---------------------------------------------------------------------------
+    async def aclose(self) -> None:
+        """Stop every server (and a pending approval question)."""
+        for task in (self._approvals_task, self._start_task):
+            if task is not None and not task.done():
+                task.cancel()
+                await asyncio.wait({task}, timeout=15)
+        connections, self._connections = list(self._connections.values()), {}
+        for status in list(self._status.values()):
+            if status.state == READY:
+                self._unregister(status.name)
+                self._status[status.name] = ServerStatus(status.definition, STOPPED, "stopped")
+        if connections:
+            await asyncio.gather(*(connection.close() for connection in connections), return_exceptions=True)

@@ -1,0 +1,68 @@
+"""Asking once before a project's MCP server starts (an untrusted project's ``.mcp.json``).
+
+Shows exactly what would run — the command line or the URL, the environment variables it
+sets and the ones of yours it reads, its working directory — because starting it is running
+a program a cloned repository chose. The answer is remembered for this definition.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static
+
+from aiq_tui.tools.mcp.servers import ServerDefinition, variables
+
+
+def server_details(server: ServerDefinition) -> str:
+    """What the dialog shows, as plain lines (templates unexpanded: no secret is displayed)."""
+    lines = [f"runs: {server.target}" if server.command is not None else f"connects to: {server.target}"]
+    if server.cwd:
+        lines.append(f"in: {server.cwd}")
+    if server.env:
+        lines.append("sets: " + ", ".join(f"{key}={value}" for key, value in server.env))
+    if server.headers:
+        lines.append("headers: " + ", ".join(f"{key}: {value}" for key, value in server.headers))
+    reads = variables(server)
+    if reads:
+        lines.append("reads your environment variables: " + ", ".join(reads))
+    return "\n".join(lines)
+
+
+class McpApprovalScreen(ModalScreen["str | None"]):
+    """Dismisses with ``"approved"``, ``"rejected"`` (both remembered) or None (not now; Esc)."""
+
+    BINDINGS = [
+        Binding("s", "decide('approved')", "Start it"),
+        Binding("r", "decide('rejected')", "Never"),
+        Binding("n,escape", "decide('')", "Not now"),
+    ]
+
+    def __init__(self, server: ServerDefinition) -> None:
+        super().__init__(classes="modal")
+        self.server = server
+
+    def compose(self) -> ComposeResult:
+        server = self.server
+        with Vertical(id="mcp-approval", classes="dialog"):
+            yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
+            yield Static(f"from {server.origin} — this project is not trusted", classes="dim", markup=False)
+            yield Static(server_details(server), id="approval-detail", markup=False)
+            yield Static("Its tools still ask before each call. The answer is remembered until the "
+                         "definition changes (`aiq-tui trust` trusts the whole project).", classes="dim", markup=False)
+            with Horizontal(classes="buttons"):
+                yield Button("Start it (s)", id="approved", variant="warning")
+                yield Button("Never (r)", id="rejected", variant="error")
+                yield Button("Not now (n)", id="later", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one("#later", Button).focus()  # the safe choice has focus
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_decide({"approved": "approved", "rejected": "rejected"}.get(event.button.id or "", ""))
+
+    def action_decide(self, value: str) -> None:
+        self.dismiss(value or None)

@@ -1,0 +1,82 @@
+"""The MCP pane: each server's state and the tools it gives the model.
+
+It draws what the engine's :class:`~aiq_tui.events.McpServerChanged` events said last, one per
+server (the app hands them over; the widget does no I/O). Enter on a row opens the server's
+details — its command or URL, why it failed, a tool's description — in a modal (the app does
+that with :meth:`McpPane.details`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Mapping
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+if TYPE_CHECKING:
+    from aiq_tui.events import McpServerChanged
+
+STATE_STYLE = {"ready": "green", "starting": "cyan", "failed": "red", "not approved": "yellow",
+               "awaiting approval": "bold yellow", "rejected": "dim", "disabled": "dim", "stopped": "dim"}
+PREFIX = "mcp__"
+
+
+def short_tool(server: str, name: str) -> str:
+    """``get_current_time`` for ``mcp__time__get_current_time`` (the server has its own column)."""
+    head = f"{PREFIX}{server}__"
+    return name[len(head):] if name.startswith(head) else name
+
+
+class McpPane(DataTable):
+    """One row per tool of a ready server, one row with the reason for any other server."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.servers: dict[str, "McpServerChanged"] = {}
+        self._rows: dict[str, tuple[str, str | None]] = {}
+
+    def on_mount(self) -> None:
+        # Fixed widths that fit the right-hand column (≈ 44 cells): the full text is one Enter away.
+        self.add_column("server", key="server", width=9)
+        self.add_column("state", key="state", width=9)
+        self.add_column("tool", key="tool", width=20)
+
+    def show(self, servers: Mapping[str, "McpServerChanged"]) -> None:
+        """Redraw from the latest event per server (in the order they were first seen)."""
+        self.servers = dict(servers)
+        self.clear()
+        self._rows.clear()
+        for name, event in self.servers.items():
+            state = Text(event.state, style=STATE_STYLE.get(event.state, ""))
+            if event.state == "ready" and event.tools:
+                omitted = set(event.omitted)
+                for index, tool in enumerate(event.tools):
+                    label = short_tool(name, tool) + (" (not offered)" if tool in omitted else "")
+                    key = f"{name}/{tool}"
+                    self._rows[key] = (name, tool)
+                    self.add_row(name if index == 0 else "", state if index == 0 else "",
+                                 Text(label, style="dim" if tool in omitted else ""), key=key)
+            else:
+                first = (event.message.splitlines() or [""])[0]
+                self._rows[name] = (name, None)
+                self.add_row(name, state, Text(first, style="dim"), key=name)
+
+    def details(self, row_key: str, describe: Callable[[str], str] = lambda tool: "") -> tuple[str, str] | None:
+        """``(title, markdown)`` for the row (``describe(tool)``: its description), or None."""
+        found = self._rows.get(row_key)
+        if found is None:
+            return None
+        server, tool = found
+        event = self.servers[server]
+        lines = [f"## MCP server {server}", "", f"- state: **{event.state}**",
+                 f"- from: {'config.yaml' if event.source == 'config' else 'the project (.mcp.json)'}",
+                 f"- runs: `{event.target}`", f"- tools: {len(event.tools)}"]
+        if event.omitted:
+            lines.append(f"- not offered (mcp.tools_share): {', '.join(event.omitted)}")
+        if event.message:
+            lines += ["", "```", event.message, "```"]
+        if tool is not None:
+            lines += ["", f"### {tool}", "", describe(tool) or "(no description)", "",
+                      f"permission: `tools.permissions.{tool}` or `tools.permissions.{PREFIX}{server}` "
+                      "(allow / ask / deny; ask by default)"]
+        return f"MCP server {server}", "\n".join(lines)
