@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, print_json
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from aiq_tui.tools.mcp.fleet import McpFleet, ServerStatus
 
 
@@ -41,7 +43,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         "add", parents=parents, help="add a server to config.yaml",
         description="Add a stdio server (aiq-tui mcp add time -- mcp-server-time) or an HTTP one "
                     "(aiq-tui mcp add docs --url https://host/mcp) to mcp.servers in config.yaml.",
-        usage="aiq-tui mcp add NAME [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARG...]\n"
+        usage="aiq-tui mcp add NAME [--env KEY=VALUE]... [--server-cwd DIR] -- COMMAND [ARG...]\n"
               "       aiq-tui mcp add NAME --url URL [--header 'NAME: VALUE']... [--transport sse]",
     )
     add.add_argument("name", metavar="NAME", help="the server's name (letters, digits, -, _)")
@@ -75,7 +77,8 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--transport", choices=("http", "sse"), help="with --url: sse for older HTTP+SSE servers")
     parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment variable for the server (repeatable); ${VAR} takes one of yours")
-    parser.add_argument("--cwd", metavar="DIR", help="working directory of the server (default: where aiq-tui runs)")
+    parser.add_argument("--server-cwd", metavar="DIR", dest="server_cwd",
+                        help="working directory of the server (default: the project directory)")
 
 
 def _split_add(args: argparse.Namespace) -> list[str]:
@@ -104,8 +107,6 @@ def _split_add(args: argparse.Namespace) -> list[str]:
 
 # -- list -------------------------------------------------------------------------------------
 def _fleet(args: argparse.Namespace) -> "McpFleet | None":
-    from pathlib import Path
-
     from aiq_tui.commands.common import prepare_workspace
     from aiq_tui.tools.mcp.fleet import McpFleet
     from aiq_tui.tools.registry import ToolRegistry
@@ -113,7 +114,22 @@ def _fleet(args: argparse.Namespace) -> "McpFleet | None":
     start = prepare_workspace(args)
     if start is None:
         return None
-    return McpFleet(start.home, start.config, Path.cwd(), ToolRegistry([]), lambda event: None)
+    return McpFleet(start.home, start.config, _project(args, start.config, start.home), ToolRegistry([]),
+                    lambda event: None)
+
+
+def _project(args: argparse.Namespace, config: Any = None, home: Any = None) -> "Path":
+    """The project directory whose .mcp.json counts: --cwd, else config tools.cwd, else here."""
+    from aiq_tui.workspace import project_directory
+
+    if config is None:
+        from aiq_tui.commands.common import prepare_workspace
+
+        start = prepare_workspace(args)
+        if start is None:
+            raise SystemExit(EXIT_USAGE)
+        config, home = start.config, start.home
+    return project_directory(option(args, "cwd"), config, home)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -201,14 +217,14 @@ def _add(args: argparse.Namespace) -> int:
         if isinstance(parsed, str):
             print(f"aiq-tui mcp add: {parsed}", file=sys.stderr)
             return EXIT_USAGE
-    if url and (env or option(args, "cwd")) or argv and (headers or option(args, "transport")):
-        print("aiq-tui mcp add: --env and --cwd go with a command, --header and --transport with --url",
+    if url and (env or option(args, "server_cwd")) or argv and (headers or option(args, "transport")):
+        print("aiq-tui mcp add: --env and --server-cwd go with a command, --header and --transport with --url",
               file=sys.stderr)
         return EXIT_USAGE
     entry: dict[str, Any] = {"url": url} if url else {"command": argv[0]}
     if argv[1:]:
         entry["args"] = argv[1:]
-    for key, value in (("env", env), ("headers", headers), ("cwd", option(args, "cwd")),
+    for key, value in (("env", env), ("headers", headers), ("cwd", option(args, "server_cwd")),
                        ("transport", option(args, "transport"))):
         if value:
             entry[key] = value
@@ -277,11 +293,9 @@ def _remove(args: argparse.Namespace) -> int:
         print(f"aiq-tui mcp rm: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if not removed:
-        from pathlib import Path
-
         from aiq_tui.tools.mcp.servers import project_servers
 
-        in_project = any(server.name == name for server in project_servers(Path.cwd())[0])
+        in_project = any(server.name == name for server in project_servers(_project(args))[0])
         where = " It comes from this project's .mcp.json: edit that file." if in_project else ""
         print(f"aiq-tui mcp rm: no server named {name!r} in {home.config_file}.{where}", file=sys.stderr)
         return EXIT_USAGE
@@ -291,23 +305,22 @@ def _remove(args: argparse.Namespace) -> int:
 
 # -- approve ------------------------------------------------------------------------------------
 def _approve(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from aiq_tui.locations import resolve_home
     from aiq_tui.tools.mcp.approvals import record
     from aiq_tui.tools.mcp.servers import project_servers, variables
 
     home = resolve_home(option(args, "home"))
     home.ensure()
-    servers, _ = project_servers(Path.cwd())
+    project = _project(args)
+    servers, _ = project_servers(project)
     server = next((s for s in servers if s.name == args.name), None)
     if server is None:
         known = ", ".join(s.name for s in servers) or "none"
-        print(f"aiq-tui mcp approve: no server named {args.name!r} in {Path.cwd() / '.mcp.json'} "
+        print(f"aiq-tui mcp approve: no server named {args.name!r} in {project / '.mcp.json'} "
               f"(its servers: {known})", file=sys.stderr)
         return EXIT_USAGE
     answer = None if option(args, "forget") else "rejected" if option(args, "reject") else "approved"
-    record(home, Path.cwd(), server, answer)
+    record(home, project, server, answer)
     reads = variables(server)
     what = {"approved": "approved", "rejected": "rejected", None: "forgot the answer for"}[answer]
     print(f"{what} {server.name}: {server.target}"
