@@ -156,8 +156,11 @@ def _main(argv: Sequence[str] | None) -> int:
         from aiq_tui.ui.run import run_tui
 
         return run_tui(args)
+    from aiq_tui.commands.terminal_output import sanitised_streams
+
     try:
-        return int(handler(args) or 0)
+        with sanitised_streams():  # what a model, tool, skill or session wrote is shown, not obeyed
+            return int(handler(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -77,10 +77,14 @@ def global_path_problem(args: argparse.Namespace) -> str | None:
 
 
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
-    from rich.console import Console  # not on the path of --json output (start-up cost)
+    from aiq_tui.commands.safe_console import SafeConsole  # rich: not on the path of --json output
+    from aiq_tui.commands.terminal_output import raw_stream
 
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
-    console = Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    # Content is made printable by the console itself; its own styling goes to the stream
+    # under the command's sanitised one (terminal_output.sanitised_streams).
+    console = SafeConsole(file=raw_stream(sys.stderr if stderr else sys.stdout), no_color=no_color,
+                          highlight=False, soft_wrap=False)
     # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
     console.soft_wrap = not console.is_terminal
     console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
@@ -157,7 +161,11 @@ def print_json_rows(data: dict[str, Any]) -> None:
 def _write_utf8(*texts: str) -> None:
     """Every ``--json`` output goes out here, in order: each text encoded once, lone
     surrogates escaped (a 4 MB listing encoded here and again by ``sys.stdout`` cost a tenth
-    of ``skills list``). JSON is UTF-8."""
+    of ``skills list``), and C1 controls, which ``json.dumps`` leaves raw, escaped
+    (:func:`~aiq_tui.terminal_text.json_safe`). JSON is UTF-8."""
+    from aiq_tui.terminal_text import json_safe
+
+    texts = tuple(map(json_safe, texts))
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stream (redirect_stdout to a StringIO, say)
         for text in texts:

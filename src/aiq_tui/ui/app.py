@@ -353,7 +353,9 @@ class AiqApp(App[int]):
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
         from aiq_tui.events import TokenStreamed
+        from aiq_tui.terminal_text import for_terminal
 
+        event = for_terminal(event)  # what the model and the tools wrote: shown escaped, never obeyed
         if isinstance(event, TokenStreamed):
             if self._open_stream is not None and self._open_stream.open:
                 self._open_stream.parts.append(event.text)
@@ -458,7 +460,7 @@ class AiqApp(App[int]):
             self._set_busy(False)
         elif isinstance(event, ErrorRaised):
             await conversation.add_notice(f"error: {event.message}", "error")
-            self.notify(event.message, title="Error", severity="error")
+            self.notify(event.message, title="Error", severity="error", markup=False)
         elif isinstance(event, RetryScheduled):
             await conversation.add_notice(
                 f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "warning")
@@ -488,7 +490,7 @@ class AiqApp(App[int]):
         if event.problems:
             self.query_one(Timeline).add("warn", f"{len(event.problems)} problem(s); last good versions kept")
             self.notify(str(self._shown_problem(event.problems[0])), title="Skill failed to load",
-                        severity="warning")
+                        severity="warning", markup=False)
         self._show_problems(self._problems())
         self.refresh_skills()
 
