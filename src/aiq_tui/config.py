@@ -252,6 +252,12 @@ class ToolSettings(_Section):
     sql_value_limit_bytes: PositiveInt = 16_000_000
     """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
     script_timeout_seconds: PositiveFloat = 30
+    template_timeout_seconds: PositiveFloat = 5
+    """A template skill renders in a process of its own, stopped after this many seconds."""
+    template_output_chars: PositiveInt = 200_000
+    """A template rendering more text than this fails (the output would fill the context)."""
+    template_memory_mb: PositiveInt = 256
+    """Memory a template may build values in, beyond the renderer's own start-up size."""
 
     def __post_init__(self) -> None:
         # Your permissions are added to the defaults (same key: yours wins).
