@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 from textual.worker import Worker, WorkerState
 
 from aiq_tui.skills.model import SkillState
+from aiq_tui.terminal_text import for_terminal, printable
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
@@ -353,7 +354,6 @@ class AiqApp(App[int]):
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
         from aiq_tui.events import TokenStreamed
-        from aiq_tui.terminal_text import for_terminal
 
         event = for_terminal(event)  # what the model and the tools wrote: shown escaped, never obeyed
         if isinstance(event, TokenStreamed):
@@ -597,7 +597,7 @@ class AiqApp(App[int]):
         if event.worker is self._turn_worker and event.state in (WorkerState.ERROR, WorkerState.CANCELLED,
                                                                    WorkerState.SUCCESS):
             if event.state is WorkerState.ERROR:
-                self.notify(f"turn failed: {event.worker.error}", severity="error")
+                self.notify(printable(f"turn failed: {event.worker.error}"), severity="error", markup=False)
             if event.state is not WorkerState.SUCCESS:
                 self._set_busy(False)
 
