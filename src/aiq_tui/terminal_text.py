@@ -29,9 +29,7 @@ scan by a compiled regex).
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import unicodedata
 from typing import Any, Mapping
 
 # C0 controls except TAB and LF, DEL, C1 controls, lone surrogates, bidi embeddings/overrides
@@ -82,6 +80,8 @@ def _invisible(char: str) -> bool:
         return False
     if char.isascii():
         return not char.isprintable()
+    import unicodedata
+
     return unicodedata.category(char) in _INVISIBLE_CATEGORIES or char in _LOOK_ALIKE_BLANKS
 
 
@@ -106,8 +106,10 @@ def hidden_note(text: str) -> str | None:
     count = hidden_characters(text)
     if not count:
         return None
-    return (f"⚠ {count} control or invisible character{'s' if count != 1 else ''} in this text "
-            "are shown as escapes (\\x1b, \\u200b, …); they are part of what would run")
+    many = count != 1
+    return (f"⚠ {count} control or invisible character{'s' if many else ''} in this text "
+            f"{'are' if many else 'is'} shown escaped (\\x1b, \\u200b, …); "
+            f"{'they are' if many else 'it is'} part of what would run")
 
 
 def for_terminal(value: Any) -> Any:
@@ -131,6 +133,8 @@ def for_terminal(value: Any) -> Any:
         if isinstance(value, list):
             return items
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
+    import dataclasses  # here: the CLI imports this module for every command, --json ones too
+
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {}
         for field in dataclasses.fields(value):

@@ -163,9 +163,6 @@ def _write_utf8(*texts: str) -> None:
     surrogates escaped (a 4 MB listing encoded here and again by ``sys.stdout`` cost a tenth
     of ``skills list``), and C1 controls, which ``json.dumps`` leaves raw, escaped
     (:func:`~aiq_tui.terminal_text.json_safe`). JSON is UTF-8."""
-    from aiq_tui.terminal_text import json_safe
-
-    texts = tuple(map(json_safe, texts))
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stream (redirect_stdout to a StringIO, say)
         for text in texts:
@@ -178,9 +175,16 @@ def _write_utf8(*texts: str) -> None:
 
 def _utf8(text: str) -> bytes:
     try:
-        return text.encode("utf-8")
+        data = text.encode("utf-8")
     except UnicodeEncodeError:
-        return _escape_surrogates(text).encode("utf-8")
+        data = _escape_surrogates(text).encode("utf-8")
+    # C1 controls (UTF-8 C2 80–C2 9F) and U+2028/U+2029: a byte search finds the rare piece
+    # that may hold one (a regex per piece of a 10,000-skill listing cost 10 ms).
+    if b"\xc2" in data or b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+        from aiq_tui.terminal_text import json_safe
+
+        data = json_safe(data.decode("utf-8")).encode("utf-8")
+    return data
 
 
 def print_json_line(data: Any) -> None:
