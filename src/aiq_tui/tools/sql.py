@@ -87,8 +87,8 @@ class SqlTool:
             return "sql_read"  # run() refuses it with the reason; nothing executes
 
     def describe(self, arguments: dict[str, Any]) -> str:
-        sql = " ".join(str(arguments.get("sql", "")).split())
-        return f"[{self._source_name(arguments)}] {sql}"
+        # The statement as it will run, line breaks and all: the approval escapes what is invisible.
+        return f"[{self._source_name(arguments)}] {str(arguments.get('sql', '')).strip()}"
 
     def source(self, name: str) -> SqlSource:
         """The (cached) source called ``name``; :class:`SqlError` naming the known ones."""

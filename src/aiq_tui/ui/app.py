@@ -543,7 +543,7 @@ class AiqApp(App[int]):
             self.sub_title = "starting…"
             return
         session = self.engine.session
-        title = session.display_title if session.messages else "new session"
+        title = printable(session.display_title, one_line=True) if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
         if self.semantic_label:
             self.sub_title += f" · {self.semantic_label}"
