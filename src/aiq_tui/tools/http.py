@@ -93,13 +93,20 @@ def is_public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def _literal(host: str) -> str | None:
+    """``host`` when it is an IP address itself (brackets dropped), else None."""
+    bare = host.strip("[]")
+    try:
+        ipaddress.ip_address(bare)
+    except ValueError:
+        return None
+    return bare
+
+
 async def resolve_addresses(host: str, port: int) -> list[str]:
     """Every address ``host`` resolves to (an IP literal is itself); ``[]`` when it does not."""
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-        return [host.strip("[]")]
-    except ValueError:
-        pass
+    if (literal := _literal(host)) is not None:
+        return [literal]
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
@@ -109,11 +116,8 @@ async def resolve_addresses(host: str, port: int) -> list[str]:
 
 def addresses_of(host: str, port: int) -> list[str]:
     """:func:`resolve_addresses` for callers without an event loop (``skills import``)."""
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-        return [host.strip("[]")]
-    except ValueError:
-        pass
+    if (literal := _literal(host)) is not None:
+        return [literal]
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
