@@ -81,8 +81,34 @@ async def _run() -> dict[str, Any]:
             figures["command_echo"]["median_ms"] / figures["command_echo_policy_only"]["median_ms"], 2)
         figures["command_launcher_ratio_to_direct"] = round(
             figures["command_echo"]["median_ms"] / figures["command_echo_direct_exec"]["median_ms"], 2)
+        figures.update(await _template_figures())
         sql.close()
         return figures
+
+
+async def _template_figures() -> dict[str, Any]:
+    """A template skill renders in a stoppable child process: its cost, as a ratio to the same
+    template rendered in this process by jinja2's sandbox (what it did before), same run."""
+    from jinja2.sandbox import SandboxedEnvironment
+
+    from aiq_tui.skills.executor import SkillExecutor, SkillProgram
+
+    program = SkillProgram("greet", "template", {"template": "Hello {{.who}}{{range .xs}} {{.}}{{end}}"})
+    params = {"who": "there", "xs": list(range(20))}
+    executor = SkillExecutor()
+
+    async def child() -> ToolResult:
+        await executor.execute(program, params)
+        return ToolResult(ok=True, content=None, summary="")
+
+    async def in_process() -> ToolResult:
+        SandboxedEnvironment().from_string("Hello {{ who }}{% for x in xs %} {{ x }}{% endfor %}").render(**params)
+        return ToolResult(ok=True, content=None, summary="")
+
+    rendered = await _timed(child, 20)
+    baseline = await _timed(in_process, 20)
+    return {"template_render": rendered, "template_render_in_process": baseline,
+            "template_render_ratio_to_in_process": round(rendered["median_ms"] / baseline["median_ms"], 1)}
 
 
 def run() -> dict[str, Any]:

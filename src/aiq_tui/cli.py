@@ -27,7 +27,8 @@ from aiq_tui.commands.common import (
 # Each module exposes ``register(subparsers, parents, action)``, ``action`` being the word after
 # the command when it is certain (:func:`action_named`): a module with actions may register that
 # one alone. The order is the order in --help.
-COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models", "trust", "mcp")
+COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models", "sources", "mcp",
+                   "trust")
 
 
 _VALUE_OPTIONS = frozenset({"--home", "--skills-dir", "--cwd", "--provider", "--model"})
@@ -156,8 +157,11 @@ def _main(argv: Sequence[str] | None) -> int:
         from aiq_tui.ui.run import run_tui
 
         return run_tui(args)
+    from aiq_tui.commands.terminal_output import sanitised_streams
+
     try:
-        return int(handler(args) or 0)
+        with sanitised_streams():  # what a model, tool, skill or session wrote is shown, not obeyed
+            return int(handler(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

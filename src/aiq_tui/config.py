@@ -261,6 +261,12 @@ class ToolSettings(_Section):
     file_operations reads and writes relative to it, and relative skill directories
     (``skills.dirs``, ``skills.project_dirs``) resolve against it. ``~`` is expanded; a relative
     path is taken from where aiq-tui starts. None: where aiq-tui starts. ``--cwd`` overrides it."""
+    template_timeout_seconds: PositiveFloat = 5
+    """A template skill renders in a process of its own, stopped after this many seconds."""
+    template_output_chars: PositiveInt = 200_000
+    """A template rendering more text than this fails (the output would fill the context)."""
+    template_memory_mb: PositiveInt = 256
+    """Memory a template may build values in, beyond the renderer's own start-up size."""
 
     def __post_init__(self) -> None:
         # Your permissions are added to the defaults (same key: yours wins).

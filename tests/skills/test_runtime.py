@@ -16,7 +16,8 @@ from aiq_tui.cli import main
 from aiq_tui.config import AppConfig
 from aiq_tui.conversation import ToolCall
 from aiq_tui.skills.definition import definition_from_body
-from aiq_tui.skills.executor import SkillExecutionError, go_to_jinja, render_template
+from aiq_tui.skills.executor import SkillExecutionError
+from aiq_tui.skills.template_render import go_to_jinja, render_template
 from aiq_tui.skills.importer import ImportError_, import_skills
 from aiq_tui.skills.store import SkillEntry, StoreError, set_frontmatter_field
 from aiq_tui.tools.base import Decision
@@ -32,27 +33,27 @@ def write(root: Path, name: str, front: str = "", body: str = "Body.\n") -> Path
 
 # -- templates --------------------------------------------------------------------------------
 
-def test_go_and_jinja_templates_render_with_conditionals_and_loops() -> None:
+async def test_go_and_jinja_templates_render_with_conditionals_and_loops() -> None:
     go = "v{{.version}}:{{if .ok}} yes{{else}} no{{end}}{{range .items}} [{{.}}]{{end}}"
-    assert render_template(go, {"version": "1", "ok": False, "items": ["a", "b"]}) == "v1: no [a] [b]"
+    assert await render_template(go, {"version": "1", "ok": False, "items": ["a", "b"]}) == "v1: no [a] [b]"
     jinja = "{% for x in items %}{{ x | upper }}{% endfor %}{{ name }}"
-    assert render_template(jinja, {"items": ["a"], "name": "!"}) == "A!"
+    assert await render_template(jinja, {"items": ["a"], "name": "!"}) == "A!"
     assert go_to_jinja("{{range .people}}{{.name}}{{end}}") == "{% for __it in people %}{{ __it.name }}{% endfor %}"
 
 
-def test_template_missing_parameter_is_a_clear_error_and_defaults_fill_in() -> None:
+async def test_template_missing_parameter_is_a_clear_error_and_defaults_fill_in() -> None:
     with pytest.raises(SkillExecutionError, match="missing template parameter 'who'"):
-        render_template("Hi {{.who}}", {})
-    assert render_template("Hi {{.who}}", {}, {"who": {"default": "there"}}) == "Hi there"
+        await render_template("Hi {{.who}}", {})
+    assert await render_template("Hi {{.who}}", {}, {"who": {"default": "there"}}) == "Hi there"
 
 
 @pytest.mark.parametrize("attack", [
     "{{ ''.__class__.__mro__[1].__subclasses__() }}",
     "{{ cycler.__init__.__globals__.os.system('id') }}",
 ])
-def test_template_sandbox_refuses_python_internals(attack: str) -> None:
+async def test_template_sandbox_refuses_python_internals(attack: str) -> None:
     with pytest.raises(SkillExecutionError):
-        render_template(attack, {})
+        await render_template(attack, {})
 
 
 def test_fenced_block_definitions_of_each_type() -> None:

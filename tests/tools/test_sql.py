@@ -156,7 +156,9 @@ def test_sql_statement_classification(sql: str, kind: str) -> None:
 def test_sql_permission_keys(tool: SqlTool) -> None:
     assert tool.permission_key({"sql": "SELECT 1"}) == "sql_read"
     assert tool.permission_key({"sql": "DELETE FROM t"}) == "sql_write"
-    assert tool.describe({"sql": "SELECT\n  1", "source": "x"}) == "[x] SELECT 1"
+    # The approval shows the statement as it will run (issue 23: exact, control characters
+    # escaped by the approval itself), not a reflowed copy.
+    assert tool.describe({"sql": "SELECT\n  1", "source": "x"}) == "[x] SELECT\n  1"
 
 
 @pytest.mark.parametrize(("engine", "module", "extra"), [("postgresql", "psycopg", "postgres"), ("mysql", "pymysql", "mysql")])

@@ -194,10 +194,13 @@ def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> An
 
 
 def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]:
+    from aiq_tui.terminal_text import approval_text
     from aiq_tui.tools.base import Decision
 
     async def ask(request: "ApprovalRequest") -> "Decision":
-        console.print(f"\n{request.title}: {request.detail}", style="bold yellow", markup=False)
+        # Every character that would run, control characters shown escaped (ESC M cannot
+        # hide a line of the command from the prompt).
+        console.print(f"\n{request.title}: {approval_text(request.detail)}", style="bold yellow", markup=False)
         import asyncio
 
         answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")

@@ -86,10 +86,14 @@ def global_path_problem(args: argparse.Namespace) -> str | None:
 
 
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
-    from rich.console import Console  # not on the path of --json output (start-up cost)
+    from aiq_tui.commands.safe_console import SafeConsole  # rich: not on the path of --json output
+    from aiq_tui.commands.terminal_output import raw_stream
 
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
-    console = Console(stderr=stderr, no_color=no_color, highlight=False, soft_wrap=False)
+    # Content is made printable by the console itself; its own styling goes to the stream
+    # under the command's sanitised one (terminal_output.sanitised_streams).
+    console = SafeConsole(file=raw_stream(sys.stderr if stderr else sys.stdout), no_color=no_color,
+                          highlight=False, soft_wrap=False)
     # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
     console.soft_wrap = not console.is_terminal
     console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
@@ -166,7 +170,8 @@ def print_json_rows(data: dict[str, Any]) -> None:
 def _write_utf8(*texts: str) -> None:
     """Every ``--json`` output goes out here, in order: each text encoded once, lone
     surrogates escaped (a 4 MB listing encoded here and again by ``sys.stdout`` cost a tenth
-    of ``skills list``). JSON is UTF-8."""
+    of ``skills list``), and C1 controls, which ``json.dumps`` leaves raw, escaped
+    (:func:`~aiq_tui.terminal_text.json_safe`). JSON is UTF-8."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:  # a text-only stream (redirect_stdout to a StringIO, say)
         for text in texts:
@@ -179,9 +184,16 @@ def _write_utf8(*texts: str) -> None:
 
 def _utf8(text: str) -> bytes:
     try:
-        return text.encode("utf-8")
+        data = text.encode("utf-8")
     except UnicodeEncodeError:
-        return _escape_surrogates(text).encode("utf-8")
+        data = _escape_surrogates(text).encode("utf-8")
+    # C1 controls (UTF-8 C2 80–C2 9F) and U+2028/U+2029: a byte search finds the rare piece
+    # that may hold one (a regex per piece of a 10,000-skill listing cost 10 ms).
+    if b"\xc2" in data or b"\xe2\x80\xa8" in data or b"\xe2\x80\xa9" in data:
+        from aiq_tui.terminal_text import json_safe
+
+        data = json_safe(data.decode("utf-8")).encode("utf-8")
+    return data
 
 
 def print_json_line(data: Any) -> None:

@@ -6,10 +6,9 @@
   that is closed before execution, run with ``sh`` through :func:`aiq_tui.tools.launcher.run_process`
   (own process group killed on timeout, environment reduced to PATH/HOME/LANG, output capped,
   cwd = the project directory), and the temp folder is always removed.
-* template → rendered by jinja2's :class:`~jinja2.sandbox.SandboxedEnvironment` (no attribute
-  escape to Python internals); Go ``text/template`` actions (``{{.name}}``, ``{{if .x}}…{{else}}…
-  {{end}}``, ``{{range .xs}}{{.}}{{end}}``) are translated first, so both styles work. A
-  parameter the template needs but nobody gave is an error naming it.
+* template → rendered by :func:`aiq_tui.skills.template_render.render_template`: jinja2's
+  sandbox in a process of its own, with a deadline, an output cap and a memory bound; Go
+  ``text/template`` actions are translated first, so both styles work.
 * instruction → name, type and content; nothing runs.
 
 Construction is infallible and touches no file system (seed 002, "Executor Initialization").
@@ -144,81 +143,6 @@ def check_script(script: str) -> None:
         raise DangerousScriptError(pattern)
 
 
-# -- templates ------------------------------------------------------------------------------
-
-_ACTION = re.compile(r"\{\{(-?)\s*(.*?)\s*(-?)\}\}", re.DOTALL)
-_DOT_FIELD = re.compile(r"(?<![\w\])\"'])\.([A-Za-z_][\w]*)")
-_LONE_DOT = re.compile(r"(?<![\w\])\"'.])\.(?![\w.])")
-
-
-def go_to_jinja(template: str) -> str:
-    """Translate Go ``text/template`` actions to jinja2; jinja syntax passes through unchanged."""
-    stack: list[str] = []
-
-    def expression(text: str) -> str:
-        scope = "__it." if "range" in stack else ""
-        text = _DOT_FIELD.sub(lambda m: scope + m.group(1), text)
-        return _LONE_DOT.sub("__it" if "range" in stack else "__params", text)
-
-    def translate(match: re.Match[str]) -> str:
-        left, body, right = match.group(1), match.group(2), match.group(3)
-        words = body.split(None, 1)
-        head = words[0] if words else ""
-        rest = words[1] if len(words) > 1 else ""
-        if head == "if" and rest:
-            stack.append("if")
-            return f"{{%{left} if {expression(rest)} {right}%}}"
-        if head == "range" and rest:
-            source = expression(rest)  # evaluated in the enclosing scope
-            stack.append("range")
-            return f"{{%{left} for __it in {source} {right}%}}"
-        if head == "else" and not rest:
-            return f"{{%{left} else {right}%}}"
-        if head == "else" and rest.startswith("if "):
-            return f"{{%{left} elif {expression(rest[3:])} {right}%}}"
-        if head == "end" and not rest and stack:
-            closing = "endfor" if stack.pop() == "range" else "endif"
-            return f"{{%{left} {closing} {right}%}}"
-        if body.startswith(".") or "range" in stack:
-            return f"{{{{{left} {expression(body)} {right}}}}}"
-        return match.group(0)
-
-    return _ACTION.sub(translate, template)
-
-
-def _declared(parameters: Any) -> dict[str, Any]:
-    if isinstance(parameters, Mapping):
-        return {str(k): v for k, v in parameters.items()}
-    if isinstance(parameters, list):
-        return {str(p["name"]): p for p in parameters if isinstance(p, Mapping) and "name" in p}
-    return {}
-
-
-def render_template(template: str, params: Mapping[str, Any], declared: Any = None) -> str:
-    """Render ``template`` (jinja2 or Go style) in a sandbox with ``params``.
-
-    A declared parameter that is not given takes its ``default`` (or renders empty); a name the
-    template uses that is neither given nor declared is a :class:`SkillExecutionError`.
-    """
-    from jinja2 import StrictUndefined, TemplateError, UndefinedError
-    from jinja2.sandbox import SandboxedEnvironment
-
-    values: dict[str, Any] = {}
-    for name, spec in _declared(declared).items():
-        values[name] = spec.get("default", "") if isinstance(spec, Mapping) else ""
-    values.update(params)
-    environment = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
-    try:
-        compiled = environment.from_string(go_to_jinja(template))
-        return compiled.render(**values, __params=dict(values))
-    except UndefinedError as exc:
-        match = re.search(r"'([^']+)' is undefined", str(exc))
-        missing = match.group(1) if match else str(exc)
-        raise SkillExecutionError(f"missing template parameter '{missing}': pass it as an argument") from exc
-    except TemplateError as exc:
-        raise SkillExecutionError(f"template cannot be rendered: {type(exc).__name__}: {exc}") from exc
-
-
 # -- composites -----------------------------------------------------------------------------
 
 
@@ -307,7 +231,9 @@ class SkillExecutor:
             template = definition.get("template")
             if not isinstance(template, str):
                 raise SkillExecutionError(f"template skill {program.name!r} has no template")
-            output = render_template(template, params, program.parameters)
+            from aiq_tui.skills.template_render import render_template
+
+            output = await render_template(template, params, program.parameters, self._settings)
             return {"name": program.name, "type": "template", "output": output}
         if kind == "instruction":
             return {"name": program.name, "type": "instruction", "content": str(definition.get("content", ""))}

@@ -6,7 +6,9 @@ frontmatter refuses the import), lands in its own folder under the target skills
 and records where it came from in ``source`` (seed 002: imported skills carry their origin).
 A .zip is read with limits — no absolute or ``..`` paths, no links, a size cap — and may
 hold one skill or a folder of skills. URLs are fetched with the http tool's limits
-(``tools.http_timeout_seconds``, ``tools.http_max_bytes``, ``tools.http_max_redirects``).
+(``tools.http_timeout_seconds``, ``tools.http_max_bytes``, ``tools.http_max_redirects``) and
+its address checks: a redirect to a private, loopback or link-local address on a host the user
+did not name is refused, and ``source`` records the URL the skill finally came from.
 """
 
 from __future__ import annotations
@@ -16,8 +18,11 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 import zipfile
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+from urllib.parse import urljoin, urlsplit
 
 from aiq_tui.config import AppConfig
 from aiq_tui.problems import Severity
@@ -25,17 +30,23 @@ from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.store import DIR_MODE, StoreError, atomic_write, check_skill_name, set_frontmatter_field
 
+if TYPE_CHECKING:  # httpx loads when a URL is imported
+    import httpx
+
 
 class ImportError_(Exception):  # noqa: N801 - not the builtin ImportError
     """The source cannot be imported; ``str()`` says why and what to fix."""
 
 
-def import_skills(source: str, target: Path, config: AppConfig, *, force: bool = False) -> list[tuple[str, Path]]:
-    """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``."""
+def import_skills(source: str, target: Path, config: AppConfig, *, force: bool = False,
+                  transport: httpx.BaseTransport | None = None) -> list[tuple[str, Path]]:
+    """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
+    ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``)."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
         work = Path(scratch)
+        recorded = str(Path(source).expanduser().resolve())
         if source.startswith(("http://", "https://")):
-            data = _fetch(source, config)
+            data, recorded = _fetch(source, config, transport)  # the final URL, after redirects
             if data[:4] == b"PK\x03\x04":
                 root = _unzip(data, work / "unzipped", config)
             else:
@@ -57,7 +68,6 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
         folders = _skill_folders(root)
         if not folders:
             raise ImportError_(f"no {SKILL_FILE} found in {source}")
-        recorded = source if source.startswith(("http://", "https://")) else str(Path(source).expanduser().resolve())
         return [_install(folder, target, config, recorded, force) for folder in folders]
 
 
@@ -151,26 +161,78 @@ def _unzip(data: bytes, into: Path, config: AppConfig) -> Path:
     return into
 
 
-def _fetch(url: str, config: AppConfig) -> bytes:
+def _fetch(url: str, config: AppConfig, transport: httpx.BaseTransport | None = None) -> tuple[bytes, str]:
+    """The body at ``url`` and the URL it finally came from, redirects followed hop by hop.
+
+    The host the user typed is their choice, private or not. Any other host a redirect leads
+    to is checked like ``http_request`` checks it: resolved first, and refused when it is a
+    private, loopback or link-local address; the address actually connected to is checked
+    again before anything is read (a name that resolves differently the second time). One
+    deadline (``tools.http_timeout_seconds``) covers every hop and the whole body.
+    """
     import httpx
 
+    from aiq_tui.tools.http import REDIRECTS
+
     settings = config.tools
-    cap = settings.http_max_bytes
+    named = (urlsplit(url).hostname or "").lower()
+    deadline = time.monotonic() + settings.http_timeout_seconds
     try:
-        with httpx.Client(timeout=settings.http_timeout_seconds, follow_redirects=True,
-                          max_redirects=settings.http_max_redirects) as client:
-            with client.stream("GET", url) as response:
-                if response.status_code >= 400:
-                    raise ImportError_(f"GET {url}: HTTP {response.status_code}")
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > cap:
-                        raise ImportError_(f"GET {url}: larger than {cap} bytes (tools.http_max_bytes)")
-                    chunks.append(chunk)
+        with httpx.Client(timeout=settings.http_timeout_seconds, follow_redirects=False,
+                          transport=transport) as client:
+            for hop in range(settings.http_max_redirects + 1):
+                _refuse_inward(url, named, _resolved(url))
+                with client.stream("GET", url) as response:
+                    _refuse_inward(url, named, _connected(response))
+                    location = response.headers.get("location")
+                    if response.status_code in REDIRECTS and location:
+                        url = urljoin(str(response.url), location)
+                        if urlsplit(url).scheme not in ("http", "https"):
+                            raise ImportError_(f"the redirect to {url!r} is not an http(s) URL")
+                        continue
+                    if response.status_code >= 400:
+                        raise ImportError_(f"GET {url}: HTTP {response.status_code}")
+                    return _read(response, url, settings.http_max_bytes, deadline), url
     except httpx.HTTPError as exc:
         raise ImportError_(f"GET {url}: {type(exc).__name__}: {exc}") from exc
+    raise ImportError_(f"GET {url}: more than {settings.http_max_redirects} redirects (tools.http_max_redirects)")
+
+
+def _resolved(url: str) -> list[str]:
+    from aiq_tui.tools.http import addresses_of
+
+    parts = urlsplit(url)
+    return addresses_of(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+
+
+def _connected(response: httpx.Response) -> list[str]:
+    """The address the response came from (none through a test transport)."""
+    stream = response.extensions.get("network_stream")
+    peer = stream.get_extra_info("server_addr") if stream is not None else None
+    return [str(peer[0])] if peer else []
+
+
+def _refuse_inward(url: str, named: str, addresses: list[str]) -> None:
+    from aiq_tui.tools.http import is_public
+
+    host = (urlsplit(url).hostname or "").lower()
+    private = [address for address in addresses if not is_public(address)]
+    if private and host != named:
+        raise ImportError_(
+            f"the redirect to {url} reaches {host} ({', '.join(private)}), a private, loopback or link-local "
+            "address you did not name; nothing was imported. If you trust it, import from that URL directly")
+
+
+def _read(response: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > cap:
+            raise ImportError_(f"GET {url}: larger than {cap} bytes (tools.http_max_bytes)")
+        if time.monotonic() > deadline:
+            raise ImportError_(f"GET {url}: took longer than the deadline (tools.http_timeout_seconds)")
+        chunks.append(chunk)
     return b"".join(chunks)
 
 

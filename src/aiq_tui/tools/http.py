@@ -78,10 +78,12 @@ def _string_map(value: Any, field: str) -> dict[str, str] | str:
 AskMore = Callable[[str, str], Awaitable[bool]]
 """``ask(permission_key, detail)`` → whether the call may go on (the registry's policy + user)."""
 
-_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
-def _public(address: str) -> bool:
+def is_public(address: str) -> bool:
+    """Whether ``address`` (an IP literal) is a public unicast address: not private, loopback,
+    link-local, reserved or multicast (an IPv4-mapped IPv6 address counts as its IPv4 one)."""
     try:
         ip = ipaddress.ip_address(address.split("%", 1)[0])
     except ValueError:
@@ -91,15 +93,33 @@ def _public(address: str) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
+def _literal(host: str) -> str | None:
+    """``host`` when it is an IP address itself (brackets dropped), else None."""
+    bare = host.strip("[]")
+    try:
+        ipaddress.ip_address(bare)
+    except ValueError:
+        return None
+    return bare
+
+
 async def resolve_addresses(host: str, port: int) -> list[str]:
     """Every address ``host`` resolves to (an IP literal is itself); ``[]`` when it does not."""
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-        return [host.strip("[]")]
-    except ValueError:
-        pass
+    if (literal := _literal(host)) is not None:
+        return [literal]
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return []
+    return sorted({info[4][0] for info in infos})
+
+
+def addresses_of(host: str, port: int) -> list[str]:
+    """:func:`resolve_addresses` for callers without an event loop (``skills import``)."""
+    if (literal := _literal(host)) is not None:
+        return [literal]
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return []
     return sorted({info[4][0] for info in infos})
@@ -203,7 +223,7 @@ class HttpRequestTool:
                 return f"the redirect to {host} was not approved"
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = await resolve_addresses(host, port)
-        private = [address for address in addresses if not _public(address)]
+        private = [address for address in addresses if not is_public(address)]
         if private:
             detail = f"{method} {url} → {', '.join(private)} (a private, loopback or link-local address)"
             if not await ask(f"http_private:{host}", detail):
@@ -222,7 +242,7 @@ class HttpRequestTool:
             request = client.build_request(method, url, **kwargs)
             response = await client.send(request, stream=True, follow_redirects=False)
             location = response.headers.get("location")
-            if response.status_code not in _REDIRECTS or not location:
+            if response.status_code not in REDIRECTS or not location:
                 break
             await response.aclose()
             if len(history) >= self._settings.http_max_redirects:

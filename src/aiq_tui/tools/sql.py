@@ -6,7 +6,9 @@ built-in ``sample`` source is the bundled bookshop database, generated on first 
 read-only sources. Results: ``{"columns", "rows", "row_count", "truncated"}`` capped at
 ``tools.sql_row_cap`` rows and ``tools.sql_cell_bytes`` per cell; a statement stops after
 ``tools.sql_timeout_seconds`` or when the turn is cancelled. Read-only is enforced by each
-engine (see :mod:`aiq_tui.tools.sql_sources`); the classifier only picks the permission.
+engine (see :mod:`aiq_tui.tools.sql_sources`); the classifier picks the permission, and on a
+read-only PostgreSQL source refuses what a READ ONLY transaction would still run (COPY, server
+files and programs, administrative functions: :mod:`aiq_tui.tools.pg_statements`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from aiq_tui.config import SourcesFile, ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
-from aiq_tui.tools.sql_sources import SqlError, SqlLimits, SqlSource, classify_sql, open_source
+from aiq_tui.tools.pg_statements import SqlClass
+from aiq_tui.tools.sql_sources import SqlError, SqlLimits, SqlSource, classify_for, open_source
 
 
 def _spec(sources: SourcesFile) -> ToolSpec:
@@ -71,15 +74,21 @@ class SqlTool:
     def _source_name(self, arguments: dict[str, Any]) -> str:
         return str(arguments.get("source") or self._sources.default or "sample")
 
+    def _classify(self, arguments: dict[str, Any]) -> SqlClass:
+        """How the statement counts on its source's engine (:class:`SqlError` when it cannot run)."""
+        settings = self._sources.sources.get(self._source_name(arguments))
+        engine = settings.engine if settings is not None else "sqlite"
+        return classify_for(engine, str(arguments.get("sql", "")), has_params=bool(arguments.get("params")))
+
     def permission_key(self, arguments: dict[str, Any]) -> str:
         try:
-            return "sql_read" if classify_sql(str(arguments.get("sql", ""))) == "read" else "sql_write"
+            return "sql_read" if self._classify(arguments).kind == "read" else "sql_write"
         except SqlError:
             return "sql_read"  # run() refuses it with the reason; nothing executes
 
     def describe(self, arguments: dict[str, Any]) -> str:
-        sql = " ".join(str(arguments.get("sql", "")).split())
-        return f"[{self._source_name(arguments)}] {sql}"
+        # The statement as it will run, line breaks and all: the approval escapes what is invisible.
+        return f"[{self._source_name(arguments)}] {str(arguments.get('sql', '')).strip()}"
 
     def source(self, name: str) -> SqlSource:
         """The (cached) source called ``name``; :class:`SqlError` naming the known ones."""
@@ -110,8 +119,13 @@ class SqlTool:
         name = self._source_name(arguments)
         started = time.perf_counter()
         try:
-            write = classify_sql(sql) == "write"
+            verdict = self._classify(arguments)
+            write = verdict.kind == "write"
             source = self.source(name)
+            if write and source.read_only and verdict.reason:
+                return ToolResult.failure(
+                    f"source {name!r} is read-only, so this statement was not run: {verdict.reason}.\n"
+                    f"SQL: {sql.strip()}")
             if write and source.read_only:
                 return ToolResult.failure(
                     f"source {name!r} is read-only, so this write statement was not run"

@@ -16,9 +16,12 @@ Read-only is enforced by the database engines, never by parsing alone:
   READ ONLY`` for reads, multi-statements off (the client flag is never set),
   ``max_execution_time`` for SELECTs.
 
-The classifier (:func:`classify_sql`) only picks the permission key (``sql_read`` or
-``sql_write``): it sees through BOMs, zero-width and control characters, comments, quoted
-strings, dollar quoting and E'' escapes, and an unknown first keyword counts as a write.
+The classifier only picks the permission key (``sql_read`` or ``sql_write``) and refuses, on
+read-only sources, what a read-only transaction would still let run. PostgreSQL statements go
+through PostgreSQL's own parser (:mod:`aiq_tui.tools.pg_statements`, :func:`classify_for`);
+for SQLite and MySQL :func:`classify_sql` sees through BOMs, zero-width and control
+characters, comments, quoted strings, dollar quoting and E'' escapes, and an unknown first
+keyword counts as a write.
 Cells are capped in bytes like rows are capped in number.
 """
 
@@ -37,6 +40,8 @@ from aiq_tui.config import SourceSettings
 
 if TYPE_CHECKING:  # the driver loads when a source is first used, not at start-up
     import sqlite3
+
+    from aiq_tui.tools.pg_statements import SqlClass
 
 READ_KEYWORDS = frozenset({"SELECT", "WITH", "EXPLAIN", "VALUES", "SHOW", "DESCRIBE", "DESC", "PRAGMA", "TABLE"})
 WRITE_KEYWORDS = frozenset({
@@ -153,6 +158,16 @@ def classify_sql(sql: str) -> str:
     if keyword == "SELECT" and re.search(r"\bINTO\b", statement, re.IGNORECASE):
         return "write"  # SELECT … INTO creates a table on PostgreSQL
     return "read"
+
+
+def classify_for(engine: str, sql: str, *, has_params: bool = False) -> "SqlClass":
+    """How ``sql`` counts on a source of ``engine``: PostgreSQL statements by PostgreSQL's own
+    parser (:mod:`aiq_tui.tools.pg_statements`), others by :func:`classify_sql`."""
+    from aiq_tui.tools.pg_statements import SqlClass, classify_postgres
+
+    if engine == "postgresql":
+        return classify_postgres(sql, has_params)
+    return SqlClass(classify_sql(sql))
 
 
 class SqlSource(Protocol):
@@ -346,7 +361,10 @@ class PostgresSource:
         with self._lock:
             try:
                 if self._connection is None or self._connection.closed:
-                    options = f"-c statement_timeout={int(limits.timeout_s * 1000)}"
+                    # standard_conforming_strings as PostgreSQL's parser reads them when it
+                    # classifies (pg_statements): a backslash never ends a '…' string.
+                    options = (f"-c statement_timeout={int(limits.timeout_s * 1000)}"
+                               " -c standard_conforming_strings=on")
                     if self.read_only:
                         options += " -c default_transaction_read_only=on"
                     self._connection = psycopg.connect(expand_dsn(self._dsn), options=options)
@@ -376,6 +394,21 @@ class PostgresSource:
                 elif "statement timeout" in text:
                     text = f"the query ran past {limits.timeout_s:g} s and was stopped (tools.sql_timeout_seconds)"
                 raise SqlError(f"{text}\nSQL: {sql.strip()}") from exc
+
+    def role_warnings(self, limits: SqlLimits) -> list[str]:
+        """What the source's role may do beyond reading: superuser, or membership of a role in
+        :data:`SERVER_ACCESS_ROLES`."""
+        outcome = self.execute(_ROLE_QUERY, [list(SERVER_ACCESS_ROLES)], False, limits)
+        if not outcome.rows:
+            return []
+        role, superuser, granted = outcome.rows[0]
+        fix = ("; give this read-only source a role that can only SELECT (CREATE ROLE … LOGIN, "
+               "GRANT SELECT …) — the server, not the parser, is what should refuse it")
+        if superuser:
+            return [f"role {role!r} is a superuser: it can run programs and read or write files on the "
+                    f"database server ({', '.join(SERVER_ACCESS_ROLES)} and more) whatever read_only says{fix}"]
+        return [f"role {role!r} is a member of {member}, which lets it {_ROLE_POWERS.get(member, 'reach')} "
+                f"the database server{fix}" for member in granted]
 
     def interrupt(self) -> None:
         connection = self._connection
@@ -469,6 +502,48 @@ class MySqlSource:
             if self._connection is not None:
                 self._connection.close()
                 self._connection = None
+
+
+SERVER_ACCESS_ROLES = ("pg_execute_server_program", "pg_read_server_files", "pg_write_server_files")
+"""PostgreSQL roles that let a member run programs on, or read/write files of, the database server."""
+
+_ROLE_POWERS = {"pg_execute_server_program": "run programs on", "pg_read_server_files": "read any file on",
+                "pg_write_server_files": "write files on"}
+_ROLE_QUERY = (
+    "SELECT r.rolname::text, r.rolsuper, ARRAY(SELECT g.rolname::text FROM pg_roles g "
+    "WHERE g.rolname = ANY(%s) AND pg_has_role(r.oid, g.oid, 'MEMBER') ORDER BY 1) "
+    "FROM pg_roles r WHERE r.rolname = current_user"
+)
+
+
+@dataclass(frozen=True)
+class SourceCheck:
+    """What ``aiq-tui sources check`` found for one source."""
+
+    name: str
+    engine: str
+    read_only: bool
+    ok: bool
+    problem: str = ""  # why it cannot be used (ok is False)
+    warnings: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "engine": self.engine, "read_only": self.read_only, "ok": self.ok,
+                "problem": self.problem, "warnings": list(self.warnings)}
+
+
+def check_source(name: str, source: SqlSource, limits: SqlLimits) -> SourceCheck:
+    """Open ``source`` and run a trivial read; for a read-only PostgreSQL source, also warn when
+    its role could reach past the database (a READ ONLY transaction does not stop a superuser's
+    ``COPY … TO PROGRAM`` or ``pg_read_file``: the parser's refusal would be all that is left)."""
+    warnings: list[str] = []
+    try:
+        source.execute("SELECT 1", None, False, limits)
+        if isinstance(source, PostgresSource) and source.read_only:
+            warnings = source.role_warnings(limits)
+    except SqlError as exc:
+        return SourceCheck(name, source.engine, source.read_only, False, str(exc).split("\nSQL:")[0])
+    return SourceCheck(name, source.engine, source.read_only, True, warnings=tuple(warnings))
 
 
 def open_source(name: str, settings: SourceSettings, home_root: Path) -> SqlSource:

@@ -24,6 +24,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 from textual.worker import Worker, WorkerState
 
 from aiq_tui.skills.model import SkillState
+from aiq_tui.terminal_text import for_terminal, printable
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
@@ -359,6 +360,7 @@ class AiqApp(App[int]):
     def _sink(self, event: Event) -> None:
         from aiq_tui.events import TokenStreamed
 
+        event = for_terminal(event)  # what the model and the tools wrote: shown escaped, never obeyed
         if isinstance(event, TokenStreamed):
             if self._open_stream is not None and self._open_stream.open:
                 self._open_stream.parts.append(event.text)
@@ -464,7 +466,7 @@ class AiqApp(App[int]):
             self._set_busy(False)
         elif isinstance(event, ErrorRaised):
             await conversation.add_notice(f"error: {event.message}", "error")
-            self.notify(event.message, title="Error", severity="error")
+            self.notify(event.message, title="Error", severity="error", markup=False)
         elif isinstance(event, RetryScheduled):
             await conversation.add_notice(
                 f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "warning")
@@ -529,7 +531,7 @@ class AiqApp(App[int]):
         if event.problems:
             self.query_one(Timeline).add("warn", f"{len(event.problems)} problem(s); last good versions kept")
             self.notify(str(self._shown_problem(event.problems[0])), title="Skill failed to load",
-                        severity="warning")
+                        severity="warning", markup=False)
         self._show_problems(self._problems())
         self.refresh_skills()
 
@@ -584,7 +586,7 @@ class AiqApp(App[int]):
             self.sub_title = "starting…"
             return
         session = self.engine.session
-        title = session.display_title if session.messages else "new session"
+        title = printable(session.display_title, one_line=True) if session.messages else "new session"
         self.sub_title = f"{self.engine.provider_label} · {title} [{session.id}]"
         if self.semantic_label:
             self.sub_title += f" · {self.semantic_label}"
@@ -638,7 +640,7 @@ class AiqApp(App[int]):
         if event.worker is self._turn_worker and event.state in (WorkerState.ERROR, WorkerState.CANCELLED,
                                                                    WorkerState.SUCCESS):
             if event.state is WorkerState.ERROR:
-                self.notify(f"turn failed: {event.worker.error}", severity="error")
+                self.notify(printable(f"turn failed: {event.worker.error}"), severity="error", markup=False)
             if event.state is not WorkerState.SUCCESS:
                 self._set_busy(False)
 

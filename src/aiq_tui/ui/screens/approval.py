@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from aiq_tui.terminal_text import approval_text, printable
 from aiq_tui.tools.base import ApprovalRequest, Decision
 
 
@@ -27,9 +28,11 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Vertical(id="approval", classes="dialog"):
-            yield Label(f"{request.title}", id="approval-title")
-            yield Label(f"tool {request.tool} · permission {request.permission}", classes="dim")
-            yield Static(request.detail, id="approval-detail", markup=False)
+            yield Label(printable(request.title, one_line=True), id="approval-title", markup=False)
+            yield Label(printable(f"tool {request.tool} · permission {request.permission}", one_line=True),
+                        classes="dim", markup=False)
+            # Every character that would run; control characters shown escaped.
+            yield Static(approval_text(request.detail), id="approval-detail", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
                 yield Button("Always (a)", id="allow_always", variant="primary")

@@ -20,6 +20,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.doctor.model import DoctorReport, Finding
+from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import plain
 
 LEVEL_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -91,7 +93,7 @@ class DoctorScreen(Screen[None]):
         for number, finding in enumerate(report.findings):
             skills = ", ".join(finding.skills[:3]) + (f" +{len(finding.skills) - 3}" if len(finding.skills) > 3 else "")
             table.add_row(Text(finding.level.value, style=LEVEL_STYLE[finding.level.value]), finding.kind.value,
-                          skills or "–", finding.title, key=str(number))
+                          plain(skills or "–"), plain(finding.title), key=str(number))
         self._show_detail()
 
     def selected(self) -> Finding | None:
@@ -103,7 +105,7 @@ class DoctorScreen(Screen[None]):
 
     def _show_detail(self) -> None:
         finding = self.selected()
-        self.query_one("#doctor-detail", Static).update(detail_text(finding) if finding else "No findings.")
+        self.query_one("#doctor-detail", Static).update(printable(detail_text(finding)) if finding else "No findings.")
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, _event: DataTable.RowHighlighted) -> None:

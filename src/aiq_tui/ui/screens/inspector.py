@@ -19,6 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.skills.model import Match, Ranking
+from aiq_tui.ui.plain import plain
 
 PHASE_STYLE = {"full": "bold green", "brief": "cyan", "meta": "dim"}
 
@@ -113,8 +114,8 @@ class InspectorScreen(Screen[None]):
         )
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
-            table.add_row(str(index + 1), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
-                          Text(phase, style=PHASE_STYLE[phase]), signal_text(match, typed), key=match.name)
+            table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", f"{match.confidence:.2f}",
+                          Text(phase, style=PHASE_STYLE[phase]), plain(signal_text(match, typed)), key=match.name)
 
     @on(DataTable.RowHighlighted, "#ranking")
     def _row(self, event: DataTable.RowHighlighted) -> None:

@@ -22,6 +22,7 @@ from aiq_tui.agent.views import SkillView
 from aiq_tui.context.model import Breakdown
 from aiq_tui.replay.state import ReplayState, event_count, state_at
 from aiq_tui.skills.model import Phase, SkillState
+from aiq_tui.ui.plain import plain
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
@@ -107,7 +108,7 @@ class ReplayScreen(Screen[None]):
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.query_one(Conversation).border_title = f"Replay (read-only): {self.title_text}"
+        self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
         timeline = self.query_one(Timeline)
         timeline.border_title = "Timeline"
         timeline.styles.height = 11

@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Label
 
 from aiq_tui.ui.messages import SessionDeleted
+from aiq_tui.ui.plain import plain
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -49,7 +50,7 @@ class SessionsScreen(ModalScreen[str | None]):
         current = getattr(self.engine.session, "id", None)
         for summary in self.engine.sessions.list():
             marker = " (current)" if summary.id == current else ""
-            table.add_row(summary.id, (summary.title or "(untitled)") + marker, summary.updated_at[:16].replace("T", " "),
+            table.add_row(summary.id, plain((summary.title or "(untitled)") + marker), summary.updated_at[:16].replace("T", " "),
                           str(summary.messages),
                           key=summary.id)
 

@@ -17,6 +17,8 @@ from textual.widgets import DataTable, Footer, Header, Markdown, Static
 
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Resource, SkillMeta
+from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import plain
 
 
 @dataclass(frozen=True)
@@ -44,13 +46,13 @@ class SkillViewerScreen(Screen[None]):
         yield Header()
         with Horizontal(id="viewer"):
             with VerticalScroll(id="viewer-body"):
-                yield Markdown(doc.body or "*(empty body)*", id="skill-body")
+                yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
             with Vertical(id="viewer-side"):
                 status = "" if doc.meta.status == "active" else f"  [{doc.meta.status}: not loaded — e enables]"
-                yield Static(f"{doc.meta.name}{status}\n{doc.location}", id="viewer-title", markup=False)
+                yield Static(printable(f"{doc.meta.name}{status}\n{doc.location}"), id="viewer-title", markup=False)
                 yield DataTable(id="frontmatter", show_cursor=False)
                 yield DataTable(id="resources", cursor_type="row")
-                yield Static(self._problem_text(doc.problems), id="viewer-problems", markup=False)
+                yield Static(printable(self._problem_text(doc.problems)), id="viewer-problems", markup=False)
         yield Footer()
 
     @staticmethod
@@ -67,15 +69,16 @@ class SkillViewerScreen(Screen[None]):
         front = self.query_one("#frontmatter", DataTable)
         front.border_title = "Frontmatter"
         front.add_columns("field", "value")
-        front.add_row("name", doc.meta.name)
-        front.add_row("description", doc.meta.description)
+        front.add_row("name", plain(doc.meta.name))
+        front.add_row("description", plain(doc.meta.description, one_line=False))
         for key, value in doc.meta.extras.items():
-            front.add_row(str(key), ", ".join(map(str, value)) if isinstance(value, list) else str(value))
+            front.add_row(plain(str(key)), plain(", ".join(map(str, value)) if isinstance(value, list) else str(value)))
         resources = self.query_one("#resources", DataTable)
         resources.border_title = f"Resources ({len(doc.resources)})"
         resources.add_columns("file", "kind", "bytes", "note")
         for resource in doc.resources:
-            resources.add_row(resource.relpath, resource.kind.value, f"{resource.size:,}", resource.rejected or "")
+            resources.add_row(plain(resource.relpath), resource.kind.value, f"{resource.size:,}",
+                              plain(resource.rejected or ""))
         problems = self.query_one("#viewer-problems", Static)
         problems.border_title = "Validation"
         problems.set_class(bool(doc.problems), "-has-problems")

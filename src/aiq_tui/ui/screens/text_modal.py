@@ -8,6 +8,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown
 
+from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import plain
+
 
 class TextModal(ModalScreen[None]):
     BINDINGS = [Binding("escape,q", "dismiss", "Close")]
@@ -19,7 +22,7 @@ class TextModal(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
-            yield Label(self.title_text, classes="dialog-title")
+            yield Label(plain(self.title_text), classes="dialog-title")
             with VerticalScroll():
-                yield Markdown(self.markdown)
+                yield Markdown(printable(self.markdown))
             yield Label("Esc closes", classes="dim")

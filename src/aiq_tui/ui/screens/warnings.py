@@ -16,6 +16,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
+from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import plain
 from aiq_tui.ui.text_fit import fit, share
 
 COLUMNS = ("severity", "file", "field", "problem", "fix")
@@ -86,7 +88,7 @@ class WarningsScreen(Screen[None]):
         for label, cell_width in zip(COLUMNS, widths):
             table.add_column(label, width=cell_width)
         for problem in self.problems:
-            table.add_row(*(fit(text, w) for text, w in zip(self.cells(problem), widths)))
+            table.add_row(*(plain(fit(printable(text, one_line=True), w)) for text, w in zip(self.cells(problem), widths)))
         if not self.problems:
             table.add_row("", "", "", "all skills loaded cleanly", "")
         if self.problems:
@@ -101,4 +103,4 @@ class WarningsScreen(Screen[None]):
         detail = self.query_one("#warning-detail", Static)
         detail.display = bool(self.problems)
         if 0 <= index < len(self.problems):
-            detail.update(self.detail(self.problems[index]))
+            detail.update(printable(self.detail(self.problems[index])))

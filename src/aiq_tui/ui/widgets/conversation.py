@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Sequence
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from aiq_tui.terminal_text import printable
+
 if TYPE_CHECKING:
     from aiq_tui.ui.widgets.answer import AnswerView
 
@@ -110,7 +112,10 @@ class Conversation(VerticalScroll):
         self.border_subtitle = ""
 
     # -- content ---------------------------------------------------------------------------
+    # Every text enters here made printable: a model's answer, a tool's output or a session
+    # file is shown with its control characters escaped, never obeyed by the terminal.
     async def add_user(self, text: str, message_id: str = "") -> None:
+        text = printable(text)
         await self._leave_welcome()
         await self.mount(UserTurn(text, message_id))
         self._arrived()
@@ -118,11 +123,12 @@ class Conversation(VerticalScroll):
     async def add_notice(self, text: str, kind: str = "info") -> None:
         if not self.is_attached:  # the app is quitting: a cancelled turn's notice has nowhere to go
             return
-        await self.mount(Notice(text, kind))
+        await self.mount(Notice(printable(text), kind))
         self._arrived()
 
     async def add_answer(self, text: str) -> None:
         """A complete answer (resumed sessions)."""
+        text = printable(text)
         await self._leave_welcome()
         from aiq_tui.ui.widgets.answer import AnswerView
 
@@ -131,6 +137,7 @@ class Conversation(VerticalScroll):
         self._arrived()
 
     async def stream(self, fragment: str) -> None:
+        fragment = printable(fragment)
         if self._answer is None:
             from aiq_tui.ui.widgets.answer import AnswerView
 
@@ -148,6 +155,7 @@ class Conversation(VerticalScroll):
             self.last_answer = answer.text
 
     async def end_answer(self, final: str, *, cancelled: bool = False) -> None:
+        final = printable(final)
         answer, self._answer = self._answer, None
         if answer is None and final and final != self.last_answer:
             from aiq_tui.ui.widgets.answer import AnswerView

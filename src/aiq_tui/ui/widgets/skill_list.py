@@ -18,6 +18,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.messages import SkillChosen
 
 if TYPE_CHECKING:
@@ -32,7 +33,8 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
     confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector."""
     name_width = max(4, width - TAIL)
-    name = view.name if len(view.name) <= name_width else view.name[: name_width - 1] + "…"
+    shown = printable(view.name, one_line=True)  # a name from a project's file
+    name = shown if len(shown) <= name_width else shown[: name_width - 1] + "…"
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")

@@ -14,6 +14,7 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from aiq_tui.skills.model import SkillState
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.widgets.skill_list import SkillList
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class SkillsPane(Vertical):
             section.set_rows(rows, flashing)
 
     def show_reason(self, text: str) -> None:
-        self.query_one("#skills-reason", Static).update(text)
+        self.query_one("#skills-reason", Static).update(printable(text))
 
     def flash(self, name: str) -> None:
         self.flashing.add(name)

@@ -13,6 +13,8 @@ from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
+from aiq_tui.terminal_text import printable
+
 KIND_STYLE = {"load": "green", "unload": "yellow", "demote": "yellow", "evict": "dark_orange", "compress": "magenta",
               "reload": "blue", "warn": "red", "tool": "cyan", "info": "dim"}
 KIND_WIDTH = 9
@@ -38,6 +40,7 @@ class Timeline(RichLog):
         return line
 
     def add(self, kind: str, text: str) -> None:
+        text = printable(text)  # shown escaped, never obeyed by the terminal
         time = self.clock().strftime("%H:%M:%S")
         self.entries.append((kind, text))
         self._times.append(time)

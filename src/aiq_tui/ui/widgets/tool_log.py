@@ -13,6 +13,9 @@ from typing import Any, Mapping
 from rich.text import Text
 from textual.widgets import DataTable
 
+from aiq_tui.terminal_text import for_terminal
+from aiq_tui.ui.plain import plain
+
 STATUS_STYLE = {"pending": "yellow", "asking": "bold yellow", "running": "cyan", "ok": "green",
                 "failed": "red", "denied": "red"}
 
@@ -63,13 +66,14 @@ class ToolLog(DataTable):
         self.add_column("args", key="args", width=48)
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
+        changes = for_terminal(changes)  # names, arguments, results: shown escaped, never obeyed
         old = self.records.get(call_id)
         record = replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
         self.records[call_id] = record
         status = Text(record.status, style=STATUS_STYLE.get(record.status, ""))
         duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
         if old is None:
-            self.add_row(record.name, status, duration, record.short_args(), key=call_id)
+            self.add_row(plain(record.name), status, duration, plain(record.short_args()), key=call_id)
             self.move_cursor(row=self.row_count - 1)
         else:
             self.update_cell(call_id, "status", status)
