@@ -1,4 +1,4 @@
-"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import``: the skills catalog, headless.
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|doctor|tune``: the skills catalog, headless.
 
 Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
 list of skills), the same object the engine and the TUI use."""
@@ -133,6 +133,12 @@ def _add_doctor(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     doctor_cmd.register(sub, parents)
 
 
+def _add_tune(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from aiq_tui.commands import tune_cmd  # `skills tune` lives in its own module
+
+    tune_cmd.register(sub, parents)
+
+
 _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "list": _add_list,
     "show": _add_show,
@@ -143,6 +149,7 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "rm": _add_rm,
     "import": _add_import,
     "doctor": _add_doctor,
+    "tune": _add_tune,
 }
 
 
