@@ -280,17 +280,18 @@ def set_description_in_file(skill_md: Path, description: str, expected: str | No
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise StoreError(f"{path}: cannot read: {exc}") from exc
-    before = parse_skill_text(text, path)
-    if before.fields is None:
+    before = parse_skill_text(text, path).meta_fields
+    if before is None:
         raise StoreError(f"{path}: the frontmatter does not parse; fix it first")
-    if expected is not None and str(before.fields.get("description", "")).strip() != expected.strip():
+    if expected is not None and str(before.get("description", "")).strip() != expected.strip():
         raise StoreError(f"{path}: the description changed on disk since it was read; run again")
     updated = set_frontmatter_field(text, "description", description)
-    after = parse_skill_text(updated, path)
-    unchanged = after.fields is not None and {k: v for k, v in after.fields.items() if k != "description"} == {
-        k: v for k, v in before.fields.items() if k != "description"}
-    if after.fields is None or not unchanged or str(after.fields.get("description", "")).strip() != description.strip() \
-            or after.body != before.body:
+    parsed = parse_skill_text(updated, path)
+    after = parsed.meta_fields
+    others = {key: value for key, value in before.items() if key != "description"}
+    if after is None or {k: v for k, v in after.items() if k != "description"} != others \
+            or str(after.get("description", "")).strip() != description.strip() \
+            or parsed.body != parse_skill_text(text, path).body:
         raise StoreError(f"{path}: the new description could not be written without changing other fields; "
                          "nothing was written")
     atomic_write(path, updated)
