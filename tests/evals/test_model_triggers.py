@@ -211,3 +211,30 @@ def test_llm_needs_a_trigger_set(skills: Path, tmp_path: Path, capsys: pytest.Ca
     tsv.write_text("make a gif\tgif-maker\n")
     assert main(["match", "--eval", str(tsv), "--llm", "--skills-dir", str(skills)]) == 2
     assert "--llm does not apply to a TSV" in capsys.readouterr().err
+
+
+def test_tune_llm_asks_the_model_for_a_description_each_round(skills: Path, eval_set: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    proposal = "Make animated GIFs and maybe PNG stickers for Slack reactions."
+
+    def respond(request: RecordedRequest) -> Reply:
+        assert "<current_description>" in last_user_text(request.body)
+        return sse_reply(openai_text_stream([f"<new_description>{proposal}</new_description>"]))
+
+    emoji = [{"query": f"an emoji sticker of a {animal}", "should_trigger": True}
+             for animal in ("cat", "dog", "fox", "owl", "cow")]
+    other = [{"query": f"weather forecast for {city}", "should_trigger": False}
+             for city in ("Lisbon", "Paris", "Oslo", "Rome", "Bern")]
+    eval_set.write_text(json.dumps(emoji + other), encoding="utf-8")  # the gif skill misses every sticker
+    with ThreadedModel(respond) as model:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        code = main(["skills", "tune", "gif-maker", "--eval", str(eval_set), "--skills-dir", str(skills),
+                     "--llm", "--provider", "openai", "--rounds", "1", "--json"])
+        asked = len(model.server.requests)
+    out = capsys.readouterr().out
+    assert code == 0 and asked == 1
+    data = json.loads(out)
+    assert any(h["origin"] == "model proposal" and h["description"] == proposal for h in data["history"])
+    assert data["model_proposals_failed"] == []
