@@ -238,3 +238,20 @@ def test_tune_llm_asks_the_model_for_a_description_each_round(skills: Path, eval
     data = json.loads(out)
     assert any(h["origin"] == "model proposal" and h["description"] == proposal for h in data["history"])
     assert data["model_proposals_failed"] == []
+
+
+def test_tune_llm_with_a_refused_key_asks_once_and_exits_1(skills: Path, eval_set: Path,
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    emoji = [{"query": f"an emoji sticker of a {animal}", "should_trigger": True} for animal in ("cat", "dog", "fox")]
+    other = [{"query": f"weather forecast for {city}", "should_trigger": False} for city in ("Lisbon", "Oslo", "Rome")]
+    eval_set.write_text(json.dumps(emoji + other), encoding="utf-8")
+    with ThreadedModel(lambda request: json_reply(401, {"error": {"message": "bad key"}})) as model:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        code = main(["skills", "tune", "gif-maker", "--eval", str(eval_set), "--skills-dir", str(skills),
+                     "--llm", "--provider", "openai", "--json"])
+        asked = len(model.server.requests)
+    captured = capsys.readouterr()
+    assert code == 1 and asked == 1
+    assert json.loads(captured.out)["model_proposals_failed"] and "--llm" in captured.err

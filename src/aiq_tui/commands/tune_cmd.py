@@ -5,7 +5,7 @@ Registered under ``skills`` by :mod:`aiq_tui.commands.skills_cmd`. The loop
 collection; each candidate that would win is checked for new collisions with the doctor's
 routing check. ``--write`` replaces only the description in SKILL.md; without it nothing is
 written. Exit 0 when the run completed (improved or not), 1 when ``--write`` failed or every
-model call failed, 2 on usage errors.
+``--llm`` call failed (a refused key stops asking after the first), 2 on usage errors.
 """
 
 from __future__ import annotations
@@ -115,12 +115,15 @@ def _tune(args: argparse.Namespace) -> int:
         except (StoreError, OSError) as exc:
             print(f"aiq-tui skills tune: not written: {exc}", file=sys.stderr)
             code = EXIT_FAILED
-    if option(args, "llm") and result.proposals_failed and len(result.proposals_failed) >= result.rounds > 0:
-        code = EXIT_FAILED if code == EXIT_OK and not result.changed else code
+    if option(args, "llm") and result.rounds and len(result.proposals_failed) >= result.rounds:
+        # Every model call failed: the evidence candidates are reported, but what was asked for
+        # (the model's proposals) did not happen.
+        print(f"aiq-tui skills tune: --llm: {result.proposals_failed[-1]}", file=sys.stderr)
+        code = EXIT_FAILED
     if option(args, "json"):
         print_json(_result_json(result, path, matcher_size, written, bool(option(args, "write"))))
     else:
-        _print_result(make_console(args), result, path, matcher_size, written, bool(option(args, "write")), meta)
+        _print_result(make_console(args), result, path, matcher_size, written, bool(option(args, "write")))
     return code
 
 
@@ -213,7 +216,7 @@ def _model_proposer(args: argparse.Namespace, workspace: Any) -> "tuple[Callable
     import asyncio
 
     from aiq_tui.conversation import Message, Role
-    from aiq_tui.llm.base import TextDelta
+    from aiq_tui.llm.base import ProviderError, TextDelta
     from aiq_tui.llm.factory import create_provider
     from aiq_tui.ranking.tune import proposal_prompt
 
@@ -226,6 +229,7 @@ def _model_proposer(args: argparse.Namespace, workspace: Any) -> "tuple[Callable
         print("aiq-tui skills tune: --llm with the offline demo provider proposes nothing useful; pass "
               "--provider with a configured model", file=sys.stderr)
     loop = asyncio.new_event_loop()
+    fatal: list[ProviderError] = []
     settings = workspace.config.llm.providers.get(provider.name)
     max_tokens = min(1024, settings.max_output_tokens) if settings is not None else 1024
 
@@ -238,8 +242,15 @@ def _model_proposer(args: argparse.Namespace, workspace: Any) -> "tuple[Callable
         return "".join(parts)
 
     def propose(request: "ProposalRequest") -> str:
+        if fatal:
+            raise fatal[0]  # a refused key or an unknown model: asking again would fail alike
         print(f"asking {provider.name} · {provider.model} for a description …", file=sys.stderr)
-        return loop.run_until_complete(ask(request))
+        try:
+            return loop.run_until_complete(ask(request))
+        except ProviderError as exc:
+            if not exc.retryable:
+                fatal.append(exc)
+            raise
 
     def close() -> None:
         loop.run_until_complete(provider.aclose())
@@ -304,7 +315,7 @@ def _result_json(result: "TuneResult", path: Path, skills: int, written: str | N
 
 
 def _print_result(console: "Console", result: "TuneResult", path: Path, skills: int, written: str | None,
-                  write: bool, meta: "SkillMeta") -> None:
+                  write: bool) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -341,7 +352,7 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print(f"\nstill failing ({len(failing)}):")
         for verdict in failing:
             expected = "should trigger" if verdict.case.should_trigger else "should not trigger"
-            cause = _cause(verdict, meta)
+            cause = _cause(verdict, best.description)
             console.print(f"  ✗ {expected}: {verdict.case.query!r}{cause}", soft_wrap=True)
     for failure in result.proposals_failed:
         console.print(f"model proposal unused — {failure}", soft_wrap=True)
@@ -351,14 +362,22 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print("\nnot written: pass --write to replace the description in SKILL.md", soft_wrap=True)
 
 
-def _cause(verdict: Any, meta: "SkillMeta") -> str:
+def _cause(verdict: Any, description: str) -> str:
     """Why a failure may be out of the description's reach."""
+    from aiq_tui.ranking.description_edits import exclusion_terms
+    from aiq_tui.ranking.tokenize import name_terms
+
     match = verdict.match
     if match is None:
         return " — no query word is in its name or description"
     fields = {signal.field for signal in match.signals}
-    if not verdict.case.should_trigger and fields and fields <= {"name", "rank-rule"}:
-        return " — matched by the skill's name alone (a description change cannot fix it)"
+    scored = {signal.term for signal in match.signals if signal.field != "rank-rule"}
+    if not verdict.case.should_trigger and scored and scored <= set(name_terms(match.name)):
+        return " — matched by words of the skill's name (a description change cannot fix it)"
+    described = {signal.term for signal in match.signals if signal.field == "description"}
+    if not verdict.case.should_trigger and described and described <= exclusion_terms(description) \
+            and fields <= {"name", "description", "rank-rule"}:
+        return " — matched by the words of a 'not for' sentence (a keyword matcher reads no negation)"
     if verdict.loaded:
         return f" — loaded ({verdict.phase.label}), confidence {match.confidence:.2f}"
     return f" — ranked {verdict.rank}, confidence {match.confidence:.2f}"

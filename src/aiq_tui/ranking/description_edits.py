@@ -214,7 +214,9 @@ def drop_word(description: str, term: str) -> str | None:
     return out if out and out != text else None
 
 
-_EXCLUSION = re.compile(r"\b(not for|not when|don['’]t use|do not use|never use|skip|except|unless|avoid)\b",
+# A boundary: "not for …", "do not use it when …", or a sentence that opens with "Skip" / "Avoid"
+# / "Never" ("don't skip because …" is not one).
+_EXCLUSION = re.compile(r"\bnot (for|when|if)\b|\b(don['’]t|do not|never) use\b|^\W*(skip|avoid|never|except)\b",
                         re.IGNORECASE)
 
 
@@ -222,6 +224,16 @@ def is_exclusion(text: str) -> bool:
     """Whether a piece of description says when *not* to use the skill: a keyword judge reads its
     words as reasons to load the skill, but the model reads them as a boundary — never cut."""
     return _EXCLUSION.search(text) is not None
+
+
+def exclusion_terms(description: str) -> set[str]:
+    """Terms only the exclusion sentences of ``description`` use: a query that meets the skill
+    through them alone met a boundary, not a reason to load it."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for sentence in _sentences(description):
+        (inside if is_exclusion(sentence.text()) else outside).update(_terms(sentence.text()))
+    return inside - outside
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -269,5 +281,6 @@ def shorten(description: str, limit: int, worth: Callable[[str], float]) -> str 
     return text
 
 
-__all__ = ["ADDED_LEAD", "Unit", "add_words", "drop_units", "drop_word", "is_exclusion", "remove_term",
+__all__ = ["ADDED_LEAD", "Unit", "add_words", "drop_units", "drop_word", "exclusion_terms", "is_exclusion",
+           "remove_term",
            "removable_units", "shorten"]
