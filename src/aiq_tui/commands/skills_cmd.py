@@ -36,9 +36,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     ``skills list`` reads none of the others). An unknown word gets them all, so the "invalid
     choice" error lists them."""
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate, create, import, enable/disable and remove skills",
+        "skills", parents=parents, help="list, show, validate, create, import, enable/disable, remove, check (doctor) and tune skills",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
-                    "enable or disable them (status), and delete them.",
+                    "enable or disable them (status), delete them, check the whole collection (doctor) and "
+                    "tune a description against its trigger evals (tune).",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
     for name, add in _ACTIONS.items():  # in the order --help lists them
