@@ -286,6 +286,24 @@ class DoctorSettings(_Section):
     """Collection sizes at which the catalog cost is projected."""
 
 
+class EvalSettings(_Section):
+    """Trigger evals and the description tuner (``match --eval``, ``skills tune``); the
+    defaults are skill-creator's ``run_loop`` defaults, so the two loops split and judge alike."""
+
+    holdout: Annotated[float, Meta(ge=0, lt=1)] = 0.4
+    """Share of each class (should / should not trigger) held out as the test set."""
+    seed: int = 42
+    """Seed of the train/test split (the same seed gives the same split)."""
+    iterations: PositiveInt = 5
+    """Rounds of ``skills tune``: each builds candidates from the best description's train failures."""
+    runs: PositiveInt = 3
+    """With ``--llm``: how many times each query is sent to the model."""
+    trigger_rate: PositiveFraction = 0.5
+    """With ``--llm``: a query counts as triggered when the model loads the skill in this share of runs."""
+    concurrency: PositiveInt = 4
+    """With ``--llm``: requests in flight at once."""
+
+
 class AgentSettings(_Section):
     max_tool_rounds: PositiveInt = 25
     """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
@@ -375,6 +393,7 @@ class AppConfig(_Section):
     ui: UISettings = field(default_factory=UISettings)
     doctor: DoctorSettings = field(default_factory=DoctorSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    evals: EvalSettings = field(default_factory=EvalSettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Callable, Iterable, Literal, Sequence
 
 End = Literal["complete", "drop", "stall"]
 
@@ -60,8 +60,9 @@ def rechunk(reply: Reply, size: int) -> Reply:
 class FakeModelServer:
     """``async with FakeModelServer([reply, ...]) as server: server.base_url``."""
 
-    def __init__(self, replies: Sequence[Reply] = ()):
+    def __init__(self, replies: Sequence[Reply] = (), respond: "Callable[[RecordedRequest], Reply] | None" = None):
         self.replies = list(replies)
+        self.respond = respond  # when given: the reply to each request, chosen from the request
         self.requests: list[RecordedRequest] = []
         self.disconnected = asyncio.Event()  # a client went away while we were streaming
         self._server: asyncio.base_events.Server | None = None
@@ -112,7 +113,10 @@ class FakeModelServer:
         raw = await reader.readexactly(int(headers.get("content-length", "0")))
         body: Any = json.loads(raw) if raw else None
         self.requests.append(RecordedRequest(method, path, headers, body))
-        reply = self.replies.pop(0) if self.replies else json_reply(500, {"error": {"message": "no scripted reply"}})
+        if self.respond is not None:
+            reply = self.respond(self.requests[-1])
+        else:
+            reply = self.replies.pop(0) if self.replies else json_reply(500, {"error": {"message": "no scripted reply"}})
         status_line = f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}\r\n"
         head_out = status_line + "".join(f"{k}: {v}\r\n" for k, v in reply.headers.items())
         head_out += "transfer-encoding: chunked\r\n\r\n"

@@ -245,6 +245,10 @@ class FakeEngine:
     def subscribe(self, sink: Callable[[Event], None]) -> None:
         self._sinks.append(sink)
 
+    def unsubscribe(self, sink: Callable[[Event], None]) -> None:
+        if sink in self._sinks:
+            self._sinks.remove(sink)
+
     def emit(self, event: Event) -> None:
         for sink in self._sinks:
             sink(event)

@@ -147,6 +147,30 @@ class TestScreens:
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
+    def test_trigger_eval_view(self, snap_compare, tmp_path: Path) -> None:
+        import json
+
+        from aiq_tui.ui.screens.trigger_eval import TriggerEvalScreen
+
+        app, _ = make_app(tmp_path)
+        evals = tmp_path / ".aiqconfig" / "skills" / "sql-analyst" / "evals"
+        evals.mkdir(parents=True)
+        (evals / "trigger_eval.json").write_text(json.dumps([
+            {"query": "which sql tables hold our customers", "should_trigger": True},
+            {"query": "explain the query plan of this report", "should_trigger": True},
+            {"query": "draw a chart of monthly sales", "should_trigger": False},
+            {"query": "summarise the tables in this pdf", "should_trigger": False},
+        ]), encoding="utf-8")
+
+        async def run_before(pilot: Pilot) -> None:
+            await pilot.pause()
+            pilot.app.action_trigger_eval("sql-analyst")
+            await wait_until(lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1,
+                             "the trigger evals scored")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
     def test_warnings_panel(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
         assert snap_compare(app, terminal_size=SIZE, press=["f6"])

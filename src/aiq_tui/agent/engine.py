@@ -388,14 +388,16 @@ class Engine:
         return True
 
     # -- prompt and budget ------------------------------------------------------------------------
-    def _tool_specs(self) -> list[ToolSpec]:
+    def _tool_specs(self, loaded: Any = None) -> list[ToolSpec]:
         """Built-in tools and use_skill always; a ``skill_<name>`` tool only while its skill is
-        loaded — thousands of skills must not turn into thousands of tool definitions; MCP
-        tools as many as fit ``mcp.tools_share`` (those the active skills name first)."""
+        loaded (in ``loaded``, default the conversation's) — thousands of skills must not turn
+        into thousands of tool definitions; MCP tools as many as fit ``mcp.tools_share`` (those
+        the conversation's active skills name first)."""
+        loaded = self.skills if loaded is None else loaded
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
-            if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in self.skills:
+            if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in loaded:
                 continue
             if name.startswith("mcp__"):
                 continue  # offered below, within their share
@@ -422,11 +424,26 @@ class Engine:
 
     def current_prompt(self) -> Prompt:
         """The prompt the next request would send (system, history, tools, breakdown)."""
+        return self._build_prompt(self.skills.catalog_entries(), self.skills.loaded(),
+                                  tuple(self.session.messages), self._tool_specs())
+
+    def catalog_prompt(self, query: str) -> Prompt:
+        """The request a new conversation sends for ``query`` before any skill is disclosed:
+        the catalog (ranked for the query), the use_skill instructions and the tools, no skill
+        section — what a model decides from when it chooses to call ``use_skill`` (what
+        skill-creator's trigger eval measures; ``match --eval --llm`` sends it). Nothing is
+        sent, saved or emitted, and the conversation in progress is untouched."""
+        ranking = self.matcher.rank(query, top_k=None)
+        return self._build_prompt(self.skills.catalog_entries(ranking), (), (Message(Role.USER, query, id="m1"),),
+                                  self._tool_specs(loaded=()))
+
+    def _build_prompt(self, catalog: Sequence[tuple[str, str]], loaded: Sequence[Any],
+                      history: Sequence[Message], tools: list[ToolSpec]) -> Prompt:
         inputs = PromptInputs(
-            catalog=self.skills.catalog_entries() if self.config.skills.enabled else (),
-            loaded=self.skills.loaded(),
-            history=tuple(self.session.messages),
-            tools=self._tool_specs(),
+            catalog=catalog if self.config.skills.enabled else (),
+            loaded=loaded,
+            history=history,
+            tools=tools,
             window=self.window,
             reserve=self.reserve,
             window_source=self.window_info.label,

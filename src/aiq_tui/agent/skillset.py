@@ -114,9 +114,11 @@ class LoadedSkills:
         return tuple(SkillCost(name, slot.skill.state, slot.tokens, self._relevance(name))
                      for name, slot in self._slots.items())
 
-    def catalog_entries(self) -> list[tuple[str, str]]:
-        """``(name, description)`` of every skill, best-ranked (last query) first, then by name."""
-        ranked = [name for name, _ in sorted(self._matches.items(), key=lambda item: (-item[1].score, item[0]))]
+    def catalog_entries(self, ranking: Ranking | None = None) -> list[tuple[str, str]]:
+        """``(name, description)`` of every skill, best-ranked first (by ``ranking``, else the
+        last query's), then by name."""
+        matches = self._matches if ranking is None else {match.name: match for match in ranking.matches}
+        ranked = [name for name, _ in sorted(matches.items(), key=lambda item: (-item[1].score, item[0]))]
         entries = []
         seen = set()
         for name in ranked:

@@ -26,7 +26,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "--explain NAME says why a skill did not match; --explain alone explains the "
             "top-k and the near misses. With the semantic extra and a model (aiq-tui models "
             "install minilm) the ranking adds an embedding similarity; skill vectors missing "
-            "from the cache are computed first. --eval FILE scores a labelled TSV instead."
+            "from the cache are computed first. --eval FILE scores an eval set instead: a TSV of "
+            "'query<TAB>expected skill' (hit@k, MRR), or skill-creator's trigger set, a JSON list of "
+            '{"query": ..., "should_trigger": true|false} (recall, false triggers, precision, F1 per '
+            "skill; with --llm also what the configured model does)."
         ),
     )
     parser.add_argument("query", metavar="QUERY", nargs="?", help="the user's request, quoted")
@@ -37,11 +40,28 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser.add_argument("--context", action="append", default=[], metavar="TEXT",
                         help="an earlier user message, down-weighted (repeatable)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
-    parser.add_argument("--eval", metavar="FILE",
-                        help="evaluate a TSV of 'query<TAB>expected skill' lines (# = comment): hit@1, hit@3, "
-                             "MRR@10, latency and every miss with what beat it")
+    parser.add_argument("--eval", metavar="FILE", action="append",
+                        help="evaluate an eval set (repeatable): a TSV of 'query<TAB>expected skill' lines "
+                             "(# = comment, an optional header row): hit@1, hit@3, MRR@10, latency and every "
+                             "miss; or a trigger set (skill-creator's JSON list of query/should_trigger, e.g. "
+                             "SKILL/evals/trigger_eval.json): per skill recall (loaded brief or full, and at "
+                             "full), false triggers, precision, F1 and every failure with its scores")
     parser.add_argument("--min-hit3", type=float, metavar="X",
-                        help="with --eval: exit 1 when hit@3 is below X (for CI)")
+                        help="with a TSV --eval: exit 1 when hit@3 is below X (for CI)")
+    parser.add_argument("--skill", metavar="NAME",
+                        help="with a trigger --eval: the skill the queries are for (items without a "
+                             "\"skill\" key; default: the skill folder the file sits in)")
+    parser.add_argument("--min-recall", type=float, metavar="X",
+                        help="with a trigger --eval: exit 1 when a skill's recall is below X")
+    parser.add_argument("--max-false-rate", type=float, metavar="X",
+                        help="with a trigger --eval: exit 1 when a skill loads for more than X of its "
+                             "should-not queries")
+    parser.add_argument("--llm", action="store_true",
+                        help="with a trigger --eval: also send each query, with the catalog the engine "
+                             "builds, to the configured provider (--provider) and report how often the model "
+                             "calls use_skill for the skill")
+    parser.add_argument("--runs", type=int, metavar="N",
+                        help="with --llm: requests per query (default: config evals.runs, 3)")
     parser.add_argument("--keyword-only", action="store_true",
                         help="rank with the keyword signal alone, even when a semantic model is installed")
     parser.set_defaults(handler=_match)
@@ -75,23 +95,20 @@ def _match(args: argparse.Namespace) -> int:
     if option(args, "eval") is None and not args.query:
         print("aiq-tui match: give a QUERY (or --eval FILE)", file=sys.stderr)
         return EXIT_USAGE
-    if option(args, "min_hit3") is not None and option(args, "eval") is None:
-        print("aiq-tui match: --min-hit3 needs --eval FILE", file=sys.stderr)
+    for flag in ("min_hit3", "skill", "min_recall", "max_false_rate", "llm", "runs"):
+        if _given(args, flag) and option(args, "eval") is None:
+            print(f"aiq-tui match: --{flag.replace('_', '-')} needs --eval FILE", file=sys.stderr)
+            return EXIT_USAGE
+    if option(args, "runs") is not None and (args.runs < 1 or not option(args, "llm")):
+        print("aiq-tui match: --runs takes a number ≥ 1, with --llm", file=sys.stderr)
         return EXIT_USAGE
+    if option(args, "eval") is not None:
+        return _eval_files(args, top)
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
     config = workspace.config
     top_k = top or config.matching.top_k
-    if option(args, "eval") is not None:
-        from aiq_tui.ranking.evaluate import EvalFileError, read_cases
-
-        try:
-            cases = read_cases(Path(args.eval))
-        except EvalFileError as exc:
-            print(f"aiq-tui match: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-        return _evaluate(args, workspace, _open_matcher(args, workspace), cases, top or 3)
     matcher = _open_matcher(args, workspace)
     context = tuple(option(args, "context") or ())
     ranking = matcher.rank(args.query, context=context, top_k=None)
@@ -202,6 +219,70 @@ def _print_explanations(args: argparse.Namespace, explanations: list["Explanatio
 
 # -- --eval ---------------------------------------------------------------------------------------
 
+_TRIGGER_ONLY = ("skill", "min_recall", "max_false_rate", "llm")
+
+
+def _given(args: argparse.Namespace, flag: str) -> bool:
+    value = option(args, flag)
+    return value is not None and value is not False
+
+
+def _eval_files(args: argparse.Namespace, top: int | None) -> int:
+    """A TSV (hit@k) or trigger sets (recall, false triggers, precision, F1), by the files' format."""
+    from aiq_tui.ranking.evaluate import EvalFileError, read_cases
+    from aiq_tui.ranking.trigger_eval import is_trigger_file
+
+    paths = [Path(path) for path in args.eval]
+    kinds = set()
+    for path in paths:
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")[:512]
+        except OSError as exc:
+            print(f"aiq-tui match: {path}: cannot read ({exc.strerror or exc})", file=sys.stderr)
+            return EXIT_USAGE
+        kinds.add("trigger" if is_trigger_file(path, head) else "tsv")
+    if len(kinds) > 1:
+        print("aiq-tui match: give either TSV files (query<TAB>skill) or trigger sets (JSON), not both",
+              file=sys.stderr)
+        return EXIT_USAGE
+    trigger = kinds == {"trigger"}
+    wrong = [flag for flag in (_TRIGGER_ONLY if not trigger else ("min_hit3",)) if _given(args, flag)]
+    if wrong:
+        kind = "a TSV" if not trigger else "a trigger set"
+        print(f"aiq-tui match: --{wrong[0].replace('_', '-')} does not apply to {kind}", file=sys.stderr)
+        return EXIT_USAGE
+    if trigger:
+        return _evaluate_triggers(args)
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    try:
+        cases = [case for path in paths for case in read_cases(path)]
+    except EvalFileError as exc:
+        print(f"aiq-tui match: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return _evaluate(args, workspace, _open_matcher(args, workspace), cases, top or 3)
+
+
+def _evaluate_triggers(args: argparse.Namespace) -> int:
+    from aiq_tui.commands import trigger_report
+    from aiq_tui.commands.common import open_engine
+    from aiq_tui.ranking.evaluate import EvalFileError
+
+    engine = open_engine(args) if option(args, "llm") else None
+    if option(args, "llm") and engine is None:
+        return EXIT_USAGE
+    workspace = engine.workspace if engine is not None else open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    try:
+        cases = trigger_report.read_trigger_files([Path(p) for p in args.eval], workspace.catalog,
+                                                  option(args, "skill"))
+    except EvalFileError as exc:
+        print(f"aiq-tui match: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return trigger_report.run(args, workspace, _open_matcher(args, workspace), cases, engine)
+
 
 def _evaluate(args: argparse.Namespace, workspace: Any, matcher: Any, cases: list["Case"], top: int) -> int:
     from aiq_tui.ranking.evaluate import evaluate
@@ -212,7 +293,8 @@ def _evaluate(args: argparse.Namespace, workspace: Any, matcher: Any, cases: lis
     passed = threshold is None or report.hit3 >= threshold
     if option(args, "json"):
         print_json({
-            "file": str(args.eval), "signals_used": list(matcher.signals_used), "skills": len(matcher.index),
+            "file": str(args.eval[0]), "files": [str(path) for path in args.eval], "kind": "ranking",
+            "signals_used": list(matcher.signals_used), "skills": len(matcher.index),
             **report.figures(), "min_hit3": threshold, "passed": passed,
             "unknown_skills": list(report.unknown),
             "misses": [_miss_json(miss) for miss in report.misses],
@@ -238,7 +320,7 @@ def _print_report(args: argparse.Namespace, report: "Report", matcher: Any, thre
     console.print(f"{figures}  MRR@10 {report.mrr:.3f}")
     console.print(f"latency per query: p50 {report.latency_ms_p50:.2f} ms, p95 {report.latency_ms_p95:.2f} ms")
     for name in report.unknown:
-        console.print(f"warning: no skill named {name!r} is indexed (a typo in {args.eval}?)")
+        console.print(f"warning: no skill named {name!r} is indexed (a typo in {', '.join(args.eval)}?)")
     if report.misses:
         console.print(f"\n{len(report.misses)} miss(es) (expected skill not in the top {report.top}):")
         for miss in report.misses:

@@ -1,4 +1,4 @@
-"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import``: the skills catalog, headless.
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|doctor|tune``: the skills catalog, headless.
 
 Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
 list of skills), the same object the engine and the TUI use."""
@@ -36,9 +36,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     ``skills list`` reads none of the others). An unknown word gets them all, so the "invalid
     choice" error lists them."""
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate, create, import, enable/disable and remove skills",
+        "skills", parents=parents, help="list, show, validate, create, import, enable/disable, remove, check (doctor) and tune skills",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
-                    "enable or disable them (status), and delete them.",
+                    "enable or disable them (status), delete them, check the whole collection (doctor) and "
+                    "tune a description against its trigger evals (tune).",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
     for name, add in _ACTIONS.items():  # in the order --help lists them
@@ -133,6 +134,12 @@ def _add_doctor(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     doctor_cmd.register(sub, parents)
 
 
+def _add_tune(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from aiq_tui.commands import tune_cmd  # `skills tune` lives in its own module
+
+    tune_cmd.register(sub, parents)
+
+
 _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "list": _add_list,
     "show": _add_show,
@@ -143,6 +150,7 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "rm": _add_rm,
     "import": _add_import,
     "doctor": _add_doctor,
+    "tune": _add_tune,
 }
 
 

@@ -1,7 +1,7 @@
 """Evaluate a matcher on labelled queries: hit@1, hit@3, MRR@10, latency and each miss.
 
 The input is a TSV of ``query<TAB>expected skill name`` (blank lines and ``#`` lines are
-comments). ``aiq-tui match --eval FILE`` runs it against the discovered skills and
+comments; a first row of column names such as ``query<TAB>skill`` is a header, not a query). ``aiq-tui match --eval FILE`` runs it against the discovered skills and
 ``make bench`` runs the same :func:`evaluate` on MetaTool, so the two report the same
 figures the same way.
 """
@@ -70,11 +70,16 @@ def read_cases(path: Path) -> list[Case]:
     except (OSError, UnicodeDecodeError) as exc:
         raise EvalFileError(f"{path}: cannot read ({exc})") from None
     cases = []
+    first = True
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
         parts = raw.rstrip("\r\n").split("\t")
+        if first and is_header(parts):
+            first = False
+            continue
+        first = False
         if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
             raise EvalFileError(
                 f"{path}:{number}: expected 'query<TAB>skill name', got {raw[:60]!r} "
@@ -84,6 +89,20 @@ def read_cases(path: Path) -> list[Case]:
     if not cases:
         raise EvalFileError(f"{path}: no labelled queries (lines of 'query<TAB>skill name')")
     return cases
+
+
+# Column names a TSV's first row may carry (``query<TAB>skill``, ``prompt<TAB>expected``, …).
+QUERY_COLUMNS = frozenset({"query", "queries", "prompt", "question", "request", "input", "text", "utterance"})
+SKILL_COLUMNS = frozenset({"skill", "skills", "expected", "expected_skill", "expected skill", "skill_name",
+                           "name", "tool", "label", "target"})
+
+
+def is_header(parts: Sequence[str]) -> bool:
+    """Whether a TSV row names the columns (``query<TAB>skill``) rather than being a case."""
+    if len(parts) != 2:
+        return False
+    first, second = (part.strip().lower().lstrip("#").strip() for part in parts)
+    return first in QUERY_COLUMNS and second in SKILL_COLUMNS
 
 
 def _percentile(values: Sequence[float], share: float) -> float:
@@ -130,4 +149,4 @@ def evaluate(
     )
 
 
-__all__ = ["Case", "EvalFileError", "Miss", "Report", "evaluate", "read_cases", "score_ranks", "MRR_DEPTH"]
+__all__ = ["Case", "EvalFileError", "Miss", "Report", "evaluate", "is_header", "read_cases", "score_ranks", "MRR_DEPTH"]

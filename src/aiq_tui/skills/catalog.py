@@ -35,6 +35,7 @@ from aiq_tui.skills.store import (
     SkillEntry,
     StoreError,
     remove_skill_folder,
+    set_description_in_file,
     set_status_in_file,
     write_resource,
     write_skill,
@@ -358,6 +359,20 @@ class SkillCatalog:
         if found is None:
             problems = "; ".join(str(p) for p in self._problems if p.path and str(p.path).startswith(str(meta_path.parent)))
             raise StoreError(f"skill {name!r} did not load after the change" + (f": {problems}" if problems else ""))
+        return found
+
+    def set_description(self, name: str, description: str, expected: str | None = None) -> SkillMeta:
+        """Replace the skill's description in its SKILL.md (only that field; atomic write; refused
+        when the file's description is no longer ``expected``) and rescan."""
+        meta = self.find(name)
+        if meta is None:
+            self.require(name)
+            raise AssertionError  # pragma: no cover
+        set_description_in_file(meta.path, description, expected)
+        self._refresh()
+        found = self.find(name)
+        if found is None:
+            raise StoreError(f"skill {name!r} did not load after the change")
         return found
 
     def _renamed_disabled(self, name: str) -> Path | None:

@@ -275,10 +275,46 @@ def set_frontmatter_field(text: str, key: str, value: str) -> str:
             end = index + 1  # a multi-line value continues on indented lines
             while end < close and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
                 end += 1
+            while end > index + 1 and not lines[end - 1].strip():
+                end -= 1  # blank lines after the value separate it from the next key: kept
             lines[index:end] = [rendered]
             return newline.join(lines)
     lines.insert(close, rendered)
     return newline.join(lines)
+
+
+def set_description_in_file(skill_md: Path, description: str, expected: str | None = None) -> None:
+    """Replace the frontmatter ``description`` of a SKILL.md (atomic write); every other byte of
+    the file stays as it was. With ``expected``, refuse (:class:`StoreError`) when the file's
+    description is no longer that text — it was edited since it was read. The result is parsed
+    back before it is written: nothing is written unless it reads as the new description with
+    every other field unchanged."""
+    from aiq_tui.skills.validate import DESCRIPTION_MAX
+
+    if not description.strip():
+        raise StoreError(f"{skill_md}: a description cannot be empty")
+    if len(description) > DESCRIPTION_MAX:
+        raise StoreError(f"{skill_md}: the description is {len(description)} characters; the limit is {DESCRIPTION_MAX}")
+    path = Path(skill_md)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{path}: cannot read: {exc}") from exc
+    before = parse_skill_text(text, path).meta_fields
+    if before is None:
+        raise StoreError(f"{path}: the frontmatter does not parse; fix it first")
+    if expected is not None and str(before.get("description", "")).strip() != expected.strip():
+        raise StoreError(f"{path}: the description changed on disk since it was read; run again")
+    updated = set_frontmatter_field(text, "description", description)
+    parsed = parse_skill_text(updated, path)
+    after = parsed.meta_fields
+    others = {key: value for key, value in before.items() if key != "description"}
+    if after is None or {k: v for k, v in after.items() if k != "description"} != others \
+            or str(after.get("description", "")).strip() != description.strip() \
+            or parsed.body != parse_skill_text(text, path).body:
+        raise StoreError(f"{path}: the new description could not be written without changing other fields; "
+                         "nothing was written")
+    atomic_write(path, updated)
 
 
 def set_status_in_file(skill_md: Path, status: str) -> None:

@@ -1052,6 +1052,20 @@ class AiqApp(App[int]):
                                  validation_problems(meta, self.engine.config.skills), self.shown(meta.path))
         self.push_screen(SkillViewerScreen(document))
 
+    def action_trigger_eval(self, name: str = "") -> None:
+        """The trigger eval view of ``name`` (default: the Active skill)."""
+        from aiq_tui.skills.model import SkillState
+        from aiq_tui.ui.screens.trigger_eval import TriggerEvalScreen, eval_file_of
+
+        if not name:
+            name = next((v.name for v in self.engine.skill_views() if v.state is SkillState.ACTIVE), "")
+        meta = self.engine.workspace.catalog.get(name) if name else None
+        if meta is None:
+            self.notify("Which skill? Open it in the viewer and press t, or type 'Trigger evals' and its name "
+                        "in the palette.", severity="warning")
+            return
+        self.push_screen(TriggerEvalScreen(self.engine, name, self.shown(eval_file_of(meta))))
+
     async def on_session_deleted(self, message: SessionDeleted) -> None:
         """Deleting the session in use starts a new one; otherwise its next turn would write
         the deleted file back with all its old messages."""

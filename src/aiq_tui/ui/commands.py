@@ -13,6 +13,8 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Sessions", "Resume, replay, rename or delete saved sessions", "sessions"),
     ("Replay session", "Step through this session's turns and events (read-only)", "replay"),
     ("Skills doctor", "Collisions, unreachable skills, budget hogs, risky content, spec problems", "doctor"),
+    ("Trigger evals", "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
+     "trigger_eval"),
     ("Settings", "Provider, model, window and thresholds", "settings"),
     ("Help", "All keys and slash commands", "show_help"),
     ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
@@ -47,11 +49,12 @@ class AiqCommands(Provider):
             return
         shown = 0
         for name in engine.workspace.catalog.names():
-            label = f"Open skill: {name}"
-            score = matcher.match(label)
-            if score > 0:
-                yield Hit(score, matcher.highlight(label),
-                          partial(self.app.run_action, f"open_skill({name!r})"), help="Skill viewer")
-                shown += 1
-                if shown >= SKILL_HITS:
-                    break
+            for label, action, help_text in ((f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
+                                             (f"Trigger evals: {name}", f"trigger_eval({name!r})",
+                                              "Its trigger queries (evals/trigger_eval.json), pass/fail, scores")):
+                score = matcher.match(label)
+                if score > 0:
+                    yield Hit(score, matcher.highlight(label), partial(self.app.run_action, action), help=help_text)
+                    shown += 1
+            if shown >= SKILL_HITS:
+                break

@@ -35,6 +35,7 @@ class SkillViewerScreen(Screen[None]):
         Binding("escape,q", "app.pop_screen", "Back"),
         Binding("a", "activate", "Activate"),
         Binding("e", "toggle_status", "Enable/Disable"),
+        Binding("t", "trigger_eval", "Trigger evals"),
     ]
 
     def __init__(self, document: SkillDocument) -> None:
@@ -90,3 +91,6 @@ class SkillViewerScreen(Screen[None]):
     async def action_toggle_status(self) -> None:
         status = "inactive" if self.document.meta.status == "active" else "active"
         await self.app.run_action(f"set_skill_status({self.document.meta.name!r}, {status!r})")
+
+    async def action_trigger_eval(self) -> None:
+        await self.app.run_action(f"trigger_eval({self.document.meta.name!r})")
