@@ -21,7 +21,7 @@ from aiq_tui.context.compress import (
     state_total,
 )
 from aiq_tui.context.model import CatalogOption, Stage
-from aiq_tui.context.summary import CLEARED_MARK, CUT_MARK, is_cleared, is_cut, tool_result_extract
+from aiq_tui.context.summary import CLEARED_MARK, CUT_MARK, is_cleared, tool_result_extract
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.events import CompressionApplied
@@ -141,7 +141,7 @@ def test_a_result_larger_than_the_window_is_cut_to_fit_with_a_note(counter) -> N
     assert MIN_CUT_TOKENS <= p.cut[0].tokens_after < p.cut[0].tokens_before
     after = apply(s, p, counter=counter)
     result = after.history[2]
-    assert is_cut(result) and CUT_MARK in result.content and "200 rows (capped at 200)" in result.content
+    assert CUT_MARK in result.content and "200 rows (capped at 200)" in result.content
     assert result.content.startswith('{"rows": [[0, "order 0"') and result.content.rstrip().endswith("]}")
     assert state_total(after, counter) <= p.tokens_after <= s.window
 

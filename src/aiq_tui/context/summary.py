@@ -97,10 +97,6 @@ CUT_MARK = "[… cut to fit the context window"
 _CUT_LINE = re.compile(r"\n?\[… cut to fit the context window[^\n]*\]\n?")
 
 
-def is_cut(message: Message) -> bool:
-    return message.role is Role.TOOL and CUT_MARK in message.content
-
-
 def cut_tool_result(message: Message, max_tokens: int, counter: "TokenCounter", summary: str = "") -> Message:
     """``message`` (a tool result the running turn needs) cut to at most ``max_tokens`` in the
     request: its start and its end, and a line in the middle saying what was left out and how
