@@ -191,3 +191,19 @@ async def test_each_step_is_an_event_in_the_users_terms(counter) -> None:
     for earlier, later in zip(events, events[1:]):
         assert earlier.after == later.before
     assert events[-1].after == outcome.tokens_after <= outcome.plan.tokens_after
+
+
+def test_a_result_folded_into_the_summary_is_not_also_cut(counter) -> None:
+    # A long running turn: its first, large result is old enough to be summarised at 95 %.
+    history = [Message(Role.USER, "question", id="u1")]
+    for n in range(1, 5):
+        call = ToolCall(f"c{n}", "execute_sql", {"sql": f"SELECT {n}"})
+        history.append(Message(Role.ASSISTANT, "", tool_calls=(call,), id=f"a{n}"))
+        history.append(Message(Role.TOOL, ROWS * (4 if n in (1, 4) else 1), tool_call_id=call.id,
+                               name="execute_sql", id=f"t{n}"))
+    s = ContextState(tuple(history), (), 300, 200, 2200)
+    p = plan(s, SETTINGS, counter)
+    assert "t1" in p.summarise_ids and p.cut
+    assert not {c.message_id for c in p.cut} & set(p.summarise_ids)
+    after = apply(s, p, "[Earlier conversation: 3 messages summarised]", counter)
+    assert state_total(after, counter) <= p.tokens_after

@@ -236,7 +236,7 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
         catalog, after = _plan_catalog(state, after)
     cut: list[ShrunkResult] = []
     if after > window:
-        cut, after = _plan_cuts(history, state, after, counter)
+        cut, after = _plan_cuts(history, len(summarised), state, after, counter)
 
     fits = after <= window
     if not fits:
@@ -335,12 +335,14 @@ def _cut_message(message: Message, tokens: int, state: ContextState, counter: To
     return cut_tool_result(message, tokens, counter, state.tool_summaries.get(message.tool_call_id or "", ""))
 
 
-def _plan_cuts(history: list[Message], state: ContextState, after: int,
+def _plan_cuts(history: list[Message], summarised: int, state: ContextState, after: int,
                counter: TokenCounter) -> tuple[list[ShrunkResult], int]:
-    """Cut the running turn's tool results (in ``history``, in place), largest first, until the
-    total fits the window; none below :data:`MIN_CUT_TOKENS`."""
+    """Cut the running turn's tool results (in ``history``, in place; the first ``summarised``
+    messages are folded into the summary already), largest first, until the total fits the
+    window; none below :data:`MIN_CUT_TOKENS`."""
     cuts: list[ShrunkResult] = []
-    sizes = {i: counter.count_message(history[i]) for i in running_tool_results(history, state.turn_open)}
+    sizes = {i: counter.count_message(history[i]) for i in running_tool_results(history, state.turn_open)
+             if i >= summarised}
     for index in sorted(sizes, key=lambda i: (-sizes[i], i)):
         over = after - state.window
         if over <= 0:
@@ -460,7 +462,8 @@ async def compress(
     if the_plan.cleared:
         count = len(the_plan.cleared)
         current = step(clear_results(current, the_plan.cleared),
-                       lambda saved: f"cleared {_plural(count, 'older tool result')} to their extract ({_tokens(saved)})")
+                       lambda saved: f"cleared {_plural(count, 'older tool result')} to "
+                                     f"{'its' if count == 1 else 'their'} extract ({_tokens(saved)})")
     result: SummaryResult | None = None
     if the_plan.summarise_ids:
         messages = current.history[: len(the_plan.summarise_ids)]
