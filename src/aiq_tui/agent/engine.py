@@ -518,14 +518,14 @@ class Engine:
         Returns the plan; when nothing could be compacted (``is_noop``) its notes say why,
         what takes the room and what would free it."""
         context = self.config.context
-        plan = None
-        for keep in dict.fromkeys((context.keep_last, context.keep_last_aggressive)):
-            forced = msgspec.structs.replace(context, compression=True, compress_at=0.0, keep_last=keep,
-                                             keep_last_aggressive=min(keep, context.keep_last_aggressive))
-            plan = await self._compress(self.current_prompt(), forced, turn_open=False)
-            if not plan.is_noop:
-                break
-        assert plan is not None
+
+        def forced(keep: int) -> Any:
+            return msgspec.structs.replace(context, compression=True, compress_at=0.0, keep_last=keep,
+                                           keep_last_aggressive=min(keep, context.keep_last_aggressive))
+
+        plan = await self._compress(self.current_prompt(), forced(context.keep_last), turn_open=False)
+        if plan.is_noop and context.keep_last_aggressive < context.keep_last:
+            plan = await self._compress(self.current_prompt(), forced(context.keep_last_aggressive), turn_open=False)
         prompt = self._update_budget()
         if plan.is_noop:
             return dataclasses.replace(plan, notes=plan.notes + (room_note(prompt.breakdown),))
