@@ -104,6 +104,14 @@ def test_thresholds_must_be_ordered() -> None:
         ContextSettings(compress_at=0.95, evict_at=0.9)
 
 
+def test_compression_can_be_switched_off_and_the_switch_is_a_boolean() -> None:
+    assert AppConfig().context.compression is True
+    assert validate_config({"context": {"compression": False}}).context.compression is False
+    with pytest.raises(ConfigError) as info:
+        validate_config({"context": {"compression": "off"}})
+    assert info.value.field == "context.compression"
+
+
 def test_unknown_provider_names_the_known_ones() -> None:
     with pytest.raises(ConfigError) as info:
         validate_config({"llm": {"provider": "nope"}})

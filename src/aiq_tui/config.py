@@ -134,16 +134,24 @@ class ContextSettings(_Section):
     """Tokens kept free for the model's answer."""
     catalog_share: PositiveFraction = 0.15
     """Largest share of the window the skills catalog may take."""
+    compression: bool = True
+    """False: never compress; a prompt larger than the window is refused with a message
+    (``/compact`` still compacts when asked)."""
     compress_at: PositiveFraction = 0.80
-    """Stage 1: summarise the oldest messages, keep ``keep_last``."""
+    """Stage 1: clear older tool results to their extract, then summarise the oldest
+    messages, keep ``keep_last``."""
     evict_at: PositiveFraction = 0.90
     """Stage 2: also evict Inactive, then Relevant skills."""
     aggressive_at: PositiveFraction = 0.95
-    """Stage 3: summarise all but ``keep_last_aggressive``; keep only the top Active skill."""
+    """Stage 3: summarise all but ``keep_last_aggressive``; keep only the top Active skill.
+    A prompt still over the window then gets a shorter skills catalog before it is refused."""
     keep_last: PositiveInt = 10
     keep_last_aggressive: PositiveInt = 5
     summary_max_tokens: PositiveInt = 512
-    """Cap on one compression summary; the planner budgets this much for it."""
+    """Cap on one compression summary."""
+    summary_share: PositiveFraction = 0.5
+    """A summary takes at most this share of the tokens it replaces (and at most
+    ``summary_max_tokens``); the planner budgets that much for it."""
     encoding: str | None = None
     """tiktoken encoding name; None chooses by model (cl100k_base / o200k_base)."""
 

@@ -51,7 +51,10 @@ async def test_demo_long_script_fires_80_90_and_95_percent_stages_in_order(tmp_p
     for event in seen.of(CompressionApplied):
         assert event.after < event.before, event.step
     assert not seen.of(ErrorRaised)
-    assert max(fractions) >= 0.90
+    # The gauge is seen past the last threshold before compression brings it down (after a
+    # turn it is lower: older tool results are cleared first).
+    assert max(e.breakdown.fraction for e in seen.of(BudgetChanged)) >= 0.95
+    assert max(fractions) >= 0.80
     # After the 95 % stage only the last 5 messages survive beside the summary.
     aggressive = [e for e in seen.of(CompressionApplied) if e.plan.stage is Stage.AGGRESSIVE][0]
     assert aggressive.plan.keep_last <= engine.config.context.keep_last_aggressive + 1

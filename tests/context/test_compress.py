@@ -163,8 +163,9 @@ def test_when_even_the_aggressive_plan_is_over_the_window_it_refuses_to_send(cou
 def test_planned_tokens_after_are_an_upper_bound_on_the_real_result(counter: TokenCounter) -> None:
     s = at_fraction(state(turns(20), [skill("ina", INACTIVE, 300)]), 0.96, counter)
     p = plan(s, SETTINGS, counter)
-    summary = counter.truncate("fact " * 1000, SETTINGS.summary_max_tokens)
-    assert state_total(apply(s, p, summary), counter) <= p.tokens_after
+    summary = counter.truncate("fact " * 1000, p.summary_tokens)
+    assert 0 < p.summary_tokens <= SETTINGS.summary_max_tokens
+    assert state_total(apply(s, p, summary, counter), counter) <= p.tokens_after
 
 
 def test_summary_costing_more_than_it_replaces_is_not_made(counter: TokenCounter) -> None:
@@ -210,7 +211,7 @@ async def test_compress_emits_one_event_per_step_with_before_and_after(counter: 
 
 
 async def test_compress_uses_the_provider_summary_and_caps_its_length(counter: TokenCounter) -> None:
-    async def provider(messages):
+    async def provider(messages, max_tokens):
         return "The user asked about foxes. " * 200
 
     s = at_fraction(state(turns(20)), 0.85, counter)

@@ -6,6 +6,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.compress import ContextState, SkillCost, apply, plan, state_total
+from aiq_tui.context.summary import CUT_MARK, is_cleared
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.skills.model import SkillState
@@ -61,8 +62,8 @@ FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCh
 @given(states())
 def test_after_compression_total_fits_the_window_whenever_the_plan_says_so(state: ContextState) -> None:
     p = plan(state, SETTINGS, COUNTER)
-    summary = COUNTER.truncate("summary fact " * 100, SETTINGS.summary_max_tokens)
-    after = apply(state, p, summary)
+    summary = COUNTER.truncate("summary fact " * 100, p.summary_tokens)
+    after = apply(state, p, summary, COUNTER)
     assert state_total(after, COUNTER) <= p.tokens_after
     if p.fits:
         assert state_total(after, COUNTER) <= state.window
@@ -74,7 +75,7 @@ def test_after_compression_total_fits_the_window_whenever_the_plan_says_so(state
 @given(states())
 def test_the_top_active_skill_and_the_last_k_messages_survive(state: ContextState) -> None:
     p = plan(state, SETTINGS, COUNTER)
-    after = apply(state, p, "[Earlier conversation]")
+    after = apply(state, p, "[Earlier conversation]", COUNTER)
     top = top_active(state)
     if top is not None:
         assert top in {s.name for s in after.skills}
@@ -83,7 +84,26 @@ def test_the_top_active_skill_and_the_last_k_messages_survive(state: ContextStat
         assert {s.name for s in state.skills if s.state is SkillState.ACTIVE} <= {s.name for s in after.skills}
     k = SETTINGS.keep_last_aggressive if p.stage == 95 else SETTINGS.keep_last
     tail = state.history[-k:] if k <= len(state.history) else state.history
-    assert after.history[len(after.history) - len(tail):] == tail
+    kept = after.history[len(after.history) - len(tail):]
+    # The last k messages stay, in order; a tool result among them may be cleared to its
+    # extract (an ended turn's) or cut to fit (the running turn's), still paired with its call.
+    assert [m.id for m in kept] == [m.id for m in tail]
+    for old, new in zip(tail, kept):
+        assert new == old or (old.role is Role.TOOL and (is_cleared(new) or CUT_MARK in new.content)
+                              and new.tool_call_id == old.tool_call_id)
+
+
+@FAST
+@given(states())
+def test_only_tool_results_of_ended_turns_are_cleared(state: ContextState) -> None:
+    p = plan(state, SETTINGS, COUNTER)
+    last_user = max((i for i, m in enumerate(state.history) if m.role is Role.USER), default=-1)
+    ended = {m.id for m in state.history[:max(last_user, 0)] if m.role is Role.TOOL}
+    assert {c.message_id for c in p.cleared} <= ended
+    assert all(c.tokens_after < c.tokens_before for c in p.cleared)
+    # Cutting is for the running turn's results, and only when nothing milder made it fit.
+    assert not {c.message_id for c in p.cut} & ended
+    assert all(c.tokens_after < c.tokens_before for c in p.cut)
 
 
 @FAST

@@ -8,6 +8,7 @@ from hypothesis import given, settings as hsettings, strategies as st
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.prompt import (
     USE_SKILL_INSTRUCTIONS,
+    CatalogLevel,
     LoadedSkill,
     PromptBuilder,
     PromptInputs,
@@ -172,3 +173,34 @@ def test_breakdown_equals_counting_the_whole_request_for_any_skill_text(skill_te
     prompt = PromptBuilder(counter).build(PromptInputs(base_instructions=base or "x", catalog=catalog, loaded=loaded,
                                                       window=100_000))
     assert request_tokens(counter, prompt) == prompt.sent_tokens
+
+
+# -- a shorter catalog, when compression needs the room (issue 22 item 7) ----------------------
+
+def _catalog_inputs(level: CatalogLevel = CatalogLevel.FULL) -> PromptInputs:
+    entries = [(f"skill-{i}", f"Skill number {i} does many useful things for {text(20, i)}") for i in range(9)]
+    active = LoadedSkill("skill-4", entries[4][1], "Active body.", SkillState.ACTIVE)
+    return PromptInputs(catalog=entries, loaded=[active], window=8000, catalog_level=level)
+
+
+def test_shorter_catalogs_cost_less_and_never_drop_the_active_skill(counter: TokenCounter) -> None:
+    b = builder(counter)
+    full = b.build(_catalog_inputs())
+    options = b.catalog_options(_catalog_inputs())
+    assert [o.level for o in options] == [CatalogLevel.SHORT, CatalogLevel.NAMES, CatalogLevel.ACTIVE]
+    costs = [full.breakdown.catalog] + [o.tokens for o in options]
+    assert costs == sorted(costs, reverse=True) and len(set(costs)) == len(costs)
+    for option in options:
+        prompt = b.build(_catalog_inputs(CatalogLevel(option.level)))
+        assert prompt.breakdown.catalog == option.tokens  # what the planner counts is what is sent
+        assert "- skill-4" in prompt.system
+
+
+def test_names_only_lists_every_skill_and_active_only_counts_the_rest(counter: TokenCounter) -> None:
+    b = builder(counter)
+    names = b.build(_catalog_inputs(CatalogLevel.NAMES))
+    assert "- skill-0\n" in names.system and "Skill number 0" not in names.system
+    active = b.build(_catalog_inputs(CatalogLevel.ACTIVE))
+    assert "- skill-0" not in active.system and "(+8 more skills not listed; use use_skill with a name)" in active.system
+    assert (active.catalog_listed, active.catalog_omitted) == (1, 8)
+    assert b.catalog_options(_catalog_inputs(CatalogLevel.ACTIVE)) == ()

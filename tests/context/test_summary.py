@@ -50,7 +50,7 @@ def test_fallback_summary_carries_facts_of_an_earlier_summary() -> None:
 
 
 async def test_provider_summary_is_used_when_it_works() -> None:
-    async def provider(messages):
+    async def provider(messages, max_tokens):
         return "They reviewed the Q3 report."
 
     result = await summarise_with_fallback(CONVERSATION, provider)
@@ -59,7 +59,7 @@ async def test_provider_summary_is_used_when_it_works() -> None:
 
 
 async def test_provider_summary_failure_falls_back_to_the_deterministic_summary() -> None:
-    async def provider(messages):
+    async def provider(messages, max_tokens):
         raise RuntimeError("HTTP 503 from the model")
 
     result = await summarise_with_fallback(CONVERSATION, provider)
@@ -68,7 +68,7 @@ async def test_provider_summary_failure_falls_back_to_the_deterministic_summary(
 
 
 async def test_empty_provider_summary_falls_back() -> None:
-    async def provider(messages):
+    async def provider(messages, max_tokens):
         return "   "
 
     result = await summarise_with_fallback(CONVERSATION, provider)

@@ -60,3 +60,15 @@ async def test_decision_6_skills_integration_into_prompt(add, engine) -> None:
     prompt = eng.current_prompt()
     assert "## Skill: pdf-tools\nExtract text from PDF files\n\nUse pdftotext." in prompt.system
     assert "skill_pdf-tools" in [spec.name for spec in prompt.tools]  # tools list: built-in + skill tools
+
+
+async def test_risk_4_the_user_can_disable_compression_then_an_overfull_prompt_is_refused(home: Path, engine) -> None:
+    """Risks 4: "allow user to disable compression" — and then nothing is truncated either."""
+    from aiq_tui.events import CompressionApplied, ErrorRaised
+
+    config(home, "context:\n  window: 3000\n  compression: false\n")
+    eng, seen = engine()
+    answer = await eng.send("please read this " + "enormous " * 3000)
+    assert answer == "" and not seen.of(CompressionApplied)
+    message = seen.of(ErrorRaised)[0].message
+    assert message.startswith("not sent:") and "compression is off (context.compression: false)" in message

@@ -16,6 +16,7 @@ streamed and answers any pending tool calls with "cancelled" so the history stay
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 import time
@@ -47,7 +48,7 @@ from aiq_tui.agent.views import SkillView
 from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.context.compress import ContextState, compress, stage_for
 from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
-from aiq_tui.context.prompt import Prompt, PromptBuilder, PromptInputs
+from aiq_tui.context.prompt import CatalogLevel, Prompt, PromptBuilder, PromptInputs
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
@@ -75,6 +76,31 @@ def _now() -> str:
 
 class TurnRefused(Exception):
     """The prompt cannot fit the window even after the most aggressive compression."""
+
+
+def refusal_message(b: Breakdown, plan: CompressionPlan, steps: Sequence[str], compression: bool) -> str:
+    """Why a turn is not sent: what compression tried (each step with what it saved), what it
+    could not do, how much is still over and what the user can do about it."""
+    head = f"not sent: {b.total} tokens do not fit the {b.window}-token window"
+    over = f"still {b.total - b.window} tokens over"
+    if not compression:
+        return (f"{head} and compression is off (context.compression: false); {over} — shorten the message, "
+                "turn compression on, unload a skill or raise context.window")
+    tried = "; ".join(steps) or "nothing could be compressed"
+    limits = [note for note in plan.notes if not note.startswith("still ")]
+    return (f"{head} even after compression — tried: {tried}"
+            + (f"; not possible: {'; '.join(limits)}" if limits else "")
+            + f"; {over} — shorten the message, unload a skill or raise context.window")
+
+
+def room_note(b: Breakdown) -> str:
+    """For ``/compact`` with nothing to fold: where the room goes and what would free it."""
+    skills = ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
+    return (f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
+            f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
+            f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
+            "new conversation, or lower context.reserve_output or raise context.window; the next turn still "
+            "unloads skills that stop matching and shortens the catalog if it must")
 
 
 class Engine:
@@ -119,6 +145,8 @@ class Engine:
         self._turn_task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
         self._last_ranking: Ranking | None = None
+        # Compression may shorten the catalog to make one turn fit; each turn starts in full.
+        self._catalog_level = CatalogLevel.FULL
         self._breakdown = self.current_prompt().breakdown
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
@@ -305,6 +333,7 @@ class Engine:
         self._turn_task = asyncio.current_task()
         self._cancel_requested = False
         self._emit(TurnStarted(turn_id, text, message_id))
+        self._catalog_level = CatalogLevel.FULL
         answer, usage_in, usage_out, cancelled = "", 0, 0, False
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
@@ -424,31 +453,34 @@ class Engine:
 
     def current_prompt(self) -> Prompt:
         """The prompt the next request would send (system, history, tools, breakdown)."""
-        return self._build_prompt(self.skills.catalog_entries(), self.skills.loaded(),
-                                  tuple(self.session.messages), self._tool_specs())
+        return self.builder.build(self._prompt_inputs())
 
     def catalog_prompt(self, query: str) -> Prompt:
         """The request a new conversation sends for ``query`` before any skill is disclosed:
-        the catalog (ranked for the query), the use_skill instructions and the tools, no skill
-        section — what a model decides from when it chooses to call ``use_skill`` (what
+        the catalog (ranked for the query, in full), the use_skill instructions and the tools,
+        no skill section — what a model decides from when it chooses to call ``use_skill`` (what
         skill-creator's trigger eval measures; ``match --eval --llm`` sends it). Nothing is
         sent, saved or emitted, and the conversation in progress is untouched."""
         ranking = self.matcher.rank(query, top_k=None)
-        return self._build_prompt(self.skills.catalog_entries(ranking), (), (Message(Role.USER, query, id="m1"),),
-                                  self._tool_specs(loaded=()))
+        fresh = self._prompt_inputs(catalog=self.skills.catalog_entries(ranking), loaded=(),
+                                    history=(Message(Role.USER, query, id="m1"),), tools=self._tool_specs(loaded=()),
+                                    catalog_level=CatalogLevel.FULL)
+        return self.builder.build(fresh)
 
-    def _build_prompt(self, catalog: Sequence[tuple[str, str]], loaded: Sequence[Any],
-                      history: Sequence[Message], tools: list[ToolSpec]) -> Prompt:
-        inputs = PromptInputs(
-            catalog=catalog if self.config.skills.enabled else (),
-            loaded=loaded,
-            history=history,
-            tools=tools,
+    def _prompt_inputs(self, *, catalog: Sequence[tuple[str, str]] | None = None, loaded: Sequence[Any] | None = None,
+                       history: Sequence[Message] | None = None, tools: list[ToolSpec] | None = None,
+                       catalog_level: CatalogLevel | None = None) -> PromptInputs:
+        """The prompt builder's inputs: the conversation's, unless a part is given."""
+        return PromptInputs(
+            catalog=(self.skills.catalog_entries() if catalog is None else catalog) if self.config.skills.enabled else (),
+            loaded=self.skills.loaded() if loaded is None else loaded,
+            history=tuple(self.session.messages) if history is None else history,
+            tools=self._tool_specs() if tools is None else tools,
             window=self.window,
             reserve=self.reserve,
             window_source=self.window_info.label,
+            catalog_level=self._catalog_level if catalog_level is None else catalog_level,
         )
-        return self.builder.build(inputs)
 
     def _update_budget(self) -> Prompt:
         prompt = self.current_prompt()
@@ -463,34 +495,45 @@ class Engine:
         await self.mcp.start()
 
     async def _prepare(self) -> Prompt:
-        """The prompt to send, compressed first when the budget calls for it."""
+        """The prompt to send, compressed first when the budget calls for it; refused (never
+        truncated) when it still does not fit."""
         prompt = self._update_budget()
         if stage_for(prompt.breakdown.fraction, self.config.context) is Stage.NONE:
             return prompt
-        plan = await self._compress(prompt, self.config.context)
-        prompt = self._update_budget()
+        steps: list[str] = []
+        plan = await self._compress(prompt, self.config.context, steps=steps)
+        if not plan.is_noop:
+            prompt = self._update_budget()
         # The planner budgets a summary at its cap; what counts is the measured prompt.
         if prompt.breakdown.total > prompt.breakdown.window:
-            notes = "; ".join(plan.notes) or "the prompt is larger than the window"
-            raise TurnRefused(f"not sent: {prompt.breakdown.total} tokens do not fit the "
-                              f"{prompt.breakdown.window}-token window even after compression ({notes})")
+            raise TurnRefused(refusal_message(prompt.breakdown, plan, steps, self.config.context.compression))
         return prompt
 
-    async def _compress(self, prompt: Prompt, settings: Any) -> CompressionPlan:
+    async def _compress(self, prompt: Prompt, settings: Any, *, steps: list[str] | None = None,
+                        turn_open: bool = True) -> CompressionPlan:
+        """Plan and apply compression to the session and the loaded skills. ``steps`` collects
+        what each applied step did (the events' ``step`` texts); ``turn_open``: the last user
+        message's turn is still running, so its tool results are in use and stay whole."""
         b = prompt.breakdown
         state = ContextState(
             history=tuple(self.session.messages), skills=self.skills.costs(),
-            fixed=b.system + b.catalog, reserve=b.reserve, window=b.window,
+            fixed=b.system, catalog=b.catalog, reserve=b.reserve, window=b.window,
+            catalog_options=self.builder.catalog_options(self._prompt_inputs()),
+            tool_summaries={record.call_id: record.summary for record in self.session.tool_calls},
+            turn_open=turn_open,
         )
         provider_settings = self._provider_settings
         use_model = provider_settings is None or provider_settings.summarise_with_model
-        cap = self.config.context.summary_max_tokens
 
-        async def by_model(messages: Sequence[Message]) -> str:
-            return await self.provider.summarise(messages, cap)
+        async def by_model(messages: Sequence[Message], max_tokens: int) -> str:
+            return await self.provider.summarise(messages, max_tokens)
 
-        summariser = by_model if use_model else None
-        outcome = await compress(state, settings, self.counter, summariser, emit=self._emit)
+        def emit(event: Any) -> None:
+            if steps is not None:
+                steps.append(event.step)
+            self._emit(event)
+
+        outcome = await compress(state, settings, self.counter, by_model if use_model else None, emit=emit)
         if outcome.plan.is_noop:
             return outcome.plan
         self.session.messages = list(outcome.state.history)
@@ -498,18 +541,30 @@ class Engine:
             self.session.summaries.append(outcome.summary.text)
         for eviction in outcome.plan.evictions:
             self._emit_all(self.skills.evict(eviction.name, f"evicted at {int(outcome.plan.stage)} %: {eviction.reason}"))
+        if outcome.plan.catalog is not None:
+            self._catalog_level = CatalogLevel(outcome.plan.catalog.level)
         return outcome.plan
 
     async def compact(self) -> CompressionPlan:
-        """``/compact``: summarise the older conversation now (keeping the last
-        ``keep_last`` messages), whatever the budget. Returns the plan (``is_noop`` when
-        there was nothing to fold)."""
-        prompt = self.current_prompt()
-        forced = msgspec.structs.replace(self.config.context, compress_at=0.0)
-        plan = await self._compress(prompt, forced)
-        self._update_budget()
-        if not plan.is_noop:
-            self._save()
+        """``/compact``: make room now, whatever the budget and even with compression off.
+        Tool results are cleared to their extract and the older conversation is summarised,
+        keeping the last ``keep_last`` messages — or the last ``keep_last_aggressive`` when
+        that leaves nothing to fold; at ≥ 90 % skills are evicted as that stage does.
+        Returns the plan; when nothing could be compacted (``is_noop``) its notes say why,
+        what takes the room and what would free it."""
+        context = self.config.context
+
+        def forced(keep: int) -> Any:
+            return msgspec.structs.replace(context, compression=True, compress_at=0.0, keep_last=keep,
+                                           keep_last_aggressive=min(keep, context.keep_last_aggressive))
+
+        plan = await self._compress(self.current_prompt(), forced(context.keep_last), turn_open=False)
+        if plan.is_noop and context.keep_last_aggressive < context.keep_last:
+            plan = await self._compress(self.current_prompt(), forced(context.keep_last_aggressive), turn_open=False)
+        prompt = self._update_budget()
+        if plan.is_noop:
+            return dataclasses.replace(plan, notes=plan.notes + (room_note(prompt.breakdown),))
+        self._save()
         return plan
 
     # -- the model ----------------------------------------------------------------------------------
@@ -612,6 +667,7 @@ class Engine:
         self.session = self._new_session()
         self._next_id = 0
         self._last_ranking = None
+        self._catalog_level = CatalogLevel.FULL
         self._emit_all(self.skills.clear())
         self._update_budget()
         self._recorder.reset()  # the old session's unloads are not part of the new one's replay
@@ -624,11 +680,15 @@ class Engine:
         session = self.sessions.load(session_id)
         self.session = session
         self._next_id = 0
-        self._recorder.reset()  # events not yet in a turn belonged to the previous session
+        self._catalog_level = CatalogLevel.FULL
         states = session.skill_states
         explicit = [name for name, s in states.items() if s.reason.startswith(EXPLICIT_REASON) or "use_skill" in s.reason]
         self._emit_all(self.skills.restore(states, explicit))
         self._update_budget()
+        # Restoring puts back the skills the session already had: the screen follows these
+        # events, but the session's replay must not show them as new loads in the next turn
+        # (its earlier turns already loaded them). Events of the previous session go too.
+        self._recorder.reset()
         return session
 
     # -- settings changed in the TUI ------------------------------------------------------------------

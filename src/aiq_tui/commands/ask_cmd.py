@@ -160,7 +160,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
         elif isinstance(event, ToolCallDenied):
             note(f"tool {event.name} denied: {event.reason}", "yellow")
         elif isinstance(event, CompressionApplied):
-            note(f"compression {int(event.plan.stage)} %: {event.step} ({event.before} → {event.after} tokens)",
+            note(f"compression {int(event.plan.stage)} %: {event.step}; {event.before} → {event.after} tokens",
                  "magenta")
         elif isinstance(event, RetryScheduled):
             note(f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "yellow")

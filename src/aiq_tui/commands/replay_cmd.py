@@ -128,11 +128,18 @@ def turn_lines(number: int, events: Any, state: Any) -> list[str]:
         share = f" ({total / window:.0%})" if window else ""
         lines.append(f"  budget {total:,} / {window:,}{share}: "
                      + " · ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in parts.items()))
-    answer = next((e.text for e in reversed(state.conversation) if e.kind == "answer"), "")
+    answer = turn_answer(state.conversation)
     if answer:
         flat = " ".join(answer.split())
         lines.append(f"  answer: {flat if len(flat) <= 160 else flat[:159] + '…'}")
     return lines
+
+
+def turn_answer(conversation: Any) -> str:
+    """The answer of the last turn in ``conversation``: after its question, or "" (a refused or
+    failed turn has none of its own — never the previous turn's)."""
+    start = max((i for i, entry in enumerate(conversation) if entry.kind == "user"), default=-1)
+    return next((e.text for e in reversed(conversation[start + 1:]) if e.kind == "answer"), "")
 
 
 def _svg(directory: Path, session: "Session", turns: list[dict[str, Any]], note: str, only: int | None) -> int:

@@ -66,8 +66,41 @@ class Eviction:
 
 
 @dataclass(frozen=True)
+class ShrunkResult:
+    """A tool result made shorter: an older one cleared to its extract, or one of the running
+    turn cut to fit the window. Its tool call and the pairing stay."""
+
+    message_id: str
+    tool: str
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True)
+class CatalogOption:
+    """A shorter skills catalog the planner may choose (see ``context.prompt.CatalogLevel``)."""
+
+    level: int
+    label: str
+    tokens: int  # what the catalog costs at this level
+
+
+@dataclass(frozen=True)
+class CatalogCut:
+    """The skills catalog made shorter for this turn (the Active skill is always listed)."""
+
+    level: int  # 1 shorter descriptions · 2 names only · 3 only the Active skills (see context.prompt)
+    label: str  # "names only", in the user's terms
+    tokens_before: int
+    tokens_after: int
+
+
+@dataclass(frozen=True)
 class CompressionPlan:
-    """What compression will do; produced by a pure planner, applied by the engine."""
+    """What compression will do, in order: clear older tool results to their extract,
+    summarise the oldest messages, evict skills, shorten the catalog, cut the running turn's
+    tool results — and whether the prompt then fits. Produced by a pure planner, applied by
+    the engine."""
 
     stage: Stage
     window: int
@@ -78,7 +111,12 @@ class CompressionPlan:
     evictions: tuple[Eviction, ...] = ()
     fits: bool = True  # False → even after the plan the prompt exceeds the window: refuse to send
     notes: tuple[str, ...] = field(default_factory=tuple)
+    cleared: tuple[ShrunkResult, ...] = ()  # older tool results shrunk to their extract
+    summary_tokens: int = 0  # the budget of the summary (what the planner counted for it)
+    catalog: CatalogCut | None = None  # a shorter catalog, only when nothing milder made it fit
+    cut: tuple[ShrunkResult, ...] = ()  # the running turn's tool results cut to fit, the last resort
 
     @property
     def is_noop(self) -> bool:
-        return not self.summarise_ids and not self.evictions
+        return (not self.summarise_ids and not self.evictions and not self.cleared and self.catalog is None
+                and not self.cut)

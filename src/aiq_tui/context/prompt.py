@@ -5,7 +5,10 @@ The system prompt is, in order (seed 000, seed 004, Agent Skills client guidance
 1. base instructions;
 2. the skills catalog — one line per skill (name + one-line description) in the caller's
    rank order, bounded by ``context.catalog_share`` of the window; what does not fit is
-   named by count ("(+12 more skills not listed; use use_skill with a name)");
+   named by count ("(+12 more skills not listed; use use_skill with a name)"). When a
+   prompt would not fit the window otherwise, compression shortens it for the turn
+   (:class:`CatalogLevel`: shorter descriptions, then names only, then only the Active
+   skills) — never dropping an Active skill;
 3. loaded skills, each exactly ``## Skill: <name>\\n<description>\\n\\n<content>``, Active
    first, then Relevant, then Inactive (input order within a state);
 4. instructions for the ``use_skill`` tool.
@@ -27,10 +30,11 @@ exactly what :class:`~aiq_tui.context.tokens.TokenCounter` counts for the reques
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import IntEnum
 from typing import Sequence
 
 from aiq_tui.config import ContextSettings, DisclosureSettings
-from aiq_tui.context.model import Breakdown
+from aiq_tui.context.model import Breakdown, CatalogOption
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
 from aiq_tui.conversation import Message, Role, ToolSpec
 from aiq_tui.skills.model import Phase, SkillState
@@ -42,6 +46,7 @@ DEFAULT_BASE_INSTRUCTIONS = (
 )
 
 CATALOG_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks. Each line is `name: description`.\n"
+NAMES_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks; use_skill loads one by name.\n"
 
 USE_SKILL_INSTRUCTIONS = (
     "# Using skills\n"
@@ -53,6 +58,27 @@ USE_SKILL_INSTRUCTIONS = (
 
 STATE_ORDER = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
 ELLIPSIS = "…"
+
+
+class CatalogLevel(IntEnum):
+    """How much of the catalog a turn sends: compression steps down only to make a prompt fit."""
+
+    FULL = 0  # name + one-line description (disclosure.metadata_tokens)
+    SHORT = 1  # name + a third of that description
+    NAMES = 2  # names only
+    ACTIVE = 3  # only the Active skills' names, the rest counted in the "+N more" note
+
+    @property
+    def label(self) -> str:
+        return _LEVEL_LABELS[self]
+
+
+_LEVEL_LABELS = {
+    CatalogLevel.FULL: "full descriptions",
+    CatalogLevel.SHORT: "shorter descriptions",
+    CatalogLevel.NAMES: "names only",
+    CatalogLevel.ACTIVE: "the Active skills only",
+}
 
 
 @dataclass(frozen=True)
@@ -76,6 +102,7 @@ class PromptInputs:
     window: int = 8192
     reserve: int = 1024
     window_source: str = ""  # where the window came from, shown with the budget
+    catalog_level: CatalogLevel = CatalogLevel.FULL  # shortened by compression for one turn
 
 
 @dataclass(frozen=True)
@@ -138,20 +165,28 @@ class PromptBuilder:
 
     # -- catalog --------------------------------------------------------------------------
 
-    def catalog_line(self, name: str, description: str) -> str:
+    def catalog_line(self, name: str, description: str, level: CatalogLevel = CatalogLevel.FULL) -> str:
         """One skill's line in the catalog (what its metadata costs in the prompt)."""
-        return f"- {name}: {one_line(description, self.entry_chars)}\n"
+        if level >= CatalogLevel.NAMES:
+            return f"- {name}\n"
+        chars = self.entry_chars if level is CatalogLevel.FULL else max(24, self.entry_chars // 3)
+        return f"- {name}: {one_line(description, chars)}\n"
 
-    def catalog_section(self, entries: Sequence[tuple[str, str]], window: int) -> tuple[str, int, int]:
-        """``(text, listed, omitted)`` — best-ranked entries within the catalog share."""
+    def catalog_section(self, entries: Sequence[tuple[str, str]], window: int,
+                        level: CatalogLevel = CatalogLevel.FULL,
+                        active: Sequence[str] = ()) -> tuple[str, int, int]:
+        """``(text, listed, omitted)`` — best-ranked entries within the catalog share; at
+        :attr:`CatalogLevel.ACTIVE` only the ``active`` skills are listed."""
         if not entries:
             return "", 0, 0
         limit = int(window * self.settings.catalog_share)
         count = self.counter.count
-        used = count(CATALOG_HEADER)
+        header = CATALOG_HEADER if level < CatalogLevel.NAMES else NAMES_HEADER
+        listed_entries = entries if level is not CatalogLevel.ACTIVE else [e for e in entries if e[0] in active]
+        used = count(header)
         lines: list[str] = []
-        for index, (name, description) in enumerate(entries):
-            line = self.catalog_line(name, description)
+        for index, (name, description) in enumerate(listed_entries):
+            line = self.catalog_line(name, description, level)
             remaining = len(entries) - index - 1
             # Keep room for the "+N more" note that would follow if the rest is left out.
             note = count(omitted_note(remaining)) if remaining else 0
@@ -161,7 +196,7 @@ class PromptBuilder:
             used += count(line)
         while True:
             omitted = len(entries) - len(lines)
-            text = section(CATALOG_HEADER + "".join(lines) + (omitted_note(omitted) if omitted else ""))
+            text = section(header + "".join(lines) + (omitted_note(omitted) if omitted else ""))
             # Per-line sums can differ from the joined text by a token at the end; the
             # joined text is what is sent, so it is what must fit.
             if count(text) <= limit:
@@ -170,13 +205,38 @@ class PromptBuilder:
                 return "", 0, omitted  # not even the header fits: say nothing
             lines.pop()
 
+    def catalog_options(self, inputs: PromptInputs) -> tuple[CatalogOption, ...]:
+        """The shorter catalogs compression may choose for ``inputs`` (mildest first), each
+        with what it would cost; only those smaller than the catalog sent now."""
+        if not inputs.catalog:
+            return ()
+        active = self._active_names(inputs)
+        current, _, _ = self.catalog_section(inputs.catalog, inputs.window, inputs.catalog_level, active)
+        tokens = self.counter.count(current)
+        options = []
+        for level in CatalogLevel:
+            if level <= inputs.catalog_level:
+                continue
+            text, _, _ = self.catalog_section(inputs.catalog, inputs.window, level, active)
+            cost = self.counter.count(text)
+            if cost < tokens:
+                options.append(CatalogOption(int(level), level.label, cost))
+                tokens = cost
+        return tuple(options)
+
+    @staticmethod
+    def _active_names(inputs: PromptInputs) -> tuple[str, ...]:
+        return tuple(skill.name for skill in inputs.loaded if skill.state is SkillState.ACTIVE)
+
     # -- build ----------------------------------------------------------------------------
 
     def build(self, inputs: PromptInputs) -> Prompt:
         count = self.counter.count
         has_skills = bool(inputs.catalog) or bool(inputs.loaded)
         base = section(inputs.base_instructions) if inputs.base_instructions.strip() else ""
-        catalog, listed, omitted = self.catalog_section(inputs.catalog, inputs.window) if has_skills else ("", 0, 0)
+        catalog, listed, omitted = (self.catalog_section(inputs.catalog, inputs.window, inputs.catalog_level,
+                                                         self._active_names(inputs))
+                                    if has_skills else ("", 0, 0))
         ordered = order_skills(inputs.loaded)
         skill_texts = [(skill.name, skill_section(skill)) for skill in ordered]
         instructions = section(USE_SKILL_INSTRUCTIONS) if has_skills else ""

@@ -1,16 +1,21 @@
-"""Summaries of earlier conversation: the provider's when it works, a deterministic one otherwise.
+"""Summaries of earlier conversation: the provider's when it works, a deterministic one otherwise;
+and the extract an older tool result is cleared to.
 
 The fallback never calls a model. It keeps what a later turn most likely needs: what tools
-returned, the names, numbers, paths and URLs mentioned, and what was decided.
+returned, the names, numbers, paths and URLs mentioned, and what was decided. A cleared tool
+result keeps the same short account of what the tool returned (:func:`tool_result_extract`).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
 
 from aiq_tui.conversation import Message, Role
+
+if TYPE_CHECKING:
+    from aiq_tui.context.tokens import TokenCounter
 
 MAX_TOOL_RESULTS = 8
 MAX_ENTITIES = 20
@@ -36,8 +41,11 @@ _DECISION = re.compile(
 _STARTS_SENTENCE_NAMES = {"The", "This", "That", "These", "Those", "We", "It", "I", "You", "Let"}
 
 
-SummariserFn = Callable[[Sequence[Message]], Awaitable[str]]
-"""``async (messages) -> str``: e.g. a provider's ``summarise`` bound to a token cap."""
+SummariserFn = Callable[[Sequence[Message], int], Awaitable[str]]
+"""``async (messages, max_tokens) -> str``: e.g. a provider's ``summarise``."""
+
+CLEARED_MARK = "[tool result cleared to make room"
+"""How a cleared tool result begins (so it is never cleared twice)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,52 @@ def _dedupe(items: list[str], limit: int) -> list[str]:
 def _short(text: str, limit: int) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def is_cleared(message: Message) -> bool:
+    return message.role is Role.TOOL and message.content.startswith(CLEARED_MARK)
+
+
+def _gist(content: str) -> str:
+    """What a tool result said, in one short line (its extract's text)."""
+    if content.startswith(CLEARED_MARK):  # already an extract: its text after the mark
+        content = content.split("]", 1)[-1]
+    return _short(content, RESULT_CHARS) or "(empty)"
+
+
+def tool_result_extract(message: Message, summary: str = "") -> str:
+    """What an older tool result shrinks to when compression clears it: the tool, its one-line
+    summary (e.g. "6 rows") and the start of what it returned. The message keeps its
+    ``tool_call_id``, so the call and its result stay paired; the model can run the tool again."""
+    tool = message.name or "tool"
+    about = f"{tool}: {summary}" if summary else tool
+    return f"{CLEARED_MARK} — {about}] {_gist(message.content)}"
+
+
+CUT_MARK = "[… cut to fit the context window"
+_CUT_LINE = re.compile(r"\n?\[… cut to fit the context window[^\n]*\]\n?")
+
+
+def cut_tool_result(message: Message, max_tokens: int, counter: "TokenCounter", summary: str = "") -> Message:
+    """``message`` (a tool result the running turn needs) cut to at most ``max_tokens`` in the
+    request: its start and its end, and a line in the middle saying what was left out and how
+    to see it (the way Codex keeps the head and tail of a long tool output)."""
+    tool = message.name or "tool"
+    about = f"{tool}: {summary}" if summary else tool
+    note = (f"\n{CUT_MARK} — {about}; the middle was left out. Ask for less (fewer rows, a filter, "
+            "an aggregate) to see it]\n")
+    text = _CUT_LINE.sub("\n", message.content)  # cut again: from the text, not the old note
+    frame = counter.count_message(replace(message, content=""))
+    room = max(0, max_tokens - frame - counter.count(note))
+    head = counter.truncate(text, room * 2 // 3)
+    rest = text[len(head):]
+    tail_chars = min(len(rest), max(0, room - counter.count(head)) * 4)
+    while True:
+        tail = rest[len(rest) - tail_chars:] if tail_chars else ""
+        shorter = replace(message, content=head + note + tail)
+        if counter.count_message(shorter) <= max_tokens or not tail_chars:
+            return shorter
+        tail_chars = tail_chars * 4 // 5
 
 
 def _tool_names(messages: Sequence[Message]) -> dict[str, str]:
@@ -98,7 +152,7 @@ def fallback_summary(messages: Sequence[Message], max_chars: int = DEFAULT_MAX_C
     for message in messages:
         if message.role is Role.TOOL:
             tool = message.name or names.get(message.tool_call_id or "", "tool")
-            results.append(f"{tool}: {_short(message.content, RESULT_CHARS) or '(empty)'}")
+            results.append(f"{tool}: {_gist(message.content)}")
             entities += extract_entities(message.content)
             continue
         if message.summary:
@@ -135,15 +189,17 @@ async def summarise_with_fallback(
     messages: Sequence[Message],
     provider_summarise: SummariserFn | None,
     max_chars: int = DEFAULT_MAX_CHARS,
+    max_tokens: int = DEFAULT_MAX_CHARS // 4,
 ) -> SummaryResult:
-    """The provider's summary when given and it works; the deterministic fallback otherwise.
+    """The provider's summary (asked for at most ``max_tokens``) when given and it works; the
+    deterministic fallback (at most ``max_chars``) otherwise.
 
     Any exception from the provider, or an empty answer, falls back — compression must not
     fail because the model did.
     """
     if provider_summarise is not None:
         try:
-            text = (await provider_summarise(messages)).strip()
+            text = (await provider_summarise(messages, max_tokens)).strip()
         except Exception as exc:  # any provider failure → fallback, reported
             return SummaryResult(fallback_summary(messages, max_chars), "fallback", f"{type(exc).__name__}: {exc}")
         if text:

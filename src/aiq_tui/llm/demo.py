@@ -314,8 +314,11 @@ class DemoProvider:
             return DemoReply(f"{LABEL} {self._call_note(call, lead)}", (call,))
         return DemoReply(self._answer(system, question, turn, _LONG.search(turn.question)))
 
-    def _call_id(self, question: str, position: int) -> str:
-        digest = hashlib.sha1(f"{question}\0{position}".encode()).hexdigest()[:10]
+    def _call_id(self, question: str, position: int, earlier_calls: Sequence[ToolCall] = ()) -> str:
+        # The turn's earlier call ids are part of the digest: compression between two rounds
+        # can bring the history back to an earlier length, and ids must stay unique.
+        key = f"{question}\0{position}" + ("\0" + ",".join(c.id for c in earlier_calls) if earlier_calls else "")
+        digest = hashlib.sha1(key.encode()).hexdigest()[:10]
         return f"demo_{digest}"
 
     def _next_call(self, question: str, turn: _Turn, offered: dict[str, ToolSpec],
@@ -323,7 +326,7 @@ class DemoProvider:
         """The next tool call the question needs, in the order an agent would make them:
         load a named skill; then the request's own tool (URL, command, data, file); when the
         question names none, the tool the lead (Active) skill works with."""
-        call_id = self._call_id(question, len(messages))
+        call_id = self._call_id(question, len(messages), turn.calls)
 
         def make(name: str, arguments: dict[str, Any]) -> ToolCall:
             return ToolCall(call_id, name, arguments)
@@ -549,8 +552,9 @@ class DemoProvider:
         if tables:  # what a good summary keeps: the facts the next steps need
             lines.append(_schema_line(tables))
         for message in messages:
-            if message.summary:
-                lines.extend(ln for ln in message.content.splitlines()[1:] if not ln.startswith(_SCHEMA_LINE))
+            if message.summary:  # its facts carry over; its header lines do not pile up
+                lines.extend(ln for ln in message.content.splitlines()[1:]
+                             if not ln.startswith((_SCHEMA_LINE, SUMMARY_LABEL)))
                 continue
             text = " ".join(message.content.split())
             first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0] if text else ""

@@ -30,8 +30,8 @@ _BACKTICK = re.compile(r"`([^`\n]+)`")
 _NUMBER = re.compile(r"\b(?:top|first|last|latest|recent|the)?\s*(\d{1,3})\b")
 
 LIST_TABLES_SQL = "SELECT name, sql FROM sqlite_master WHERE type='table' ORDER BY name"
-MAX_ROWS = 150
-"""The most rows a question may ask for in one query (the SQL tool caps results at 200)."""
+MAX_ROWS = 200
+"""The most rows a question may ask for in one query (what the SQL tool returns at most, sql_row_cap)."""
 
 
 def terms(text: str) -> list[str]:

@@ -5,8 +5,10 @@ The story is real questions the demo model answers with real tool calls on the b
 sample database: a data question, a report saved to a file (a write: it asks for approval),
 a follow-up command (asks too), then follow-up data questions. The script chooses how many
 rows each follow-up asks for, so that the query's result lands the budget in the middle of
-the next stage's band at the engine's next budget check — the engine then compresses at that
-stage, summarising older messages and evicting skills, while the Active skill stays.
+the next stage's band at the engine's next budget check — once the engine has cleared older
+tool results to their extract (it does that first, so the script adds what that frees) — and
+the engine then compresses at that stage, summarising older messages and evicting skills,
+while the Active skill stays.
 
 It is tuned for small windows (the demo model's 8,192 tokens, and up to about 12,000): one
 query returns at most :data:`~aiq_tui.llm.demo_routes.MAX_ROWS` rows, so with a much larger
@@ -18,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from aiq_tui.events import BudgetChanged, CompressionApplied, TurnFinished
+from aiq_tui.events import BudgetChanged, CompressionApplied, TurnFinished, TurnStarted
 from aiq_tui.llm.demo_routes import MAX_ROWS
 
 STORY_OPENING = (
@@ -45,7 +47,7 @@ SHORT_QUESTIONS = (
 )
 """Small answers, sent when the budget is already past a stage (the engine compresses first)."""
 
-_CALL_TOKENS = 120  # the question and the model's SQL call before the result lands
+_CALL_TOKENS = 120  # first guess: the question and the model's SQL call before the result lands
 
 
 @dataclass
@@ -71,6 +73,11 @@ class DemoScript:
     _asked: tuple[str, int] | None = None  # the pending follow-up: template, rows
     _tool_tokens: int | None = None
     _result_tokens: int = 0
+    _engine: Any = None  # to ask what clearing older tool results would free
+    _total: int | None = None  # the last budget total seen
+    _growth: int = 0  # tokens the running turn added (compression not counted)
+    _growth_before_result: int = 0  # … before its last tool result landed
+    _overhead: int = _CALL_TOKENS  # learnt: what a follow-up adds before its query's rows
     _follow_ups: int = 0
     _shorts: int = 0
     _start: float | None = None
@@ -86,6 +93,7 @@ class DemoScript:
         script = cls.from_settings(engine.window, engine.config.context)
         engine.subscribe(script.observe)
         script._watching = True
+        script._engine = engine
         script._detach = lambda: engine.unsubscribe(script.observe)
         return script
 
@@ -95,17 +103,25 @@ class DemoScript:
             stage = int(event.plan.stage)
             if stage not in self.fired:
                 self.fired.append(stage)
+        elif isinstance(event, TurnStarted):
+            self._growth = self._growth_before_result = 0
         elif isinstance(event, BudgetChanged):
             # The last tool result of a follow-up turn is its query's rows (a table listing
-            # may come first when the schema was summarised away).
+            # may come first when the schema was cleared or summarised away).
             tool_results = event.breakdown.tool_results
             if self._tool_tokens is not None and tool_results > self._tool_tokens:
                 self._result_tokens = tool_results - self._tool_tokens
+                self._growth_before_result = self._growth
             self._tool_tokens = tool_results
+            total = event.breakdown.total
+            if self._total is not None and total > self._total:
+                self._growth += total - self._total
+            self._total = total
         elif isinstance(event, TurnFinished) and self._asked is not None:
             template, rows = self._asked
             if self._result_tokens:
                 self.per_row[template] = max(4.0, self._result_tokens / rows)
+                self._overhead = max(_CALL_TOKENS, self._growth_before_result)
             self._asked, self._result_tokens = None, 0
 
     # -- the next turn ----------------------------------------------------------------------------
@@ -130,7 +146,19 @@ class DemoScript:
         # ``keep_last`` messages to summarise when it fires.
         step = max(0.06, (low - self._start) / 2) if next_stage == 0 and not self.fired else 1.0
         goal = min(target, fraction + step)
-        return self._follow_up(max(0.0, goal - fraction) * self.window - _CALL_TOKENS)
+        # The engine clears older tool results before anything else; past the first stage
+        # they are all cleared, so the rows must also fill what that frees.
+        freed = self._clearable() if next_stage > 0 else 0
+        return self._follow_up(max(0.0, goal - fraction) * self.window + freed - self._overhead)
+
+    def _clearable(self) -> int:
+        engine = self._engine
+        if engine is None:
+            return 0
+        from aiq_tui.context.compress import clearable_tokens
+
+        summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
+        return clearable_tokens(engine.session.messages, engine.counter, summaries, turn_open=False)
 
     def _next_stage(self, fraction: float) -> int:
         if self._watching:
