@@ -126,18 +126,21 @@ def _match(args: argparse.Namespace) -> int:
             "explanations": [_explanation_json(item) for item in explanations],
         })
         return EXIT_OK
-    _print_table(args, ranking.query, ranking.terms, shown, len(ranking.matches), ranking.considered, thresholds)
+    _print_table(args, ranking.query, ranking.terms, shown, len(ranking.matches), ranking.considered, thresholds,
+                 matcher.index)
     make_console(args).print(f"signals: {' + '.join(matcher.signals_used)}")
     if explanations:
         _print_explanations(args, explanations)
     return EXIT_OK
 
 
-def _signals_text(match: "Match") -> str:
+def _signals_text(match: "Match", shown: dict[str, str]) -> str:
+    """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
     from aiq_tui.ranking.semantic import SEMANTIC_FIELD
 
     return ", ".join(
-        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD else f"{s.term}@{s.field} {s.weight:.2f}"
+        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
+        else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
         for s in match.signals
     )
 
@@ -162,18 +165,19 @@ def _explanation_json(item: "Explanation") -> dict[str, Any]:
         "score": item.match.score if item.match else 0.0,
         "confidence": item.match.confidence if item.match else 0.0,
         "similarity": _similarity(item.match) if item.match else None,
-        "missing": list(item.missing), "reasons": list(item.reasons),
+        "missing": list(item.missing), "missing_words": list(item.missing_words), "reasons": list(item.reasons),
     }
 
 
 def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], shown: tuple["Match", ...],
-                 matched: int, considered: int, thresholds: Any) -> None:
+                 matched: int, considered: int, thresholds: Any, index: Any) -> None:
     from rich.table import Table
 
     from aiq_tui.ranking.disclose import phase_for
 
     console = make_console(args)
-    console.print(f"query terms: {' '.join(terms) or '(none after stop-words)'}")
+    typed = index.words_for(query)
+    console.print(f"query terms: {' '.join(typed.get(t, t) for t in terms) or '(none after stop-words)'}")
     if not shown:
         console.print(f"no skill matched ({considered} considered)")
         return
@@ -187,7 +191,8 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
     table.add_column("signals (term@field weight)", overflow="fold")
     for rank, match in enumerate(shown, start=1):
         table.add_row(str(rank), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
-                      phase_for(match.confidence, thresholds).label, _signals_text(match))
+                      phase_for(match.confidence, thresholds).label,
+                      _signals_text(match, index.words_for(query, match.name)))
     console.print(table)
 
 

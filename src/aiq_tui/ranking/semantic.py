@@ -239,7 +239,7 @@ class Matcher:
                 where += " — the embedding brought it in"
             reasons.append(where)
             reasons.append(f"confidence {match.confidence:.2f}")
-        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons))
+        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons), words.missing_words)
 
 
 def _ordinal(n: int) -> str:
