@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.config import AppConfig
-from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.match import Calibration, SkillIndex
 from tests.match.helpers import meta
 
 SKILLS = [
@@ -150,8 +150,8 @@ def test_explanations_speak_in_the_users_words_not_stems(index: SkillIndex) -> N
 
 
 def test_a_related_word_is_shown_as_the_skill_wrote_it() -> None:
-    index = SkillIndex([meta("cinema", "Showtimes for films near you.")])
-    explanation = index.explain("movie tonight", "cinema")
+    index = SkillIndex([meta("showtimes", "Showtimes for films near you.")])
+    explanation = index.explain("movie tonight", "showtimes")
     assert "met through related words (half weight): movie~films" in explanation.reasons
 
 
@@ -209,3 +209,24 @@ def test_property_pruned_top_k_equals_full_ranking_prefix(seed: int, k: int) -> 
     assert index.rank(query, top_k=k).matches == full.matches[:k] or [
         (m.name, m.score) for m in index.rank(query, top_k=k).matches
     ] == [(m.name, m.score) for m in full.matches[:k]]
+
+
+def test_two_equally_good_skills_are_both_briefed_not_both_loaded_in_full() -> None:
+    twins = SkillIndex([meta("alpha", "Clean CSV files: fix headers and dates."),
+                        meta("beta", "Clean CSV files: fix headers and dates.")])
+    query = "clean the headers and dates of my csv files"
+    assert [m.confidence for m in twins.rank(query).matches] == [0.65, 0.65]  # the tie cap, below full (0.7)
+    assert "held at 0.65: only 0% ahead of beta (a clear lead is 50%)" in twins.explain(query, "alpha").reasons
+    stricter = SkillIndex([meta(name, "Clean CSV files: fix headers and dates.") for name in ("alpha", "beta")],
+                          Calibration(tie_confidence=0.5))
+    assert [m.confidence for m in stricter.rank(query).matches] == [0.5, 0.5]
+
+
+def test_a_clear_lead_reaches_full_and_a_longer_required_lead_holds_it_back() -> None:
+    skills = [meta("csv-clean", "Clean CSV files: fix headers and dates."),
+              meta("csv-chart", "Chart the dates in CSV files.")]
+    query = "clean the headers and dates of my csv files"
+    assert SkillIndex(skills).rank(query).matches[0].confidence == 1.0
+    demanding = SkillIndex(skills, Calibration(lead_margin=1.0))
+    assert demanding.rank(query).matches[0].confidence < 1.0
+    assert any(reason.startswith("held at ") for reason in demanding.explain(query, "csv-clean").reasons)

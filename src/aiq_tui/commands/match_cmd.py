@@ -51,9 +51,9 @@ def _open_matcher(args: argparse.Namespace, workspace: Any) -> Any:
     """The matcher the app uses; with a model installed, pending skill vectors are computed
     first (once: they are cached in the config home), progress on stderr."""
     from aiq_tui.models import matcher_for, open_semantic
-    from aiq_tui.ranking.match import SkillIndex
+    from aiq_tui.ranking.match import Calibration, SkillIndex
 
-    index = SkillIndex(workspace.catalog)
+    index = SkillIndex(workspace.catalog, Calibration.from_config(workspace.config.matching))
     semantic = None if option(args, "keyword_only") else open_semantic(workspace.home, workspace.config, workspace.catalog)
     if semantic is not None:
         pending = semantic.progress.total - semantic.progress.done
