@@ -226,6 +226,19 @@ class Matcher:
         runner_up = scored[1][0] if len(scored) > 1 else 0.0
         return min(1.0, max(0.0, scored[0][0] - runner_up) / self.fusion.lead_margin)
 
+    def _held_back(self, ranking: Ranking, position: int) -> str:
+        """Says so when the tie cap, not the evidence, set a hybrid match's confidence."""
+        matches = ranking.matches
+        tie = self.index.calibration.tie_confidence
+        lead = self.lead([(m.score, m.name) for m in matches[:2]])
+        cap = tie + (1 - tie) * lead if position == 0 else tie
+        if cap >= 1.0 or abs(matches[position].confidence - round(cap, 4)) > 1e-4:
+            return ""
+        if position == 0:
+            return (f"held at {cap:.2f}: its fused score leads {matches[1].name} by only "
+                    f"{matches[0].score - matches[1].score:.2f} (a clear lead is {self.fusion.lead_margin:.2f})")
+        return f"held at {cap:.2f}: {matches[0].name} matches at least as well"
+
     def explain(self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None) -> Explanation:
         """Why ``name`` ranks where it does; says when the embedding, not the words, decided."""
         words = self.index.explain(query, name, context=context, top_k=top_k)
@@ -236,7 +249,8 @@ class Matcher:
         match = ranking.matches[rank - 1] if rank else None
         similar = self.semantic.similarities(query) if self.semantic else None
         cosine = dict(zip(similar[0], similar[1].tolist())).get(name, 0.0) if similar else 0.0
-        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence "))]
+        # The words-only rank, confidence and its cap are replaced by the hybrid's own below.
+        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence ", "held at "))]
         if words.rank is not None:
             reasons.insert(0, f"the words alone rank it {_ordinal(words.rank)}")
         reasons.append(f"semantic similarity {cosine:.2f}")
@@ -252,6 +266,9 @@ class Matcher:
                 where += " — the embedding brought it in"
             reasons.append(where)
             reasons.append(f"confidence {match.confidence:.2f}")
+            held = self._held_back(ranking, rank - 1)
+            if held:
+                reasons.append(held)
         return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons), words.missing_words)
 
 
