@@ -230,3 +230,12 @@ def test_a_clear_lead_reaches_full_and_a_longer_required_lead_holds_it_back() ->
     demanding = SkillIndex(skills, Calibration(lead_margin=1.0))
     assert demanding.rank(query).matches[0].confidence < 1.0
     assert any(reason.startswith("held at ") for reason in demanding.explain(query, "csv-clean").reasons)
+
+
+def test_a_lone_match_for_part_of_the_query_is_likely_not_certain() -> None:
+    # No runner-up is the clearest lead there is; it still cannot make half a match certain.
+    lone = SkillIndex([meta("release-notes", "Write release notes for a version")])
+    query = "notes for the team meeting about a version"
+    coverage = lone.coverage("release-notes", lone.query_weights(query))
+    confidence = lone.rank(query).matches[0].confidence
+    assert coverage < confidence <= round(coverage + 0.5 * (1 - coverage), 4) < 1.0

@@ -48,6 +48,7 @@ BODY_ONLY_COVERAGE = 0.25
 LIFT_WINDOW = 20  # how many best-scored skills the name-tier rule reorders (see _lift_name_tiers)
 EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
 LEAD_WEIGHT = 0.8  # how much a clear lead over the runner-up adds to the evidence (see confidence)
+LEAD_GAP = 0.5  # the most of the gap between coverage and certainty a lead closes
 _MAX_NGRAM = 6  # longest trigger phrase / name (in words) looked for in the query
 
 
@@ -549,7 +550,8 @@ class SkillIndex:
         leads the runner-up, (best − runner-up) / best reaching 1 at
         ``calibration.lead_margin``; 0 for every other match.
 
-            evidence   = coverage × (0.6 + 0.25·relative + LEAD_WEIGHT·lead)
+            evidence   = min(coverage × (0.6 + 0.25·relative + LEAD_WEIGHT·lead),
+                             coverage + LEAD_GAP·(1 − coverage))
             confidence = min(evidence, tie + (1 − tie)·lead)     tie = calibration.tie_confidence
 
         A skill whose whole name is written in the query has evidence at least
@@ -577,6 +579,9 @@ class SkillIndex:
         relative = score / best
         lead = self.lead(best, runner_up) if rank == 0 else 0.0
         evidence = coverage * (0.6 + 0.25 * relative + LEAD_WEIGHT * lead)
+        # A lead makes a partial match likelier, never certain: it closes at most part of the
+        # gap between coverage and 1 (a lone match for half the query is not "1.0").
+        evidence = min(evidence, coverage + LEAD_GAP * (1 - coverage))
         if exact:
             evidence = max(evidence, EXACT_CONFIDENCE * relative)
         tie = self.calibration.tie_confidence
