@@ -87,6 +87,12 @@ class MatchingSettings(_Section):
     """How many earlier user messages are added (down-weighted) to the query."""
     run_min_confidence: Fraction = 0.7
     """``aiq-tui run``: the confidence the best executable skill needs to run (seed 003)."""
+    confidence_lead_margin: PositiveFraction = 0.5
+    """Lead of the best score over the runner-up (share of the best) at which the top match
+    gets its whole confidence; a smaller lead holds it nearer ``tie_confidence`` (issue 25)."""
+    tie_confidence: Fraction = 0.65
+    """Most confidence a match gets while another skill scores as well (or better): kept below
+    disclosure.full_threshold, so two equally good skills are both briefed, neither loaded in full."""
     # -- semantic signal (issue 16; needs the `semantic` extra and `aiq-tui models install minilm`)
     semantic: Literal["auto", "on", "off"] | bool = "auto"
     """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only.
@@ -101,6 +107,9 @@ class MatchingSettings(_Section):
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
     semantic_full_similarity: Cosine = 0.49
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
+    semantic_lead_margin: PositiveFraction = 0.1
+    """Lead of the best fused score over the runner-up at which the top hybrid match gets its whole
+    confidence (as ``confidence_lead_margin`` does for keywords; fused scores lie in 0–1)."""
 
     def __post_init__(self) -> None:
         # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.config import AppConfig
-from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.match import Calibration, SkillIndex
 from tests.match.helpers import meta
 
 SKILLS = [
@@ -34,7 +34,8 @@ def names(ranking) -> list[str]:
 
 def test_extract_query_keywords(index: SkillIndex) -> None:
     ranking = index.rank("Could you please run an SQL query on the database?")
-    assert ranking.terms == ("run", "sql", "query", "databas")
+    # Terms are Snowball stems (the match keys); explanations show the words (see test_explain_*).
+    assert ranking.terms == ("run", "sql", "queri", "databas")
 
 
 def test_score_skills_exact_name_over_partial_name_over_description_keyword(index: SkillIndex) -> None:
@@ -138,7 +139,20 @@ def test_explain_says_no_query_term_appears(index: SkillIndex) -> None:
     explanation = index.explain("make a gif for slack", "weather")
     assert explanation.rank is None
     assert "no query term appears in name, description, tags or triggers" in explanation.reasons
-    assert set(explanation.missing) == {"mak", "gif", "slack"}
+    assert set(explanation.missing) == {"make", "gif", "slack"}
+
+
+def test_explanations_speak_in_the_users_words_not_stems(index: SkillIndex) -> None:
+    explanation = index.explain("sample tables from databases", "weather")
+    assert "missing terms: sample, tables, databases" in explanation.reasons
+    assert explanation.missing_words == ("sample", "tables", "databases")
+    assert explanation.missing == ("sampl", "tabl", "databas")  # the match terms stay stems
+
+
+def test_a_related_word_is_shown_as_the_skill_wrote_it() -> None:
+    index = SkillIndex([meta("showtimes", "Showtimes for films near you.")])
+    explanation = index.explain("movie tonight", "showtimes")
+    assert "met through related words (half weight): movie~films" in explanation.reasons
 
 
 def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(index: SkillIndex) -> None:
@@ -195,3 +209,33 @@ def test_property_pruned_top_k_equals_full_ranking_prefix(seed: int, k: int) -> 
     assert index.rank(query, top_k=k).matches == full.matches[:k] or [
         (m.name, m.score) for m in index.rank(query, top_k=k).matches
     ] == [(m.name, m.score) for m in full.matches[:k]]
+
+
+def test_two_equally_good_skills_are_both_briefed_not_both_loaded_in_full() -> None:
+    twins = SkillIndex([meta("alpha", "Clean CSV files: fix headers and dates."),
+                        meta("beta", "Clean CSV files: fix headers and dates.")])
+    query = "clean the headers and dates of my csv files"
+    assert [m.confidence for m in twins.rank(query).matches] == [0.65, 0.65]  # the tie cap, below full (0.7)
+    assert "held at 0.65: only 0% ahead of beta (a clear lead is 50%)" in twins.explain(query, "alpha").reasons
+    stricter = SkillIndex([meta(name, "Clean CSV files: fix headers and dates.") for name in ("alpha", "beta")],
+                          Calibration(tie_confidence=0.5))
+    assert [m.confidence for m in stricter.rank(query).matches] == [0.5, 0.5]
+
+
+def test_a_clear_lead_reaches_full_and_a_longer_required_lead_holds_it_back() -> None:
+    skills = [meta("csv-clean", "Clean CSV files: fix headers and dates."),
+              meta("csv-chart", "Chart the dates in CSV files.")]
+    query = "clean the headers and dates of my csv files"
+    assert SkillIndex(skills).rank(query).matches[0].confidence == 1.0
+    demanding = SkillIndex(skills, Calibration(lead_margin=1.0))
+    assert demanding.rank(query).matches[0].confidence < 1.0
+    assert any(reason.startswith("held at ") for reason in demanding.explain(query, "csv-clean").reasons)
+
+
+def test_a_lone_match_for_part_of_the_query_is_likely_not_certain() -> None:
+    # No runner-up is the clearest lead there is; it still cannot make half a match certain.
+    lone = SkillIndex([meta("release-notes", "Write release notes for a version")])
+    query = "notes for the team meeting about a version"
+    coverage = lone.coverage("release-notes", lone.query_weights(query))
+    confidence = lone.rank(query).matches[0].confidence
+    assert coverage < confidence <= round(coverage + 0.5 * (1 - coverage), 4) < 1.0

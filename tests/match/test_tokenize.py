@@ -1,10 +1,10 @@
 from __future__ import annotations
 
-from aiq_tui.ranking.tokenize import name_terms, split_identifier, stem, tokenize
+from aiq_tui.ranking.tokenize import name_terms, split_identifier, stem, surface_words, tokenize
 
 
 def test_query_keywords_are_lowercased_without_punctuation_or_stop_words() -> None:
-    assert tokenize("Can you make a GIF for Slack, please?!") == ["mak", "gif", "slack"]
+    assert tokenize("Can you make a GIF for Slack, please?!") == ["make", "gif", "slack"]
 
 
 def test_identifiers_are_split_into_words() -> None:
@@ -17,10 +17,28 @@ def test_identifiers_are_split_into_words() -> None:
 
 def test_stemming_conflates_inflections_deterministically() -> None:
     assert stem("images") == stem("image")
-    assert stem("creating") == stem("created") == stem("create") == stem("creation")
+    assert stem("creating") == stem("created") == stem("create") == stem("creates")
     assert stem("running") == "run"
     assert stem("queries") == stem("query")
-    assert stem("apply") == "apply"  # protected from "-ly"
+    assert stem("databases") == stem("database")
+    assert stem("apply") == stem("applies") == stem("applied") != stem("app")
+
+
+def test_stemming_is_snowball_english() -> None:
+    # The algorithm Lucene and Elasticsearch use, so our terms match what their users know.
+    assert [stem(w) for w in ("generously", "happiness", "relational", "news")] == ["generous", "happi", "relat", "news"]
+
+
+def test_short_words_digits_and_other_scripts_are_not_stemmed() -> None:
+    assert [stem(w) for w in ("is", "2024", "café", "данных")] == ["is", "2024", "café", "данных"]
+
+
+def test_surface_words_map_terms_back_to_what_was_written() -> None:
+    shown = surface_words("sample tables in my databases", "A database of sampled rows")
+    assert shown[stem("tables")] == "tables"
+    assert shown[stem("database")] == "databases"  # the first text (the query) wins
+    assert shown[stem("rows")] == "rows"
+    assert "my" not in shown.values()  # stop-words are no terms
 
 
 def test_nfkc_normalises_full_width_letters() -> None:

@@ -67,6 +67,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.skills.catalog",
     "aiq_tui.skills.discover",
     "aiq_tui.ranking.match",
+    "Stemmer",  # PyStemmer (the matcher's Snowball stemmer): loaded on the first stem
     "aiq_tui.tools.registry",
     "aiq_tui.tools.base",
     "aiq_tui.tools.launcher",

@@ -56,7 +56,7 @@ from aiq_tui.llm.common import invalid_arguments, sendable_arguments
 from aiq_tui.llm.windows import ContextWindow
 from aiq_tui.problems import Problem
 from aiq_tui.replay.record import TurnRecorder
-from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
@@ -170,7 +170,7 @@ class Engine:
         """The inverted index over every skill's metadata (built once, updated on reload)."""
         with self._index_lock:
             if self._index is None:
-                self._index = SkillIndex(self.workspace.catalog)
+                self._index = SkillIndex(self.workspace.catalog, Calibration.from_config(self.config.matching))
             return self._index
 
     def warm_up(self) -> None:

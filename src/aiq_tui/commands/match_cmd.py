@@ -71,9 +71,9 @@ def _open_matcher(args: argparse.Namespace, workspace: Any) -> Any:
     """The matcher the app uses; with a model installed, pending skill vectors are computed
     first (once: they are cached in the config home), progress on stderr."""
     from aiq_tui.models import matcher_for, open_semantic
-    from aiq_tui.ranking.match import SkillIndex
+    from aiq_tui.ranking.match import Calibration, SkillIndex
 
-    index = SkillIndex(workspace.catalog)
+    index = SkillIndex(workspace.catalog, Calibration.from_config(workspace.config.matching))
     semantic = None if option(args, "keyword_only") else open_semantic(workspace.home, workspace.config, workspace.catalog)
     if semantic is not None:
         pending = semantic.progress.total - semantic.progress.done
@@ -143,18 +143,21 @@ def _match(args: argparse.Namespace) -> int:
             "explanations": [_explanation_json(item) for item in explanations],
         })
         return EXIT_OK
-    _print_table(args, ranking.query, ranking.terms, shown, len(ranking.matches), ranking.considered, thresholds)
+    _print_table(args, ranking.query, ranking.terms, shown, len(ranking.matches), ranking.considered, thresholds,
+                 matcher.index)
     make_console(args).print(f"signals: {' + '.join(matcher.signals_used)}")
     if explanations:
         _print_explanations(args, explanations)
     return EXIT_OK
 
 
-def _signals_text(match: "Match") -> str:
+def _signals_text(match: "Match", shown: dict[str, str]) -> str:
+    """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
     from aiq_tui.ranking.semantic import SEMANTIC_FIELD
 
     return ", ".join(
-        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD else f"{s.term}@{s.field} {s.weight:.2f}"
+        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
+        else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
         for s in match.signals
     )
 
@@ -179,18 +182,19 @@ def _explanation_json(item: "Explanation") -> dict[str, Any]:
         "score": item.match.score if item.match else 0.0,
         "confidence": item.match.confidence if item.match else 0.0,
         "similarity": _similarity(item.match) if item.match else None,
-        "missing": list(item.missing), "reasons": list(item.reasons),
+        "missing": list(item.missing), "missing_words": list(item.missing_words), "reasons": list(item.reasons),
     }
 
 
 def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], shown: tuple["Match", ...],
-                 matched: int, considered: int, thresholds: Any) -> None:
+                 matched: int, considered: int, thresholds: Any, index: Any) -> None:
     from rich.table import Table
 
     from aiq_tui.ranking.disclose import phase_for
 
     console = make_console(args)
-    console.print(f"query terms: {' '.join(terms) or '(none after stop-words)'}")
+    typed = index.words_for(query)
+    console.print(f"query terms: {' '.join(typed.get(t, t) for t in terms) or '(none after stop-words)'}")
     if not shown:
         console.print(f"no skill matched ({considered} considered)")
         return
@@ -204,7 +208,8 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
     table.add_column("signals (term@field weight)", overflow="fold")
     for rank, match in enumerate(shown, start=1):
         table.add_row(str(rank), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
-                      phase_for(match.confidence, thresholds).label, _signals_text(match))
+                      phase_for(match.confidence, thresholds).label,
+                      _signals_text(match, index.words_for(query, match.name)))
     console.print(table)
 
 

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.ranking.match import Scored, SkillIndex
-from aiq_tui.ranking.tokenize import name_terms, tokenize
+from aiq_tui.ranking.tokenize import name_terms, surface_words, tokenize, words
 from aiq_tui.skills.model import Match, SkillMeta
 
 RIVALS = 2  # own rank + the nearest rival; pruning (MaxScore) keeps this fast at 10,000 skills
@@ -121,7 +121,7 @@ def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | N
              "users who describe this task will get the other skill"),
         fix=(f"put the words only {meta.name} is for into its description (or add `triggers:`); "
              f"say in {winner.name}'s description what it is not for"),
-        query=query, terms=_shared_terms(winner, wanted),
+        query=query, terms=_as_written(_shared_terms(winner, wanted), query),
     )
 
 
@@ -132,9 +132,9 @@ def _collision(first: str, second: str, directions: list[_Rivalry], by_name: dic
     shared: list[str] = []
     for direction in directions:
         shared += [t for t in direction.shared if t not in shared]
-    shared = shared[:SHOWN_TERMS]
     head = directions[0]
     query = own_query(by_name[head.skill])
+    shared = list(_as_written(shared[:SHOWN_TERMS], *(own_query(by_name[d.skill]) for d in directions)))
     how = "each scores close to the other on its own description" if mutual else (
         f"{head.rival} scores close to {head.skill} on {head.skill}'s description")
     if not serious:
@@ -153,20 +153,27 @@ def _collision(first: str, second: str, directions: list[_Rivalry], by_name: dic
     )
 
 
+def _as_written(terms: Iterable[str], *texts: str) -> tuple[str, ...]:
+    """Match terms (stems) as the skills' authors wrote them: findings speak in words."""
+    shown = surface_words(*texts)
+    return tuple(dict.fromkeys(shown.get(term, term) for term in terms))
+
+
 def _name_words(meta: SkillMeta, wanted: frozenset[str]) -> list[Finding]:
-    words = [term for term in dict.fromkeys(name_terms(meta.name))]
-    if not words:
+    terms = list(dict.fromkeys(name_terms(meta.name)))
+    if not terms:
         return []
     text = wanted | set(tokenize(" ".join(meta.tags))) if meta.tags else wanted
-    if any(word in text for word in words):
+    if any(term in text for term in terms):
         return []
+    written = _as_written(terms, " ".join(words(meta.name)))
     return [Finding(
         kind=Kind.UNREACHABLE, level=Level.WARNING, skills=(meta.name,),
         title=f"{meta.name}: no word of its name is in its description",
-        why=(f"the name words ({', '.join(words)}) never appear in the description, so a user who "
+        why=(f"the name words ({', '.join(written)}) never appear in the description, so a user who "
              "asks for the task by those words only reaches it through the name field"),
         fix="use the words of the name in the description, or rename the skill after what it does",
-        query=meta.name.replace("-", " "), terms=tuple(words),
+        query=meta.name.replace("-", " "), terms=written,
     )]
 
 

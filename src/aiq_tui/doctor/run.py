@@ -20,7 +20,7 @@ from aiq_tui.doctor.content import content_findings
 from aiq_tui.doctor.model import DoctorReport, Finding, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
-from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.problems import Problem
 from aiq_tui.skills.check import ListedProblems
 from aiq_tui.skills.model import Phase, SkillMeta
@@ -59,7 +59,7 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
     builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
     skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line)
     return DoctorInputs(
-        catalog=workspace.catalog, config=config, index=SkillIndex(workspace.catalog), builder=builder,
+        catalog=workspace.catalog, config=config, index=SkillIndex(workspace.catalog, Calibration.from_config(config.matching)), builder=builder,
         window=config.context_window(), full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
         skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
     )

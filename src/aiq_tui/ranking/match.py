@@ -19,31 +19,49 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
-from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
+from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokenize, words
 
 FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
 # BM25F field weights: how much one occurrence in the field counts. The name carries the
 # most evidence per word (authors choose it carefully); the body is long and noisy.
+# K1, the name's weight and b, and EXACT_NAME_BOOST were tuned together on the MetaTool
+# tuning split (issue 25: hit@3 0.640 → 0.651, MRR@10 0.569 → 0.576; held-out 0.630 → 0.637).
 FIELD_WEIGHTS: dict[str, float] = {
-    "name": 3.0, "triggers": 2.5, "tags": 2.0, "description": 1.0, "body": 0.25,
+    "name": 4.0, "triggers": 2.5, "tags": 2.0, "description": 1.0, "body": 0.25,
 }
-# Length normalisation per field (BM25 ``b``): names are short and uniform, so barely.
+# Length normalisation per field (BM25 ``b``): short fields barely, the long body fully.
 FIELD_B: dict[str, float] = {
-    "name": 0.3, "triggers": 0.5, "tags": 0.3, "description": 0.3, "body": 0.75,
+    "name": 0.6, "triggers": 0.5, "tags": 0.3, "description": 0.3, "body": 0.75,
 }
-K1 = 1.2
+K1 = 2.0  # term-frequency saturation: a word repeated in a short description still counts
 CONTEXT_WEIGHT = 0.35  # a term only in earlier user turns counts this much
-EXACT_NAME_BOOST = 1.5  # × the name's idf mass, added when the query writes the whole name
+EXACT_NAME_BOOST = 0.5  # × the name's idf mass, added when the query writes the whole name
 TRIGGER_BOOST = 1.0  # × the trigger's idf mass, added when the query contains the phrase
 UNSEEN_IDF_SHARE = 0.5  # a query word no skill uses weighs this share of a df=1 term
-BODY_ONLY_COVERAGE = 0.5  # a term found only in the body covers the query this much
+# A term found only in the body covers the query this much: the body's BM25F weight, so a
+# clear lead on body words alone (coverage × 1.65 at most) stays brief.
+BODY_ONLY_COVERAGE = 0.25
 LIFT_WINDOW = 20  # how many best-scored skills the name-tier rule reorders (see _lift_name_tiers)
 EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
+LEAD_WEIGHT = 0.8  # how much a clear lead over the runner-up adds to the evidence (see confidence)
+LEAD_GAP = 0.5  # the most of the gap between coverage and certainty a lead closes
 _MAX_NGRAM = 6  # longest trigger phrase / name (in words) looked for in the query
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How confidence rewards a clear lead (their one home is ``config.MatchingSettings``)."""
+
+    lead_margin: float = 0.5  # matching.confidence_lead_margin
+    tie_confidence: float = 0.65  # matching.tie_confidence
+
+    @classmethod
+    def from_config(cls, matching: Any) -> "Calibration":
+        return cls(lead_margin=matching.confidence_lead_margin, tie_confidence=matching.tie_confidence)
 
 
 @dataclass(frozen=True)
@@ -56,7 +74,8 @@ class Explanation:
     rank: int | None  # 1-based rank among matches, None when the skill scored 0
     match: Match | None
     missing: tuple[str, ...]  # query terms the skill does not contain at all
-    reasons: tuple[str, ...]
+    reasons: tuple[str, ...]  # in words, as the user and the skill's author wrote them
+    missing_words: tuple[str, ...] = ()  # ``missing`` as the user wrote them ("tables", not "tabl")
 
 
 @dataclass(frozen=True)
@@ -106,7 +125,8 @@ class _Compiled:
 class SkillIndex:
     """An inverted index of skills, ranked by :meth:`rank`. Not thread-safe."""
 
-    def __init__(self, metas: Iterable[SkillMeta] = ()) -> None:
+    def __init__(self, metas: Iterable[SkillMeta] = (), calibration: Calibration | None = None) -> None:
+        self.calibration = calibration or Calibration()
         self._docs: dict[str, _Doc] = {}
         self._metas: dict[str, SkillMeta] = {}
         self._bodies: dict[str, str] = {}
@@ -525,27 +545,53 @@ class SkillIndex:
         ``coverage`` = Σ idf(t)·q(t)·c(t) over the query terms the skill contains, divided
         by Σ idf(t)·q(t) over all query terms (q = 1 for the query, ``CONTEXT_WEIGHT`` for
         context; c = 1 for a hit in name/description/tags/triggers, ``BODY_ONLY_COVERAGE``
-        for a hit only in the body). It is the share of the query's information the skill
-        explains, i.e. its score relative to the best attainable one.
-        ``relative`` = score / best score; ``margin`` = (best − runner-up) / best for the
-        top match, 0 for the others.
+        for a hit only in the body): the share of the query's information the skill
+        explains. ``relative`` = score / best score. ``lead`` = how clearly the top match
+        leads the runner-up, (best − runner-up) / best reaching 1 at
+        ``calibration.lead_margin``; 0 for every other match.
 
-            confidence = coverage × (0.6 + 0.25·relative + 0.15·min(1, 2·margin))
+            evidence   = min(coverage × (0.6 + 0.25·relative + LEAD_WEIGHT·lead),
+                             coverage + LEAD_GAP·(1 − coverage))
+            confidence = min(evidence, tie + (1 − tie)·lead)     tie = calibration.tie_confidence
 
-        so a skill covering most of the query and clearly ahead reaches ≥ 0.7 (full), a
-        skill covering part of it lands in 0.15–0.7 (brief), and one sharing only a
-        common word stays below 0.15. A skill whose whole name is written in the query
-        gets at least ``EXACT_CONFIDENCE``·relative. Unrelated skills score 0 → 0.
+        A skill whose whole name is written in the query has evidence at least
+        ``EXACT_CONFIDENCE``·relative. The cap is what makes "full" precise: a skill no
+        better than another one (a tie, or any match below the top) stays at or under
+        ``tie`` (0.65, below the full threshold 0.7), so two equally good skills are both
+        briefed rather than both loaded in full; a top match that explains most of the
+        query and clearly leads reaches full. A skill covering part of the query lands in
+        0.15–0.7 (brief); one sharing only a common word stays below 0.15. Unrelated
+        skills score 0 → 0. (MetaTool tuning split, keyword only, top 3, before → after
+        issue 25: full precision 0.71 → 0.84 with full recall 0.085 → 0.17; brief-or-full
+        recall 0.51 → 0.54.)
         """
         if score <= 0 or best <= 0:
             return 0.0
+        evidence, cap = self._confidence_parts(name, score, rank, best, runner_up, weights, exact)
+        return round(max(0.0, min(1.0, evidence, cap)), 4)
+
+    def _confidence_parts(
+        self, name: str, score: float, rank: int, best: float, runner_up: float,
+        weights: dict[str, float], exact: bool,
+    ) -> tuple[float, float]:
+        """(evidence, cap) of :meth:`confidence`: the explanation says which one decided."""
         coverage = self.coverage(name, weights)
         relative = score / best
-        margin = (best - runner_up) / best if rank == 0 else 0.0
-        value = coverage * (0.6 + 0.25 * relative + 0.15 * min(1.0, 2 * margin))
+        lead = self.lead(best, runner_up) if rank == 0 else 0.0
+        evidence = coverage * (0.6 + 0.25 * relative + LEAD_WEIGHT * lead)
+        # A lead makes a partial match likelier, never certain: it closes at most part of the
+        # gap between coverage and 1 (a lone match for half the query is not "1.0").
+        evidence = min(evidence, coverage + LEAD_GAP * (1 - coverage))
         if exact:
-            value = max(value, EXACT_CONFIDENCE * relative)
-        return round(min(1.0, max(0.0, value)), 4)
+            evidence = max(evidence, EXACT_CONFIDENCE * relative)
+        tie = self.calibration.tie_confidence
+        return evidence, tie + (1 - tie) * lead
+
+    def lead(self, best: float, runner_up: float) -> float:
+        """How clearly the best score leads the runner-up, in [0, 1] (1 from ``lead_margin`` on)."""
+        if best <= 0:
+            return 0.0
+        return min(1.0, (best - runner_up) / best / self.calibration.lead_margin)
 
     def _match(
         self, name: str, score: float, rank: int, best: float, runner_up: float,
@@ -579,15 +625,56 @@ class SkillIndex:
 
     # -- explaining -----------------------------------------------------------------------
 
+    def _held_back(self, query: str, context: Sequence[str], ranking: Ranking, position: int) -> str:
+        """Why the confidence is lower than the match's evidence, when the lead cap decided."""
+        matches = ranking.matches
+        match = matches[position]
+        best = matches[0].score
+        runner_up = matches[1].score if len(matches) > 1 else 0.0
+        exact = any(s.field == "name" for s in self._boosts(query).get(match.name, ()))
+        evidence, cap = self._confidence_parts(match.name, match.score, position, best, runner_up,
+                                               self.query_weights(query, context), exact)
+        if min(1.0, evidence) <= cap + 1e-9:
+            return ""
+        if position == 0:
+            ahead = (best - runner_up) / best if best > 0 else 0.0
+            return (f"held at {match.confidence:.2f}: only {ahead:.0%} ahead of {matches[1].name} "
+                    f"(a clear lead is {self.calibration.lead_margin:.0%})")
+        return f"held at {match.confidence:.2f}: {matches[0].name} matches at least as well"
+
+    def words_for(self, query: str, name: str | None = None, context: Sequence[str] = ()) -> dict[str, str]:
+        """Each term of the query (and of skill ``name``) → the word it came from.
+
+        Terms are stems ("databas", "tabl"); people read words. The query's own spelling
+        comes first, then the context's, then the skill's (its name, triggers, tags,
+        description and body), so a term met through a related word shows as the skill
+        wrote it. A term with no word (a joined name) stands for itself.
+        """
+        texts = [query, *context]
+        meta = self._metas.get(name) if name is not None else None
+        if meta is not None:
+            texts += [" ".join(words(meta.name)), " ".join(meta.triggers), " ".join(meta.tags),
+                      meta.description or "", self._bodies.get(meta.name, "")]
+        return surface_words(*texts)
+
     def explain(
         self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None,
     ) -> Explanation:
-        """Why ``name`` ranks where it does for ``query`` — above all, what it is missing."""
+        """Why ``name`` ranks where it does for ``query`` — above all, what it is missing.
+
+        ``missing`` and ``terms`` are match terms (stems); ``reasons`` and ``missing_words``
+        speak in the words of the query and the skill.
+        """
         ranking = self.rank(query, context)
         terms = ranking.terms
         if name not in self._docs:
             return Explanation(name, query, terms, None, None, (), (f"no skill named {name!r} is indexed",))
         doc = self._docs[name]
+        shown = self.words_for(query, name, context)
+
+        def said(items: Iterable[str]) -> str:
+            return ", ".join(shown.get(term, term) for term in items)
+
         missing = tuple(term for term in terms if not self._fields_of(doc.name, term))
         rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
         match = ranking.matches[rank - 1] if rank else None
@@ -600,19 +687,23 @@ class SkillIndex:
         else:
             body_only = [term for term in terms if self._fields_of(doc.name, term) == ["body"]]
             if body_only:
-                reasons.append(f"terms {', '.join(body_only)} matched only the body")
+                reasons.append(f"terms {said(body_only)} matched only the body")
             if top_k is not None and rank is not None and rank > top_k:
                 reasons.append(f"ranked {_ordinal(rank)}, below top-k {top_k}")
             elif rank is not None:
                 reasons.append(f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches")
             reasons.append(f"confidence {match.confidence:.2f}")
+            held = self._held_back(query, context, ranking, rank - 1)
+            if held:
+                reasons.append(held)
         if missing and terms:
-            reasons.append(f"missing terms: {', '.join(missing)}")
-            related = [f"{term}~{other}" for term in missing for other, _share in self.related(term)
-                       if self._fields_of(doc.name, other)]
+            reasons.append(f"missing terms: {said(missing)}")
+            related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in missing
+                       for other, _share in self.related(term) if self._fields_of(doc.name, other)]
             if related:
                 reasons.append(f"met through related words (half weight): {', '.join(related)}")
-        return Explanation(name, query, terms, rank, match, missing, tuple(reasons))
+        missing_words = tuple(shown.get(term, term) for term in missing)
+        return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words)
 
 
 def _within_reach(scores: dict[str, float], window: int, remaining: float) -> dict[str, float]:
@@ -646,4 +737,4 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["Explanation", "Scored", "SkillIndex", "FIELDS"]
+__all__ = ["Calibration", "Explanation", "Scored", "SkillIndex", "FIELDS"]

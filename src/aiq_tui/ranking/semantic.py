@@ -58,6 +58,7 @@ class FusionSettings:
     keyword_half: float = 15.0
     brief_similarity: float = 0.27
     full_similarity: float = 0.49
+    lead_margin: float = 0.1
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -66,6 +67,7 @@ class FusionSettings:
             keyword_half=matching.semantic_keyword_half,
             brief_similarity=matching.semantic_brief_similarity,
             full_similarity=matching.semantic_full_similarity,
+            lead_margin=matching.semantic_lead_margin,
         )
 
 
@@ -197,21 +199,45 @@ class Matcher:
         # keyword score (kw′ = 1), and common words that happen to be names ("now", "calculator")
         # must not outrank what the request means (MetaTool tuning split: hit@1 −0.05 with it).
         scored.sort(key=lambda item: (-item[0], item[1]))
+        lead = self.lead(scored)
         if top_k is not None:
             scored = scored[:top_k]
         brief, full = self.thresholds
+        tie = self.index.calibration.tie_confidence
         matches = []
-        for fused, name in scored:
+        for position, (fused, name) in enumerate(scored):
             cosine = similarity.get(name, 0.0)
             signal = Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4))
             kw_match = by_keyword.get(name)
-            sem_conf = similarity_confidence(cosine, fusion, brief, full)
-            if kw_match is None:
-                matches.append(Match(name, round(fused, 4), round(sem_conf, 4), (signal,)))
-            else:
-                confidence = max(kw_match.confidence, sem_conf)
-                matches.append(Match(name, round(fused, 4), round(confidence, 4), kw_match.signals + (signal,)))
+            confidence = similarity_confidence(cosine, fusion, brief, full)
+            if kw_match is not None:
+                confidence = max(kw_match.confidence, confidence)
+            # As in the keyword ranker: only a clear leader (in fused score) may pass the tie cap.
+            confidence = min(confidence, tie + (1 - tie) * lead if position == 0 else tie)
+            signals = (signal,) if kw_match is None else kw_match.signals + (signal,)
+            matches.append(Match(name, round(fused, 4), round(confidence, 4), signals))
         return Ranking(query=keyword.query, terms=keyword.terms, matches=tuple(matches), considered=keyword.considered)
+
+    def lead(self, scored: Sequence[tuple[float, str]]) -> float:
+        """How clearly the best fused score leads the runner-up, in [0, 1] (1 from
+        ``fusion.lead_margin`` on; fused scores lie in [0, 1], so the margin is absolute)."""
+        if not scored:
+            return 0.0
+        runner_up = scored[1][0] if len(scored) > 1 else 0.0
+        return min(1.0, max(0.0, scored[0][0] - runner_up) / self.fusion.lead_margin)
+
+    def _held_back(self, ranking: Ranking, position: int) -> str:
+        """Says so when the tie cap, not the evidence, set a hybrid match's confidence."""
+        matches = ranking.matches
+        tie = self.index.calibration.tie_confidence
+        lead = self.lead([(m.score, m.name) for m in matches[:2]])
+        cap = tie + (1 - tie) * lead if position == 0 else tie
+        if cap >= 1.0 or abs(matches[position].confidence - round(cap, 4)) > 1e-4:
+            return ""
+        if position == 0:
+            return (f"held at {cap:.2f}: its fused score leads {matches[1].name} by only "
+                    f"{matches[0].score - matches[1].score:.2f} (a clear lead is {self.fusion.lead_margin:.2f})")
+        return f"held at {cap:.2f}: {matches[0].name} matches at least as well"
 
     def explain(self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None) -> Explanation:
         """Why ``name`` ranks where it does; says when the embedding, not the words, decided."""
@@ -223,7 +249,8 @@ class Matcher:
         match = ranking.matches[rank - 1] if rank else None
         similar = self.semantic.similarities(query) if self.semantic else None
         cosine = dict(zip(similar[0], similar[1].tolist())).get(name, 0.0) if similar else 0.0
-        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence "))]
+        # The words-only rank, confidence and its cap are replaced by the hybrid's own below.
+        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence ", "held at "))]
         if words.rank is not None:
             reasons.insert(0, f"the words alone rank it {_ordinal(words.rank)}")
         reasons.append(f"semantic similarity {cosine:.2f}")
@@ -239,7 +266,10 @@ class Matcher:
                 where += " — the embedding brought it in"
             reasons.append(where)
             reasons.append(f"confidence {match.confidence:.2f}")
-        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons))
+            held = self._held_back(ranking, rank - 1)
+            if held:
+                reasons.append(held)
+        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons), words.missing_words)
 
 
 def _ordinal(n: int) -> str:

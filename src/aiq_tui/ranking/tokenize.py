@@ -2,12 +2,13 @@
 
 One pipeline for both sides of the match so that a query word and a skill word meet in
 the same form: NFKC normalisation → identifier splitting (``sql-query``, ``PdfTools``,
-``snake_case``, ``v2``) → lowercase → stop-words removed → light suffix stemming.
+``snake_case``, ``v2``) → lowercase → stop-words removed → Snowball English stemming.
 Runs of CJK characters (which carry no spaces) become overlapping character bigrams,
 so a Chinese or Japanese query matches a Chinese or Japanese description.
 
-Deterministic and dependency-free on purpose: the matcher must give the same answer on
-every machine, with no model and no download.
+Deterministic on purpose: the matcher must give the same answer on every machine, with no
+model and no download. The stemmer is Snowball's English algorithm through PyStemmer (a C
+extension, the algorithm Lucene and Elasticsearch use), not a hand-written suffix list.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 # A compact list: function words plus the politeness scaffolding of requests ("can you
 # help me …") that would otherwise match every skill that mentions "help" or "use".
@@ -78,61 +80,27 @@ def split_identifier(word: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A small deterministic suffix stripper (lowercase input).
+    """The Snowball English (Porter2) stem of one lowercase word, as Lucene and Elasticsearch
+    stem English text: "images"/"image" → "imag", "creating"/"created"/"create" → "creat",
+    "queries"/"query" → "queri".
 
-    Conflates the common inflections so "images/image", "creating/created/creation/create"
-    and "quickly/quick" meet. It over-strips some words the same way on both sides of the
-    match, which is harmless: terms are only compared, never shown as words.
+    Words of one or two letters and words that are not plain ASCII letters are left as they
+    are (digits, CJK bigrams, accented names). Stems are match keys, never shown as words:
+    explanations map them back to what the user or the skill wrote (:func:`surface_words`).
+    Measured against the hand-written suffix stripper this replaced (issue 25), MetaTool
+    tuning split, tuned ranker: hit@3 0.651 vs 0.644, MRR@10 0.576 vs 0.573.
     """
-    if len(word) <= 3 or not word.isalpha() or not word.isascii() or word in _KEEP:
+    if len(word) <= 2 or not word.isalpha() or not word.isascii():
         return word
-    for suffix, replacement, keep in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= keep:
-            word = word[: len(word) - len(suffix)] + replacement
-            break
-    # Undouble a final consonant left by -ing/-ed ("running" → "runn" → "run").
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
-        word = word[:-1]
-    # A final silent e: "create"/"creat(ing)" → "creat"; "image"/"imag(es)" → "imag".
-    if len(word) > 3 and word.endswith("e") and not word.endswith("ee"):
-        word = word[:-1]
-    return word
+    return _english().stemWord(word)
 
 
-# Words the suffix rules would mangle into another word's stem ("apply" → "app").
-_KEEP: frozenset[str] = frozenset({"apply", "reply", "supply", "news", "status", "always"})
+@lru_cache(maxsize=1)
+def _english() -> Any:
+    # Imported on first use, not with this module: nothing before the first frame stems.
+    import Stemmer
 
-# (suffix, replacement, minimum stem length) — first match wins, longest suffixes first.
-_SUFFIXES: tuple[tuple[str, str, int], ...] = (
-    ("izations", "ize", 3),
-    ("ization", "ize", 3),
-    ("ational", "ate", 3),
-    ("fulness", "ful", 3),
-    ("iveness", "ive", 3),
-    ("ations", "ate", 3),
-    ("ation", "ate", 3),
-    ("ments", "", 4),
-    ("ment", "", 4),
-    ("ities", "", 4),
-    ("ity", "", 4),
-    ("ingly", "", 3),
-    ("edly", "", 3),
-    ("ness", "", 3),
-    ("ings", "", 3),
-    ("ing", "", 3),
-    ("ies", "y", 2),
-    ("ied", "y", 2),
-    ("ers", "", 3),
-    ("er", "", 3),
-    ("ed", "", 3),
-    ("ly", "", 4),
-    ("sses", "ss", 2),
-    ("ss", "ss", 2),
-    ("us", "us", 2),
-    ("is", "is", 2),
-    ("es", "e", 3),
-    ("s", "", 3),
-)
+    return Stemmer.Stemmer("english")
 
 
 def normalise(text: str) -> str:
@@ -221,6 +189,23 @@ def tokenize(text: str) -> list[str]:
         if term is not None:
             out.append(term)  # type: ignore[arg-type]
     return out
+
+
+def surface_words(*texts: str) -> dict[str, str]:
+    """Each match term of ``texts`` → the first word that gave it, as written (lowercase).
+
+    Terms are stems ("databas"); what a person reads is the word ("databases"). Explanations
+    translate with this map built from the query and the skill's own text, earlier texts
+    first, so the user's spelling wins over the skill's. A term with no entry (a skill's
+    joined name, "slackgifcreator") is its own word.
+    """
+    shown: dict[str, str] = {}
+    for text in texts:
+        for word in words(text):
+            term = term_of(word)
+            if term is not None and term not in shown:
+                shown[term] = word
+    return shown
 
 
 def name_terms(name: str) -> list[str]:

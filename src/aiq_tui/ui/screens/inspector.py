@@ -35,14 +35,9 @@ def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -
 
 def as_typed(query: str) -> dict[str, str]:
     """Each match term (a stem, e.g. ``databas``) → the word the user typed (``databases``)."""
-    from aiq_tui.ranking.tokenize import term_of, words
+    from aiq_tui.ranking.tokenize import surface_words
 
-    typed: dict[str, str] = {}
-    for word in words(query):
-        term = term_of(word)
-        if term is not None:
-            typed.setdefault(term, word)
-    return typed
+    return surface_words(query)
 
 
 def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
