@@ -4,6 +4,14 @@ and exclusions stay, and words are added in one sentence."""
 from __future__ import annotations
 
 from aiq_tui.ranking.description_edits import add_words, drop_word, remove_term, removable_units, shorten
+from aiq_tui.ranking.tokenize import term_of
+
+
+def term(word: str) -> str:
+    """The matcher's term for a word, whatever the stemmer makes of it."""
+    found = term_of(word)
+    assert found is not None
+    return found
 
 ART = ("Creating algorithmic art using p5.js with seeded randomness. Use this when users request creating art "
        "using code, generative art, flow fields, or particle systems. Create original art rather than copying "
@@ -16,31 +24,31 @@ ARTIFACTS = ("Suite of tools for creating elaborate, multi-component claude.ai H
 
 
 def test_a_list_item_using_the_term_is_dropped_and_the_list_keeps_its_conjunction() -> None:
-    assert remove_term(ART, "particl") == ART.replace("flow fields, or particle systems", "or flow fields")
-    assert remove_term(ART, "flow") == ART.replace("flow fields, or", "or")
+    assert remove_term(ART, term("particle")) == ART.replace("flow fields, or particle systems", "or flow fields")
+    assert remove_term(ART, term("flow")) == ART.replace("flow fields, or", "or")
 
 
 def test_a_sentence_is_dropped_only_when_its_main_clause_uses_the_term_and_others_remain() -> None:
-    assert remove_term(ART, "copy") == ART.rsplit(" Create original", 1)[0]
-    assert remove_term("Creates GIFs for Slack.", "gif") is None  # the only sentence stays
+    assert remove_term(ART, term("copying")) == ART.rsplit(" Create original", 1)[0]
+    assert remove_term("Creates GIFs for Slack.", term("gifs")) is None  # the only sentence stays
 
 
 def test_one_comma_is_not_a_list() -> None:
     # "elaborate, multi-component" are two adjectives, not items: only the whole sentence can go.
     assert [unit.item for unit in removable_units("Creates elaborate, multi-component artifacts.")] == []
-    assert remove_term(ARTIFACTS, "elaborat") == ARTIFACTS.split(". ", 1)[1]
+    assert remove_term(ARTIFACTS, term("elaborate")) == ARTIFACTS.split(". ", 1)[1]
 
 
 def test_exclusions_are_never_cut() -> None:
-    assert remove_term(ARTIFACTS, "rout") is None  # its sentence says what the skill is not for
-    assert remove_term(ARTIFACTS, "singl") is None
-    assert drop_word(ARTIFACTS, "singl") is None
+    assert remove_term(ARTIFACTS, term("routing")) is None  # its sentence says what the skill is not for
+    assert remove_term(ARTIFACTS, term("single")) is None
+    assert drop_word(ARTIFACTS, term("single")) is None
 
 
 def test_a_modifier_is_dropped_but_never_a_head_or_a_governed_word() -> None:
-    assert drop_word(GIF, "animat") == GIF.replace("animated ", "")
-    assert drop_word(GIF, "slack") is None  # "for Slack": the preposition would be stranded
-    assert drop_word("Guide for creating MCP servers that enable tools.", "server") is None  # head noun
+    assert drop_word(GIF, term("animated")) == GIF.replace("animated ", "")
+    assert drop_word(GIF, term("slack")) is None  # "for Slack": the preposition would be stranded
+    assert drop_word("Guide for creating MCP servers that enable tools.", term("servers")) is None  # head noun
 
 
 def test_words_are_added_in_one_use_for_sentence() -> None:
