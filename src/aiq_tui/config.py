@@ -252,6 +252,12 @@ class ToolSettings(_Section):
     sql_value_limit_bytes: PositiveInt = 16_000_000
     """SQLite refuses to build a larger string or blob (zeroblob(1e9) fails fast)."""
     script_timeout_seconds: PositiveFloat = 30
+    process_limit: PositiveInt = 64
+    """Processes (and threads) one command or script may run at once; a fork bomb stops here."""
+    memory_limit_mb: PositiveInt = 1024
+    """Memory (data) each process of a command or script may take."""
+    file_size_limit_mb: PositiveInt = 1024
+    """The largest file a command or script may write."""
 
     def __post_init__(self) -> None:
         # Your permissions are added to the defaults (same key: yours wins).

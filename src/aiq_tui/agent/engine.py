@@ -97,7 +97,11 @@ class Engine:
         self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
         self._semantic_requested = False
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
-        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd)
+        from aiq_tui.tools.launch_policy import LaunchPolicy
+
+        # One launcher policy for every process the agent starts (commands and scripts).
+        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd,
+                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd))
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
@@ -510,7 +514,8 @@ class Engine:
             self._emit(ToolCallRequested(call.id, call.name, sendable_arguments(call.arguments), "deny"))
             self._emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
         else:
-            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools())
+            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
+                                             preapproving=self.skills.active_allowed_tools(trusted_only=True))
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()

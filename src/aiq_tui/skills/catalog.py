@@ -393,6 +393,6 @@ def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta],
 
 
 def _differs(old: SkillMeta, new: SkillMeta) -> bool:
-    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras)) != (
-        new.file, new.mtime_ns, new.size, new.description, dict(new.extras)
+    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras), old.trusted_source) != (
+        new.file, new.mtime_ns, new.size, new.description, dict(new.extras), new.trusted_source
     )

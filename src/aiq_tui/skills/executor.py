@@ -3,9 +3,10 @@
 * composite → the numbered *plan* (step, tool, parameters); nothing runs here.
 * script → refused before anything runs when it matches a dangerous pattern (a first filter:
   the real containment is the process launcher's sandbox); otherwise written to a temp file
-  that is closed before execution, run with ``sh`` through :func:`aiq_tui.tools.launcher.run_process`
-  (own process group killed on timeout, environment reduced to PATH/HOME/LANG, output capped,
-  cwd = the project directory), and the temp folder is always removed.
+  that is closed before execution, run with ``sh`` as the one launcher policy plans it
+  (:mod:`aiq_tui.tools.launch_policy` — the same roots, hidden secrets, limits and network as
+  ``execute_command``; the executor has no policy of its own), cwd = the project directory,
+  and the temp folder is always removed.
 * template → rendered by jinja2's :class:`~jinja2.sandbox.SandboxedEnvironment` (no attribute
   escape to Python internals); Go ``text/template`` actions (``{{.name}}``, ``{{if .x}}…{{else}}…
   {{end}}``, ``{{range .xs}}{{.}}{{end}}``) are translated first, so both styles work. A
@@ -261,15 +262,32 @@ def definition_problems(kind: str, definition: Mapping[str, Any]) -> list[str]:
 
 
 class SkillExecutor:
-    """Runs a :class:`SkillProgram` by type. ``cwd`` is the project directory scripts run in."""
+    """Runs a :class:`SkillProgram` by type. ``cwd`` is the project directory scripts run in;
+    ``launch`` the launcher policy they run under (the engine shares its own with
+    ``execute_command``; without one, the policy for ``cwd`` and the default config home)."""
 
-    def __init__(self, settings: ToolSettings | None = None, cwd: Path | None = None) -> None:
+    def __init__(self, settings: ToolSettings | None = None, cwd: Path | None = None,
+                 launch: Any = None) -> None:
         # Nothing here may touch the file system: construction must not fail.
         self._settings = settings or ToolSettings()
         self._cwd = cwd
+        self._launch = launch
 
-    async def execute(self, program: Any, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Run ``program`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise."""
+    @property
+    def launch(self) -> Any:
+        """The :class:`~aiq_tui.tools.launch_policy.LaunchPolicy` scripts run under."""
+        if self._launch is None:
+            from aiq_tui.locations import resolve_home
+            from aiq_tui.tools.launch_policy import LaunchPolicy
+
+            self._launch = LaunchPolicy(self._settings, home=resolve_home(), project=(self._cwd or Path.cwd()))
+        return self._launch
+
+    async def execute(self, program: Any, params: Mapping[str, Any] | None = None,
+                      ask_more: Any = None) -> dict[str, Any]:
+        """Run ``program`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise.
+        ``ask_more(key, detail)`` asks the user when a script needs more than its approval (the
+        sandbox cannot hide a secret here); without it such a script is refused."""
         params = dict(params or {})
         definition: Mapping[str, Any] = program.definition or {}
         kind = program.type
@@ -279,7 +297,7 @@ class SkillExecutor:
             script = definition.get("script")
             if not isinstance(script, str) or not script.strip():
                 raise SkillExecutionError(f"script skill {program.name!r} has no script")
-            return {"name": program.name, "type": "script", **await self.run_script(script, params)}
+            return {"name": program.name, "type": "script", **await self.run_script(script, params, ask_more)}
         if kind == "template":
             template = definition.get("template")
             if not isinstance(template, str):
@@ -291,7 +309,8 @@ class SkillExecutor:
         raise SkillExecutionError(f"skill {program.name!r} has unknown type {kind!r}; "
                                   f"valid types: {', '.join(SKILL_TYPES)}")
 
-    async def run_script(self, script: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def run_script(self, script: str, params: Mapping[str, Any] | None = None,
+                         ask_more: Any = None) -> dict[str, Any]:
         """Run ``script`` with ``sh`` from a closed temp file (always removed) in the sandbox.
 
         Parameters reach the script as shell variables ``SKILL_<NAME>``, assigned (shell-quoted,
@@ -306,16 +325,18 @@ class SkillExecutor:
         folder = Path(tempfile.mkdtemp(prefix="aiq-skill-"))
         started = time.perf_counter()
         try:
+            plan = self.launch.plan(cwd, extra_read=(folder,))
+            if plan.exposed:
+                note = plan.exposure_note().replace("this command", "this script")
+                if ask_more is None or not await ask_more("file_read_secret", note):
+                    raise SkillExecutionError(f"not run: {note}")
             path = folder / "script.sh"
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(_parameter_lines(params or {}) + script)
             # closed here: the file is complete before sh reads it
             env = launcher.child_environment(os.environ)
-            result = await launcher.run_process(
-                ["sh", str(path)], cwd=cwd, timeout=self._settings.script_timeout_seconds,
-                output_cap=self._settings.command_output_bytes, read_roots=(folder, cwd),
-                write_roots=(cwd,), network=False, env=env,
-            )
+            result = await launcher.launch(["sh", str(path)], plan, timeout=self._settings.script_timeout_seconds,
+                                           output_cap=self._settings.command_output_bytes, env=env)
         finally:
             import shutil
 
