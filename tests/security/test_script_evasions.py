@@ -9,6 +9,8 @@ bomb from a line-by-line pattern.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aiq_tui.skills.executor import find_dangerous
 
@@ -48,3 +50,10 @@ def test_an_evasion_is_caught(kind: str, script: str) -> None:
 @pytest.mark.parametrize("script", ORDINARY)
 def test_an_ordinary_script_is_not_flagged(script: str) -> None:
     assert find_dangerous(script) is None
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("rm -f/$`'\"\\(){}|&;<>\n#~=abx0:EOF")), max_size=60))
+def test_any_text_is_read_without_an_error(text: str) -> None:
+    """Discovery runs the check on every script skill: it answers, never raises or hangs."""
+    assert find_dangerous(text) is None or isinstance(find_dangerous(text), str)

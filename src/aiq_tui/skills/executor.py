@@ -98,7 +98,7 @@ def _normalise_target(token: str) -> str:
 
 
 def _rm_is_dangerous(arguments: str, variables: Mapping[str, str]) -> bool:
-    tokens = arguments.split()
+    tokens = [token.replace("\x01", " ") for token in arguments.split()]
     recursive = any(
         token in ("--recursive", "-r", "-R")
         or (token.startswith("-") and not token.startswith("--") and ("r" in token or "R" in token))
@@ -127,14 +127,186 @@ def _expand(token: str, variables: Mapping[str, str]) -> str:
 
 
 def find_dangerous(script: str) -> str | None:
-    """The name of the first dangerous pattern ``script`` matches, or None."""
-    variables = {name: value.strip("\"'") for name, value in _ASSIGNMENT.findall(script)}
-    for match in _RM_COMMAND.finditer(script):
-        if _rm_is_dangerous(match.group(1), variables):
-            return "recursive delete of / or ~ (rm -rf /)"
+    """The name of the first dangerous pattern ``script`` matches, or None.
+
+    The script is read as ``sh`` would read it (:mod:`aiq_tui.skills.shell_scan`: quotes
+    removed, variables and ``echo``/``printf`` substitutions expanded, text piped into a shell
+    read as the script it is), so the classes of evasion the reviews used are caught; a script
+    the scanner cannot read falls back to the line patterns. Either way a first filter: the
+    sandbox and the process limits contain what it misses."""
+    return _find_dangerous(script, 0)
+
+
+def _find_dangerous(script: str, depth: int) -> str | None:
+    from aiq_tui.skills import shell_scan
+
+    try:
+        found = _structural(shell_scan.scan(script), depth)
+    except shell_scan.ShellSyntaxError:
+        found = _rm_by_pattern(script)
+    if found:
+        return found
     for name, pattern in _PATTERNS:
         if pattern.search(script):
             return name
+    return None
+
+
+def _rm_by_pattern(script: str) -> str | None:
+    """The line-pattern check for ``rm -rf /`` (for text the scanner cannot read)."""
+    variables = {name: value.strip("\"'") for name, value in _ASSIGNMENT.findall(script)}
+    for match in _RM_COMMAND.finditer(script):
+        if _rm_is_dangerous(match.group(1), variables):
+            return RM_ROOT
+    return None
+
+
+RM_ROOT = "recursive delete of / or ~ (rm -rf /)"
+FORK_BOMB = "fork bomb"
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+_CODE_FLAGS = {"perl": "-e", "ruby": "-e", "node": "-e", "nodejs": "-e", "php": "-r"}
+# Programs that run the rest of their arguments as a command.
+_WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "env", "nice", "nohup", "time", "timeout",
+                       "stdbuf", "setsid", "ionice", "chrt", "taskset", "unbuffer", "busybox", "xargs"})
+_WRAPPER_VALUE_OPTIONS = {"nice": {"-n"}, "timeout": {"-s", "-k", "--signal", "--kill-after"},
+                          "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"},
+                          "xargs": {"-n", "-L", "-P", "-s", "-I", "-d", "-E", "-a"}, "ionice": {"-c", "-n"},
+                          "chrt": {"-p"}, "taskset": {"-p", "-c"}, "env": {"-u", "-C", "-S"},
+                          "stdbuf": {"-i", "-o", "-e"}}
+
+
+def _unwrap(argv: list[str]) -> tuple[list[str], bool]:
+    """``argv`` without wrappers in front (``sudo``, ``env X=1``, ``nice -n 5``, ``xargs -r``…)
+    and whether ``xargs`` was one of them (then stdin supplies more arguments)."""
+    via_xargs = False
+    words = list(argv)
+    for _ in range(8):
+        if not words:
+            break
+        name = words[0].rsplit("/", 1)[-1]
+        if name not in _WRAPPERS or (name == "busybox" and len(words) > 1 and words[1] in _SHELL_NAMES):
+            break
+        via_xargs = via_xargs or name == "xargs"
+        words = words[1:]
+        takes_value = _WRAPPER_VALUE_OPTIONS.get(name, set())
+        while words and (words[0].startswith("-") or (name == "env" and "=" in words[0])
+                         or (name == "timeout" and words[0][:1].isdigit())):
+            option = words.pop(0)
+            if option in takes_value and words:
+                words.pop(0)
+            if option == "--":
+                break
+    return words, via_xargs
+
+
+def _structural(script: "Any", depth: int) -> str | None:
+    from aiq_tui.skills import shell_scan
+
+    for command in script.commands:
+        argv, via_xargs = _unwrap(command.argv)
+        if not argv:
+            continue
+        name = argv[0].rsplit("/", 1)[-1]
+        arguments = argv[1:]
+        if via_xargs and command.stdin is not None:
+            arguments = [*arguments, *command.stdin.split()]
+        if name == "rm" and _rm_is_dangerous(" ".join(_quoted(arguments)), {}):
+            return RM_ROOT
+        nested = _nested_script(name, arguments, command)
+        if nested is not None:
+            if depth < 4:
+                found = _find_dangerous(nested, depth + 1)
+                if found:
+                    return found
+        if name in _SHELL_NAMES and shell_scan.SELF in arguments[:1] and (command.background or command.in_pipeline):
+            return f"{FORK_BOMB} (the script starts itself in the background)"
+        code = _code_argument(name, arguments)
+        if code is not None and re.search(r"\bfork\b", code):
+            return f"{FORK_BOMB} (an interpreter forking in a loop)"
+    return _recursive_function(script) or _endless_background_loop(script)
+
+
+def _quoted(words: list[str]) -> list[str]:
+    """Words as one argument string for :func:`_rm_is_dangerous` (a space inside stays inside)."""
+    return [word.replace(" ", "\x01") for word in words]
+
+
+def _nested_script(name: str, arguments: list[str], command: "Any") -> str | None:
+    """The text a command runs as shell code: ``eval …``, ``sh -c …``, or what a shell reads
+    from a pipe, a here-string or a here-document."""
+    if name == "eval":
+        return " ".join(arguments)
+    if name in ("source", "."):
+        return command.stdin
+    if name not in _SHELL_NAMES:
+        return None
+    words = arguments[1:] if name == "busybox" else arguments
+    for index, word in enumerate(words):
+        if word == "-c" or (word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
+            return words[index + 1] if index + 1 < len(words) else None
+        if not word.startswith("-"):
+            return None  # a script file: the sandbox contains it
+    return command.stdin
+
+
+def _code_argument(name: str, arguments: list[str]) -> str | None:
+    """The code of an interpreter one-liner (``perl -e CODE``, ``python3 -c CODE``)."""
+    flag = "-c" if re.fullmatch(r"python[\d.]*|pypy3?", name) else _CODE_FLAGS.get(name)
+    if flag is None:
+        return None
+    for index, word in enumerate(arguments):
+        if word == flag and index + 1 < len(arguments):
+            return arguments[index + 1]
+    return None
+
+
+def _recursive_function(script: "Any") -> str | None:
+    """A function that starts itself in the background or in a pipeline (``b(){ b & b & }``)."""
+    from aiq_tui.skills import shell_scan
+
+    for name, body in shell_scan.functions(script).items():
+        previous_op = ""
+        for words, operator in shell_scan.command_words(body):
+            called, _ = _unwrap(words)
+            if called and called[0] == name and (operator in ("&", "|", "|&") or previous_op in ("|", "|&")):
+                return f"{FORK_BOMB} (a function that starts itself in the background: {name})"
+            previous_op = operator
+    return None
+
+
+_ALWAYS_TRUE = frozenset({"true", ":", "[ 1 ]", "[[ 1 ]]", "test 1", "((1))"})
+
+
+def _endless_background_loop(script: "Any") -> str | None:
+    """``while true; do … & done``, ``until false``, ``for ((;;))``: an endless loop that
+    starts a background job every time round."""
+    tokens = script.tokens
+    for index, (kind, value) in enumerate(tokens):
+        if kind != "word" or value not in ("while", "until", "for"):
+            continue
+        rest = tokens[index + 1:]
+        if value == "for":
+            endless = "".join(token for _, token in rest[:6]).startswith("((;;))")
+        else:
+            condition = []
+            for inner_kind, inner in rest:
+                if inner_kind == "op" and inner in (";", "\n"):
+                    break
+                condition.append(inner)
+            text = " ".join(condition)
+            endless = text in _ALWAYS_TRUE if value == "while" else text == "false"
+        if not endless:
+            continue
+        depth = 0
+        for inner_kind, inner in rest:
+            if inner_kind == "word" and inner == "do":
+                depth += 1
+            elif inner_kind == "word" and inner == "done":
+                depth -= 1
+                if depth <= 0:
+                    break
+            elif depth and (inner_kind, inner) == ("op", "&"):
+                return f"{FORK_BOMB} (an endless loop starting background jobs)"
     return None
 
 
