@@ -622,6 +622,12 @@ class Engine:
         await old.aclose()
 
     # -- live reload -------------------------------------------------------------------------------
+    def refresh_trust(self) -> CatalogReloaded:
+        """The user trusted or untrusted the project (the TUI's dialog): the skill folders get
+        their new trust and order, and what changed reloads like any edit."""
+        self.workspace.retrust()
+        return self.reload()
+
     def reload(self) -> CatalogReloaded:
         """Rescan the skill directories; the index, tools and loaded skills follow."""
         diff = self.workspace.catalog.rescan()

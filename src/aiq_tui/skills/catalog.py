@@ -253,6 +253,13 @@ class SkillCatalog:
 
     # -- live reload ------------------------------------------------------------------------
 
+    def use_dirs(self, dirs: Sequence[SkillDir]) -> None:
+        """Scan ``dirs`` from now on (the user trusted or untrusted the project: the same
+        folders with another trust, in another order); the next :meth:`rescan` reports what
+        that changed."""
+        with self._lock:
+            self.dirs = tuple(dirs)
+
     def rescan(self) -> CatalogDiff:
         """Scan the directories again and swap in the result; returns what changed since the
         last ``rescan`` — including changes the catalog made itself (save, delete, status),
