@@ -57,6 +57,7 @@ _FAMILY = re.compile(
 _CODE_OR_PROSE = frozenset({
     "md", "markdown", "rst", "adoc", "html", "htm", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
     "rb", "java", "kt", "rs", "c", "h", "cc", "cpp", "hpp", "cs", "php", "swift", "scala", "css", "vue", "svelte",
+    "pyc", "class", "o",
 })
 # Folders whose every file is a credential, wherever they sit (a project may hold a copy too).
 _SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store",

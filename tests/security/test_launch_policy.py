@@ -176,3 +176,59 @@ async def test_a_fork_bomb_is_bounded_and_leaves_the_machine_unaffected(isolated
     assert running <= (24 if os.getuid() != 0 else PID_NAMESPACE_FLOOR) + 1  # + the helper outside
     await task
     assert _processes_in(project) == []
+
+
+# -- hidden paths --------------------------------------------------------------------------------
+
+def test_secret_files_under_the_readable_roots_are_hidden(isolated_home: Home, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "deploy").mkdir(parents=True)
+    (project / ".env").write_text("x")
+    (project / "deploy" / "id_ed25519.bak").write_text("x")
+    (project / ".aws").mkdir()
+    (project / "README.md").write_text("x")
+    plan = _policy(isolated_home, project).plan(project)
+    if not plan.namespaces:
+        pytest.skip("hiding needs unprivileged namespaces")
+    assert set(plan.hide) == {str(project / ".env"), str(project / "deploy" / "id_ed25519.bak"),
+                              str(project / ".aws")}
+    assert plan.exposed == ()
+
+
+def test_in_home_the_config_home_but_its_skills_is_hidden(isolated_home: Home) -> None:
+    isolated_home.ensure()
+    plan = _policy(isolated_home, Path.home()).plan()
+    if not plan.namespaces:
+        pytest.skip("hiding needs unprivileged namespaces")
+    assert str(isolated_home.sessions_dir) in plan.hide and str(isolated_home.config_dir) in plan.hide
+    assert str(isolated_home.skills_dir) not in plan.hide
+
+
+async def test_without_namespaces_what_cannot_be_hidden_makes_the_command_ask(isolated_home: Home, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """No mount namespace, no hiding: a command that could read .env asks (file_read_secret)."""
+    from aiq_tui.conversation import ToolCall
+    from aiq_tui.tools import launcher
+    from aiq_tui.tools.base import ApprovalRequest, Decision
+    from aiq_tui.tools.command import CommandTool
+    from aiq_tui.tools.policy import PermissionPolicy
+    from aiq_tui.tools.registry import ToolRegistry
+
+    monkeypatch.setattr(launcher, "_namespaces_work", lambda: False)
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".env").write_text("TOKEN=x")
+    settings = ToolSettings(permissions={"execute_command": "allow"})
+    registry = ToolRegistry([CommandTool(settings, home=isolated_home, cwd=project)],
+                            PermissionPolicy(settings.permissions))
+    asked: list[ApprovalRequest] = []
+
+    async def approver(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return Decision.DENY
+
+    result = await registry.invoke(ToolCall("c1", "execute_command", {"command": ["grep", "-r", "TOKEN", "."]}),
+                                   approver, lambda event: None)
+    assert not result.ok
+    assert [request.permission for request in asked] == ["file_read_secret"]
+    assert ".env" in asked[0].detail

@@ -132,6 +132,13 @@ def _namespaces_work() -> bool:
     return done.returncode == 0 and not done.stderr
 
 
+def unix_sockets_blocked() -> bool:
+    """Whether the helper's seccomp filter refuses UNIX sockets here (Linux on x86-64 or arm64)."""
+    import platform
+
+    return sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64", "arm64")
+
+
 def landlock_abi() -> int:
     """The Landlock ABI the launcher uses (0: none, or switched off with ``AIQ_SANDBOX=off``)."""
     if os.environ.get("AIQ_SANDBOX", "").strip().lower() in ("off", "0", "no", "false"):
@@ -183,7 +190,8 @@ def describe_sandbox() -> str:
     fs = f"landlock (ABI {abi})" if abi >= 1 else POLICY_ONLY
     net = network_mode(False)
     net_text = "network off" if net.startswith("off") else "network not blocked"
-    return f"sandbox: {fs}, {net_text} for commands"
+    sockets = "" if unix_sockets_blocked() else ", UNIX sockets not blocked"
+    return f"sandbox: {fs}, {net_text}{sockets} for commands"
 
 
 def _real(path: Path | str) -> str:
@@ -222,7 +230,7 @@ def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots
     helper = [sys.executable, "-I", "-S", str(_HELPER)]
     if limits is not None:
         helper += limits.helper_args()
-    if sys.platform.startswith("linux"):
+    if unix_sockets_blocked():
         helper.append("--no-unix-sockets")
     for path in hide:
         helper += ["--hide", path]
