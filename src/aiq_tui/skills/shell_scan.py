@@ -189,7 +189,7 @@ class _Lexer:
                 lines.append(line)
             body = "\n".join(lines) + "\n"
             if expand:
-                body = "".join(_Lexer(body, self.variables, self.depth)._double_quoted_text(body))
+                body = "".join(_Lexer(body, self.variables, self.depth)._expanded())
             self._heredoc_targets[index] = body
 
     # -- words ----------------------------------------------------------------------------------
@@ -241,40 +241,37 @@ class _Lexer:
 
     def _double_quoted(self) -> list[str]:
         """The text of a "…" string at ``pos`` (which is at the opening quote)."""
-        text = self.text
         self.pos += 1
+        return self._expanded('"')
+
+    def _expanded(self, closing: str | None = None) -> list[str]:
+        """Text with its expansions, up to ``closing`` (``"`` for a "…" string; None: all of
+        it, a here-document body). A backslash escapes ``$``, a backquote, itself and, inside
+        quotes, ``"``; otherwise it stays."""
+        text = self.text
+        escapable = '$`"\\' if closing else "$`\\"
         out: list[str] = []
         while True:
             if self.pos >= len(text):
-                raise ShellSyntaxError("unterminated double quote")
+                if closing:
+                    raise ShellSyntaxError("unterminated double quote")
+                return out
             char = text[self.pos]
-            if char == '"':
+            if char == closing:
                 self.pos += 1
                 return out
             if char == "\\" and self.pos + 1 < len(text):
                 following = text[self.pos + 1]
-                out.append(following if following in '$`"\\' else ("" if following == "\n" else "\\" + following))
+                if following in escapable:
+                    out.append(following)
+                elif not (following == "\n" and closing):
+                    out.append("\\" + following)
                 self.pos += 2
             elif char in "$`":
                 out.append(self._expansion())
             else:
                 out.append(char)
                 self.pos += 1
-
-    def _double_quoted_text(self, body: str) -> list[str]:
-        """A here-document body with expansions (no quote removal)."""
-        out: list[str] = []
-        while self.pos < len(body):
-            char = body[self.pos]
-            if char == "\\" and self.pos + 1 < len(body) and body[self.pos + 1] in "$`\\":
-                out.append(body[self.pos + 1])
-                self.pos += 2
-            elif char in "$`":
-                out.append(self._expansion())
-            else:
-                out.append(char)
-                self.pos += 1
-        return out
 
     def _closing(self, quote: str, start: int, escapes: bool = False) -> int:
         index = start
@@ -343,7 +340,7 @@ class _Lexer:
         if operator in (":-", "-", ":=", "="):
             set_ = name in self.variables and (operator in ("-", "=") or value != "")
             if not set_:
-                value = "".join(_Lexer(word, self.variables, self.depth)._double_quoted_text(word))
+                value = "".join(_Lexer(word, self.variables, self.depth)._expanded())
                 if operator in (":=", "="):
                     self.variables[name] = value
         elif operator in (":+", "+"):
