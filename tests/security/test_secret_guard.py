@@ -159,3 +159,20 @@ def test_started_in_home_a_recursive_read_does_not_reach_the_config_home(isolate
     _, sent, _ = run_session(steps, monkeypatch, capsys, "--yes")
     assert "famous password" in sent  # the command ran
     assert SECRET not in sent
+
+
+def test_a_skill_folder_linked_into_a_secret_folder_hands_nothing_over(project: Path, tmp_path: Path,
+                                                                       isolated_home: Home) -> None:
+    """A clone can ship a link to any folder holding a SKILL.md: where the files really are counts."""
+    from aiq_tui.workspace import Workspace
+
+    keys = tmp_path / "elsewhere" / ".ssh"
+    keys.mkdir(parents=True)
+    (keys / "SKILL.md").write_text("---\nname: keys\ndescription: Keys\n---\nx\n")
+    (keys / "config").write_text(f"Host *\n  IdentityFile {SECRET}\n")
+    (project / ".agents" / "skills").mkdir(parents=True)
+    (project / ".agents" / "skills" / "keys").symlink_to(keys)
+    catalog = Workspace.open(cwd=project).catalog
+    assert all(resource.rejected for resource in catalog.resources("keys"))
+    with pytest.raises(Exception, match="secret"):
+        catalog.read_resource("keys", "config")

@@ -88,7 +88,8 @@ def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resour
     resources: list[Resource] = []
     total = 0
     for relpath, size, rejected in found:
-        if rejected is None and looks_secret(relpath):
+        # By its name, and by where it really is (a linked folder may be inside ~/.ssh).
+        if rejected is None and (looks_secret(relpath) or looks_secret(os.path.join(real_root(), relpath))):
             resources.append(Resource(relpath, resource_kind(relpath), size, SECRET_REJECTION))
             continue  # not a problem of the skill's: nothing to warn about, only to withhold
         if rejected is None and size > settings.max_resource_bytes:
@@ -170,7 +171,7 @@ def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: s
         raise ResourceError(f"resource {label!r} is the skill's own SKILL.md; load the skill instead")
     if not _selected(rel, settings):
         raise ResourceError(f"resource {label!r} is excluded by skills.resource_include/resource_exclude")
-    if looks_secret(rel):
+    if looks_secret(rel) or looks_secret(target):
         raise ResourceError(f"resource {label!r} {SECRET_REJECTION}")
     try:
         info = os.stat(target)
