@@ -19,7 +19,8 @@ its own. A plan says:
 * **exposed** — what the sandbox *cannot* hide here (no unprivileged namespaces, or more files
   than the secret scan checks): the caller must then ask (``file_read_secret``) before running.
 * **network** (off unless asked) and **limits** (``tools.process_limit``,
-  ``tools.memory_limit_mb``, ``tools.file_size_limit_mb``).
+  ``tools.memory_limit_mb``, ``tools.file_size_limit_mb``); the **environment** is the
+  launcher's allowlist (:func:`~aiq_tui.tools.launcher.child_environment`), the same for all.
 """
 
 from __future__ import annotations

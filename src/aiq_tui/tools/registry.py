@@ -359,14 +359,14 @@ def build_default_tools(
     from aiq_tui.tools.skill_tools import skill_tools
     from aiq_tui.tools.sql import SqlTool
     from aiq_tui.tools.use_skill import ReadSkillResourceTool, UseSkillTool
-
     from aiq_tui.tools.launch_policy import LaunchPolicy
 
     working = (cwd or Path.cwd()).resolve()
     settings = config.tools
     # One launcher policy for every process: commands and script skills share it.
-    launch = getattr(executor, "launch", None) or LaunchPolicy(settings, home=home, project=working)
-    executor = executor or SkillExecutor(settings, cwd=working, launch=launch)
+    if executor is None:
+        executor = SkillExecutor(settings, cwd=working, launch=LaunchPolicy(settings, home=home, project=working))
+    launch = executor.launch
     tools: list[Tool] = [
         HttpRequestTool(settings),
         CommandTool(settings, home=home, cwd=working, launch=launch),
