@@ -284,6 +284,12 @@ class ToolSettings(_Section):
     """A template rendering more text than this fails (the output would fill the context)."""
     template_memory_mb: PositiveInt = 256
     """Memory a template may build values in, beyond the renderer's own start-up size."""
+    process_limit: PositiveInt = 64
+    """Processes (and threads) one command or script may run at once; a fork bomb stops here."""
+    memory_limit_mb: PositiveInt = 1024
+    """Memory (data) each process of a command or script may take."""
+    file_size_limit_mb: PositiveInt = 1024
+    """The largest file a command or script may write."""
 
     def __post_init__(self) -> None:
         # Your permissions are added to the defaults (same key: yours wins).

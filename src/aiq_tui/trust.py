@@ -11,7 +11,8 @@ Rules a caller may rely on:
 
 * :func:`decision_for` answers for a path from the nearest decided folder at or above it: a
   trusted ``~/code`` trusts ``~/code/app``; an ``untrusted`` answer deeper down wins over a
-  trusted folder above it.
+  trusted folder above it. A decision about ``~`` or ``/`` is about that folder only: trusting
+  the home folder must not trust every repository ever cloned below it.
 * Nothing is trusted by default. An undecided project is treated as untrusted; the caller may
   ask (:attr:`ProjectTrust.undecided`).
 * The file lives in the config home, which neither the model's tools nor a project can write
@@ -24,7 +25,7 @@ import json
 import os
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import msgspec
 
@@ -99,12 +100,19 @@ def load_decisions(home: Home) -> dict[Path, TrustLevel]:
     return decisions
 
 
+def _not_inherited() -> frozenset[Path]:
+    """Folders whose decision covers themselves only: ``/`` and the user's home."""
+    return frozenset({Path("/"), resolved(Path.home())})
+
+
 def decision_for(decisions: Mapping[Path, TrustLevel], path: str | os.PathLike[str]) -> ProjectTrust:
-    """The decision that applies to ``path``: its own, else the nearest parent's."""
+    """The decision that applies to ``path``: its own, else the nearest parent's (never one
+    about ``~`` or ``/``, see the module doc)."""
     project = resolved(path)
+    own_only = _not_inherited()
     for folder in (project, *project.parents):
         level = decisions.get(folder)
-        if level is not None:
+        if level is not None and (folder == project or folder not in own_only):
             return ProjectTrust(project, level, folder)
     return ProjectTrust(project, None)
 
@@ -133,3 +141,55 @@ def record(home: Home, path: str | os.PathLike[str], level: TrustLevel | None) -
     payload = {"projects": {str(key): value.value for key, value in sorted(decisions.items())}}
     atomic_write(trust_file(home), json.dumps(payload, indent=2) + "\n", mode=0o600)
     return folder
+
+
+PROJECT_FILES = (".mcp.json",)
+"""Files of a project that make agents do things (besides its skill folders)."""
+
+
+def project_offers(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
+    """What the project at ``project`` brings that trust decides about, as short phrases for the
+    dialog and the notice: its skill folders that hold at least one skill, its ``.mcp.json``.
+    Empty when it brings nothing (then nobody needs to be asked)."""
+    root = resolved(project)
+    found: list[str] = []
+    for raw in project_dirs:
+        folder = root / raw
+        try:
+            count = sum(1 for entry in os.scandir(folder)
+                        if entry.name[:1] != "." and os.path.isfile(os.path.join(entry.path, "SKILL.md")))
+        except OSError:
+            continue
+        if count:
+            found.append(f"{raw} ({count} skill{'s' if count != 1 else ''})")
+    for name in PROJECT_FILES:
+        if (root / name).is_file():
+            found.append(name)
+    return tuple(found)
+
+
+def is_project_folder(home: Home, path: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` can be a project to decide about: not ``/``, not the user's home (its
+    "project" folders are the user's own) and not inside the config home (the user's too)."""
+    folder = resolved(path)
+    config_home = resolved(home.root)
+    return folder not in _not_inherited() and folder != config_home and config_home not in folder.parents
+
+
+def needs_decision(home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
+    """What to ask about on the first start in ``path`` (see :func:`project_offers`), or ``()``
+    when the user decided already, the folder is no project, or it brings nothing."""
+    if not is_project_folder(home, path) or not project_trust(home, path).undecided:
+        return ()
+    return project_offers(path, project_dirs)
+
+
+def untrusted_notice(home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]) -> str | None:
+    """The one line headless commands print on stderr in an undecided project that brings
+    something, or None."""
+    offers = needs_decision(home, path, project_dirs)
+    if not offers:
+        return None
+    return (f"aiq-tui: treating this project as untrusted, you have not decided about it ({', '.join(offers)}): "
+            f"its skills' allowed-tools pre-approve nothing and their scripts always ask; "
+            f"`aiq-tui trust {resolved(path)}` trusts it")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:  # the catalog's modules load in complete(): the TUI's first f
     from aiq_tui.config import SourcesFile
     from aiq_tui.skills.catalog import SkillCatalog
     from aiq_tui.skills.discover import SkillDir
+    from aiq_tui.trust import ProjectTrust
 
 DEFAULTS_MARKER = "bundled-skills.json"
 """In ``data/``: names of bundled skills already offered, so a deleted one stays deleted."""
@@ -39,6 +40,24 @@ class Workspace(msgspec.Struct):
     skill_dirs: tuple[SkillDir, ...]
     installed_defaults: tuple[str, ...] = ()
     """Bundled skills installed by this open (first run, or new ones in an upgrade)."""
+    trust: ProjectTrust | None = None
+    """The user's decision about the project in ``cwd`` (None when skills are off and nothing
+    asked). Undecided counts as untrusted; see :mod:`aiq_tui.trust`."""
+
+    def retrust(self) -> None:
+        """Read the user's decision about the project again (the TUI's trust dialog, or
+        ``aiq-tui trust`` meanwhile) and give the catalog the directories with their new trust;
+        the engine's next reload sees the difference."""
+        from aiq_tui.skills.discover import skill_directories
+        from aiq_tui.trust import project_trust
+
+        self.trust = project_trust(self.home, self.cwd)
+        if not self.config.skills.enabled:
+            return
+        flags = tuple(d.path for d in self.skill_dirs if d.origin == "flag")
+        self.skill_dirs = tuple(skill_directories(self.config, self.home, self.cwd, flags,
+                                                  project_trusted=self.trust.trusted))
+        self.catalog.use_dirs(self.skill_dirs)
 
     @classmethod
     def open(
@@ -74,6 +93,7 @@ class Workspace(msgspec.Struct):
         from aiq_tui.skills.catalog import SkillCatalog
         from aiq_tui.skills.catalog_cache import CatalogCache
         from aiq_tui.skills.discover import skill_directories
+        from aiq_tui.trust import project_trust
 
         home, config = start.home, start.config
         base = project_directory(cwd, config, home)
@@ -87,14 +107,16 @@ class Workspace(msgspec.Struct):
                                         hint="check the permissions of the skills folder",
                                         severity=Severity.WARNING))
         sources = load_sources(home)
+        trust = project_trust(home, base)  # decided once, here, for every path that uses it
         if config.skills.enabled:
-            dirs = tuple(skill_directories(config, home, base, skills_dirs))
+            dirs = tuple(skill_directories(config, home, base, skills_dirs, project_trusted=trust.trusted))
             catalog = SkillCatalog(dirs, config.skills, CatalogCache(home.catalog_cache))
         else:
             dirs = ()
             catalog = SkillCatalog((), config.skills)
         problems.extend(catalog.problems)
-        return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed))
+        return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed),
+                   trust)
 
 
 def project_directory(cwd: str | os.PathLike[str] | None, config: AppConfig, home: Home) -> Path:

@@ -121,6 +121,7 @@ async def test_reads_inside_a_skill_folder_are_capped_at_max_resource_bytes(proj
 
     class Meta:
         folder = skill
+        trusted_source = True  # a user's skill folder: an untrusted project's adds no read root
 
     tool = FileOperationsTool(ToolSettings(), home=isolated_home, cwd=project, catalog=[Meta()], resource_cap=1000)
     capped = await tool.run({"operation": "read", "path": str(skill / "data.txt")})

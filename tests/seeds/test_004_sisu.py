@@ -26,7 +26,8 @@ def test_reject_initialization_without_directories(home: Path, add) -> None:
     with none configured it scans exactly those and says which it scanned."""
     add("in-home")
     workspace = Workspace.open()
-    assert [d.origin for d in workspace.skill_dirs] == ["project", "project", "home"]
+    # An undecided project is untrusted: its folders come after the user's (issue 23).
+    assert [d.origin for d in workspace.skill_dirs] == ["home", "project", "project"]
     assert workspace.catalog.names() == ["in-home"]
 
 

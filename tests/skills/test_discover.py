@@ -153,7 +153,7 @@ def test_validate_reports_a_dangling_skill_md_link_as_invalid(tmp_path: Path) ->
 def test_resolve_relative_paths_from_cwd_and_precedence_order(tmp_path: Path) -> None:
     home = Home(tmp_path / "home")
     config = AppConfig(skills=SkillsSettings(dirs=["cfg-skills"]))
-    dirs = skill_directories(config, home, tmp_path / "project", ["flag-skills"])
+    dirs = skill_directories(config, home, tmp_path / "project", ["flag-skills"], project_trusted=True)
     assert [(d.path, d.origin) for d in dirs] == [
         (tmp_path / "project" / "flag-skills", "flag"),
         (tmp_path / "project" / "cfg-skills", "config"),
@@ -163,6 +163,26 @@ def test_resolve_relative_paths_from_cwd_and_precedence_order(tmp_path: Path) ->
         (Path.home() / ".claude" / "skills", "user"),
         (Path.home() / ".agents" / "skills", "user"),
     ]
+    assert all(d.trusted for d in dirs)
+
+
+def test_an_untrusted_projects_dirs_come_last_and_untrusted(tmp_path: Path) -> None:
+    home = Home(tmp_path / "home")
+    dirs = skill_directories(AppConfig(), home, tmp_path / "project")  # undecided: untrusted
+    assert [d.origin for d in dirs] == ["home", "user", "user", "project", "project"]
+    assert [d.trusted for d in dirs] == [True, True, True, False, False]
+
+
+def test_started_in_home_the_project_dirs_are_the_users_own(tmp_path: Path) -> None:
+    dirs = skill_directories(AppConfig(), Home(tmp_path / "cfg"), Path.home())
+    assert ("user", Path.home() / ".agents" / "skills") in [(d.origin, d.path) for d in dirs]
+    assert all(d.trusted for d in dirs if d.origin != "project")
+
+
+def test_a_project_dir_inside_the_config_home_is_trusted_with_it(tmp_path: Path) -> None:
+    home = Home(tmp_path / "cfg")
+    dirs = skill_directories(AppConfig(), home, home.root / "work")
+    assert all(d.trusted for d in dirs)
 
 
 def test_user_agent_dirs_are_opt_out(tmp_path: Path) -> None:

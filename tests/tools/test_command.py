@@ -87,8 +87,12 @@ async def test_command_cwd_inside_roots(tool: CommandTool, project: Path, home: 
     (project / "sub").mkdir()
     inside = await tool.run({"command": ["pwd"], "cwd": "sub"})
     assert inside.ok and inside.content["stdout"].strip() == str((project / "sub").resolve())
+    home.skills_dir.mkdir(parents=True, exist_ok=True)
+    in_skills = await tool.run({"command": ["pwd"], "cwd": str(home.skills_dir)})
+    assert in_skills.ok
+    # The rest of the config home is never the model's to read (sessions, config).
     in_home = await tool.run({"command": ["pwd"], "cwd": str(home.root)})
-    assert in_home.ok
+    assert not in_home.ok and "refused" in in_home.error
 
 
 @pytest.mark.parametrize("cwd", ["/", "..", "/tmp", "~", "../..", "sub/../../"])

@@ -73,3 +73,35 @@ def test_trust_command_records_and_reports(isolated_home: Home, tmp_path: Path,
 def test_trust_command_refuses_a_path_that_is_not_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trust", str(tmp_path / "nope")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+def test_a_decision_about_home_covers_home_only(isolated_home: Home) -> None:
+    """Trusting ~ must not trust every repository ever cloned below it."""
+    clone = Path.home() / "code" / "clone"
+    clone.mkdir(parents=True)
+    record(isolated_home, Path.home(), TrustLevel.TRUSTED)
+    assert project_trust(isolated_home, Path.home()).trusted
+    assert project_trust(isolated_home, clone).undecided
+
+
+def test_only_a_folder_that_brings_something_needs_a_decision(isolated_home: Home, tmp_path: Path) -> None:
+    from aiq_tui.trust import needs_decision
+
+    dirs = [".agents/skills", ".aiq/skills"]
+    assert needs_decision(isolated_home, tmp_path, dirs) == ()
+    (tmp_path / ".agents" / "skills" / "a").mkdir(parents=True)
+    assert needs_decision(isolated_home, tmp_path, dirs) == ()  # an empty folder is no skill
+    (tmp_path / ".agents" / "skills" / "a" / "SKILL.md").write_text("---\nname: a\ndescription: d\n---\n")
+    (tmp_path / ".mcp.json").write_text("{}")
+    assert needs_decision(isolated_home, tmp_path, dirs) == (".agents/skills (1 skill)", ".mcp.json")
+    record(isolated_home, tmp_path, TrustLevel.UNTRUSTED)
+    assert needs_decision(isolated_home, tmp_path, dirs) == ()
+
+
+def test_home_root_and_the_config_home_are_no_projects(isolated_home: Home) -> None:
+    from aiq_tui.trust import is_project_folder
+
+    assert not is_project_folder(isolated_home, Path.home())
+    assert not is_project_folder(isolated_home, "/")
+    assert not is_project_folder(isolated_home, isolated_home.root / "skills")
+    assert is_project_folder(isolated_home, Path.home() / "code")

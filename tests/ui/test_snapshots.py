@@ -126,6 +126,22 @@ class TestScreens:
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
+    def test_trust_dialog(self, snap_compare, tmp_path: Path) -> None:
+        # The first start in a cloned folder that brings skills and a .mcp.json (under ~, shown so).
+        project = Path.home() / "code" / "cloned-app"
+        (project / ".agents" / "skills" / "deploy").mkdir(parents=True)
+        (project / ".agents" / "skills" / "deploy" / "SKILL.md").write_text("---\nname: deploy\ndescription: d\n---\n")
+        (project / ".mcp.json").write_text("{}")
+        engine = FakeEngine(tmp_path)
+        app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600, project=project)
+        app.animation_level = "none"
+
+        async def run_before(pilot: Pilot) -> None:
+            await wait_until(lambda: type(pilot.app.screen).__name__ == "TrustScreen", "the trust dialog")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
     def test_match_inspector(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
 

@@ -125,7 +125,11 @@ class Engine:
         self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
         self._semantic_requested = False
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
-        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd)
+        from aiq_tui.tools.launch_policy import LaunchPolicy
+
+        # One launcher policy for every process the agent starts (commands and scripts).
+        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd,
+                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd))
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
@@ -606,7 +610,8 @@ class Engine:
                 if upgraded:
                     self._emit_all(upgraded)
                     self._update_budget()
-            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools())
+            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
+                                             preapproving=self.skills.active_allowed_tools(trusted_only=True))
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()
@@ -718,6 +723,12 @@ class Engine:
         await old.aclose()
 
     # -- live reload -------------------------------------------------------------------------------
+    def refresh_trust(self) -> CatalogReloaded:
+        """The user trusted or untrusted the project (the TUI's dialog): the skill folders get
+        their new trust and order, and what changed reloads like any edit."""
+        self.workspace.retrust()
+        return self.reload()
+
     def reload(self) -> CatalogReloaded:
         """Rescan the skill directories; the index, tools and loaded skills follow."""
         diff = self.workspace.catalog.rescan()

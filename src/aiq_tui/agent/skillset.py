@@ -90,15 +90,18 @@ class LoadedSkills:
         slot = self._slots.get(name)
         return slot.skill.state if slot else SkillState.INACTIVE
 
-    def active_allowed_tools(self) -> tuple[str, ...] | None:
+    def active_allowed_tools(self, *, trusted_only: bool = False) -> tuple[str, ...] | None:
         """What the Active skills allow (their ``allowed-tools`` together), or None when no
-        Active skill restricts tools."""
+        Active skill restricts tools. ``trusted_only``: only skills from trusted folders — what
+        may pre-approve a call (an untrusted project's skill grants nothing)."""
         allowed: list[str] = []
         restricted = False
         for slot in self._slots.values():
             if slot.skill.state is not SkillState.ACTIVE:
                 continue
             meta = self.catalog.get(slot.skill.name)
+            if trusted_only and (meta is None or not meta.trusted_source):
+                continue
             tools = meta.allowed_tools if meta is not None else None
             if tools is not None:
                 restricted = True

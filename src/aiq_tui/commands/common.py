@@ -253,6 +253,12 @@ def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | No
     if workspace is None:
         return None
     from aiq_tui.agent.engine import Engine
+    from aiq_tui.trust import untrusted_notice
+
+    # Headless, nobody answers a trust dialog: an undecided project is untrusted; say so once.
+    notice = untrusted_notice(workspace.home, workspace.cwd, workspace.config.skills.project_dirs)
+    if notice:
+        print(notice, file=sys.stderr)
 
     try:
         return Engine.create(workspace, option(args, "provider"), **engine_options)

@@ -254,6 +254,13 @@ class SkillCatalog:
 
     # -- live reload ------------------------------------------------------------------------
 
+    def use_dirs(self, dirs: Sequence[SkillDir]) -> None:
+        """Scan ``dirs`` from now on (the user trusted or untrusted the project: the same
+        folders with another trust, in another order); the next :meth:`rescan` reports what
+        that changed."""
+        with self._lock:
+            self.dirs = tuple(dirs)
+
     def rescan(self) -> CatalogDiff:
         """Scan the directories again and swap in the result; returns what changed since the
         last ``rescan`` — including changes the catalog made itself (save, delete, status),
@@ -408,6 +415,6 @@ def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta],
 
 
 def _differs(old: SkillMeta, new: SkillMeta) -> bool:
-    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras)) != (
-        new.file, new.mtime_ns, new.size, new.description, dict(new.extras)
+    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras), old.trusted_source) != (
+        new.file, new.mtime_ns, new.size, new.description, dict(new.extras), new.trusted_source
     )

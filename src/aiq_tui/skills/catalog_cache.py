@@ -229,6 +229,7 @@ class _CachedScan(_Scan):
         # with every lookup hoisted and no call per hit: it was a third of ``skills list``.
         cached_row, keep, metas, trusted = self.cached.get, self.keep, self.metas, SkillMeta.trusted
         stat_file, is_file, filters = os.stat, stat.S_ISREG, bool(self.include or self.exclude)
+        source_trusted = self.trusted  # decided per directory by discovery, never cached
         hits = 0
         for skill_md in skill_files:
             row = cached_row(skill_md)
@@ -243,7 +244,7 @@ class _CachedScan(_Scan):
                         and row[2] == info.st_ctime_ns and row[3] == info.st_ino and is_file(info.st_mode)):
                     hits += 1
                     keep[skill_md] = row
-                    meta = trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7])
+                    meta = trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7], source_trusted)
                     if meta.name in metas:  # discover words the clash (with its line)
                         super().skill(source_dir, skill_md, _folder_of(skill_md))
                     elif filters:

@@ -41,11 +41,19 @@ class SkillDir(msgspec.Struct, frozen=True):
 
     path: Path
     origin: str
+    project_trusted: bool = False
+    """For a ``project`` directory: whether the user trusts the project (``aiq-tui trust``)."""
 
     @property
     def explicit(self) -> bool:
         """Named by the user (flag or config): a missing one is worth a warning."""
         return self.origin in _EXPLICIT
+
+    @property
+    def trusted(self) -> bool:
+        """The user's own folders (flag, config, the config home, ~/.claude/skills…) are
+        trusted; a project's only when the user trusts the project."""
+        return self.origin != "project" or self.project_trusted
 
 
 class ScanResult(msgspec.Struct, frozen=True):
@@ -60,15 +68,32 @@ def skill_directories(
     home: Home,
     cwd: Path | None = None,
     extra_dirs: Iterable[str | os.PathLike[str]] = (),
+    *,
+    project_trusted: bool | None = None,
 ) -> list[SkillDir]:
-    """Directories to scan, highest precedence first, without duplicates.
+    """Directories to scan, highest precedence first, without duplicates, each with its trust.
 
     Order: ``--skills-dir`` flags, config ``skills.dirs``, project dirs under ``cwd``
     (``.agents/skills``, ``.aiq/skills``), the home's ``skills/``, then (unless
     ``skills.include_user_agent_dirs`` is false) ``~/.claude/skills`` and ``~/.agents/skills``.
+
+    Trust is decided here, once: project dirs are trusted when the project is
+    (``project_trusted``; None reads the user's decision from the config home, undecided
+    meaning untrusted). A project dir that *is* one of the user's own folders (started in
+    ``~``) counts as the user's; one inside the config home is trusted with it. An untrusted
+    project's dirs come after every trusted one, so a cloned repository cannot shadow the
+    user's skill of the same name.
     """
     settings = config.skills if isinstance(config, AppConfig) else config
     base = Path.cwd() if cwd is None else Path(cwd)
+    user = Path.home()
+    user_dirs = [user / ".claude" / "skills", user / ".agents" / "skills"] if settings.include_user_agent_dirs else []
+    user_keys = {os.path.realpath(path) for path in user_dirs}
+    home_root = os.path.realpath(home.root)
+    if project_trusted is None and settings.project_dirs:
+        from aiq_tui.trust import project_trust
+
+        project_trusted = project_trust(home, base).trusted
     found: list[SkillDir] = []
     seen: set[str] = set()
 
@@ -78,9 +103,15 @@ def skill_directories(
             path = base / path
         path = Path(os.path.normpath(path))
         key = os.path.realpath(path)
-        if key not in seen:
-            seen.add(key)
-            found.append(SkillDir(path, origin))
+        if key in seen:
+            return
+        seen.add(key)
+        trusted = bool(project_trusted)
+        if origin == "project" and key in user_keys:
+            origin = "user"  # started in ~: the "project" folder is the user's own
+        elif origin == "project" and (key == home_root or key.startswith(home_root + os.sep)):
+            trusted = True  # inside the config home, which is the user's
+        found.append(SkillDir(path, origin, trusted if origin == "project" else False))
 
     for raw in extra_dirs:
         add(raw, "flag")
@@ -89,11 +120,9 @@ def skill_directories(
     for raw in settings.project_dirs:
         add(raw, "project")
     add(home.skills_dir, "home")
-    if settings.include_user_agent_dirs:
-        user = Path.home()
-        add(user / ".claude" / "skills", "user")
-        add(user / ".agents" / "skills", "user")
-    return found
+    for path in user_dirs:
+        add(path, "user")
+    return sorted(found, key=lambda directory: not directory.trusted)  # stable: trusted first
 
 
 def discover(dirs: Sequence[SkillDir], settings: SkillsSettings) -> "SkillCatalog":
@@ -119,11 +148,13 @@ class _Scan:
         self.metas: dict[str, SkillMeta] = {}
         self.problems: list[Problem] = []
         self.failed: set[str] = set()
+        self.trusted = False  # the trust of the directory being scanned, stamped on its metas
 
     def warn(self, path: str, message: str, hint: str) -> None:
         self.problems.append(_warning(path, message, hint))
 
     def directory(self, directory: SkillDir) -> None:
+        self.trusted = directory.trusted
         root = str(directory.path)
         names = self.folder_names(directory, root)
         if names is None:
@@ -223,7 +254,7 @@ class _Scan:
         problems = [*result.problems, *warnings] if result.problems or warnings else []
         extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
         meta = SkillMeta(fields["name"].strip(), fields["description"].strip(), skill_md, source_dir, extras,
-                         info.st_size, info.st_mtime_ns, result.body_offset)
+                         info.st_size, info.st_mtime_ns, result.body_offset, self.trusted)
         if meta.type in DEFINITION_FIELD and DEFINITION_FIELD[meta.type] not in extras and meta.status == "active":
             unusable = _body_definition_problem(skill_md, meta.type, result.body_offset, settings.max_skill_md_bytes)
             if unusable is not None:  # (not kept at its last good version: a dangerous edit must take effect)
@@ -236,11 +267,15 @@ class _Scan:
         if (self.include and name not in self.include) or name in self.exclude:
             return
         if name in self.metas:
-            winner = self.metas[name].path
+            winner = self.metas[name]
+            untrusted_loser = not meta.trusted_source and winner.trusted_source
             self.problems.append(Problem(
-                meta.path, f"skill {name!r} is also defined in {winner}, which takes precedence; this one is ignored",
+                meta.path, f"skill {name!r} is also defined in {winner.path}, which takes precedence; this one is "
+                + ("ignored (its project is not trusted, and an untrusted project never shadows your own skill)"
+                   if untrusted_loser else "ignored"),
                 field="name", line=name_line,
-                hint="rename one of them, or remove the copy you do not want",
+                hint="`aiq-tui trust` trusts the project (its skills then take precedence)" if untrusted_loser
+                else "rename one of them, or remove the copy you do not want",
                 severity=Severity.WARNING,
             ))
             return

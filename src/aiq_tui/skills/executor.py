@@ -3,9 +3,10 @@
 * composite → the numbered *plan* (step, tool, parameters); nothing runs here.
 * script → refused before anything runs when it matches a dangerous pattern (a first filter:
   the real containment is the process launcher's sandbox); otherwise written to a temp file
-  that is closed before execution, run with ``sh`` through :func:`aiq_tui.tools.launcher.run_process`
-  (own process group killed on timeout, environment reduced to PATH/HOME/LANG, output capped,
-  cwd = the project directory), and the temp folder is always removed.
+  that is closed before execution, run with ``sh`` as the one launcher policy plans it
+  (:mod:`aiq_tui.tools.launch_policy` — the same roots, hidden secrets, limits and network as
+  ``execute_command``; the executor has no policy of its own), cwd = the project directory,
+  and the temp folder is always removed.
 * template → rendered by :func:`aiq_tui.skills.template_render.render_template`: jinja2's
   sandbox in a process of its own, with a deadline, an output cap and a memory bound; Go
   ``text/template`` actions are translated first, so both styles work.
@@ -96,7 +97,7 @@ def _normalise_target(token: str) -> str:
 
 
 def _rm_is_dangerous(arguments: str, variables: Mapping[str, str]) -> bool:
-    tokens = arguments.split()
+    tokens = [token.replace("\x01", " ") for token in arguments.split()]
     recursive = any(
         token in ("--recursive", "-r", "-R")
         or (token.startswith("-") and not token.startswith("--") and ("r" in token or "R" in token))
@@ -125,14 +126,186 @@ def _expand(token: str, variables: Mapping[str, str]) -> str:
 
 
 def find_dangerous(script: str) -> str | None:
-    """The name of the first dangerous pattern ``script`` matches, or None."""
-    variables = {name: value.strip("\"'") for name, value in _ASSIGNMENT.findall(script)}
-    for match in _RM_COMMAND.finditer(script):
-        if _rm_is_dangerous(match.group(1), variables):
-            return "recursive delete of / or ~ (rm -rf /)"
+    """The name of the first dangerous pattern ``script`` matches, or None.
+
+    The script is read as ``sh`` would read it (:mod:`aiq_tui.skills.shell_scan`: quotes
+    removed, variables and ``echo``/``printf`` substitutions expanded, text piped into a shell
+    read as the script it is), so the classes of evasion the reviews used are caught; a script
+    the scanner cannot read falls back to the line patterns. Either way a first filter: the
+    sandbox and the process limits contain what it misses."""
+    return _find_dangerous(script, 0)
+
+
+def _find_dangerous(script: str, depth: int) -> str | None:
+    from aiq_tui.skills import shell_scan
+
+    try:
+        found = _structural(shell_scan.scan(script), depth)
+    except shell_scan.ShellSyntaxError:
+        found = _rm_by_pattern(script)
+    if found:
+        return found
     for name, pattern in _PATTERNS:
         if pattern.search(script):
             return name
+    return None
+
+
+def _rm_by_pattern(script: str) -> str | None:
+    """The line-pattern check for ``rm -rf /`` (for text the scanner cannot read)."""
+    variables = {name: value.strip("\"'") for name, value in _ASSIGNMENT.findall(script)}
+    for match in _RM_COMMAND.finditer(script):
+        if _rm_is_dangerous(match.group(1), variables):
+            return RM_ROOT
+    return None
+
+
+RM_ROOT = "recursive delete of / or ~ (rm -rf /)"
+FORK_BOMB = "fork bomb"
+_SHELL_NAMES = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+_CODE_FLAGS = {"perl": "-e", "ruby": "-e", "node": "-e", "nodejs": "-e", "php": "-r"}
+# Programs that run the rest of their arguments as a command.
+_WRAPPERS = frozenset({"sudo", "doas", "command", "builtin", "exec", "env", "nice", "nohup", "time", "timeout",
+                       "stdbuf", "setsid", "ionice", "chrt", "taskset", "unbuffer", "busybox", "xargs"})
+_WRAPPER_VALUE_OPTIONS = {"nice": {"-n"}, "timeout": {"-s", "-k", "--signal", "--kill-after"},
+                          "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"},
+                          "xargs": {"-n", "-L", "-P", "-s", "-I", "-d", "-E", "-a"}, "ionice": {"-c", "-n"},
+                          "chrt": {"-p"}, "taskset": {"-p", "-c"}, "env": {"-u", "-C", "-S"},
+                          "stdbuf": {"-i", "-o", "-e"}}
+
+
+def _unwrap(argv: list[str]) -> tuple[list[str], bool]:
+    """``argv`` without wrappers in front (``sudo``, ``env X=1``, ``nice -n 5``, ``xargs -r``…)
+    and whether ``xargs`` was one of them (then stdin supplies more arguments)."""
+    via_xargs = False
+    words = list(argv)
+    for _ in range(8):
+        if not words:
+            break
+        name = words[0].rsplit("/", 1)[-1]
+        if name not in _WRAPPERS or (name == "busybox" and len(words) > 1 and words[1] in _SHELL_NAMES):
+            break
+        via_xargs = via_xargs or name == "xargs"
+        words = words[1:]
+        takes_value = _WRAPPER_VALUE_OPTIONS.get(name, set())
+        while words and (words[0].startswith("-") or (name == "env" and "=" in words[0])
+                         or (name == "timeout" and words[0][:1].isdigit())):
+            option = words.pop(0)
+            if option in takes_value and words:
+                words.pop(0)
+            if option == "--":
+                break
+    return words, via_xargs
+
+
+def _structural(script: "Any", depth: int) -> str | None:
+    from aiq_tui.skills import shell_scan
+
+    for command in script.commands:
+        argv, via_xargs = _unwrap(command.argv)
+        if not argv:
+            continue
+        name = argv[0].rsplit("/", 1)[-1]
+        arguments = argv[1:]
+        if via_xargs and command.stdin is not None:
+            arguments = [*arguments, *command.stdin.split()]
+        if name == "rm" and _rm_is_dangerous(" ".join(_quoted(arguments)), {}):
+            return RM_ROOT
+        nested = _nested_script(name, arguments, command)
+        if nested is not None:
+            if depth < 4:
+                found = _find_dangerous(nested, depth + 1)
+                if found:
+                    return found
+        if name in _SHELL_NAMES and shell_scan.SELF in arguments[:1] and (command.background or command.in_pipeline):
+            return f"{FORK_BOMB} (the script starts itself in the background)"
+        code = _code_argument(name, arguments)
+        if code is not None and re.search(r"\bfork\b", code):
+            return f"{FORK_BOMB} (an interpreter forking in a loop)"
+    return _recursive_function(script) or _endless_background_loop(script)
+
+
+def _quoted(words: list[str]) -> list[str]:
+    """Words as one argument string for :func:`_rm_is_dangerous` (a space inside stays inside)."""
+    return [word.replace(" ", "\x01") for word in words]
+
+
+def _nested_script(name: str, arguments: list[str], command: "Any") -> str | None:
+    """The text a command runs as shell code: ``eval …``, ``sh -c …``, or what a shell reads
+    from a pipe, a here-string or a here-document."""
+    if name == "eval":
+        return " ".join(arguments)
+    if name in ("source", "."):
+        return command.stdin
+    if name not in _SHELL_NAMES:
+        return None
+    words = arguments[1:] if name == "busybox" else arguments
+    for index, word in enumerate(words):
+        if word == "-c" or (word.startswith("-") and not word.startswith("--") and "c" in word[1:]):
+            return words[index + 1] if index + 1 < len(words) else None
+        if not word.startswith("-"):
+            return None  # a script file: the sandbox contains it
+    return command.stdin
+
+
+def _code_argument(name: str, arguments: list[str]) -> str | None:
+    """The code of an interpreter one-liner (``perl -e CODE``, ``python3 -c CODE``)."""
+    flag = "-c" if re.fullmatch(r"python[\d.]*|pypy3?", name) else _CODE_FLAGS.get(name)
+    if flag is None:
+        return None
+    for index, word in enumerate(arguments):
+        if word == flag and index + 1 < len(arguments):
+            return arguments[index + 1]
+    return None
+
+
+def _recursive_function(script: "Any") -> str | None:
+    """A function that starts itself in the background or in a pipeline (``b(){ b & b & }``)."""
+    from aiq_tui.skills import shell_scan
+
+    for name, body in shell_scan.functions(script).items():
+        previous_op = ""
+        for words, operator in shell_scan.command_words(body):
+            called, _ = _unwrap(words)
+            if called and called[0] == name and (operator in ("&", "|", "|&") or previous_op in ("|", "|&")):
+                return f"{FORK_BOMB} (a function that starts itself in the background: {name})"
+            previous_op = operator
+    return None
+
+
+_ALWAYS_TRUE = frozenset({"true", ":", "[ 1 ]", "[[ 1 ]]", "test 1", "((1))"})
+
+
+def _endless_background_loop(script: "Any") -> str | None:
+    """``while true; do … & done``, ``until false``, ``for ((;;))``: an endless loop that
+    starts a background job every time round."""
+    tokens = script.tokens
+    for index, (kind, value) in enumerate(tokens):
+        if kind != "word" or value not in ("while", "until", "for"):
+            continue
+        rest = tokens[index + 1:]
+        if value == "for":
+            endless = "".join(token for _, token in rest[:6]).startswith("((;;))")
+        else:
+            condition = []
+            for inner_kind, inner in rest:
+                if inner_kind == "op" and inner in (";", "\n"):
+                    break
+                condition.append(inner)
+            text = " ".join(condition)
+            endless = text in _ALWAYS_TRUE if value == "while" else text == "false"
+        if not endless:
+            continue
+        depth = 0
+        for inner_kind, inner in rest:
+            if inner_kind == "word" and inner == "do":
+                depth += 1
+            elif inner_kind == "word" and inner == "done":
+                depth -= 1
+                if depth <= 0:
+                    break
+            elif depth and (inner_kind, inner) == ("op", "&"):
+                return f"{FORK_BOMB} (an endless loop starting background jobs)"
     return None
 
 
@@ -208,15 +381,32 @@ def definition_problems(kind: str, definition: Mapping[str, Any], fenced: bool =
 
 
 class SkillExecutor:
-    """Runs a :class:`SkillProgram` by type. ``cwd`` is the project directory scripts run in."""
+    """Runs a :class:`SkillProgram` by type. ``cwd`` is the project directory scripts run in;
+    ``launch`` the launcher policy they run under (the engine shares its own with
+    ``execute_command``; without one, the policy for ``cwd`` and the default config home)."""
 
-    def __init__(self, settings: ToolSettings | None = None, cwd: Path | None = None) -> None:
+    def __init__(self, settings: ToolSettings | None = None, cwd: Path | None = None,
+                 launch: Any = None) -> None:
         # Nothing here may touch the file system: construction must not fail.
         self._settings = settings or ToolSettings()
         self._cwd = cwd
+        self._launch = launch
 
-    async def execute(self, program: Any, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Run ``program`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise."""
+    @property
+    def launch(self) -> Any:
+        """The :class:`~aiq_tui.tools.launch_policy.LaunchPolicy` scripts run under."""
+        if self._launch is None:
+            from aiq_tui.locations import resolve_home
+            from aiq_tui.tools.launch_policy import LaunchPolicy
+
+            self._launch = LaunchPolicy(self._settings, home=resolve_home(), project=(self._cwd or Path.cwd()))
+        return self._launch
+
+    async def execute(self, program: Any, params: Mapping[str, Any] | None = None,
+                      ask_more: Any = None) -> dict[str, Any]:
+        """Run ``program`` and return a JSON-ready dict; :class:`SkillExecutionError` otherwise.
+        ``ask_more(key, detail)`` asks the user when a script needs more than its approval (the
+        sandbox cannot hide a secret here); without it such a script is refused."""
         params = dict(params or {})
         definition: Mapping[str, Any] = program.definition or {}
         kind = program.type
@@ -226,7 +416,7 @@ class SkillExecutor:
             script = definition.get("script")
             if not isinstance(script, str) or not script.strip():
                 raise SkillExecutionError(f"script skill {program.name!r} has no script")
-            return {"name": program.name, "type": "script", **await self.run_script(script, params)}
+            return {"name": program.name, "type": "script", **await self.run_script(script, params, ask_more)}
         if kind == "template":
             template = definition.get("template")
             if not isinstance(template, str):
@@ -240,7 +430,8 @@ class SkillExecutor:
         raise SkillExecutionError(f"skill {program.name!r} has unknown type {kind!r}; "
                                   f"valid types: {', '.join(SKILL_TYPES)}")
 
-    async def run_script(self, script: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    async def run_script(self, script: str, params: Mapping[str, Any] | None = None,
+                         ask_more: Any = None) -> dict[str, Any]:
         """Run ``script`` with ``sh`` from a closed temp file (always removed) in the sandbox.
 
         Parameters reach the script as shell variables ``SKILL_<NAME>``, assigned (shell-quoted,
@@ -255,16 +446,18 @@ class SkillExecutor:
         folder = Path(tempfile.mkdtemp(prefix="aiq-skill-"))
         started = time.perf_counter()
         try:
+            plan = self.launch.plan(cwd, extra_read=(folder,))
+            if plan.exposed:
+                note = plan.exposure_note().replace("this command", "this script")
+                if ask_more is None or not await ask_more("file_read_secret", note):
+                    raise SkillExecutionError(f"not run: {note}")
             path = folder / "script.sh"
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(_parameter_lines(params or {}) + script)
             # closed here: the file is complete before sh reads it
             env = launcher.child_environment(os.environ)
-            result = await launcher.run_process(
-                ["sh", str(path)], cwd=cwd, timeout=self._settings.script_timeout_seconds,
-                output_cap=self._settings.command_output_bytes, read_roots=(folder, cwd),
-                write_roots=(cwd,), network=False, env=env,
-            )
+            result = await launcher.launch(["sh", str(path)], plan, timeout=self._settings.script_timeout_seconds,
+                                           output_cap=self._settings.command_output_bytes, env=env)
         finally:
             import shutil
 

@@ -73,16 +73,22 @@ class SkillMeta:
     size: int = 0
     mtime_ns: int = 0
     body_offset: int = 0  # character offset of the body in the file (after frontmatter)
+    trusted_source: bool = False
+    """Whether the folder it came from is trusted (the user's, the config home's, a trusted
+    project's), decided once by discovery. An untrusted skill still matches and instructs, but
+    its ``allowed-tools`` pre-approve nothing and its script always asks. False unless the
+    scan says otherwise: a meta built by hand grants nothing."""
 
     @classmethod
     def trusted(cls, name: str, description: str, path: str, source_dir: Path, extras: Mapping[str, Any],
-                size: int, mtime_ns: int, body_offset: int) -> "SkillMeta":
+                size: int, mtime_ns: int, body_offset: int, trusted_source: bool = False) -> "SkillMeta":
         """The same meta as the constructor builds, without its per-field frozen ``__setattr__``
         calls: for the catalog cache's rows, already checked (10,000 of them on every start)."""
         meta = object.__new__(cls)
         object.__setattr__(meta, "__dict__", {
             "name": name, "description": description, "_path_value": path, "source_dir": source_dir,
-            "extras": extras, "size": size, "mtime_ns": mtime_ns, "body_offset": body_offset})
+            "extras": extras, "size": size, "mtime_ns": mtime_ns, "body_offset": body_offset,
+            "trusted_source": trusted_source})
         return meta
 
     @property

@@ -3,6 +3,10 @@
 Every file in the skill folder except ``SKILL.md`` is a resource, typed by extension. Limits
 and globs come from :class:`~aiq_tui.config.SkillsSettings`. Symbolic links are never
 followed out of the folder, and linked directories are not descended into (no loops).
+
+A file that looks like a secret (:mod:`aiq_tui.secret_guard`: ``*.pem``, ``credentials.json``,
+``id_rsa``…) is never a resource: it is listed as unavailable and never read, whatever the skill
+(a project's skill folder may be the project itself).
 """
 
 from __future__ import annotations
@@ -16,9 +20,11 @@ from typing import Callable
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.secret_guard import looks_secret
 from aiq_tui.skills.model import Resource, ResourceKind
 
 SKILL_FILE = "SKILL.md"
+SECRET_REJECTION = "looks like a secret (a key, credentials or a .env file); never read as a skill resource"
 
 _KINDS = {
     ".sh": ResourceKind.SCRIPT, ".bash": ResourceKind.SCRIPT, ".py": ResourceKind.SCRIPT,
@@ -82,6 +88,10 @@ def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resour
     resources: list[Resource] = []
     total = 0
     for relpath, size, rejected in found:
+        # By its name, and by where it really is (a linked folder may be inside ~/.ssh).
+        if rejected is None and (looks_secret(relpath) or looks_secret(os.path.join(real_root(), relpath))):
+            resources.append(Resource(relpath, resource_kind(relpath), size, SECRET_REJECTION))
+            continue  # not a problem of the skill's: nothing to warn about, only to withhold
         if rejected is None and size > settings.max_resource_bytes:
             rejected = f"{size} bytes, over the {settings.max_resource_bytes}-byte per-file limit"
         if rejected is None and total + size > settings.max_skill_bytes:
@@ -161,6 +171,8 @@ def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: s
         raise ResourceError(f"resource {label!r} is the skill's own SKILL.md; load the skill instead")
     if not _selected(rel, settings):
         raise ResourceError(f"resource {label!r} is excluded by skills.resource_include/resource_exclude")
+    if looks_secret(rel) or looks_secret(target):
+        raise ResourceError(f"resource {label!r} {SECRET_REJECTION}")
     try:
         info = os.stat(target)
     except OSError as exc:

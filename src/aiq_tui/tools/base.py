@@ -64,3 +64,8 @@ class Tool(Protocol):
         ...
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult: ...
+
+    # Optional: ``source_trusted(arguments) -> bool``. A tool that runs what a *project* brought
+    # (a project skill's script, a project MCP server's tool) says whether that project is
+    # trusted; an untrusted call is asked every time and never pre-approved (see
+    # ``registry.source_trusted``). Tools without it are the app's own: trusted.

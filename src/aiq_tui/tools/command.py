@@ -16,12 +16,17 @@ The safety model, in the order it is applied (each step refuses with a clear mes
    a ``.py`` file inside the roots (no ``-c``, ``-m``, ``-``).
 4. A shell (a program in ``tools.shell_programs``) may run a command string, and only with
    the user's approval every time: its permission key is ``execute_shell`` (always asked).
-5. ``cwd`` must resolve inside the allowed roots; stdin is empty.
-6. Everything then runs through :func:`aiq_tui.tools.launcher.run_process`: the OS sandbox
-   (Landlock: read the project, config home and system; write only the project unless it holds
-   the config home; no network), an environment built from an allowlist, a process group that
-   the timeout and the end of the call kill, output capped per stream. The result says which
-   enforcement was active (``sandbox: landlock`` / ``policy only``).
+5. ``cwd`` must resolve inside the allowed roots; stdin is empty. A path argument into the
+   config home (outside its ``skills/``) is refused: the model never reads sessions or config.
+6. Everything then runs as the one launcher policy plans it
+   (:mod:`aiq_tui.tools.launch_policy`, the same for script skills): the OS sandbox (Landlock:
+   read the project, the config home's skills and the system; write only the project unless it
+   is ``~``, ``/`` or holds the config home; no network, no UNIX sockets), secret files under
+   the readable roots and the rest of the config home hidden, bounded processes and memory, an
+   environment built from an allowlist, a process group that the timeout and the end of the call
+   kill, output capped per stream. When the sandbox cannot hide a secret here, the call asks
+   (``file_read_secret``). The result says which enforcement was active (``sandbox: landlock``
+   / ``policy only``).
 """
 
 from __future__ import annotations
@@ -30,14 +35,15 @@ import os
 import shlex
 import shutil
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Awaitable, Callable, Mapping, Sequence
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.command_rules import CommandRefused, check_arguments
-from aiq_tui.tools.launcher import run_process
+from aiq_tui.tools.launch_policy import LaunchPolicy
+from aiq_tui.tools.launcher import launch
 from aiq_tui.tools.policy import looks_secret
 
 SPEC = ToolSpec(
@@ -122,12 +128,12 @@ class CommandTool:
     """The ``execute_command`` tool for one working directory and config home."""
 
     def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path,
-                 environ: Mapping[str, str] | None = None) -> None:
+                 environ: Mapping[str, str] | None = None, launch: LaunchPolicy | None = None) -> None:
         self._settings = settings
         self._cwd = Path(os.path.realpath(cwd))
-        self._roots = tuple(dict.fromkeys((self._cwd, Path(os.path.realpath(home.root)))))
+        self.launch = launch or LaunchPolicy(settings, home=home, project=self._cwd)
+        self._roots = self.launch.roots
         self._environ = environ
-        self._home_root = home.root
 
     @property
     def spec(self) -> ToolSpec:
@@ -148,9 +154,9 @@ class CommandTool:
         except CommandRefused:
             return "execute_command"
         cwd = self._cwd
-        for arg in argv[1:]:
-            value = arg.partition("=")[2] if arg.startswith("--") else arg
-            if value and looks_secret(os.path.realpath(os.path.join(cwd, value))):
+        for value in _path_like(argv[1:]):
+            real = os.path.realpath(os.path.join(cwd, value))
+            if looks_secret(real) and os.path.lexists(real):
                 return "file_read_secret"  # `cat .env` asks every time, like file_operations
         return "execute_command"
 
@@ -191,6 +197,10 @@ class CommandTool:
             raise CommandRefused(
                 f"{program!r} is not the allowlisted {name!r} ({found}); give the bare program name"
             )
+        for value in _path_like(argv[1:]):
+            reason = self.launch.guard.config_home_reason(os.path.realpath(os.path.join(cwd, value)))
+            if reason is not None:
+                raise CommandRefused(reason)
         if not is_shell:
             rule = _RULES.get(name)
             if rule is not None:
@@ -200,19 +210,28 @@ class CommandTool:
         return [found, *argv[1:]], cwd
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        """Run without anyone to ask: a command the sandbox cannot keep from a secret is refused."""
+        return await self.run_with_approval(arguments, None)
+
+    async def run_with_approval(self, arguments: dict[str, Any],
+                                ask_more: Callable[[str, str], Awaitable[bool]] | None) -> ToolResult:
+        """Run under the launcher policy's plan; when the sandbox cannot hide secrets here, the
+        call asks first (``file_read_secret``, through the registry's ``ask_more``)."""
         try:
             argv, cwd = self.check(arguments)
         except CommandRefused as exc:
             return ToolResult.failure(f"refused: {exc}")
+        plan = self.launch.plan(cwd)
+        if plan.exposed:
+            note = plan.exposure_note()
+            if ask_more is None or not await ask_more("file_read_secret", f"{self.describe(arguments)}\n\n{note}"):
+                return ToolResult.failure(f"denied: {note}")
         limit = self._settings.command_timeout_seconds
         timeout = arguments.get("timeout")
         if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
             limit = min(float(timeout), limit)
         environ = self._environ if self._environ is not None else os.environ
-        done = await run_process(
-            argv, cwd=cwd, timeout=limit, output_cap=self._settings.command_output_bytes,
-            read_roots=self._roots, write_roots=self._write_roots(), network=False, env=environ,
-        )
+        done = await launch(argv, plan, timeout=limit, output_cap=self._settings.command_output_bytes, env=environ)
         content = {
             "command": self.describe(arguments),
             "cwd": str(cwd),
@@ -238,11 +257,12 @@ class CommandTool:
         return ToolResult(ok=True, content=content,
                           summary=f"exit {done.exit_code}, {lines} lines [sandbox: {done.sandbox}]")
 
-    def _write_roots(self) -> tuple[Path, ...]:
-        """The working directory, unless it holds the config home or is ``/`` or ``~``:
-        Landlock can only add access, so a root that contains protected paths stays read-only."""
-        home_root = Path(os.path.realpath(self._home_root))
-        user_home = Path(os.path.realpath(os.path.expanduser("~")))
-        if self._cwd in (Path("/"), user_home) or _inside(home_root, (self._cwd,)):
-            return ()
-        return (self._cwd,)
+
+def _path_like(args: Sequence[str]) -> list[str]:
+    """Arguments that may name a path: operands and ``--option=value`` values."""
+    values = []
+    for arg in args:
+        value = arg.partition("=")[2] if arg.startswith("--") else arg
+        if value and "\x00" not in value:
+            values.append(value)
+    return values

@@ -6,12 +6,15 @@ prefix check on path components (never relying on a case-insensitive file system
 NUL bytes or a leading ``~`` are refused (no home expansion: ``~`` would name a place the
 policy never saw). Relative paths are relative to the cwd.
 
-Skill folders known to the catalog are extra *read-only* roots, so level-3 resources of a
-skill in ``~/.claude/skills`` can be read (seed 004) but never written; such a read is capped
-at ``skills.max_resource_bytes``.
+Skill folders of *trusted* skills known to the catalog are extra *read-only* roots, so
+level-3 resources of a skill in ``~/.claude/skills`` can be read (seed 004) but never written;
+such a read is capped at ``skills.max_resource_bytes``. An untrusted project's skill folder adds
+nothing (a link in a cloned repository must not open a folder outside it).
 
 What the model can never do, whatever it is approved for:
 
+* read the config home, except its ``skills/`` (:mod:`aiq_tui.secret_guard`): sessions hold
+  earlier tool results — secrets a user once approved — and ``config/`` the permissions;
 * write into the config home (``config/``, ``skills/``, ``sessions/``): a write there could
   allowlist a shell or turn ``deny`` into ``allow`` for a later session — the home is not a
   write root, even when the project contains it;
@@ -19,8 +22,11 @@ What the model can never do, whatever it is approved for:
 * read or write a FIFO, socket or device (opened non-blocking, checked with ``fstat``).
 
 What asks: reading a file that looks like a secret (``.env*``, ``id_*``, ``*.pem``, ``*.key``,
-credentials, ``~/.ssh``, ``~/.aws``, …) is permission ``file_read_secret``, asked every time;
-when started in ``~`` or ``/`` every read is ``file_read_unscoped`` (asked, rememberable).
+credentials, ``~/.ssh``, ``~/.aws``, … with backup variants) is permission ``file_read_secret``,
+asked every time; when started in ``~`` or ``/`` every read is ``file_read_unscoped`` (asked,
+rememberable). Writing a file that git, a hook manager or aiq-tui itself runs (``core.hooksPath``,
+``.husky/``, ``lefthook.yml``, ``.pre-commit-config.yaml``, ``.envrc``, project skills,
+``.mcp.json``) is ``file_write:runs``: the approval names what runs it, asked every time.
 
 Writes are atomic: a temporary file in the target's directory, flushed and fsynced, then
 ``os.replace``. Reads and writes are capped at ``tools.file_max_bytes``; listings at
@@ -38,8 +44,10 @@ from typing import Any, Iterable, Sequence
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
+from aiq_tui.secret_guard import SecretGuard
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.policy import looks_secret
+from aiq_tui.tools.run_outside import WRITE_KEY, runner_of
 
 OPERATIONS = ("read", "write", "list", "exists")
 
@@ -83,8 +91,9 @@ class FileOperationsTool:
         self._home = os.path.realpath(home.root)
         self._user_home = os.path.realpath(os.path.expanduser("~"))
         self._write_roots = (self._cwd,)
-        # Reads reach the project and the config home (skills, sessions); writes only the project.
-        self._read_base = tuple(dict.fromkeys((self._cwd, self._home)))
+        self._guard = SecretGuard(home)
+        # Reads reach the project and the config home's skills; writes only the project.
+        self._read_base = tuple(dict.fromkeys((self._cwd, os.path.realpath(home.skills_dir))))
         self._catalog = catalog
         self._resource_cap = resource_cap
         self.unscoped = self._cwd in ("/", self._user_home)
@@ -95,7 +104,7 @@ class FileOperationsTool:
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
         if arguments.get("operation") == "write":
-            return "file_write"
+            return WRITE_KEY if self._runner(arguments) is not None else "file_write"
         try:
             real = self.resolve(arguments.get("path"), write=False)
         except PathRefused:
@@ -107,24 +116,30 @@ class FileOperationsTool:
         return "file_read"
 
     def describe(self, arguments: dict[str, Any]) -> str:
-        return f"{arguments.get('operation', '?')} {arguments.get('path', '')}"
+        text = f"{arguments.get('operation', '?')} {arguments.get('path', '')}"
+        runner = self._runner(arguments) if arguments.get("operation") == "write" else None
+        return f"{text}\n{runner.warning()}" if runner is not None else text
+
+    def _runner(self, arguments: dict[str, Any]) -> Any:
+        """Who runs the file a write would change (a git hook, a hook manager…), or None."""
+        try:
+            real = self.resolve(arguments.get("path"), write=True)
+        except PathRefused:
+            return None  # run() refuses it with the reason
+        return runner_of(real)
 
     def read_roots(self) -> tuple[str, ...]:
-        """Where reading is allowed: the write roots plus every catalog skill folder."""
-        extra: list[str] = []
-        if self._catalog is not None:
-            try:
-                extra = [os.path.realpath(meta.folder) for meta in self._catalog]
-            except Exception:  # a broken catalog narrows, never widens
-                extra = []
-        return tuple(dict.fromkeys((*self._read_base, *extra)))
+        """Where reading is allowed: the project, the config home's skills and every trusted
+        catalog skill folder."""
+        return tuple(dict.fromkeys((*self._read_base, *self._skill_folders(trusted_only=True))))
 
-    def _skill_folders(self) -> tuple[str, ...]:
+    def _skill_folders(self, *, trusted_only: bool = False) -> tuple[str, ...]:
         if self._catalog is None:
             return ()
         try:
-            return tuple(os.path.realpath(meta.folder) for meta in self._catalog)
-        except Exception:  # noqa: BLE001 - a broken catalog caps nothing extra
+            return tuple(os.path.realpath(meta.folder) for meta in self._catalog
+                         if not trusted_only or getattr(meta, "trusted_source", False))
+        except Exception:  # noqa: BLE001 - a broken catalog narrows, never widens
             return ()
 
     def resolve(self, raw: Any, *, write: bool) -> str:
@@ -140,6 +155,9 @@ class FileOperationsTool:
             real = os.path.realpath(joined)
         except (OSError, ValueError) as exc:
             raise PathRefused(f"cannot resolve {raw!r}: {exc}") from exc
+        reason = self._guard.config_home_reason(real)
+        if reason is not None and not write:
+            raise PathRefused(reason)
         roots: Sequence[str] = self._write_roots if write else self.read_roots()
         if not _contained(real, roots):
             where = "written" if write else "read"

@@ -18,6 +18,16 @@ What every launch gets, whatever the caller:
   the command: the timeout kills the whole group, so does the end of the call, and the
   kernel kills whatever is left in the namespace (even ``setsid`` daemons).
 * **Output streamed with a byte cap** per stream; the rest is read and dropped.
+* **Bounded processes and memory** (:class:`ProcessLimits`): at most ``processes`` tasks in the
+  command's own user namespace (a fork bomb stops there), ``memory`` of data per process, files
+  no larger than ``file_size``, no core dumps.
+* **No UNIX sockets** (a seccomp filter): the network namespace does not cover a socket named by
+  a path — ssh-agent, docker.sock, D-Bus — and Landlock scopes only abstract ones.
+* **Hidden paths** (``hide``): the config home and the secret files under the readable roots
+  are covered in a private mount namespace, so a command given ``.`` cannot read ``.env``.
+
+What each launch may read and write is not decided here: :mod:`aiq_tui.tools.launch_policy`
+computes it once for every process the agent starts (:func:`launch` runs its plan).
 
 Where Landlock is unavailable (or ``AIQ_SANDBOX=off`` is set by the user) the command runs
 directly and :func:`sandbox_mode` says ``"policy only"``: only the caller's policy checks
@@ -37,7 +47,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from aiq_tui.tools.launch_policy import LaunchPlan
 
 LANDLOCK = "landlock"
 POLICY_ONLY = "policy only"
@@ -45,6 +58,22 @@ POLICY_ONLY = "policy only"
 _HELPER = Path(__file__).with_name("sandbox_exec.py")
 _ENV_NAMES = frozenset({"PATH", "HOME", "LANG", "TERM", "TZ"})
 _SAFE_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    """Per-command bounds (``tools.process_limit`` and friends in config.yaml)."""
+
+    processes: int = 64
+    memory_bytes: int = 1024 * 1024 * 1024
+    file_bytes: int = 1024 * 1024 * 1024
+
+    def helper_args(self) -> list[str]:
+        # nproc binds every user but root; the PID namespace's pid_max (never below the
+        # kernel's 301) binds root too.
+        return ["--limit", f"nproc={self.processes}", "--limit", f"pids={self.processes + 2}",
+                "--limit", f"data={self.memory_bytes}",
+                "--limit", f"fsize={self.file_bytes}", "--limit", "core=0"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +132,13 @@ def _namespaces_work() -> bool:
     return done.returncode == 0 and not done.stderr
 
 
+def unix_sockets_blocked() -> bool:
+    """Whether the helper's seccomp filter refuses UNIX sockets here (Linux on x86-64 or arm64)."""
+    import platform
+
+    return sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64", "arm64")
+
+
 def landlock_abi() -> int:
     """The Landlock ABI the launcher uses (0: none, or switched off with ``AIQ_SANDBOX=off``)."""
     if os.environ.get("AIQ_SANDBOX", "").strip().lower() in ("off", "0", "no", "false"):
@@ -154,7 +190,8 @@ def describe_sandbox() -> str:
     fs = f"landlock (ABI {abi})" if abi >= 1 else POLICY_ONLY
     net = network_mode(False)
     net_text = "network off" if net.startswith("off") else "network not blocked"
-    return f"sandbox: {fs}, {net_text} for commands"
+    sockets = "" if unix_sockets_blocked() else ", UNIX sockets not blocked"
+    return f"sandbox: {fs}, {net_text}{sockets} for commands"
 
 
 def _real(path: Path | str) -> str:
@@ -188,8 +225,17 @@ def protected_paths(write_roots: Sequence[Path]) -> list[str]:
 
 def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots: Sequence[Path],
                  exec_roots: Sequence[Path], network: bool, landlock: bool,
-                 protect: Sequence[str] = ()) -> list[str]:
+                 protect: Sequence[str] = (), hide: Sequence[str] = (), hide_with: Path | None = None,
+                 limits: ProcessLimits | None = None) -> list[str]:
     helper = [sys.executable, "-I", "-S", str(_HELPER)]
+    if limits is not None:
+        helper += limits.helper_args()
+    if unix_sockets_blocked():
+        helper.append("--no-unix-sockets")
+    for path in hide:
+        helper += ["--hide", path]
+    if hide and hide_with is not None:
+        helper += ["--hide-with", str(hide_with)]
     if landlock:
         helper.append("--require-landlock")
     else:
@@ -247,12 +293,20 @@ async def run_process(
     network: bool = False,
     env: Mapping[str, str] | None = None,
     exec_roots: Sequence[Path] = (),
+    protect: Sequence[str] = (),
+    hide: Sequence[str] = (),
+    limits: ProcessLimits | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (program resolved by the caller or found on PATH) sandboxed; never raises
     for the command's own failures. ``env`` is filtered through :func:`child_environment`
     (``None`` → this process's environment, filtered). stdin is empty. ``exec_roots`` are
     extra read + execute trees (an interpreter's prefix); the program's own file (and a Python
-    interpreter's prefix) is added automatically."""
+    interpreter's prefix) is added automatically. ``protect`` paths stay read-only besides each
+    write root's ``.git``; ``hide`` paths are covered (both need namespaces: the launch is
+    refused without them). ``limits`` default to :class:`ProcessLimits`' defaults.
+
+    This is the mechanism; what a launch may touch is the policy's to say
+    (:func:`launch` with a :class:`~aiq_tui.tools.launch_policy.LaunchPlan`)."""
     if not argv:
         raise ValueError("argv is empty")
     landlock = sandbox_mode() == LANDLOCK
@@ -261,10 +315,16 @@ async def run_process(
     private_tmp = Path(tempfile.mkdtemp(prefix="aiq-cmd-"))
     child_env["TMPDIR"] = str(private_tmp)
     child_env["PWD"] = _real(cwd)
-    if landlock or not network:
+    hide_with: Path | None = None
+    if hide:
+        # The file that covers hidden files: empty, outside every writable root (its own folder).
+        hide_with = Path(tempfile.mkdtemp(prefix="aiq-hide-")) / "hidden"
+        hide_with.touch(mode=0o444)
+    if sys.platform.startswith("linux"):
         launch = _helper_argv(argv, read_roots=read_roots, write_roots=[*write_roots, private_tmp],
                               exec_roots=exec_roots, network=network, landlock=landlock,
-                              protect=protected_paths(write_roots))
+                              protect=list(dict.fromkeys([*protected_paths(write_roots), *protect])),
+                              hide=hide, hide_with=hide_with, limits=limits or ProcessLimits())
     else:
         launch = list(argv)
     net = network_mode(network) if (landlock or not network) else "on"
@@ -312,3 +372,14 @@ async def run_process(
         )
     finally:
         shutil.rmtree(private_tmp, ignore_errors=True)
+        if hide_with is not None:
+            shutil.rmtree(hide_with.parent, ignore_errors=True)
+
+
+async def launch(argv: Sequence[str], plan: "LaunchPlan", *, timeout: float, output_cap: int,
+                 env: Mapping[str, str] | None = None) -> ProcessResult:
+    """Run ``argv`` as the launcher policy planned it (roots, protected and hidden paths,
+    network, limits): how commands and script skills start processes."""
+    return await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
+                             read_roots=plan.read_roots, write_roots=plan.write_roots, network=plan.network,
+                             env=env, protect=plan.protect, hide=plan.hide, limits=plan.limits)

@@ -10,8 +10,11 @@ Rules a caller may rely on:
 * A scoped key (``http_get:example.org``, ``http_private:10.0.0.5``) is asked per scope and
   remembered per scope; ``deny`` on its base key denies it.
 * Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
-  looks like a secret) are asked every time:
+  looks like a secret, writing a file that runs outside the sandbox) are asked every time:
   ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
+* A call that comes from an *untrusted source* (a script of a project the user has not
+  trusted, a tool of a project's MCP server) is asked every time in the same way:
+  ``decide(key, trusted_source=False)``. ``deny`` stays ``deny`` for it.
 * A skill's ``allowed-tools`` (:func:`allowed_by_skill` says whether a call matches one of
   its entries) is applied by the registry per ``agent.skill_allowed_tools``: ``preapprove``
   (default) runs matching calls without asking while the skill is active — never over a
@@ -38,42 +41,19 @@ import re
 import threading
 from typing import Any, Literal, Mapping
 
+from aiq_tui.secret_guard import looks_secret  # noqa: F401 - the one guard, re-exported for callers
 from aiq_tui.tools.mcp.servers import server_key
 
 Permission = Literal["allow", "ask", "deny"]
 
-ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret"})
-"""Permission keys that are asked every time (never auto-allowed, never remembered)."""
+ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret", "file_write:runs"})
+"""Permission keys that are asked every time (never auto-allowed, never remembered): a shell
+running a command string, reading a file that looks like a secret, writing a file that git, a
+hook manager or aiq-tui itself runs (``file_write:runs``; denied whenever ``file_write`` is)."""
 
 SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
 per host, and a ``deny`` on the base key denies every scope."""
-
-_SECRET_NAMES = re.compile(
-    r"^(\.env(\..*)?|.*\.env|id_[a-z0-9_]+(\.pub)?|.*\.(pem|key|p12|pfx|jks|keystore|kdbx|gpg|asc)|"
-    r"\.netrc|\.pgpass|\.npmrc|\.pypirc|\.git-credentials|\.htpasswd|credentials(\.json|\.ya?ml)?|"
-    r"secrets?(\.json|\.ya?ml|\.toml)?|.*_rsa|.*_ed25519|.*_ecdsa|known_hosts|authorized_keys|"
-    r"service[-_]account.*\.json|token(s)?(\.json)?|\.bash_history|\.zsh_history|shadow|gshadow)$",
-    re.IGNORECASE,
-)
-_SECRET_DIRS = (".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".config/gcloud", ".config/gh",
-                ".password-store", ".local/share/keyrings")
-
-
-def looks_secret(path: str, user_home: str | None = None) -> bool:
-    """Whether a (real) path looks like it holds a secret: ``.env*``, ``id_*``, ``*.pem``,
-    ``*.key``, credentials files, or anything under ``~/.ssh``, ``~/.aws``, ``~/.config/gcloud``…"""
-    name = os.path.basename(path.rstrip(os.sep))
-    if _SECRET_NAMES.match(name) and not name.endswith((".example", ".sample", ".template")):
-        return True
-    home = os.path.realpath(user_home or os.path.expanduser("~"))
-    for folder in _SECRET_DIRS:
-        root = os.path.join(home, folder)
-        if path == root or path.startswith(root + os.sep):
-            return True
-    parts = path.split(os.sep)
-    return any(part in (".ssh", ".aws", ".gnupg") for part in parts[:-1])
-
 
 DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource"})
 """Tools that only return skill text; a skill's allowed-tools never blocks them."""
@@ -121,12 +101,14 @@ class PermissionPolicy:
             return "deny"
         return "ask"
 
-    def decide(self, key: str) -> Permission:
-        """The permission in force now for ``key`` (config + this session's answers)."""
+    def decide(self, key: str, *, trusted_source: bool = True) -> Permission:
+        """The permission in force now for ``key`` (config + this session's answers).
+        ``trusted_source=False`` (a project's script or server the user has not trusted):
+        never ``allow`` — asked every time, denied when configured so."""
         configured = self.configured(key)
         if configured == "deny":
             return "deny"
-        if key in ALWAYS_ASK_KEYS:
+        if key in ALWAYS_ASK_KEYS or not trusted_source:
             return "ask"
         with self._lock:
             if key in self._remembered:

@@ -43,6 +43,7 @@ _TITLES: Mapping[str, str] = {
     "execute_command": "Run command",
     "execute_shell": "Run shell command string",
     "file_write": "Write file",
+    "file_write:runs": "Write a file that runs outside an ordinary edit (hooks, project skills)",
     "file_read": "Read file",
     "file_read_secret": "Read a file that looks like a secret",
     "file_read_unscoped": "Read file (started outside a project)",
@@ -66,6 +67,26 @@ async def deny_all(request: ApprovalRequest) -> Decision:
 
 
 _FLAG_APPROVERS = (approve_all, deny_all)
+_UNSET: Any = object()
+
+
+def _refuses_everything(approver: Approver | None) -> bool:
+    """``--deny-all`` is absolute: nothing that would ask runs — not by a skill's allowed-tools
+    either."""
+    return approver is deny_all
+
+
+def source_trusted(tool: Tool, arguments: Any) -> bool:
+    """Whether the call comes from a trusted source. A tool that runs what a project brought
+    (a project skill's script, a project MCP server's tool) answers with ``source_trusted``;
+    every other tool is the app's own."""
+    check = getattr(tool, "source_trusted", None)
+    if check is None:
+        return True
+    try:
+        return bool(check(arguments))
+    except Exception:  # noqa: BLE001 - when in doubt, the source is not trusted
+        return False
 
 
 def _type_error(name: str, value: Any, schema: Mapping[str, Any]) -> str | None:
@@ -162,8 +183,14 @@ class ToolRegistry:
         approver: Approver | None,
         emit: EventSink,
         active_allowed_tools: tuple[str, ...] | None = None,
+        *,
+        preapproving: tuple[str, ...] | None = _UNSET,
     ) -> ToolResult:
-        """Run ``call`` under the policy; always returns a result (see module doc)."""
+        """Run ``call`` under the policy; always returns a result (see module doc).
+
+        ``active_allowed_tools`` is what the active skills name (``restrict`` blocks the rest);
+        ``preapproving`` what of it may pre-approve — the engine passes only trusted skills'
+        entries (default: the same as ``active_allowed_tools``)."""
         tool = self._tools.get(call.name)
         arguments: Any = call.arguments
         if tool is None:
@@ -192,16 +219,21 @@ class ToolRegistry:
             emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
             return result
 
-        permission = self.policy.decide(key)
+        trusted = source_trusted(tool, arguments)
+        permission = self.policy.decide(key, trusted_source=trusted)
         mode = self.skill_allowed_tools
+        if preapproving is _UNSET:
+            preapproving = active_allowed_tools
         if mode == "ignore":
-            active_allowed_tools = None
-        named_by_skill = active_allowed_tools is not None and allowed_by_skill(
-            active_allowed_tools, call.name, key.partition(":")[0], arguments)
-        # Pre-approval (Claude Code's meaning of allowed-tools): a call the active skill names
-        # skips the question — never a configured deny, never a key that is asked every time
-        # (a shell string, a secret), never a private address.
-        preapproved = (mode == "preapprove" and named_by_skill and permission == "ask"
+            active_allowed_tools = preapproving = None
+        named_by_skill = preapproving is not None and allowed_by_skill(
+            preapproving, call.name, key.partition(":")[0], arguments)
+        # Pre-approval (Claude Code's meaning of allowed-tools): a call a trusted active skill
+        # names skips the question — never a configured deny, never under --deny-all, never a
+        # key that is asked every time (a shell string, a secret, a hook), never a private
+        # address, never what an untrusted project brought.
+        preapproved = (mode == "preapprove" and named_by_skill and permission == "ask" and trusted
+                       and not _refuses_everything(approver)
                        and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
         if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
                                                        arguments):
@@ -225,7 +257,7 @@ class ToolRegistry:
         if preapproved:
             emit(ToolCallApproved(call.id, call.name, always=False, by="skill"))
         elif permission == "ask":
-            granted = await self._ask(call, key, detail, approver, emit)
+            granted = await self._ask(call, key, detail, approver, emit, rememberable=trusted)
             if granted is not None:
                 return granted
         else:
@@ -238,13 +270,14 @@ class ToolRegistry:
                 async def ask_more(more_key: str, more_detail: str) -> bool:
                     # What only shows up while running (a private address, a redirect's host)
                     # goes through the same policy and approver as the call itself.
-                    decided = self.policy.decide(more_key)
+                    decided = self.policy.decide(more_key, trusted_source=trusted)
                     if decided == "deny":
                         emit(ToolCallDenied(call.id, call.name, f"permission {more_key!r} is 'deny'"))
                         return False
                     if decided == "allow":
                         return True
-                    return await self._ask(call, more_key, more_detail, approver, emit) is None
+                    return await self._ask(call, more_key, more_detail, approver, emit,
+                                           rememberable=trusted) is None
 
                 result = await run_with_approval(arguments, ask_more)
             else:
@@ -265,9 +298,11 @@ class ToolRegistry:
         return result
 
     async def _ask(
-        self, call: ToolCall, key: str, detail: str, approver: Approver | None, emit: EventSink
+        self, call: ToolCall, key: str, detail: str, approver: Approver | None, emit: EventSink,
+        *, rememberable: bool = True,
     ) -> ToolResult | None:
-        """None when approved (events emitted); a failure result when refused."""
+        """None when approved (events emitted); a failure result when refused. "Always" is
+        remembered only when ``rememberable`` (never for what an untrusted project brought)."""
         if approver is None:
             reason = (
                 f"{call.name} needs approval ({key}) and no one can answer here; "
@@ -294,7 +329,7 @@ class ToolRegistry:
             reason = "--deny-all refuses calls that need approval" if by == "flag" else "the user declined"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason} ({call.name}: {detail})")
-        always = decision == Decision.ALLOW_ALWAYS and self.policy.remember(key)
+        always = decision == Decision.ALLOW_ALWAYS and rememberable and self.policy.remember(key)
         emit(ToolCallApproved(call.id, call.name, always=always, by=by))
         return None
 
@@ -328,12 +363,17 @@ def build_default_tools(
     from aiq_tui.tools.skill_tools import skill_tools
     from aiq_tui.tools.sql import SqlTool
     from aiq_tui.tools.use_skill import ReadSkillResourceTool, UseSkillTool
+    from aiq_tui.tools.launch_policy import LaunchPolicy
 
     working = (cwd or Path.cwd()).resolve()
     settings = config.tools
+    # One launcher policy for every process: commands and script skills share it.
+    if executor is None:
+        executor = SkillExecutor(settings, cwd=working, launch=LaunchPolicy(settings, home=home, project=working))
+    launch = executor.launch
     tools: list[Tool] = [
         HttpRequestTool(settings),
-        CommandTool(settings, home=home, cwd=working),
+        CommandTool(settings, home=home, cwd=working, launch=launch),
         FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
                            resource_cap=config.skills.max_resource_bytes),
         SqlTool(settings, home=home, sources=sources),
@@ -341,6 +381,6 @@ def build_default_tools(
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
         tools.append(ReadSkillResourceTool(catalog))
-        tools.extend(skill_tools(catalog, executor or SkillExecutor(settings, cwd=working)))
+        tools.extend(skill_tools(catalog, executor))
     return ToolRegistry(tools, PermissionPolicy(settings.permissions),
                         skill_allowed_tools=config.agent.skill_allowed_tools)

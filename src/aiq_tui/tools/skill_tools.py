@@ -163,6 +163,12 @@ class ExecutableSkillTool:
     def permission_key(self, arguments: dict[str, Any]) -> str:
         return "execute_skill_script" if self.skill_type == "script" else "skill"
 
+    def source_trusted(self, arguments: dict[str, Any]) -> bool:
+        """A script of an untrusted project always asks (the registry reads this). Asked of
+        the catalog at call time: trusting the project in the TUI takes effect at once."""
+        meta = self._catalog.get(self.skill_name) if hasattr(self._catalog, "get") else None
+        return bool((meta or self._meta).trusted_source) if self.skill_type == "script" else True
+
     def program(self) -> Any:
         from aiq_tui.skills.executor import SkillProgram
 
@@ -177,14 +183,21 @@ class ExecutableSkillTool:
             except Exception as exc:  # noqa: BLE001 - shown, then run() reports the failure
                 script = f"(cannot read the script: {exc})"
             env = "".join(f"\nSKILL_{k.upper()}={v!r}" for k, v in arguments.items())
-            return f"sh script of skill {self.skill_name} (cwd: project directory){env}\n\n{script.rstrip()}"
+            origin = "" if self.source_trusted(arguments) else " — from an untrusted project"
+            return (f"sh script of skill {self.skill_name}{origin} (cwd: project directory){env}\n\n"
+                    f"{script.rstrip()}")
         return f"{self._spec.name} ({self.skill_type})"
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.run_with_approval(arguments, None)
+
+    async def run_with_approval(self, arguments: dict[str, Any], ask_more: Any) -> ToolResult:
+        """Run; a script that needs more than its approval (a secret the sandbox cannot hide
+        here) asks through ``ask_more``."""
         from aiq_tui.skills.executor import SkillExecutionError
 
         try:
-            result = await self._executor.execute(self.program(), arguments)
+            result = await self._executor.execute(self.program(), arguments, ask_more=ask_more)
         except SkillExecutionError as exc:
             return ToolResult.failure(f"skill {self.skill_name!r}: {exc}")
         except Exception as exc:  # noqa: BLE001 - a vanished or broken file

@@ -140,9 +140,12 @@ class AiqApp(App[int]):
         watch: bool = True,
         flash_seconds: float = 2.0,
         start: "EngineStart | None" = None,
+        project: Path | None = None,
     ) -> None:
         super().__init__()
         self.engine = engine
+        self._project = project  # the folder whose trust the first start asks about (default: cwd)
+        self._trust_changed = False
         """None until a deferred start (:meth:`starting`) has built it, after the first frame."""
         self._start = start
         self.start_error: str | None = None
@@ -297,6 +300,7 @@ class AiqApp(App[int]):
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
+        self._ask_trust()
         if self.engine is None:
             self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
             return
@@ -331,6 +335,8 @@ class AiqApp(App[int]):
         if not self.is_running:
             return
         self.engine = engine
+        if self._trust_changed:  # answered while the engine was being built from the old decision
+            self._apply_trust()
         self.query_one(SkillsPane).show_reason("")
         self._attach_engine()
         self.refresh_bindings()
@@ -786,6 +792,50 @@ class AiqApp(App[int]):
             tools.upsert(record.call_id, name=record.name, arguments=dict(record.arguments), permission="–",
                          status="ok" if record.ok else "failed", summary=record.summary,
                          duration_s=record.duration_s, result=results.get(record.call_id, ""))
+
+    # -- project trust ---------------------------------------------------------------------------
+    def project_dir(self) -> Path:
+        workspace = getattr(self.engine, "workspace", None)
+        return self._project or getattr(workspace, "cwd", None) or Path.cwd()
+
+    def _ask_trust(self) -> None:
+        """First start in an undecided folder that brings skills or a .mcp.json: ask, as Claude
+        Code asks "Do you trust the files in this folder?" (see aiq_tui.trust)."""
+        from aiq_tui.trust import needs_decision
+
+        offers = needs_decision(self.home, self.project_dir(), self.config.skills.project_dirs)
+        if offers:
+            from aiq_tui.ui.screens.trust import TrustScreen
+
+            self.push_screen(TrustScreen(self.project_dir(), offers), callback=self._trust_answered)
+
+    def _trust_answered(self, level: Any) -> None:
+        self.query_one("#prompt", PromptInput).focus()
+        if level is not None:
+            self._record_trust(level)
+
+    @work(thread=True, group="trust", exit_on_error=False)
+    def _record_trust(self, level: Any) -> None:
+        from aiq_tui.trust import TrustFileError, record
+
+        try:
+            record(self.home, self.project_dir(), level)
+        except (OSError, TrustFileError) as exc:
+            self.call_from_thread(self.notify, f"could not remember the decision: {exc}", severity="error")
+            return
+        self.call_from_thread(self._trust_recorded, level)
+
+    def _trust_recorded(self, level: Any) -> None:
+        self._trust_changed = True
+        self.notify(f"{self.project_dir()}: {level.value}; `aiq-tui trust` changes it", timeout=4)
+        if self.engine is not None:
+            self._apply_trust()
+
+    def _apply_trust(self) -> None:
+        refresh = getattr(self.engine, "refresh_trust", None)
+        if refresh is not None:
+            refresh()
+        self._trust_changed = False
 
     # -- approvals -------------------------------------------------------------------------
     async def _approve(self, request: ApprovalRequest) -> Decision:
