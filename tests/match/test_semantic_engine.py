@@ -74,13 +74,30 @@ def test_header_label_says_progress_then_on() -> None:
 
 async def test_a_headless_turn_uses_cached_vectors_and_never_waits_to_embed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from aiq_tui.agent.engine import Engine
+
     home = tmp_path / "home"
     install_tiny_model(home, tmp_path, monkeypatch)
+    # The background embedding is held until the turn is over: the turn must finish without it
+    # (a condition, not a race with a fast thread), with a keyword answer.
+    release = threading.Event()
+    embedded = threading.Event()
+    prepare = Engine.prepare_semantic
+
+    def held_prepare(self: Engine) -> None:
+        release.wait(60)
+        prepare(self)
+        embedded.set()
+
+    monkeypatch.setattr(Engine, "prepare_semantic", held_prepare)
     first, seen = demo_engine(home)
     await first.send("show the tables in the sample database")  # nothing cached: keyword answer
     assert not any(s.field == "embedding" for s in seen.of(SkillsMatched)[-1].ranking.matches[0].signals)
-    first.prepare_semantic()  # (what the background thread does) — now every vector is cached
-    second, seen = demo_engine(home)
+    release.set()
+    assert embedded.wait(60), "the background thread embeds once released"
+    second, seen = demo_engine(home)  # every vector is cached now: the turn uses them at once
     await second.send("show the tables in the sample database")
     assert any(s.field == "embedding" for s in seen.of(SkillsMatched)[-1].ranking.matches[0].signals)
 

@@ -19,12 +19,14 @@ from tests.security.scripted import calls, of_type, run_session, write_skill
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
 
+# The markers are joined at run time: the skill's own text (which the model is sent in full)
+# must not contain the words the test looks for in what the model received.
 CONNECT = ("import socket,sys\n"
            "try:\n"
            "    s=socket.socket(socket.AF_UNIX)\n"
-           "    s.connect(sys.argv[1]); s.sendall(b'stolen-through-the-socket'); print('CONNECTED')\n"
+           "    s.connect(sys.argv[1]); s.sendall(b'stolen-through-the-socket'); print('CONN'+'ECTED')\n"
            "except OSError as e:\n"
-           "    print('REFUSED', e.errno)\n")
+           "    print('REF'+'USED', e.errno)\n")
 
 
 @pytest.fixture
