@@ -57,7 +57,19 @@ def _ask(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import asyncio  # only commands that run a loop pay for it (skills list --json does not)
 
-    return asyncio.run(_run(args, engine, question.strip(), SessionError))
+    from aiq_tui.telemetry import attach_telemetry
+
+    telemetry = attach_telemetry(engine, say=_say)  # None unless an OTLP endpoint is configured
+    try:
+        return asyncio.run(_run(args, engine, question.strip(), SessionError))
+    finally:
+        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
+        if note:
+            _say(note)
+
+
+def _say(note: str) -> None:
+    print(f"aiq-tui: {note}", file=sys.stderr)
 
 
 async def _run(args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]) -> int:
