@@ -325,7 +325,7 @@ class TelemetrySettings(_Section):
     token figures, durations, states and reasons only."""
     content_max_chars: PositiveInt = 4096
     """With ``log_content``, a longer content attribute is cut to this many characters."""
-    flush_timeout_seconds: PositiveFloat = 2.0
+    flush_timeout_seconds: PositiveFloat = 1.0
     """When a command or the app ends, the longest wait for spans not yet delivered; a collector
     that has not answered by then is given up on (said once, on stderr or in the app)."""
 

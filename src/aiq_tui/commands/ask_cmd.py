@@ -33,7 +33,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "streams to stdout and the engine's events (skills, tool calls, budget, compression) "
             "go to stderr. With --json every event is one JSON line on stdout. The turn is saved "
             "as a session; continue it with --session ID. Tool calls that need approval are "
-            "asked on the terminal, approved with --yes, or refused with --deny-all."
+            "asked on the terminal, approved with --yes, or refused with --deny-all. With "
+            "OTEL_EXPORTER_OTLP_ENDPOINT set (or telemetry: in config.yaml) the turn is also exported "
+            "as OpenTelemetry traces (needs the telemetry extra)."
         ),
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")

@@ -130,7 +130,7 @@ class Telemetry:
                 return None
             return self._untold(f"telemetry: the OpenTelemetry SDK did not load within {timeout:g} s; "
                                 "nothing was exported")
-        note = pipeline.close(max(0.0, deadline - time.monotonic()))
+        note = pipeline.close(max(0.0, deadline - time.monotonic()), timeout)
         return None if note is None else self._untold(note)
 
     def _untold(self, note: str) -> str | None:

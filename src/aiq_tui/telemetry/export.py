@@ -130,9 +130,10 @@ class Pipeline:
         self.provider.add_span_processor(self.processor)
         self.tracer = self.provider.get_tracer(TRACER_NAME, __version__)
 
-    def close(self, timeout_s: float) -> str | None:
+    def close(self, timeout_s: float, configured_s: float | None = None) -> str | None:
         """Deliver what is queued, waiting at most ``timeout_s``; then a note on what was lost
-        (None when everything arrived). Returns early when the collector refuses."""
+        (None when everything arrived). Returns early when the collector refuses.
+        ``configured_s``: the setting to name in the note (``timeout_s`` is what is left of it)."""
         done = threading.Event()
         failures_before = self.watch.failures
 
@@ -151,7 +152,8 @@ class Pipeline:
             return f"telemetry: spans were not delivered to {self.target.endpoint} ({self.watch.last_failure})"
         if not done.is_set():
             return (f"telemetry: the collector at {self.target.endpoint} did not answer within "
-                    f"{timeout_s:g} s (telemetry.flush_timeout_seconds); spans not yet delivered were dropped")
+                    f"{configured_s or timeout_s:g} s (telemetry.flush_timeout_seconds); "
+                    "spans not yet delivered were dropped")
         return None
 
 
