@@ -31,6 +31,7 @@ from aiq_tui.telemetry.target import ExportTarget
 # SDK's default, 5 s, would leave a short `ask` with everything still queued at exit).
 SCHEDULE_DELAY_MS = 500
 TRACER_NAME = "aiq_tui"
+RETRY_STOP_WAIT_S = 0.1  # after a refusal, how long the exporter's thread is given to end
 
 
 class DeliveryWatch:
@@ -148,6 +149,11 @@ class Pipeline:
         # process alive past the timeout.
         threading.Thread(target=shut_down, name="aiq-otel-close", daemon=True).start()
         self.watch.wait_for(lambda: done.is_set() or self.watch.failures > failures_before, timeout_s)
+        if not done.is_set() and self.watch.failing:
+            # Refused: stop the exporter's retries (it backs off for seconds) so its thread ends
+            # now and the process can exit at once.
+            self.exporter.shutdown()
+            done.wait(RETRY_STOP_WAIT_S)
         if self.watch.failing:
             return f"telemetry: spans were not delivered to {self.target.endpoint} ({self.watch.last_failure})"
         if not done.is_set():
