@@ -103,6 +103,7 @@ async def test_a_failed_model_request_marks_the_request_and_the_turn_as_errors(t
     assert model.attributes["gen_ai.provider.name"] == "openai" and model.attributes["aiq.provider"] == "fake"
     (turn,) = traced.turns()
     assert turn.status.status_code is StatusCode.ERROR and "400" in (turn.status.description or "")
+    assert turn.attributes["error.type"] == "turn_error"
     assert events(turn, "aiq.error")[0]["aiq.error.retryable"] is False
 
 

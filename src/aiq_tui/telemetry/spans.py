@@ -127,6 +127,7 @@ class TraceBuilder:
         elif isinstance(event, ErrorRaised):
             self._event("aiq.error", {"aiq.error.message": event.message, "aiq.error.retryable": event.retryable}, at)
             if self._turn is not None:
+                self._turn.set_attribute("error.type", "turn_error")
                 self._turn.set_status(Status(StatusCode.ERROR, event.message))
         elif isinstance(event, CatalogReloaded):
             self._event("aiq.catalog.reloaded", {"aiq.catalog.added": list(event.added),
