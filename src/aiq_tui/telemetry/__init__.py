@@ -48,7 +48,8 @@ class Telemetry:
         self._conversation_id = conversation_id
         self._live = live_problems
         self._lock = threading.Lock()
-        self._waiting: list[tuple[object, int]] = []
+        self._waiting: list[tuple[object, int, str]] = []
+        self._conversation = ""  # the session an event belonged to, as it was emitted
         self._builder: TraceBuilder | None = None
         self._pipeline: Pipeline | None = None
         self._stopped = False  # closed, or broken: later events are dropped
@@ -62,15 +63,17 @@ class Telemetry:
         with self._lock:
             if self._stopped:
                 return
+            conversation = self._conversation_id()
             if self._builder is None:
                 if len(self._waiting) < MAX_WAITING_EVENTS:
-                    self._waiting.append((event, at))
+                    self._waiting.append((event, at, conversation))
                 return
-            self._apply(event, at)
+            self._apply(event, at, conversation)
 
-    def _apply(self, event: object, at: int) -> None:
+    def _apply(self, event: object, at: int, conversation: str) -> None:
         """Under the lock. An error here stops export; it never reaches the engine."""
         assert self._builder is not None
+        self._conversation = conversation
         try:
             self._builder.apply(event, at)
         except Exception as exc:  # noqa: BLE001 - telemetry must never break a turn
@@ -92,7 +95,7 @@ class Telemetry:
             pipeline = Pipeline(self.target, self._delivery_failed if self._live else None)
             builder = TraceBuilder(pipeline.tracer, log_content=self.target.log_content,
                                    content_max_chars=self.target.content_max_chars,
-                                   conversation_id=self._conversation_id)
+                                   conversation_id=lambda: self._conversation)
         except Exception as exc:  # noqa: BLE001 - an unusable SDK or setting: export off, said once
             with self._lock:
                 self._stopped, self._waiting = True, []
@@ -101,10 +104,10 @@ class Telemetry:
         with self._lock:
             self._pipeline, self._builder = pipeline, builder
             waiting, self._waiting = self._waiting, []
-            for event, at in waiting:
+            for event, at, conversation in waiting:
                 if self._stopped:
                     break
-                self._apply(event, at)
+                self._apply(event, at, conversation)
 
     def wait_loaded(self, timeout: float) -> bool:
         """True once the SDK is loaded (or failed to load)."""
