@@ -63,7 +63,10 @@ class Telemetry:
         with self._lock:
             if self._stopped:
                 return
-            conversation = self._conversation_id()
+            try:
+                conversation = self._conversation_id()
+            except Exception:  # noqa: BLE001 - a span without the session id, never a broken turn
+                conversation = ""
             if self._builder is None:
                 if len(self._waiting) < MAX_WAITING_EVENTS:
                     self._waiting.append((event, at, conversation))
