@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
     for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(variable, raising=False)
+    for variable in [name for name in os.environ if name.startswith("OTEL_")]:  # a developer's collector
+        monkeypatch.delenv(variable)
     monkeypatch.setenv("NO_COLOR", "1")
     return Home(base / ".aiqconfig")
 

@@ -405,6 +405,43 @@ class UISettings(_Section):
     """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
 
 
+class TelemetrySettings(_Section):
+    """OpenTelemetry export of every turn (issue 26): off unless an endpoint is set, here or in
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``; needs the
+    ``telemetry`` extra (``pip install 'aiq-tui[telemetry]'``). Spans go over OTLP/HTTP
+    (protobuf) in the background: a slow or absent collector never holds a turn up."""
+
+    enabled: bool | None = None
+    """None: export when an endpoint is set (here or in the environment); false: never, whatever
+    the environment says; true: export, to ``http://localhost:4318`` when no endpoint is set.
+    ``OTEL_SDK_DISABLED=true`` turns it off in any case."""
+    endpoint: str | None = None
+    """Base URL of an OTLP/HTTP collector, e.g. ``http://localhost:4318``; spans are posted to
+    ``<endpoint>/v1/traces``. None: ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`` (the full URL), else
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` (a base URL)."""
+    headers: dict[str, str] = field(default_factory=dict)
+    """Request headers for the collector (authentication), added to ``OTEL_EXPORTER_OTLP_HEADERS``
+    (a name in both: this one wins). Values may reference environment variables as ``${VAR}``
+    so that no secret needs to be in this file; aiq-tui never writes them anywhere."""
+    service_name: str | None = None
+    """``service.name`` of the exported resource; None: ``OTEL_SERVICE_NAME``, else ``aiq-tui``.
+    ``OTEL_RESOURCE_ATTRIBUTES`` adds attributes of your own."""
+    log_content: bool = False
+    """Also export contents: the user's message, the answer, each model request's output, tool
+    arguments, results and summaries (Claude Code's ``OTEL_LOG_USER_PROMPTS``). Off: names,
+    token figures, durations, states and reasons only."""
+    content_max_chars: PositiveInt = 4096
+    """With ``log_content``, a longer content attribute is cut to this many characters."""
+    flush_timeout_seconds: PositiveFloat = 1.0
+    """When a command or the app ends, the longest wait for spans not yet delivered; a collector
+    that has not answered by then is given up on (said once, on stderr or in the app)."""
+
+    def __post_init__(self) -> None:
+        if self.endpoint is not None and not self.endpoint.startswith(("http://", "https://")):
+            raise ValueError(f"endpoint must be an http:// or https:// URL (got {self.endpoint!r}), "
+                             "e.g. http://localhost:4318")
+
+
 class AppConfig(_Section):
     skills: SkillsSettings = field(default_factory=SkillsSettings)
     matching: MatchingSettings = field(default_factory=MatchingSettings)
@@ -417,6 +454,7 @@ class AppConfig(_Section):
     doctor: DoctorSettings = field(default_factory=DoctorSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     evals: EvalSettings = field(default_factory=EvalSettings)
+    telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""

@@ -87,6 +87,31 @@ class ToolCallFinished:
 
 
 @dataclass(frozen=True)
+class ModelRequestStarted:
+    """The engine is calling the model: once per round of a turn (what a trace's model-request
+    span starts from; the TUI and replay draw nothing for it)."""
+
+    provider: str  # the config name ("openai", "local", …)
+    kind: str  # the wire protocol: openai | anthropic | demo
+    model: str
+    max_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class ModelRequestFinished:
+    """The model call that :class:`ModelRequestStarted` began has ended — answered, failed or
+    cancelled — with the token usage the provider reported (0 when it reported none)."""
+
+    provider: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    finish_reason: str = ""  # stop | tool_calls | length | cancelled | error
+    duration_s: float = 0.0
+    error: str = ""  # why it failed ("" when it answered)
+
+
+@dataclass(frozen=True)
 class TokenStreamed:
     text: str
 
@@ -160,7 +185,7 @@ Event = Union[
     TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
-    SemanticProgress, McpServerChanged,
+    SemanticProgress, McpServerChanged, ModelRequestStarted, ModelRequestFinished,
 ]
 
 EventSink = Callable[[Event], None]

@@ -134,3 +134,21 @@ def test_a_real_provider_is_created_behind_the_first_frame(tmp_path_factory: pyt
         seen = first_frame_modules("openai")
     assert "httpx" not in seen["modules"] and "aiq_tui.llm.openai" not in seen["modules"]
     assert "aiq_tui.llm.openai" in seen["after"]
+
+
+def test_telemetry_loads_behind_the_first_frame_and_only_when_an_endpoint_is_set(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # With OTEL_EXPORTER_OTLP_ENDPOINT set the SDK is started with the engine, after the frame
+    # (and then in a thread of its own): the frame pays neither for it nor for the decision.
+    base = tmp_path_factory.mktemp("startup-otel")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("HOME", str(base))
+        patch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
+        patch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
+        seen = first_frame_modules()
+    assert not [m for m in seen["modules"] if m.startswith(("opentelemetry", "aiq_tui.telemetry"))]
+    assert "aiq_tui.telemetry" in seen["after"], "the probe saw the engine start telemetry"
+
+
+def test_without_an_endpoint_the_sdk_is_never_imported(started: dict[str, object]) -> None:
+    assert not [m for m in started["after"] if m.startswith("opentelemetry")]  # type: ignore[union-attr]

@@ -32,6 +32,8 @@ from aiq_tui.events import (
     ErrorRaised,
     Event,
     EventSink,
+    ModelRequestFinished,
+    ModelRequestStarted,
     RetryScheduled,
     SemanticProgress,
     SessionSaved,
@@ -580,6 +582,10 @@ class Engine:
         max_tokens = self.reserve
         if provider_settings is not None:
             max_tokens = min(max_tokens, provider_settings.max_output_tokens) or provider_settings.max_output_tokens
+        provider, model = self.provider.name, self.provider.model
+        kind = provider_settings.kind if provider_settings is not None else provider
+        self._emit(ModelRequestStarted(provider, kind, model, max(1, max_tokens)))
+        started, error = time.perf_counter(), ""
         try:
             async for item in self.provider.stream(prompt.system, prompt.messages, prompt.tools, max(1, max_tokens)):
                 if isinstance(item, TextDelta):
@@ -590,10 +596,17 @@ class Engine:
                 elif isinstance(item, StreamDone):
                     done = item
         except asyncio.CancelledError:
+            done = StreamDone("cancelled", done.usage)
             # Keep what was streamed; tool calls of an interrupted reply are dropped.
             if parts:
                 self.session.messages.append(Message(Role.ASSISTANT, "".join(parts), id=self._new_id()))
             raise
+        except Exception as exc:
+            done, error = StreamDone("error", done.usage), str(exc) or type(exc).__name__
+            raise
+        finally:  # every request that started ends, whatever happened (a trace's span closes)
+            self._emit(ModelRequestFinished(provider, model, done.usage.input_tokens, done.usage.output_tokens,
+                                            done.finish_reason, round(time.perf_counter() - started, 6), error))
         return "".join(parts), calls, done
 
     async def _run_tool(self, call: ToolCall) -> None:

@@ -33,7 +33,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "streams to stdout and the engine's events (skills, tool calls, budget, compression) "
             "go to stderr. With --json every event is one JSON line on stdout. The turn is saved "
             "as a session; continue it with --session ID. Tool calls that need approval are "
-            "asked on the terminal, approved with --yes, or refused with --deny-all."
+            "asked on the terminal, approved with --yes, or refused with --deny-all. With "
+            "OTEL_EXPORTER_OTLP_ENDPOINT set (or telemetry: in config.yaml) the turn is also exported "
+            "as OpenTelemetry traces (needs the telemetry extra)."
         ),
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
@@ -57,7 +59,19 @@ def _ask(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import asyncio  # only commands that run a loop pay for it (skills list --json does not)
 
-    return asyncio.run(_run(args, engine, question.strip(), SessionError))
+    from aiq_tui.telemetry import attach_telemetry
+
+    telemetry = attach_telemetry(engine, say=_say)  # None unless an OTLP endpoint is configured
+    try:
+        return asyncio.run(_run(args, engine, question.strip(), SessionError))
+    finally:
+        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
+        if note:
+            _say(note)
+
+
+def _say(note: str) -> None:
+    print(f"aiq-tui: {note}", file=sys.stderr)
 
 
 async def _run(args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]) -> int:

@@ -22,6 +22,8 @@ from typing import Any
 from aiq_tui.events import (
     BudgetChanged,
     Event,
+    ModelRequestFinished,
+    ModelRequestStarted,
     SessionSaved,
     SkillsMatched,
     TokenStreamed,
@@ -41,8 +43,8 @@ ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
 
 def compact_event(event: Event) -> dict[str, Any] | None:
     """The saved form of one event, or None for events replay does not need."""
-    if isinstance(event, SessionSaved):
-        return None
+    if isinstance(event, (SessionSaved, ModelRequestStarted, ModelRequestFinished)):
+        return None  # model-request boundaries are for traces; the turn's figures are in turn_finished
     if isinstance(event, TokenStreamed):
         return {"type": "token_streamed", "text": event.text}
     if isinstance(event, SkillsMatched):

@@ -15,12 +15,14 @@ from __future__ import annotations
 import argparse
 import gc
 import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
 
 if TYPE_CHECKING:
     from aiq_tui.agent.engine import Engine
+    from aiq_tui.telemetry import Telemetry
     from aiq_tui.ui.app import AiqApp
 
 
@@ -31,8 +33,13 @@ def exit_code(app: Any, result: object) -> int:
     return int(result) if isinstance(result, int) else EXIT_OK
 
 
-def create_app(args: argparse.Namespace, *, watch: bool = True) -> "AiqApp | None":
+def create_app(args: argparse.Namespace, *, watch: bool = True,
+               telemetry: "list[Telemetry] | None" = None) -> "AiqApp | None":
     """The app the options describe, or None after printing why not (exit 2).
+
+    When an OTLP endpoint is configured, the engine's turns are exported (issue 26): started
+    with the engine, behind the first frame, and appended to ``telemetry`` for the caller to
+    close; problems show as notices in the app.
 
     Only the config is read before the first frame (a broken one exits 2 before any screen
     shows); the catalog, the tools and the engine are built behind the frame
@@ -53,23 +60,52 @@ def create_app(args: argparse.Namespace, *, watch: bool = True) -> "AiqApp | Non
 
         def build_engine() -> "Engine":
             from aiq_tui.agent.engine import Engine
+            from aiq_tui.telemetry import attach_telemetry
             from aiq_tui.workspace import Workspace
 
-            return Engine.create(Workspace.complete(start, skills_dirs, cwd), provider, defer_tokenizer=True)
+            engine = Engine.create(Workspace.complete(start, skills_dirs, cwd), provider, defer_tokenizer=True)
+            exporting = attach_telemetry(engine, say=lambda note: _notice(app, note), live_problems=True)
+            if exporting is not None and telemetry is not None:
+                telemetry.append(exporting)
+            return engine
 
         from aiq_tui.ui.app import AiqApp
 
-        return AiqApp.starting(start.config, start.home, build_engine, watch=watch)
+        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch)
+        return app
     except BaseException:
         gc.enable()
         raise
 
 
+def _notice(app: "AiqApp", note: str) -> None:
+    """A notice in the app, from any thread, never blocking the caller (telemetry reports from
+    the exporter's thread, which must not wait on the screen); on stderr once the app is gone."""
+    if not app.is_running:
+        print(f"aiq-tui: {note}", file=sys.stderr)
+        return
+
+    def show() -> None:
+        try:
+            app.call_from_thread(app.notify, note, title="Telemetry", severity="warning", timeout=10, markup=False)
+        except RuntimeError:  # the app ended meanwhile
+            pass
+
+    threading.Thread(target=show, name="aiq-notice", daemon=True).start()
+
+
 def run_tui(args: argparse.Namespace) -> int:
-    app = create_app(args)
+    telemetry: list[Telemetry] = []
+    app = create_app(args, telemetry=telemetry)
     if app is None:
         return EXIT_USAGE
-    result = app.run()
+    try:
+        result = app.run()
+    finally:
+        for exporting in telemetry:  # spans still queued: delivered within the flush timeout
+            note = exporting.close()
+            if note:
+                print(f"aiq-tui: {note}", file=sys.stderr)
     if app.start_error is not None:
         print(f"aiq-tui: {app.start_error}", file=sys.stderr)
         return EXIT_USAGE
