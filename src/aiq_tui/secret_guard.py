@@ -131,6 +131,13 @@ class SecretGuard:
         return (f"{real_path} is in the aiq config home ({self.home_root}), which the model never reads: "
                 "sessions hold earlier tool results and config/ the permissions")
 
+    def withheld(self, real_path: str) -> str | None:
+        """Why content at ``real_path`` (resolved) must not reach the model, or None: it looks
+        like a secret, or it is in the config home outside ``skills/``."""
+        if looks_secret(real_path):
+            return "looks like a secret (a key, credentials or a .env file)"
+        return self.config_home_reason(real_path)
+
     def hidden_in_config_home(self) -> list[str]:
         """What of the config home a process must not see: every entry but ``skills/``."""
         if self.home_root is None:
