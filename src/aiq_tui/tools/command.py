@@ -45,6 +45,7 @@ from aiq_tui.tools.command_rules import CommandRefused, check_arguments
 from aiq_tui.tools.launch_policy import LaunchPolicy
 from aiq_tui.tools.launcher import launch
 from aiq_tui.tools.policy import looks_secret
+from aiq_tui.tools.run_outside import REMOVED_WHY
 
 SPEC = ToolSpec(
     name="execute_command",
@@ -245,6 +246,9 @@ class CommandTool:
             "sandbox": done.sandbox,
             "network": done.network,
         }
+        if done.removed:
+            content["removed"] = list(done.removed)
+            content["removed_why"] = REMOVED_WHY
         if done.exit_code is None:
             return ToolResult.failure(done.stderr or f"cannot start {argv[0]}", content)
         if done.timed_out:

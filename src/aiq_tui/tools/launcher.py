@@ -90,6 +90,7 @@ class ProcessResult:
     duration_s: float = 0.0
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    removed: tuple[str, ...] = ()  # run-outside files the launch created, taken away afterwards
 
 
 def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -379,7 +380,14 @@ async def run_process(
 async def launch(argv: Sequence[str], plan: "LaunchPlan", *, timeout: float, output_cap: int,
                  env: Mapping[str, str] | None = None) -> ProcessResult:
     """Run ``argv`` as the launcher policy planned it (roots, protected and hidden paths,
-    network, limits): how commands and script skills start processes."""
-    return await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
+    network, limits): how commands and script skills start processes. What it created where a
+    file would run outside the sandbox (``plan.absent``) is removed when it has ended."""
+    from dataclasses import replace
+
+    from aiq_tui.tools.run_outside import remove_created
+
+    done = await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
                              read_roots=plan.read_roots, write_roots=plan.write_roots, network=plan.network,
                              env=env, protect=plan.protect, hide=plan.hide, limits=plan.limits)
+    removed = remove_created(plan.absent)
+    return replace(done, removed=tuple(removed)) if removed else done
