@@ -269,6 +269,17 @@ async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
             truncated = True
 
 
+async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
+    """Write ``data`` to the child's stdin and close it (a child that stops reading is fine)."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        writer.close()
+
+
 async def _exited(process: asyncio.subprocess.Process) -> None:
     """Until the process itself has exited. ``Process.wait()`` also waits for its pipes to
     close, which a background member of the group holding stdout would delay forever."""
@@ -297,10 +308,12 @@ async def run_process(
     protect: Sequence[str] = (),
     hide: Sequence[str] = (),
     limits: ProcessLimits | None = None,
+    stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (program resolved by the caller or found on PATH) sandboxed; never raises
     for the command's own failures. ``env`` is filtered through :func:`child_environment`
-    (``None`` → this process's environment, filtered). stdin is empty. ``exec_roots`` are
+    (``None`` → this process's environment, filtered). stdin is empty unless ``stdin`` gives its
+    bytes. ``exec_roots`` are
     extra read + execute trees (an interpreter's prefix); the program's own file (and a Python
     interpreter's prefix) is added automatically. ``protect`` paths stay read-only besides each
     write root's ``.git``; ``hide`` paths are covered (both need namespaces: the launch is
@@ -336,7 +349,8 @@ async def run_process(
     try:
         try:
             process = await asyncio.create_subprocess_exec(
-                *launch, cwd=str(cwd), env=child_env, stdin=asyncio.subprocess.DEVNULL,
+                *launch, cwd=str(cwd), env=child_env,
+                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,  # its own process group: the timeout kills all of it
             )
@@ -345,6 +359,9 @@ async def run_process(
                                  sandbox_mode(), net, 0.0)
         assert process.stdout is not None and process.stderr is not None
         readers = asyncio.gather(_drain(process.stdout, output_cap), _drain(process.stderr, output_cap))
+        if stdin is not None and process.stdin is not None:
+            feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
+            readers = asyncio.gather(readers, feeder)
         timed_out = False
         try:
             await asyncio.wait_for(_exited(process), timeout)
@@ -354,7 +371,8 @@ async def run_process(
             _kill_group(process.pid)  # the group dies with the call, whatever happened
         await process.wait()
         try:
-            (out, out_cut), (err, err_cut) = await asyncio.wait_for(readers, 5)
+            drained = await asyncio.wait_for(readers, 5)
+            (out, out_cut), (err, err_cut) = drained[0] if stdin is not None else drained
         except asyncio.TimeoutError:
             # A member that left the group (setsid) still holds the pipes; stop waiting.
             readers.cancel()
