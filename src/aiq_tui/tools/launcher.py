@@ -94,10 +94,14 @@ class ProcessResult:
 
 
 def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """Only PATH, HOME, LANG, LC_*, TERM and TZ from ``environ`` (PATH defaults to a safe one)."""
+    """Only PATH, HOME, LANG, LC_*, TERM and TZ from ``environ`` (PATH defaults to a safe one).
+    PATH keeps its absolute entries only: a relative one (``bin``, ``node_modules/.bin``, an
+    empty one meaning ``.``) names the folder the command runs in — the project, which a cloned
+    repository fills — so ``ls`` or ``sh`` would be the repository's."""
     env = {name: value for name, value in environ.items()
            if (name in _ENV_NAMES or name.startswith("LC_")) and "\x00" not in value}
-    env.setdefault("PATH", _SAFE_PATH)
+    entries = [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    env["PATH"] = os.pathsep.join(dict.fromkeys(entries)) or _SAFE_PATH
     return env
 
 
