@@ -72,3 +72,13 @@ async def test_approving_the_host_is_not_approving_its_private_address(rebinding
     result = await _get(rebinding, ToolSettings(), host_only)
     assert asked == ["http_get:localhost", "http_private:localhost"]
     assert not result.ok and "AKIA" not in str(result.content) + str(result.error)
+
+
+def test_the_approval_shows_what_a_request_carries() -> None:
+    """A POST is approved for what it sends, not only where: the body and headers are shown."""
+    tool = HttpRequestTool(ToolSettings())
+    shown = tool.describe({"url": "https://paste.example/new", "method": "POST",
+                           "headers": {"X-Note": "hi"}, "body": "DATABASE_PASSWORD=hunter2"})
+    assert "DATABASE_PASSWORD=hunter2" in shown and "X-Note: hi" in shown
+    long = tool.describe({"url": "https://paste.example/new", "method": "POST", "json": {"k": "v" * 5000}})
+    assert "more characters" in long and len(long) < 2300

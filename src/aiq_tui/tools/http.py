@@ -125,6 +125,10 @@ def addresses_of(host: str, port: int) -> list[str]:
     return sorted({info[4][0] for info in infos})
 
 
+BODY_SHOWN = 2000
+"""Characters of a request body an approval shows."""
+
+
 class HttpRequestTool:
     """The ``http_request`` tool. Pass ``transport`` (tests) or a ready ``client``."""
 
@@ -157,13 +161,28 @@ class HttpRequestTool:
         return f"{base}:{host.lower()}"  # asked per host, remembered per host
 
     def describe(self, arguments: dict[str, Any]) -> str:
+        """What the approval shows: the request line, and what the request carries — its headers
+        and the start of its body (what a hostile model would smuggle out is in them)."""
         url = str(arguments.get("url", ""))
         query = arguments.get("query")
         if isinstance(query, dict) and query:
             import httpx
 
             url = str(httpx.URL(url, params={str(k): str(v) for k, v in query.items()})) if url else url
-        return f"{_method(arguments)} {url}"
+        lines = [f"{_method(arguments)} {url}"]
+        headers = arguments.get("headers")
+        if isinstance(headers, dict) and headers:
+            lines.append("headers: " + "; ".join(f"{k}: {v}" for k, v in headers.items()))
+        if "json" in arguments:
+            body = json.dumps(arguments["json"], ensure_ascii=False)
+        elif arguments.get("body") is not None:
+            body = str(arguments["body"])
+        else:
+            body = ""
+        if body:
+            shown = body if len(body) <= BODY_SHOWN else body[:BODY_SHOWN] + f"… ({len(body) - BODY_SHOWN} more characters)"
+            lines.append(f"body ({len(body.encode('utf-8', 'surrogatepass'))} bytes): {shown}")
+        return "\n".join(lines)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_with_approval(arguments, None)
