@@ -9,9 +9,10 @@ kills at the deadline (``tools.template_timeout_seconds``) or when the turn is c
 limit fails with an error naming its setting. The child is started by the one launcher
 (:mod:`aiq_tui.tools.launcher`) inside the OS sandbox: jinja2's sandbox is a Python-level
 fence with a history of escapes, and a template comes from any skill file, a cloned
-repository's included, and renders without approval. The child costs about 0.15 s a render through the sandbox helper (146 ms measured here, against
-73 ms for a bare child and 0.4 ms in process — ``make bench``: ``tools.template_render``): small
-next to a model's turn, and the price of a deadline and a sandbox that hold.
+repository's included, and renders without approval. The child costs about 0.15 s a render
+through the sandbox helper (146 ms measured here, against 73 ms for a bare child and 0.4 ms in
+process — ``make bench``: ``tools.template_render``): small next to a model's turn, and the
+price of a deadline and a sandbox that hold.
 
 Go ``text/template`` actions (``{{.name}}``, ``{{if .x}}…{{else}}…{{end}}``,
 ``{{range .xs}}{{.}}{{end}}``) are translated to jinja2 first, so both styles work. A parameter
