@@ -53,7 +53,8 @@ class SkillsSettings(_Section):
     """When false no skills are loaded and no skill tools are registered (seed 002)."""
     dirs: list[str] = field(default_factory=list)
     """Extra skill directories, highest precedence after ``--skills-dir``. Relative → the
-    project directory (``--cwd`` / ``tools.cwd``, else the current directory)."""
+    project directory (``--cwd`` / ``tools.cwd``, else the current directory), and then its
+    skills are the project's: trusted only when the project is (``aiq-tui trust``)."""
     project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
     """Project-local directories, resolved against the project directory."""
     include_user_agent_dirs: bool = True

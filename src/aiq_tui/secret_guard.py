@@ -6,8 +6,11 @@ agent starts ask here, so a name that looks secret to one of them looks secret t
 * :func:`looks_secret` — a file whose *name or place* says it holds a credential: ``.env*``
   (``.envrc``, ``.env-local``, ``.env_prod``…), ``id_*`` keys, ``*.pem``, ``*.key``,
   ``credentials*``, ``.netrc``, ``.pgpass``, ``.npmrc``, ``.pypirc``, ``.git-credentials``,
-  kube configs, Terraform state, anything under ``.ssh``, ``.aws``, ``.gnupg``, ``.docker``,
-  ``.kube``… A backup of one (``id_rsa.bak``, ``.env~``, ``credentials.json.old``) is one too.
+  kube configs, Terraform state, password and token files (``db_password.txt``, ``api_key.txt``,
+  ``github_token``), platform secret files (``.dev.vars``, ``local.settings.json``), a
+  repository's ``.git/config`` (remote URLs with tokens, ``actions/checkout``'s extraheader),
+  anything under ``.ssh``, ``.aws``, ``.gnupg``, ``.docker``, ``.kube``, ``secrets/``,
+  ``credentials/``… A backup of one (``id_rsa.bak``, ``.env~``, ``credentials.json.old``) is one too.
   ``*.example`` / ``*.sample`` / ``*.template`` copies are not, and neither is source code or
   documentation *about* credentials (``credentials.py``, ``secrets-howto.md``).
 * :meth:`SecretGuard.config_home_reason` — the config home is never readable by the model,
@@ -43,7 +46,7 @@ _ALWAYS = re.compile(
     r"^(?:\.env.*|.+\.env|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?.*|id_[a-z0-9_-]+|"
     r".+\.(?:pem|key|p8|p12|pfx|jks|keystore|kdbx|gpg|pgp|asc|ppk|keytab|ovpn|tfstate|tfvars|age)|"
     r"\.?netrc|_netrc|\.pgpass|\.npmrc|\.yarnrc(?:\.yml)?|\.pypirc|\.git-credentials|\.gitcredentials|"
-    r"\.htpasswd|\.my\.cnf|\.boto|\.s3cfg|\.dockercfg|\.vault-token|\.terraformrc|terraform\.rc|"
+    r"\.htpasswd|\.my\.cnf|\.mylogin\.cnf|\.dev\.vars|local\.settings\.json|\.p4tickets|\.boto|\.s3cfg|\.dockercfg|\.vault-token|\.terraformrc|terraform\.rc|"
     r"kubeconfig.*|known_hosts|authorized_keys|shadow|gshadow|master\.passwd|\.[a-z]*_history|\.lesshst|"
     r"\.(?:bash|zsh|python|psql|mysql|node_repl|sqlite)_history)$",
     re.IGNORECASE,
@@ -51,6 +54,10 @@ _ALWAYS = re.compile(
 # Names that say "secret" unless the file is code or prose about the subject.
 _FAMILY = re.compile(
     r"^(?:(?:.*[-_.])?credentials?(?:[-_.].*)?|(?:.*[-_.])?secrets?(?:[-_.].*)?|tokens?(?:\.[a-z]+)?|"
+    r"(?:.*[-_.])?(?:passwords?|passwd|pass[-_]?phrases?)(?:[-_.].*)?|"
+    r"(?:.*[-_.])?(?:access|auth|oauth|api|bearer|refresh|session|bot|github|gitlab|gh|slack|npm|pypi)"
+    r"[-_]?tokens?(?:[-_.].*)?|"
+    r"(?:.*[-_.])?(?:private|api|secret|signing|access|master|encryption)[-_]?keys?(?:[-_.].*)?|"
     r".*access_?keys?.*\.csv|service[-_]?account.*\.json|client_secret.*\.json|auth\.json)$",
     re.IGNORECASE,
 )
@@ -61,10 +68,16 @@ _CODE_OR_PROSE = frozenset({
 })
 # Folders whose every file is a credential, wherever they sit (a project may hold a copy too).
 _SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store",
-                          ".terraform.d", ".gcloud"})
+                          ".terraform.d", ".gcloud", "secrets", ".secrets", "credentials", ".credentials"})
 # Folders that are secret only under this parent (``.config/gh``, ``.local/share/keyrings``).
 _SECRET_SUBDIRS = frozenset({(".config", "gcloud"), (".config", "gh"), (".config", "op"), (".config", "hub"),
                              ("share", "keyrings")})
+
+
+# Files that are secret only in this folder: a repository's config keeps remote URLs with
+# ``user:token@`` and ``actions/checkout``'s ``http.extraheader`` (the CI token); Mercurial's
+# keeps ``[auth]`` passwords.
+_SECRET_FILES_IN = frozenset({(".git", "config"), (".hg", "hgrc")})
 
 
 def _bare_name(name: str) -> str:
@@ -86,6 +99,11 @@ def secret_name(name: str) -> bool:
     return False
 
 
+def secret_file(parent: str, name: str) -> bool:
+    """Whether a file called ``name`` in a folder called ``parent`` looks like a secret."""
+    return secret_name(name) or (parent, name) in _SECRET_FILES_IN
+
+
 def secret_dir(parent: str, name: str) -> bool:
     """Whether the folder ``parent/name`` holds credentials as a whole (``.ssh``, ``.config/gh``…)."""
     return name in _SECRET_DIRS or (parent, name) in _SECRET_SUBDIRS
@@ -98,7 +116,7 @@ def looks_secret(path: str | os.PathLike[str], user_home: str | None = None) -> 
     parts = [part for part in os.fspath(path).split(os.sep) if part]
     if not parts:
         return False
-    if secret_name(parts[-1]):
+    if secret_file(parts[-2] if len(parts) > 1 else "", parts[-1]):
         return True
     for index, part in enumerate(parts[:-1]):
         if secret_dir(parts[index - 1] if index else "", part):
@@ -163,7 +181,7 @@ class SecretScanner:
     back). Thread-safe; one per launcher policy."""
 
     SKIP = frozenset({".git"})
-    """Not walked: git's own objects (its config is needed by git and holds no file secrets)."""
+    """Not walked: git's own objects. Its ``config`` is checked on its own (it may hold tokens)."""
 
     def __init__(self, budget: int = 200_000) -> None:
         self.budget = budget
@@ -222,7 +240,12 @@ class SecretScanner:
                             secret_dirs.append(entry.path)
                         elif entry.name not in self.SKIP:
                             walk.append(entry.path)
-                    elif secret_name(entry.name):
+                        else:  # not walked, but its config may hold a token
+                            secret_files.extend(inside for inside in (os.path.join(entry.path, name)
+                                                                      for folder, name in _SECRET_FILES_IN
+                                                                      if folder == entry.name)
+                                                if os.path.isfile(inside))
+                    elif secret_file(parent, entry.name):
                         try:  # a link named like a secret is masked too (the mount covers its target)
                             regular = stat.S_ISREG(entry.stat(follow_symlinks=True).st_mode)
                         except OSError:

@@ -17,6 +17,7 @@ from aiq_tui.config import AppConfig, load_config
 from aiq_tui.locations import Home, resolve_home
 from aiq_tui.migrate import MigrationReport, migrate_flat_layout
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.secret_guard import SecretGuard
 
 if TYPE_CHECKING:  # the catalog's modules load in complete(): the TUI's first frame needs none
     from aiq_tui.config import SourcesFile
@@ -110,7 +111,7 @@ class Workspace(msgspec.Struct):
         trust = project_trust(home, base)  # decided once, here, for every path that uses it
         if config.skills.enabled:
             dirs = tuple(skill_directories(config, home, base, skills_dirs, project_trusted=trust.trusted))
-            catalog = SkillCatalog(dirs, config.skills, CatalogCache(home.catalog_cache))
+            catalog = SkillCatalog(dirs, config.skills, CatalogCache(home.catalog_cache), SecretGuard(home))
         else:
             dirs = ()
             catalog = SkillCatalog((), config.skills)

@@ -681,8 +681,10 @@ class Engine:
         self._emit(SessionSaved(self.session.id, path))
 
     def clear(self) -> None:
-        """Start a new conversation; the previous one stays saved."""
+        """Start a new conversation; the previous one stays saved. "Allow always" answers were
+        for that conversation: the new one asks again."""
         self.session = self._new_session()
+        self.tools.policy.forget()
         self._next_id = 0
         self._last_ranking = None
         self._catalog_level = CatalogLevel.FULL
@@ -697,6 +699,7 @@ class Engine:
         """
         session = self.sessions.load(session_id)
         self.session = session
+        self.tools.policy.forget()  # "allow always" belonged to the conversation left behind
         self._next_id = 0
         self._catalog_level = CatalogLevel.FULL
         states = session.skill_states

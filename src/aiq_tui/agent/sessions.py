@@ -186,9 +186,24 @@ class Session:
         }
 
     @classmethod
+    def from_text(cls, text: str) -> "Session":
+        """A session from its file's text. A session file is input, never authority: whatever
+        its shape (nested a million deep, a list where an object belongs, 1e999 tokens), the
+        only error is a ValueError saying what is wrong."""
+        try:
+            return cls.from_json(json.loads(text))
+        except ValueError:
+            raise
+        except (KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
+            detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
+            raise ValueError(f"not a session file ({type(exc).__name__}: {detail})") from None
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> "Session":
         if not isinstance(data, dict):
             raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        if not isinstance(data.get("id"), str) or not _ID_PATTERN.match(data["id"]):
+            raise ValueError(f"the session id {str(data.get('id'))[:80]!r} is not letters, digits, '-' and '_'")
         version = int(data.get("version", 0))
         if version > SESSION_VERSION:
             raise ValueError(
@@ -425,7 +440,7 @@ class SessionStore:
         path = self.path_for(session_id)
         try:
             signature = self._signature(path)
-            session = Session.from_json(json.loads(path.read_text(encoding="utf-8")))
+            session = Session.from_text(path.read_text(encoding="utf-8"))
             if signature is not None:
                 self._seen[session.id] = signature
             return session
@@ -441,8 +456,7 @@ class SessionStore:
         problems: list[Problem] = []
         for path in self._files():
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                session = Session.from_json(data)
+                session = Session.from_text(path.read_text(encoding="utf-8"))
             except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
                 problems.append(Problem(
                     path=path, message=f"corrupt session file skipped: {exc}",

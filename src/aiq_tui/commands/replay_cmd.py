@@ -40,15 +40,13 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
 
 def load_session(args: argparse.Namespace) -> "Session | None":
     """The session SESSION names; on failure, say why on stderr and return None."""
-    import json
-
     from aiq_tui.agent.sessions import Session, SessionError, SessionStore
 
     given = Path(args.session)
     if given.suffix == ".json" or given.is_file():
         try:
-            return Session.from_json(json.loads(given.read_text(encoding="utf-8")))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            return Session.from_text(given.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
             print(f"aiq-tui replay: {given}: cannot read session ({exc})", file=sys.stderr)
             return None
     workspace = open_workspace(args)
@@ -100,28 +98,46 @@ def _replay(args: argparse.Namespace) -> int:
 
 
 def turn_lines(number: int, events: Any, state: Any) -> list[str]:
-    """A readable account of one turn: what was asked, matched, loaded, spent, run and answered."""
+    """A readable account of one turn: what was asked, matched, loaded, spent, run and answered.
+    An event in an unreadable shape (a session file is input) is named, never a traceback."""
     lines: list[str] = []
     for data in events:
-        kind = data.get("type")
-        if kind == "turn_started":
-            lines.append(f"\nturn {number}: {data.get('text', '')}")
-        elif kind == "skills_matched":
-            top = ", ".join(f"{m['name']} {m['score']:.2f} ({m['confidence']:.2f})" for m in data.get("matches", [])[:3])
-            lines.append(f"  matched {data.get('total', 0)} of {data.get('considered', 0)}: {top or 'nothing'}")
-        elif kind == "skill_state_changed":
-            lines.append(f"  skill {data.get('name')}: {data.get('old') or 'none'} → {data.get('new') or 'evicted'} "
-                         f"({data.get('phase')}, {data.get('tokens', 0)} tokens) — {data.get('reason', '')}")
-        elif kind == "compression_applied":
-            lines.append(f"  compressed at {data.get('stage')}%: {data.get('step')} "
-                         f"({data.get('before', 0):,} → {data.get('after', 0):,})")
-        elif kind == "tool_call_finished":
-            lines.append(f"  tool {data.get('name')}: {'ok' if data.get('ok') else 'failed'} in "
-                         f"{float(data.get('duration_s', 0)):.2f} s — {data.get('summary', '')}")
-        elif kind == "tool_call_denied":
-            lines.append(f"  tool {data.get('name')}: denied — {data.get('reason', '')}")
-        elif kind == "error_raised":
-            lines.append(f"  error: {data.get('message', '')}")
+        try:
+            lines += _event_lines(number, data)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+            kind = data.get("type") if isinstance(data, dict) else type(data).__name__
+            lines.append(f"  (skipped a {kind or 'typeless'} event in an unreadable shape: {type(exc).__name__})")
+    lines += _summary_lines(state)
+    return lines
+
+
+def _event_lines(number: int, data: Any) -> list[str]:
+    """The line(s) one recorded event gives in the account of its turn."""
+    lines: list[str] = []
+    kind = data.get("type")
+    if kind == "turn_started":
+        lines.append(f"\nturn {number}: {data.get('text', '')}")
+    elif kind == "skills_matched":
+        top = ", ".join(f"{m['name']} {m['score']:.2f} ({m['confidence']:.2f})" for m in data.get("matches", [])[:3])
+        lines.append(f"  matched {data.get('total', 0)} of {data.get('considered', 0)}: {top or 'nothing'}")
+    elif kind == "skill_state_changed":
+        lines.append(f"  skill {data.get('name')}: {data.get('old') or 'none'} → {data.get('new') or 'evicted'} "
+                     f"({data.get('phase')}, {data.get('tokens', 0)} tokens) — {data.get('reason', '')}")
+    elif kind == "compression_applied":
+        lines.append(f"  compressed at {data.get('stage')}%: {data.get('step')} "
+                     f"({data.get('before', 0):,} → {data.get('after', 0):,})")
+    elif kind == "tool_call_finished":
+        lines.append(f"  tool {data.get('name')}: {'ok' if data.get('ok') else 'failed'} in "
+                     f"{float(data.get('duration_s', 0)):.2f} s — {data.get('summary', '')}")
+    elif kind == "tool_call_denied":
+        lines.append(f"  tool {data.get('name')}: denied — {data.get('reason', '')}")
+    elif kind == "error_raised":
+        lines.append(f"  error: {data.get('message', '')}")
+    return lines
+
+
+def _summary_lines(state: Any) -> list[str]:
+    lines: list[str] = []
     if state.budget:
         parts = state.budget["parts"]
         total, window = state.budget.get("total", 0), state.budget.get("window", 0)

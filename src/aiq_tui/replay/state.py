@@ -122,8 +122,21 @@ def turn_states(turns: Sequence[Mapping[str, Any]]) -> list[ReplayState]:
     return states
 
 
-def apply(state: ReplayState, data: Mapping[str, Any], start: datetime | None = None) -> ReplayState:  # noqa: C901
-    """One event applied to ``state`` (a new state; the old one is unchanged)."""
+def apply(state: ReplayState, data: Mapping[str, Any], start: datetime | None = None) -> ReplayState:
+    """One event applied to ``state`` (a new state; the old one is unchanged). Events come from
+    session files, which are input: one whose fields have the wrong shape becomes a notice that
+    it was skipped, never an exception."""
+    try:
+        return _apply(state, data, start)
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
+        kind = str(data.get("type", "")) if isinstance(data, Mapping) else type(data).__name__
+        notice = Entry("notice", f"skipped a {kind or 'typeless'} event the session holds in an unreadable "
+                                 f"shape ({type(exc).__name__})", "warning")
+        return replace(state, event=state.event + 1, last_event=kind, conversation=_closed(state) + (notice,),
+                       streaming=False)
+
+
+def _apply(state: ReplayState, data: Mapping[str, Any], start: datetime | None = None) -> ReplayState:  # noqa: C901
     kind = str(data.get("type", ""))
     state = replace(state, event=state.event + 1, last_event=kind)
     clock = ""
@@ -143,7 +156,7 @@ def apply(state: ReplayState, data: Mapping[str, Any], start: datetime | None = 
             return replace(state, conversation=state.conversation[:-1] + (replace(last, text=last.text + text),))
         return replace(state, conversation=state.conversation + (Entry("answer", text),), streaming=True)
     if kind == "skills_matched":
-        matches = tuple(data.get("matches") or ())
+        matches = tuple(_match(item) for item in data.get("matches") or ())
         top = matches[0] if matches else None
         text = f"{data.get('total', len(matches))} of {data.get('considered', 0)} scored" + (
             f", top {top.get('name')} {float(top.get('score', 0)):.2f}" if top else "")
@@ -157,7 +170,7 @@ def apply(state: ReplayState, data: Mapping[str, Any], start: datetime | None = 
     if kind == "skill_state_changed":
         return _skill_changed(state, data, line)
     if kind == "budget_changed":
-        budget = {"parts": dict(data.get("parts") or {}), "skills": dict(data.get("skills") or {}),
+        budget = {"parts": _counts(data.get("parts")), "skills": _counts(data.get("skills")),
                   "window": int(data.get("window", 0) or 0), "total": int(data.get("total", 0) or 0)}
         return replace(state, budget=budget)
     if kind == "compression_applied":
@@ -225,6 +238,22 @@ def _skill_changed(state: ReplayState, data: Mapping[str, Any], line: Any) -> Re
     tag = "evict" if new in (None, "inactive") else "load"
     text = f"{name} {old or 'none'}→{new or 'evicted'} {phase}: {reason}"
     return replace(state, skills=skills, timeline=line(tag, text))
+
+
+def _match(item: Any) -> dict[str, Any]:
+    """One match of a ``skills_matched`` event, well typed (a TypeError/ValueError otherwise)."""
+    if not isinstance(item, Mapping):
+        raise TypeError(f"a match is {type(item).__name__}, not an object")
+    match = dict(item)
+    match["name"] = str(match.get("name", ""))
+    for key in ("score", "confidence"):
+        match[key] = float(match.get(key) or 0.0)
+    return match
+
+
+def _counts(value: Any) -> dict[str, int]:
+    """``{name: tokens}`` of a ``budget_changed`` event, well typed."""
+    return {str(key): int(count) for key, count in dict(value or {}).items()}
 
 
 def _closed(state: ReplayState) -> tuple[Entry, ...]:

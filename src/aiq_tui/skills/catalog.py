@@ -43,6 +43,7 @@ from aiq_tui.skills.store import (
 from aiq_tui.skills.resources import read_resource as _read_resource
 
 if TYPE_CHECKING:
+    from aiq_tui.secret_guard import SecretGuard
     from aiq_tui.skills.catalog_cache import CatalogCache
 
 __all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "StoreError", "UnknownSkillError"]
@@ -76,8 +77,10 @@ class SkillCatalog:
     """Iterable of :class:`SkillMeta` (sorted by name); thread-safe for a reloading watcher."""
 
     def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None,
-                 cache: "CatalogCache | None" = None):
+                 cache: "CatalogCache | None" = None, guard: "SecretGuard | None" = None):
         self.dirs: tuple[SkillDir, ...] = tuple(dirs)
+        self.guard = guard
+        """The secret guard of the config home: what of a skill folder is never a resource."""
         self._scan = cache.scan if cache is not None else scan  # the cache parses only what changed
         self.settings = settings or SkillsSettings()
         self._lock = threading.RLock()
@@ -230,7 +233,7 @@ class SkillCatalog:
         cached = self._resources.get(key)
         if cached and cached[0] == stamp:
             return cached[1], cached[2]
-        resources, problems = list_resources(meta.folder, self.settings)
+        resources, problems = list_resources(meta.folder, self.settings, self.guard)
         with self._lock:
             self._resources[key] = (stamp, resources, problems)
         return resources, problems
@@ -250,7 +253,7 @@ class SkillCatalog:
         entry = next((r for r in self.resources(name) if r.relpath == normalized), None)
         if entry is not None and entry.rejected:
             raise ResourceError(f"resource {name}:{normalized} is not available: {entry.rejected}")
-        return _read_resource(meta.folder, normalized, self.settings, skill=name)
+        return _read_resource(meta.folder, normalized, self.settings, skill=name, guard=self.guard)
 
     # -- live reload ------------------------------------------------------------------------
 

@@ -43,6 +43,8 @@ class SkillDir(msgspec.Struct, frozen=True):
     origin: str
     project_trusted: bool = False
     """For a ``project`` directory: whether the user trusts the project (``aiq-tui trust``)."""
+    in_project: bool = False
+    """A ``config`` directory given relative, so inside the project: as trusted as the project."""
 
     @property
     def explicit(self) -> bool:
@@ -53,7 +55,7 @@ class SkillDir(msgspec.Struct, frozen=True):
     def trusted(self) -> bool:
         """The user's own folders (flag, config, the config home, ~/.claude/skills…) are
         trusted; a project's only when the user trusts the project."""
-        return self.origin != "project" or self.project_trusted
+        return (self.origin != "project" and not self.in_project) or self.project_trusted
 
 
 class ScanResult(msgspec.Struct, frozen=True):
@@ -77,7 +79,8 @@ def skill_directories(
     (``.agents/skills``, ``.aiq/skills``), the home's ``skills/``, then (unless
     ``skills.include_user_agent_dirs`` is false) ``~/.claude/skills`` and ``~/.agents/skills``.
 
-    Trust is decided here, once: project dirs are trusted when the project is
+    Trust is decided here, once: project dirs — and a relative ``skills.dirs`` entry, which
+    resolves into the project — are trusted when the project is
     (``project_trusted``; None reads the user's decision from the config home, undecided
     meaning untrusted). A project dir that *is* one of the user's own folders (started in
     ``~``) counts as the user's; one inside the config home is trusted with it. An untrusted
@@ -90,14 +93,14 @@ def skill_directories(
     user_dirs = [user / ".claude" / "skills", user / ".agents" / "skills"] if settings.include_user_agent_dirs else []
     user_keys = {os.path.realpath(path) for path in user_dirs}
     home_root = os.path.realpath(home.root)
-    if project_trusted is None and settings.project_dirs:
+    if project_trusted is None and (settings.project_dirs or any(not _absolute(raw) for raw in settings.dirs)):
         from aiq_tui.trust import project_trust
 
         project_trusted = project_trust(home, base).trusted
     found: list[SkillDir] = []
     seen: set[str] = set()
 
-    def add(raw: str | os.PathLike[str], origin: str) -> None:
+    def add(raw: str | os.PathLike[str], origin: str, in_project: bool = False) -> None:
         path = Path(raw).expanduser()
         if not path.is_absolute():
             path = base / path
@@ -111,18 +114,26 @@ def skill_directories(
             origin = "user"  # started in ~: the "project" folder is the user's own
         elif origin == "project" and (key == home_root or key.startswith(home_root + os.sep)):
             trusted = True  # inside the config home, which is the user's
-        found.append(SkillDir(path, origin, trusted if origin == "project" else False))
+        found.append(SkillDir(path, origin, trusted if origin == "project" or in_project else False, in_project))
 
     for raw in extra_dirs:
         add(raw, "flag")
     for raw in settings.dirs:
-        add(raw, "config")
+        # A relative entry names a folder of whatever project aiq-tui starts in: its files are
+        # the project's, as trusted as the project — not the user's because the config named it.
+        add(raw, "config", in_project=not _absolute(raw))
     for raw in settings.project_dirs:
         add(raw, "project")
     add(home.skills_dir, "home")
     for path in user_dirs:
         add(path, "user")
     return sorted(found, key=lambda directory: not directory.trusted)  # stable: trusted first
+
+
+def _absolute(raw: str | os.PathLike[str]) -> bool:
+    """Whether a configured skills folder names one place (absolute or ``~``) rather than a folder
+    of the project."""
+    return Path(raw).expanduser().is_absolute()
 
 
 def discover(dirs: Sequence[SkillDir], settings: SkillsSettings) -> "SkillCatalog":

@@ -462,11 +462,17 @@ class SkillExecutor:
             import shutil
 
             shutil.rmtree(folder, ignore_errors=True)
-        return {
+        outcome = {
             "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
             "truncated": result.truncated, "timed_out": result.timed_out,
             "duration_s": round(time.perf_counter() - started, 4), "sandbox": result.sandbox,
         }
+        if result.removed:  # run-outside files it created (a .git, a hooks folder): taken away
+            from aiq_tui.tools.run_outside import REMOVED_WHY
+
+            outcome["removed"] = list(result.removed)
+            outcome["removed_why"] = REMOVED_WHY.replace("the command", "the script")
+        return outcome
 
 
 def _parameter_lines(params: Mapping[str, Any]) -> str:

@@ -5,7 +5,9 @@ frontmatter refuses the import), lands in its own folder under the target skills
 (staged in a temp folder and renamed into place, so a failure never leaves half a skill),
 and records where it came from in ``source`` (seed 002: imported skills carry their origin).
 A .zip is read with limits — no absolute or ``..`` paths, no links, a size cap — and may
-hold one skill or a folder of skills. URLs are fetched with the http tool's limits
+hold one skill or a folder of skills. A folder's links may point anywhere inside what the user
+named; a link leading out of it (``notes.md -> ~/.ssh/id_rsa``) refuses the import, since the
+copy would bring the target's content into the config home, whose skills the model reads. URLs are fetched with the http tool's limits
 (``tools.http_timeout_seconds``, ``tools.http_max_bytes``, ``tools.http_max_redirects``) and
 its address checks: a redirect to a private, loopback or link-local address on a host the user
 did not name is refused, and ``source`` records the URL the skill finally came from.
@@ -68,6 +70,11 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
         folders = _skill_folders(root)
         if not folders:
             raise ImportError_(f"no {SKILL_FILE} found in {source}")
+        # A link may lead anywhere inside what the user named (or what was unpacked), never out.
+        bound = Path(os.path.realpath(root if source.startswith(("http://", "https://")) or not Path(
+            source).expanduser().is_dir() else Path(source).expanduser()))
+        for folder in folders:
+            _refuse_links_out(folder, bound)
         return [_install(folder, target, config, recorded, force) for folder in folders]
 
 
@@ -96,6 +103,32 @@ def _skill_folders(root: Path) -> list[Path]:
         return [root]
     return sorted(child for child in root.iterdir()
                   if child.is_dir() and not child.name.startswith(".") and (child / SKILL_FILE).is_file())
+
+
+def _refuse_links_out(folder: Path, bound: Path) -> None:
+    """Refuse a skill folder holding a link whose target lies outside ``bound``: copying would
+    bring the target's content (``notes.md -> ~/.ssh/id_rsa``, a link to the config home's
+    sessions) into the config home, whose skills the model reads without asking. Linked
+    folders inside ``bound`` are copied too, so they are checked the same way."""
+    root = str(bound).rstrip(os.sep) + os.sep
+    seen: set[str] = set()
+    stack = [str(folder)]
+    while stack:
+        directory = stack.pop()
+        real = os.path.realpath(directory)
+        if real in seen:
+            continue
+        seen.add(real)
+        for entry in os.scandir(directory):
+            if entry.name.startswith(".") or entry.name == "__pycache__":
+                continue  # not copied
+            target = os.path.realpath(entry.path)
+            if entry.is_symlink() and not (target + os.sep).startswith(root):
+                shown = os.path.relpath(entry.path, folder)
+                raise ImportError_(f"{shown} in {folder} is a link to {target}, outside {bound}; a skill "
+                                   "brings its own files only (copy the file into the folder instead)")
+            if entry.is_dir():
+                stack.append(entry.path)
 
 
 def _install(folder: Path, target: Path, config: AppConfig, source: str, force: bool) -> tuple[str, Path]:

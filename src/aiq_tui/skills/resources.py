@@ -6,7 +6,10 @@ followed out of the folder, and linked directories are not descended into (no lo
 
 A file that looks like a secret (:mod:`aiq_tui.secret_guard`: ``*.pem``, ``credentials.json``,
 ``id_rsa``…) is never a resource: it is listed as unavailable and never read, whatever the skill
-(a project's skill folder may be the project itself).
+(a project's skill folder may be the project itself). Neither is a file in the config home outside
+its ``skills/`` (sessions hold earlier tool results, ``config/`` the permissions): a project that
+holds the config home may have a skill folder that reaches it (``guard``, the one
+:class:`~aiq_tui.secret_guard.SecretGuard`).
 """
 
 from __future__ import annotations
@@ -16,15 +19,28 @@ import re
 import stat
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.secret_guard import looks_secret
 from aiq_tui.skills.model import Resource, ResourceKind
 
+if TYPE_CHECKING:
+    from aiq_tui.secret_guard import SecretGuard
+
 SKILL_FILE = "SKILL.md"
 SECRET_REJECTION = "looks like a secret (a key, credentials or a .env file); never read as a skill resource"
+CONFIG_HOME_REJECTION = "is in the aiq config home (sessions, config), which the model never reads"
+
+
+def _withheld(relpath: str, real: str, guard: "SecretGuard | None") -> str | None:
+    """Why a resource is never handed over (by its name, where it really is, the config home)."""
+    if looks_secret(relpath) or looks_secret(real):
+        return SECRET_REJECTION
+    if guard is not None and guard.config_home_reason(real) is not None:
+        return CONFIG_HOME_REJECTION
+    return None
 
 _KINDS = {
     ".sh": ResourceKind.SCRIPT, ".bash": ResourceKind.SCRIPT, ".py": ResourceKind.SCRIPT,
@@ -69,7 +85,8 @@ def glob_match(relpath: str, patterns: list[str]) -> bool:
     return any(_glob_regex(pattern).match(relpath) for pattern in patterns)
 
 
-def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
+def list_resources(folder: Path, settings: SkillsSettings,
+                   guard: "SecretGuard | None" = None) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
     """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones."""
     base = os.fspath(folder)
     real: list[str] = []
@@ -89,8 +106,9 @@ def list_resources(folder: Path, settings: SkillsSettings) -> tuple[tuple[Resour
     total = 0
     for relpath, size, rejected in found:
         # By its name, and by where it really is (a linked folder may be inside ~/.ssh).
-        if rejected is None and (looks_secret(relpath) or looks_secret(os.path.join(real_root(), relpath))):
-            resources.append(Resource(relpath, resource_kind(relpath), size, SECRET_REJECTION))
+        withheld = _withheld(relpath, os.path.join(real_root(), relpath), guard) if rejected is None else None
+        if withheld is not None:
+            resources.append(Resource(relpath, resource_kind(relpath), size, withheld))
             continue  # not a problem of the skill's: nothing to warn about, only to withhold
         if rejected is None and size > settings.max_resource_bytes:
             rejected = f"{size} bytes, over the {settings.max_resource_bytes}-byte per-file limit"
@@ -156,7 +174,8 @@ def _selected(relpath: str, settings: SkillsSettings) -> bool:
     return glob_match(relpath, settings.resource_include) and not glob_match(relpath, settings.resource_exclude)
 
 
-def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: str = "") -> str:
+def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: str = "",
+                  guard: "SecretGuard | None" = None) -> str:
     """Text of one resource; raises :class:`ResourceError` when it is outside, missing, too big
     or binary. ``skill`` only names the skill in messages."""
     label = f"{skill}:{relpath}" if skill else relpath
@@ -171,8 +190,9 @@ def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: s
         raise ResourceError(f"resource {label!r} is the skill's own SKILL.md; load the skill instead")
     if not _selected(rel, settings):
         raise ResourceError(f"resource {label!r} is excluded by skills.resource_include/resource_exclude")
-    if looks_secret(rel) or looks_secret(target):
-        raise ResourceError(f"resource {label!r} {SECRET_REJECTION}")
+    withheld = _withheld(rel, target, guard)
+    if withheld is not None:
+        raise ResourceError(f"resource {label!r} {withheld}")
     try:
         info = os.stat(target)
     except OSError as exc:

@@ -6,9 +6,13 @@ but not from work: nested loops render for ever, ``namespace`` doubling builds g
 renders in a child process (:mod:`aiq_tui.skills.template_worker`) that limits its own memory
 (``tools.template_memory_mb``) and output (``tools.template_output_chars``), and that this side
 kills at the deadline (``tools.template_timeout_seconds``) or when the turn is cancelled. Each
-limit fails with an error naming its setting. The child costs about 0.1 s a render (75–120 ms
-measured here) against 0.4 ms in process (``make bench``: ``tools.template_render``) — small
-next to a model's turn, and the price of a deadline that holds.
+limit fails with an error naming its setting. The child is started by the one launcher
+(:mod:`aiq_tui.tools.launcher`) inside the OS sandbox: jinja2's sandbox is a Python-level
+fence with a history of escapes, and a template comes from any skill file, a cloned
+repository's included, and renders without approval. The child costs about 0.15 s a render
+through the sandbox helper (146 ms measured here, against 73 ms for a bare child and 0.4 ms in
+process — ``make bench``: ``tools.template_render``): small next to a model's turn, and the
+price of a deadline and a sandbox that hold.
 
 Go ``text/template`` actions (``{{.name}}``, ``{{if .x}}…{{else}}…{{end}}``,
 ``{{range .xs}}{{.}}{{end}}``) are translated to jinja2 first, so both styles work. A parameter
@@ -17,11 +21,11 @@ the template needs but nobody gave is an error naming it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 import re
 import sys
+from pathlib import Path
 from typing import Any, Mapping
 
 from aiq_tui.config import ToolSettings
@@ -95,22 +99,40 @@ async def render_template(template: str, params: Mapping[str, Any], declared: An
         "memory_bytes": settings.template_memory_mb * 1024 * 1024, "cpu_seconds": math.ceil(timeout) + 1,
     }, default=str).encode("utf-8", "surrogatepass")
     # The worker needs only the standard library and jinja2: run as a file, with -I (no
-    # PYTHON* variables, no user site, not even its own folder on the path).
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-I", template_worker.__file__,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={})
-    try:
-        async with asyncio.timeout(timeout):
-            out, err = await process.communicate(request)
-    except TimeoutError:
+    # PYTHON* variables, no user site, not even its own folder on the path), and started by the
+    # launcher like every process a skill brings: jinja2's sandbox is Python keeping Python out,
+    # so the OS sandbox (no file but the interpreter's and jinja2's, no write, no network, no
+    # UNIX socket) holds if a template ever finds a way past it.
+    from aiq_tui.tools import launcher
+
+    worker = Path(template_worker.__file__).resolve()
+    result = await launcher.run_process(
+        [sys.executable, "-I", str(worker)], cwd=Path("/"), timeout=timeout,
+        output_cap=settings.template_output_chars * 12 + 65_536, read_roots=(worker, *_library_roots()),
+        env={}, stdin=request,
+        limits=launcher.ProcessLimits(processes=4, memory_bytes=settings.template_memory_mb * 1024 * 1024 + 512 * MB,
+                                      file_bytes=0))
+    if result.timed_out:
         raise SkillExecutionError(f"the template did not finish within {timeout:g} s "
                                   "(tools.template_timeout_seconds): nested loops over large lists, most "
-                                  "likely") from None
-    finally:
-        if process.returncode is None:  # the deadline, or the turn was cancelled
-            process.kill()
-            await process.wait()
-    return _output(out, err, process.returncode, settings)
+                                  "likely")
+    return _output(result.stdout.encode("utf-8", "surrogateescape"), result.stderr.encode("utf-8", "replace"),
+                   result.exit_code, settings)
+
+
+MB = 1024 * 1024
+
+
+def _library_roots() -> list[Path]:
+    """Where jinja2 and markupsafe live (found without importing them), for the worker to read."""
+    import importlib.util
+
+    roots = []
+    for name in ("jinja2", "markupsafe"):
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            roots += [Path(location).resolve() for location in spec.submodule_search_locations]
+    return roots
 
 
 def _output(out: bytes, err: bytes, code: int | None, settings: ToolSettings) -> str:

@@ -43,8 +43,9 @@ from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.command_rules import CommandRefused, check_arguments
 from aiq_tui.tools.launch_policy import LaunchPolicy
-from aiq_tui.tools.launcher import launch
+from aiq_tui.tools.launcher import child_environment, launch
 from aiq_tui.tools.policy import looks_secret
+from aiq_tui.tools.run_outside import REMOVED_WHY
 
 SPEC = ToolSpec(
     name="execute_command",
@@ -178,7 +179,7 @@ class CommandTool:
                 f"{', '.join(self._settings.command_allowlist)}"
             )
         environ = self._environ if self._environ is not None else os.environ
-        found = shutil.which(name, path=environ.get("PATH", os.defpath))
+        found = shutil.which(name, path=child_environment(environ)["PATH"])  # absolute entries only
         if found is None:
             raise CommandRefused(f"{name!r} is allowlisted but not installed (not found on PATH)")
         cwd = self._cwd
@@ -245,6 +246,9 @@ class CommandTool:
             "sandbox": done.sandbox,
             "network": done.network,
         }
+        if done.removed:
+            content["removed"] = list(done.removed)
+            content["removed_why"] = REMOVED_WHY
         if done.exit_code is None:
             return ToolResult.failure(done.stderr or f"cannot start {argv[0]}", content)
         if done.timed_out:

@@ -125,6 +125,10 @@ def addresses_of(host: str, port: int) -> list[str]:
     return sorted({info[4][0] for info in infos})
 
 
+BODY_SHOWN = 2000
+"""Characters of a request body an approval shows."""
+
+
 class HttpRequestTool:
     """The ``http_request`` tool. Pass ``transport`` (tests) or a ready ``client``."""
 
@@ -157,13 +161,28 @@ class HttpRequestTool:
         return f"{base}:{host.lower()}"  # asked per host, remembered per host
 
     def describe(self, arguments: dict[str, Any]) -> str:
+        """What the approval shows: the request line, and what the request carries — its headers
+        and the start of its body (what a hostile model would smuggle out is in them)."""
         url = str(arguments.get("url", ""))
         query = arguments.get("query")
         if isinstance(query, dict) and query:
             import httpx
 
             url = str(httpx.URL(url, params={str(k): str(v) for k, v in query.items()})) if url else url
-        return f"{_method(arguments)} {url}"
+        lines = [f"{_method(arguments)} {url}"]
+        headers = arguments.get("headers")
+        if isinstance(headers, dict) and headers:
+            lines.append("headers: " + "; ".join(f"{k}: {v}" for k, v in headers.items()))
+        if "json" in arguments:
+            body = json.dumps(arguments["json"], ensure_ascii=False)
+        elif arguments.get("body") is not None:
+            body = str(arguments["body"])
+        else:
+            body = ""
+        if body:
+            shown = body if len(body) <= BODY_SHOWN else body[:BODY_SHOWN] + f"… ({len(body) - BODY_SHOWN} more characters)"
+            lines.append(f"body ({len(body.encode('utf-8', 'surrogatepass'))} bytes): {shown}")
+        return "\n".join(lines)
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_with_approval(arguments, None)
@@ -210,8 +229,10 @@ class HttpRequestTool:
         except httpx.HTTPError as exc:
             return ToolResult.failure(f"{method} {url}: {type(exc).__name__}: {exc}")
 
-    async def _allowed_to_reach(self, method: str, url: str, first: bool, ask: AskMore | None) -> str | None:
-        """None when ``url`` may be fetched now; else the refusal."""
+    async def _allowed_to_reach(self, method: str, url: str, first: bool, ask: AskMore | None,
+                                approved: set[str]) -> str | None:
+        """None when ``url`` may be fetched now; else the refusal. A private address the user
+        approved for its host is added to ``approved``."""
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return f"redirect to {url!r} is not an http(s) URL"
@@ -228,6 +249,26 @@ class HttpRequestTool:
             detail = f"{method} {url} → {', '.join(private)} (a private, loopback or link-local address)"
             if not await ask(f"http_private:{host}", detail):
                 return f"{host} resolves to {', '.join(private)}, a non-public address, and that was not approved"
+            approved.update(private)
+        return None
+
+    async def _connected_privately(self, response: httpx.Response, method: str, url: str, ask: AskMore | None,
+                                   approved: set[str]) -> str | None:
+        """The refusal when the address actually connected to is private and not approved: a
+        name may resolve differently for the connection than for the check (DNS rebinding)."""
+        if ask is None:
+            return None
+        stream = response.extensions.get("network_stream")
+        peer = stream.get_extra_info("server_addr") if stream is not None else None
+        address = str(peer[0]) if peer else None
+        if address is None or is_public(address) or address in approved:
+            return None
+        host = (urlsplit(url).hostname or "").lower()
+        detail = (f"{method} {url} connected to {address} (a private, loopback or link-local address; "
+                  "the name resolved to a public one when it was checked)")
+        if not await ask(f"http_private:{host}", detail):
+            return f"{host} connected to {address}, a non-public address, and that was not approved"
+        approved.add(address)
         return None
 
     async def _send(
@@ -235,12 +276,17 @@ class HttpRequestTool:
         ask: AskMore | None = None,
     ) -> ToolResult:
         history: list[str] = []
+        approved: set[str] = set()
         while True:
-            refusal = await self._allowed_to_reach(method, url, not history, ask)
+            refusal = await self._allowed_to_reach(method, url, not history, ask, approved)
             if refusal is not None:
                 return ToolResult.failure(f"refused: {refusal}", {"url": url, "redirects": history})
             request = client.build_request(method, url, **kwargs)
             response = await client.send(request, stream=True, follow_redirects=False)
+            refusal = await self._connected_privately(response, method, url, ask, approved)
+            if refusal is not None:
+                await response.aclose()
+                return ToolResult.failure(f"refused: {refusal}", {"url": url, "redirects": history})
             location = response.headers.get("location")
             if response.status_code not in REDIRECTS or not location:
                 break

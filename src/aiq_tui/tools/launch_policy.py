@@ -16,6 +16,10 @@ its own. A plan says:
 * **hidden** — covered in the sandbox: the config home (all but ``skills/``) where a read root
   contains it, and every secret-looking file or folder under the read roots
   (:mod:`aiq_tui.secret_guard`), so ``grep -r … .`` does not read ``.env``.
+* **absent** — run-outside paths that do not exist yet (a ``.git`` in a project that is no
+  repository, a ``core.hooksPath`` folder not made yet, ``lefthook-local.yml``…): nothing can
+  hold them read-only, so :func:`~aiq_tui.tools.launcher.launch` removes whatever the launch
+  created there once its processes are gone, and says so.
 * **exposed** — what the sandbox *cannot* hide here (no unprivileged namespaces, or more files
   than the secret scan checks): the caller must then ask (``file_read_secret``) before running.
 * **network** (off unless asked) and **limits** (``tools.process_limit``,
@@ -55,6 +59,7 @@ class LaunchPlan:
     network: bool
     limits: ProcessLimits
     namespaces: bool
+    absent: tuple[str, ...] = ()
 
     def exposure_note(self, limit: int = 5) -> str:
         """The approval text when the sandbox cannot hide what it should ("" when nothing)."""
@@ -135,5 +140,5 @@ class LaunchPolicy:
             cwd=Path(os.path.realpath(cwd)) if cwd is not None else self.project,
             read_roots=read_roots, write_roots=write_roots, protect=tuple(protect),
             hide=tuple(dict.fromkeys(hide)), exposed=tuple(exposed), network=network,
-            limits=self.limits, namespaces=namespaces,
+            limits=self.limits, namespaces=namespaces, absent=tuple(run_outside.absent_in(write_roots)),
         )

@@ -90,13 +90,18 @@ class ProcessResult:
     duration_s: float = 0.0
     stdout_truncated: bool = False
     stderr_truncated: bool = False
+    removed: tuple[str, ...] = ()  # run-outside files the launch created, taken away afterwards
 
 
 def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """Only PATH, HOME, LANG, LC_*, TERM and TZ from ``environ`` (PATH defaults to a safe one)."""
+    """Only PATH, HOME, LANG, LC_*, TERM and TZ from ``environ`` (PATH defaults to a safe one).
+    PATH keeps its absolute entries only: a relative one (``bin``, ``node_modules/.bin``, an
+    empty one meaning ``.``) names the folder the command runs in — the project, which a cloned
+    repository fills — so ``ls`` or ``sh`` would be the repository's."""
     env = {name: value for name, value in environ.items()
            if (name in _ENV_NAMES or name.startswith("LC_")) and "\x00" not in value}
-    env.setdefault("PATH", _SAFE_PATH)
+    entries = [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    env["PATH"] = os.pathsep.join(dict.fromkeys(entries)) or _SAFE_PATH
     return env
 
 
@@ -268,6 +273,17 @@ async def _drain(stream: asyncio.StreamReader, cap: int) -> tuple[bytes, bool]:
             truncated = True
 
 
+async def _feed(writer: asyncio.StreamWriter, data: bytes) -> None:
+    """Write ``data`` to the child's stdin and close it (a child that stops reading is fine)."""
+    try:
+        writer.write(data)
+        await writer.drain()
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    finally:
+        writer.close()
+
+
 async def _exited(process: asyncio.subprocess.Process) -> None:
     """Until the process itself has exited. ``Process.wait()`` also waits for its pipes to
     close, which a background member of the group holding stdout would delay forever."""
@@ -296,10 +312,12 @@ async def run_process(
     protect: Sequence[str] = (),
     hide: Sequence[str] = (),
     limits: ProcessLimits | None = None,
+    stdin: bytes | None = None,
 ) -> ProcessResult:
     """Run ``argv`` (program resolved by the caller or found on PATH) sandboxed; never raises
     for the command's own failures. ``env`` is filtered through :func:`child_environment`
-    (``None`` → this process's environment, filtered). stdin is empty. ``exec_roots`` are
+    (``None`` → this process's environment, filtered). stdin is empty unless ``stdin`` gives its
+    bytes. ``exec_roots`` are
     extra read + execute trees (an interpreter's prefix); the program's own file (and a Python
     interpreter's prefix) is added automatically. ``protect`` paths stay read-only besides each
     write root's ``.git``; ``hide`` paths are covered (both need namespaces: the launch is
@@ -335,7 +353,8 @@ async def run_process(
     try:
         try:
             process = await asyncio.create_subprocess_exec(
-                *launch, cwd=str(cwd), env=child_env, stdin=asyncio.subprocess.DEVNULL,
+                *launch, cwd=str(cwd), env=child_env,
+                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,  # its own process group: the timeout kills all of it
             )
@@ -344,6 +363,9 @@ async def run_process(
                                  sandbox_mode(), net, 0.0)
         assert process.stdout is not None and process.stderr is not None
         readers = asyncio.gather(_drain(process.stdout, output_cap), _drain(process.stderr, output_cap))
+        if stdin is not None and process.stdin is not None:
+            feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
+            readers = asyncio.gather(readers, feeder)
         timed_out = False
         try:
             await asyncio.wait_for(_exited(process), timeout)
@@ -353,7 +375,8 @@ async def run_process(
             _kill_group(process.pid)  # the group dies with the call, whatever happened
         await process.wait()
         try:
-            (out, out_cut), (err, err_cut) = await asyncio.wait_for(readers, 5)
+            drained = await asyncio.wait_for(readers, 5)
+            (out, out_cut), (err, err_cut) = drained[0] if stdin is not None else drained
         except asyncio.TimeoutError:
             # A member that left the group (setsid) still holds the pipes; stop waiting.
             readers.cancel()
@@ -379,7 +402,14 @@ async def run_process(
 async def launch(argv: Sequence[str], plan: "LaunchPlan", *, timeout: float, output_cap: int,
                  env: Mapping[str, str] | None = None) -> ProcessResult:
     """Run ``argv`` as the launcher policy planned it (roots, protected and hidden paths,
-    network, limits): how commands and script skills start processes."""
-    return await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
+    network, limits): how commands and script skills start processes. What it created where a
+    file would run outside the sandbox (``plan.absent``) is removed when it has ended."""
+    from dataclasses import replace
+
+    from aiq_tui.tools.run_outside import remove_created
+
+    done = await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
                              read_roots=plan.read_roots, write_roots=plan.write_roots, network=plan.network,
                              env=env, protect=plan.protect, hide=plan.hide, limits=plan.limits)
+    removed = remove_created(plan.absent)
+    return replace(done, removed=tuple(removed)) if removed else done

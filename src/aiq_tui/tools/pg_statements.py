@@ -11,7 +11,8 @@ when a PostgreSQL statement is first classified) and its tree walked:
 * ``COPY`` and any call of a function that reaches past the database — server files
   (``pg_read_file``, ``pg_ls_dir``, ``lo_import``/``lo_export``, …), other sessions and the server
   itself (``pg_terminate_backend``, ``pg_reload_conf``, advisory locks, ``set_config``,
-  ``dblink*``, …) or SQL given as text (``query_to_xml``, …) — is a write *with a reason*: a
+  ``dblink*``, …), the network (``http_get`` of pgsql-http and pg_net, ``pg_background_*``) or SQL
+  given as text (``query_to_xml``, …) — is a write *with a reason*: a
   READ ONLY transaction lets all of them run, so a read-only source refuses them outright;
 * everything else is a write.
 
@@ -51,7 +52,16 @@ _ADMIN = frozenset({
     "pg_create_logical_replication_slot", "pg_drop_replication_slot", "pg_copy_physical_replication_slot",
     "pg_copy_logical_replication_slot", "pg_replication_slot_advance", "pg_logical_slot_get_changes",
     "pg_logical_slot_get_binary_changes", "pg_logical_emit_message", "pg_sync_replication_slots",
-    "pg_import_system_collations", "set_config", "pg_notify",
+    "pg_import_system_collations", "set_config", "pg_notify", "pg_stat_statements_reset",
+    "pg_log_standby_snapshot",
+})
+# Extensions' functions that reach past the database server: pgsql-http and pg_net make HTTP
+# requests (a query's result sent anywhere), pg_background runs SQL in another session, outside
+# this READ ONLY transaction.
+_NETWORK = frozenset({
+    "http", "http_get", "http_post", "http_put", "http_patch", "http_delete", "http_head",
+    "http_set_curlopt", "http_reset_curlopt", "http_collect_response", "pg_background_launch",
+    "pg_background_result", "pg_background_detach",
 })
 _SQL_TEXT = frozenset({
     "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
@@ -74,6 +84,8 @@ def function_refusal(name: str) -> str:
         return f"it calls {name}(), which reads or writes files on the database server"
     if name in _ADMIN:
         return f"it calls {name}(), which acts on other sessions or the server itself"
+    if name in _NETWORK:
+        return f"it calls {name}(), which reaches past the database (an HTTP request, another session)"
     if name in _SQL_TEXT:
         return f"it calls {name}(), which runs SQL given as text that cannot be checked"
     for prefix, what in _PREFIXES:
@@ -170,7 +182,10 @@ def _plain_read(statement: object) -> bool:
 
 # -- without pglast -----------------------------------------------------------------------------
 _NAMES = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(name) for name in sorted(_SERVER_FILES | _ADMIN | _SQL_TEXT))
-                    + "|" + "|".join(re.escape(prefix) + r"\w*" for prefix, _ in _PREFIXES) + ")", re.IGNORECASE)
+                    + "|" + "|".join(re.escape(prefix) + r"\w*" for prefix, _ in _PREFIXES)
+                    # "http" is in many a literal (a URL): only a call of these counts
+                    + "|" + "|".join(re.escape(name) + r"(?=\s*\()" for name in sorted(_NETWORK)) + ")",
+                    re.IGNORECASE)
 _UNPROVABLE = re.compile(r"/\*|--|\$|\bu&|\bcopy\b", re.IGNORECASE)
 _NO_PARSER = "install PostgreSQL's parser to classify it (pip install 'aiq-tui[postgres]' brings pglast)"
 

@@ -8,16 +8,30 @@ A write to one of them is not an ordinary edit: git runs ``.githooks/pre-commit`
 commands and scripts (:func:`protected_in`).
 
 ``core.hooksPath`` is read from the repository's own config (``.git/config``, or the common
-dir of a worktree) after the user's global one, as git does; includes are not followed.
+dir of a worktree) after the user's global one, as git does, following ``include.path`` and
+``includeIf.*.path`` (every condition counted as met). A config file git includes from the work
+tree is itself such a file: a ``core.fsmonitor``, ``core.pager`` or alias written there runs at
+the user's next ``git`` command.
+
+Existing files are kept read-only for commands and scripts; one that does not exist yet cannot
+be held that way (a mount needs something to cover), so :func:`absent_in` names them before a
+launch and :func:`remove_created` takes away whatever the launch created there — a ``.git``
+in a project that is no repository, a ``core.hooksPath`` folder not made yet,
+``lefthook-local.yml`` — before anything can run it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+REMOVED_WHY = ("the command created these, and something runs them outside the sandbox (git, a hook manager, "
+               "direnv or aiq-tui itself); they were removed — the user can create them by hand")
+"""What a command's or script's result says next to the run-outside paths it created and lost."""
 
 WRITE_KEY = "file_write:runs"
 """The permission key of a write to such a file: asked every time, denied with ``file_write``."""
@@ -87,10 +101,11 @@ _SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"[^"]*")?\s*\]\s*(.*)$')
 _ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$")
 
 
-def _config_value(text: str, section: str, key: str) -> str | None:
-    """The last ``section.key`` in a git config text (enough of git's syntax for core.hooksPath)."""
+def _config_entries(text: str) -> list[tuple[str, str, str]]:
+    """``(section, key, value)`` of a git config text, in order (enough of git's syntax for the
+    keys read here; a subsection such as ``includeIf "gitdir:…"`` counts as its section)."""
     current = ""
-    found: str | None = None
+    found: list[tuple[str, str, str]] = []
     for raw in text.splitlines():
         line = raw
         match = _SECTION.match(line)
@@ -100,9 +115,28 @@ def _config_value(text: str, section: str, key: str) -> str | None:
             if not line.strip():
                 continue
         entry = _ENTRY.match(line)
-        if entry and current == section and entry.group(1).lower() == key:
-            found = _unquote(entry.group(2) or "")
+        if entry:
+            found.append((current, entry.group(1).lower(), _unquote(entry.group(2) or "")))
     return found
+
+
+_INCLUDE_DEPTH = 10  # git's own limit
+
+
+def _config_chain(path: str, depth: int = 0) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """``path`` and every file it includes (``include.path``, ``includeIf.*.path`` — each
+    condition counted as met), in the order git reads them, each with its entries."""
+    if depth > _INCLUDE_DEPTH:
+        return []
+    entries = _config_entries(_read(path))
+    chain = [(path, entries)]
+    for section, key, value in entries:
+        if section in ("include", "includeif") and key == "path" and value:
+            included = os.path.expanduser(value)
+            if not os.path.isabs(included):
+                included = os.path.join(os.path.dirname(path), included)
+            chain += _config_chain(os.path.realpath(included), depth + 1)
+    return chain
 
 
 def _unquote(value: str) -> str:
@@ -132,23 +166,49 @@ def _read(path: str) -> str:
         return ""
 
 
-def hooks_path(work_tree: str, git_dir: str) -> str | None:
-    """The real folder git runs hooks from when ``core.hooksPath`` is set, else None."""
-    common = git_dir
+def _common_dir(git_dir: str) -> str:
     common_file = os.path.join(git_dir, "commondir")
     if os.path.isfile(common_file):
-        common = os.path.normpath(os.path.join(git_dir, _read(common_file).strip()))
-    value = None
+        return os.path.normpath(os.path.join(git_dir, _read(common_file).strip()))
+    return git_dir
+
+
+def _repository_chain(git_dir: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
+    """The config files git reads for the repository at ``git_dir``, includes expanded: the
+    user's global ones, then the repository's own (and a worktree's)."""
+    common = _common_dir(git_dir)
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
+    chain: list[tuple[str, list[tuple[str, str, str]]]] = []
     for config in (os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig"),
                    os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")):
-        found = _config_value(_read(config), "core", "hookspath")
-        if found is not None:
-            value = found
+        chain += _config_chain(config)
+    return chain
+
+
+def hooks_path(work_tree: str, git_dir: str) -> str | None:
+    """The real folder git runs hooks from when ``core.hooksPath`` is set, else None."""
+    value = None
+    for _, entries in _repository_chain(git_dir):
+        for section, key, found in entries:
+            if section == "core" and key == "hookspath":
+                value = found
     if not value:
         return None
     value = os.path.expanduser(value)
     return os.path.realpath(value if os.path.isabs(value) else os.path.join(work_tree, value))
+
+
+def included_configs(work_tree: str, git_dir: str) -> list[str]:
+    """Config files the repository's own config includes from inside its work tree."""
+    own = {os.path.realpath(os.path.join(_common_dir(git_dir), "config")),
+           os.path.realpath(os.path.join(git_dir, "config.worktree"))}
+    tree = os.path.realpath(work_tree)
+    found = []
+    for path, _ in _repository_chain(git_dir):
+        real = os.path.realpath(path)
+        if real not in own and _inside(real, tree) and not _inside(real, os.path.realpath(git_dir)):
+            found.append(real)
+    return list(dict.fromkeys(found))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -166,6 +226,9 @@ def runner_of(real_path: str) -> Runner | None:
             return Runner("git", f"at your next commit, push or checkout (core.hooksPath = {shown})")
         if _inside(real_path, os.path.join(repository[1], "hooks")):
             return Runner("git", "at your next commit, push or checkout (.git/hooks)")
+        if real_path in included_configs(*repository):
+            return Runner("git", "at your next git command: git reads this file as configuration (include.path), "
+                                 "and a setting there (core.fsmonitor, core.pager, an alias) runs a program")
     relative = os.path.relpath(real_path, base).replace(os.sep, "/")
     for pattern, runner in _HOOK_MANAGERS:
         if pattern.search(relative):
@@ -173,19 +236,59 @@ def runner_of(real_path: str) -> Runner | None:
     return None
 
 
+def _guarded_in(root: str) -> tuple[list[str], list[str]]:
+    """(existing, absent) run-outside paths of the writable tree ``root`` (real)."""
+    paths = [os.path.join(root, name) for name in PROTECTED_NAMES]
+    repository = repository_of(root)
+    if repository is None or repository[0] != root:
+        paths.append(os.path.join(root, ".git"))  # a .git made here would be a repository of its own
+    if repository is not None:
+        work_tree, git_dir = repository
+        hooks = hooks_path(work_tree, git_dir)
+        if hooks is not None and _inside(hooks, root) and hooks != root:
+            paths.append(hooks)
+        paths += [path for path in included_configs(work_tree, git_dir) if _inside(path, root)]
+        real_git_dir = os.path.realpath(git_dir)
+        if _inside(real_git_dir, root) and real_git_dir != os.path.join(root, ".git"):
+            paths.append(real_git_dir)  # `gitdir: .gitdata`: the repository lives inside the tree
+    paths = list(dict.fromkeys(paths))
+    existing = [path for path in paths if os.path.lexists(path)]
+    return existing, [path for path in paths if path not in existing]
+
+
 def protected_in(roots: Iterable[Path | str]) -> list[str]:
-    """The existing run-outside files and folders at the top of each writable root, plus the
-    repository's ``core.hooksPath`` folder when it lies inside one."""
+    """The existing run-outside files and folders of each writable root: the names at its top,
+    the repository's ``core.hooksPath`` folder, config files it includes from the tree and a git
+    dir a ``.git`` file points at, when they lie inside it."""
     found: list[str] = []
     for root in roots:
-        real = os.path.realpath(root)
-        for name in PROTECTED_NAMES:
-            path = os.path.join(real, name)
-            if os.path.lexists(path):
-                found.append(path)
-        repository = repository_of(real)
-        if repository is not None:
-            hooks = hooks_path(*repository)
-            if hooks is not None and _inside(hooks, real) and hooks != real and os.path.isdir(hooks):
-                found.append(hooks)
+        found += _guarded_in(os.path.realpath(root))[0]
     return list(dict.fromkeys(found))
+
+
+def absent_in(roots: Iterable[Path | str]) -> list[str]:
+    """The same paths where they do not exist yet (and so cannot be kept read-only): a launch
+    must not leave them behind (:func:`remove_created`). A project that is no repository gets
+    ``.git`` among them."""
+    found: list[str] = []
+    for root in roots:
+        found += _guarded_in(os.path.realpath(root))[1]
+    return list(dict.fromkeys(found))
+
+
+def remove_created(paths: Iterable[str]) -> list[str]:
+    """Remove whichever of ``paths`` exists now (links themselves, never what they point at);
+    returns what was removed. Called when a launch has ended and its processes are gone."""
+    removed: list[str] = []
+    for path in paths:
+        try:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            elif os.path.lexists(path):
+                os.unlink(path)
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(path)
+    return removed

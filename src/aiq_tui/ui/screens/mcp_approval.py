@@ -7,28 +7,39 @@ a program a cloned repository chose. The answer is remembered for this definitio
 
 from __future__ import annotations
 
+import shlex
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
 
 
 def server_details(server: ServerDefinition) -> str:
-    """What the dialog shows, as plain lines (templates unexpanded: no secret is displayed)."""
-    lines = [f"runs: {server.target}" if server.command is not None else f"connects to: {server.target}"]
+    """What the dialog shows, as plain lines (templates unexpanded: no secret is displayed).
+    The project wrote every value, so each is shown character for character (:func:`exact`:
+    an escape sequence could otherwise hide an argument) and the command line is quoted."""
+    raw: list[tuple[str, str]] = []
+    if server.command is not None:
+        raw.append(("runs", shlex.join([server.command, *server.args])))
+    else:
+        raw.append(("connects to", server.target))
     if server.cwd:
-        lines.append(f"in: {server.cwd}")
+        raw.append(("in", server.cwd))
     if server.env:
-        lines.append("sets: " + ", ".join(f"{key}={value}" for key, value in server.env))
+        raw.append(("sets", ", ".join(f"{key}={value}" for key, value in server.env)))
     if server.headers:
-        lines.append("headers: " + ", ".join(f"{key}: {value}" for key, value in server.headers))
+        raw.append(("headers", ", ".join(f"{key}: {value}" for key, value in server.headers)))
+    lines = [f"{label}: {exact(value)}" for label, value in raw]
     reads = variables(server)
     if reads:
         lines.append("reads your environment variables: " + ", ".join(reads))
-    return "\n".join(lines)
+    note = hidden_note("".join(value for _, value in raw))
+    return "\n".join([*lines, note] if note else lines)
 
 
 class McpApprovalScreen(ModalScreen["str | None"]):
@@ -48,7 +59,8 @@ class McpApprovalScreen(ModalScreen["str | None"]):
         server = self.server
         with Vertical(id="mcp-approval", classes="dialog"):
             yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
-            yield Static(f"from {server.origin} — this project is not trusted", classes="dim", markup=False)
+            yield Static(f"from {printable(str(server.origin))} — this project is not trusted", classes="dim",
+                         markup=False)
             yield Static(server_details(server), id="approval-detail", markup=False)
             yield Static("Its tools still ask before each call. The answer is remembered until the "
                          "definition changes (`aiq-tui trust` trusts the whole project).", classes="dim", markup=False)

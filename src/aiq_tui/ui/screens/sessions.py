@@ -50,7 +50,8 @@ class SessionsScreen(ModalScreen[str | None]):
         current = getattr(self.engine.session, "id", None)
         for summary in self.engine.sessions.list():
             marker = " (current)" if summary.id == current else ""
-            table.add_row(summary.id, plain((summary.title or "(untitled)") + marker), summary.updated_at[:16].replace("T", " "),
+            table.add_row(plain(summary.id), plain((summary.title or "(untitled)") + marker),
+                          plain(summary.updated_at[:16].replace("T", " ")),
                           str(summary.messages),
                           key=summary.id)
 

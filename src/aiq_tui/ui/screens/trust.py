@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static
 
+from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
 
 TRUSTED_MEANS = (
@@ -46,7 +47,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
     def compose(self) -> ComposeResult:
         with Vertical(id="trust", classes="dialog"):
             yield Label("Do you trust the files in this folder?", id="trust-title", classes="dialog-title")
-            yield Static(_shown(self.folder), id="trust-folder", markup=False)
+            yield Static(printable(_shown(self.folder)), id="trust-folder", markup=False)
             yield Static(f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False)
             yield Static(TRUSTED_MEANS, classes="trust-text", markup=False)
             yield Static(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)

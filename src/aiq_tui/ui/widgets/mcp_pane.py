@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from rich.text import Text
 from textual.widgets import DataTable
 
+from aiq_tui.ui.plain import plain
+
 if TYPE_CHECKING:
     from aiq_tui.events import McpServerChanged
 
@@ -59,7 +61,7 @@ class McpPane(DataTable):
             else:
                 first = (event.message.splitlines() or [""])[0]
                 self._rows[name] = (name, None)
-                self.add_row(name, state, Text(first, style="dim"), key=name)
+                self.add_row(name, state, plain(first, style="dim"), key=name)
 
     def details(self, row_key: str, describe: Callable[[str], str] = lambda tool: "") -> tuple[str, str] | None:
         """``(title, markdown)`` for the row (``describe(tool)``: its description), or None."""
