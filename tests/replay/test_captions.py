@@ -13,7 +13,7 @@ import pytest
 from aiq_tui.agent.engine import Engine
 from aiq_tui.events import Event, SessionSaved, TokenStreamed
 from aiq_tui.llm.demo import DemoScript
-from aiq_tui.replay.captions import MAX_CAPTION, caption, captions, demo_summary, record_of
+from aiq_tui.replay.captions import MAX_CAPTION, caption, captions, demo_summary, record_of, turn_captions
 from aiq_tui.workspace import Workspace
 from tests.agent.helpers import write_config
 
@@ -231,3 +231,15 @@ def test_the_summary_tells_the_skills_journeys_the_stages_with_figures_and_how_t
 def test_a_session_without_compression_says_so() -> None:
     text = demo_summary([{"type": "turn_started", "text": "hi"}, budget(1_000)])
     assert "Compression: none" in text and "1 turn on a 8,192-token window" in text
+
+
+def test_turn_captions_line_up_with_each_turns_events_and_read_earlier_turns() -> None:
+    turns = [{"events": [{"type": "turn_started", "text": "a"}, budget(4_000)]},
+             {"events": [{"type": "turn_started", "text": "b"}, tool_done("execute_sql", "3 rows"), budget(4_100)]},
+             {"events": "not a list"}]
+    assert turn_captions(turns) == [
+        ['turn 1: you ask "a"', "budget 4,000 / 8,192 tokens (48 %)"],
+        ['turn 2: you ask "b"', "execute_sql returned: 3 rows",
+         "tool result (execute_sql: 3 rows) +100 tokens → 4,100 / 8,192 tokens (50 %)"],
+        [],
+    ]

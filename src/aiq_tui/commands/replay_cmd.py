@@ -48,7 +48,7 @@ def _replay_or_captions(args: argparse.Namespace) -> int:
 def _captions(args: argparse.Namespace) -> int:
     """``--captions``: each step of the session as ``turn.event  caption``, then the summary.
     Captions read the whole session before a step (a budget or a skill seen turns earlier)."""
-    from aiq_tui.replay.captions import captions, demo_summary
+    from aiq_tui.replay.captions import demo_summary, turn_captions
 
     session = load_session(args)
     if session is None:
@@ -59,16 +59,16 @@ def _captions(args: argparse.Namespace) -> int:
         print(f"aiq-tui replay: --turn {only} is out of range; session {session.id} has {len(turns)} turn(s)",
               file=sys.stderr)
         return EXIT_USAGE
-    events = [(number, index, data) for number, turn in enumerate(turns, 1)
-              for index, data in enumerate(turn.get("events", ()), 1) if isinstance(data, dict)]
     console = make_console(args)
     console.print(f"session {session.id} · {session.display_title} · {len(turns)} turn(s)"
                   + (f" · {note}" if note else ""), markup=False, soft_wrap=True)
-    for (number, index, _), text in zip(events, captions(data for _, _, data in events)):
-        if text is not None and (only is None or number == only):
-            console.print(f"{number:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
+    for number, texts in enumerate(turn_captions(turns), 1):
+        for index, text in enumerate(texts, 1):
+            if text is not None and (only is None or number == only):
+                console.print(f"{number:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
     if only is None:
-        console.print("\n" + demo_summary((data for _, _, data in events), session.id), markup=False, soft_wrap=True)
+        events = (data for turn in turns for data in turn.get("events", ()) if isinstance(data, dict))
+        console.print("\n" + demo_summary(events, session.id), markup=False, soft_wrap=True)
     return EXIT_OK
 
 

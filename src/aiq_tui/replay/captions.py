@@ -128,6 +128,19 @@ def captions(events: Iterable[EventLike]) -> list[str | None]:
     return out
 
 
+def turn_captions(turns: Sequence[Mapping[str, Any]]) -> list[list[str | None]]:
+    """The captions of a session's recorded turns (``{"events": [...]}`` each, as a session file
+    holds them), aligned with each turn's events: ``result[n - 1][k - 1]`` captions the step
+    ``replay --turn n --event k`` shows. Each caption reads the turns before it too."""
+    events = [turn.get("events", ()) if isinstance(turn.get("events"), list) else [] for turn in turns]
+    flat = captions(data if isinstance(data, Mapping) else {} for turn in events for data in turn)
+    out: list[list[str | None]] = []
+    for turn in events:
+        out.append(flat[: len(turn)])
+        flat = flat[len(turn):]
+    return out
+
+
 def _caption(data: Record, story: _Story) -> str | None:
     kind = data.get("type")
     text: str | None = None
@@ -419,4 +432,5 @@ def _float(value: Any) -> float:
         return 0.0
 
 
-__all__ = ["EventLike", "MAX_CAPTION", "Record", "REPLAY_KEYS", "caption", "captions", "demo_summary", "record_of"]
+__all__ = ["EventLike", "MAX_CAPTION", "REFUSAL_PREFIX", "REPLAY_KEYS", "Record", "caption", "captions", "demo_summary",
+           "record_of", "turn_captions"]
