@@ -243,3 +243,29 @@ def test_turn_captions_line_up_with_each_turns_events_and_read_earlier_turns() -
          "tool result (execute_sql: 3 rows) +100 tokens → 4,100 / 8,192 tokens (50 %)"],
         [],
     ]
+
+
+_KINDS = ["turn_started", "skills_matched", "skill_state_changed", "budget_changed", "compression_applied",
+          "tool_call_requested", "tool_call_approved", "tool_call_denied", "tool_call_finished", "turn_finished",
+          "error_raised", "catalog_reloaded", "token_streamed"]
+_FIELDS = ["text", "name", "old", "new", "phase", "reason", "total", "window", "stage", "step", "before", "after",
+           "matches", "arguments", "summary", "ok", "by", "permission", "message", "input_tokens", "added"]
+
+
+def test_a_session_file_in_any_shape_gives_captions_and_a_summary_never_an_exception() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers(-10, 10**6) | st.floats(allow_nan=True) | st.text(max_size=12)
+    values = scalars | st.lists(scalars | st.lists(scalars, max_size=3), max_size=3) | \
+        st.dictionaries(st.sampled_from(["name", "confidence", "signals", "x"]), scalars, max_size=3)
+    record = st.fixed_dictionaries({"type": st.sampled_from(_KINDS)}, optional={name: values for name in _FIELDS})
+
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(record, max_size=8))
+    def check(events: list[dict[str, Any]]) -> None:
+        for text in captions(events):
+            assert text is None or (isinstance(text, str) and "\n" not in text and len(text) <= MAX_CAPTION)
+        assert demo_summary(events).startswith("What happened: ")
+
+    check()

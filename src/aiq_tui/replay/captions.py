@@ -78,7 +78,7 @@ class _Story:
         if kind == "turn_started":
             self.turn += 1
         elif kind == "skills_matched":
-            self.matches = {str(m.get("name")): m for m in data.get("matches", ()) if isinstance(m, Mapping)}
+            self.matches = {str(m.get("name")): m for m in _items(data.get("matches")) if isinstance(m, Mapping)}
         elif kind == "skill_state_changed":
             name = str(data.get("name"))
             new = data.get("new")
@@ -174,7 +174,7 @@ def _caption(data: Record, story: _Story) -> str | None:
 
 # -- one caption per kind ---------------------------------------------------------------------------
 def _matched(data: Record) -> str:
-    matches = [m for m in data.get("matches", ()) if isinstance(m, Mapping)]
+    matches = [m for m in _items(data.get("matches")) if isinstance(m, Mapping)]
     if not matches:
         return "matched no skill: only the catalog goes with the question"
     top = ", ".join(f"{m.get('name')} {_float(m.get('confidence')):.2f}{_terms(m)}" for m in matches[:3])
@@ -265,7 +265,7 @@ def _requested(data: Record) -> str:
 
 
 def _reloaded(data: Record) -> str | None:
-    parts = [f"{len(data.get(k) or ())} {k}" for k in ("added", "changed", "removed") if data.get(k)]
+    parts = [f"{len(_items(data.get(k)))} {k}" for k in ("added", "changed", "removed") if _items(data.get(k))]
     return "skills reloaded: " + ", ".join(parts) if parts else None
 
 
@@ -376,7 +376,7 @@ def _skill_called(data: Record) -> str | None:
 def _terms(match: Record | None) -> str:
     if not match:
         return ""
-    signals = [s for s in match.get("signals", ()) if isinstance(s, (list, tuple)) and s]
+    signals = [s for s in _items(match.get("signals")) if isinstance(s, (list, tuple)) and s]
     terms = list(dict.fromkeys(str(s[0]) for s in signals))[:2]
     return " " + " ".join(f"'{t}'" for t in terms) if terms else ""
 
@@ -421,8 +421,12 @@ def _line(text: str) -> str:
 def _int(value: Any) -> int:
     try:
         return int(value or 0)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # a session file is input: null, "n/a", inf
         return 0
+
+
+def _items(value: Any) -> list[Any]:
+    return list(value) if isinstance(value, (list, tuple)) else []
 
 
 def _float(value: Any) -> float:
