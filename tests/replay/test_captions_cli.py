@@ -81,3 +81,13 @@ def test_demo_json_prints_one_line_per_step_then_the_summary(isolated_home: Home
 def test_demo_refuses_another_provider(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--provider", "openai", "demo"]) == 2
     assert "demo model" in capsys.readouterr().err
+
+
+def test_demo_plays_on_the_demo_model_whatever_provider_the_config_makes_the_default(
+        isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+    config = Path(isolated_home.root) / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "config.yaml").write_text("llm:\n  provider: openai\ncontext:\n  window: 12000\n", encoding="utf-8")
+    assert main(["demo", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert summary["stages"] == [80, 90, 95] and "12,000-token window" in summary["text"]

@@ -40,13 +40,10 @@ def _demo(args: argparse.Namespace) -> int:
     if option(args, "provider") not in (None, "demo"):
         print("aiq-tui demo: the story is written for the offline demo model; drop --provider", file=sys.stderr)
         return EXIT_USAGE
+    args.provider = "demo"  # whatever config.yaml makes the default: the story is the demo model's
     engine = open_engine(args, demo_delay=0.0)
     if engine is None:
         return EXIT_USAGE
-    if not engine.is_demo:
-        from aiq_tui.agent.engine import Engine
-
-        engine = Engine.create(engine.workspace, "demo")
     import asyncio
 
     return asyncio.run(_play(args, engine))

@@ -3,7 +3,8 @@ user's terms, from the events alone.
 
 ``caption(event, previous)`` says what ``event`` did, given the events before it in the same
 session (oldest first); ``None`` for events that are no step of their own (streamed text, a
-policy's silent approval). ``captions(events)`` captions a whole stream in one pass, and
+policy's silent approval) — so the events with a caption are the steps a step-through view
+pauses on, and each compression step (one per stage's action) is a step of its own. ``captions(events)`` captions a whole stream in one pass, and
 ``demo_summary(events)`` tells the story of a session: how skills moved, which were evicted
 and which kept, each compression stage with its figures, and how to replay it.
 
