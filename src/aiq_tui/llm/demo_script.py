@@ -201,7 +201,7 @@ class DemoScript:
         from aiq_tui.skills.model import SkillState
 
         keep = engine.config.matching.context_messages
-        earlier = [m.content for m in engine.session.messages if m.role.value == "user" and not m.summary]
+        earlier = [m.content for m in engine.session.messages if m.role is Role.USER and not m.summary]
         ranking = engine.matcher.rank(question, context=tuple(earlier[-keep:]) if keep else (), top_k=None)
         skills = engine.skills
         current = {cost.name: cost for cost in skills.costs()}
@@ -218,8 +218,8 @@ class DemoScript:
             if change.new is SkillState.INACTIVE:
                 growth -= cost.tokens if cost else 0
                 continue
-            section = skill_section(LoadedSkill(change.name, meta.description, skills.texts.text_for(change.name, change.phase),
-                                                change.new, change.phase))
+            text = skills.texts.text_for(change.name, change.phase)
+            section = skill_section(LoadedSkill(change.name, meta.description, text, change.new, change.phase))
             growth += engine.counter.count(section) - (cost.tokens if cost else 0)
         return growth
 

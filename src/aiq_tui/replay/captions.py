@@ -4,9 +4,11 @@ user's terms, from the events alone.
 ``caption(event, previous)`` says what ``event`` did, given the events before it in the same
 session (oldest first); ``None`` for events that are no step of their own (streamed text, a
 policy's silent approval) — so the events with a caption are the steps a step-through view
-pauses on, and each compression step (one per stage's action) is a step of its own. ``captions(events)`` captions a whole stream in one pass, and
-``demo_summary(events)`` tells the story of a session: how skills moved, which were evicted
-and which kept, each compression stage with its figures, and how to replay it.
+pauses on, and each compression step (one per stage's action) is a step of its own.
+``captions(events)`` captions a whole stream in one pass, ``turn_captions(turns)`` a session
+file's turns, and ``demo_summary(events)`` tells the story of a session: how skills moved,
+which were evicted and which kept, each compression stage with its figures, and how to
+replay it.
 
 Events may be the engine's (:mod:`aiq_tui.events`) or their recorded form (what a session file
 holds, :func:`aiq_tui.replay.record.compact_event`): both read the same. Everything here is pure
@@ -194,7 +196,8 @@ def _skill_changed(data: Record, story: _Story) -> str:
         keeper = _KEEPER.search(reason)
         if keeper and keeper.group("name") != story.last_keeper:
             kept = keeper.group("name")
-            return f"{text}; kept {kept}: {story.states.get(kept, 'active')} (stage {stage or 95} keeps only the top skill)"
+            state = story.states.get(kept, "active")
+            return f"{text}; kept {kept}: {state} (stage {stage or 95} keeps only the top skill)"
         if keeper:
             return f"{text}, not the top skill"
         if "relevant but not used" in reason or (old == "relevant" and name not in story.used):
