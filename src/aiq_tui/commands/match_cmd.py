@@ -153,11 +153,13 @@ def _match(args: argparse.Namespace) -> int:
 
 def _signals_text(match: "Match", shown: dict[str, str]) -> str:
     """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
+    from aiq_tui.ranking.match import EXCLUSION_FIELD
     from aiq_tui.ranking.semantic import COMPANION_FIELD, SEMANTIC_FIELD
 
     return ", ".join(
         f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
         else f"companion similarity {s.weight:.2f}" if s.field == COMPANION_FIELD
+        else f'excluded by: "{s.term}" {s.weight:.2f}' if s.field == EXCLUSION_FIELD
         else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
         for s in match.signals
     )
@@ -184,6 +186,7 @@ def _explanation_json(item: "Explanation") -> dict[str, Any]:
         "confidence": item.match.confidence if item.match else 0.0,
         "similarity": _similarity(item.match) if item.match else None,
         "missing": list(item.missing), "missing_words": list(item.missing_words), "reasons": list(item.reasons),
+        "excluded_by": list(item.excluded_by),
     }
 
 

@@ -352,7 +352,7 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print(f"\nstill failing ({len(failing)}):")
         for verdict in failing:
             expected = "should trigger" if verdict.case.should_trigger else "should not trigger"
-            cause = _cause(verdict, best.description)
+            cause = _cause(verdict)
             console.print(f"  ✗ {expected}: {verdict.case.query!r}{cause}", soft_wrap=True)
     for failure in result.proposals_failed:
         console.print(f"model proposal unused — {failure}", soft_wrap=True)
@@ -362,22 +362,21 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print("\nnot written: pass --write to replace the description in SKILL.md", soft_wrap=True)
 
 
-def _cause(verdict: Any, description: str) -> str:
+def _cause(verdict: Any) -> str:
     """Why a failure may be out of the description's reach."""
-    from aiq_tui.ranking.description_edits import exclusion_terms
+    from aiq_tui.ranking.match import EXCLUSION_FIELD
     from aiq_tui.ranking.tokenize import name_terms
 
     match = verdict.match
     if match is None:
         return " — no query word is in its name or description"
-    fields = {signal.field for signal in match.signals}
-    scored = {signal.term for signal in match.signals if signal.field != "rank-rule"}
+    scored = {signal.term for signal in match.signals if signal.field not in ("rank-rule", EXCLUSION_FIELD)}
     if not verdict.case.should_trigger and scored and scored <= set(name_terms(match.name)):
         return " — matched by words of the skill's name (a description change cannot fix it)"
-    described = {signal.term for signal in match.signals if signal.field == "description"}
-    if not verdict.case.should_trigger and described and described <= exclusion_terms(description) \
-            and fields <= {"name", "description", "rank-rule"}:
-        return " — matched by the words of a 'not for' sentence (a keyword matcher reads no negation)"
+    excluded = [signal.term for signal in match.signals if signal.field == EXCLUSION_FIELD]
+    if excluded:
+        state = f"still loaded ({verdict.phase.label})" if verdict.loaded else f"ranked {verdict.rank}"
+        return f' — excluded by: "{excluded[0]}", {state}, confidence {match.confidence:.2f}'
     if verdict.loaded:
         return f" — loaded ({verdict.phase.label}), confidence {match.confidence:.2f}"
     return f" — ranked {verdict.rank}, confidence {match.confidence:.2f}"
