@@ -813,6 +813,17 @@ class SkillIndex:
                            tuple(text for text, _met, _mass in hits))
 
 
+def exclusion_factor(match: Match) -> float:
+    """What a match's exclusion clauses multiplied its score by (1.0 when none applied): the
+    hybrid ranking applies the same factor to its fused score and to the similarity's confidence,
+    so an embedding of a description cannot bring back what its "Not for …" excluded."""
+    penalty = -sum(signal.weight for signal in match.signals if signal.field == EXCLUSION_FIELD)
+    if penalty <= 0:
+        return 1.0
+    before = match.score + penalty
+    return max(0.0, min(1.0, match.score / before)) if before > 0 else 1.0
+
+
 def _within_reach(scores: dict[str, float], window: int, remaining: float) -> dict[str, float]:
     """The skills that can still be among the best ``window`` when at most ``remaining`` is
     added to any score (a little slack for float rounding: keeping one too many is harmless)."""
@@ -844,4 +855,4 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["Calibration", "Explanation", "Scored", "SkillIndex", "FIELDS"]
+__all__ = ["Calibration", "EXCLUSION_FIELD", "Explanation", "Scored", "SkillIndex", "FIELDS", "exclusion_factor"]
