@@ -648,7 +648,8 @@ class SkillIndex:
         by Σ idf(t)·q(t) over all query terms (q = 1 for the query, ``CONTEXT_WEIGHT`` for
         context; c = 1 for a hit in name/description/tags/triggers, ``BODY_ONLY_COVERAGE``
         for a hit only in the body): the share of the query's information the skill
-        explains. ``relative`` = score / best score. ``lead`` = how clearly the top match
+        explains (times the exclusion factor when the query meets one of the skill's "Not for …"
+        clauses, :meth:`exclusion`). ``relative`` = score / best score. ``lead`` = how clearly the top match
         leads the runner-up, (best − runner-up) / best reaching 1 at
         ``calibration.lead_margin``; 0 for every other match.
 
