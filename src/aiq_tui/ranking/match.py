@@ -211,11 +211,11 @@ class SkillIndex:
         )
         per_field = [tfs[field_name] for field_name in FIELDS]
         terms = tuple(set().union(*per_field))
-        positive = set().union(*per_field[:-1])  # what the metadata says it is for (not the body)
-        exclusions = tuple(
-            (frozenset(tokenize(clause.scope)) - positive, clause.text) for clause in parsed.exclusions
-        )
-        exclusions = tuple((negative, text) for negative, text in exclusions if negative)
+        exclusions: tuple[tuple[frozenset[str], str], ...] = ()
+        if parsed.exclusions:
+            positive = set().union(*per_field[:-1])  # what the metadata says it is for (not the body)
+            negatives = ((frozenset(tokenize(clause.scope)) - positive, clause.text) for clause in parsed.exclusions)
+            exclusions = tuple((negative, text) for negative, text in negatives if negative)
         doc = _Doc(
             name=meta.name, terms=terms, name_terms=frozenset(tfs["name"]), lengths=lengths,
             name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body), exclusions=exclusions,
