@@ -26,6 +26,11 @@ the first time); ``AIQ_BENCH_HYBRID_ALL=1`` uses every query (≈ 10 minutes the
 latency is measured per query through the real path (encode the query + fuse) on a
 sample of 300 held-out queries.
 
+Corpus trigger evals: ``aiq-tui skills tune`` (the keyword judge, a fresh config home) on the
+twelve Anthropic skills of ../shared/corpus with the sets in tests/match/data/trigger_evals —
+test and train F1 of each author's description and of the tuned one, beside the figures before
+exclusion clauses were read (``BEFORE_EXCLUSIONS``, the same sets and split).
+
 Time to embed 10,000 skills: by default a sample of 640 skill texts is embedded and the
 figure extrapolated (it is minutes of CPU on 2 cores); ``AIQ_BENCH_EMBED_ALL=1`` embeds all
 10,000. The report says which.
@@ -80,6 +85,16 @@ BEFORE_ISSUE_25 = {
                          "trigger_recall": 0.726, "full_precision": 0.7118, "full_recall": 0.3112},
     },
 }
+# Test F1 (author's description, tuned) per corpus skill before descriptions' exclusion clauses
+# ("Not for …", "SKIP when …") were read as negative evidence and the tuner could write one.
+BEFORE_EXCLUSIONS = {
+    "algorithmic-art": (0.73, 0.73), "brand-guidelines": (1.0, 1.0), "canvas-design": (0.8, 0.8),
+    "claude-api": (0.73, 0.8), "frontend-design": (0.67, 1.0), "internal-comms": (0.67, 0.8),
+    "mcp-builder": (0.89, 0.89), "skill-creator": (0.75, 0.86), "slack-gif-creator": (0.73, 0.73),
+    "theme-factory": (0.8, 0.8), "web-artifacts-builder": (0.8, 0.8), "webapp-testing": (0.57, 0.89),
+}
+CORPUS = METATOOL.parent.parent / "corpus" / "anthropic-skills"
+TRIGGER_EVALS = Path(__file__).resolve().parents[1] / "tests" / "match" / "data" / "trigger_evals"
 SAMPLE_SEEDS = (1, 2, 3)  # the seeded held-out samples every figure is also given on
 SAMPLE_SIZE = 2000
 TUNE_SHARE = 3  # of 10: the tuning part
@@ -495,8 +510,38 @@ def generated(count: int = 10_000, queries: int = 500, seed: int = 7) -> dict[st
     } | _cpu_ms(lambda text: index.rank(text, top_k=3), texts)
 
 
+def corpus_trigger_evals(corpus: Path = CORPUS, evals: Path = TRIGGER_EVALS) -> dict[str, object]:
+    """``skills tune`` per corpus skill, through the CLI as an author runs it, in a fresh config
+    home (so only the corpus and the bundled skills are ranked)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    if not corpus.is_dir() or not evals.is_dir():
+        return {"skipped": f"corpus or trigger eval sets not found ({corpus}, {evals})"}
+    skills: dict[str, object] = {}
+    with tempfile.TemporaryDirectory() as home:
+        env = {**os.environ, "AIQ_HOME": home, "HOME": home, "NO_COLOR": "1"}
+        for path in sorted(evals.glob("*.json")):
+            done = subprocess.run(
+                [sys.executable, "-m", "aiq_tui", "skills", "tune", path.stem, "--eval", str(path),
+                 "--skills-dir", str(corpus), "--json"], capture_output=True, text=True, env=env, check=False)
+            if done.returncode != 0:
+                skills[path.stem] = {"error": done.stderr.strip()[-300:]}
+                continue
+            data = json.loads(done.stdout)
+            before, after = data["before"], data["after"]
+            skills[path.stem] = {
+                "test_f1": round(before["test"]["f1"], 2), "tuned_test_f1": round(after["test"]["f1"], 2),
+                "train_f1": round(before["train"]["f1"], 2), "tuned_train_f1": round(after["train"]["f1"], 2),
+                "before_exclusions": dict(zip(("test_f1", "tuned_test_f1"), BEFORE_EXCLUSIONS.get(path.stem, ()))),
+                "new_collisions": data["new_collisions"], "diff": data["diff"] if data["changed"] else "",
+            }
+    return {"skills": skills}
+
+
 def run() -> dict[str, object]:
-    return {"metatool": metatool(), "generated_10k": generated()}
+    return {"metatool": metatool(), "corpus_trigger_evals": corpus_trigger_evals(), "generated_10k": generated()}
 
 
 if __name__ == "__main__":

@@ -29,7 +29,9 @@ def test_a_list_item_using_the_term_is_dropped_and_the_list_keeps_its_conjunctio
 
 
 def test_a_sentence_is_dropped_only_when_its_main_clause_uses_the_term_and_others_remain() -> None:
-    assert remove_term(ART, term("copying")) == ART.rsplit(" Create original", 1)[0]
+    second = "Use this when users request creating art using code, generative art, flow fields, or particle systems. "
+    assert remove_term(ART, term("code")) == ART.replace(second, "")
+    assert remove_term(ART, term("copying")) is None  # "rather than copying …" is the skill's boundary
     assert remove_term("Creates GIFs for Slack.", term("gifs")) is None  # the only sentence stays
 
 
@@ -61,3 +63,20 @@ def test_shorten_drops_the_least_worthy_pieces_until_it_fits() -> None:
     shorter = shorten(ART, 150, lambda text: 10.0 if "p5" in text else len(text) / 100)
     assert shorter is not None and len(shorter) <= 150 and "p5.js" in shorter
     assert shorten("One sentence that is far too long to fit.", 10, lambda text: 0.0) is None
+
+
+def test_exclusions_are_added_in_one_not_for_sentence_a_later_run_can_extend() -> None:
+    from aiq_tui.ranking.description_edits import add_exclusion, split_exclusion
+
+    assert add_exclusion("Make GIFs", ["bots"]) == "Make GIFs. Not for bots."
+    assert add_exclusion("Make GIFs.", ["bots", "webhooks", "csv"]) == "Make GIFs. Not for bots, webhooks or csv."
+    assert add_exclusion("Make GIFs.", []) == "Make GIFs."
+    # A description ending in a quoted sentence is already ended: no stray full stop.
+    quoted = 'Use when users ask "make me a GIF for Slack."'
+    assert add_exclusion(quoted, ["bots"]) == quoted + " Not for bots."
+    assert add_words(quoted, ["emoji"]) == quoted + " Also use for emoji."
+    assert split_exclusion(add_exclusion(quoted, ["bots", "csv"])) == (quoted, ("bots", "csv"))
+    assert split_exclusion("Make GIFs. Not for bots.") == ("Make GIFs.", ("bots",))
+    # Only the tuner's own form is split: anything else stays the author's text.
+    assert split_exclusion("Make GIFs. Not for bots, e.g. Slack bots.") == ("Make GIFs. Not for bots, e.g. Slack bots.", ())
+    assert split_exclusion("Make GIFs (not for bots).") == ("Make GIFs (not for bots).", ())

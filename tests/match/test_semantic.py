@@ -233,3 +233,25 @@ def test_a_broken_model_falls_back_to_keywords(tmp_path: Path) -> None:
 
 def test_skill_text_splits_camel_case_names_into_words() -> None:
     assert skill_text(meta("ProductSearch", "Find products.")).startswith("product search: ")
+
+
+def test_an_exclusion_lowers_the_hybrid_score_and_confidence_as_it_lowers_the_keyword_ones(tmp_path: Path) -> None:
+    from aiq_tui.ranking.match import EXCLUSION_FIELD, exclusion_factor
+
+    bounded = [meta("slack-gif-creator", "Create animated GIFs optimised for Slack. Not for channel messages."),
+               *SKILLS[1:]]
+    plain = [meta("slack-gif-creator", "Create animated GIFs optimised for Slack."), *SKILLS[1:]]
+    query = "post a message to the slack channel"
+    found = {}
+    for label, metas in (("bounded", bounded), ("plain", plain)):
+        model = semantic_model(tmp_path / label, metas)
+        model.prepare()
+        found[label] = Matcher(SkillIndex(metas), model).rank(query).get("slack-gif-creator")
+    bounded_match, plain_match = found["bounded"], found["plain"]
+    assert bounded_match is not None and plain_match is not None
+    keyword = SkillIndex(bounded).rank(query).get("slack-gif-creator")
+    factor = exclusion_factor(keyword)
+    assert factor < 1.0 and any(s.field == EXCLUSION_FIELD for s in bounded_match.signals)
+    # Without the clause the chat-topic embedding would load it; with it, it stays unloaded.
+    assert plain_match.confidence >= 0.15 > bounded_match.confidence
+    assert bounded_match.score < plain_match.score

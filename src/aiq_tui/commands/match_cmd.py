@@ -24,7 +24,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "Rank every discovered skill for QUERY and show the top-k with score, confidence, "
             "the disclosure phase each would get, and which query terms hit which field. "
             "--explain NAME says why a skill did not match; --explain alone explains the "
-            "top-k and the near misses. With the semantic extra and a model (aiq-tui models "
+            "top-k and the near misses. A description's exclusion clauses (\"Not for X\", \"SKIP when "
+            "...\", \"(not for Y)\") count against a skill for requests that use their words; the "
+            "explanation names the clause (excluded by: ...). With the semantic extra and a model (aiq-tui models "
             "install minilm) the ranking adds an embedding similarity; skill vectors missing "
             "from the cache are computed first. --eval FILE scores an eval set instead: a TSV of "
             "'query<TAB>expected skill' (hit@k, MRR), or skill-creator's trigger set, a JSON list of "
@@ -153,11 +155,13 @@ def _match(args: argparse.Namespace) -> int:
 
 def _signals_text(match: "Match", shown: dict[str, str]) -> str:
     """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
+    from aiq_tui.ranking.match import EXCLUSION_FIELD
     from aiq_tui.ranking.semantic import COMPANION_FIELD, SEMANTIC_FIELD
 
     return ", ".join(
         f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
         else f"companion similarity {s.weight:.2f}" if s.field == COMPANION_FIELD
+        else f'excluded by: "{s.term}" {s.weight:.2f}' if s.field == EXCLUSION_FIELD
         else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
         for s in match.signals
     )
@@ -184,6 +188,7 @@ def _explanation_json(item: "Explanation") -> dict[str, Any]:
         "confidence": item.match.confidence if item.match else 0.0,
         "similarity": _similarity(item.match) if item.match else None,
         "missing": list(item.missing), "missing_words": list(item.missing_words), "reasons": list(item.reasons),
+        "excluded_by": list(item.excluded_by),
     }
 
 

@@ -37,8 +37,9 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             "set (a JSON list of {\"query\": ..., \"should_trigger\": true|false}; default: the skill's "
             "evals/trigger_eval.json) is split 60/40 into train and test (stratified, seeded). Each round "
             "builds candidate descriptions from the train evidence (words of missed queries weighted by how "
-            "rare they are in the collection; terms that cause false triggers removed or narrowed; with "
-            "--llm, the configured model's rewrite), scores each on train and test, and continues from the "
+            "rare they are in the collection; terms that cause false triggers removed or narrowed; words of "
+            "near-miss false triggers in a \"Not for ...\" sentence, which the matcher reads as evidence "
+            "against the skill; with --llm, the configured model's rewrite), scores each on train and test, and continues from the "
             "best on train; the candidate with the best test F1 that fits 1,024 characters and creates no "
             "new collision with another skill (the doctor's check) wins. The report shows before/after "
             "figures and the description diff. --write replaces only the description in SKILL.md."
@@ -352,7 +353,7 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print(f"\nstill failing ({len(failing)}):")
         for verdict in failing:
             expected = "should trigger" if verdict.case.should_trigger else "should not trigger"
-            cause = _cause(verdict, best.description)
+            cause = _cause(verdict)
             console.print(f"  ✗ {expected}: {verdict.case.query!r}{cause}", soft_wrap=True)
     for failure in result.proposals_failed:
         console.print(f"model proposal unused — {failure}", soft_wrap=True)
@@ -362,22 +363,21 @@ def _print_result(console: "Console", result: "TuneResult", path: Path, skills: 
         console.print("\nnot written: pass --write to replace the description in SKILL.md", soft_wrap=True)
 
 
-def _cause(verdict: Any, description: str) -> str:
+def _cause(verdict: Any) -> str:
     """Why a failure may be out of the description's reach."""
-    from aiq_tui.ranking.description_edits import exclusion_terms
+    from aiq_tui.ranking.match import EXCLUSION_FIELD
     from aiq_tui.ranking.tokenize import name_terms
 
     match = verdict.match
     if match is None:
         return " — no query word is in its name or description"
-    fields = {signal.field for signal in match.signals}
-    scored = {signal.term for signal in match.signals if signal.field != "rank-rule"}
+    scored = {signal.term for signal in match.signals if signal.field not in ("rank-rule", EXCLUSION_FIELD)}
     if not verdict.case.should_trigger and scored and scored <= set(name_terms(match.name)):
         return " — matched by words of the skill's name (a description change cannot fix it)"
-    described = {signal.term for signal in match.signals if signal.field == "description"}
-    if not verdict.case.should_trigger and described and described <= exclusion_terms(description) \
-            and fields <= {"name", "description", "rank-rule"}:
-        return " — matched by the words of a 'not for' sentence (a keyword matcher reads no negation)"
+    excluded = [signal.term for signal in match.signals if signal.field == EXCLUSION_FIELD]
+    if excluded:
+        state = f"still loaded ({verdict.phase.label})" if verdict.loaded else f"ranked {verdict.rank}"
+        return f' — excluded by: "{excluded[0]}", {state}, confidence {match.confidence:.2f}'
     if verdict.loaded:
         return f" — loaded ({verdict.phase.label}), confidence {match.confidence:.2f}"
     return f" — ranked {verdict.rank}, confidence {match.confidence:.2f}"

@@ -6,7 +6,8 @@ between commas or semicolons outside brackets and quotes). The edits never touch
 clause short of dropping its whole sentence or one of its modifiers ("animated GIFs" →
 "GIFs"), and never leave a sentence without one, so "Use when the user asks for X, Y, or Z."
 may lose "Y" or "or Z" but not "Use when …". Sentences that draw a boundary ("not for …",
-"SKIP when …") are never cut: a keyword judge cannot read a negation, the model can. Text
+"SKIP when …", :mod:`aiq_tui.ranking.exclusions`) are never cut: they are the skill's
+boundary, for the model and for the matcher alike. Text
 that is not edited keeps its exact characters (spacing, line breaks, punctuation).
 """
 
@@ -16,12 +17,15 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
+from aiq_tui.ranking.exclusions import is_exclusion
 from aiq_tui.ranking.tokenize import term_of, tokenize
 
 ADDED_LEAD = "Also use for "  # the sentence the tuner adds (and extends on later rounds)
+EXCLUDED_LEAD = "Not for "  # the exclusion sentence the tuner adds (and extends)
 _SENTENCE_END = re.compile(r"(?<=[.!?])(\s+)(?=[A-Z\"'(`*\[])")
 _CONJUNCTION = re.compile(r"^(or|and)\s+", re.IGNORECASE)
 _CLOSING = {")": "(", "]": "[", "}": "{"}
+_ENDED = re.compile(r"[.!?][\"'’”)\]]*$")  # 'like "make me a GIF."' ends its sentence
 
 
 @dataclass(frozen=True)
@@ -214,28 +218,6 @@ def drop_word(description: str, term: str) -> str | None:
     return out if out and out != text else None
 
 
-# A boundary: "not for …", "do not use it when …", or a sentence that opens with "Skip" / "Avoid"
-# / "Never" ("don't skip because …" is not one).
-_EXCLUSION = re.compile(r"\bnot (for|when|if)\b|\b(don['’]t|do not|never) use\b|^\W*(skip|avoid|never|except)\b",
-                        re.IGNORECASE)
-
-
-def is_exclusion(text: str) -> bool:
-    """Whether a piece of description says when *not* to use the skill: a keyword judge reads its
-    words as reasons to load the skill, but the model reads them as a boundary — never cut."""
-    return _EXCLUSION.search(text) is not None
-
-
-def exclusion_terms(description: str) -> set[str]:
-    """Terms only the exclusion sentences of ``description`` use: a query that meets the skill
-    through them alone met a boundary, not a reason to load it."""
-    inside: set[str] = set()
-    outside: set[str] = set()
-    for sentence in _sentences(description):
-        (inside if is_exclusion(sentence.text()) else outside).update(_terms(sentence.text()))
-    return inside - outside
-
-
 def _protected_spans(text: str) -> list[tuple[int, int]]:
     spans = []
     position = 0
@@ -257,11 +239,41 @@ def add_words(description: str, words: Sequence[str]) -> str:
     text = description.strip()
     if not words:
         return text
-    if text and text[-1] not in ".!?":
+    if text and not _ENDED.search(text):
         text += "."
     listed = list(words)
     tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
     return f"{text} {ADDED_LEAD}{tail}." if text else f"{ADDED_LEAD}{tail}."
+
+
+def add_exclusion(description: str, words: Sequence[str]) -> str:
+    """``description`` followed by a "Not for a, b or c." sentence (unchanged when ``words`` is
+    empty): the matcher reads its words as evidence against loading the skill, the model as its
+    boundary (:mod:`aiq_tui.ranking.exclusions`)."""
+    text = description.strip()
+    if not words:
+        return text
+    if text and not _ENDED.search(text):
+        text += "."
+    listed = list(words)
+    tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} or {listed[-1]}"
+    return f"{text} {EXCLUDED_LEAD}{tail}." if text else f"{EXCLUDED_LEAD}{tail}."
+
+
+def split_exclusion(description: str) -> tuple[str, tuple[str, ...]]:
+    """(the rest, the words) of a description ending in a "Not for a, b or c." sentence as
+    :func:`add_exclusion` writes it — so a later run extends that sentence instead of adding a
+    second one; (the description, ()) when it does not end in one."""
+    text = description.strip()
+    found = re.search(r"(?:^|(?<=[.!?\"'’”)\]])\s+)" + re.escape(EXCLUDED_LEAD) + r"([^.!?]+)\.$", text)
+    if found is None:
+        return text, ()
+    core = text[: found.start()].strip()
+    items = re.split(r",\s+|\s+or\s+", found.group(1).strip())
+    words = tuple(item for item in items if item)
+    if not words or add_exclusion(core, words) != text:
+        return text, ()
+    return core, words
 
 
 def shorten(description: str, limit: int, worth: Callable[[str], float]) -> str | None:
@@ -281,6 +293,5 @@ def shorten(description: str, limit: int, worth: Callable[[str], float]) -> str 
     return text
 
 
-__all__ = ["ADDED_LEAD", "Unit", "add_words", "drop_units", "drop_word", "exclusion_terms", "is_exclusion",
-           "remove_term",
-           "removable_units", "shorten"]
+__all__ = ["ADDED_LEAD", "EXCLUDED_LEAD", "Unit", "add_exclusion", "add_words", "drop_units", "drop_word", "is_exclusion", "remove_term",
+           "removable_units", "shorten", "split_exclusion"]

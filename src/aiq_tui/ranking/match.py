@@ -11,6 +11,12 @@ the description, and rare terms outrank common ones. On top of that, the whole n
 written in the query (``slack-gif-creator``, ``pdf``) and a trigger phrase written in the
 query add a boost. That reproduces the seed's order exact name > partial name >
 description keyword, and every point of the score is recorded as a :class:`Signal`.
+
+A description's exclusion clauses ("Not for X", "SKIP when …", see
+:mod:`aiq_tui.ranking.exclusions`) are not indexed as the description: their words are
+negative evidence. A request using them (beyond words the skill also names as what it is for)
+lowers the skill's score and confidence, recorded as an ``exclusion`` signal that names the
+clause.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
+from aiq_tui.ranking.exclusions import parse_exclusions
 from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
 from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokenize, words
 
@@ -50,6 +57,14 @@ EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
 LEAD_WEIGHT = 0.8  # how much a clear lead over the runner-up adds to the evidence (see confidence)
 LEAD_GAP = 0.5  # the most of the gap between coverage and certainty a lead closes
 _MAX_NGRAM = 6  # longest trigger phrase / name (in words) looked for in the query
+# A request meeting an exclusion clause: its score and coverage are multiplied by
+# 1 − EXCLUSION_WEIGHT × (idf mass of its words in the clause) / (idf mass the skill covers),
+# never below EXCLUDED_FLOOR, so an excluded skill stays listed (with the clause that excluded
+# it) but well under the brief threshold once the clause explains as much of the request as
+# the rest of the skill does.
+EXCLUSION_WEIGHT = 1.0
+EXCLUDED_FLOOR = 0.1
+EXCLUSION_FIELD = "exclusion"  # the Signal field of the penalty; its term is the clause
 
 
 @dataclass(frozen=True)
@@ -76,6 +91,7 @@ class Explanation:
     missing: tuple[str, ...]  # query terms the skill does not contain at all
     reasons: tuple[str, ...]  # in words, as the user and the skill's author wrote them
     missing_words: tuple[str, ...] = ()  # ``missing`` as the user wrote them ("tables", not "tabl")
+    excluded_by: tuple[str, ...] = ()  # the description's exclusion clauses the query meets
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,9 @@ class _Doc:
     name_key: str  # lowercase words of the name joined: "slackgifcreator"
     triggers: tuple[tuple[tuple[str, ...], str], ...] = ()  # (term sequence, phrase)
     has_body: bool = False
+    # (terms only this clause uses — not the name, triggers, tags or the rest of the
+    # description — and the clause as written): the negative evidence of each exclusion.
+    exclusions: tuple[tuple[frozenset[str], str], ...] = ()
 
 
 _COUNTS: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -134,6 +153,7 @@ class SkillIndex:
         self._length_sums: dict[str, int] = {name: 0 for name in FIELDS}
         self._by_name_key: dict[str, set[str]] = {}
         self._by_trigger: dict[tuple[str, ...], set[str]] = {}
+        self._by_excluded: dict[str, set[str]] = {}  # exclusion term → skills whose clauses use it
         self._compiled: dict[str, _Compiled] = {}
         # Derived from the postings, cleared with ``_compiled`` whenever a skill changes.
         self._related: dict[str, tuple[tuple[str, float], ...]] = {}
@@ -175,10 +195,11 @@ class SkillIndex:
         self._bodies.pop(name, None)
 
     def _add_doc(self, meta: SkillMeta, body: str | None) -> None:
+        parsed = parse_exclusions(meta.description or "")
         texts = {
             "triggers": " ".join(meta.triggers),
             "tags": " ".join(meta.tags),
-            "description": meta.description or "",
+            "description": parsed.positive,
             "body": body or "",
         }
         tfs: dict[str, Counter[str]] = {"name": Counter(name_terms(meta.name))}
@@ -190,9 +211,14 @@ class SkillIndex:
         )
         per_field = [tfs[field_name] for field_name in FIELDS]
         terms = tuple(set().union(*per_field))
+        exclusions: tuple[tuple[frozenset[str], str], ...] = ()
+        if parsed.exclusions:
+            positive = set().union(*per_field[:-1])  # what the metadata says it is for (not the body)
+            negatives = ((frozenset(tokenize(clause.scope)) - positive, clause.text) for clause in parsed.exclusions)
+            exclusions = tuple((negative, text) for negative, text in negatives if negative)
         doc = _Doc(
             name=meta.name, terms=terms, name_terms=frozenset(tfs["name"]), lengths=lengths,
-            name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body),
+            name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body), exclusions=exclusions,
         )
         self._docs[meta.name] = doc
         for i, field_name in enumerate(FIELDS):
@@ -207,6 +233,9 @@ class SkillIndex:
             self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
         for sequence, _phrase in triggers:
             self._by_trigger.setdefault(sequence, set()).add(meta.name)
+        for negative, _text in exclusions:
+            for term in negative:
+                self._by_excluded.setdefault(term, set()).add(meta.name)
         self._forget_derived()  # idf and average lengths moved
 
     def _remove_doc(self, name: str) -> None:
@@ -224,6 +253,9 @@ class SkillIndex:
         _discard(self._by_name_key, doc.name_key, name)
         for sequence, _phrase in doc.triggers:
             _discard(self._by_trigger, sequence, name)
+        for negative, _text in doc.exclusions:
+            for term in negative:
+                _discard(self._by_excluded, term, name)
         self._forget_derived()
 
     def _forget_derived(self) -> None:
@@ -446,7 +478,12 @@ class SkillIndex:
         boosts = self._boosts_of(raw, terms)
         keep = None if top_k is None else max(top_k, 2)
         scoring = self.scoring_weights(weights)
-        scores = self._scores(scoring, boosts, keep, None if keep is None else max(keep, LIFT_WINDOW))
+        excluding = self._excluding(weights)
+        # A penalty applied after scoring could let a pruned skill into the top: score them all.
+        prune = None if excluding else keep
+        scores = self._scores(scoring, boosts, prune, None if prune is None else max(prune, LIFT_WINDOW))
+        if excluding:
+            self._apply_exclusions(scores, boosts, weights, excluding)
         key = _order
         if top_k is None:
             ordered = sorted(scores.items(), key=key)
@@ -456,6 +493,60 @@ class SkillIndex:
         if top_k is not None:
             ordered = ordered[:keep]
         return weights, boosts, scoring, [(name, score) for name, score in ordered if score > 0]
+
+    # -- exclusions: "Not for X" in a description is evidence against loading for X ---------
+
+    def _excluding(self, weights: dict[str, float]) -> set[str]:
+        """Skills with an exclusion clause that uses one of the query's terms."""
+        by_excluded = self._by_excluded
+        if not by_excluded:
+            return set()
+        out: set[str] = set()
+        for term in weights:
+            out.update(by_excluded.get(term, ()))
+        return out
+
+    def _apply_exclusions(self, scores: dict[str, float], boosts: dict[str, list[Signal]],
+                          weights: dict[str, float], excluding: set[str]) -> None:
+        """Lower the score of each skill the query meets through an exclusion clause, recording
+        the penalty as one ``exclusion`` signal per clause (its share of the penalty)."""
+        masses = self._query_masses(weights)
+        for name in excluding:
+            score = scores.get(name)
+            if not score or score <= 0:
+                continue
+            factor, hits = self.exclusion(name, masses)
+            if factor >= 1.0:
+                continue
+            penalty = score * (1.0 - factor)
+            scores[name] = score - penalty
+            total = sum(mass for _text, _terms, mass in hits)
+            for text, _terms, mass in hits:
+                boosts.setdefault(name, []).append(Signal(text, EXCLUSION_FIELD, -penalty * mass / total))
+
+    def exclusion(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+                  ) -> tuple[float, tuple[tuple[str, tuple[str, ...], float], ...]]:
+        """(factor, clauses met) for skill ``name`` and a query's masses (:meth:`_query_masses`).
+
+        Each clause met is (its text, the query terms it excludes, their q·idf mass). The factor
+        multiplies the score and the coverage: 1 − EXCLUSION_WEIGHT × excluded mass / mass the
+        skill covers, floored at ``EXCLUDED_FLOOR``; 1.0 when no clause is met."""
+        doc = self._docs.get(name)
+        if doc is None or not doc.exclusions:
+            return 1.0, ()
+        hits = []
+        excluded: set[str] = set()
+        for negative, text in doc.exclusions:
+            met = tuple(term for term, _mass, _related in masses if term in negative)
+            if met:
+                hits.append((text, met, sum(mass for term, mass, _r in masses if term in met)))
+                excluded.update(met)
+        if not hits:
+            return 1.0, ()
+        against = sum(mass for term, mass, _related in masses if term in excluded)
+        covered, _total = self._covered(name, masses)
+        factor = 1.0 - EXCLUSION_WEIGHT * against / covered if covered > 0 else 0.0
+        return max(EXCLUDED_FLOOR, factor), tuple(hits)
 
     def _lift_name_tiers(self, ordered: list[tuple[str, float]], weights: dict[str, float],
                          boosts: dict[str, list[Signal]]) -> list[tuple[str, float]]:
@@ -515,7 +606,8 @@ class SkillIndex:
         return sorted(scores.items(), key=_order) + ordered[LIFT_WINDOW:]
 
     def coverage(self, name: str, weights: dict[str, float]) -> float:
-        """Share of the query's idf mass the skill explains (see :meth:`confidence`)."""
+        """Share of the query's idf mass the skill explains (see :meth:`confidence`), times the
+        exclusion factor when the query meets one of its exclusion clauses (:meth:`exclusion`)."""
         return self._coverage(name, self._query_masses(weights))
 
     def _query_masses(self, weights: dict[str, float]) -> list[tuple[str, float, tuple[tuple[str, float], ...]]]:
@@ -523,6 +615,16 @@ class SkillIndex:
         return [(term, q * self.idf(term), self.related(term)) for term, q in weights.items()]
 
     def _coverage(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]) -> float:
+        covered, total = self._covered(name, masses)
+        if not total:
+            return 0.0
+        doc = self._docs.get(name)
+        factor = self.exclusion(name, masses)[0] if doc is not None and doc.exclusions else 1.0
+        return covered / total * factor
+
+    def _covered(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+                 ) -> tuple[float, float]:
+        """(q·idf mass of the query the skill explains, the query's whole mass)."""
         # Read from the postings (per-field counts, body last): this runs inside rank().
         postings = self._postings
         total = covered = 0.0
@@ -534,7 +636,7 @@ class SkillIndex:
             elif related:  # a related term (synonym) covers part of it
                 covered += mass * max((share for other, share in related if name in postings.get(other, ())),
                                       default=0.0)
-        return covered / total if total else 0.0
+        return covered, total
 
     def confidence(
         self, name: str, score: float, rank: int, best: float, runner_up: float,
@@ -546,7 +648,8 @@ class SkillIndex:
         by Σ idf(t)·q(t) over all query terms (q = 1 for the query, ``CONTEXT_WEIGHT`` for
         context; c = 1 for a hit in name/description/tags/triggers, ``BODY_ONLY_COVERAGE``
         for a hit only in the body): the share of the query's information the skill
-        explains. ``relative`` = score / best score. ``lead`` = how clearly the top match
+        explains (times the exclusion factor when the query meets one of the skill's "Not for …"
+        clauses, :meth:`exclusion`). ``relative`` = score / best score. ``lead`` = how clearly the top match
         leads the runner-up, (best − runner-up) / best reaching 1 at
         ``calibration.lead_margin``; 0 for every other match.
 
@@ -696,6 +799,10 @@ class SkillIndex:
             held = self._held_back(query, context, ranking, rank - 1)
             if held:
                 reasons.append(held)
+        factor, hits = self.exclusion(name, self._query_masses(self.query_weights(query, context)))
+        for text, met, _mass in hits:
+            reasons.append(f'excluded by: "{text}" (the request says {said(met)}; '
+                           f"score and confidence × {factor:.2f})")
         if missing and terms:
             reasons.append(f"missing terms: {said(missing)}")
             related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in missing
@@ -703,7 +810,19 @@ class SkillIndex:
             if related:
                 reasons.append(f"met through related words (half weight): {', '.join(related)}")
         missing_words = tuple(shown.get(term, term) for term in missing)
-        return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words)
+        return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words,
+                           tuple(text for text, _met, _mass in hits))
+
+
+def exclusion_factor(match: Match) -> float:
+    """What a match's exclusion clauses multiplied its score by (1.0 when none applied): the
+    hybrid ranking applies the same factor to its fused score and to the similarity's confidence,
+    so an embedding of a description cannot bring back what its "Not for …" excluded."""
+    penalty = -sum(signal.weight for signal in match.signals if signal.field == EXCLUSION_FIELD)
+    if penalty <= 0:
+        return 1.0
+    before = match.score + penalty
+    return max(0.0, min(1.0, match.score / before)) if before > 0 else 1.0
 
 
 def _within_reach(scores: dict[str, float], window: int, remaining: float) -> dict[str, float]:
@@ -737,4 +856,4 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-__all__ = ["Calibration", "Explanation", "Scored", "SkillIndex", "FIELDS"]
+__all__ = ["Calibration", "EXCLUSION_FIELD", "Explanation", "Scored", "SkillIndex", "FIELDS", "exclusion_factor"]

@@ -47,7 +47,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
-from aiq_tui.ranking.match import Explanation, SkillIndex
+from aiq_tui.ranking.match import Explanation, SkillIndex, exclusion_factor
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 
 if TYPE_CHECKING:
@@ -244,6 +244,8 @@ class Matcher:
             fused = semantic_weight * sim + (1 - fusion.weight) * kw
             if companion_weight:
                 fused += companion_weight * (other.get(name, other_low) - other_low) / other_spread
+            if name in by_keyword:  # "Not for …" lowers the fused score as it lowers the keyword one
+                fused *= exclusion_factor(by_keyword[name])
             scored.append((fused / total, name))
         # No "exact name first" override: a skill named in the query already has the best
         # keyword score (kw′ = 1), and common words that happen to be names ("now", "calculator")
@@ -263,7 +265,7 @@ class Matcher:
             kw_match = by_keyword.get(name)
             confidence = similarity_confidence(cosine, fusion, brief, full)
             if kw_match is not None:
-                confidence = max(kw_match.confidence, confidence)
+                confidence = max(kw_match.confidence, confidence * exclusion_factor(kw_match))
             # As in the keyword ranker: only a clear leader (in fused score) may pass the tie cap.
             confidence = min(confidence, tie + (1 - tie) * lead if position == 0 else tie)
             signals = signal if kw_match is None else kw_match.signals + signal

@@ -21,6 +21,11 @@ Each round builds candidates from the evidence of the best description so far on
   prose still reads; or, where only a main clause uses it, the word itself ("creating
   animated GIFs" → "creating GIFs") — one term at a time, and the worst few together;
 * **narrow** — both: the generic term out, the specific words in;
+* **exclude** — words of should-not queries it loaded for (near-miss false triggers) that its
+  should-trigger queries do not use, most shared and rarest first, in a "Not for …" sentence
+  (extended on later rounds, and on a later run when the description already ends in one): the
+  matcher reads an exclusion's words as evidence against loading the skill
+  (:mod:`aiq_tui.ranking.exclusions`), as the model reads them as its boundary;
 * **model** — with a proposer (``--llm``), the configured model's rewrite, as skill-creator
   asks for one, judged the same way.
 
@@ -40,7 +45,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
-from aiq_tui.ranking.description_edits import add_words, drop_word, remove_term, shorten
+from aiq_tui.ranking.description_edits import add_exclusion, add_words, drop_word, remove_term, shorten, split_exclusion
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
 from aiq_tui.ranking.trigger_eval import (
@@ -65,6 +70,7 @@ FILLER = frozenset("""
     like likes keep kept put take takes taking bring
 """.split())
 ADD_COUNTS = (1, 2, 3, 5, 8, 12)  # how many of the best words an "add" candidate takes
+EXCLUDE_COUNTS = (1, 2, 3, 5, 8)  # how many of the best words an "exclude" candidate takes
 REMOVE_SINGLY = 6  # the most harmful terms each get a candidate of their own
 NARROW_REMOVALS = 3  # narrow: the first this many removal sets …
 NARROW_ADDS = 4  # … each with the best 1, 2, 3, 5 added words
@@ -92,21 +98,24 @@ class Evidence:
 @dataclass(frozen=True)
 class Candidate:
     """A description and how it was made. ``core`` is the author's text (possibly with items
-    dropped); ``added`` the words the tuner appends after it."""
+    dropped); ``added`` the words the tuner appends after it in an "Also use for" sentence,
+    ``excluded`` those it appends in a "Not for" sentence."""
 
     core: str
     added: tuple[str, ...] = ()
     origin: str = "current"
     round: int = 0
+    excluded: tuple[str, ...] = ()
 
     @property
     def description(self) -> str:
-        return add_words(self.core, self.added)
+        return add_exclusion(add_words(self.core, self.added), self.excluded)
 
-    def then(self, core: str, added: tuple[str, ...], step: str, round_number: int) -> "Candidate":
+    def then(self, core: str, added: tuple[str, ...], step: str, round_number: int,
+             excluded: tuple[str, ...] | None = None) -> "Candidate":
         """A candidate made from this one by one more ``step`` (its origin lists every step)."""
         origin = step if self.origin == "current" else f"{self.origin}; {step}"
-        return Candidate(core, added, origin, round_number)
+        return Candidate(core, added, origin, round_number, self.excluded if excluded is None else excluded)
 
 
 @dataclass(frozen=True)
@@ -221,7 +230,8 @@ def tune(judge: DescriptionJudge, cases: Sequence[TriggerCase], *, holdout: floa
             history.append(seen[text])
         return seen[text]
 
-    original = score(Candidate(meta.description.strip()))
+    core, excluded = split_exclusion(meta.description)  # a "Not for …" the tuner wrote: extended
+    original = score(Candidate(core, excluded=excluded))
     current = original
     if not original.fits:  # over the spec's limit: the loop starts from a version that fits
         fitted = shorten(original.description, DESCRIPTION_MAX, _worth(judge.index, original.train, meta.name))
@@ -327,6 +337,13 @@ def evidence_candidates(current: Scored, index: SkillIndex, meta: SkillMeta, rou
             chosen = tuple(word for word, _term in additions[:count])
             out.append(base.then(core, base.added + chosen,
                                  f"narrow: remove {', '.join(words_out)}, add {', '.join(chosen)}", round_number))
+    exclusions = _exclusions(report, index, own | set(tokenize(" ".join(base.excluded))))
+    for count in EXCLUDE_COUNTS:
+        if count > len(exclusions):
+            break
+        chosen = tuple(word for word, _term in exclusions[:count])
+        out.append(base.then(base.core, base.added, f"exclude {', '.join(chosen)}", round_number,
+                             base.excluded + chosen))
     return [_fitted(candidate, index, report, meta.name) for candidate in out]
 
 
@@ -338,9 +355,12 @@ def _fitted(candidate: Candidate, index: SkillIndex, report: TriggerReport, name
         core = shorten(candidate.core, room, _worth(index, report, name)) if room > 0 else None
         if core is not None:
             return replace(candidate, core=core, origin=candidate.origin + " (shortened to fit)")
-        if not candidate.added:
+        if candidate.excluded:
+            candidate = replace(candidate, excluded=candidate.excluded[:-1])
+        elif candidate.added:
+            candidate = replace(candidate, added=candidate.added[:-1])
+        else:
             break
-        candidate = replace(candidate, added=candidate.added[:-1])
     return candidate
 
 
@@ -385,6 +405,32 @@ def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence
             continue  # one request's incidental word: it would fit the train set and nothing else
         gains[term] = index.idf(term) * weight * (1.0 - BACKGROUND_DISCOUNT * evidence.background(term))
     ranked = sorted(gains, key=lambda term: (-gains[term], term))
+    return [(typed[term].most_common(1)[0][0], term) for term in ranked]
+
+
+def _exclusions(report: TriggerReport, index: SkillIndex, own: set[str]) -> list[tuple[str, str]]:
+    """(word as users typed it, term) for an exclusion sentence, best first: terms of should-not
+    queries the skill loaded for (false triggers), each such query counting once, less
+    ``NEGATIVE_WEIGHT`` per should-trigger query using the term (excluding it would cost those),
+    times the term's idf (a rare word excludes precisely). Terms the description already uses —
+    its name, its text, its tags and triggers, its exclusion — never qualify."""
+    against: Counter[str] = Counter()
+    wanted: Counter[str] = Counter()
+    typed: dict[str, Counter[str]] = {}
+    for verdict in report.verdicts:
+        if not verdict.case.should_trigger and not verdict.loaded:
+            continue  # a near-miss it already leaves alone: no evidence either way
+        terms = set()
+        for word in words(verdict.case.query):
+            term = term_of(word)
+            if term is None or len(word) < MIN_WORD or not word.isalpha() or term in own or word in FILLER:
+                continue
+            terms.add(term)
+            if not verdict.case.should_trigger:
+                typed.setdefault(term, Counter())[_as_written(verdict.case.query, word)] += 1
+        (wanted if verdict.case.should_trigger else against).update(terms)
+    gains = {term: index.idf(term) * (count - NEGATIVE_WEIGHT * wanted[term]) for term, count in against.items()}
+    ranked = sorted((term for term, gain in gains.items() if gain > 0), key=lambda term: (-gains[term], term))
     return [(typed[term].most_common(1)[0][0], term) for term in ranked]
 
 

@@ -184,7 +184,7 @@ class Signal:
     """One reason a skill scored: a query term hit a field and contributed ``weight``."""
 
     term: str
-    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit" | "rank-rule"
+    field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit" | "rank-rule" | "exclusion"
     weight: float
 
 

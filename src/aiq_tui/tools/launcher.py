@@ -38,6 +38,7 @@ string in the banner, in ``ask`` output and in tool results.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import shutil
@@ -47,7 +48,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 if TYPE_CHECKING:
     from aiq_tui.tools.launch_policy import LaunchPlan
@@ -298,6 +299,19 @@ def _kill_group(pid: int) -> None:
         pass
 
 
+async def _reap_cancelled(process: asyncio.subprocess.Process, readers: "asyncio.Future[Any]") -> None:
+    """A cancelled call (Esc, a cancelled turn) still kills and reaps its process: a child left
+    unwaited outlives its event loop and its transport complains when it is collected."""
+    _kill_group(process.pid)
+    readers.cancel()
+    try:
+        await asyncio.wait_for(asyncio.shield(process.wait()), 5)
+    except (asyncio.TimeoutError, asyncio.CancelledError):
+        pass
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await readers
+
+
 async def run_process(
     argv: Sequence[str],
     *,
@@ -371,6 +385,9 @@ async def run_process(
             await asyncio.wait_for(_exited(process), timeout)
         except asyncio.TimeoutError:
             timed_out = True
+        except asyncio.CancelledError:
+            await _reap_cancelled(process, readers)
+            raise
         finally:
             _kill_group(process.pid)  # the group dies with the call, whatever happened
         await process.wait()
