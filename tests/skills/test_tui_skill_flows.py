@@ -87,6 +87,40 @@ async def test_viewer_disables_and_enables_a_skill_and_the_pane_shows_its_status
                    for v in pane.views_in(state))
 
 
+async def test_a_disabled_skill_stays_reachable_by_name_says_disabled_and_is_enabled_from_the_palette(
+        tmp_path: Path) -> None:
+    from aiq_tui.agent.views import SkillView
+    from aiq_tui.ui.commands import AiqCommands
+    from aiq_tui.ui.widgets.skill_list import skill_line
+    from aiq_tui.ui.widgets.timeline import Timeline
+
+    app = real_app(tmp_path / "home")
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.action_open_skill("data-report")
+        await pilot.pause()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: "data-report" not in app.engine.workspace.catalog)
+        await pilot.press("escape")
+        await settle(pilot)
+        entries = [text for kind, text in app.query_one(Timeline).entries if kind == "reload"]
+        assert entries and "disabled data-report" in entries[-1] and "removed" not in entries[-1]
+        view = next(v for v in app.engine.skill_views() if v.name == "data-report")
+        assert isinstance(view, SkillView) and "disabled" in str(skill_line(view, 34))
+        await say(pilot, "/skill data-report")
+        await wait_for(pilot, lambda: isinstance(app.screen, SkillViewerScreen))
+        assert any("data-report is disabled" in n for n in notices(app))
+        assert "disabled" in str(app.screen.query_one("#viewer-title").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        provider = AiqCommands(app.screen)
+        hits = [hit async for hit in provider.search("data-report")]
+        enable = [hit for hit in hits if "Enable skill: data-report" in str(hit.text)]
+        assert enable, [str(hit.text) for hit in hits]
+        await enable[0].command()
+        await wait_for(pilot, lambda: "data-report" in app.engine.workspace.catalog)
+
+
 async def test_a_composite_skill_call_shows_its_numbered_plan(tmp_path: Path) -> None:
     from aiq_tui.conversation import ToolCall
     from aiq_tui.tools.registry import approve_all

@@ -766,9 +766,13 @@ class Engine:
                 if tool.spec.name not in self.tools:
                     self.tools.add(tool)
         self._catalog_problems = tuple(diff.problems) if diff.problems else tuple(self.workspace.catalog.problems)
-        self._emit_all(self.skills.forget(diff.removed))
+        # A disabled skill is still on disk: said so, not "removed" (it stays reachable by name).
+        disabled = tuple(name for name in diff.removed if self.workspace.catalog.find(name) is not None)
+        removed = tuple(name for name in diff.removed if name not in disabled)
+        self._emit_all(self.skills.forget(removed))
+        self._emit_all(self.skills.forget(disabled, "disabled: status inactive — e in its viewer enables it"))
         self._emit_all(self.skills.refresh(diff.changed))
-        event = CatalogReloaded(diff.added, diff.changed, diff.removed, tuple(diff.problems))
+        event = CatalogReloaded(diff.added, diff.changed, removed, tuple(diff.problems), disabled)
         self._emit(event)
         if diff.added or diff.changed or diff.removed:
             self._update_budget()

@@ -532,7 +532,8 @@ class AiqApp(App[int]):
 
     def _catalog_reloaded(self, event: CatalogReloaded) -> None:
         parts = [f"{label} {', '.join(names)}" for label, names in
-                 (("added", event.added), ("changed", event.changed), ("removed", event.removed)) if names]
+                 (("added", event.added), ("changed", event.changed), ("removed", event.removed),
+                  ("disabled", getattr(event, "disabled", ()))) if names]
         self.query_one(Timeline).add("reload", "; ".join(parts) or "no changes")
         if event.problems:
             self.query_one(Timeline).add("warn", f"{len(event.problems)} problem(s); last good versions kept")
@@ -700,6 +701,13 @@ class AiqApp(App[int]):
     async def _activate(self, name: str) -> None:
         if not await self.engine.activate(name):
             catalog = self.engine.workspace.catalog
+            dormant = catalog.find(name) if hasattr(catalog, "find") else None
+            if dormant is not None:  # disabled, not gone: say so and open it where e enables it
+                await self.query_one(Conversation).add_notice(
+                    f"{name} is {status_label(dormant.status)} — e in its viewer (or 'Enable skill: {name}' "
+                    "in Ctrl+P) enables it", "warning")
+                self.action_open_skill(name)
+                return
             close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
             hint = f" — did you mean {', '.join(close)}?" if close else ""
             await self.query_one(Conversation).add_notice(f"no skill named {name!r}{hint}", "warning")
@@ -1082,7 +1090,7 @@ class AiqApp(App[int]):
             self.notify(f"cannot change {name}: {exc}", severity="error")
             return
         self.engine.reload()
-        self.notify(f"{name}: status {status}")
+        self.notify(f"{name}: {'enabled' if status == 'active' else status_label(status)}")
         from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
 
         if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
@@ -1151,6 +1159,11 @@ class AiqApp(App[int]):
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
 
 
+def status_label(status: str) -> str:
+    """How a skill's status reads on screen: ``inactive`` is what the user did, "disabled"."""
+    return "disabled" if status == "inactive" else status
+
+
 STATE_RANK = {SkillState.INACTIVE: 0, SkillState.RELEVANT: 1, SkillState.ACTIVE: 2}
 
 
@@ -1167,7 +1180,8 @@ def change_kind(event: SkillStateChanged) -> str:
 
 
 def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:
-    """Every problem ``aiq-tui skills validate`` would report for this skill."""
-    from aiq_tui.skills.check import check_file
+    """The doctor's verdict on this skill (``skills validate --strict``, aiq's extension fields
+    as warnings): the viewer and /doctor never disagree."""
+    from aiq_tui.doctor.spec import skill_verdict
 
-    return check_file(meta.path, settings).problems
+    return skill_verdict(meta.path, settings)

@@ -49,7 +49,8 @@ class SkillViewerScreen(Screen[None]):
             with VerticalScroll(id="viewer-body"):
                 yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
             with Vertical(id="viewer-side"):
-                status = "" if doc.meta.status == "active" else f"  [{doc.meta.status}: not loaded — e enables]"
+                label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
+                status = "" if doc.meta.status == "active" else f"  [{label}: not loaded — e enables]"
                 yield Static(printable(f"{doc.meta.name}{status}\n{doc.location}"), id="viewer-title", markup=False)
                 yield DataTable(id="frontmatter", show_cursor=False)
                 yield DataTable(id="resources", cursor_type="row")

@@ -38,11 +38,12 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
-    if view.status != "active":  # inactive / draft: never loaded, so no phase to show
-        line.append(f"{view.status[:5]:>5}", style="italic yellow")
+    if view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
+        label = "disabled" if view.status == "inactive" else view.status
+        line.append(f"{label[:12]:>12}", style="italic yellow")
     else:
         line.append(f"{view.phase.label:>5}", style=PHASE_STYLE.get(view.phase.label, ""))
-    line.append(f"{view.tokens:>6}t", style="dim")
+        line.append(f"{view.tokens:>6}t", style="dim")
     line.append(f"{score:>6}", style="dim" if view.confidence is None else "")
     return line
 
