@@ -203,3 +203,13 @@ def test_saved_skills_and_the_bundled_ones_carry_no_status_field() -> None:
         if (folder / "SKILL.md").is_file():
             text = (folder / "SKILL.md").read_text()
             assert "\nstatus:" not in text.split("\n---", 1)[0] + "\n", folder.name
+
+
+def test_the_readme_counts_the_bundled_skills_right() -> None:
+    import re
+
+    words = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    said = [words.get(w.lower(), int(w) if w.isdigit() else -1)
+            for w in re.findall(r"\b(\w+) bundled (?:ones|skills)\b", readme) if w.lower() in words or w.isdigit()]
+    assert said and set(said) == {len(DEFAULT_SKILLS)}

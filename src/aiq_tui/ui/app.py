@@ -119,6 +119,7 @@ class AiqApp(App[int]):
         Binding("f2", "settings", "Settings"),
         Binding("f3", "inspector", "Inspector"),
         Binding("f4", "sessions", "Sessions"),
+        Binding("f5", "reload_skills", "Reload", show=False),
         Binding("f6", "warnings", "Warnings"),
         Binding("ctrl+y", "copy_answer", "Copy answer"),
         Binding("ctrl+t", "toggle_theme", "Theme"),
@@ -985,7 +986,7 @@ class AiqApp(App[int]):
 
     def action_replay(self, session_id: str = "") -> None:
         """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
-        from aiq_tui.agent.sessions import SessionError
+        from aiq_tui.agent.sessions import SessionError, SessionNotFound
         from aiq_tui.replay.state import turns_from_messages
         from aiq_tui.ui.screens.replay import ReplayScreen
 
@@ -993,8 +994,12 @@ class AiqApp(App[int]):
             return
         try:
             session = self.engine.sessions.load(session_id) if session_id else self.engine.session
+        except SessionNotFound:  # in the app the list is F4, not the CLI the store's message names
+            self.notify(f"No session {session_id!r}. F4 lists the saved sessions; r there replays one.",
+                        title="Replay", severity="error", markup=False)
+            return
         except SessionError as exc:
-            self.notify(str(exc), title="Replay", severity="error")
+            self.notify(str(exc), title="Replay", severity="error", markup=False)
             return
         turns, note = session.replay, ""
         if not turns:
@@ -1078,7 +1083,10 @@ class AiqApp(App[int]):
             await conversation.add_notice(f"/save-skill: {exc}", "warning")
             return
         self.engine.reload()
-        await conversation.add_notice(f"saved {name} ({len(entry.definition['steps'])} steps) → {path}", "info")
+        from aiq_tui.ui.text_fit import counted
+
+        await conversation.add_notice(f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}",
+                                      "info")
         self.action_open_skill(name)
 
     @work(group="engine", exit_on_error=False)

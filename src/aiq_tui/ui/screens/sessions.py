@@ -34,13 +34,14 @@ class SessionsScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog wide", id="sessions-dialog"):
             yield Label("Sessions — Enter resume · r replay · n rename · d delete (twice)", classes="dialog-title")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="rename-label")
             yield Input(placeholder="New title, Enter to save", id="rename")
             yield Label("", id="sessions-status")
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
         table.add_columns("id", "title", "updated", "messages")
-        self.query_one("#rename", Input).display = False
+        self._show_rename(False)
         self.reload()
         table.focus()
 
@@ -74,12 +75,20 @@ class SessionsScreen(ModalScreen[str | None]):
         self.app.post_message(ReplayRequested(session_id))
         self.dismiss(None)
 
+    def _show_rename(self, shown: bool) -> None:
+        self.query_one("#rename", Input).display = shown
+        self.query_one("#rename-label", Label).display = shown
+
     def action_rename(self) -> None:
-        if self._selected() is None:
+        session_id = self._selected()
+        if session_id is None:
             return
+        title = next((s.title for s in self.engine.sessions.list() if s.id == session_id), "") or ""
+        self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
         field = self.query_one("#rename", Input)
-        field.display = True
-        field.value = ""
+        self._show_rename(True)
+        field.value = title  # edit the title, not retype it
+        field.cursor_position = len(title)
         field.focus()
 
     @on(Input.Submitted, "#rename")
@@ -88,7 +97,7 @@ class SessionsScreen(ModalScreen[str | None]):
         if session_id and event.value.strip():
             self.engine.sessions.rename(session_id, event.value.strip())
             self.query_one("#sessions-status", Label).update(f"renamed {session_id}")
-        event.input.display = False
+        self._show_rename(False)
         self.reload()
         self.query_one(DataTable).focus()
 
@@ -114,7 +123,7 @@ class SessionsScreen(ModalScreen[str | None]):
     def action_close(self) -> None:
         field = self.query_one("#rename", Input)
         if field.display:
-            field.display = False
+            self._show_rename(False)
             self.query_one(DataTable).focus()
         else:
             self.dismiss(None)
