@@ -382,7 +382,10 @@ class Engine:
         except TurnRefused as exc:
             self._emit(ErrorRaised(str(exc), retryable=False))
         except ProviderError as exc:
-            self._emit(ErrorRaised(f"{self.provider.name}: {exc}", retryable=exc.retryable))
+            text = str(exc)  # an endpoint's error names the provider already: say it once
+            named = text if text.startswith(f"{self.provider.name} ") or text.startswith(f"{self.provider.name}:") \
+                else f"{self.provider.name}: {text}"
+            self._emit(ErrorRaised(named, retryable=exc.retryable))
         except Exception as exc:  # noqa: BLE001 - the turn fails, the session and the app survive
             self._emit(ErrorRaised(f"unexpected error: {type(exc).__name__}: {exc}", retryable=True))
         finally:
