@@ -679,7 +679,7 @@ class AiqApp(App[int]):
             await self.action_clear()
         elif command == "/model":
             await conversation.add_notice(f"model: {self.engine.provider_label}", "info")
-            self.action_settings()
+            self.action_settings(model_only=True)
         elif command == "/session":
             self.action_sessions()
         elif command == "/save-skill":
@@ -929,7 +929,9 @@ class AiqApp(App[int]):
 
         self.push_screen(HelpScreen())
 
-    def action_settings(self) -> None:
+    def action_settings(self, model_only: bool = False) -> None:
+        """F2: every setting; ``/model`` (``model_only``): the provider and model picker."""
+        from aiq_tui.llm.factory import readiness_problem
         from aiq_tui.ui.screens.settings import SettingsScreen
 
         home = self.engine.workspace.home
@@ -938,7 +940,8 @@ class AiqApp(App[int]):
             if config is not None:
                 self._apply_settings(config, self.shown(home.config_file))
 
-        self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file)), saved)
+        self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file),
+                                        model_only=model_only, readiness=readiness_problem), saved)
 
     @work(group="settings-apply", exclusive=True, exit_on_error=False)
     async def _apply_settings(self, config: AppConfig, where: str) -> None:

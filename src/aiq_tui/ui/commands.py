@@ -16,6 +16,7 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Trigger evals", "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
      "trigger_eval"),
     ("Settings", "Provider, model, window and thresholds", "settings"),
+    ("Switch model", "Pick the provider and model (/model)", "settings(True)"),
     ("Help", "All keys and slash commands", "show_help"),
     ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
     ("Compact context", "Compress the conversation now", "compact"),
