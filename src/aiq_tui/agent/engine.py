@@ -545,6 +545,7 @@ class Engine:
         outcome = await compress(state, settings, self.counter, by_model if use_model else None, emit=emit)
         if outcome.plan.is_noop:
             return outcome.plan
+        self.session.keep_title()  # the first messages may be folded into a summary now
         self.session.messages = list(outcome.state.history)
         if outcome.summary is not None:
             self.session.summaries.append(outcome.summary.text)
