@@ -151,3 +151,127 @@ async def test_slash_model_opens_a_model_picker_that_warns_before_saving_a_provi
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert app.screen is not screen and "openai" in config_file.read_text()
+
+
+# -- item 3: one Tab stop per pane, focus back to the prompt after every dialog ------------------
+
+def pane_of(widget) -> str:  # noqa: ANN001
+    for pane in ("prompt", "skills", "activity", "conversation"):
+        if widget.id == pane or any(a.id == pane for a in widget.ancestors):
+            return pane
+    return widget.id or type(widget).__name__
+
+
+async def test_tab_stops_once_per_pane_and_shift_tab_goes_back(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/skill pdf-tools")  # Active and Inactive both have skills now
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.pause()
+        visited = [pane_of(app.focused)]
+        for _ in range(3):
+            await pilot.press("tab")
+            await pilot.pause()
+            visited.append(pane_of(app.focused))
+        assert visited == ["prompt", "skills", "activity", "prompt"]
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert pane_of(app.focused) == "activity"
+
+
+async def test_arrow_keys_cross_the_skill_sections(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/skill pdf-tools")
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused.id == "skills-active"
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.focused.id == "skills-inactive" and app.focused.cursor == 0
+        await pilot.press("up")
+        await pilot.pause()
+        assert app.focused.id == "skills-active"
+
+
+async def test_focus_returns_to_the_prompt_after_the_viewer_help_and_settings(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press("tab", "enter")  # Enter on a skill opens the viewer
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]
+        for keys in (["escape"], ["f1"], ["escape"], ["f2"], ["escape"]):
+            await pilot.press(*keys)
+            await pilot.pause()
+            await pilot.pause()
+        assert app.screen is app.screen_stack[0] and app.focused.id == "prompt"
+
+
+# -- item 10: footer per screen, 80x24 layout, a full-screen Tools / Timeline -------------------
+
+def footer_keys(screen) -> str:  # noqa: ANN001
+    from textual.widgets import Footer
+
+    footer = screen.query_one(Footer)
+    return " ".join(f"{key.key} {key.description}" for key in footer.query("FooterKey"))
+
+
+async def test_each_dialog_footer_shows_its_own_keys(fake_engine: FakeEngine) -> None:
+    from aiq_tui.tools.base import ApprovalRequest
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        keys = footer_keys(app.screen)
+        assert "ctrl+s Save" in keys and "Inspector" not in keys
+        await pilot.press("escape")
+        request = ApprovalRequest("c1", "execute_command", "execute_command", "Run command", "ls", {})
+        await app.push_screen(ApprovalScreen(request))
+        await pilot.pause()
+        keys = footer_keys(app.screen)
+        assert "y Allow once" in keys and "a Always" in keys and "n Deny" in keys and "Settings" not in keys
+
+
+async def test_80x24_shows_more_than_two_skills_and_the_whole_welcome_card(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.skill_list import SkillList
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        inactive = app.query_one("#skills-inactive", SkillList)
+        assert inactive.scrollable_content_region.height >= 5
+        welcome = app.query_one(".welcome")
+        assert app.query_one("#conversation").scrollable_content_region.contains_region(welcome.region)
+
+
+async def test_f7_shows_tools_and_timeline_full_screen_and_esc_gives_the_layout_back(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        activity = app.query_one("#activity")
+        small = activity.region.height
+        await pilot.press("f7")
+        await pilot.pause()
+        assert app.screen.maximized is activity and activity.region.height > 2 * small
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None and activity.region.height == small
+
+
+async def test_no_stray_scrollbar_mark_above_the_footer(fake_engine: FakeEngine) -> None:
+    for size in ((120, 36), (80, 24)):
+        app = make_app(fake_engine)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            lines = ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+            assert not [line for line in lines[:-1] if "▏" in line or "▊" in line], size

@@ -28,7 +28,9 @@ from aiq_tui.terminal_text import for_terminal, printable
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
-from aiq_tui.ui.messages import Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText
+from aiq_tui.ui.messages import (
+    Drained, EngineEvent, ListEdge, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
+)
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
@@ -55,6 +57,12 @@ NEEDS_ENGINE = frozenset({
     "clear", "activate_skill", "set_skill_status", "open_skill", "long_demo",
 })
 
+# The workbench's own keys: off (and out of the footer) while a dialog is open on top of it.
+MAIN_SCREEN_ONLY = frozenset({
+    "show_help", "settings", "inspector", "sessions", "warnings", "copy_answer", "toggle_theme",
+    "reload_skills", "toggle_activity", "maximize_activity", "scroll_conversation",
+})
+
 
 @dataclass(frozen=True)
 class EngineStart:
@@ -67,7 +75,71 @@ class EngineStart:
 
 
 class MainScreen(Screen[None]):
-    """The workbench screen. Keys that would otherwise be lost go to the prompt."""
+    """The workbench screen. Keys that would otherwise be lost go to the prompt.
+
+    Tab stops once per pane — the prompt, the skills (its three sections are crossed with ↑ ↓),
+    the Tools / Timeline tabs — and the conversation scrolls from the prompt (PgUp / PgDn)."""
+
+    PANES = ("#skills", "#activity")
+    """Panes with more than one focusable widget inside: one Tab stop each."""
+
+    def _pane_of(self, widget: Any) -> Any:
+        for selector in self.PANES:
+            for pane in self.query(selector):
+                if widget is pane or pane in widget.ancestors:
+                    return pane
+        return None
+
+    def entry_of(self, pane: Any) -> Any:
+        """Where Tab lands in ``pane``: the section or tab that has something to act on."""
+        inside = [w for w in self.focus_chain if w is not pane and pane in w.ancestors]
+        if pane.id == "skills":
+            filled = [w for w in inside if getattr(w, "rows", None)]
+            return (filled or inside or [None])[0]
+        lists = [w for w in inside if type(w).__name__ != "ContentTabs"]  # the active tab's list
+        return (lists or inside or [None])[0]
+
+    def _stops(self) -> list[Any]:
+        stops: list[Any] = []
+        for widget in self.focus_chain:
+            pane = self._pane_of(widget)
+            stop = pane if pane is not None else widget
+            if stop not in stops:
+                stops.append(stop)
+        return stops
+
+    def _step(self, direction: int) -> Any:
+        stops = self._stops()
+        if not stops:
+            return None
+        focused = self.focused
+        here = (self._pane_of(focused) or focused) if focused is not None else None
+        index = stops.index(here) if here in stops else (-1 if direction > 0 else 0)
+        stop = stops[(index + direction) % len(stops)]
+        target = self.entry_of(stop) if stop.id in ("skills", "activity") else stop
+        if target is not None:
+            target.focus()
+        return target
+
+    def focus_next(self, selector: Any = "*") -> Any:
+        return self._step(1)
+
+    def focus_previous(self, selector: Any = "*") -> Any:
+        return self._step(-1)
+
+    def on_list_edge(self, message: ListEdge) -> None:
+        """↑ on a section's first skill, ↓ on its last: the next section with skills in it."""
+        from aiq_tui.ui.widgets.skill_list import SkillList
+
+        lists = [w for w in self.query(SkillList) if w.rows]
+        current = self.focused  # the list that had the key
+        if current not in lists:
+            return
+        index = lists.index(current) + message.direction
+        if 0 <= index < len(lists):
+            target = lists[index]
+            target.cursor = 0 if message.direction > 0 else len(target.rows) - 1
+            target.focus()
 
     def on_screen_resume(self) -> None:
         # After any dialog or screen on top closes, typing and Enter belong to the prompt again
@@ -125,6 +197,7 @@ class AiqApp(App[int]):
         Binding("ctrl+t", "toggle_theme", "Theme"),
         Binding("ctrl+r", "reload_skills", "Reload", show=False),
         Binding("ctrl+o", "toggle_activity", "Tools/Timeline", show=False),
+        Binding("f7", "maximize_activity", "Tools full", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         # Reading from the prompt: panes with their own lists (skills, tool log) keep these keys.
         Binding("pageup", "scroll_conversation('page_up')", "Scroll up", show=False),
@@ -187,6 +260,10 @@ class AiqApp(App[int]):
         return self.engine.workspace.home if self.engine is not None else self._start.home  # type: ignore[union-attr]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from textual.screen import ModalScreen
+
+        if isinstance(self.screen, ModalScreen) and action in MAIN_SCREEN_ONLY:
+            return False  # a dialog's footer shows its own keys, not the workbench's
         if self.engine is None and action in NEEDS_ENGINE:
             return None  # shown, disabled: it works once the skills have loaded
         return True
@@ -202,7 +279,9 @@ class AiqApp(App[int]):
         yield Static("", id="problems-banner", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield Conversation(id="conversation")
+                conversation = Conversation(id="conversation")
+                conversation.can_focus = False  # read from the prompt (PgUp / PgDn): not a second Tab stop
+                yield conversation
                 yield PromptInput(self._skill_names, id="prompt")
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
@@ -292,6 +371,9 @@ class AiqApp(App[int]):
             self.call_from_thread(self.notify, f"could not save the theme: {exc}", severity="warning")
 
     def on_resize(self, event: events.Resize) -> None:
+        # Narrow terminals: the footer's compact form fits more keys in 80 columns.
+        for footer in self.screen_stack[0].query(Footer):
+            footer.compact = event.size.width < 110
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
         short = event.size.height < 30
         self.query_one(BudgetGauge).compact = short
@@ -898,6 +980,9 @@ class AiqApp(App[int]):
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
 
     def action_cancel_turn(self) -> None:
+        if self.screen.maximized is not None and not self._turn_running():
+            self.screen.minimize()  # Esc leaves the full-screen Tools / Timeline first
+            return
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
         if self._turn_running():
             self.engine.cancel()
@@ -1058,6 +1143,18 @@ class AiqApp(App[int]):
         tabs = self.query_one("#activity", TabbedContent)
         order = ["tab-tools", "tab-timeline"] + (["tab-mcp"] if self.query("#tab-mcp") else [])
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
+
+    def action_maximize_activity(self) -> None:
+        """F7: the Tools / Timeline pane fills the screen (F7 or Esc gives the layout back)."""
+        screen = self.screen_stack[0]
+        activity = screen.query_one("#activity", TabbedContent)
+        if screen.maximized is activity:
+            screen.minimize()
+            return
+        screen.maximized = activity
+        focus = screen.entry_of(activity) if isinstance(screen, MainScreen) else None
+        if focus is not None:
+            focus.focus()
 
     def action_compact(self) -> None:
         self._compact()

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import approval_text, printable
 from aiq_tui.tools.base import ApprovalRequest, Decision
@@ -53,6 +53,7 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
                 yield Button("Always (a)", id="allow_always", variant="primary")
                 yield Button("Deny (n)", id="deny", variant="error")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()  # the safe choice has focus

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
@@ -69,6 +69,7 @@ class McpApprovalScreen(ModalScreen["str | None"]):
                 yield Button("Start it (s)", id="approved", variant="warning")
                 yield Button("Never (r)", id="rejected", variant="error")
                 yield Button("Not now (n)", id="later", variant="primary")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#later", Button).focus()  # the safe choice has focus

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label
+from textual.widgets import DataTable, Footer, Input, Label
 
 from aiq_tui.ui.messages import SessionDeleted
 from aiq_tui.ui.plain import plain
@@ -37,6 +37,7 @@ class SessionsScreen(ModalScreen[str | None]):
             yield Label("", id="rename-label")
             yield Input(placeholder="New title, Enter to save", id="rename")
             yield Label("", id="sessions-status")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Grid, Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select
+from textual.widgets import Button, Footer, Input, Label, Select
 
 from aiq_tui.config import AppConfig, ConfigError
 from aiq_tui.ui.config_file import save_settings, validation_message
@@ -74,6 +74,7 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         # Tab goes from field to field; the dialog scrolls itself to the focused one.

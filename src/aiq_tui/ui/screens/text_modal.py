@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from textual.widgets import Footer, Label, Markdown
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.plain import plain
@@ -26,3 +26,4 @@ class TextModal(ModalScreen[None]):
             with VerticalScroll():
                 yield Markdown(printable(self.markdown))
             yield Label("Esc closes", classes="dim")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)

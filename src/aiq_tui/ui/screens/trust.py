@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
@@ -57,6 +57,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
             with Horizontal(classes="buttons"):
                 yield Button("Yes, trust it (y)", id="trusted", variant="warning")
                 yield Button("No, don't trust it (n)", id="untrusted", variant="primary")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#untrusted", Button).focus()  # the safe choice has focus

@@ -19,7 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.messages import SkillChosen
+from aiq_tui.ui.messages import ListEdge, SkillChosen
 
 if TYPE_CHECKING:
     from aiq_tui.agent.views import SkillView
@@ -111,6 +111,9 @@ class SkillList(ScrollView, can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False)
 
     def action_move(self, step: int) -> None:
+        if abs(step) == 1 and (not self.rows or self.cursor + step in (-1, len(self.rows))):
+            self.post_message(ListEdge(step))  # past the edge: the next section, if any
+            return
         if self.rows:
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + step))
 
