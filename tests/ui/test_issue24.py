@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
+import pytest  # noqa: E402
 from helpers import say, settle  # noqa: E402
 from textual.widgets import Input, Label  # noqa: E402
 
@@ -275,3 +276,39 @@ async def test_no_stray_scrollbar_mark_above_the_footer(fake_engine: FakeEngine)
             await settle(pilot)
             lines = ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
             assert not [line for line in lines[:-1] if "▏" in line or "▊" in line], size
+
+
+# -- item 11: the light theme is readable ---------------------------------------------------------
+
+def contrast(first, second) -> float:  # noqa: ANN001
+    """WCAG contrast ratio of two rich ColorTriplets."""
+    def luminance(color) -> float:  # noqa: ANN001
+        parts = [v / 255 for v in color]
+        parts = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in parts]
+        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.theme = "textual-light"
+        await settle(pilot)
+        await say(pilot, "show the tables in the sample database")  # tool notices, an answer
+        await settle(pilot)
+        conversation = app.query_one("#conversation").region
+        skills = app.query_one("#skills").region
+        faint = []
+        for y, strip in enumerate(app.screen._compositor.render_strips()):
+            x = 0
+            for segment in strip:
+                width = len(segment.text)
+                inside = conversation.contains(x, y) or (skills.contains(x, y) and "(" in segment.text)
+                style = segment.style
+                if inside and any(ch.isalnum() for ch in segment.text) and style and style.color and style.bgcolor:
+                    ratio = contrast(style.color.get_truecolor(), style.bgcolor.get_truecolor())
+                    if ratio < 3.0:
+                        faint.append((round(ratio, 2), segment.text.strip()[:30]))
+                x += width
+        assert not faint, faint
