@@ -312,3 +312,64 @@ async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme
                         faint.append((round(ratio, 2), segment.text.strip()[:30]))
                 x += width
         assert not faint, faint
+
+
+# -- item 6: no text cut without a way to read the rest --------------------------------------------
+
+def screen_text(app: AiqApp) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_a_tool_calls_detail_wraps_a_long_argument_instead_of_cutting_it(fake_engine: FakeEngine) -> None:
+    import json
+
+    from aiq_tui.ui.screens.text_modal import TextModal
+
+    sql = ("SELECT c.name, ROUND(SUM(o.total), 2) AS spent FROM customers c JOIN orders o ON o.customer_id = c.id "
+           "GROUP BY c.id ORDER BY spent DESC LIMIT 5")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(TextModal("Tool call c1", f"```json\n{json.dumps({'sql': sql}, indent=2)}\n```\n"))
+        await pilot.pause()
+        shown = " ".join(" ".join(line.strip(" │█▆").split()) for line in screen_text(app))
+        for word in sql.split():
+            assert word in shown, word
+
+
+async def test_the_no_key_banner_wraps_at_80_columns(fake_engine: FakeEngine) -> None:
+    class NoKey:
+        def _check_ready(self) -> None:
+            raise RuntimeError("openai (gpt-4o-mini): no API key: set the OPENAI_API_KEY environment variable "
+                               "(or point llm.providers.openai.base_url at a local server such as Ollama)")
+
+    fake_engine.is_demo = False
+    fake_engine.provider = NoKey()
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = " ".join(screen_text(app)[1:5])
+        assert "Ollama)" in shown and "F2 Settings" in shown
+
+
+async def test_sessions_keep_the_updated_column_visible_at_80_columns(fake_engine: FakeEngine) -> None:
+    from fake_engine import FakeSummary
+
+    fake_engine.sessions.items.insert(0, FakeSummary(
+        "20261125105834-a1b2c3", "write a short report of the orders to notes/orders.md and then mail i…",
+        "2026-11-25T10:58:34.123456+00:00", 12))
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        shown = "\n".join(screen_text(app))
+        assert "2026-11-25 10:58" in shown and "12" in shown.split("2026-11-25 10:58")[1].split("\n")[0]
+
+
+async def test_the_viewer_shows_a_composite_skills_steps_as_json_with_a_detail_view(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from aiq_tui.ui.screens.skill_viewer import field_text
+
+    steps = [{"tool": "execute_sql", "args": {"sql": "SELECT 1"}}, {"tool": "file_operations"}]
+    assert json.loads(field_text(steps)) == steps and "'tool'" not in field_text(steps)
+    assert field_text(["csv", "report"]) == "csv, report" and field_text("plain") == "plain"

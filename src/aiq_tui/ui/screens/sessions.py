@@ -11,8 +11,12 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label
 
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.messages import SessionDeleted
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.text_fit import fit
+
+UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -41,7 +45,15 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("id", "title", "updated", "messages")
+        # Fixed widths from the dialog's: a long title is cut ("…", the whole title is what n
+        # renames), never the `updated` and `messages` columns after it.
+        inner = min(100, self.app.size.width * 95 // 100) - 8  # border, padding, scrollbar
+        ids = max([len(s.id) for s in self.engine.sessions.list()] + [2])
+        self._title_width = max(10, inner - ids - len(UPDATED) - len("messages") - 8)  # 2 a column
+        table.add_column("id", width=ids)
+        table.add_column("title", width=self._title_width)
+        table.add_column("updated", width=len(UPDATED))
+        table.add_column("messages", width=len("messages"))
         self._show_rename(False)
         self.reload()
         table.focus()
@@ -52,7 +64,8 @@ class SessionsScreen(ModalScreen[str | None]):
         current = getattr(self.engine.session, "id", None)
         for summary in self.engine.sessions.list():
             marker = " (current)" if summary.id == current else ""
-            table.add_row(plain(summary.id), plain((summary.title or "(untitled)") + marker),
+            title = fit(printable((summary.title or "(untitled)") + marker, one_line=True), self._title_width)
+            table.add_row(plain(summary.id), plain(title),
                           plain(summary.updated_at[:16].replace("T", " ")),
                           str(summary.messages),
                           key=summary.id)
