@@ -942,6 +942,9 @@ class AiqApp(App[int]):
                 future.set_result(decision or Decision.DENY)
 
         self._pending_approval = screen
+        # The screen first shows what led to the question (skills loaded, the call's notice):
+        # once the modal is up, the panes behind it are not laid out again until it closes.
+        await self.drained()
         # Queued after the engine events already posted (the call's own notice among them):
         # while the modal is up, queries for the main screen's widgets would find nothing.
         self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
