@@ -144,6 +144,8 @@ class CatalogReloaded:
     changed: tuple[str, ...]
     removed: tuple[str, ...]
     problems: tuple[Problem, ...] = ()
+    disabled: tuple[str, ...] = ()
+    """Skills still on disk whose status is no longer active (not in ``removed``)."""
 
 
 @dataclass(frozen=True)

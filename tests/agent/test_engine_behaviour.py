@@ -136,6 +136,7 @@ async def test_provider_error_keeps_the_turn_and_retry_answers_it(tmp_path: Path
         assert await engine.send("hello") == ""
         error = seen.of(ErrorRaised)[0]
         assert "fake" in error.message and "400" in error.message
+        assert error.message.count("fake") == 1, "the provider is named once (issue 24, item 11)"
         stored = json.loads(engine.sessions.path_for(engine.session.id).read_text(encoding="utf-8"))
         assert [m["content"] for m in stored["messages"]] == ["hello"]
         assert await engine.retry() == "Second time lucky."

@@ -83,3 +83,20 @@ async def test_compact_with_nothing_to_fold_says_what_takes_the_room_and_what_wo
     assert "no messages older than the last" in why
     assert "system and tool definitions" in why and "reserved for the answer" in why
     assert "/clear" in why and "context.window" in why
+
+
+async def test_a_session_keeps_its_title_when_its_first_messages_are_summarised(tmp_path: Path) -> None:
+    """issue 24 §1.8: the title drifted to a later message (and got a second ellipsis)."""
+    engine, _ = demo_engine(tmp_path / "home", window=32000)
+    first = "show the tables in the sample database and tell me which one holds the orders please…"
+    await engine.send(first)
+    title = engine.session.display_title
+    assert title.endswith("…") and not title.endswith("……") and title.startswith("show the tables")
+    for text in ("hello", "what else is there", "thanks", "one more question", "and another one", "ok", "fine",
+                 "good", "next", "last one"):
+        await engine.send(text)
+    plan = await engine.compact()
+    assert plan.summarise_ids, plan
+    assert first not in [m.content for m in engine.session.messages], "the first message was summarised"
+    assert engine.session.display_title == title
+    assert engine.sessions.list()[0].title == title

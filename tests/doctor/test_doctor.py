@@ -159,3 +159,16 @@ def test_the_corpus_gets_a_report(corpus_dir: Path) -> None:
     assert report.skills >= 12
     assert any(f.kind is Kind.RISK and "model-migration.md" in f.title for f in report.findings)
     assert report.costs and report.catalog is not None
+
+
+def test_the_skill_viewer_and_the_doctor_give_one_verdict(tmp_path: Path) -> None:
+    from aiq_tui.doctor.spec import skill_verdict
+    from aiq_tui.ui.app import validation_problems
+
+    folder = skill(tmp_path, "first-one", "First skill for grouping.", version='"1.0"')
+    workspace = Workspace.open(skills_dirs=(str(tmp_path),))
+    meta = workspace.catalog.get("first-one")
+    shown = validation_problems(meta, workspace.config.skills)
+    assert shown == skill_verdict(folder / "SKILL.md", workspace.config.skills)
+    [finding] = [f for f in doctor(tmp_path).findings if f.kind is Kind.SPEC and "version" in f.title]
+    assert [p.severity.value for p in shown if p.field == "version"] == [finding.level.value]

@@ -166,3 +166,50 @@ def test_bundled_defaults_pass_strict_validation() -> None:
         assert validate(result.meta_fields, None, name, strict=strict, body=result.body) == [], name
         assert result.meta_fields.get("type", "instruction") == EXECUTABLE_DEFAULTS.get(name, "instruction")
         assert len(result.meta_fields["description"]) >= 150, "descriptions drive matching: be specific"
+
+
+# -- the app's own edits never trip its own doctor (issue 24, item 2) ---------------------------
+
+def test_disable_then_enable_gives_back_the_file_and_no_field_the_doctor_flags(tmp_path: Path) -> None:
+    from aiq_tui.doctor.spec import skill_verdict
+
+    catalog = FileSkillStore(tmp_path / "skills")
+    original = "---\nname: tidy\ndescription: Tidy a folder.  # kept\nlicense: MIT\n---\n\n# Tidy\n"
+    (tmp_path / "skills" / "tidy").mkdir()
+    path = tmp_path / "skills" / "tidy" / "SKILL.md"
+    path.write_text(original)
+    catalog.rescan()
+    catalog.set_status("tidy", "inactive")
+    assert catalog.get("tidy") is None and catalog.find("tidy").status == "inactive"
+    assert not skill_verdict(path, SkillsSettings()), "a disabled skill is still valid by the spec"
+    catalog.set_status("tidy", "active")
+    assert path.read_text() == original
+    assert catalog.get("tidy") is not None
+
+
+def test_a_lango_status_field_is_edited_in_place(tmp_path: Path) -> None:
+    catalog = FileSkillStore(tmp_path / "skills")
+    (tmp_path / "skills" / "later").mkdir()
+    path = tmp_path / "skills" / "later" / "SKILL.md"
+    path.write_text("---\nname: later\ndescription: Later.\nstatus: draft\n---\nB\n")
+    catalog.rescan()
+    catalog.set_status("later", "active")
+    assert "status: active" in path.read_text() and "metadata" not in path.read_text()
+
+
+def test_saved_skills_and_the_bundled_ones_carry_no_status_field() -> None:
+    assert "status" not in render(SkillEntry("x", "An x.", definition={"content": "Do x."}))
+    for folder in Path(str(bundled_defaults())).iterdir():
+        if (folder / "SKILL.md").is_file():
+            text = (folder / "SKILL.md").read_text()
+            assert "\nstatus:" not in text.split("\n---", 1)[0] + "\n", folder.name
+
+
+def test_the_readme_counts_the_bundled_skills_right() -> None:
+    import re
+
+    words = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    said = [words.get(w.lower(), int(w) if w.isdigit() else -1)
+            for w in re.findall(r"\b(\w+) bundled (?:ones|skills)\b", readme) if w.lower() in words or w.isdigit()]
+    assert said and set(said) == {len(DEFAULT_SKILLS)}

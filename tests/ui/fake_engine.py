@@ -121,6 +121,11 @@ class FakeSessionStore:
     def delete(self, session_id: str) -> None:
         self.items = [s for s in self.items if s.id != session_id]
 
+    def load(self, session_id: str) -> Any:
+        from aiq_tui.agent.sessions import SessionNotFound
+
+        raise SessionNotFound(f"no session {session_id!r} in /somewhere — see `aiq-tui sessions list`")
+
 
 @dataclass
 class FakeSession:

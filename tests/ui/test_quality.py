@@ -428,6 +428,9 @@ async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path:
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#provider", Select).value = "openai"
         await pilot.pause()
+        await pilot.press("ctrl+s")  # no key: the first Save only says the next turn would fail
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
         await pilot.press("ctrl+s")
         await app.workers.wait_for_complete()
         await pilot.pause()

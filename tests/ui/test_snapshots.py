@@ -199,6 +199,10 @@ class TestScreens:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE, press=["f2"])
 
+    def test_settings_at_80x24(self, snap_compare, tmp_path: Path) -> None:
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=(80, 24), press=["f2"])
+
     def test_help(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE, press=["f1"])

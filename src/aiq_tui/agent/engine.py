@@ -382,7 +382,10 @@ class Engine:
         except TurnRefused as exc:
             self._emit(ErrorRaised(str(exc), retryable=False))
         except ProviderError as exc:
-            self._emit(ErrorRaised(f"{self.provider.name}: {exc}", retryable=exc.retryable))
+            text = str(exc)  # an endpoint's error names the provider already: say it once
+            named = text if text.startswith(f"{self.provider.name} ") or text.startswith(f"{self.provider.name}:") \
+                else f"{self.provider.name}: {text}"
+            self._emit(ErrorRaised(named, retryable=exc.retryable))
         except Exception as exc:  # noqa: BLE001 - the turn fails, the session and the app survive
             self._emit(ErrorRaised(f"unexpected error: {type(exc).__name__}: {exc}", retryable=True))
         finally:
@@ -542,6 +545,7 @@ class Engine:
         outcome = await compress(state, settings, self.counter, by_model if use_model else None, emit=emit)
         if outcome.plan.is_noop:
             return outcome.plan
+        self.session.keep_title()  # the first messages may be folded into a summary now
         self.session.messages = list(outcome.state.history)
         if outcome.summary is not None:
             self.session.summaries.append(outcome.summary.text)
@@ -766,9 +770,13 @@ class Engine:
                 if tool.spec.name not in self.tools:
                     self.tools.add(tool)
         self._catalog_problems = tuple(diff.problems) if diff.problems else tuple(self.workspace.catalog.problems)
-        self._emit_all(self.skills.forget(diff.removed))
+        # A disabled skill is still on disk: said so, not "removed" (it stays reachable by name).
+        disabled = tuple(name for name in diff.removed if self.workspace.catalog.find(name) is not None)
+        removed = tuple(name for name in diff.removed if name not in disabled)
+        self._emit_all(self.skills.forget(removed))
+        self._emit_all(self.skills.forget(disabled, "disabled: status inactive — e in its viewer enables it"))
         self._emit_all(self.skills.refresh(diff.changed))
-        event = CatalogReloaded(diff.added, diff.changed, diff.removed, tuple(diff.problems))
+        event = CatalogReloaded(diff.added, diff.changed, removed, tuple(diff.problems), disabled)
         self._emit(event)
         if diff.added or diff.changed or diff.removed:
             self._update_budget()

@@ -160,13 +160,21 @@ class Session:
     @property
     def display_title(self) -> str:
         """The title, else the first user message (shortened), else the id."""
-        if self.title:
-            return self.title
+        return self.title or self._first_words() or self.id
+
+    def _first_words(self) -> str:
         for message in self.messages:
-            if message.role is Role.USER and message.content.strip():
+            if message.role is Role.USER and not message.summary and message.content.strip():
                 text = " ".join(message.content.split())
-                return text if len(text) <= 60 else text[:57] + "…"
-        return self.id
+                # One ellipsis: a message that already ends in one is not given a second.
+                return text if len(text) <= 60 else text[:57].rstrip(" .…") + "…"
+        return ""
+
+    def keep_title(self) -> None:
+        """Before compression folds the first messages into a summary: the title they gave
+        becomes the session's, so it never drifts to a later message."""
+        if not self.title:
+            self.title = self._first_words()
 
     def to_json(self) -> dict[str, Any]:
         return {

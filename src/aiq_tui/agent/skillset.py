@@ -244,15 +244,15 @@ class LoadedSkills:
         return [change for name in list(self._slots) for change in
                 self._unload(name, "inactive: new conversation", SkillState.INACTIVE)]
 
-    def forget(self, names: Iterable[str]) -> list[SkillStateChanged]:
-        """Skills removed from disk: unload them and drop their figures."""
+    def forget(self, names: Iterable[str], reason: str = "removed: its SKILL.md is gone") -> list[SkillStateChanged]:
+        """Skills removed from disk (or disabled): unload them and drop their figures."""
         changes = []
         for name in names:
             self.explicit.discard(name)
             self._matches.pop(name, None)
             self._reasons.pop(name, None)
             self.texts.invalidate(name)
-            changes.extend(self._unload(name, "removed: its SKILL.md is gone", None))
+            changes.extend(self._unload(name, reason, None))
         return changes
 
     def refresh(self, names: Iterable[str]) -> list[SkillStateChanged]:

@@ -8,16 +8,30 @@ problem with every skill that has it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.doctor.model import Finding, Kind, Level
-from aiq_tui.problems import Severity
-from aiq_tui.skills.check import ListedProblems, check_paths
+from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.check import ListedProblems, check_file, check_paths
 from aiq_tui.skills.validate import EXTENSION_FIELDS
 
 _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
+
+
+def is_portability(problem: Problem) -> bool:
+    """aiq's own extension fields (a script skill's `type`, `status`, …) work here: outside
+    the spec they make a skill less portable, not broken, so they warn rather than fail."""
+    return (problem.field or "") in EXTENSION_FIELDS and "not part of the Agent Skills" in problem.message
+
+
+def skill_verdict(skill_md: Path, settings: SkillsSettings) -> tuple[Problem, ...]:
+    """The doctor's spec verdict on one SKILL.md, as the skill viewer shows it: the same
+    problems at the same severities as :func:`spec_findings` (one verdict on both screens)."""
+    return tuple(replace(p, severity=Severity.WARNING) if is_portability(p) else p
+                 for p in check_file(skill_md, settings, strict=True).problems)
 
 
 def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
@@ -40,9 +54,7 @@ def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
         example = group["example"]
         skills = tuple(group["skills"])
         level = Level.ERROR if severity == Severity.ERROR.value else Level.WARNING
-        # aiq's own extension fields (a script skill's `type`, `status`, …) work here: outside
-        # the spec they make a skill less portable, not broken, so they warn rather than fail.
-        portability = field in EXTENSION_FIELDS and "not part of the Agent Skills" in template
+        portability = is_portability(example)
         if portability:
             level = Level.WARNING
         where = f" [{field}]" if field else ""

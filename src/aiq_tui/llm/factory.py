@@ -82,3 +82,24 @@ def create_provider(
         return OpenAIProvider(chosen, settings, **common)  # type: ignore[arg-type]
     from aiq_tui.llm.anthropic import AnthropicProvider
     return AnthropicProvider(chosen, settings, **common)  # type: ignore[arg-type]
+
+
+def readiness_problem(config: AppConfig, name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """Why provider ``name`` could not answer as configured (no API key…), or None: the
+    provider's own readiness check, asked before Settings saves it (never sends anything —
+    the client it is given is never used)."""
+    try:
+        provider = create_provider(config, name, env=env, client=_UNUSED_CLIENT)  # type: ignore[arg-type]
+    except ValueError as exc:
+        return str(exc)
+    check = getattr(provider, "_check_ready", None)
+    try:
+        if check is not None:
+            check()
+    except Exception as exc:  # noqa: BLE001 - any reason it cannot answer is worth saying
+        return str(exc)
+    return None
+
+
+_UNUSED_CLIENT = object()
+"""Stands in for an httpx client where a provider is built only to run its readiness check."""

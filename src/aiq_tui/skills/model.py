@@ -108,9 +108,11 @@ class SkillMeta:
 
     @property
     def status(self) -> str:
-        """lango status: ``active`` (the default), ``inactive`` or ``draft``; only active skills load."""
-        value = self.extras.get("status")
-        return value if isinstance(value, str) and value else "active"
+        """lango status: ``active`` (the default), ``inactive`` or ``draft``; only active skills load.
+        Read from ``status`` or ``metadata.status`` (see :func:`aiq_tui.skills.validate.status_of`)."""
+        from aiq_tui.skills.validate import status_of
+
+        return status_of(self.extras)
 
     @property
     def source(self) -> str:

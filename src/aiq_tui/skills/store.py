@@ -19,7 +19,7 @@ from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.skills.validate import SKILL_TYPES, STATUSES, validate
+from aiq_tui.skills.validate import SKILL_TYPES, STATUSES, status_of, validate
 
 if TYPE_CHECKING:
     from importlib.abc import Traversable
@@ -86,7 +86,8 @@ def render(entry: SkillEntry) -> str:
     front: dict[str, Any] = {"name": entry.name, "description": entry.description}
     if entry.type != "instruction":
         front["type"] = entry.type
-    front["status"] = entry.status
+    if entry.status != "active":  # active is the default; the spec's place for the rest is metadata
+        front["metadata"] = {**dict(entry.extras.get("metadata") or {}), "status": entry.status}
     if entry.parameters:
         front["parameters"] = dict(entry.parameters)
     if entry.source:
@@ -127,7 +128,7 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
         name=fields["name"],
         description=fields["description"],
         type=kind,
-        status=fields.get("status") or "active",
+        status=status_of(fields),
         definition=definition,
         parameters=fields.get("parameters"),
         source=fields.get("source") or "",
@@ -257,15 +258,24 @@ def write_resource(folder: Path, relpath: str, data: bytes | str) -> Path:
 _FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)[ \t]*:")
 
 
-def set_frontmatter_field(text: str, key: str, value: str) -> str:
+def set_frontmatter_field(text: str, key: str, value: Any) -> str:
     """``text`` with the top-level frontmatter ``key`` set to ``value``; everything else (comments,
     order, body) byte for byte unchanged. A file without frontmatter gets one."""
     rendered = dump_yaml({key: value}, allow_unicode=True, width=10_000).rstrip("\n")
+    return _replace_field(text, key, rendered)
+
+
+def remove_frontmatter_field(text: str, key: str) -> str:
+    """``text`` without the top-level frontmatter ``key`` (unchanged when it has none)."""
+    return _replace_field(text, key, None)
+
+
+def _replace_field(text: str, key: str, rendered: str | None) -> str:
     newline = "\r\n" if "\r\n" in text else "\n"
     lines = text.split(newline)
     offset = 1 if lines and lines[0].lstrip("\ufeff").rstrip() == "---" else 0
     if not offset:
-        return f"---{newline}{rendered}{newline}---{newline}{text}"
+        return text if rendered is None else f"---{newline}{rendered}{newline}---{newline}{text}"
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
     if close is None:
         raise StoreError("the frontmatter has no closing --- line")
@@ -277,9 +287,10 @@ def set_frontmatter_field(text: str, key: str, value: str) -> str:
                 end += 1
             while end > index + 1 and not lines[end - 1].strip():
                 end -= 1  # blank lines after the value separate it from the next key: kept
-            lines[index:end] = [rendered]
+            lines[index:end] = [] if rendered is None else [rendered]
             return newline.join(lines)
-    lines.insert(close, rendered)
+    if rendered is not None:
+        lines.insert(close, rendered)
     return newline.join(lines)
 
 
@@ -318,11 +329,30 @@ def set_description_in_file(skill_md: Path, description: str, expected: str | No
 
 
 def set_status_in_file(skill_md: Path, status: str) -> None:
-    """Set ``status:`` in a SKILL.md (atomic write; the rest of the file is unchanged)."""
+    """Set a skill's status (atomic write; the rest of the file is unchanged).
+
+    A file that already says ``status:`` at the top level (lango's way) is edited in place.
+    Otherwise the status goes under ``metadata:`` — the one place the Agent Skills
+    specification leaves for such fields, so the app's own edit never trips its own doctor —
+    and ``active``, the default, is written as no status at all: enabling a disabled skill
+    gives back the file as it was."""
     if status not in STATUSES:
         raise StoreError(f"unknown status {status!r}; valid: {', '.join(STATUSES)}")
     text = Path(skill_md).read_text(encoding="utf-8")
-    atomic_write(Path(skill_md), set_frontmatter_field(text, "status", status))
+    fields = parse_skill_text(text, Path(skill_md)).meta_fields or {}
+    if "status" in fields:
+        atomic_write(Path(skill_md), set_frontmatter_field(text, "status", status))
+        return
+    metadata = fields.get("metadata")
+    if metadata is not None and not isinstance(metadata, dict):
+        raise StoreError(f"{skill_md}: `metadata` is not a mapping; fix it before changing the status")
+    metadata = dict(metadata or {})
+    if status == "active":
+        metadata.pop("status", None)
+    else:
+        metadata["status"] = status
+    text = set_frontmatter_field(text, "metadata", metadata) if metadata else remove_frontmatter_field(text, "metadata")
+    atomic_write(Path(skill_md), text)
 
 
 # -- bundled defaults ---------------------------------------------------------------------------

@@ -27,6 +27,19 @@ SKILL_TYPES = ("composite", "script", "template", "instruction")
 """What ``type:`` may say; the executor runs each (instruction skills are only read)."""
 """lango skill status; only ``active`` skills are loaded (no status means active)."""
 
+
+
+def status_of(fields: Mapping[str, Any]) -> str:
+    """A skill's status: lango's top-level ``status``, else ``metadata.status`` (where aiq
+    writes it: the specification allows ``metadata``, so a disabled skill stays portable),
+    else ``active``."""
+    value = fields.get("status")
+    if not (isinstance(value, str) and value):
+        metadata = fields.get("metadata")
+        value = metadata.get("status") if isinstance(metadata, dict) else None
+    return value if isinstance(value, str) and value else "active"
+
+
 SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
 EXTENSION_FIELDS = frozenset({"type", "status", "parameters", "steps", "script", "template", "source",
                               "version", "author", "tags", "triggers"})

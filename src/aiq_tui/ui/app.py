@@ -28,7 +28,9 @@ from aiq_tui.terminal_text import for_terminal, printable
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
-from aiq_tui.ui.messages import Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText
+from aiq_tui.ui.messages import (
+    Drained, EngineEvent, ListEdge, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
+)
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
@@ -55,6 +57,12 @@ NEEDS_ENGINE = frozenset({
     "clear", "activate_skill", "set_skill_status", "open_skill", "long_demo",
 })
 
+# The workbench's own keys: off (and out of the footer) while a dialog is open on top of it.
+MAIN_SCREEN_ONLY = frozenset({
+    "show_help", "settings", "inspector", "sessions", "warnings", "copy_answer", "toggle_theme",
+    "reload_skills", "toggle_activity", "maximize_activity", "scroll_conversation",
+})
+
 
 @dataclass(frozen=True)
 class EngineStart:
@@ -67,7 +75,71 @@ class EngineStart:
 
 
 class MainScreen(Screen[None]):
-    """The workbench screen. Keys that would otherwise be lost go to the prompt."""
+    """The workbench screen. Keys that would otherwise be lost go to the prompt.
+
+    Tab stops once per pane — the prompt, the skills (its three sections are crossed with ↑ ↓),
+    the Tools / Timeline tabs — and the conversation scrolls from the prompt (PgUp / PgDn)."""
+
+    PANES = ("#skills", "#activity")
+    """Panes with more than one focusable widget inside: one Tab stop each."""
+
+    def _pane_of(self, widget: Any) -> Any:
+        for selector in self.PANES:
+            for pane in self.query(selector):
+                if widget is pane or pane in widget.ancestors:
+                    return pane
+        return None
+
+    def entry_of(self, pane: Any) -> Any:
+        """Where Tab lands in ``pane``: the section or tab that has something to act on."""
+        inside = [w for w in self.focus_chain if w is not pane and pane in w.ancestors]
+        if pane.id == "skills":
+            filled = [w for w in inside if getattr(w, "rows", None)]
+            return (filled or inside or [None])[0]
+        lists = [w for w in inside if type(w).__name__ != "ContentTabs"]  # the active tab's list
+        return (lists or inside or [None])[0]
+
+    def _stops(self) -> list[Any]:
+        stops: list[Any] = []
+        for widget in self.focus_chain:
+            pane = self._pane_of(widget)
+            stop = pane if pane is not None else widget
+            if stop not in stops:
+                stops.append(stop)
+        return stops
+
+    def _step(self, direction: int) -> Any:
+        stops = self._stops()
+        if not stops:
+            return None
+        focused = self.focused
+        here = (self._pane_of(focused) or focused) if focused is not None else None
+        index = stops.index(here) if here in stops else (-1 if direction > 0 else 0)
+        stop = stops[(index + direction) % len(stops)]
+        target = self.entry_of(stop) if stop.id in ("skills", "activity") else stop
+        if target is not None:
+            target.focus()
+        return target
+
+    def focus_next(self, selector: Any = "*") -> Any:
+        return self._step(1)
+
+    def focus_previous(self, selector: Any = "*") -> Any:
+        return self._step(-1)
+
+    def on_list_edge(self, message: ListEdge) -> None:
+        """↑ on a section's first skill, ↓ on its last: the next section with skills in it."""
+        from aiq_tui.ui.widgets.skill_list import SkillList
+
+        lists = [w for w in self.query(SkillList) if w.rows]
+        current = self.focused  # the list that had the key
+        if current not in lists:
+            return
+        index = lists.index(current) + message.direction
+        if 0 <= index < len(lists):
+            target = lists[index]
+            target.cursor = 0 if message.direction > 0 else len(target.rows) - 1
+            target.focus()
 
     def on_screen_resume(self) -> None:
         # After any dialog or screen on top closes, typing and Enter belong to the prompt again
@@ -119,11 +191,13 @@ class AiqApp(App[int]):
         Binding("f2", "settings", "Settings"),
         Binding("f3", "inspector", "Inspector"),
         Binding("f4", "sessions", "Sessions"),
+        Binding("f5", "reload_skills", "Reload", show=False),
         Binding("f6", "warnings", "Warnings"),
         Binding("ctrl+y", "copy_answer", "Copy answer"),
         Binding("ctrl+t", "toggle_theme", "Theme"),
         Binding("ctrl+r", "reload_skills", "Reload", show=False),
         Binding("ctrl+o", "toggle_activity", "Tools/Timeline", show=False),
+        Binding("f7", "maximize_activity", "Tools full", show=False),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         # Reading from the prompt: panes with their own lists (skills, tool log) keep these keys.
         Binding("pageup", "scroll_conversation('page_up')", "Scroll up", show=False),
@@ -186,6 +260,10 @@ class AiqApp(App[int]):
         return self.engine.workspace.home if self.engine is not None else self._start.home  # type: ignore[union-attr]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        from textual.screen import ModalScreen
+
+        if isinstance(self.screen, ModalScreen) and action in MAIN_SCREEN_ONLY:
+            return False  # a dialog's footer shows its own keys, not the workbench's
         if self.engine is None and action in NEEDS_ENGINE:
             return None  # shown, disabled: it works once the skills have loaded
         return True
@@ -201,7 +279,9 @@ class AiqApp(App[int]):
         yield Static("", id="problems-banner", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
-                yield Conversation(id="conversation")
+                conversation = Conversation(id="conversation")
+                conversation.can_focus = False  # read from the prompt (PgUp / PgDn): not a second Tab stop
+                yield conversation
                 yield PromptInput(self._skill_names, id="prompt")
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
@@ -291,6 +371,9 @@ class AiqApp(App[int]):
             self.call_from_thread(self.notify, f"could not save the theme: {exc}", severity="warning")
 
     def on_resize(self, event: events.Resize) -> None:
+        # Narrow terminals: the footer's compact form fits more keys in 80 columns.
+        for footer in self.screen_stack[0].query(Footer):
+            footer.compact = event.size.width < 110
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
         short = event.size.height < 30
         self.query_one(BudgetGauge).compact = short
@@ -532,7 +615,8 @@ class AiqApp(App[int]):
 
     def _catalog_reloaded(self, event: CatalogReloaded) -> None:
         parts = [f"{label} {', '.join(names)}" for label, names in
-                 (("added", event.added), ("changed", event.changed), ("removed", event.removed)) if names]
+                 (("added", event.added), ("changed", event.changed), ("removed", event.removed),
+                  ("disabled", getattr(event, "disabled", ()))) if names]
         self.query_one(Timeline).add("reload", "; ".join(parts) or "no changes")
         if event.problems:
             self.query_one(Timeline).add("warn", f"{len(event.problems)} problem(s); last good versions kept")
@@ -677,7 +761,7 @@ class AiqApp(App[int]):
             await self.action_clear()
         elif command == "/model":
             await conversation.add_notice(f"model: {self.engine.provider_label}", "info")
-            self.action_settings()
+            self.action_settings(model_only=True)
         elif command == "/session":
             self.action_sessions()
         elif command == "/save-skill":
@@ -700,6 +784,13 @@ class AiqApp(App[int]):
     async def _activate(self, name: str) -> None:
         if not await self.engine.activate(name):
             catalog = self.engine.workspace.catalog
+            dormant = catalog.find(name) if hasattr(catalog, "find") else None
+            if dormant is not None:  # disabled, not gone: say so and open it where e enables it
+                await self.query_one(Conversation).add_notice(
+                    f"{name} is {status_label(dormant.status)} — e in its viewer (or 'Enable skill: {name}' "
+                    "in Ctrl+P) enables it", "warning")
+                self.action_open_skill(name)
+                return
             close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
             hint = f" — did you mean {', '.join(close)}?" if close else ""
             await self.query_one(Conversation).add_notice(f"no skill named {name!r}{hint}", "warning")
@@ -851,6 +942,9 @@ class AiqApp(App[int]):
                 future.set_result(decision or Decision.DENY)
 
         self._pending_approval = screen
+        # The screen first shows what led to the question (skills loaded, the call's notice):
+        # once the modal is up, the panes behind it are not laid out again until it closes.
+        await self.drained()
         # Queued after the engine events already posted (the call's own notice among them):
         # while the modal is up, queries for the main screen's widgets would find nothing.
         self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
@@ -889,6 +983,9 @@ class AiqApp(App[int]):
             self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
 
     def action_cancel_turn(self) -> None:
+        if self.screen.maximized is not None and not self._turn_running():
+            self.screen.minimize()  # Esc leaves the full-screen Tools / Timeline first
+            return
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
         if self._turn_running():
             self.engine.cancel()
@@ -920,7 +1017,9 @@ class AiqApp(App[int]):
 
         self.push_screen(HelpScreen())
 
-    def action_settings(self) -> None:
+    def action_settings(self, model_only: bool = False) -> None:
+        """F2: every setting; ``/model`` (``model_only``): the provider and model picker."""
+        from aiq_tui.llm.factory import readiness_problem
         from aiq_tui.ui.screens.settings import SettingsScreen
 
         home = self.engine.workspace.home
@@ -929,7 +1028,8 @@ class AiqApp(App[int]):
             if config is not None:
                 self._apply_settings(config, self.shown(home.config_file))
 
-        self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file)), saved)
+        self.push_screen(SettingsScreen(self.engine.config, home.config_file, self.shown(home.config_file),
+                                        model_only=model_only, readiness=readiness_problem), saved)
 
     @work(group="settings-apply", exclusive=True, exit_on_error=False)
     async def _apply_settings(self, config: AppConfig, where: str) -> None:
@@ -977,7 +1077,7 @@ class AiqApp(App[int]):
 
     def action_replay(self, session_id: str = "") -> None:
         """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
-        from aiq_tui.agent.sessions import SessionError
+        from aiq_tui.agent.sessions import SessionError, SessionNotFound
         from aiq_tui.replay.state import turns_from_messages
         from aiq_tui.ui.screens.replay import ReplayScreen
 
@@ -985,8 +1085,12 @@ class AiqApp(App[int]):
             return
         try:
             session = self.engine.sessions.load(session_id) if session_id else self.engine.session
+        except SessionNotFound:  # in the app the list is F4, not the CLI the store's message names
+            self.notify(f"No session {session_id!r}. F4 lists the saved sessions; r there replays one.",
+                        title="Replay", severity="error", markup=False)
+            return
         except SessionError as exc:
-            self.notify(str(exc), title="Replay", severity="error")
+            self.notify(str(exc), title="Replay", severity="error", markup=False)
             return
         turns, note = session.replay, ""
         if not turns:
@@ -1043,6 +1147,18 @@ class AiqApp(App[int]):
         order = ["tab-tools", "tab-timeline"] + (["tab-mcp"] if self.query("#tab-mcp") else [])
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
 
+    def action_maximize_activity(self) -> None:
+        """F7: the Tools / Timeline pane fills the screen (F7 or Esc gives the layout back)."""
+        screen = self.screen_stack[0]
+        activity = screen.query_one("#activity", TabbedContent)
+        if screen.maximized is activity:
+            screen.minimize()
+            return
+        screen.maximized = activity
+        focus = screen.entry_of(activity) if isinstance(screen, MainScreen) else None
+        if focus is not None:
+            focus.focus()
+
     def action_compact(self) -> None:
         self._compact()
 
@@ -1070,7 +1186,10 @@ class AiqApp(App[int]):
             await conversation.add_notice(f"/save-skill: {exc}", "warning")
             return
         self.engine.reload()
-        await conversation.add_notice(f"saved {name} ({len(entry.definition['steps'])} steps) → {path}", "info")
+        from aiq_tui.ui.text_fit import counted
+
+        await conversation.add_notice(f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}",
+                                      "info")
         self.action_open_skill(name)
 
     @work(group="engine", exit_on_error=False)
@@ -1082,7 +1201,7 @@ class AiqApp(App[int]):
             self.notify(f"cannot change {name}: {exc}", severity="error")
             return
         self.engine.reload()
-        self.notify(f"{name}: status {status}")
+        self.notify(f"{name}: {'enabled' if status == 'active' else status_label(status)}")
         from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
 
         if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
@@ -1151,6 +1270,11 @@ class AiqApp(App[int]):
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
 
 
+def status_label(status: str) -> str:
+    """How a skill's status reads on screen: ``inactive`` is what the user did, "disabled"."""
+    return "disabled" if status == "inactive" else status
+
+
 STATE_RANK = {SkillState.INACTIVE: 0, SkillState.RELEVANT: 1, SkillState.ACTIVE: 2}
 
 
@@ -1167,7 +1291,8 @@ def change_kind(event: SkillStateChanged) -> str:
 
 
 def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:
-    """Every problem ``aiq-tui skills validate`` would report for this skill."""
-    from aiq_tui.skills.check import check_file
+    """The doctor's verdict on this skill (``skills validate --strict``, aiq's extension fields
+    as warnings): the viewer and /doctor never disagree."""
+    from aiq_tui.doctor.spec import skill_verdict
 
-    return check_file(meta.path, settings).problems
+    return skill_verdict(meta.path, settings)

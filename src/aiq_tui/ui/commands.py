@@ -16,6 +16,7 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Trigger evals", "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
      "trigger_eval"),
     ("Settings", "Provider, model, window and thresholds", "settings"),
+    ("Switch model", "Pick the provider and model (/model)", "settings(True)"),
     ("Help", "All keys and slash commands", "show_help"),
     ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
     ("Compact context", "Compress the conversation now", "compact"),
@@ -48,10 +49,18 @@ class AiqCommands(Provider):
         if engine is None or len(query) < 2:
             return
         shown = 0
-        for name in engine.workspace.catalog.names():
-            for label, action, help_text in ((f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
-                                             (f"Trigger evals: {name}", f"trigger_eval({name!r})",
-                                              "Its trigger queries (evals/trigger_eval.json), pass/fail, scores")):
+        catalog = engine.workspace.catalog
+        dormant = [meta.name for meta in catalog.dormant()] if hasattr(catalog, "dormant") else []
+        for name in [*dormant, *catalog.names()]:
+            if name in dormant:  # disabled or draft: still reachable by name, and enabled from here
+                entries = ((f"Open skill: {name} (disabled)", f"open_skill({name!r})", "Skill viewer; e enables it"),
+                           (f"Enable skill: {name}", f"set_skill_status({name!r}, 'active')",
+                            "Load it again (writes its SKILL.md, as `skills enable`)"))
+            else:
+                entries = ((f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
+                           (f"Trigger evals: {name}", f"trigger_eval({name!r})",
+                            "Its trigger queries (evals/trigger_eval.json), pass/fail, scores"))
+            for label, action, help_text in entries:
                 score = matcher.match(label)
                 if score > 0:
                     yield Hit(score, matcher.highlight(label), partial(self.app.run_action, action), help=help_text)

@@ -73,3 +73,12 @@ class ReplayRequested(Message):
         super().__init__()
         self.session_id = session_id
 
+
+
+class ListEdge(Message):
+    """Up at a list's first row or Down at its last: the pane may move on to the next list
+    (the skills pane's three sections are one Tab stop, crossed with the arrow keys)."""
+
+    def __init__(self, direction: int) -> None:
+        super().__init__()
+        self.direction = direction

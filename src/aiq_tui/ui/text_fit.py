@@ -21,3 +21,8 @@ def share(total: int, weights: tuple[int, ...], minimum: int = 6) -> tuple[int, 
     widths = [max(minimum, total * w // whole) for w in weights]
     widths[-1] = max(minimum, total - sum(widths[:-1]))
     return tuple(widths)
+
+
+def counted(number: int, noun: str) -> str:
+    """``1 step``, ``3 steps``: a count with its noun in the right number."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import approval_text, printable
 from aiq_tui.tools.base import ApprovalRequest, Decision
+from aiq_tui.ui.screens.dialog import Dialog
+
+
+def written_content(request: ApprovalRequest) -> str | None:
+    """The text a file write asks to put on disk, or None for any other call."""
+    content = request.arguments.get("content")
+    if request.arguments.get("operation") in ("write", "append") and isinstance(content, str):
+        return content
+    return None
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -27,16 +36,24 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         request = self.request
-        with Vertical(id="approval", classes="dialog"):
+        with Dialog(id="approval", classes="dialog"):
             yield Label(printable(request.title, one_line=True), id="approval-title", markup=False)
             yield Label(printable(f"tool {request.tool} · permission {request.permission}", one_line=True),
                         classes="dim", markup=False)
             # Every character that would run; control characters shown escaped.
             yield Static(approval_text(request.detail), id="approval-detail", markup=False)
+            content = written_content(request)
+            if content is not None:  # what a file write would put on disk, every character of it
+                lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
+                yield Label(f"content ({lines} line{'' if lines == 1 else 's'}, {len(content.encode()):,} bytes) — "
+                            "scroll with ↑ ↓ after Tab", classes="dim")
+                with VerticalScroll(id="approval-content"):
+                    yield Static(approval_text(content), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
                 yield Button("Always (a)", id="allow_always", variant="primary")
                 yield Button("Deny (n)", id="deny", variant="error")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#deny", Button).focus()  # the safe choice has focus

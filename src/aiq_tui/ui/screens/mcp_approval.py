@@ -11,12 +11,13 @@ import shlex
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
+from aiq_tui.ui.screens.dialog import Dialog
 
 
 def server_details(server: ServerDefinition) -> str:
@@ -57,7 +58,7 @@ class McpApprovalScreen(ModalScreen["str | None"]):
 
     def compose(self) -> ComposeResult:
         server = self.server
-        with Vertical(id="mcp-approval", classes="dialog"):
+        with Dialog(id="mcp-approval", classes="dialog"):
             yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
             yield Static(f"from {printable(str(server.origin))} — this project is not trusted", classes="dim",
                          markup=False)
@@ -68,6 +69,7 @@ class McpApprovalScreen(ModalScreen["str | None"]):
                 yield Button("Start it (s)", id="approved", variant="warning")
                 yield Button("Never (r)", id="rejected", variant="error")
                 yield Button("Not now (n)", id="later", variant="primary")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#later", Button).focus()  # the safe choice has focus

@@ -9,10 +9,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Input, Label
+from textual.widgets import DataTable, Footer, Input, Label
 
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.messages import SessionDeleted
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.text_fit import fit
+
+UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -34,13 +38,23 @@ class SessionsScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog wide", id="sessions-dialog"):
             yield Label("Sessions — Enter resume · r replay · n rename · d delete (twice)", classes="dialog-title")
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield Label("", id="rename-label")
             yield Input(placeholder="New title, Enter to save", id="rename")
             yield Label("", id="sessions-status")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("id", "title", "updated", "messages")
-        self.query_one("#rename", Input).display = False
+        # Fixed widths from the dialog's: a long title is cut ("…", the whole title is what n
+        # renames), never the `updated` and `messages` columns after it.
+        inner = min(100, self.app.size.width * 95 // 100) - 8  # border, padding, scrollbar
+        ids = max([len(s.id) for s in self.engine.sessions.list()] + [2])
+        self._title_width = max(10, inner - ids - len(UPDATED) - len("messages") - 8)  # 2 a column
+        table.add_column("id", width=ids)
+        table.add_column("title", width=self._title_width)
+        table.add_column("updated", width=len(UPDATED))
+        table.add_column("messages", width=len("messages"))
+        self._show_rename(False)
         self.reload()
         table.focus()
 
@@ -50,7 +64,8 @@ class SessionsScreen(ModalScreen[str | None]):
         current = getattr(self.engine.session, "id", None)
         for summary in self.engine.sessions.list():
             marker = " (current)" if summary.id == current else ""
-            table.add_row(plain(summary.id), plain((summary.title or "(untitled)") + marker),
+            title = fit(printable((summary.title or "(untitled)") + marker, one_line=True), self._title_width)
+            table.add_row(plain(summary.id), plain(title),
                           plain(summary.updated_at[:16].replace("T", " ")),
                           str(summary.messages),
                           key=summary.id)
@@ -74,12 +89,20 @@ class SessionsScreen(ModalScreen[str | None]):
         self.app.post_message(ReplayRequested(session_id))
         self.dismiss(None)
 
+    def _show_rename(self, shown: bool) -> None:
+        self.query_one("#rename", Input).display = shown
+        self.query_one("#rename-label", Label).display = shown
+
     def action_rename(self) -> None:
-        if self._selected() is None:
+        session_id = self._selected()
+        if session_id is None:
             return
+        title = next((s.title for s in self.engine.sessions.list() if s.id == session_id), "") or ""
+        self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
         field = self.query_one("#rename", Input)
-        field.display = True
-        field.value = ""
+        self._show_rename(True)
+        field.value = title  # edit the title, not retype it
+        field.cursor_position = len(title)
         field.focus()
 
     @on(Input.Submitted, "#rename")
@@ -88,7 +111,7 @@ class SessionsScreen(ModalScreen[str | None]):
         if session_id and event.value.strip():
             self.engine.sessions.rename(session_id, event.value.strip())
             self.query_one("#sessions-status", Label).update(f"renamed {session_id}")
-        event.input.display = False
+        self._show_rename(False)
         self.reload()
         self.query_one(DataTable).focus()
 
@@ -114,7 +137,7 @@ class SessionsScreen(ModalScreen[str | None]):
     def action_close(self) -> None:
         field = self.query_one("#rename", Input)
         if field.display:
-            field.display = False
+            self._show_rename(False)
             self.query_one(DataTable).focus()
         else:
             self.dismiss(None)

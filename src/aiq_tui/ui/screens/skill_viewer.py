@@ -6,9 +6,11 @@ only renders what it is given.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -30,6 +32,16 @@ class SkillDocument:
     location: str  # the SKILL.md path as shown (relative when possible)
 
 
+def field_text(value: Any) -> str:
+    """A frontmatter value on one line as its author would read it: text as is, a list of
+    words joined by commas, anything structured (a composite's steps, parameters) as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return ", ".join(map(str, value))
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 class SkillViewerScreen(Screen[None]):
     BINDINGS = [
         Binding("escape,q", "app.pop_screen", "Back"),
@@ -49,9 +61,10 @@ class SkillViewerScreen(Screen[None]):
             with VerticalScroll(id="viewer-body"):
                 yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
             with Vertical(id="viewer-side"):
-                status = "" if doc.meta.status == "active" else f"  [{doc.meta.status}: not loaded — e enables]"
+                label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
+                status = "" if doc.meta.status == "active" else f"  [{label}: not loaded — e enables]"
                 yield Static(printable(f"{doc.meta.name}{status}\n{doc.location}"), id="viewer-title", markup=False)
-                yield DataTable(id="frontmatter", show_cursor=False)
+                yield DataTable(id="frontmatter", cursor_type="row")
                 yield DataTable(id="resources", cursor_type="row")
                 yield Static(printable(self._problem_text(doc.problems)), id="viewer-problems", markup=False)
         yield Footer()
@@ -70,10 +83,10 @@ class SkillViewerScreen(Screen[None]):
         front = self.query_one("#frontmatter", DataTable)
         front.border_title = "Frontmatter"
         front.add_columns("field", "value")
-        front.add_row("name", plain(doc.meta.name))
-        front.add_row("description", plain(doc.meta.description, one_line=False))
+        front.add_row("name", plain(doc.meta.name), key="name")
+        front.add_row("description", plain(doc.meta.description, one_line=False), key="description")
         for key, value in doc.meta.extras.items():
-            front.add_row(plain(str(key)), plain(", ".join(map(str, value)) if isinstance(value, list) else str(value)))
+            front.add_row(plain(str(key)), plain(field_text(value)), key=str(key))
         resources = self.query_one("#resources", DataTable)
         resources.border_title = f"Resources ({len(doc.resources)})"
         resources.add_columns("file", "kind", "bytes", "note")
@@ -83,6 +96,18 @@ class SkillViewerScreen(Screen[None]):
         problems = self.query_one("#viewer-problems", Static)
         problems.border_title = "Validation"
         problems.set_class(bool(doc.problems), "-has-problems")
+
+    @on(DataTable.RowSelected, "#frontmatter")
+    def _show_field(self, event: DataTable.RowSelected) -> None:
+        """Enter on a field: its whole value (a long description, a composite's steps as JSON)."""
+        from aiq_tui.ui.screens.text_modal import TextModal
+
+        key = str(event.row_key.value)
+        meta = self.document.meta
+        value = {"name": meta.name, "description": meta.description}.get(key, meta.extras.get(key))
+        text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        fence = "text" if isinstance(value, str) else "json"
+        self.app.push_screen(TextModal(f"{meta.name}: {key}", f"```{fence}\n{text}\n```\n"))
 
     async def action_activate(self) -> None:
         # run_action is a coroutine: un-awaited, the key did nothing.

@@ -12,12 +12,13 @@ from typing import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
+from aiq_tui.ui.screens.dialog import Dialog
 
 TRUSTED_MEANS = (
     "Trusted, its skills' allowed-tools may pre-approve tool calls, its script skills run like your "
@@ -45,7 +46,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
         self.offers = tuple(offers)
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="trust", classes="dialog"):
+        with Dialog(id="trust", classes="dialog"):
             yield Label("Do you trust the files in this folder?", id="trust-title", classes="dialog-title")
             yield Static(printable(_shown(self.folder)), id="trust-folder", markup=False)
             yield Static(f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False)
@@ -56,6 +57,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
             with Horizontal(classes="buttons"):
                 yield Button("Yes, trust it (y)", id="trusted", variant="warning")
                 yield Button("No, don't trust it (n)", id="untrusted", variant="primary")
+        yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
         self.query_one("#untrusted", Button).focus()  # the safe choice has focus

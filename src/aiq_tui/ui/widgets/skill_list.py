@@ -19,7 +19,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.messages import SkillChosen
+from aiq_tui.ui.messages import ListEdge, SkillChosen
 
 if TYPE_CHECKING:
     from aiq_tui.agent.views import SkillView
@@ -38,11 +38,12 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
-    if view.status != "active":  # inactive / draft: never loaded, so no phase to show
-        line.append(f"{view.status[:5]:>5}", style="italic yellow")
+    if view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
+        label = "disabled" if view.status == "inactive" else view.status
+        line.append(f"{label[:12]:>12}", style="italic yellow")
     else:
         line.append(f"{view.phase.label:>5}", style=PHASE_STYLE.get(view.phase.label, ""))
-    line.append(f"{view.tokens:>6}t", style="dim")
+        line.append(f"{view.tokens:>6}t", style="dim")
     line.append(f"{score:>6}", style="dim" if view.confidence is None else "")
     return line
 
@@ -110,6 +111,9 @@ class SkillList(ScrollView, can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False)
 
     def action_move(self, step: int) -> None:
+        if abs(step) == 1 and (not self.rows or self.cursor + step in (-1, len(self.rows))):
+            self.post_message(ListEdge(step))  # past the edge: the next section, if any
+            return
         if self.rows:
             self.cursor = max(0, min(len(self.rows) - 1, self.cursor + step))
 

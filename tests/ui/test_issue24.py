@@ -1,0 +1,375 @@
+"""What a new user found in tmux (issue 24, section 1), each pinned by a test that failed before."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+import pytest  # noqa: E402
+from helpers import say, settle  # noqa: E402
+from textual.widgets import Input, Label  # noqa: E402
+
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.screens.sessions import SessionsScreen  # noqa: E402
+from aiq_tui.ui.widgets.timeline import Timeline  # noqa: E402
+
+
+def make_app(engine: FakeEngine) -> AiqApp:
+    return AiqApp(engine, clock=fixed_clock, watch=False)
+
+
+def toasts(app: AiqApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_rename_has_a_label_and_starts_from_the_current_title(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        await pilot.press("down", "n")
+        await pilot.pause()
+        label = screen.query_one("#rename-label", Label)
+        assert label.display and "s-0000" in str(label.render())
+        assert screen.query_one("#rename", Input).value == "Tables in the sample database"
+        await pilot.press("escape")
+        assert not label.display and isinstance(app.screen, SessionsScreen)
+
+
+async def test_f5_reloads_the_skills(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("f5")
+        await settle(pilot)
+        assert any(kind == "reload" for kind, _ in app.query_one(Timeline).entries)
+
+
+async def test_replay_of_an_unknown_session_points_to_f4(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/replay nosuchid")
+        await settle(pilot)
+        [message] = [m for m in toasts(app) if "nosuchid" in m]
+        assert "F4" in message and "aiq-tui sessions" not in message
+
+
+def test_counts_read_in_the_right_number() -> None:
+    from aiq_tui.ui.text_fit import counted
+
+    assert counted(1, "step") == "1 step" and counted(2, "step") == "2 steps" and counted(0, "step") == "0 steps"
+
+
+# -- item 5: every modal fits 80x24 and scrolls to its focused field ---------------------------
+
+def assert_visible(widget, screen) -> None:  # noqa: ANN001
+    """``widget`` is drawn in full: inside the screen and inside every scrolling container."""
+    region = widget.region
+    assert region.area > 0, f"{widget!r} is not drawn"
+    assert screen.region.contains_region(region), f"{widget!r} at {region} is off-screen"
+    for ancestor in widget.ancestors_with_self[1:]:
+        if getattr(ancestor, "is_scrollable", False) and hasattr(ancestor, "scrollable_content_region"):
+            clip = ancestor.scrollable_content_region
+            assert clip.contains_region(region), f"{widget!r} at {region} is hidden in {ancestor!r} ({clip})"
+
+
+async def tab_through(pilot, screen) -> list[str]:  # noqa: ANN001
+    """Tab once per focusable field; each one, when focused, is on screen."""
+    seen: list[str] = []
+    for _ in range(len(screen.focus_chain) + 1):
+        focused = screen.focused
+        assert focused is not None
+        await pilot.pause()
+        assert_visible(focused, screen)
+        seen.append(focused.id or type(focused).__name__)
+        await pilot.press("tab")
+        await pilot.pause()
+    return seen
+
+
+async def test_settings_fits_80x24_and_tab_only_reaches_visible_fields(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.screens.settings import SettingsScreen
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        seen = await tab_through(pilot, screen)
+        assert {"provider", "model", "window", "compress_at", "evict_at", "aggressive_at", "save", "cancel"} <= set(seen)
+        assert_visible(screen.query_one("#settings-hint"), screen)
+
+
+async def test_approval_of_a_file_write_shows_the_content_and_fits_80x24(fake_engine: FakeEngine) -> None:
+    from aiq_tui.tools.base import ApprovalRequest
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    content = "".join(f"line {n}: the orders report\n" for n in range(40))
+    request = ApprovalRequest("c1", "file_operations", "file_write", "Write a file", "write notes/orders.md",
+                              {"operation": "write", "path": "notes/orders.md", "content": content})
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(ApprovalScreen(request))
+        await pilot.pause()
+        screen = app.screen
+        shown = str(screen.query_one("#approval-content Static").render())
+        assert "line 0: the orders report" in shown and "line 39" in shown
+        seen = await tab_through(pilot, screen)
+        assert {"deny", "allow_once", "allow_always", "approval-content"} <= set(seen)
+
+
+async def test_slash_model_opens_a_model_picker_that_warns_before_saving_a_provider_without_a_key(
+        fake_engine: FakeEngine, monkeypatch) -> None:  # noqa: ANN001
+    from textual.widgets import Select
+
+    from aiq_tui.ui.screens.settings import SettingsScreen
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    app = make_app(fake_engine)
+    config_file = fake_engine.workspace.home.config_file
+    async with app.run_test(size=(80, 24)) as pilot:
+        await say(pilot, "/model")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen) and screen.model_only
+        assert not screen.query("#window") and not screen.query("#compress_at")
+        screen.query_one("#provider", Select).value = "openai"
+        await pilot.pause()
+        warning = screen.query_one("#settings-warning", Label)
+        assert warning.display and "OPENAI_API_KEY" in str(warning.render())
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen and not config_file.exists(), "the first Save only warns"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is not screen and "openai" in config_file.read_text()
+
+
+# -- item 3: one Tab stop per pane, focus back to the prompt after every dialog ------------------
+
+def pane_of(widget) -> str:  # noqa: ANN001
+    for pane in ("prompt", "skills", "activity", "conversation"):
+        if widget.id == pane or any(a.id == pane for a in widget.ancestors):
+            return pane
+    return widget.id or type(widget).__name__
+
+
+async def test_tab_stops_once_per_pane_and_shift_tab_goes_back(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/skill pdf-tools")  # Active and Inactive both have skills now
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.pause()
+        visited = [pane_of(app.focused)]
+        for _ in range(3):
+            await pilot.press("tab")
+            await pilot.pause()
+            visited.append(pane_of(app.focused))
+        assert visited == ["prompt", "skills", "activity", "prompt"]
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert pane_of(app.focused) == "activity"
+
+
+async def test_arrow_keys_cross_the_skill_sections(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/skill pdf-tools")
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert app.focused.id == "skills-active"
+        await pilot.press("down")
+        await pilot.pause()
+        assert app.focused.id == "skills-inactive" and app.focused.cursor == 0
+        await pilot.press("up")
+        await pilot.pause()
+        assert app.focused.id == "skills-active"
+
+
+async def test_focus_returns_to_the_prompt_after_the_viewer_help_and_settings(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.query_one("#prompt").focus()
+        await pilot.press("tab", "enter")  # Enter on a skill opens the viewer
+        await pilot.pause()
+        assert app.screen is not app.screen_stack[0]
+        for keys in (["escape"], ["f1"], ["escape"], ["f2"], ["escape"]):
+            await pilot.press(*keys)
+            await pilot.pause()
+            await pilot.pause()
+        assert app.screen is app.screen_stack[0] and app.focused.id == "prompt"
+
+
+# -- item 10: footer per screen, 80x24 layout, a full-screen Tools / Timeline -------------------
+
+def footer_keys(screen) -> str:  # noqa: ANN001
+    from textual.widgets import Footer
+
+    footer = screen.query_one(Footer)
+    return " ".join(f"{key.key} {key.description}" for key in footer.query("FooterKey"))
+
+
+async def test_each_dialog_footer_shows_its_own_keys(fake_engine: FakeEngine) -> None:
+    from aiq_tui.tools.base import ApprovalRequest
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        await pilot.pause()
+        keys = footer_keys(app.screen)
+        assert "ctrl+s Save" in keys and "Inspector" not in keys
+        await pilot.press("escape")
+        request = ApprovalRequest("c1", "execute_command", "execute_command", "Run command", "ls", {})
+        await app.push_screen(ApprovalScreen(request))
+        await pilot.pause()
+        keys = footer_keys(app.screen)
+        assert "y Allow once" in keys and "a Always" in keys and "n Deny" in keys and "Settings" not in keys
+
+
+async def test_80x24_shows_more_than_two_skills_and_the_whole_welcome_card(fake_engine: FakeEngine) -> None:
+    from aiq_tui.ui.widgets.skill_list import SkillList
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        inactive = app.query_one("#skills-inactive", SkillList)
+        assert inactive.scrollable_content_region.height >= 5
+        welcome = app.query_one(".welcome")
+        assert app.query_one("#conversation").scrollable_content_region.contains_region(welcome.region)
+
+
+async def test_f7_shows_tools_and_timeline_full_screen_and_esc_gives_the_layout_back(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        activity = app.query_one("#activity")
+        small = activity.region.height
+        await pilot.press("f7")
+        await pilot.pause()
+        assert app.screen.maximized is activity and activity.region.height > 2 * small
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen.maximized is None and activity.region.height == small
+
+
+async def test_no_stray_scrollbar_mark_above_the_footer(fake_engine: FakeEngine) -> None:
+    for size in ((120, 36), (80, 24)):
+        app = make_app(fake_engine)
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            lines = ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+            assert not [line for line in lines[:-1] if "▏" in line or "▊" in line], size
+
+
+# -- item 11: the light theme is readable ---------------------------------------------------------
+
+def contrast(first, second) -> float:  # noqa: ANN001
+    """WCAG contrast ratio of two rich ColorTriplets."""
+    def luminance(color) -> float:  # noqa: ANN001
+        parts = [v / 255 for v in color]
+        parts = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in parts]
+        return 0.2126 * parts[0] + 0.7152 * parts[1] + 0.0722 * parts[2]
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(fake_engine: FakeEngine) -> None:
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.theme = "textual-light"
+        await settle(pilot)
+        await say(pilot, "show the tables in the sample database")  # tool notices, an answer
+        await settle(pilot)
+        conversation = app.query_one("#conversation").region
+        skills = app.query_one("#skills").region
+        faint = []
+        for y, strip in enumerate(app.screen._compositor.render_strips()):
+            x = 0
+            for segment in strip:
+                width = len(segment.text)
+                inside = conversation.contains(x, y) or (skills.contains(x, y) and "(" in segment.text)
+                style = segment.style
+                if inside and any(ch.isalnum() for ch in segment.text) and style and style.color and style.bgcolor:
+                    ratio = contrast(style.color.get_truecolor(), style.bgcolor.get_truecolor())
+                    if ratio < 3.0:
+                        faint.append((round(ratio, 2), segment.text.strip()[:30]))
+                x += width
+        assert not faint, faint
+
+
+# -- item 6: no text cut without a way to read the rest --------------------------------------------
+
+def screen_text(app: AiqApp) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_a_tool_calls_detail_wraps_a_long_argument_instead_of_cutting_it(fake_engine: FakeEngine) -> None:
+    import json
+
+    from aiq_tui.ui.screens.text_modal import TextModal
+
+    sql = ("SELECT c.name, ROUND(SUM(o.total), 2) AS spent FROM customers c JOIN orders o ON o.customer_id = c.id "
+           "GROUP BY c.id ORDER BY spent DESC LIMIT 5")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(TextModal("Tool call c1", f"```json\n{json.dumps({'sql': sql}, indent=2)}\n```\n"))
+        await pilot.pause()
+        shown = " ".join(" ".join(line.strip(" │█▆").split()) for line in screen_text(app))
+        for word in sql.split():
+            assert word in shown, word
+
+
+async def test_the_no_key_banner_wraps_at_80_columns(fake_engine: FakeEngine) -> None:
+    class NoKey:
+        def _check_ready(self) -> None:
+            raise RuntimeError("openai (gpt-4o-mini): no API key: set the OPENAI_API_KEY environment variable "
+                               "(or point llm.providers.openai.base_url at a local server such as Ollama)")
+
+    fake_engine.is_demo = False
+    fake_engine.provider = NoKey()
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        shown = " ".join(screen_text(app)[1:5])
+        assert "Ollama)" in shown and "F2 Settings" in shown
+
+
+async def test_sessions_keep_the_updated_column_visible_at_80_columns(fake_engine: FakeEngine) -> None:
+    from fake_engine import FakeSummary
+
+    fake_engine.sessions.items.insert(0, FakeSummary(
+        "20261125105834-a1b2c3", "write a short report of the orders to notes/orders.md and then mail i…",
+        "2026-11-25T10:58:34.123456+00:00", 12))
+    app = make_app(fake_engine)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f4")
+        await pilot.pause()
+        shown = "\n".join(screen_text(app))
+        assert "2026-11-25 10:58" in shown and "12" in shown.split("2026-11-25 10:58")[1].split("\n")[0]
+
+
+async def test_the_viewer_shows_a_composite_skills_steps_as_json_with_a_detail_view(tmp_path) -> None:  # noqa: ANN001
+    import json
+
+    from aiq_tui.ui.screens.skill_viewer import field_text
+
+    steps = [{"tool": "execute_sql", "args": {"sql": "SELECT 1"}}, {"tool": "file_operations"}]
+    assert json.loads(field_text(steps)) == steps and "'tool'" not in field_text(steps)
+    assert field_text(["csv", "report"]) == "csv, report" and field_text("plain") == "plain"
