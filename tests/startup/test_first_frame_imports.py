@@ -63,8 +63,8 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.tools.sample_db",
     "aiq_tui.ui.widgets.answer",
     # The engine and the tools are built behind the first frame (AiqApp.starting). The catalog
-    # (skills.catalog, skills.discover, context.tokens for its estimates) is read from mount on,
-    # beside the frame, so that the skills are listed with it or just after (issue 24 §3).
+    # (skills.catalog, skills.discover, context.tokens for its estimates) is read beside the
+    # UI's imports and the frame, so that the skills are listed with it (issue 24 §3).
     "aiq_tui.agent.engine",
     "aiq_tui.agent.skillset",
     "aiq_tui.ranking.match",

@@ -234,8 +234,8 @@ class AiqApp(App[int]):
             self.show_banner()
             self._update_subtitle()
             self.query_one(SkillsPane).show_reason("loading skills…")
-            # Started now, not after the frame: the catalog (a few ms, from its cache) is
-            # listed with or right after the first frame; the engine waits for the frame.
+            # Started now, not after the frame: the catalog (read beside the imports by
+            # ui.run) is listed with the first frame or right after; the engine waits for it.
             self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
         self.call_after_refresh(self._first_frame)
 

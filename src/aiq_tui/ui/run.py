@@ -17,6 +17,7 @@ import argparse
 import gc
 import sys
 import threading
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
@@ -45,8 +46,8 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
     close; problems show as notices in the app.
 
     Only the config is read before the app starts (a broken one exits 2 before any screen
-    shows). From mount on, a worker thread reads the catalog (a few ms with its cache) and
-    the skills pane lists it, with the first frame or just after; the tools and the engine,
+    shows). A thread started here reads the catalog (a few ms with its cache) while the UI's
+    modules import, and the skills pane lists it, usually in the first frame; the tools and the engine,
     whose imports are most of the start's cost, are built behind the frame
     (:meth:`AiqApp.starting`). The cyclic garbage collector is paused until then (the app
     resumes it): start-up allocates a long-lived heap — modules, config, the catalog's
@@ -86,9 +87,21 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
                 telemetry.append(exporting)
             return engine
 
+        # Read beside the UI's imports and the first frame (the GIL lets this thread run while
+        # the main one imports, lays out and writes), so the list is usually ready with the frame.
+        listed: Future[list[SkillView]] = Future()
+
+        def read_catalog() -> None:
+            try:
+                listed.set_result(list_skills())
+            except BaseException as exc:  # noqa: BLE001 - raised again where the app asks for it
+                listed.set_exception(exc)
+
+        threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
+
         from aiq_tui.ui.app import AiqApp
 
-        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=list_skills)
+        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listed.result)
         return app
     except BaseException:
         gc.enable()
