@@ -18,7 +18,7 @@ import gc
 import sys
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
 
@@ -97,11 +97,17 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
             except BaseException as exc:  # noqa: BLE001 - raised again where the app asks for it
                 listed.set_exception(exc)
 
-        threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
+        # Only from a catalog cache: a first start parses every SKILL.md (seconds for 10,000),
+        # which beside the imports would hold the first frame up; then the app's start worker
+        # reads the catalog from mount on instead.
+        listing: Callable[[], list[SkillView]] = list_skills
+        if start.home.catalog_cache.is_file():
+            threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
+            listing = listed.result
 
         from aiq_tui.ui.app import AiqApp
 
-        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listed.result)
+        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listing)
         return app
     except BaseException:
         gc.enable()
