@@ -62,17 +62,17 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.llm.sse",
     "aiq_tui.tools.sample_db",
     "aiq_tui.ui.widgets.answer",
-    # The engine, the catalog and the tools are built behind the first frame (AiqApp.starting).
+    # The engine and the tools are built behind the first frame (AiqApp.starting). The catalog
+    # (skills.catalog, skills.discover, context.tokens for its estimates) is read beside the
+    # UI's imports and the frame, so that the skills are listed with it (issue 24 §3).
     "aiq_tui.agent.engine",
-    "aiq_tui.skills.catalog",
-    "aiq_tui.skills.discover",
+    "aiq_tui.agent.skillset",
     "aiq_tui.ranking.match",
     "Stemmer",  # PyStemmer (the matcher's Snowball stemmer): loaded on the first stem
     "aiq_tui.tools.registry",
     "aiq_tui.tools.base",
     "aiq_tui.tools.launcher",
     "aiq_tui.events",
-    "aiq_tui.context.tokens",
     "pydantic",  # the config model is msgspec: pydantic's import alone was ~0.2 s
 )
 
@@ -103,7 +103,7 @@ def test_no_screen_but_the_main_one_is_imported_before_the_first_frame(started: 
     assert screens == []
 
 
-def test_the_first_frame_does_not_wait_for_the_engine_or_the_catalog(started: dict[str, object]) -> None:
+def test_the_first_frame_does_not_wait_for_the_engine(started: dict[str, object]) -> None:
     assert started["ready_at_first_frame"] is False
 
 

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Mapping
 
 from aiq_tui.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
-from aiq_tui.agent.views import SkillView
+from aiq_tui.agent.views import SkillView, dormant_view, listed_view
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost
 from aiq_tui.context.prompt import LoadedSkill, skill_section
@@ -152,14 +152,10 @@ class LoadedSkills:
                 views.append(SkillView(meta.name, meta.description, slot.skill.state, slot.skill.phase,
                                        slot.tokens, score, confidence, slot.reason))
             else:
-                views.append(SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA,
-                                       self.catalog_tokens(meta.name, meta.description), score, confidence,
-                                       self._reasons.get(meta.name, "")))
+                views.append(listed_view(meta, self.catalog_tokens(meta.name, meta.description), score,
+                                         confidence, self._reasons.get(meta.name, "")))
         dormant = getattr(self.catalog, "dormant", None)
-        for meta in dormant() if dormant is not None else ():
-            views.append(SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, 0,
-                                   reason=f"status {meta.status}: not loaded (aiq-tui skills enable {meta.name})",
-                                   status=meta.status))
+        views.extend(dormant_view(meta) for meta in (dormant() if dormant is not None else ()))
         return views
 
     def catalog_tokens(self, name: str, description: str) -> int:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable
 
 from aiq_tui.skills.model import Phase, SkillState
+
+if TYPE_CHECKING:
+    from aiq_tui.skills.model import SkillMeta
 
 
 @dataclass(frozen=True)
@@ -20,3 +24,40 @@ class SkillView:
     confidence: float | None = None
     reason: str = ""  # why it is in this state (last transition)
     status: str = "active"  # lango status: inactive / draft skills are shown, never loaded
+
+
+def listed_view(meta: SkillMeta, tokens: int, score: float | None = None, confidence: float | None = None,
+                reason: str = "") -> SkillView:
+    """A skill that is not loaded: Inactive, at the metadata phase, costing its catalog line."""
+    return SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, tokens, score, confidence,
+                     reason)
+
+
+def dormant_view(meta: SkillMeta) -> SkillView:
+    """A skill with ``status: inactive`` or ``draft``: listed with its status, never loaded."""
+    return SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, 0,
+                     reason=f"status {meta.status}: not loaded (aiq-tui skills enable {meta.name})",
+                     status=meta.status)
+
+
+def catalog_views(catalog: Any, catalog_tokens: Callable[[str, str], int]) -> list[SkillView]:
+    """Every skill of ``catalog`` as the pane lists it before any turn — what
+    :meth:`~aiq_tui.agent.skillset.LoadedSkills.views` returns while nothing is loaded or
+    matched. The TUI lists the skills from this while the engine is still being built."""
+    dormant = getattr(catalog, "dormant", None)
+    return ([listed_view(meta, catalog_tokens(meta.name, meta.description)) for meta in catalog]
+            + [dormant_view(meta) for meta in (dormant() if dormant is not None else ())])
+
+
+def starting_views(workspace: Any) -> list[SkillView]:
+    """What a new engine on ``workspace`` with a deferred tokenizer lists (every catalog line
+    estimated, as :class:`~aiq_tui.agent.engine.Engine` counts it before its tokenizer loads),
+    without building the engine: the TUI shows the skills from this ~0.2 s before the engine's
+    modules have loaded (tests/agent check that both agree)."""
+    from aiq_tui.context.prompt import PromptBuilder
+    from aiq_tui.context.tokens import TokenCounter
+
+    config = workspace.config
+    counter = TokenCounter(config.context.encoding, deferred=True)
+    builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
+    return catalog_views(workspace.catalog, lambda name, description: counter.count(builder.catalog_line(name, description)))

@@ -31,13 +31,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from aiq_tui.config import ContextSettings, DisclosureSettings
 from aiq_tui.context.model import Breakdown, CatalogOption
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
-from aiq_tui.conversation import Message, Role, ToolSpec
 from aiq_tui.skills.model import Phase, SkillState
+
+if TYPE_CHECKING:  # the skills pane lists catalog lines before the engine (and the conversation) load
+    from aiq_tui.conversation import Message, ToolSpec
 
 DEFAULT_BASE_INSTRUCTIONS = (
     "You are aiq, a careful assistant working in the user's terminal. Answer concisely and "
@@ -245,6 +247,8 @@ class PromptBuilder:
         skills: dict[str, int] = {}
         for name, text in skill_texts:
             skills[name] = skills.get(name, 0) + count(text)
+
+        from aiq_tui.conversation import Role  # imported with the engine; the catalog lines need none
 
         history = tool_results = 0
         for message in inputs.history:

@@ -36,9 +36,10 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
-from aiq_tui.conversation import Message, ToolSpec
+if TYPE_CHECKING:  # annotations only: the skills pane counts catalog lines before the engine loads these
+    from aiq_tui.conversation import Message, ToolSpec
 
 MESSAGE_OVERHEAD = 4
 NAME_OVERHEAD = 1

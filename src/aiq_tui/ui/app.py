@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,8 +21,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
-from textual.worker import Worker, WorkerState
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from aiq_tui.skills.model import SkillState
 from aiq_tui.terminal_text import for_terminal, printable
@@ -33,6 +34,7 @@ from aiq_tui.ui.messages import (
 )
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
@@ -72,6 +74,9 @@ class EngineStart:
     config: AppConfig
     home: Any
     build: Callable[[], Any]
+    listing: Callable[[], Any] | None = None
+    """The skills as a new engine will list them, from the catalog alone: shown before ``build``
+    (whose imports take most of the start) has finished."""
 
 
 class MainScreen(Screen[None]):
@@ -222,6 +227,7 @@ class AiqApp(App[int]):
         self._trust_changed = False
         """None until a deferred start (:meth:`starting`) has built it, after the first frame."""
         self._start = start
+        self._framed = threading.Event()  # set at the first frame: the engine is built after it
         self.start_error: str | None = None
         """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
         self._queued: list[str] = []  # prompts typed before the engine was ready
@@ -244,11 +250,13 @@ class AiqApp(App[int]):
             self.theme = self.config.ui.theme
 
     @classmethod
-    def starting(cls, config: AppConfig, home: Any, build: Callable[[], Any], **options: Any) -> "AiqApp":
+    def starting(cls, config: AppConfig, home: Any, build: Callable[[], Any],
+                 listing: Callable[[], Any] | None = None, **options: Any) -> "AiqApp":
         """The app with its engine built after the first frame, in a worker thread: the frame
         shows at once from the validated config, and the catalog, the index and every tool
-        load behind it ("loading skills…"). Prompts typed meanwhile are sent when it is ready."""
-        return cls(None, start=EngineStart(config, home, build), **options)
+        load behind it ("loading skills…"); ``listing``, when given, lists the skills before
+        the rest has loaded. Prompts typed meanwhile are sent when it is ready."""
+        return cls(None, start=EngineStart(config, home, build, listing), **options)
 
     @property
     def config(self) -> AppConfig:
@@ -291,7 +299,7 @@ class AiqApp(App[int]):
                         yield ToolLog(id="tool-log")
                     with TabPane("Timeline", id="tab-timeline"):
                         yield Timeline(self.clock, id="timeline")
-        yield Footer()
+        yield CoalescedFooter()
 
     def on_mount(self) -> None:
         prompt = self.query_one("#prompt", PromptInput)
@@ -306,6 +314,9 @@ class AiqApp(App[int]):
             self.show_banner()
             self._update_subtitle()
             self.query_one(SkillsPane).show_reason("loading skills…")
+            # Started now, not after the frame: the catalog (read beside the imports by
+            # ui.run) is listed with the first frame or right after; the engine waits for it.
+            self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
         self.call_after_refresh(self._first_frame)
 
     def _attach_engine(self) -> None:
@@ -385,7 +396,7 @@ class AiqApp(App[int]):
         self.first_frame_at = time.perf_counter()
         self._ask_trust()
         if self.engine is None:
-            self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
+            self._framed.set()
             return
         self._started()
 
@@ -403,11 +414,27 @@ class AiqApp(App[int]):
 
         assert self._start is not None
         try:
+            if self._start.listing is not None:
+                # Waits until the list is drawn: building on meanwhile would halve its share of the GIL.
+                self.call_from_thread(self._show_listing, self._start.listing())
+            while not self._framed.wait(0.05):  # the engine's imports (~0.2 s) must not delay the first frame
+                if get_current_worker().is_cancelled:  # the app ended before its first frame
+                    return
             engine = self._start.build()
         except (ConfigError, ValueError) as exc:  # sources.yaml, an unknown provider: exit 2, say why
             self.call_from_thread(self._start_failed, str(exc))
             return
         self.call_from_thread(self._engine_ready, engine)
+
+    async def _show_listing(self, views: Any) -> None:
+        if self.engine is None and self.is_running:
+            self.query_one(SkillsPane).set_views(views)
+            drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+            try:
+                await asyncio.wait_for(drawn, timeout=1.0)  # never holds the build up for long
+            except asyncio.TimeoutError:
+                pass
 
     def _start_failed(self, message: str) -> None:
         gc.enable()
@@ -1246,7 +1273,8 @@ class AiqApp(App[int]):
             f"deleted session {message.session_id} — this is a new session", "info")
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
-        self.action_open_skill(message.name)
+        if self.engine is not None:  # listed while the engine is still being built: not yet
+            self.action_open_skill(message.name)
 
     @on(DataTable.RowSelected, "#mcp-pane")
     def _mcp_row_selected(self, event: DataTable.RowSelected) -> None:

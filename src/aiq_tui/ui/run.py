@@ -5,9 +5,10 @@ or Ctrl+C which first cancels a running turn — never loses the session: the en
 after every turn and the app lets a cancelled turn finish saving before it exits.
 An unhandled error exits 1 and names the crash report written under the config home.
 
-Start-up is measured (``make bench``) from process start to the app's first frame, so
-everything on this path imports only what that frame needs: screens other than the main
-one, the tokenizer, HTTP and SQL code load later, on demand or in background workers.
+Start-up is measured (``make bench``, in a pseudo-terminal) from process start to the first
+frame and to the skills listed, so everything on this path imports only what they need:
+screens other than the main one, the engine, the tokenizer, HTTP and SQL code load later,
+on demand or in background workers.
 """
 
 from __future__ import annotations
@@ -16,14 +17,17 @@ import argparse
 import gc
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
 
 if TYPE_CHECKING:
     from aiq_tui.agent.engine import Engine
+    from aiq_tui.agent.views import SkillView
     from aiq_tui.telemetry import Telemetry
     from aiq_tui.ui.app import AiqApp
+    from aiq_tui.workspace import Workspace
 
 
 def exit_code(app: Any, result: object) -> int:
@@ -41,8 +45,10 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
     with the engine, behind the first frame, and appended to ``telemetry`` for the caller to
     close; problems show as notices in the app.
 
-    Only the config is read before the first frame (a broken one exits 2 before any screen
-    shows); the catalog, the tools and the engine are built behind the frame
+    Only the config is read before the app starts (a broken one exits 2 before any screen
+    shows). A thread started here reads the catalog (a few ms with its cache) while the UI's
+    modules import, and the skills pane lists it, usually in the first frame; the tools and the engine,
+    whose imports are most of the start's cost, are built behind the frame
     (:meth:`AiqApp.starting`). The cyclic garbage collector is paused until then (the app
     resumes it): start-up allocates a long-lived heap — modules, config, the catalog's
     metadata — and collections in between would only rescan it (with 10,000 skills, a few
@@ -58,20 +64,50 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
         cwd = option(args, "cwd")
         provider = option(args, "provider")
 
+        workspaces: list[Workspace] = []
+
+        def list_skills() -> "list[SkillView]":
+            # The catalog alone (a few ms with its cache): the skills pane lists it before the
+            # engine's modules (~0.2 s of imports) have loaded.
+            from aiq_tui.agent.views import starting_views
+            from aiq_tui.workspace import Workspace
+
+            workspaces.append(Workspace.complete(start, skills_dirs, cwd))
+            return starting_views(workspaces[-1])
+
         def build_engine() -> "Engine":
             from aiq_tui.agent.engine import Engine
             from aiq_tui.telemetry import attach_telemetry
             from aiq_tui.workspace import Workspace
 
-            engine = Engine.create(Workspace.complete(start, skills_dirs, cwd), provider, defer_tokenizer=True)
+            workspace = workspaces.pop() if workspaces else Workspace.complete(start, skills_dirs, cwd)
+            engine = Engine.create(workspace, provider, defer_tokenizer=True)
             exporting = attach_telemetry(engine, say=lambda note: _notice(app, note), live_problems=True)
             if exporting is not None and telemetry is not None:
                 telemetry.append(exporting)
             return engine
 
+        # Read beside the UI's imports and the first frame (the GIL lets this thread run while
+        # the main one imports, lays out and writes), so the list is usually ready with the frame.
+        listed: Future[list[SkillView]] = Future()
+
+        def read_catalog() -> None:
+            try:
+                listed.set_result(list_skills())
+            except BaseException as exc:  # noqa: BLE001 - raised again where the app asks for it
+                listed.set_exception(exc)
+
+        # Only from a catalog cache: a first start parses every SKILL.md (seconds for 10,000),
+        # which beside the imports would hold the first frame up; then the app's start worker
+        # reads the catalog from mount on instead.
+        listing: Callable[[], list[SkillView]] = list_skills
+        if start.home.catalog_cache.is_file():
+            threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
+            listing = listed.result
+
         from aiq_tui.ui.app import AiqApp
 
-        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch)
+        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listing)
         return app
     except BaseException:
         gc.enable()

@@ -1,0 +1,89 @@
+"""Issue 24 §3: the skills are listed from the catalog before the engine is built, the engine
+waits for the first frame, and the footer redraws once however often the bindings change."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+from helpers import wait_until  # noqa: E402
+
+from aiq_tui.skills.model import SkillState  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.widgets.footer import CoalescedFooter  # noqa: E402
+from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
+
+
+def held_start(tmp_path: Path) -> tuple[AiqApp, FakeEngine, threading.Event, list[str]]:
+    """An app whose engine build is held until ``release`` is set; ``calls`` records the order."""
+    engine = FakeEngine(tmp_path)
+    release = threading.Event()
+    calls: list[str] = []
+
+    def listing() -> list[object]:
+        calls.append("listing")
+        return engine.skill_views()
+
+    def build() -> FakeEngine:
+        calls.append(f"build (framed: {app.first_frame_at is not None})")
+        while app.is_running and not release.wait(0.02):
+            pass
+        return engine
+
+    app = AiqApp.starting(engine.config, engine.workspace.home, build, listing=listing, clock=fixed_clock,
+                          watch=False)
+    return app, engine, release, calls
+
+
+async def test_the_skills_are_listed_before_the_engine_is_built(tmp_path: Path) -> None:
+    app, engine, release, calls = held_start(tmp_path)
+    try:
+        async with app.run_test(size=(120, 36)) as pilot:
+            inactive = app.query_one(SkillsPane).section(SkillState.INACTIVE)
+            await wait_until(lambda: len(calls) == 2, "the build to start")
+            assert app.engine is None
+            assert inactive.border_title == f"Inactive ({len(engine.skill_views())})"
+            assert calls == ["listing", "build (framed: True)"]  # the engine waits for the first frame
+            await pilot.press("enter")  # a listed skill does not open before the engine is there
+            release.set()
+            await wait_until(lambda: app.engine is engine, "the engine")
+            await pilot.pause()
+            assert inactive.border_title == f"Inactive ({len(engine.skill_views())})"
+    finally:
+        release.set()
+
+
+async def test_changes_of_bindings_before_a_refresh_redraw_the_footer_once(tmp_path: Path) -> None:
+    composed: list[int] = []
+
+    class CountingFooter(CoalescedFooter):
+        def compose(self):  # type: ignore[no-untyped-def]
+            composed.append(1)
+            return super().compose()
+
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        footer = app.query_one(CoalescedFooter)
+        counting = CountingFooter()
+        await footer.remove()
+        await app.screen.mount(counting)
+        await pilot.pause()
+        composed.clear()
+        for _ in range(5):
+            app.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        # One recompose for the five (Textual's footer: five); on a loaded machine one left
+        # over from mounting the footer may land in the same window.
+        assert 1 <= len(composed) <= 2
+        before = len(composed)
+        app.refresh_bindings()  # a later change still redraws it
+        await pilot.pause()
+        await pilot.pause()
+        assert len(composed) > before
