@@ -1000,7 +1000,6 @@ class AiqApp(App[int]):
         skills = getattr(self.engine, "skills", None)
         rows = [(m.name, m.description, skills.catalog_tokens(m.name, m.description) if skills else 0) for m in catalog]
         screen = ReplayScreen(turns, session.display_title, note=note,
-                              describe=lambda name: getattr(catalog.get(name), "description", ""),
                               thresholds=(context.compress_at, context.evict_at, context.aggressive_at),
                               catalog=lambda: rows)
         self._held_events = []

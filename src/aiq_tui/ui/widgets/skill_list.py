@@ -38,7 +38,9 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
-    if view.status != "active":  # inactive / draft: never loaded, so no phase to show
+    if view.evicted:  # out of the prompt by a budget stage: not the same as never matched
+        line.append(f"{'evict':>5}", style="bold dark_orange")
+    elif view.status != "active":  # inactive / draft: never loaded, so no phase to show
         line.append(f"{view.status[:5]:>5}", style="italic yellow")
     else:
         line.append(f"{view.phase.label:>5}", style=PHASE_STYLE.get(view.phase.label, ""))
