@@ -140,7 +140,8 @@ async def test_editing_a_skill_folder_triggers_reload(tmp_path: Path) -> None:
             except AssertionError:
                 continue
         assert calls, "the watcher never reloaded"
-        assert any(kind == "reload" for kind, _ in app.query_one(Timeline).entries)
+        await wait_until(lambda: any(kind == "reload" for kind, _ in app.query_one(Timeline).entries),
+                         "the reload in the timeline")
 
 
 async def test_session_resume_renders_the_saved_conversation(fake_engine: FakeEngine) -> None:

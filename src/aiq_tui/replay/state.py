@@ -291,8 +291,10 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         ids = set(data.get("summarise_ids") or ())
         if ids:
             conversation = _summarised(conversation, ids)
-        return replace(state, stage_notes=state.stage_notes + (note,), timeline=line("compress", note),
-                       conversation=conversation)
+        # Within a turn the stages add up (80, then 90, then 95); outside one (/compact) a
+        # compression is a step of its own.
+        notes = (state.stage_notes if state.running else ()) + (note,)
+        return replace(state, stage_notes=notes, timeline=line("compress", note), conversation=conversation)
     if kind == "tool_call_requested":
         arguments = dict(data.get("arguments") or {})
         status = "asking" if data.get("permission") == "ask" else "running"
@@ -373,16 +375,14 @@ def skill_views(state: ViewState, catalog: Sequence[SkillView] = ()) -> list[Ski
                                  score=match.score if match else None,
                                  confidence=match.confidence if match else None, reason="", evicted=""))
         else:
-            views.append(_view(row, base.description, base.status, base.tokens))
-    views += [_view(row, "", "active", 0) for row in rows.values()]
+            views.append(_view(row, base.description, base.status))
+    views += [_view(row, "", "active") for row in rows.values()]
     return views
 
 
-def _view(row: SkillRow, description: str, status: str, catalog_tokens: int) -> SkillView:
-    inactive = row.state == "inactive"
+def _view(row: SkillRow, description: str, status: str) -> SkillView:
     return SkillView(row.name, description, SkillState(row.state), PHASES.get(row.phase, Phase.METADATA),
-                     catalog_tokens if inactive and catalog_tokens else row.tokens, row.score, row.confidence,
-                     row.reason, status, row.evicted)
+                     row.tokens, row.score, row.confidence, row.reason, status, row.evicted)
 
 
 def change_kind(old: str | None, new: str | None) -> str:
@@ -497,18 +497,26 @@ def _parse_time(value: Any) -> datetime | None:
 
 
 def turns_from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Turns for a session saved without events: each user message starts one."""
+    """Turns for a session saved without events: each user message starts one; tool calls
+    are told as live tells them (the ``⚙`` request, then the result's first line)."""
     turns: list[dict[str, Any]] = []
     for message in messages:
-        if message.role is Role.USER:
-            turns.append({"at": "", "events": [{"type": "turn_started", "text": message.content}]})
+        if message.role is Role.USER and not message.summary:
+            turns.append({"at": "", "events": [{"type": "turn_started", "text": message.content,
+                                                "message_id": message.id or ""}]})
         elif not turns:
             continue
-        elif message.role is Role.ASSISTANT and message.content:
-            turns[-1]["events"].append({"type": "token_streamed", "text": message.content})
-            turns[-1]["events"].append({"type": "turn_finished"})
+        elif message.role is Role.ASSISTANT:
+            if message.content:
+                turns[-1]["events"].append({"type": "token_streamed", "text": message.content})
+            for call in message.tool_calls:
+                turns[-1]["events"].append({"type": "tool_call_requested", "call_id": call.id, "name": call.name,
+                                            "arguments": dict(call.arguments), "permission": "allow"})
+            if message.content and not message.tool_calls:
+                turns[-1]["events"].append({"type": "turn_finished"})
         elif message.role is Role.TOOL:
+            first = (message.content.strip().splitlines() or [""])[0]
             turns[-1]["events"].append({"type": "tool_call_finished", "call_id": message.tool_call_id or "",
                                         "name": message.name or "tool", "ok": True,
-                                        "summary": message.content[:70]})
+                                        "summary": first[:70] + ("…" if len(first) > 70 else "")})
     return turns

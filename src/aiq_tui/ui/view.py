@@ -57,14 +57,12 @@ class StateView:
         pane = root.query_one(SkillsPane)
         if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
             self._catalog_stale = False
-            pane.set_views(skill_views(state, self.catalog()))
-            if self.flash is not None and before is not None:
-                earlier = {row.name: row for row in before.skills}
-                moved = [row.name for row in state.skills if earlier.get(row.name) not in (None, row)
-                         and (earlier[row.name].state, earlier[row.name].phase) != (row.state, row.phase)]
-                moved += [row.name for row in state.skills if row.name not in earlier]
+            if self.flash is not None and before is not None:  # highlighted in the redraw below
+                earlier = {row.name: (row.state, row.phase) for row in before.skills}
+                moved = [row.name for row in state.skills if earlier.get(row.name) != (row.state, row.phase)]
                 if moved:
                     self.flash(moved)
+            pane.set_views(skill_views(state, self.catalog()))
         if before is None or state.changes != before.changes:
             pane.show_changes(state.changes)
         gauge = root.query_one(BudgetGauge)

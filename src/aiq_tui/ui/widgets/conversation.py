@@ -218,8 +218,8 @@ class Conversation(VerticalScroll):
         for widget in blocks[keep:]:
             await widget.remove()
         del blocks[keep:]
-        if not blocks:
-            if entries:
+        if not blocks:  # the welcome stays until the first question or answer (notices sit below it)
+            if any(entry.kind != "notice" for entry in entries):
                 await self._leave_welcome()
             elif not self.query(Welcome):
                 await self.mount(Welcome())
@@ -227,6 +227,10 @@ class Conversation(VerticalScroll):
         if fresh:  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
         blocks += fresh
+        last = entries[-1] if entries else None
+        if fresh and last is not None and last.kind == "answer" and last.open:
+            await fresh[-1].write(printable(last.text))  # streams from here on (mounted empty)
+            self.last_answer = fresh[-1].text
         self.shown = entries
         if len(entries) > keep:
             self._arrived()
@@ -239,7 +243,7 @@ class Conversation(VerticalScroll):
         elif entry.kind == "answer":
             from aiq_tui.ui.widgets.answer import AnswerView
 
-            widget = AnswerView(printable(entry.text))
+            widget = AnswerView("" if entry.open else printable(entry.text))
             self.last_answer = widget.text
         else:
             widget = Notice(printable(entry.text), entry.style or "info")
