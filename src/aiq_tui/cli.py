@@ -27,7 +27,7 @@ from aiq_tui.commands.common import (
 # Each module exposes ``register(subparsers, parents, action)``, ``action`` being the word after
 # the command when it is certain (:func:`action_named`): a module with actions may register that
 # one alone. The order is the order in --help.
-COMMAND_MODULES = ("skills", "match", "prompt", "ask", "run", "sessions", "replay", "models", "sources", "mcp",
+COMMAND_MODULES = ("skills", "match", "prompt", "ask", "demo", "run", "sessions", "replay", "models", "sources", "mcp",
                    "trust")
 
 

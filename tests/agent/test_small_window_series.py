@@ -5,6 +5,7 @@ and every compression they need is an event that ``ask``, the captions and repla
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,22 @@ def test_a_refused_turn_shows_its_refusal_not_the_previous_answer(isolated_home:
     refused = capsys.readouterr().out.split("\nturn 2: ")[1]
     assert "error: not sent:" in refused
     assert "answer:" not in refused
+
+
+def test_every_compression_has_a_caption_naming_its_stage_and_what_it_saved(series,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    from aiq_tui.replay.captions import captions
+
+    session, runs = series
+    for _, events in runs:  # the live stream (ask --json lines)
+        texts = captions(events)
+        for event, text in zip(events, texts):
+            if event["type"] == "compression_applied":
+                assert text is not None and f"stage {event['plan']['stage']}: " in text and "tokens)" in text
+    assert main(["replay", session, "--captions"]) == 0  # and the saved session, step by step
+    replayed = capsys.readouterr().out
+    steps = [e["step"] for _, events in runs for e in events if e["type"] == "compression_applied"]
+    step_captions = [line for line in replayed.splitlines()
+                     if re.match(r"\s*\d+\.\d+\s+(\d+ % of [\d,]+ → )?stage \d+: .*tokens\)", line)]
+    assert len(step_captions) == len(steps)
+    assert "Refused" not in replayed

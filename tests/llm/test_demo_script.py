@@ -52,7 +52,7 @@ async def test_the_story_asks_before_writing_the_report_and_before_running_the_c
     assert not seen.of(ErrorRaised)
 
 
-@pytest.mark.parametrize("window", [None, 12_000])
+@pytest.mark.parametrize("window", [None, 8_500, 9_500, 10_500, 12_000])
 async def test_the_story_fires_80_90_and_95_in_order_and_keeps_an_active_skill(tmp_path: Path, window: int | None) -> None:
     engine, seen = _engine(tmp_path, window)  # nobody approves: the write and the command are refused
     script = DemoScript.for_engine(engine)
@@ -62,7 +62,7 @@ async def test_the_story_fires_80_90_and_95_in_order_and_keeps_an_active_skill(t
     stages = [int(e.plan.stage) for e in seen.of(CompressionApplied)]
     first = {stage: stages.index(stage) for stage in (80, 90, 95) if stage in stages}
     assert list(first) == [80, 90, 95], stages
-    assert script.fired == [80, 90, 95] and script.played <= 30
+    assert script.fired == [80, 90, 95] and script.played <= 20, (script.fired, script.played)
     assert not seen.of(ErrorRaised)
     evicted = [e.name for e in seen.of(SkillStateChanged) if e.new is None]
     assert evicted, "an eviction is visible"

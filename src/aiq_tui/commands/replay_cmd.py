@@ -37,7 +37,41 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
                         help="with --turn: the state after the K-th event of that turn (counted from 1)")
     parser.add_argument("--json", action="store_true", help="the state after each turn as JSON")
     parser.add_argument("--svg", metavar="DIR", help="write one screenshot per turn (turn-NN.svg) into DIR")
-    parser.set_defaults(handler=_replay)
+    parser.add_argument("--captions", action="store_true",
+                        help="one caption per step (what happened and why, as the step-through /demo shows it), "
+                             "then a summary of the session; with --turn, that turn's steps only")
+    parser.set_defaults(handler=_replay_or_captions)
+
+
+def _replay_or_captions(args: argparse.Namespace) -> int:
+    return _captions(args) if option(args, "captions") else _replay(args)
+
+
+def _captions(args: argparse.Namespace) -> int:
+    """``--captions``: each step of the session as ``turn.event  caption``, then the summary.
+    Captions read the whole session before a step (a budget or a skill seen turns earlier)."""
+    from aiq_tui.replay.captions import demo_summary, turn_captions
+
+    session = load_session(args)
+    if session is None:
+        return EXIT_FAILED
+    turns, note = turns_of(session)
+    only = option(args, "turn")
+    if only is not None and not 1 <= only <= len(turns):
+        print(f"aiq-tui replay: --turn {only} is out of range; session {session.id} has {len(turns)} turn(s)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    console = make_console(args)
+    console.print(f"session {session.id} · {session.display_title} · {len(turns)} turn(s)"
+                  + (f" · {note}" if note else ""), markup=False, soft_wrap=True)
+    for number, texts in enumerate(turn_captions(turns), 1):
+        for index, text in enumerate(texts, 1):
+            if text is not None and (only is None or number == only):
+                console.print(f"{number:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
+    if only is None:
+        events = (data for turn in turns for data in turn.get("events", ()) if isinstance(data, dict))
+        console.print("\n" + demo_summary(events, session.id), markup=False, soft_wrap=True)
+    return EXIT_OK
 
 
 def load_session(args: argparse.Namespace) -> "Session | None":
