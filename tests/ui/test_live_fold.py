@@ -12,13 +12,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import say, settle, wait_for_approval, wait_until  # noqa: E402
+from helpers import deny_approvals_until, say, settle, wait_for_approval, wait_until  # noqa: E402
 
 from aiq_tui.replay.state import fold  # noqa: E402
 from aiq_tui.skills.model import SkillState  # noqa: E402
@@ -124,3 +126,78 @@ async def test_the_cursor_keys_leave_typing_alone(tmp_path: Path) -> None:
         footer_keys = {b.key for b in (x.binding for x in app.screen.active_bindings.values()) if b.key == "right"}
         assert footer_keys  # the prompt's own → (cursor) is there; the cursor's is not in force
         assert not app.check_action("cursor_step", (1,))
+@pytest.mark.slow
+async def test_a_demo_run_shows_the_fold_at_every_event(tmp_path: Path) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.workspace import Workspace
+
+    engine = Engine.create(Workspace.open(home_flag=tmp_path / "home"))
+    engine.config.ui.demo_turn_pause = 0
+    engine.config.ui.demo_step_seconds = 0  # played, not stepped: every event is drawn at once
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        problems = watch_draws(app)
+        await say(pilot, "/demo play")
+        await deny_approvals_until(pilot, lambda: app.demo is not None and app.demo.finished
+                                   and not app._turn_running(), "the demo to end")
+        await app.drained()
+        records = app.cursor.records
+        assert any(r["type"] == "compression_applied" for r in records)
+        assert any(r["type"] == "skill_state_changed" and r.get("new") is None for r in records)
+        assert not problems, problems[:5]
+
+
+async def test_a_message_sent_during_a_turn_is_queued_and_sent_after_it(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path, stream_delay=0.5)  # the first turn streams slowly…
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await wait_until(lambda: len(engine.sent) == 1, "the first turn to run")
+        await say(pilot, "and how many orders are there?")
+        await wait_until(lambda: any("queued: and how many orders" in e.text
+                                     for e in app.cursor.head.conversation), "the queued notice")
+        assert app.query_one("#prompt").value == "" and engine.sent == ["show the tables in the sample database"]
+        engine.stream_delay = 0  # … until the second message is queued
+        await wait_until(lambda: engine.sent == ["show the tables in the sample database",
+                                                 "and how many orders are there?"], "the queued message sent")
+        await settle(pilot)
+        users = [e.text for e in app.cursor.head.conversation if e.kind == "user"]
+        assert users[-1] == "and how many orders are there?"
+
+
+async def test_f3_opens_the_inspector_on_the_last_questions_ranking(tmp_path: Path) -> None:
+    from aiq_tui.ui.screens.inspector import InspectorScreen
+
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        await pilot.press("f3")
+        await wait_until(lambda: isinstance(app.screen, InspectorScreen), "the inspector")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#inspect-query").value == "show the tables in the sample database"
+        assert screen.ranking is not None and screen.ranking.matches[0].name == "sql-analyst"
+
+
+async def test_a_resumed_session_shows_tool_calls_as_live_does(tmp_path: Path) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.workspace import Workspace
+
+    app = AiqApp(Engine.create(Workspace.open(home_flag=tmp_path / "home")), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot, timeout=20)
+        live = [e.text for e in app.cursor.head.conversation if e.kind == "notice" and e.style == "tool"]
+        assert any(text.startswith("⚙ execute_sql(") for text in live)
+        saved = app.engine.session.id
+        await say(pilot, "/clear")
+        await settle(pilot)
+        app._resume(saved)
+        await wait_until(lambda: app.engine.session.id == saved and any(
+            e.kind == "user" for e in app.cursor.head.conversation), "the resumed conversation")
+        await settle(pilot)
+        resumed = [e.text for e in app.cursor.head.conversation if e.kind == "notice" and e.style == "tool"]
+        assert resumed == live
+        assert not any(text.lstrip().startswith(("{", "[")) for text in resumed)

@@ -130,7 +130,11 @@ class ViewState:
 
     @property
     def stage_note(self) -> str:
-        return "\n".join(self.stage_notes)
+        """The gauge's line: this turn's newest compression (the timeline keeps them all)."""
+        if not self.stage_notes:
+            return ""
+        earlier = len(self.stage_notes) - 1
+        return self.stage_notes[-1] + (f" · {earlier} earlier this turn" if earlier else "")
 
     def skill(self, name: str) -> SkillRow | None:
         return next((row for row in self.skills if row.name == name), None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -161,6 +161,7 @@ class AiqApp(App[int]):
         self.start_error: str | None = None
         """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
         self._queued: list[str] = []  # prompts typed before the engine was ready
+        self._waiting: list[str] = []  # messages sent while a turn ran: sent after it, in order
         self.clock = clock or datetime.now
         self.watch_enabled = watch
         self.flash_seconds = flash_seconds
@@ -173,6 +174,7 @@ class AiqApp(App[int]):
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
         self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
+        self.demo: DemoSteps | None = None  # the step-through /demo, while it is stepped
         self.view: StateView = None  # type: ignore[assignment]  # made on mount, over the main screen
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
@@ -454,8 +456,13 @@ class AiqApp(App[int]):
         record.setdefault("clock", self.clock().strftime("%H:%M:%S"))
         before = self.cursor.head.running
         self.cursor.add(record)
+        demo = self.demo
+        if demo is not None and demo.step_pending and self.cursor.paused and self.cursor.next_step(self._is_step):
+            demo.step_pending = False  # the step asked for before it existed
         if self.cursor.head.running != before:
             self._set_busy(self.cursor.head.running)
+            if before and self._waiting:
+                self.call_later(self._send_waiting)
         await self.draw()
 
     async def note(self, text: str, style: str = "info") -> None:
@@ -480,12 +487,18 @@ class AiqApp(App[int]):
         if not cursor.paused:
             return
         shown = cursor.shown
+        if self.demo is not None:
+            bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
+            return
         queued = f" · {cursor.queued} new event{'s' if cursor.queued != 1 else ''} queued" if cursor.queued else ""
         what = shown.last_event.replace("_", " ")
         bar.update(f"⏸ paused · turn {shown.turn} · event {shown.event} ({what}){queued}"
                    " · ←/→ event · ↑/↓ turn · Space resume · End live")
 
     async def action_toggle_pause(self) -> None:
+        if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
+            self._play(not self.demo.playing)
+            return
         if self.cursor.paused:
             await self.action_cursor_live()
         elif self.cursor.pause():
@@ -493,6 +506,14 @@ class AiqApp(App[int]):
         self.refresh_bindings()
 
     async def action_cursor_step(self, delta: int) -> None:
+        if self.demo is not None:  # the demo moves by steps (events with a caption)
+            self._play(False)
+            if delta > 0:
+                await self._demo_next()
+            else:
+                self.cursor.previous_step(self._is_step)
+                await self.draw()
+            return
         self.cursor.step(delta)
         await self.draw()
 
@@ -501,6 +522,10 @@ class AiqApp(App[int]):
         await self.draw()
 
     async def action_cursor_live(self) -> None:
+        if self.demo is not None:  # the rest of the demo plays live
+            self._play(False)
+            self.demo.wanted = True
+            self.demo.go.set()
         self.cursor.live()
         await self.draw()
         self.refresh_bindings()
@@ -666,10 +691,17 @@ class AiqApp(App[int]):
         return running
 
     def send(self, text: str) -> None:
-        if self._refused_while_turn_runs():
+        if self._turn_running():  # kept, shown as queued, and sent when the running turn ends
+            self._waiting.append(text)
+            self.call_later(self.note, f"queued: {text} — sent when the running turn ends "
+                                       f"({len(self._waiting)} waiting; Esc cancels the running turn)", "info")
             return
         self._set_busy(True)
         self._turn_worker = self._run_turn(text)
+
+    def _send_waiting(self) -> None:
+        if self._waiting and not self._turn_running():
+            self.send(self._waiting.pop(0))
 
     @work(group="turn", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -682,6 +714,8 @@ class AiqApp(App[int]):
                 self.notify(printable(f"turn failed: {event.worker.error}"), severity="error", markup=False)
             if event.state is not WorkerState.SUCCESS:
                 self._set_busy(False)
+            if self._waiting:
+                self.call_later(self._send_waiting)
 
     async def run_slash(self, text: str) -> None:
         command, _, rest = text.partition(" ")
@@ -705,7 +739,7 @@ class AiqApp(App[int]):
         elif command == "/compact":
             self._compact()
         elif command == "/demo":
-            await self.action_long_demo()
+            await self.action_long_demo(play=rest == "play")
         elif command == "/clear":
             await self.action_clear()
         elif command == "/model":
@@ -748,21 +782,28 @@ class AiqApp(App[int]):
             why = "; ".join(plan.notes) or "nothing older than the kept messages"
             await self.note(f"nothing to compact: {why}", "info")
 
-    async def action_long_demo(self) -> None:
-        """``/demo``: play the demo model's scripted long conversation, one turn after another,
-        so the gauge climbs through every compression stage (Esc stops it)."""
-        conversation = self.query_one(Conversation)
+    async def action_long_demo(self, play: bool = False) -> None:
+        """``/demo``: the demo model's scripted story, step by step: the view pauses after every
+        step (→ the next, ← back, Space plays at ``ui.demo_step_seconds`` and pauses again) and
+        the bar above the prompt says what the step did and why; the next turn starts when the
+        last step of the previous one has been seen. ``/demo play`` starts playing. Esc stops it."""
         if not self.engine.is_demo:
             await self.note("/demo plays a script for the offline demo model; "
-                                          "start with --provider demo to watch it", "warning")
+                            "start with --provider demo to watch it", "warning")
             return
         if self._refused_while_turn_runs():
             return
-        await self.note("long demo: each answer grows the context until compression "
-                                      "fires at 80, 90 and 95 % — Esc stops it", "info")
+        await self.note("step-through demo: each answer grows the context until compression fires at 80, "
+                        "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops", "info")
         self._stop_demo = False
+        self.demo = DemoSteps(start=len(self.cursor.records) - 1)
+        self.cursor.position = self.demo.start
         self._set_busy(True)
         self._turn_worker = self._run_long_demo()
+        if play:
+            self._play(True)
+        await self.draw()
+        self.refresh_bindings()
 
     @work(group="turn", exit_on_error=False)
     async def _run_long_demo(self) -> None:
@@ -770,19 +811,89 @@ class AiqApp(App[int]):
 
         script = DemoScript.for_engine(self.engine)
         pause = self.engine.config.ui.demo_turn_pause
+        first = True
         try:
             while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
+                if not first:
+                    await self._demo_turn_seen()
+                    if self._stop_demo:
+                        break
+                first = False
                 await self.engine.send(text)
                 # The demo model answers without waiting on anything: let the screen show this
                 # turn (and Esc, Ctrl+C or the palette be handled) before the next one starts.
                 await self.drained()
-                if pause and not self._stop_demo:
+                if pause and not self._stop_demo and not self.cursor.paused:
                     await asyncio.sleep(pause)
         finally:
             script.close()  # it stops watching the engine whether the story ended or was stopped
         self._set_busy(False)
         if self._stop_demo:
+            self.demo = None
+            self._play(False)
+            self.cursor.live()
             await self.note("long demo stopped — /demo plays it again", "warning")
+            self.refresh_bindings()
+        elif self.demo is not None:
+            from aiq_tui.replay.captions import demo_summary
+
+            self.demo.finished = True
+            records = self.cursor.records[self.demo.start:]
+            await self.note(demo_summary(records, self.engine.session.id), "info")
+
+    async def _demo_turn_seen(self) -> None:
+        """While the demo is stepped, the next turn waits until every step so far was shown."""
+        demo = self.demo
+        while demo is not None and self.cursor.paused and not self._stop_demo:
+            demo.go.clear()
+            if self.cursor.queued == 0 and demo.wanted:
+                demo.wanted = False
+                return
+            await demo.go.wait()
+
+    def _is_step(self, index: int) -> bool:
+        """An event the step-through demo stops on: one with a caption, or the app's own notice."""
+        demo = self.demo
+        if demo is None:
+            return True
+        return demo.caption(self.cursor.records, index) is not None or \
+            self.cursor.records[index].get("type") == "notice"
+
+    async def _demo_next(self) -> bool:
+        """→ in the demo: the next step, or (every step seen) the next turn. False at the end."""
+        demo = self.demo
+        if demo is None:
+            return False
+        if self.cursor.next_step(self._is_step):
+            await self.draw()
+            return True
+        if demo.finished:
+            return False
+        demo.wanted = True  # the worker starts the next turn; its first step is shown when it arrives
+        demo.step_pending = True
+        demo.go.set()
+        return True
+
+    def _play(self, on: bool) -> None:
+        demo = self.demo
+        if demo is None:
+            return
+        if demo.timer is not None:
+            demo.timer.stop()
+            demo.timer = None
+        pace = self.engine.config.ui.demo_step_seconds
+        if on and not pace:
+            self.cursor.live()  # no pace: playing is the live view
+            demo.go.set()
+            demo.wanted = True
+        elif on:
+            demo.timer = self.set_interval(pace, self._play_tick)
+        demo.playing = on
+        self._show_cursor_bar()
+
+    async def _play_tick(self) -> None:
+        if not await self._demo_next() or self.demo is None:
+            self._play(False)
 
     @work(group="engine", exit_on_error=False)
     async def _resume(self, session_id: str) -> None:
@@ -897,6 +1008,8 @@ class AiqApp(App[int]):
 
     def action_cancel_turn(self) -> None:
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        if self.demo is not None:
+            self.demo.go.set()  # a demo waiting for the next step stops waiting
         if self._turn_running():
             self.engine.cancel()
             self.notify("Cancelling the turn…")
@@ -965,9 +1078,10 @@ class AiqApp(App[int]):
             f"now using {self.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
 
     def action_inspector(self, query: str = "") -> None:
+        """The match inspector on ``query`` — by default the last question's ranking (F3)."""
         from aiq_tui.ui.screens.inspector import InspectorScreen
 
-        self.push_screen(InspectorScreen(self.engine, query))
+        self.push_screen(InspectorScreen(self.engine, query or self.cursor.head.query))
 
     def action_sessions(self) -> None:
         from aiq_tui.ui.screens.sessions import SessionsScreen
@@ -1157,6 +1271,40 @@ class AiqApp(App[int]):
         record = self.query_one(ToolLog).records.get(str(event.row_key.value))
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
+
+
+@dataclass
+class DemoSteps:
+    """The step-through ``/demo``'s own state: where it began, the captions so far, whether
+    it plays, and the gate the next turn waits on."""
+
+    start: int
+    finished: bool = False
+    playing: bool = False
+    wanted: bool = False  # the user asked for the step after the last one: the next turn may run
+    step_pending: bool = False  # … and is shown it as soon as it arrives
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    timer: Any = None
+    _captions: list[str | None] = field(default_factory=list)
+
+    def caption(self, records: list[Any], index: int) -> str | None:
+        if len(self._captions) != len(records):  # one pass over the new records' story
+            from aiq_tui.replay.captions import captions
+
+            self._captions = captions(records)
+        return self._captions[index] if 0 <= index < len(self._captions) else None
+
+    def bar(self, cursor: TimeCursor, pace: float) -> str:
+        index = cursor.index
+        record = cursor.records[index] if 0 <= index < len(cursor.records) else {}
+        text = self.caption(cursor.records, index) or str(record.get("text", "")).splitlines()[0:1]
+        if isinstance(text, list):
+            text = text[0] if text else ""
+        steps = sum(1 for i in range(self.start, index + 1)
+                    if self.caption(cursor.records, i) is not None)
+        state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
+        more = "the end — End goes live" if self.finished and cursor.queued == 0 else "→ next"
+        return f"{state} {steps} · {text}\n{more} · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
 
 
 CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
