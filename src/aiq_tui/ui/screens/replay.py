@@ -136,7 +136,10 @@ class ReplayScreen(Screen[None]):
                 " · ←/→ event · ↑/↓ turn · Esc live")
 
     def _request(self) -> None:
-        self.query_one("#replay-bar", Static).update(self.caption())
+        bars = self.query("#replay-bar")
+        if not bars:  # keys still queued while the screen closes
+            return
+        bars.first(Static).update(self.caption())
         if not self._drawing:
             self._drawing = True
             self.run_worker(self._catch_up(), group="replay-draw", exit_on_error=False)
