@@ -407,6 +407,9 @@ class UISettings(_Section):
     """Prompt lines kept across runs in ``data/prompt-history`` (0 keeps none)."""
     demo_turn_pause: NonNegativeFloat = 0.3
     """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
+    demo_step_seconds: NonNegativeFloat = 1.5
+    """The step-through ``/demo``'s pace when Space plays it: seconds per step (0: as fast as
+    the screen draws, which is the live view)."""
 
 
 class TelemetrySettings(_Section):

@@ -67,3 +67,43 @@ def test_a_session_saved_before_replay_replays_its_conversation(tmp_path: Path,
     out = capsys.readouterr().out
     assert "recorded before replay: conversation only" in out
     assert "turn 3: thanks, and what about http requests to an api?" in out
+
+
+def test_event_k_prints_the_state_after_that_event_with_the_turn_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    from aiq_tui.replay.state import state_at
+
+    turns = json.loads(FIXTURE.read_text(encoding="utf-8"))["replay"]["turns"]
+    assert main(["replay", str(FIXTURE), "--turn", "1", "--event", "4", "--json"]) == 0
+    [state] = json.loads(capsys.readouterr().out)["states"]
+    assert state == json.loads(json.dumps(state_at(turns, 1, 4).to_json()))
+    assert main(["replay", str(FIXTURE), "--turn", "1", "--json"]) == 0
+    [whole] = json.loads(capsys.readouterr().out)["states"]
+    assert set(state) == set(whole) and state["event"] == 4
+    assert main(["replay", str(FIXTURE), "--turn", "1", "--event", "99"]) == 2
+    assert "out of range" in capsys.readouterr().err
+    assert main(["replay", str(FIXTURE), "--event", "2"]) == 2
+    assert "--event needs --turn" in capsys.readouterr().err
+
+
+def test_every_event_of_a_demo_session_agrees_with_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = json.loads((Path(__file__).parents[1] / "ui" / "fixtures" / "demo_records.json").read_text("utf-8"))
+    turns, current = [], []
+    for record in records:
+        current.append(record)
+        if record["type"] == "turn_finished":
+            turns.append({"at": "2025-01-02T12:00:00+00:00", "events": current})
+            current = []
+    session = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    session["replay"] = {"version": 1, "turns": turns}
+    path = tmp_path / "session_demo_run.json"
+    path.write_text(json.dumps(session), encoding="utf-8")
+    budget = None
+    for number, turn in enumerate(turns, 1):
+        for k, event in enumerate(turn["events"], 1):
+            assert main(["replay", str(path), "--turn", str(number), "--event", str(k), "--json"]) == 0
+            [state] = json.loads(capsys.readouterr().out)["states"]
+            budget = event["total"] if event["type"] == "budget_changed" else budget
+            evicted = {s["name"] for s in state["skills"] if s["evicted"]}
+            loaded = {s["name"] for s in state["skills"] if s["state"] in ("active", "relevant")}
+            assert not evicted & loaded, (number, k, evicted & loaded)
+            assert budget is None or state["budget"]["total"] == budget, (number, k)

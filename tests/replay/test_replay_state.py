@@ -28,7 +28,7 @@ def live_view(engine) -> dict:
 
 
 def replay_view(state) -> dict:
-    return {"loaded": state.loaded(), "parts": state.budget["parts"], "window": state.budget["window"],
+    return {"loaded": state.loaded(), "parts": state.budget.parts, "window": state.budget.window,
             "users": [e.text for e in state.conversation if e.kind == "user"],
             "answers": [e.text for e in state.conversation if e.kind == "answer"]}
 

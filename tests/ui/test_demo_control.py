@@ -26,6 +26,7 @@ pytestmark = pytest.mark.slow
 def demo_app(home: Path) -> AiqApp:
     engine = engine_module.Engine.create(Workspace.open(home_flag=home))
     engine.config.ui.demo_turn_pause = 0  # turn after turn, as fast as the machine allows
+    engine.config.ui.demo_step_seconds = 0  # played live, not stepped
     return AiqApp(engine, clock=fixed_clock, watch=False)
 
 
@@ -46,7 +47,7 @@ async def start_demo(pilot) -> None:  # noqa: ANN001
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
     app = pilot.app
-    await say(pilot, "/demo")
+    await say(pilot, "/demo play")
     await deny_approvals_until(pilot, lambda: user_turns(app) >= 4, "the demo's fourth turn")
     await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), "no approval dialog")
 

@@ -284,17 +284,12 @@ def test_the_skills_pane_shows_confidence_on_the_threshold_scale_not_the_raw_sco
 
 
 def test_timeline_says_evict_only_for_the_budget_stage() -> None:
-    from aiq_tui.events import SkillStateChanged
-    from aiq_tui.skills.model import Phase, SkillState
-    from aiq_tui.ui.app import change_kind
+    from aiq_tui.replay.state import change_kind as kind
 
-    def kind(old: SkillState | None, new: SkillState | None) -> str:
-        return change_kind(SkillStateChanged("s", old, new, Phase.METADATA, "why"))
-
-    assert kind(SkillState.RELEVANT, None) == "evict"
-    assert kind(SkillState.RELEVANT, SkillState.INACTIVE) == "unload"
-    assert kind(SkillState.ACTIVE, SkillState.RELEVANT) == "demote"
-    assert kind(SkillState.INACTIVE, SkillState.ACTIVE) == "load"
+    assert kind("relevant", None) == "evict"
+    assert kind("relevant", "inactive") == "unload"
+    assert kind("active", "relevant") == "demote"
+    assert kind("inactive", "active") == "load"
 
 
 def test_inspector_shows_the_words_the_user_typed_not_their_stems() -> None:

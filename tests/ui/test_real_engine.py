@@ -96,8 +96,9 @@ async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:
 async def test_long_demo_shows_every_compression_stage_in_the_timeline_and_gauge(tmp_path: Path) -> None:
     app = real_app(tmp_path / "home")
     app.engine.config.ui.demo_turn_pause = 0
+    app.engine.config.ui.demo_step_seconds = 0  # played live, not stepped
     async with app.run_test(size=(120, 36)) as pilot:
-        await say(pilot, "/demo")
+        await say(pilot, "/demo play")
         # On the engine's state, not on the screen going idle (that timed out under load);
         # the story's report write and command ask for approval: deny both, so the test's
         # working directory stays untouched.

@@ -45,9 +45,9 @@ async def test_replay_scrubs_the_session_and_esc_returns_to_live(tmp_path: Path)
         await pilot.press("up")  # back one turn: the first turn's end
         await pilot.pause()
         assert screen.turn == 1 and screen.state.loaded()["sql-explorer"] == ("active", "full")
-        await pilot.press("home")
-        await pilot.press("right")  # the first event: the question appears, nothing loaded yet
+        await pilot.press("home")  # the first event (events count from 1): the question, nothing loaded yet
         await pilot.pause()
+        assert (screen.turn, screen.event) == (1, 1) and "event 1/" in screen.caption()
         assert screen.state.last_event == "turn_started" and not screen.state.loaded()
         users = [w for w in screen.query_one(Conversation).children if isinstance(w, UserTurn)]
         assert len(users) == 1

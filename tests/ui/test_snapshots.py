@@ -75,6 +75,15 @@ class TestMainScreen:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE, run_before=conversation)
 
+    def test_paused_live_view(self, snap_compare, tmp_path: Path) -> None:
+        async def paused(pilot: Pilot) -> None:
+            await conversation(pilot)
+            await pilot.press("space", "left", "left", "left")  # paused, three events back
+            await pilot.pause()
+
+        app, _ = make_app(tmp_path)
+        assert snap_compare(app, terminal_size=SIZE, run_before=paused)
+
     def test_mid_conversation_at_80x24(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=(80, 24), run_before=conversation)

@@ -24,6 +24,7 @@ class SkillView:
     confidence: float | None = None
     reason: str = ""  # why it is in this state (last transition)
     status: str = "active"  # lango status: inactive / draft skills are shown, never loaded
+    evicted: str = ""  # "evicted at 90 %": out of the prompt by a budget stage, until it matches again
 
 
 def listed_view(meta: SkillMeta, tokens: int, score: float | None = None, confidence: float | None = None,

@@ -33,6 +33,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     )
     parser.add_argument("session", metavar="SESSION", help="session id, unique prefix, or path to session_*.json")
     parser.add_argument("--turn", type=int, metavar="N", help="only the state after turn N (1-based)")
+    parser.add_argument("--event", type=int, metavar="K",
+                        help="with --turn: the state after the K-th event of that turn (counted from 1)")
     parser.add_argument("--json", action="store_true", help="the state after each turn as JSON")
     parser.add_argument("--svg", metavar="DIR", help="write one screenshot per turn (turn-NN.svg) into DIR")
     parser.add_argument("--captions", action="store_true",
@@ -103,9 +105,13 @@ def turns_of(session: "Session") -> tuple[list[dict[str, Any]], str]:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from aiq_tui.replay.state import state_at, turn_states
+    from aiq_tui.replay.state import event_count, state_at, turn_states
 
     turn = option(args, "turn")
+    event = option(args, "event")
+    if event is not None and turn is None:
+        print("aiq-tui replay: --event needs --turn (the event is counted within that turn)", file=sys.stderr)
+        return EXIT_USAGE
     session = load_session(args)
     if session is None:
         return EXIT_FAILED
@@ -114,9 +120,13 @@ def _replay(args: argparse.Namespace) -> int:
         print(f"aiq-tui replay: --turn {turn} is out of range; session {session.id} has {len(turns)} turn(s)",
               file=sys.stderr)
         return EXIT_USAGE
+    if event is not None and not 1 <= event <= event_count(turns, turn):
+        print(f"aiq-tui replay: --event {event} is out of range; turn {turn} has "
+              f"{event_count(turns, turn)} event(s)", file=sys.stderr)
+        return EXIT_USAGE
     if option(args, "svg"):
         return _svg(Path(args.svg), session, turns, note, turn)
-    states = [state_at(turns, turn)] if turn is not None else turn_states(turns)
+    states = [state_at(turns, turn, event)] if turn is not None else turn_states(turns)
     if option(args, "json"):
         print_json({"session": session.id, "title": session.display_title, "turns": len(turns),
                     "note": note, "states": [state.to_json() for state in states]})
@@ -125,7 +135,7 @@ def _replay(args: argparse.Namespace) -> int:
     console.print(f"session {session.id} · {session.display_title} · {len(turns)} turn(s)"
                   + (f" · {note}" if note else ""), markup=False, soft_wrap=True)
     for state in states:
-        events = turns[state.turn - 1].get("events", ())
+        events = turns[state.turn - 1].get("events", ())[:event]
         for line in turn_lines(state.turn, events, state):
             console.print(line, markup=False, soft_wrap=True)
     return EXIT_OK
@@ -173,8 +183,8 @@ def _event_lines(number: int, data: Any) -> list[str]:
 def _summary_lines(state: Any) -> list[str]:
     lines: list[str] = []
     if state.budget:
-        parts = state.budget["parts"]
-        total, window = state.budget.get("total", 0), state.budget.get("window", 0)
+        parts = state.budget.parts
+        total, window = state.budget.total, state.budget.window
         share = f" ({total / window:.0%})" if window else ""
         lines.append(f"  budget {total:,} / {window:,}{share}: "
                      + " · ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in parts.items()))

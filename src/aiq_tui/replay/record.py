@@ -21,6 +21,9 @@ from typing import Any
 
 from aiq_tui.events import (
     BudgetChanged,
+    CatalogReloaded,
+    McpServerChanged,
+    SemanticProgress,
     Event,
     ModelRequestFinished,
     ModelRequestStarted,
@@ -43,8 +46,10 @@ ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
 
 def compact_event(event: Event) -> dict[str, Any] | None:
     """The saved form of one event, or None for events replay does not need."""
-    if isinstance(event, (SessionSaved, ModelRequestStarted, ModelRequestFinished)):
-        return None  # model-request boundaries are for traces; the turn's figures are in turn_finished
+    if isinstance(event, (SessionSaved, ModelRequestFinished, SemanticProgress, McpServerChanged)):
+        return None  # the turn's figures are in turn_finished; the rest is the app's chrome
+    if isinstance(event, ModelRequestStarted):
+        return {"type": "model_request_started"}  # where the prompt-size sparkline takes its sample
     if isinstance(event, TokenStreamed):
         return {"type": "token_streamed", "text": event.text}
     if isinstance(event, SkillsMatched):
@@ -62,7 +67,7 @@ def compact_event(event: Event) -> dict[str, Any] | None:
     if isinstance(event, BudgetChanged):
         b = event.breakdown
         return {"type": "budget_changed", "parts": b.parts(), "skills": dict(b.skills), "window": b.window,
-                "total": b.total}
+                "total": b.total, "exact": b.exact, "source": b.window_source}
     if isinstance(event, ToolCallRequested):
         return {"type": "tool_call_requested", "call_id": event.call_id, "name": event.name,
                 "arguments": {k: _short(v) for k, v in event.arguments.items()}, "permission": event.permission}
@@ -70,14 +75,39 @@ def compact_event(event: Event) -> dict[str, Any] | None:
         return {"type": "tool_call_finished", "call_id": event.call_id, "name": event.name, "ok": event.ok,
                 "summary": event.summary, "duration_s": round(event.duration_s, 4)}
     if isinstance(event, TurnStarted):
-        return {"type": "turn_started", "text": event.text}
+        return {"type": "turn_started", "text": event.text, "message_id": event.message_id}
     data = to_json(event)
     data.pop("turn_id", None)
     if isinstance(event, TurnFinished):
         data.pop("text", None)  # the streamed fragments hold it; kept below when they do not
-    if "plan" in data:  # compression: the stage and figures, not the message ids
+    if "plan" in data:  # compression: the stage, the figures and which turns were summarised
         plan = data.pop("plan")
         data["stage"] = plan.get("stage")
+        data["summarise_ids"] = plan.get("summarise_ids") or []
+    return data
+
+
+def live_record(event: Event) -> dict[str, Any] | None:
+    """What the live app folds for ``event``: the saved form, plus what only a live screen has
+    (full tool arguments and results, a composite skill's plan, the header's notes). None for
+    events the view state does not hold."""
+    if isinstance(event, (SemanticProgress, McpServerChanged, SessionSaved)):
+        return None
+    data = compact_event(event)
+    if data is None:
+        return None
+    if isinstance(event, ToolCallRequested):
+        data["arguments"] = dict(event.arguments)
+    elif isinstance(event, ToolCallFinished):
+        data["result"] = event.result
+        if event.ok:
+            from aiq_tui.tools.skill_tools import format_plan
+
+            plan = format_plan(event.result)
+            if plan:
+                data["plan"] = plan
+    elif isinstance(event, CatalogReloaded) and event.problems:
+        data["problems"] = [str(p.message) for p in event.problems]
     return data
 
 
@@ -149,4 +179,4 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-__all__ = ["REPLAY_VERSION", "TurnRecorder", "compact_event", "dump_turns", "load_turns", "event_type"]
+__all__ = ["REPLAY_VERSION", "TurnRecorder", "compact_event", "live_record", "dump_turns", "load_turns", "event_type"]

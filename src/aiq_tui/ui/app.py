@@ -11,7 +11,7 @@ import asyncio
 import gc
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable
@@ -29,6 +29,7 @@ from aiq_tui.terminal_text import for_terminal, printable
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
+from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.messages import (
     Drained, EngineEvent, ListEdge, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
 )
@@ -39,6 +40,7 @@ from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
+from aiq_tui.ui.view import StateView
 
 if TYPE_CHECKING:
     # Screens other than the main one are imported by the actions that push them, and the
@@ -209,6 +211,14 @@ class AiqApp(App[int]):
         Binding("pagedown", "scroll_conversation('page_down')", "Scroll down", show=False),
         Binding("ctrl+home", "scroll_conversation('top')", "Oldest message", show=False),
         Binding("ctrl+end", "scroll_conversation('end')", "Newest message", show=False),
+        # The time cursor (check_action: on an empty prompt of the main screen, and the arrows
+        # only while paused — so they are in the footer exactly while they apply).
+        Binding("space", "toggle_pause", "Pause", priority=True, key_display="␣"),
+        Binding("left", "cursor_step(-1)", "◀ event", priority=True),
+        Binding("right", "cursor_step(1)", "event ▶", priority=True),
+        Binding("up", "cursor_turn(-1)", "◀ turn", priority=True),
+        Binding("down", "cursor_turn(1)", "turn ▶", priority=True),
+        Binding("end", "cursor_live", "Live", priority=True),
     ]
 
     def __init__(
@@ -231,6 +241,7 @@ class AiqApp(App[int]):
         self.start_error: str | None = None
         """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
         self._queued: list[str] = []  # prompts typed before the engine was ready
+        self._waiting: list[str] = []  # messages sent while a turn ran: sent after it, in order
         self.clock = clock or datetime.now
         self.watch_enabled = watch
         self.flash_seconds = flash_seconds
@@ -242,6 +253,9 @@ class AiqApp(App[int]):
         self._pending_approval: ApprovalScreen | None = None
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
+        self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
+        self.demo: DemoSteps | None = None  # the step-through /demo, while it is stepped
+        self.view: StateView = None  # type: ignore[assignment]  # made on mount, over the main screen
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
         self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
@@ -274,7 +288,19 @@ class AiqApp(App[int]):
             return False  # a dialog's footer shows its own keys, not the workbench's
         if self.engine is None and action in NEEDS_ENGINE:
             return None  # shown, disabled: it works once the skills have loaded
+        if action in CURSOR_ACTIONS:
+            return self._cursor_keys_apply(action)
         return True
+
+    def _cursor_keys_apply(self, action: str) -> bool:
+        """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
+        Space when there is something to pause, the arrows and End only while paused."""
+        if not self.is_mounted or self.screen is not self.screen_stack[0] or not self.cursor.states:
+            return False
+        prompts = self.screen.query("#prompt")
+        if not prompts or prompts.first().value or self.screen.focused is not prompts.first():
+            return False
+        return action == "toggle_pause" or self.cursor.paused
 
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -290,6 +316,7 @@ class AiqApp(App[int]):
                 conversation = Conversation(id="conversation")
                 conversation.can_focus = False  # read from the prompt (PgUp / PgDn): not a second Tab stop
                 yield conversation
+                yield Static("", id="cursor-bar", markup=False)
                 yield PromptInput(self._skill_names, id="prompt")
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
@@ -302,6 +329,7 @@ class AiqApp(App[int]):
         yield CoalescedFooter()
 
     def on_mount(self) -> None:
+        self.view = StateView(self.screen, self._catalog_views, flash=self._flash)
         prompt = self.query_one("#prompt", PromptInput)
         prompt.load_history(load_history(self._history_file(), self._history_size()))
         prompt.border_title = "Prompt"
@@ -329,7 +357,7 @@ class AiqApp(App[int]):
         self._update_subtitle()
         self._show_problems(self._problems())
         self.refresh_skills()
-        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        self.call_later(self._engine_budget)
         if self.watch_enabled and self.engine.config.skills.watch:
             self.watch_skills()
 
@@ -469,8 +497,14 @@ class AiqApp(App[int]):
 
     def _warmed(self) -> None:
         """Exact token counts replace the estimates the first frame showed."""
-        self.query_one(BudgetGauge).breakdown = self.engine.breakdown
+        self.call_later(self._engine_budget)
         self.refresh_skills()
+
+    async def _engine_budget(self) -> None:
+        """The engine's budget outside a turn (start, warm-up, settings), folded as the event it is."""
+        from aiq_tui.events import BudgetChanged
+
+        await self.apply_event(BudgetChanged(self.engine.breakdown))
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:
@@ -490,7 +524,8 @@ class AiqApp(App[int]):
         self.post_message(EngineEvent(event))
 
     async def on_streamed_text(self, message: StreamedText) -> None:
-        await self.query_one(Conversation).stream(message.take())
+        # The fast path for tokens: many fragments, one record (the fold joins them the same way).
+        await self.take({"type": "token_streamed", "text": message.take()})
 
     def on_drained(self, message: Drained) -> None:
         message.done.set()  # type: ignore[attr-defined]
@@ -514,87 +549,114 @@ class AiqApp(App[int]):
             return
         await self.apply_event(message.event)
 
-    async def apply_event(self, event: Event) -> None:  # noqa: C901 - one branch per event type
-        from aiq_tui.events import (
-            BudgetChanged,
-            CatalogReloaded,
-            CompressionApplied,
-            ErrorRaised,
-            McpServerChanged,
-            RetryScheduled,
-            SemanticProgress,
-            SessionSaved,
-            SkillsMatched,
-            SkillStateChanged,
-            TokenStreamed,
-            ToolCallApproved,
-            ToolCallDenied,
-            ToolCallFinished,
-            ToolCallRequested,
-            TurnFinished,
-            TurnStarted,
-        )
-        from aiq_tui.tools.skill_tools import format_plan
+    async def apply_event(self, event: Event) -> None:
+        """One engine event: folded into the view state (what every pane draws), plus what only
+        the app's chrome shows (header, MCP tab, toasts, the problems banner)."""
+        from aiq_tui.replay.record import live_record
 
-        conversation = self.query_one(Conversation)
-        timeline = self.query_one(Timeline)
-        tools = self.query_one(ToolLog)
-        if isinstance(event, TokenStreamed):
-            await conversation.stream(event.text)
-        elif isinstance(event, TurnStarted):
-            self._set_busy(True)
-            await conversation.add_user(event.text, event.message_id)
-        elif isinstance(event, SkillsMatched):
-            top = event.ranking.matches[0] if event.ranking.matches else None
-            timeline.add("match", f"{len(event.ranking.matches)} of {event.ranking.considered} scored"
-                         + (f", top {top.name} confidence {top.confidence:.2f}" if top else ""))
-        elif isinstance(event, SkillStateChanged):
-            self._skill_changed(event)
-        elif isinstance(event, BudgetChanged):
-            self.query_one(BudgetGauge).breakdown = event.breakdown
-        elif isinstance(event, CompressionApplied):
-            note = f"stage {event.plan.stage.value}%: {event.step} ({event.before:,} → {event.after:,})"
-            self.query_one(BudgetGauge).stage_note = note
-            timeline.add("compress", note)
-            await conversation.mark_summarised(event.plan.summarise_ids)
-        elif isinstance(event, ToolCallRequested):
-            await conversation.close_segment()
-            status = "asking" if event.permission == "ask" else "running"
-            record = tools.upsert(event.call_id, name=event.name, arguments=event.arguments,
-                                  permission=event.permission, status=status)
-            timeline.add("tool", f"{event.name} {record.short_args(60)}")
-            await conversation.add_notice(f"⚙ {event.name}({record.short_args(70)})", "tool")
-        elif isinstance(event, ToolCallApproved):
-            tools.upsert(event.call_id, status="running")
-        elif isinstance(event, ToolCallDenied):
-            tools.upsert(event.call_id, status="denied", summary=event.reason)
-            await conversation.add_notice(f"✗ {event.name} denied: {event.reason}", "warning")
-        elif isinstance(event, ToolCallFinished):
-            tools.upsert(event.call_id, status="ok" if event.ok else "failed", summary=event.summary,
-                         duration_s=event.duration_s, result=event.result)
-            await conversation.add_notice(f"{'✓' if event.ok else '✗'} {event.name}: {event.summary}",
-                                          "tool" if event.ok else "error")
-            plan = format_plan(event.result) if event.ok else None
-            if plan:  # a composite skill's plan: show the steps the agent is about to take
-                await conversation.add_notice(f"plan of {event.name}:\n{plan}", "info")
-        elif isinstance(event, TurnFinished):
-            await conversation.end_answer(event.text, cancelled=event.cancelled)
-            self._set_busy(False)
-        elif isinstance(event, ErrorRaised):
-            await conversation.add_notice(f"error: {event.message}", "error")
-            self.notify(event.message, title="Error", severity="error", markup=False)
-        elif isinstance(event, RetryScheduled):
-            await conversation.add_notice(
-                f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "warning")
-        elif isinstance(event, CatalogReloaded):
-            self._catalog_reloaded(event)
-        elif isinstance(event, SessionSaved):
-            self._update_subtitle()
-        elif isinstance(event, SemanticProgress):
-            self.semantic_label = semantic_label(event)
-            self._update_subtitle()
-        elif isinstance(event, McpServerChanged):
-            await self._mcp_changed(event)
+        chrome = CHROME.get(type(event).__name__)
+        if chrome is not None:
+            await getattr(self, chrome)(event)
+        record = live_record(event)
+        if record is not None:
+            await self.take(record)
+
+    async def take(self, record: dict[str, Any]) -> None:
+        """Fold ``record`` (stamped with the clock's time) and draw the result if live."""
+        record.setdefault("clock", self.clock().strftime("%H:%M:%S"))
+        before = self.cursor.head.running
+        self.cursor.add(record)
+        demo = self.demo
+        if demo is not None and demo.step_pending and self.cursor.paused and self.cursor.next_step(self._is_step):
+            demo.step_pending = False  # the step asked for before it existed
+        if self.cursor.head.running != before:
+            self._set_busy(self.cursor.head.running)
+            if before and self._waiting:
+                self.call_later(self._send_waiting)
+        await self.draw()
+
+    async def note(self, text: str, style: str = "info") -> None:
+        """A line of the app's own in the conversation (slash-command output), folded like any event."""
+        await self.take({"type": "notice", "text": text, "style": style})
+
+    async def draw(self) -> None:
+        """Draw the state at the cursor (the head when live) and the cursor's bar."""
+        self._show_cursor_bar()
+        if self.view.drawn is self.cursor.shown:
+            return
+        await self.view.draw(self.cursor.shown)
+
+    # -- the time cursor --------------------------------------------------------------------
+    def _show_cursor_bar(self) -> None:
+        bars = self.screen_stack[0].query("#cursor-bar") if self.screen_stack else []
+        if not bars:
+            return
+        bar = bars.first()
+        cursor = self.cursor
+        bar.display = cursor.paused
+        if not cursor.paused:
+            return
+        shown = cursor.shown
+        if self.demo is not None:
+            bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
+            return
+        queued = f" · {cursor.queued} new event{'s' if cursor.queued != 1 else ''} queued" if cursor.queued else ""
+        what = shown.last_event.replace("_", " ")
+        bar.update(f"⏸ paused · turn {shown.turn} · event {shown.event} ({what}){queued}"
+                   " · ←/→ event · ↑/↓ turn · Space resume · End live")
+
+    async def action_toggle_pause(self) -> None:
+        if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
+            self._play(not self.demo.playing)
+            return
+        if self.cursor.paused:
+            await self.action_cursor_live()
+        elif self.cursor.pause():
+            await self.draw()
+        self.refresh_bindings()
+
+    async def action_cursor_step(self, delta: int) -> None:
+        if self.demo is not None:  # the demo moves by steps (events with a caption)
+            self._play(False)
+            if delta > 0:
+                await self._demo_next()
+            else:
+                self.cursor.previous_step(self._is_step)
+                await self.draw()
+            return
+        self.cursor.step(delta)
+        await self.draw()
+
+    async def action_cursor_turn(self, delta: int) -> None:
+        self.cursor.turn(delta)
+        await self.draw()
+
+    async def action_cursor_live(self) -> None:
+        if self.demo is not None:  # the rest of the demo plays live
+            self._play(False)
+            self.demo.wanted = True
+            self.demo.go.set()
+        self.cursor.live()
+        await self.draw()
+        self.refresh_bindings()
+
+    # -- what only the chrome shows (CHROME below names these per event type) ---------------------
+    async def _on_error(self, event: Any) -> None:
+        self.notify(event.message, title="Error", severity="error", markup=False)
+
+    async def _on_session_saved(self, event: Any) -> None:
+        self._update_subtitle()
+
+    async def _on_semantic(self, event: Any) -> None:
+        self.semantic_label = semantic_label(event)
+        self._update_subtitle()
+
+    async def _on_reloaded(self, event: Any) -> None:
+        if event.problems:
+            self.notify(str(self._shown_problem(event.problems[0])), title="Skill failed to load",
+                        severity="warning", markup=False)
+        self._show_problems(self._problems())
+        self.refresh_skills()
 
     async def _mcp_changed(self, event: Any) -> None:
         """An MCP server started, failed, changed its tools: the MCP tab (added with the first
@@ -609,7 +671,7 @@ class AiqApp(App[int]):
         self.query_one("#mcp-pane", McpPane).show(self.mcp_servers)
         if old is None or (old.state, old.tools, old.omitted) != (event.state, event.tools, event.omitted):
             detail = f"{len(event.tools)} tools" if event.state == "ready" else (event.message.splitlines() or [""])[0]
-            self.query_one(Timeline).add("mcp", f"{event.name}: {event.state} — {detail}")
+            await self.take({"type": "mcp_server_changed", "line": f"{event.name}: {event.state} — {detail}"})
         if event.state in ("failed", "not approved") and (old is None or old.state != event.state):
             self.notify((event.message.splitlines() or [""])[0], title=f"MCP server {event.name}: {event.state}",
                         severity="warning")
@@ -629,41 +691,29 @@ class AiqApp(App[int]):
                                                                              callback=decided))
         return await future
 
-    def _skill_changed(self, event: SkillStateChanged) -> None:
-        pane = self.query_one(SkillsPane)
-        new = event.new.value if event.new is not None else "evicted"
-        old = event.old.value if event.old is not None else "none"
-        text = f"{event.name}: {old} → {new} ({event.phase.label}) — {event.reason}"
-        pane.show_reason(text)
-        self.query_one(Timeline).add(change_kind(event), f"{event.name} {old}→{new} {event.phase.label}: {event.reason}")
-        pane.flash(event.name)
-        self.set_timer(self.flash_seconds, lambda: pane.unflash(event.name))
-        self.refresh_skills()
-
-    def _catalog_reloaded(self, event: CatalogReloaded) -> None:
-        parts = [f"{label} {', '.join(names)}" for label, names in
-                 (("added", event.added), ("changed", event.changed), ("removed", event.removed),
-                  ("disabled", getattr(event, "disabled", ()))) if names]
-        self.query_one(Timeline).add("reload", "; ".join(parts) or "no changes")
-        if event.problems:
-            self.query_one(Timeline).add("warn", f"{len(event.problems)} problem(s); last good versions kept")
-            self.notify(str(self._shown_problem(event.problems[0])), title="Skill failed to load",
-                        severity="warning", markup=False)
-        self._show_problems(self._problems())
-        self.refresh_skills()
+    def _catalog_views(self) -> list[Any]:
+        return self.engine.skill_views() if self.engine is not None else []
 
     def refresh_skills(self) -> None:
-        """Coalesce: many state changes in one turn redraw the pane once."""
+        """The catalog changed (not an event): the skills pane lists it again, coalesced."""
         if self._skills_refresh_pending:
             return
         self._skills_refresh_pending = True
 
-        def redraw() -> None:
+        async def redraw() -> None:
             self._skills_refresh_pending = False
-            if self.engine is not None:
-                self.query_one(SkillsPane).set_views(self.engine.skill_views())
+            self.view.catalog_changed()
+            self.view.drawn = None
+            await self.draw()
 
         self.call_later(redraw)
+
+    def _flash(self, names: Any) -> None:
+        """Skills that just changed state are highlighted for a moment."""
+        pane = self.query_one(SkillsPane)
+        for name in names:
+            pane.flash(name)
+            self.set_timer(self.flash_seconds, lambda name=name: pane.unflash(name))
 
     # -- state helpers -----------------------------------------------------------------
     def _skill_names(self) -> Iterable[str]:
@@ -715,6 +765,11 @@ class AiqApp(App[int]):
         prompt.set_class(busy, "-busy")
 
     # -- input --------------------------------------------------------------------------
+    @on(PromptInput.Changed, "#prompt")
+    def _prompt_changed(self, event: PromptInput.Changed) -> None:
+        if not event.value or len(event.value) == 1:  # emptiness decides which keys the cursor takes
+            self.refresh_bindings()
+
     @on(PromptInput.Submitted, "#prompt")
     async def _submitted(self, event: PromptInput.Submitted) -> None:
         text = event.value.strip()
@@ -724,6 +779,8 @@ class AiqApp(App[int]):
         prompt.remember(text)
         self._keep_history(text)
         prompt.value = ""
+        if self.cursor.paused:  # what the user sends is answered live
+            await self.action_cursor_live()
         if self.engine is None:  # typed while skills load: sent the moment the engine is ready
             self._queued.append(text)
             self.notify("Starting — your message is sent as soon as the skills have loaded.")
@@ -744,10 +801,17 @@ class AiqApp(App[int]):
         return running
 
     def send(self, text: str) -> None:
-        if self._refused_while_turn_runs():
+        if self._turn_running():  # kept, shown as queued, and sent when the running turn ends
+            self._waiting.append(text)
+            self.call_later(self.note, f"queued: {text} — sent when the running turn ends "
+                                       f"({len(self._waiting)} waiting; Esc cancels the running turn)", "info")
             return
         self._set_busy(True)
         self._turn_worker = self._run_turn(text)
+
+    def _send_waiting(self) -> None:
+        if self._waiting and not self._turn_running():
+            self.send(self._waiting.pop(0))
 
     @work(group="turn", exit_on_error=False)
     async def _run_turn(self, text: str) -> None:
@@ -760,6 +824,8 @@ class AiqApp(App[int]):
                 self.notify(printable(f"turn failed: {event.worker.error}"), severity="error", markup=False)
             if event.state is not WorkerState.SUCCESS:
                 self._set_busy(False)
+            if self._waiting:
+                self.call_later(self._send_waiting)
 
     async def run_slash(self, text: str) -> None:
         command, _, rest = text.partition(" ")
@@ -767,13 +833,13 @@ class AiqApp(App[int]):
         conversation = self.query_one(Conversation)
         if command == "/skill":
             if not rest:
-                await conversation.add_notice("usage: /skill NAME", "warning")
+                await self.note("usage: /skill NAME", "warning")
             else:
                 self._activate(rest)
         elif command == "/skills":
             pane = self.query_one(SkillsPane)
             counts = ", ".join(f"{len(pane.views_in(s))} {s.value}" for s in SkillState)
-            await conversation.add_notice(f"skills: {counts}", "info")
+            await self.note(f"skills: {counts}", "info")
             # The first section with something in it; with no skills at all the prompt keeps focus.
             filled = next((state for state in SkillState if pane.views_in(state)), None)
             if filled is not None:
@@ -783,17 +849,17 @@ class AiqApp(App[int]):
         elif command == "/compact":
             self._compact()
         elif command == "/demo":
-            await self.action_long_demo()
+            await self.action_long_demo(play=rest == "play")
         elif command == "/clear":
             await self.action_clear()
         elif command == "/model":
-            await conversation.add_notice(f"model: {self.engine.provider_label}", "info")
+            await self.note(f"model: {self.engine.provider_label}", "info")
             self.action_settings(model_only=True)
         elif command == "/session":
             self.action_sessions()
         elif command == "/save-skill":
             if not rest:
-                await conversation.add_notice("usage: /save-skill NAME", "warning")
+                await self.note("usage: /save-skill NAME", "warning")
             else:
                 self._save_skill(rest)
         elif command == "/help":
@@ -804,7 +870,7 @@ class AiqApp(App[int]):
             self.action_doctor()
         else:
             known = " ".join(SLASH_COMMANDS)
-            await conversation.add_notice(f"unknown command {command}; try: {known}", "warning")
+            await self.note(f"unknown command {command}; try: {known}", "warning")
 
     # -- workers for engine actions ----------------------------------------------------------
     @work(group="engine", exit_on_error=False)
@@ -813,16 +879,16 @@ class AiqApp(App[int]):
             catalog = self.engine.workspace.catalog
             dormant = catalog.find(name) if hasattr(catalog, "find") else None
             if dormant is not None:  # disabled, not gone: say so and open it where e enables it
-                await self.query_one(Conversation).add_notice(
+                await self.note(
                     f"{name} is {status_label(dormant.status)} — e in its viewer (or 'Enable skill: {name}' "
                     "in Ctrl+P) enables it", "warning")
                 self.action_open_skill(name)
                 return
             close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
             hint = f" — did you mean {', '.join(close)}?" if close else ""
-            await self.query_one(Conversation).add_notice(f"no skill named {name!r}{hint}", "warning")
+            await self.note(f"no skill named {name!r}{hint}", "warning")
         else:
-            await self.query_one(Conversation).add_notice(f"activated {name}", "info")
+            await self.note(f"activated {name}", "info")
             if self.screen is not self.screen_stack[0]:  # e.g. from the skill viewer: say so there
                 self.notify(f"Activated {name}.")
 
@@ -831,23 +897,30 @@ class AiqApp(App[int]):
         plan = await self.engine.compact()
         if plan.is_noop:
             why = "; ".join(plan.notes) or "nothing older than the kept messages"
-            await self.query_one(Conversation).add_notice(f"nothing to compact: {why}", "info")
+            await self.note(f"nothing to compact: {why}", "info")
 
-    async def action_long_demo(self) -> None:
-        """``/demo``: play the demo model's scripted long conversation, one turn after another,
-        so the gauge climbs through every compression stage (Esc stops it)."""
-        conversation = self.query_one(Conversation)
+    async def action_long_demo(self, play: bool = False) -> None:
+        """``/demo``: the demo model's scripted story, step by step: the view pauses after every
+        step (→ the next, ← back, Space plays at ``ui.demo_step_seconds`` and pauses again) and
+        the bar above the prompt says what the step did and why; the next turn starts when the
+        last step of the previous one has been seen. ``/demo play`` starts playing. Esc stops it."""
         if not self.engine.is_demo:
-            await conversation.add_notice("/demo plays a script for the offline demo model; "
-                                          "start with --provider demo to watch it", "warning")
+            await self.note("/demo plays a script for the offline demo model; "
+                            "start with --provider demo to watch it", "warning")
             return
         if self._refused_while_turn_runs():
             return
-        await conversation.add_notice("long demo: each answer grows the context until compression "
-                                      "fires at 80, 90 and 95 % — Esc stops it", "info")
+        await self.note("step-through demo: each answer grows the context until compression fires at 80, "
+                        "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops", "info")
         self._stop_demo = False
+        self.demo = DemoSteps(start=len(self.cursor.records) - 1)
+        self.cursor.position = self.demo.start
         self._set_busy(True)
         self._turn_worker = self._run_long_demo()
+        if play:
+            self._play(True)
+        await self.draw()
+        self.refresh_bindings()
 
     @work(group="turn", exit_on_error=False)
     async def _run_long_demo(self) -> None:
@@ -855,61 +928,105 @@ class AiqApp(App[int]):
 
         script = DemoScript.for_engine(self.engine)
         pause = self.engine.config.ui.demo_turn_pause
+        first = True
         try:
             while not self._stop_demo and (text := script.next_turn(self.engine.breakdown.fraction)) is not None:
+                if not first:
+                    await self._demo_turn_seen()
+                    if self._stop_demo:
+                        break
+                first = False
                 await self.engine.send(text)
                 # The demo model answers without waiting on anything: let the screen show this
                 # turn (and Esc, Ctrl+C or the palette be handled) before the next one starts.
                 await self.drained()
-                if pause and not self._stop_demo:
+                if pause and not self._stop_demo and not self.cursor.paused:
                     await asyncio.sleep(pause)
         finally:
             script.close()  # it stops watching the engine whether the story ended or was stopped
         self._set_busy(False)
         if self._stop_demo:
-            await self.query_one(Conversation).add_notice("long demo stopped — /demo plays it again", "warning")
+            self.demo = None
+            self._play(False)
+            self.cursor.live()
+            await self.note("long demo stopped — /demo plays it again", "warning")
+            self.refresh_bindings()
+        elif self.demo is not None:
+            from aiq_tui.replay.captions import demo_summary
+
+            self.demo.finished = True
+            records = self.cursor.records[self.demo.start:]
+            await self.note(demo_summary(records, self.engine.session.id), "info")
+
+    async def _demo_turn_seen(self) -> None:
+        """While the demo is stepped, the next turn waits until every step so far was shown."""
+        demo = self.demo
+        while demo is not None and self.cursor.paused and not self._stop_demo:
+            demo.go.clear()
+            if self.cursor.queued == 0 and demo.wanted:
+                demo.wanted = False
+                return
+            await demo.go.wait()
+
+    def _is_step(self, index: int) -> bool:
+        """An event the step-through demo stops on: one with a caption, or the app's own notice."""
+        demo = self.demo
+        if demo is None:
+            return True
+        return demo.caption(self.cursor.records, index) is not None or \
+            self.cursor.records[index].get("type") == "notice"
+
+    async def _demo_next(self) -> bool:
+        """→ in the demo: the next step, or (every step seen) the next turn. False at the end."""
+        demo = self.demo
+        if demo is None:
+            return False
+        if self.cursor.next_step(self._is_step):
+            await self.draw()
+            return True
+        if demo.finished:
+            return False
+        demo.wanted = True  # the worker starts the next turn; its first step is shown when it arrives
+        demo.step_pending = True
+        demo.go.set()
+        return True
+
+    def _play(self, on: bool) -> None:
+        demo = self.demo
+        if demo is None:
+            return
+        if demo.timer is not None:
+            demo.timer.stop()
+            demo.timer = None
+        pace = self.engine.config.ui.demo_step_seconds
+        if on and not pace:
+            self.cursor.live()  # no pace: playing is the live view
+            demo.go.set()
+            demo.wanted = True
+        elif on:
+            demo.timer = self.set_interval(pace, self._play_tick)
+        demo.playing = on
+        self._show_cursor_bar()
+
+    async def _play_tick(self) -> None:
+        if not await self._demo_next() or self.demo is None:
+            self._play(False)
 
     @work(group="engine", exit_on_error=False)
     async def _resume(self, session_id: str) -> None:
+        """The resumed session's recorded turns are folded as they were shown live (tool calls
+        as ``⚙`` lines, compressions, skill changes); then the engine restores its skills."""
         if self.busy:
             self.engine.cancel()
         await self.engine.resume(session_id)
-        await self.show_session()
-
-    async def show_session(self) -> None:
-        """Render the engine's current session from scratch (after resume or clear)."""
-        from aiq_tui.conversation import Role
-
-        conversation = self.query_one(Conversation)
-        await conversation.reset()
-        tools = self.query_one(ToolLog)
-        tools.clear_records()
-        for message in self.engine.session.messages:
-            if message.role is Role.USER:
-                await conversation.add_user(message.content)
-            elif message.role is Role.ASSISTANT and message.content:
-                await conversation.add_answer(message.content)
-            elif message.role is Role.TOOL:
-                await conversation.add_notice(f"✓ {message.name or 'tool'}: {message.content[:70]}", "tool")
-            elif message.summary:
-                await conversation.add_notice(f"summary: {message.content[:200]}", "info")
-        self._restore_tool_log(tools)
-        gauge = self.query_one(BudgetGauge)
-        gauge.breakdown = self.engine.breakdown
-        gauge.stage_note = ""  # a compression of another session is not this one's
+        await self.drained()  # the skills it restored are folded before its history
+        self.cursor.live()
+        await self.take({"type": "reset"})
+        for record in history_records(self.engine.session):
+            await self.take(record)
+        await self._engine_budget()  # the budget now, not the one its last turn ended on
         self._update_subtitle()
         self.refresh_skills()
-
-    def _restore_tool_log(self, tools: ToolLog) -> None:
-        """The tool log of a resumed session, as the engine recorded each call."""
-        from aiq_tui.conversation import Role
-
-        session = self.engine.session
-        results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
-        for record in getattr(session, "tool_calls", ()):
-            tools.upsert(record.call_id, name=record.name, arguments=dict(record.arguments), permission="–",
-                         status="ok" if record.ok else "failed", summary=record.summary,
-                         duration_s=record.duration_s, result=results.get(record.call_id, ""))
 
     # -- project trust ---------------------------------------------------------------------------
     def project_dir(self) -> Path:
@@ -1014,6 +1131,8 @@ class AiqApp(App[int]):
             self.screen.minimize()  # Esc leaves the full-screen Tools / Timeline first
             return
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        if self.demo is not None:
+            self.demo.go.set()  # a demo waiting for the next step stops waiting
         if self._turn_running():
             self.engine.cancel()
             self.notify("Cancelling the turn…")
@@ -1077,18 +1196,18 @@ class AiqApp(App[int]):
         context = self.engine.config.context
         gauge = self.query_one(BudgetGauge)
         gauge.thresholds = (context.compress_at, context.evict_at, context.aggressive_at)
-        gauge.breakdown = self.engine.breakdown
-        gauge.refresh(layout=True)
+        gauge.refresh(layout=True)  # the new budget arrived as an event (apply_settings emits it)
         self.show_banner()
         self._update_subtitle()
         window = self.engine.breakdown.window
-        await self.query_one(Conversation).add_notice(
+        await self.note(
             f"now using {self.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
 
     def action_inspector(self, query: str = "") -> None:
+        """The match inspector on ``query`` — by default the last question's ranking (F3)."""
         from aiq_tui.ui.screens.inspector import InspectorScreen
 
-        self.push_screen(InspectorScreen(self.engine, query))
+        self.push_screen(InspectorScreen(self.engine, query or self.cursor.head.query))
 
     def action_sessions(self) -> None:
         from aiq_tui.ui.screens.sessions import SessionsScreen
@@ -1131,7 +1250,6 @@ class AiqApp(App[int]):
         skills = getattr(self.engine, "skills", None)
         rows = [(m.name, m.description, skills.catalog_tokens(m.name, m.description) if skills else 0) for m in catalog]
         screen = ReplayScreen(turns, session.display_title, note=note,
-                              describe=lambda name: getattr(catalog.get(name), "description", ""),
                               thresholds=(context.compress_at, context.evict_at, context.aggressive_at),
                               catalog=lambda: rows)
         self._held_events = []
@@ -1193,9 +1311,11 @@ class AiqApp(App[int]):
         if self.busy:
             self.notify("A turn is running — Esc cancels it first.", severity="warning")
             return
+        self.cursor.live()
+        await self.take({"type": "reset"})
         self.engine.clear()
-        await self.show_session()
-        await self.query_one(Conversation).add_notice("new session — the previous one stays saved", "info")
+        self._update_subtitle()
+        await self.note("new session — the previous one stays saved", "info")
 
     def action_activate_skill(self, name: str) -> None:
         self._activate(name)
@@ -1210,13 +1330,12 @@ class AiqApp(App[int]):
             entry = composite_from_last_turn(name, self.engine.session.messages)
             path = await asyncio.to_thread(self.engine.workspace.catalog.save, entry)
         except Exception as exc:  # noqa: BLE001 - StoreError/ValueError: say why, keep the app
-            await conversation.add_notice(f"/save-skill: {exc}", "warning")
+            await self.note(f"/save-skill: {exc}", "warning")
             return
         self.engine.reload()
         from aiq_tui.ui.text_fit import counted
 
-        await conversation.add_notice(f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}",
-                                      "info")
+        await self.note(f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}", "info")
         self.action_open_skill(name)
 
     @work(group="engine", exit_on_error=False)
@@ -1267,10 +1386,11 @@ class AiqApp(App[int]):
         the deleted file back with all its old messages."""
         if message.session_id != self.engine.session.id:
             return
+        self.cursor.live()
+        await self.take({"type": "reset"})
         self.engine.clear()
-        await self.show_session()
-        await self.query_one(Conversation).add_notice(
-            f"deleted session {message.session_id} — this is a new session", "info")
+        self._update_subtitle()
+        await self.note(f"deleted session {message.session_id} — this is a new session", "info")
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
         if self.engine is not None:  # listed while the engine is still being built: not yet
@@ -1303,19 +1423,69 @@ def status_label(status: str) -> str:
     return "disabled" if status == "inactive" else status
 
 
-STATE_RANK = {SkillState.INACTIVE: 0, SkillState.RELEVANT: 1, SkillState.ACTIVE: 2}
+
+@dataclass
+class DemoSteps:
+    """The step-through ``/demo``'s own state: where it began, the captions so far, whether
+    it plays, and the gate the next turn waits on."""
+
+    start: int
+    finished: bool = False
+    playing: bool = False
+    wanted: bool = False  # the user asked for the step after the last one: the next turn may run
+    step_pending: bool = False  # … and is shown it as soon as it arrives
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    timer: Any = None
+    _captions: list[str | None] = field(default_factory=list)
+
+    def caption(self, records: list[Any], index: int) -> str | None:
+        if len(self._captions) != len(records):  # one pass over the new records' story
+            from aiq_tui.replay.captions import captions
+
+            self._captions = captions(records)
+        return self._captions[index] if 0 <= index < len(self._captions) else None
+
+    def bar(self, cursor: TimeCursor, pace: float) -> str:
+        index = cursor.index
+        record = cursor.records[index] if 0 <= index < len(cursor.records) else {}
+        text = self.caption(cursor.records, index) or str(record.get("text", "")).splitlines()[0:1]
+        if isinstance(text, list):
+            text = text[0] if text else ""
+        steps = sum(1 for i in range(self.start, index + 1)
+                    if self.caption(cursor.records, i) is not None)
+        state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
+        more = "the end — End goes live" if self.finished and cursor.queued == 0 else "→ next"
+        return f"{state} {steps} · {text}\n{more} · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
 
 
-def change_kind(event: SkillStateChanged) -> str:
-    """Timeline wording: "evict" only when the budget stage removed the skill from the prompt;
-    a skill that stops matching is "unload", one that drops a section is "demote"."""
-    if event.new is None:
-        return "evict"
-    if event.new is SkillState.INACTIVE:
-        return "unload"
-    if event.old is not None and STATE_RANK[event.new] < STATE_RANK[event.old]:
-        return "demote"
-    return "load"
+CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
+
+# Events that change the app's chrome besides the view state: the handler's name per type.
+CHROME = {
+    "ErrorRaised": "_on_error",
+    "SessionSaved": "_on_session_saved",
+    "SemanticProgress": "_on_semantic",
+    "CatalogReloaded": "_on_reloaded",
+    "McpServerChanged": "_mcp_changed",
+}
+
+
+def history_records(session: Any) -> list[dict[str, Any]]:
+    """What a resumed session showed, as records to fold: its recorded turns (tool results from
+    its messages, for the tool log), or for a session saved before replay, its messages."""
+    from aiq_tui.conversation import Role
+    from aiq_tui.replay.state import turns_from_messages
+
+    turns = getattr(session, "replay", None) or turns_from_messages(session.messages)
+    results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
+    records = []
+    for turn in turns:
+        for data in turn.get("events", ()):
+            record = dict(data)
+            if record.get("type") == "tool_call_finished" and record.get("call_id") in results:
+                record["result"] = results[record["call_id"]]
+            records.append(record)
+    return records
 
 
 def validation_problems(meta: Any, settings: Any) -> tuple[Problem, ...]:

@@ -1,8 +1,9 @@
 """Replay mode: step through a recorded session turn by turn and event by event.
 
-The screen draws :func:`aiq_tui.replay.state.state_at` with the live workbench's own widgets
-(conversation, the three skill sections, the budget gauge, the timeline), so what it shows is
-what the workbench showed at that point. Read-only: there is no prompt, and Esc returns to
+The screen folds the session's events once (:func:`aiq_tui.replay.state.all_states`, the fold
+the live app uses) and draws the state at its cursor with the live workbench's own widgets and
+renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the workbench showed
+at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and Esc returns to
 live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
 """
 
@@ -18,51 +19,18 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from aiq_tui.agent.views import SkillView
-from aiq_tui.context.model import Breakdown
-from aiq_tui.replay.state import ReplayState, event_count, state_at
-from aiq_tui.skills.model import Phase, SkillState
+from aiq_tui.replay.state import ViewState, all_states, event_count
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.view import StateView, catalog_views
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 
-PHASES = {phase.label: phase for phase in Phase}
 _NO_TIME = datetime(2000, 1, 1)
 
 
 CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
-
-
-def skill_views(state: ReplayState, describe: Callable[[str], str],
-                catalog: Sequence[tuple[str, str, int]] = ()) -> list[SkillView]:
-    """The recorded skills, then (when given) the rest of the catalog as Inactive, as live shows it."""
-    views = [
-        SkillView(row.name, describe(row.name), SkillState(row.state), PHASES.get(row.phase, Phase.METADATA),
-                  row.tokens, row.score, row.confidence, row.reason)
-        for row in state.skills
-    ]
-    seen = {row.name for row in state.skills}
-    scores = {m.get("name"): m for m in state.matches}
-    for name, description, tokens in catalog:
-        if name not in seen:
-            match = scores.get(name) or {}
-            views.append(SkillView(name, description, SkillState.INACTIVE, Phase.METADATA, tokens,
-                                   match.get("score"), match.get("confidence")))
-    return views
-
-
-def breakdown_of(budget: Mapping[str, Any] | None) -> Breakdown | None:
-    if not budget:
-        return None
-    parts = budget.get("parts") or {}
-    return Breakdown(
-        system=int(parts.get("system", 0)), catalog=int(parts.get("catalog", 0)),
-        skills={str(k): int(v) for k, v in (budget.get("skills") or {}).items()},
-        history=int(parts.get("history", 0)), tool_results=int(parts.get("tool_results", 0)),
-        reserve=int(parts.get("reserve", 0)), window=int(budget.get("window", 0)),
-    )
 
 
 class ReplayScreen(Screen[None]):
@@ -80,7 +48,7 @@ class ReplayScreen(Screen[None]):
     ]
 
     def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
-                 describe: Callable[[str], str] | None = None, note: str = "",
+                 note: str = "",
                  thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
                  catalog: CatalogRows | None = None) -> None:
         super().__init__()
@@ -88,13 +56,14 @@ class ReplayScreen(Screen[None]):
         self.turns = list(turns)
         self.title_text = title
         self.note = note
-        self.describe = describe or (lambda name: "")
         self.thresholds = thresholds
+        self.states = all_states(self.turns)  # one fold, once: stepping only moves the cursor
         self.turn = len(self.turns) if turn is None else max(0, min(turn, len(self.turns)))
         self.event = event_count(self.turns, self.turn)
-        self.state = ReplayState()
-        self._shown_conversation: tuple = ()
-        self._shown_timeline: tuple = ()
+        self.state = ViewState()
+        self.view: StateView | None = None
+        self._drawn: tuple[int, int] | None = None
+        self._drawing = False
 
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-bar", markup=False)
@@ -112,32 +81,37 @@ class ReplayScreen(Screen[None]):
         timeline = self.query_one(Timeline)
         timeline.border_title = "Timeline"
         timeline.styles.height = 11
+        rows = self.catalog_rows() if self.catalog_rows else ()
+        views = catalog_views(rows)
+        self.view = StateView(self, lambda: views)
         await self.show()
 
     # -- navigation ------------------------------------------------------------------------
-    async def action_step(self, delta: int) -> None:
+    # Keys only move the cursor and return; drawing catches up with the newest position (held
+    # keys skip the positions in between instead of queueing a redraw for each).
+    def action_step(self, delta: int) -> None:
         turn, event = self.turn, self.event + delta
-        if event < 0 and turn > 1:
+        if event < 1 and turn > 1:
             turn -= 1
-            event = event_count(self.turns, turn) - 1
+            event = event_count(self.turns, turn)
         elif event > event_count(self.turns, turn) and turn < len(self.turns):
             turn, event = turn + 1, 1
         self.turn = turn
-        self.event = max(0, min(event, event_count(self.turns, turn)))
-        await self.show()
+        self.event = max(min(1, event_count(self.turns, turn)), min(event, event_count(self.turns, turn)))
+        self._request()
 
-    async def action_turn(self, delta: int) -> None:
+    def action_turn(self, delta: int) -> None:
         self.turn = max(1 if self.turns else 0, min(len(self.turns), self.turn + delta))
         self.event = event_count(self.turns, self.turn)
-        await self.show()
+        self._request()
 
-    async def action_jump(self, where: int) -> None:
+    def action_jump(self, where: int) -> None:
         if where == 0:
-            self.turn, self.event = (1, 0) if self.turns else (0, 0)
+            self.turn, self.event = (1, min(1, event_count(self.turns, 1))) if self.turns else (0, 0)
         else:
             self.turn = len(self.turns)
             self.event = event_count(self.turns, self.turn)
-        await self.show()
+        self._request()
 
     def action_live(self) -> None:
         self.dismiss(None)
@@ -149,75 +123,44 @@ class ReplayScreen(Screen[None]):
         self.event = total if event is None else max(0, min(event, total))
         await self.show()
 
-    # -- drawing ---------------------------------------------------------------------------
-    async def _draw_conversation(self, entries: tuple) -> None:
-        """Redraw only what changed: a step usually adds or drops a block at the end, and a
-        long session has dozens of rendered answers above it."""
-        conversation = self.query_one(Conversation)
-        shown = self._shown_conversation
-        keep = 0
-        while keep < min(len(shown), len(entries)) and shown[keep] == entries[keep]:
-            keep += 1
-        children = list(conversation.children)
-        if len(children) != len(shown):  # not one widget per block: start over
-            await conversation.reset()
-            keep = 0
-        else:
-            for widget in children[keep:]:
-                await widget.remove()
-        await _mount_entries(conversation, entries[keep:])
-        self._shown_conversation = entries
+    def state_of(self, turn: int, event: int) -> ViewState:
+        return self.states[turn - 1][event] if turn >= 1 else ViewState()
 
+    # -- drawing ---------------------------------------------------------------------------
     def caption(self) -> str:
         total = event_count(self.turns, self.turn)
-        what = self.state.last_event.replace("_", " ") or "start"
+        state = self.state_of(self.turn, self.event)
+        what = state.last_event.replace("_", " ") if self.event else "before its first event"
         note = f" · {self.note}" if self.note else ""
         return (f"⏵ Replay · turn {self.turn}/{len(self.turns)} · event {self.event}/{total} ({what}){note}"
                 " · ←/→ event · ↑/↓ turn · Esc live")
 
+    def _request(self) -> None:
+        bars = self.query("#replay-bar")
+        if not bars:  # keys still queued while the screen closes
+            return
+        bars.first(Static).update(self.caption())
+        if not self._drawing:
+            self._drawing = True
+            self.run_worker(self._catch_up(), group="replay-draw", exit_on_error=False)
+
+    async def _catch_up(self) -> None:
+        try:
+            while self._drawn != (self.turn, self.event) and self.view is not None:
+                position = (self.turn, self.event)
+                self.state = self.state_of(*position)
+                await self.view.draw(self.state)
+                self._drawn = position
+        finally:
+            self._drawing = False
+
     async def show(self) -> None:
-        self.state = state_at(self.turns, self.turn, self.event)
-        state = self.state
+        """Draw the current position now (and wait until it is drawn)."""
         self.query_one("#replay-bar", Static).update(self.caption())
-        if state.conversation != self._shown_conversation:
-            await self._draw_conversation(state.conversation)
-        pane = self.query_one(SkillsPane)
-        pane.set_views(skill_views(state, self.describe, self.catalog_rows() if self.catalog_rows else ()))
-        last_change = next((line for line in reversed(state.timeline) if line[1] in ("load", "evict")), None)
-        pane.show_reason(last_change[2] if last_change else "")
-        gauge = self.query_one(BudgetGauge)
-        gauge.breakdown = breakdown_of(state.budget)
-        gauge.stage_note = state.stage_note
-        timeline = self.query_one(Timeline)
-        shown = self._shown_timeline
-        if state.timeline[:len(shown)] == shown:  # stepping forward: append the new lines only
-            new = state.timeline[len(shown):]
-        else:
-            timeline.clear()
-            timeline.entries.clear()
-            new = state.timeline
-        for clock, kind, text in new:
-            moment = _time(clock)
-            timeline.clock = lambda moment=moment: moment
-            timeline.add(kind, text)
-        self._shown_timeline = state.timeline
-
-
-async def _mount_entries(conversation: Conversation, entries: Sequence[Any]) -> None:
-    for entry in entries:
-        if entry.kind == "user":
-            await conversation.add_user(entry.text)
-        elif entry.kind == "answer":
-            await conversation.add_answer(entry.text)
-        else:
-            await conversation.add_notice(entry.text, entry.style or "info")
-
-
-def _time(clock: str) -> datetime:
-    try:
-        return datetime.strptime(clock, "%H:%M:%S")
-    except ValueError:
-        return _NO_TIME
+        self.state = self.state_of(self.turn, self.event)
+        if self.view is not None:
+            await self.view.draw(self.state)
+            self._drawn = (self.turn, self.event)
 
 
 class ReplayApp(App[None]):
@@ -227,9 +170,9 @@ class ReplayApp(App[None]):
     TITLE = "aiq-tui replay"
 
     def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
-                 note: str = "", describe: Callable[[str], str] | None = None) -> None:
+                 note: str = "") -> None:
         super().__init__()
-        self.replay = ReplayScreen(turns, title, turn=turn, note=note, describe=describe)
+        self.replay = ReplayScreen(turns, title, turn=turn, note=note)
 
     def on_mount(self) -> None:
         self.push_screen(self.replay, callback=lambda _: self.exit())

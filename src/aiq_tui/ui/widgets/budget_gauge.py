@@ -24,6 +24,7 @@ PART_STYLE = {
     "reserve": ("reserve", "grey50"),
 }
 MARK_STYLE = ("yellow", "dark_orange", "red")
+SPARK = "▁▂▃▄▅▆▇█"
 
 
 def compact(tokens: int) -> str:
@@ -57,6 +58,8 @@ class BudgetGauge(Widget):
     # from 80×24 to 200×60 the legend stayed hidden because the height was not recomputed).
     breakdown: reactive[Breakdown | None] = reactive(None)
     stage_note: reactive[str] = reactive("", layout=True)
+    requests: reactive[tuple[int, ...]] = reactive(())
+    """The prompt's total at each model request (the sparkline: compression's saw-tooth)."""
     compact: reactive[bool] = reactive(False, layout=True)
     """Short terminals: no legend (the bar, figures and stage note stay)."""
 
@@ -71,6 +74,19 @@ class BudgetGauge(Widget):
         source = breakdown.window_source if breakdown is not None else ""
         inside = source[source.find("(") + 1:source.rfind(")")] if "(" in source else source
         self.border_subtitle = f"window: {inside}" if inside else ""
+
+    def sparkline(self, window: int, width: int) -> Text:
+        """One bar per model request, its height the prompt's share of the window, coloured
+        by the threshold it crossed (80 / 90 / 95 %)."""
+        label = "per request "
+        shown = self.requests[-max(1, width - len(label)):]
+        line = Text(label, style="dim")
+        for total in shown:
+            share = total / window
+            level = SPARK[min(len(SPARK) - 1, int(share * len(SPARK)))]
+            crossed = sum(share >= t for t in self.thresholds)
+            line.append(level, style=MARK_STYLE[crossed - 1] if crossed else "cyan")
+        return line
 
     def render(self) -> Text:
         width = max(10, self.content_size.width)
@@ -98,6 +114,9 @@ class BudgetGauge(Widget):
         text.append(f"  {percent:.0f}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
+        if self.requests and breakdown.window:
+            text.append("\n")
+            text.append_text(self.sparkline(breakdown.window, width))
         if self.compact:
             if self.stage_note:
                 text.append("\n")

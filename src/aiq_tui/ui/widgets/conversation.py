@@ -9,7 +9,7 @@ border says when new messages arrived below.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -70,6 +70,8 @@ class Conversation(VerticalScroll):
         self.border_title = "Conversation"
         self._answer: AnswerView | None = None
         self.last_answer = ""
+        self.shown: tuple[Any, ...] = ()  # the entries drawn, one widget each (in self._blocks)
+        self._blocks: list[Any] = []
 
     async def on_mount(self) -> None:
         self.anchor()
@@ -186,7 +188,70 @@ class Conversation(VerticalScroll):
                                   "marked 'summarised'", "info")
         return marked
 
+    async def show(self, entries: Sequence[Any]) -> None:
+        """Draw the view state's conversation (:class:`~aiq_tui.replay.state.Entry` blocks),
+        touching only what changed: a streaming answer grows in place (its new text streams in),
+        a summarised turn is dimmed in place, later blocks are mounted; the rest stays."""
+        entries = tuple(entries)
+        if entries == self.shown:
+            return
+        shown, blocks = self.shown, self._blocks
+        keep = 0
+        while keep < min(len(shown), len(entries)):
+            old, new = shown[keep], entries[keep]
+            if old == new:
+                keep += 1
+                continue
+            if (old.kind, old.style, old.message_id) != (new.kind, new.style, new.message_id):
+                break
+            if old.kind == "answer" and old.open and new.text.startswith(old.text):
+                await blocks[keep].write(printable(new.text[len(old.text):]))
+                if not new.open:
+                    await blocks[keep].finish(printable(new.text))
+                self.last_answer = printable(new.text)
+            elif old.text != new.text:
+                break
+            blocks[keep].set_class(new.summarised, "-summarised")
+            if old.kind == "user":
+                blocks[keep].border_title = "you · summarised" if new.summarised else "you"
+            keep += 1
+        for widget in blocks[keep:]:
+            await widget.remove()
+        del blocks[keep:]
+        if not blocks:  # the welcome stays until the first question or answer (notices sit below it)
+            if any(entry.kind != "notice" for entry in entries):
+                await self._leave_welcome()
+            elif not self.query(Welcome):
+                await self.mount(Welcome())
+        fresh = [self._block(entry) for entry in entries[keep:]]
+        if fresh:  # one mount for all of them: opening a long session in Replay stays quick
+            await self.mount_all(fresh)
+        blocks += fresh
+        last = entries[-1] if entries else None
+        if fresh and last is not None and last.kind == "answer" and last.open:
+            await fresh[-1].write(printable(last.text))  # streams from here on (mounted empty)
+            self.last_answer = fresh[-1].text
+        self.shown = entries
+        if len(entries) > keep:
+            self._arrived()
+
+    def _block(self, entry: Any) -> Any:
+        if entry.kind == "user":
+            widget: Any = UserTurn(printable(entry.text), entry.message_id)
+            if entry.summarised:
+                widget.border_title = "you · summarised"
+        elif entry.kind == "answer":
+            from aiq_tui.ui.widgets.answer import AnswerView
+
+            widget = AnswerView("" if entry.open else printable(entry.text))
+            self.last_answer = widget.text
+        else:
+            widget = Notice(printable(entry.text), entry.style or "info")
+        widget.set_class(entry.summarised, "-summarised")
+        return widget
+
     async def reset(self) -> None:
+        self.shown, self._blocks = (), []
         self._answer = None
         self.last_answer = ""
         await self.remove_children()

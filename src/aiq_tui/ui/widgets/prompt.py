@@ -59,6 +59,13 @@ class PromptInput(Input):
         Binding("end", "end_or_bottom", show=False),
     ]
 
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        # Space on an empty prompt is the time cursor's (pause / resume, the app's binding);
+        # when that binding does not apply, the key still arrives here and types a space.
+        if key == "space" and not self.value:
+            return False
+        return super().check_consume_key(key, character)
+
     def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
         super().__init__(
             placeholder="Ask something, or /help for commands",

@@ -38,7 +38,10 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
-    if view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
+    if view.evicted:  # out of the prompt by a budget stage: not the same as never matched
+        line.append(f"{'evict':>5}", style="bold dark_orange")
+        line.append(f"{view.tokens:>6}t", style="dim")
+    elif view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
         label = "disabled" if view.status == "inactive" else view.status
         line.append(f"{label[:12]:>12}", style="italic yellow")
     else:

@@ -7,7 +7,7 @@ highlighted for a moment and the reason for the change is shown under the lists.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -49,10 +49,9 @@ class SkillsPane(Vertical):
         return self.query_one(f"#skills-{state.value}", SkillList)
 
     def views_in(self, state: SkillState) -> list[SkillView]:
+        """A section's skills, most confident first (unmatched skills last, by name)."""
         views = [v for v in self._views.values() if v.state is state]
-        if state is SkillState.INACTIVE:
-            return sorted(views, key=lambda v: v.name)
-        return sorted(views, key=lambda v: (-(v.score or 0.0), v.name))
+        return sorted(views, key=lambda v: (v.confidence is None, -(v.confidence or 0.0), v.name))
 
     def refresh_sections(self) -> None:
         if len(self.query(SkillList)) < len(SECTIONS):
@@ -65,6 +64,14 @@ class SkillsPane(Vertical):
             if state is not SkillState.INACTIVE:
                 section.styles.height = 1 + min(len(rows), self.small_rows)  # + the title line
             section.set_rows(rows, flashing)
+
+    def show_changes(self, changes: Any) -> None:
+        """Every skill change of the current turn with its reason: what loaded first (Active,
+        then Relevant), then evictions, demotions and unloads."""
+        order = {"active": 0, "relevant": 1, "evicted": 2, "inactive": 3}
+        ranked = sorted(changes, key=lambda c: order.get(c.new, 4))
+        lines = [f"{c.name}: {c.old} → {c.new} ({c.phase}) — {c.reason}" for c in ranked]
+        self.show_reason("\n".join(lines))
 
     def show_reason(self, text: str) -> None:
         self.query_one("#skills-reason", Static).update(printable(text))

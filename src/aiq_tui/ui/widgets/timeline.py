@@ -31,6 +31,22 @@ class Timeline(RichLog):
         self._times: list[str] = []
         self._width = 0
         self._stale = False  # rows arrived while hidden: written when the pane has a width again
+        self._rows: tuple[tuple[str, str, str], ...] = ()
+
+    def show(self, rows: tuple[tuple[str, str, str], ...]) -> None:
+        """Draw the view state's timeline ``(time, kind, text)``: new rows are appended; a
+        timeline that is not a continuation of the one shown is drawn afresh."""
+        shown = self._rows
+        if rows[:len(shown)] == shown:
+            new = rows[len(shown):]
+        else:
+            self.clear()
+            self.entries.clear()
+            self._times.clear()
+            new = rows
+        for time, kind, text in new:
+            self._add(time, kind, text)
+        self._rows = rows
 
     @staticmethod
     def row(time: str, kind: str, text: str) -> Text:
@@ -40,8 +56,10 @@ class Timeline(RichLog):
         return line
 
     def add(self, kind: str, text: str) -> None:
+        self._add(self.clock().strftime("%H:%M:%S"), kind, text)
+
+    def _add(self, time: str, kind: str, text: str) -> None:
         text = printable(text)  # shown escaped, never obeyed by the terminal
-        time = self.clock().strftime("%H:%M:%S")
         self.entries.append((kind, text))
         self._times.append(time)
         if self._width and not self.scrollable_content_region.width:

@@ -80,6 +80,20 @@ class ToolLog(DataTable):
             self.update_cell(call_id, "time", duration)
         return record
 
+    def show(self, rows: Any) -> None:
+        """Draw the view state's tool calls (:class:`~aiq_tui.replay.state.ToolRow`): changed rows
+        are updated in place, new ones appended; another session's calls start the table afresh."""
+        ids = [row.call_id for row in rows]
+        if list(self.records)[:len(ids)] != ids[:len(self.records)] or len(self.records) > len(ids):
+            self.clear_records()
+        for row in rows:
+            record = self.records.get(row.call_id)
+            wanted = {"name": row.name, "arguments": dict(row.arguments), "permission": row.permission or "–",
+                      "status": row.status, "summary": row.summary, "duration_s": row.duration_s,
+                      "result": row.result}
+            if record is None or any(getattr(record, key) != value for key, value in wanted.items()):
+                self.upsert(row.call_id, **wanted)
+
     def clear_records(self) -> None:
         self.records.clear()
         self.clear()

@@ -1,0 +1,84 @@
+"""Draw a :class:`~aiq_tui.replay.state.ViewState` on the workbench's panes.
+
+The live app and Replay both hold a view state (the fold of the events up to their cursor)
+and hand it to :class:`StateView`, which updates the conversation, the skills pane, the gauge,
+the timeline and the tool log — each only when its part of the state changed, so stepping
+through a long session stays as fast as the keys repeat. No pane ever sees an event.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from textual.dom import DOMNode
+
+from aiq_tui.agent.views import SkillView
+from aiq_tui.context.model import Breakdown
+from aiq_tui.replay.state import Budget, ViewState, skill_views
+from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.widgets.skills_pane import SkillsPane
+from aiq_tui.ui.widgets.timeline import Timeline
+
+
+def breakdown_of(budget: Budget | None) -> Breakdown | None:
+    """The gauge's input from the state's budget (the same figures the event carried)."""
+    if budget is None:
+        return None
+    parts = budget.parts
+    return Breakdown(
+        system=int(parts.get("system", 0)), catalog=int(parts.get("catalog", 0)), skills=dict(budget.skills),
+        history=int(parts.get("history", 0)), tool_results=int(parts.get("tool_results", 0)),
+        reserve=int(parts.get("reserve", 0)), window=budget.window, exact=budget.exact,
+        window_source=budget.source,
+    )
+
+
+class StateView:
+    """``StateView(root, catalog)``: ``root`` holds the panes (the main screen, Replay);
+    ``catalog()`` gives the skills to list as Inactive unless the state says otherwise."""
+
+    def __init__(self, root: DOMNode, catalog: Callable[[], Sequence[SkillView]],
+                 flash: Callable[[Sequence[str]], None] | None = None) -> None:
+        self.root = root
+        self.catalog = catalog
+        self.flash = flash
+        self.drawn: ViewState | None = None
+        self._catalog_stale = True
+
+    def catalog_changed(self) -> None:
+        """The catalog (not an event) changed: the skills pane is redrawn on the next draw."""
+        self._catalog_stale = True
+
+    async def draw(self, state: ViewState) -> None:
+        root, before = self.root, self.drawn
+        self.drawn = state
+        await root.query_one(Conversation).show(state.conversation)
+        pane = root.query_one(SkillsPane)
+        if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
+            self._catalog_stale = False
+            if self.flash is not None and before is not None:  # highlighted in the redraw below
+                earlier = {row.name: (row.state, row.phase) for row in before.skills}
+                moved = [row.name for row in state.skills if earlier.get(row.name) != (row.state, row.phase)]
+                if moved:
+                    self.flash(moved)
+            pane.set_views(skill_views(state, self.catalog()))
+        if before is None or state.changes != before.changes:
+            pane.show_changes(state.changes)
+        gauge = root.query_one(BudgetGauge)
+        if before is None or state.budget != before.budget:
+            gauge.breakdown = breakdown_of(state.budget)
+        gauge.stage_note = state.stage_note
+        gauge.requests = state.requests
+        for timeline in root.query(Timeline):
+            timeline.show(state.timeline)
+        for log in root.query("#tool-log"):
+            log.show(state.tools)  # type: ignore[attr-defined]
+
+
+def catalog_views(rows: Sequence[Any]) -> list[SkillView]:
+    """``(name, description, tokens)`` rows as Inactive views (Replay's catalog)."""
+    from aiq_tui.skills.model import Phase, SkillState
+
+    return [SkillView(name, description, SkillState.INACTIVE, Phase.METADATA, tokens)
+            for name, description, tokens in rows]
