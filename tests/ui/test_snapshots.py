@@ -78,7 +78,7 @@ class TestMainScreen:
     def test_paused_live_view(self, snap_compare, tmp_path: Path) -> None:
         async def paused(pilot: Pilot) -> None:
             await conversation(pilot)
-            await pilot.press("space", "left", "left", "left")  # paused, three events back
+            await pilot.press("space", "left")  # paused, one event back (the answer drawn whole)
             await pilot.pause()
 
         app, _ = make_app(tmp_path)
