@@ -82,7 +82,8 @@ async def test_an_untrusted_projects_server_asks_once_and_the_answer_is_kept(pro
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     app = AiqApp(engine, clock=fixed_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
-        await _until(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
+        # Pushed, then composed: wait for the dialog's content, not only the screen.
+        await _until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and bool(app.screen.query("#approval-title")))
         assert "fx" in str(app.screen.query_one("#approval-title").render())
         assert sys.executable in str(app.screen.query_one("#approval-detail").render())
         await pilot.press("s")
