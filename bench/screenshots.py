@@ -23,6 +23,7 @@ async def capture(home: Path) -> list[Path]:
 
     engine = Engine.create(Workspace.open(home_flag=home))
     engine.config.ui.demo_turn_pause = 0  # pictures, not a show: no pause between demo turns
+    engine.config.ui.demo_step_seconds = 0  # … nor between the step-through demo's steps
     app = AiqApp(engine, clock=lambda: datetime(2025, 1, 2, 12, 0, 0), watch=False, flash_seconds=3600)
     app.animation_level = "none"
     written: list[Path] = []
@@ -56,9 +57,9 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("ctrl+o")
         await shot(pilot, "03-timeline")
         await pilot.press("ctrl+o")
-        app.query_one("#prompt").value = "/demo"
+        app.query_one("#prompt").value = "/demo play"  # the step-through demo, played to its end
         await pilot.press("enter")
-        await settle(pilot, timeout=60)  # the scripted long demo: about 25 turns
+        await settle(pilot, timeout=120)  # the scripted story: about 10 turns
         await pilot.press("ctrl+o")
         await shot(pilot, "04-compression")
         await pilot.press("ctrl+o")
