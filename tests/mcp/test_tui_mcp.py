@@ -65,7 +65,7 @@ async def test_the_tui_shows_the_servers_tools_and_the_call(project: Path, isola
             await pilot.press("ctrl+o", "ctrl+o")
             assert app.query_one("#activity").active == "tab-mcp"
             app.send("say it back")
-            await _until(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+            await _until(pilot, lambda: isinstance(app.screen, ApprovalScreen) and bool(app.screen.query("#approval-detail")))
             assert "mcp__fx__echo" in str(app.screen.query_one("#approval-detail").render()) or \
                 "echo" in str(app.screen.query_one("#approval-detail").render())
             await pilot.press("y")

@@ -189,6 +189,7 @@ class FakeEngine:
         )
         self.approver: Callable[[ApprovalRequest], Any] | None = None
         self.stream_delay = stream_delay
+        self.one_piece = False  # stream the answer as one piece: as many records on every machine
         self.sent: list[str] = []
         self.cancelled = False
         self.resumed: list[str] = []
@@ -297,7 +298,7 @@ class FakeEngine:
             "| table | rows |\n|---|---|\n| customers | 25 |\n| orders | 60 |\n| order_items | 150 |\n| products | 18 |\n\n"
             "```sql\nSELECT name FROM sqlite_master WHERE type = 'table';\n```\n"
         )
-        for piece in answer.split(" "):
+        for piece in ([answer.rstrip(" ")] if self.one_piece else answer.split(" ")):
             if self.cancelled:
                 break
             self.emit(TokenStreamed(piece + " "))

@@ -52,8 +52,11 @@ class StateView:
 
     async def draw(self, state: ViewState) -> None:
         root, before = self.root, self.drawn
+        conversations = root.query(Conversation)
+        if not conversations:  # the screen is closing (the app exits): nothing left to draw on
+            return
         self.drawn = state
-        await root.query_one(Conversation).show(state.conversation)
+        await conversations.first().show(state.conversation)
         pane = root.query_one(SkillsPane)
         if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
             self._catalog_stale = False
