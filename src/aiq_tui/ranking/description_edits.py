@@ -236,28 +236,27 @@ def add_words(description: str, words: Sequence[str]) -> str:
     """``description`` followed by an "Also use for a, b and c." sentence (unchanged when
     ``words`` is empty). The tuner keeps the words it adds apart from the author's text and
     composes the two each time, so later rounds extend one sentence instead of adding more."""
-    text = description.strip()
-    if not words:
-        return text
-    if text and not _ENDED.search(text):
-        text += "."
-    listed = list(words)
-    tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} and {listed[-1]}"
-    return f"{text} {ADDED_LEAD}{tail}." if text else f"{ADDED_LEAD}{tail}."
+    return _with_sentence(description, ADDED_LEAD, words, "and")
 
 
 def add_exclusion(description: str, words: Sequence[str]) -> str:
     """``description`` followed by a "Not for a, b or c." sentence (unchanged when ``words`` is
     empty): the matcher reads its words as evidence against loading the skill, the model as its
     boundary (:mod:`aiq_tui.ranking.exclusions`)."""
+    return _with_sentence(description, EXCLUDED_LEAD, words, "or")
+
+
+def _with_sentence(description: str, lead: str, words: Sequence[str], last_joiner: str) -> str:
+    """``description`` (ended with a full stop) followed by ``lead`` and ``words`` listed as
+    prose ("a, b and c"); unchanged when there are no words."""
     text = description.strip()
     if not words:
         return text
     if text and not _ENDED.search(text):
         text += "."
     listed = list(words)
-    tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} or {listed[-1]}"
-    return f"{text} {EXCLUDED_LEAD}{tail}." if text else f"{EXCLUDED_LEAD}{tail}."
+    tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} {last_joiner} {listed[-1]}"
+    return f"{text} {lead}{tail}." if text else f"{lead}{tail}."
 
 
 def split_exclusion(description: str) -> tuple[str, tuple[str, ...]]:
