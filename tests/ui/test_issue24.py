@@ -373,3 +373,16 @@ async def test_the_viewer_shows_a_composite_skills_steps_as_json_with_a_detail_v
     steps = [{"tool": "execute_sql", "args": {"sql": "SELECT 1"}}, {"tool": "file_operations"}]
     assert json.loads(field_text(steps)) == steps and "'tool'" not in field_text(steps)
     assert field_text(["csv", "report"]) == "csv, report" and field_text("plain") == "plain"
+
+
+def test_a_long_timeline_entry_wraps_under_its_text_not_to_column_0() -> None:
+    from rich.console import Console
+
+    from aiq_tui.ui.widgets.timeline import Timeline
+
+    console = Console(width=44, record=True, color_system=None)
+    console.print(Timeline.row("12:00:00", "evict", "pdf-tools relevant→evicted meta: evicted at 90 %: least recently used"))
+    lines = console.export_text().splitlines()
+    assert len(lines) > 1 and lines[0].startswith("12:00:00 evict    pdf-tools")
+    indent = len("12:00:00 ") + len("evict    ")
+    assert all(line.startswith(" " * indent) and line[indent] != " " for line in lines[1:])

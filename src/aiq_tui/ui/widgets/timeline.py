@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Callable
 
+from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
@@ -49,11 +50,16 @@ class Timeline(RichLog):
         self._rows = rows
 
     @staticmethod
-    def row(time: str, kind: str, text: str) -> Text:
-        line = Text(time + " ", style="dim")
-        line.append(f"{kind:<{KIND_WIDTH}}", style=KIND_STYLE.get(kind, ""))
-        line.append(text)
-        return line
+    def row(time: str, kind: str, text: str) -> Table:
+        """One entry: time and kind in a fixed column, the text beside them wrapping under
+        itself (a hanging indent), so a long entry never runs back to column 0."""
+        prefix = Text(time + " ", style="dim")
+        prefix.append(f"{kind:<{KIND_WIDTH}}", style=KIND_STYLE.get(kind, ""))
+        grid = Table.grid(expand=True)
+        grid.add_column(width=prefix.cell_len, no_wrap=True)
+        grid.add_column(ratio=1)
+        grid.add_row(prefix, Text(text))
+        return grid
 
     def add(self, kind: str, text: str) -> None:
         self._add(self.clock().strftime("%H:%M:%S"), kind, text)
