@@ -310,6 +310,17 @@ async def _reap_cancelled(process: asyncio.subprocess.Process, readers: "asyncio
         pass
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await readers
+    _close_transport(process)
+
+
+def _close_transport(process: asyncio.subprocess.Process) -> None:
+    """Close the process's transport now, while its loop runs: a transport whose pipes a killed
+    grandchild still held is otherwise closed by the garbage collector after the loop has
+    closed, and that raises inside ``__del__``. ``Process`` exposes no ``close``; the transport
+    is the object asyncio documents for it (``SubprocessTransport.close``)."""
+    transport = getattr(process, "_transport", None)
+    if transport is not None:
+        transport.close()
 
 
 async def run_process(
@@ -398,6 +409,7 @@ async def run_process(
             # A member that left the group (setsid) still holds the pipes; stop waiting.
             readers.cancel()
             out, out_cut, err, err_cut = b"", True, b"", True
+        _close_transport(process)
         return ProcessResult(
             exit_code=process.returncode,
             stdout=out.decode("utf-8", errors="replace"),
