@@ -126,6 +126,40 @@ async def test_the_cursor_keys_leave_typing_alone(tmp_path: Path) -> None:
         footer_keys = {b.key for b in (x.binding for x in app.screen.active_bindings.values()) if b.key == "right"}
         assert footer_keys  # the prompt's own → (cursor) is there; the cursor's is not in force
         assert not app.check_action("cursor_step", (1,))
+async def test_keys_arriving_in_one_burst_type_their_spaces(tmp_path: Path) -> None:
+    """A terminal delivers fast typing (or a slow link) as a burst: the app receives every key
+    before the prompt has inserted the ones before it. A space in the burst is typed, not taken
+    for Pause because the prompt was still empty when the app saw it; arrows while paused, typed
+    after text in the same burst, move the caret, not the cursor."""
+    from textual import events
+
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        prompt = app.query_one("#prompt")
+
+        def burst(keys: list[tuple[str, str | None]]) -> None:
+            for key, character in keys:
+                app.post_message(events.Key(key, character))
+
+        burst([("slash", "/"), ("d", "d"), ("e", "e"), ("m", "m"), ("o", "o"), ("space", " "), ("p", "p")])
+        await wait_until(lambda: prompt.value == "/demo p" or app.cursor.paused, "the burst typed")
+        assert prompt.value == "/demo p" and not app.cursor.paused
+        prompt.value = ""
+        await pilot.press("space")  # typed on its own, on the empty prompt: Pause
+        assert app.cursor.paused
+        index = app.cursor.index
+        burst([("x", "x"), ("left", None), ("right", None), ("end", None)])
+        await wait_until(lambda: prompt.value == "x", "the x typed")
+        await pilot.pause()
+        assert app.cursor.index == index, "arrows after typed text belong to the prompt"
+        prompt.value = ""
+        await pilot.press("left")  # the prompt empty again: the cursor's
+        assert app.cursor.index == index - 1
+
+
 @pytest.mark.slow
 async def test_a_demo_run_shows_the_fold_at_every_event(tmp_path: Path) -> None:
     from aiq_tui.agent.engine import Engine

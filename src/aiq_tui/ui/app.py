@@ -211,14 +211,10 @@ class AiqApp(App[int]):
         Binding("pagedown", "scroll_conversation('page_down')", "Scroll down", show=False),
         Binding("ctrl+home", "scroll_conversation('top')", "Oldest message", show=False),
         Binding("ctrl+end", "scroll_conversation('end')", "Newest message", show=False),
-        # The time cursor (check_action: on an empty prompt of the main screen, and the arrows
-        # only while paused — so they are in the footer exactly while they apply).
-        Binding("space", "toggle_pause", "Pause", priority=True, key_display="␣"),
-        Binding("left", "cursor_step(-1)", "◀ event", priority=True),
-        Binding("right", "cursor_step(1)", "event ▶", priority=True),
-        Binding("up", "cursor_turn(-1)", "◀ turn", priority=True),
-        Binding("down", "cursor_turn(1)", "turn ▶", priority=True),
-        Binding("end", "cursor_live", "Live", priority=True),
+        # The time cursor's keys act on the empty prompt (check_action below says when): its
+        # arrows and End are the prompt's bindings, Space is typed there unless it pauses
+        # (PromptInput._on_key) — decided in typing order. Here for the footer, after the rest.
+        Binding("space", "toggle_pause", "Pause", key_display="␣"),
     ]
 
     def __init__(

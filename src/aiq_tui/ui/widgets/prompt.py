@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
+from textual import events
 from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
@@ -57,7 +58,24 @@ class PromptInput(Input):
         # On an empty prompt Home/End scroll the conversation; with text they move the cursor.
         Binding("home", "home_or_top", show=False),
         Binding("end", "end_or_bottom", show=False),
+        # Input's own ← / →: a class's bindings for a key replace its base class's for that key.
+        Binding("left", "cursor_left", show=False),
+        Binding("right", "cursor_right", show=False),
+        # The app's time cursor on an empty prompt, while paused (App.check_action, so the
+        # footer shows them exactly while they apply; Space, which pauses, is the app's binding
+        # and handled in _on_key). Ordinary bindings, decided when this input handles the key,
+        # after the keys typed before it: a priority binding is decided when the app receives
+        # the key, and in a burst of keys the prompt has not typed the earlier ones yet.
+        Binding("left", "app.cursor_step(-1)", "◀ event"),
+        Binding("right", "app.cursor_step(1)", "event ▶"),
+        Binding("up", "app.cursor_turn(-1)", "◀ turn"),
+        Binding("down", "app.cursor_turn(1)", "turn ▶"),
+        Binding("end", "app.cursor_live", "Live"),
     ]
+
+    # The prompt's own actions that give their key to the time cursor's binding while it is
+    # paused and nothing is typed (←/→ step by event, ↑/↓ by turn, End back to live).
+    CURSOR_KEYS_ACTIONS = frozenset({"cursor_left", "cursor_right", "history", "end", "end_or_bottom"})
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         # Space on an empty prompt is the time cursor's (pause / resume, the app's binding);
@@ -65,6 +83,21 @@ class PromptInput(Input):
         if key == "space" and not self.value:
             return False
         return super().check_consume_key(key, character)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The cursor's binding for the same key comes next and takes it.
+        cursor = getattr(self.app, "cursor", None)
+        if action in self.CURSOR_KEYS_ACTIONS and not self.value and cursor is not None and cursor.paused:
+            return False
+        return super().check_action(action, parameters)
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Space reaches an input as a printable key, which Input types and stops before any
+        # binding: on an empty prompt it is the cursor's Pause when that applies.
+        if event.key == "space" and not self.value and self.app.check_action("toggle_pause", ()):
+            event.stop()
+            event.prevent_default()
+            await self.app.run_action("toggle_pause")
 
     def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
         super().__init__(
