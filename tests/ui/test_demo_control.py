@@ -3,6 +3,7 @@ its tests wait on conditions (the engine's state), never on the screen being idl
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -16,7 +17,6 @@ from conftest import fixed_clock  # noqa: E402
 from helpers import deny_approvals_until, notices, say, wait_until  # noqa: E402
 from textual.command import CommandPalette  # noqa: E402
 
-from aiq_tui.conversation import Role  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
 from aiq_tui.workspace import Workspace  # noqa: E402
 
@@ -30,8 +30,10 @@ def demo_app(home: Path) -> AiqApp:
     return AiqApp(engine, clock=fixed_clock, watch=False)
 
 
-def user_turns(app: AiqApp) -> int:
-    return sum(1 for m in app.engine.session.messages if m.role is Role.USER)
+def turns_done(app: AiqApp) -> int:
+    """Turns the demo has finished, from the session's recorded turns: its messages are no
+    count, as compression summarises the earliest of them away."""
+    return len(app.engine.session.replay)
 
 
 def planned_turns(app: AiqApp) -> int:
@@ -41,15 +43,27 @@ def planned_turns(app: AiqApp) -> int:
     return sum(1 for _ in iter(lambda: script.next_turn(0.0), None))
 
 
-async def start_demo(pilot) -> None:  # noqa: ANN001
+async def start_demo(pilot) -> asyncio.Event:  # noqa: ANN001
     """Play /demo past the story's two approvals (denied, so nothing is written or run) into
-    its follow-up questions, where Esc reaches the app rather than an approval dialog."""
+    its follow-up questions, where Esc reaches the app rather than an approval dialog. The
+    fourth turn is held until the returned gate is set: the demo model answers at once, so
+    without it the story can reach its end before the test's key arrives."""
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
     app = pilot.app
+    gate = asyncio.Event()
+    send = app.engine.send
+
+    async def held(text: str, *args: object, **kwargs: object) -> object:
+        if turns_done(app) >= 3:
+            await gate.wait()
+        return await send(text, *args, **kwargs)
+
+    app.engine.send = held
     await say(pilot, "/demo play")
-    await deny_approvals_until(pilot, lambda: user_turns(app) >= 4, "the demo's fourth turn")
+    await deny_approvals_until(pilot, lambda: turns_done(app) >= 3, "the demo's third turn done")
     await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), "no approval dialog")
+    return gate
 
 
 @pytest.mark.parametrize("key", ["escape", "ctrl+c"])
@@ -57,10 +71,11 @@ async def test_esc_and_ctrl_c_stop_the_long_demo(tmp_path: Path, key: str) -> No
     app = demo_app(tmp_path / "home")
     async with app.run_test(size=(120, 36)) as pilot:
         planned = planned_turns(app)
-        await start_demo(pilot)
+        gate = await start_demo(pilot)
         await pilot.press(key)
+        gate.set()
         await wait_until(lambda: not app._turn_running(), "the demo to stop")
-        assert user_turns(app) < planned, "the demo played to its end instead of stopping"
+        assert turns_done(app) < planned, "the demo played to its end instead of stopping"
         await app.drained()
         assert any("long demo stopped" in text for text in notices(app))
         assert app.is_running and app.return_code is None
@@ -70,15 +85,16 @@ async def test_palette_cancel_turn_stops_the_long_demo_and_the_app_keeps_running
     app = demo_app(tmp_path / "home")
     async with app.run_test(size=(120, 36)) as pilot:
         planned = planned_turns(app)
-        await start_demo(pilot)
+        gate = await start_demo(pilot)
         await pilot.press("ctrl+p")
         await wait_until(lambda: isinstance(app.screen, CommandPalette), "the command palette")
         await pilot.press(*"Cancel turn")
         await wait_until(lambda: app.screen.query("CommandList Option").results() is not None, "palette hits")
         await pilot.press("enter")
+        gate.set()
         await wait_until(lambda: not app._turn_running(), "the demo to stop")
         assert not isinstance(app.screen, CommandPalette)
-        assert user_turns(app) < planned
+        assert turns_done(app) < planned
         assert app.is_running and app.return_code is None
         await say(pilot, "/skills")  # still answering
         assert app.is_running
