@@ -38,7 +38,6 @@ from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
 from aiq_tui.ui.view import StateView
 
@@ -325,7 +324,9 @@ class AiqApp(App[int]):
                     with TabPane("Tools", id="tab-tools"):
                         yield ToolLog(id="tool-log")
                     with TabPane("Timeline", id="tab-timeline"):
-                        yield Timeline(self.clock, id="timeline")
+                        if self.engine is not None:  # built already: its events are drawn from mount on
+                            yield self._timeline()
+                        # else (the deferred start) mounted with the engine, after the first frame
         yield CoalescedFooter()
 
     def on_mount(self) -> None:
@@ -428,7 +429,25 @@ class AiqApp(App[int]):
             return
         self._started()
 
+    def _timeline(self) -> Any:
+        from aiq_tui.ui.widgets.timeline import Timeline
+
+        return Timeline(self.clock, id="timeline")
+
+    def _mount_timeline(self) -> None:
+        """A deferred start mounts the Timeline, in a tab that is hidden at the start, with the
+        engine, after the first frame: its widget, Textual's RichLog, imports ``rich.pretty``
+        and ``attrs`` (≈ 10 ms) that the frame need not wait for. It shows what was drawn so far."""
+        main = self.screen_stack[0]
+        if main.query("#timeline") or not main.query("#tab-timeline"):
+            return
+        timeline = self._timeline()
+        main.query_one("#tab-timeline").mount(timeline)
+        if self.view is not None and self.view.drawn is not None:
+            timeline.show(self.view.drawn.timeline)
+
     def _started(self) -> None:
+        self._mount_timeline()
         if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
@@ -448,6 +467,7 @@ class AiqApp(App[int]):
             while not self._framed.wait(0.05):  # the engine's imports (~0.2 s) must not delay the first frame
                 if get_current_worker().is_cancelled:  # the app ended before its first frame
                     return
+            import aiq_tui.ui.widgets.timeline  # noqa: F401 - here, not on the UI's time (mounted by _started)
             engine = self._start.build()
         except (ConfigError, ValueError) as exc:  # sources.yaml, an unknown provider: exit 2, say why
             self.call_from_thread(self._start_failed, str(exc))
