@@ -74,6 +74,14 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.tools.launcher",
     "aiq_tui.events",
     "pydantic",  # the config model is msgspec: pydantic's import alone was ~0.2 s
+    # The Tools / Timeline tabs are mounted after the first frame (the Timeline with the engine):
+    # TabbedContent, the tool log's DataTable and RichLog (which loads rich.pretty and attrs).
+    "textual.widgets._tabbed_content",
+    "textual.widgets._data_table",
+    "textual.widgets._rich_log",
+    "rich.pretty",
+    "attr",
+    "rich._emoji_codes",  # markup's emoji table: no str label or title is parsed as markup first
 )
 
 
@@ -110,6 +118,7 @@ def test_the_first_frame_does_not_wait_for_the_engine(started: dict[str, object]
 def test_after_the_warm_up_the_tokenizer_is_loaded_and_counts_are_exact(started: dict[str, object]) -> None:
     # The guard above would pass trivially if the probe never saw a real start: it did.
     assert "tiktoken" in started["after"]
+    assert "aiq_tui.ui.widgets.timeline" in started["after"]
     assert "aiq_tui.ui.widgets.answer" in started["after"]
     assert started["exact"] is True
 

@@ -49,6 +49,25 @@ async def test_the_first_frame_shows_before_the_engine_exists(tmp_path: Path) ->
         assert "new session" in app.sub_title
 
 
+async def test_the_tools_tabs_follow_the_first_frame_in_its_place_and_the_timeline_the_engine(tmp_path: Path) -> None:
+    # Issue 24 §3: the tabs (DataTable, TabbedContent) and the Timeline (RichLog) are not in the
+    # first frame; a pane of the same height holds their place, so nothing moves when they come.
+    app, release = held_app(tmp_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await wait_until(lambda: app.first_frame_at is not None, "the first frame")
+        await wait_until(lambda: app.query("#activity"), "the tabs, mounted behind the first frame")
+        await pilot.pause()
+        assert not app.query("#activity-pending")
+        assert app.query_one("#activity").region.height == 11
+        assert app.query_one("#tool-log") is not None
+        assert not app.query("#timeline")  # with the engine
+        await pilot.press("ctrl+o")  # the other tab, though its log is still to come
+        assert app.query_one("#activity").active == "tab-timeline"
+        release.set()
+        await wait_until(lambda: app.engine is not None and app.query("#timeline"), "the timeline, with the engine")
+        assert app.query_one("#timeline").parent.id == "tab-timeline"
+
+
 async def test_engine_actions_are_disabled_until_it_is_ready(tmp_path: Path) -> None:
     app, release = held_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:

@@ -21,7 +21,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from aiq_tui.skills.model import SkillState
@@ -38,8 +38,6 @@ from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.widgets.timeline import Timeline
-from aiq_tui.ui.widgets.tool_log import ToolLog
 from aiq_tui.ui.view import StateView
 
 if TYPE_CHECKING:
@@ -49,6 +47,8 @@ if TYPE_CHECKING:
     from aiq_tui.config import AppConfig
     from aiq_tui.events import Event, SemanticProgress, SkillStateChanged
     from aiq_tui.problems import Problem
+    from textual.widgets import DataTable
+
     from aiq_tui.tools.base import ApprovalRequest, Decision
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
@@ -317,12 +317,35 @@ class AiqApp(App[int]):
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
                 yield BudgetGauge((context.compress_at, context.evict_at, context.aggressive_at), id="gauge")
-                with TabbedContent(id="activity"):
-                    with TabPane("Tools", id="tab-tools"):
-                        yield ToolLog(id="tool-log")
-                    with TabPane("Timeline", id="tab-timeline"):
-                        yield Timeline(self.clock, id="timeline")
+                if self.engine is not None:  # built already: its events are drawn from mount on
+                    yield self._activity(self._timeline())
+                else:  # a deferred start: the tabs are mounted after the first frame, in this place
+                    yield Static("", id="activity-pending")
         yield CoalescedFooter()
+
+    @staticmethod
+    def _activity(*timeline: Any) -> Any:
+        """The Tools / Timeline tabs. A deferred start mounts them once the first frame (and the
+        skills listed in it) are drawn, the Timeline itself with the engine: the tabs, the tool
+        log's DataTable and their styles were a tenth of the first frame's time, for a pane
+        that is empty until the first turn. Until then ``#activity-pending`` keeps its place."""
+        from textual.widgets import TabbedContent, TabPane
+
+        from aiq_tui.ui.widgets.tool_log import ToolLog
+
+        tabs = TabbedContent(id="activity")
+        tabs.compose_add_child(TabPane("Tools", ToolLog(id="tool-log"), id="tab-tools"))
+        tabs.compose_add_child(TabPane("Timeline", *timeline, id="tab-timeline"))
+        return tabs
+
+    async def _mount_activity(self) -> None:
+        """The deferred start's tabs, in place of ``#activity-pending`` (same height: nothing moves)."""
+        main = self.screen_stack[0]
+        pending = main.query("#activity-pending")
+        if not pending or main.query("#activity"):
+            return
+        await main.query_one("#right").mount(self._activity(), before=pending.first())
+        await pending.first().remove()
 
     def on_mount(self) -> None:
         self.view = StateView(self.screen, self._catalog_views, flash=self._flash)
@@ -424,7 +447,25 @@ class AiqApp(App[int]):
             return
         self._started()
 
+    def _timeline(self) -> Any:
+        from aiq_tui.ui.widgets.timeline import Timeline
+
+        return Timeline(self.clock, id="timeline")
+
+    def _mount_timeline(self) -> None:
+        """A deferred start mounts the Timeline, in a tab that is hidden at the start, with the
+        engine, after the first frame: its widget, Textual's RichLog, imports ``rich.pretty``
+        and ``attrs`` (≈ 10 ms) that the frame need not wait for. It shows what was drawn so far."""
+        main = self.screen_stack[0]
+        if main.query("#timeline") or not main.query("#tab-timeline"):
+            return
+        timeline = self._timeline()
+        main.query_one("#tab-timeline").mount(timeline)
+        if self.view is not None and self.view.drawn is not None:
+            timeline.show(self.view.drawn.timeline)
+
     def _started(self) -> None:
+        self._mount_timeline()
         if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
@@ -444,6 +485,8 @@ class AiqApp(App[int]):
             while not self._framed.wait(0.05):  # the engine's imports (~0.2 s) must not delay the first frame
                 if get_current_worker().is_cancelled:  # the app ended before its first frame
                     return
+            self.call_from_thread(self._mount_activity)  # after the frame and the list: neither waits for it
+            import aiq_tui.ui.widgets.timeline  # noqa: F401 - here, not on the UI's time (mounted by _started)
             engine = self._start.build()
         except (ConfigError, ValueError) as exc:  # sources.yaml, an unknown provider: exit 2, say why
             self.call_from_thread(self._start_failed, str(exc))
@@ -661,7 +704,9 @@ class AiqApp(App[int]):
 
         old = self.mcp_servers.get(event.name)
         self.mcp_servers[event.name] = event
-        tabs = self.query_one("#activity", TabbedContent)
+        from textual.widgets import TabPane
+
+        tabs: Any = self.query_one("#activity")
         if not self.query("#mcp-pane"):
             await tabs.add_pane(TabPane("MCP", McpPane(id="mcp-pane"), id="tab-mcp"))
         self.query_one("#mcp-pane", McpPane).show(self.mcp_servers)
@@ -1284,14 +1329,20 @@ class AiqApp(App[int]):
         self.engine.reload()
 
     def action_toggle_activity(self) -> None:
-        tabs = self.query_one("#activity", TabbedContent)
+        found = self.query("#activity")
+        if not found:  # a deferred start's first moments: the tabs are being mounted
+            return
+        tabs: Any = found.first()
         order = ["tab-tools", "tab-timeline"] + (["tab-mcp"] if self.query("#tab-mcp") else [])
         tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
 
     def action_maximize_activity(self) -> None:
         """F7: the Tools / Timeline pane fills the screen (F7 or Esc gives the layout back)."""
         screen = self.screen_stack[0]
-        activity = screen.query_one("#activity", TabbedContent)
+        found = screen.query("#activity")
+        if not found:  # a deferred start's first moments: the tabs are being mounted
+            return
+        activity = found.first()
         if screen.maximized is activity:
             screen.minimize()
             return
@@ -1392,7 +1443,15 @@ class AiqApp(App[int]):
         if self.engine is not None:  # listed while the engine is still being built: not yet
             self.action_open_skill(message.name)
 
-    @on(DataTable.RowSelected, "#mcp-pane")
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        # By the table's id, not @on(DataTable.RowSelected, …): that would import DataTable
+        # with this module, before the first frame (the tabs are mounted after it).
+        table = getattr(event.control, "id", None)
+        if table == "mcp-pane":
+            self._mcp_row_selected(event)
+        elif table == "tool-log":
+            self._tool_selected(event)
+
     def _mcp_row_selected(self, event: DataTable.RowSelected) -> None:
         from aiq_tui.ui.screens.text_modal import TextModal
         from aiq_tui.ui.widgets.mcp_pane import McpPane
@@ -1405,11 +1464,10 @@ class AiqApp(App[int]):
         if details is not None:
             self.push_screen(TextModal(*details))
 
-    @on(DataTable.RowSelected, "#tool-log")
     def _tool_selected(self, event: DataTable.RowSelected) -> None:
         from aiq_tui.ui.screens.text_modal import TextModal
 
-        record = self.query_one(ToolLog).records.get(str(event.row_key.value))
+        record = self.query_one("#tool-log").records.get(str(event.row_key.value))  # type: ignore[attr-defined]
         if record is not None:
             self.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
 

@@ -18,7 +18,6 @@ from aiq_tui.replay.state import Budget, ViewState, skill_views
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.widgets.timeline import Timeline
 
 
 def breakdown_of(budget: Budget | None) -> Breakdown | None:
@@ -73,8 +72,8 @@ class StateView:
             gauge.breakdown = breakdown_of(state.budget)
         gauge.stage_note = state.stage_note
         gauge.requests = state.requests
-        for timeline in root.query(Timeline):
-            timeline.show(state.timeline)
+        for timeline in root.query("#timeline"):  # mounted after the first frame
+            timeline.show(state.timeline)  # type: ignore[attr-defined]
         for log in root.query("#tool-log"):
             log.show(state.tools)  # type: ignore[attr-defined]
 

@@ -81,8 +81,8 @@ class SkillList(ScrollView, can_focus=True):
         self.rows = list(rows)
         self.flashing = flashing
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
-        names = [row.name for row in self.rows]
-        self.cursor = names.index(current) if current in names else min(self.cursor, max(0, len(self.rows) - 1))
+        found = next((index for index, row in enumerate(self.rows) if row.name == current), None) if current else None
+        self.cursor = found if found is not None else min(self.cursor, max(0, len(self.rows) - 1))
         self.refresh()
 
     def render_line(self, y: int) -> Strip:

@@ -24,6 +24,11 @@ SECTIONS = (SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE)
 SMALL_SECTION_ROWS = 5  # Active/Relevant grow up to this many rows, then scroll
 
 
+def _rank(view: SkillView) -> tuple[bool, float, str]:
+    """Most confident first; unmatched skills last, by name."""
+    return (view.confidence is None, -(view.confidence or 0.0), view.name)
+
+
 class SkillsPane(Vertical):
     """Groups the three sections and the last-change line."""
 
@@ -50,15 +55,19 @@ class SkillsPane(Vertical):
 
     def views_in(self, state: SkillState) -> list[SkillView]:
         """A section's skills, most confident first (unmatched skills last, by name)."""
-        views = [v for v in self._views.values() if v.state is state]
-        return sorted(views, key=lambda v: (v.confidence is None, -(v.confidence or 0.0), v.name))
+        return sorted([v for v in self._views.values() if v.state is state], key=_rank)
 
     def refresh_sections(self) -> None:
         if len(self.query(SkillList)) < len(SECTIONS):
             return  # being torn down (a highlight timer fired while the app quits): nothing to draw
         flashing = frozenset(self.flashing)
+        sections: dict[SkillState, list[SkillView]] = {state: [] for state in SECTIONS}
+        for view in self._views.values():  # one pass over (up to) 10,000 skills, not one per section
+            bucket = sections.get(view.state)
+            if bucket is not None:
+                bucket.append(view)
         for state in SECTIONS:
-            rows = self.views_in(state)
+            rows = sorted(sections[state], key=_rank)
             section = self.section(state)
             section.border_title = f"{state.value.title()} ({len(rows)})"
             if state is not SkillState.INACTIVE:
