@@ -1,25 +1,32 @@
 """Replay mode: step through a recorded session turn by turn and event by event.
 
-The screen folds the session's events once (:func:`aiq_tui.replay.state.all_states`, the fold
-the live app uses) and draws the state at its cursor with the live workbench's own widgets and
-renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the workbench showed
-at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and Esc returns to
-live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
+The screen folds the session's events once (:class:`aiq_tui.replay.state.SessionStates`, the
+fold the live app uses) and draws the state at its cursor with the live workbench's own widgets
+and renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the workbench showed
+at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and
+Esc returns to live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
+
+Opened with a ``load`` function (a saved session, a long one), the screen comes up at once with
+a loading bar; a thread worker reads the session, folds it and lists the catalog, and the
+result comes back as a message (:class:`ReplayScreen.Loaded`), so no widget waits on a file
+and a long session shows progress instead of a frozen screen.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from aiq_tui.replay.state import ViewState, all_states, event_count
+from aiq_tui.replay.state import SessionStates, ViewState, event_count
 from aiq_tui.ui.plain import plain
 from aiq_tui.ui.view import StateView, catalog_views
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
@@ -31,6 +38,27 @@ _NO_TIME = datetime(2000, 1, 1)
 
 
 CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
+SYNC_EVENTS = 1_000
+"""Sessions up to this many events given as turns are folded before the first frame (a few
+tens of milliseconds); longer ones load in the background behind the loading bar."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a ``load`` function returns: a session's turns, its title and a note for the bar."""
+
+    turns: Sequence[Mapping[str, Any]]
+    title: str
+    note: str = ""
+
+
+class ReplayUnavailable(Exception):
+    """Raised by a ``load`` function: the session cannot be replayed (the message says why);
+    the screen closes and the app shows the message with ``severity``."""
+
+    def __init__(self, message: str, severity: str = "error") -> None:
+        super().__init__(message)
+        self.severity = severity
 
 
 class ReplayScreen(Screen[None]):
@@ -47,23 +75,52 @@ class ReplayScreen(Screen[None]):
         Binding("end", "jump(-1)", "End", show=False, priority=True),
     ]
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
+    @dataclass
+    class Loaded(Message):
+        """The worker's result: the session folded (or why it cannot be replayed)."""
+
+        recorded: Recorded | None
+        states: SessionStates | None
+        rows: Sequence[tuple[str, str, int]]
+        problem: ReplayUnavailable | None = None
+
+    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
                  note: str = "",
                  thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
-                 catalog: CatalogRows | None = None) -> None:
+                 catalog: CatalogRows | None = None,
+                 load: Callable[[], Recorded] | None = None) -> None:
+        """``turns`` as saved in a session's ``replay``, or None and ``load``: called in a thread
+        worker, it returns the session's :class:`Recorded` turns or raises ReplayUnavailable."""
         super().__init__()
         self.catalog_rows = catalog
-        self.turns = list(turns)
         self.title_text = title
         self.note = note
         self.thresholds = thresholds
-        self.states = all_states(self.turns)  # one fold, once: stepping only moves the cursor
-        self.turn = len(self.turns) if turn is None else max(0, min(turn, len(self.turns)))
-        self.event = event_count(self.turns, self.turn)
+        self.wanted_turn = turn
+        self.turns: list[Mapping[str, Any]] = []
+        self.states: SessionStates | None = None  # one fold, once: stepping only moves the cursor
+        self.turn = self.event = 0
+        self._load = load
+        if turns is not None:
+            if sum(len(t.get("events", ())) for t in turns) <= SYNC_EVENTS:
+                self._place(list(turns), SessionStates(turns))
+            else:
+                self._load = lambda: Recorded(turns, title, note)
         self.state = ViewState()
         self.view: StateView | None = None
         self._drawn: tuple[int, int] | None = None
         self._drawing = False
+
+    @property
+    def loaded(self) -> bool:
+        """The session is folded (and, once :attr:`view` exists, drawn at the cursor)."""
+        return self.states is not None
+
+    def _place(self, turns: list[Mapping[str, Any]], states: SessionStates) -> None:
+        self.turns, self.states = turns, states
+        turn = self.wanted_turn
+        self.turn = len(turns) if turn is None else max(0, min(turn, len(turns)))
+        self.event = event_count(turns, self.turn)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-bar", markup=False)
@@ -81,9 +138,40 @@ class ReplayScreen(Screen[None]):
         timeline = self.query_one(Timeline)
         timeline.border_title = "Timeline"
         timeline.styles.height = 11
+        if self.states is None:
+            self.query_one("#replay-bar", Static).update(f"⏵ Replay · loading {self.title_text} … · Esc live")
+            self.run_worker(self._read, thread=True, group="replay-load", exit_on_error=False)
+            return
         rows = self.catalog_rows() if self.catalog_rows else ()
+        self._make_view(rows)
+        await self.show()
+
+    def _make_view(self, rows: Sequence[tuple[str, str, int]]) -> None:
         views = catalog_views(rows)
         self.view = StateView(self, lambda: views)
+
+    def _read(self) -> None:
+        """In a thread: read and fold the session, list the catalog; the result is posted."""
+        assert self._load is not None
+        try:
+            recorded = self._load()
+            states = SessionStates(recorded.turns)
+            rows = self.catalog_rows() if self.catalog_rows else ()
+        except ReplayUnavailable as problem:
+            self.post_message(self.Loaded(None, None, (), problem))
+            return
+        self.post_message(self.Loaded(recorded, states, rows))
+
+    async def on_replay_screen_loaded(self, message: Loaded) -> None:
+        if message.problem is not None or message.recorded is None or message.states is None:
+            problem = message.problem or ReplayUnavailable("the session could not be read")
+            self.app.notify(str(problem), title="Replay", severity=problem.severity, markup=False)  # type: ignore[arg-type]
+            self.dismiss(None)
+            return
+        self.title_text, self.note = message.recorded.title, message.recorded.note
+        self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
+        self._place(list(message.recorded.turns), message.states)
+        self._make_view(message.rows)
         await self.show()
 
     # -- navigation ------------------------------------------------------------------------
@@ -124,7 +212,7 @@ class ReplayScreen(Screen[None]):
         await self.show()
 
     def state_of(self, turn: int, event: int) -> ViewState:
-        return self.states[turn - 1][event] if turn >= 1 else ViewState()
+        return self.states.at(turn, event) if self.states is not None else ViewState()
 
     # -- drawing ---------------------------------------------------------------------------
     def caption(self) -> str:
@@ -137,7 +225,7 @@ class ReplayScreen(Screen[None]):
 
     def _request(self) -> None:
         bars = self.query("#replay-bar")
-        if not bars:  # keys still queued while the screen closes
+        if not bars or self.view is None:  # keys still queued while the screen closes, or it loads
             return
         bars.first(Static).update(self.caption())
         if not self._drawing:
@@ -156,6 +244,8 @@ class ReplayScreen(Screen[None]):
 
     async def show(self) -> None:
         """Draw the current position now (and wait until it is drawn)."""
+        if self.view is None:  # still loading: the position is drawn when the session is read
+            return
         self.query_one("#replay-bar", Static).update(self.caption())
         self.state = self.state_of(self.turn, self.event)
         if self.view is not None:
