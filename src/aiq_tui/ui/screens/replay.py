@@ -259,10 +259,10 @@ class ReplayApp(App[None]):
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
     TITLE = "aiq-tui replay"
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
-                 note: str = "") -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
+                 note: str = "", load: Callable[[], Recorded] | None = None) -> None:
         super().__init__()
-        self.replay = ReplayScreen(turns, title, turn=turn, note=note)
+        self.replay = ReplayScreen(turns, title, turn=turn, note=note, load=load)
 
     def on_mount(self) -> None:
         self.push_screen(self.replay, callback=lambda _: self.exit())
