@@ -6,16 +6,19 @@ and renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the 
 at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and
 Esc returns to live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
 
-Opened with a ``load`` function (a saved session, a long one), the screen comes up at once with
-a loading bar; a thread worker reads the session, folds it and lists the catalog, and the
-result comes back as a message (:class:`ReplayScreen.Loaded`), so no widget waits on a file
-and a long session shows progress instead of a frozen screen.
+Opened with a ``load`` function (a saved session, a long one), a thread worker reads the
+session, folds it and lists the catalog, so no widget waits on a file. What it read within
+:data:`LOADING_BAR_AFTER` is drawn in the screen's first frame; a longer read shows a loading
+bar and its result comes back as a message (:class:`ReplayScreen.Loaded`), so a long session
+shows progress instead of a frozen screen.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
@@ -38,6 +41,8 @@ _NO_TIME = datetime(2000, 1, 1)
 
 
 CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
+LOADING_BAR_AFTER = 0.1
+"""Seconds a session may take to read and fold before the screen shows its loading bar."""
 SYNC_EVENTS = 1_000
 """Sessions up to this many events given as turns are folded before the first frame (a few
 tens of milliseconds); longer ones load in the background behind the loading bar."""
@@ -139,8 +144,18 @@ class ReplayScreen(Screen[None]):
         timeline.border_title = "Timeline"
         timeline.styles.height = 11
         if self.states is None:
-            self.query_one("#replay-bar", Static).update(f"⏵ Replay · loading {self.title_text} … · Esc live")
-            self.run_worker(self._read, thread=True, group="replay-load", exit_on_error=False)
+            # A session read and folded within LOADING_BAR_AFTER shows its state in the first
+            # frame; a longer read shows the loading bar meanwhile and the result as a message.
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future[ReplayScreen.Loaded] = loop.create_future()
+            self.run_worker(partial(self._read, loop, done), thread=True, group="replay-load", exit_on_error=False)
+            try:
+                message = await asyncio.wait_for(asyncio.shield(done), LOADING_BAR_AFTER)
+            except asyncio.TimeoutError:
+                self.query_one("#replay-bar", Static).update(f"⏵ Replay · loading {self.title_text} … · Esc live")
+                done.add_done_callback(lambda result: self.post_message(result.result()))
+                return
+            await self.on_replay_screen_loaded(message)
             return
         rows = self.catalog_rows() if self.catalog_rows else ()
         self._make_view(rows)
@@ -150,17 +165,16 @@ class ReplayScreen(Screen[None]):
         views = catalog_views(rows)
         self.view = StateView(self, lambda: views)
 
-    def _read(self) -> None:
-        """In a thread: read and fold the session, list the catalog; the result is posted."""
+    def _read(self, loop: asyncio.AbstractEventLoop, done: asyncio.Future[Loaded]) -> None:
+        """In a thread: read and fold the session, list the catalog; the result completes ``done``."""
         assert self._load is not None
         try:
             recorded = self._load()
-            states = SessionStates(recorded.turns)
-            rows = self.catalog_rows() if self.catalog_rows else ()
+            message = self.Loaded(recorded, SessionStates(recorded.turns),
+                                  self.catalog_rows() if self.catalog_rows else ())
         except ReplayUnavailable as problem:
-            self.post_message(self.Loaded(None, None, (), problem))
-            return
-        self.post_message(self.Loaded(recorded, states, rows))
+            message = self.Loaded(None, None, (), problem)
+        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(message))
 
     async def on_replay_screen_loaded(self, message: Loaded) -> None:
         if message.problem is not None or message.recorded is None or message.states is None:
