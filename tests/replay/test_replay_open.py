@@ -149,3 +149,24 @@ async def test_held_keys_skip_positions_and_land_where_the_last_key_points() -> 
         await until(lambda: screen._drawn == (screen.turn, screen.event) and not screen._drawing, "caught up")
         assert screen.turn == len(turns) - 20
         assert screen.state == all_states(turns)[screen.turn - 1][-1]
+
+
+async def test_replay_has_the_live_views_tools_tab_drawn_from_the_state_at_the_cursor() -> None:
+    from textual.widgets import TabbedContent
+
+    from aiq_tui.ui.widgets.tool_log import ToolLog
+
+    turns = json.loads(FIXTURE.read_text(encoding="utf-8"))["replay"]["turns"]
+    app = ReplayApp(turns, "the demo session")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.replay
+        await until(lambda: screen._drawn is not None, "the session drawn")
+        tabs = screen.query_one("#activity", TabbedContent)
+        assert tabs.active == "tab-timeline"
+        await pilot.press("ctrl+o")
+        assert tabs.active == "tab-tools"
+        log = screen.query_one(ToolLog)
+        assert list(log.records) == [row.call_id for row in screen.state.tools] and log.records
+        await pilot.press("home")  # the first event: no tool has been called yet
+        await until(lambda: screen._drawn == (1, 1), "the first event drawn")
+        assert not log.records

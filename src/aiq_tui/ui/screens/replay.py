@@ -27,7 +27,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from aiq_tui.replay.state import SessionStates, ViewState, event_count
 from aiq_tui.ui.plain import plain
@@ -36,6 +36,7 @@ from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
+from aiq_tui.ui.widgets.tool_log import ToolLog
 
 _NO_TIME = datetime(2000, 1, 1)
 
@@ -78,6 +79,7 @@ class ReplayScreen(Screen[None]):
         Binding("down,pagedown", "turn(1)", "turn ▶", priority=True),
         Binding("home", "jump(0)", "Start", show=False, priority=True),
         Binding("end", "jump(-1)", "End", show=False, priority=True),
+        Binding("ctrl+o", "toggle_activity", "Tools/Timeline"),
     ]
 
     @dataclass
@@ -135,14 +137,16 @@ class ReplayScreen(Screen[None]):
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
                 yield BudgetGauge(self.thresholds, id="gauge")
-                yield Timeline(lambda: _NO_TIME, id="timeline")
+                # The live screen's Tools / Timeline pane (the timeline first: what Replay is for).
+                with TabbedContent(id="activity", initial="tab-timeline"):
+                    with TabPane("Tools", id="tab-tools"):
+                        yield ToolLog(id="tool-log")
+                    with TabPane("Timeline", id="tab-timeline"):
+                        yield Timeline(lambda: _NO_TIME, id="timeline")
         yield Footer()
 
     async def on_mount(self) -> None:
         self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
-        timeline = self.query_one(Timeline)
-        timeline.border_title = "Timeline"
-        timeline.styles.height = 11
         if self.states is None:
             # A session read and folded within LOADING_BAR_AFTER shows its state in the first
             # frame; a longer read shows the loading bar meanwhile and the result as a message.
@@ -214,6 +218,10 @@ class ReplayScreen(Screen[None]):
             self.turn = len(self.turns)
             self.event = event_count(self.turns, self.turn)
         self._request()
+
+    def action_toggle_activity(self) -> None:
+        tabs = self.query_one("#activity", TabbedContent)
+        tabs.active = "tab-tools" if tabs.active == "tab-timeline" else "tab-timeline"
 
     def action_live(self) -> None:
         self.dismiss(None)
