@@ -10,8 +10,9 @@ thousands of events would otherwise hold the screen for seconds.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
@@ -57,9 +58,26 @@ class Timeline(RichLog):
             if self._hidden:
                 self._write_hidden()
             new = rows[self._hidden:]
-        for time, kind, text in new:
-            self._add(time, kind, text)
+        self._add_rows(new)
         self._rows = rows
+
+    def _add_rows(self, rows: tuple[tuple[str, str, str], ...]) -> None:
+        """Rows appended, written in one go: RichLog measures, lays out and scrolls once per
+        write, which cost more than rendering a row when a step redrew a hundred of them."""
+        start = len(self.entries)
+        for time, kind, text in rows:
+            self.entries.append((kind, printable(text)))  # shown escaped, never obeyed by the terminal
+            self._times.append(time)
+        if not rows:
+            return
+        if self._width and not self.scrollable_content_region.width:
+            self._stale = True  # hidden behind the Tools tab: written when it has a width again
+            return
+        self._write_rows(self._times[start:], self.entries[start:])
+
+    def _write_rows(self, times: Sequence[str], entries: Sequence[tuple[str, str]]) -> None:
+        if entries:
+            self.write(Group(*(self.row(time, kind, text) for time, (kind, text) in zip(times, entries))))
 
     def _write_hidden(self) -> None:
         self.write(Text(f"⋯ {self._hidden:,} earlier row{'s' if self._hidden != 1 else ''} "
@@ -103,6 +121,5 @@ class Timeline(RichLog):
         if self._hidden:
             self._write_hidden()
         times, entries = self._times[self._hidden:], self.entries[self._hidden:]
-        for time, (kind, text) in zip(times[-self.max_lines:] if self.max_lines else times,
-                                      entries[-self.max_lines:] if self.max_lines else entries):
-            self.write(self.row(time, kind, text))
+        self._write_rows(times[-self.max_lines:] if self.max_lines else times,
+                         entries[-self.max_lines:] if self.max_lines else entries)
