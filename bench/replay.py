@@ -10,6 +10,8 @@ a user's first open does), waits until it is idle, then alternates Help and Repl
 :data:`OPENS` times; the first open of each is reported apart from the later ones. A second
 session, the fixture's turns repeated to :data:`BIG_EVENTS` events, times a long session:
 to the first frame of the Replay screen (its loading bar, or the state) and to its state.
+Stepping through that session is timed in this process, headless (:func:`stepping`): from a
+step key's action to its position drawn.
 """
 
 from __future__ import annotations
@@ -74,6 +76,39 @@ def _close(term: Terminal) -> None:
     term.idle()
 
 
+def stepping(turns: list[dict], repeats: int = 15) -> dict[str, float]:
+    """Median milliseconds from a step key's action to its position drawn (headless, in this
+    process) on ``turns``: one event back, one turn back, one turn forward. Key repeat is
+    ~33 ms; a slower draw is not queued (held keys skip positions) but shows fewer of them."""
+    import asyncio
+
+    from aiq_tui.ui.screens.replay import ReplayApp
+
+    async def measure() -> dict[str, float]:
+        app = ReplayApp(turns, "bench")
+        figures: dict[str, float] = {}
+        async with app.run_test(size=SIZE):
+            screen = app.replay
+            while not (screen.loaded and screen._drawn):
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.5)
+            steps = (("event_back", lambda: screen.action_step(-1)), ("turn_back", lambda: screen.action_turn(-1)),
+                     ("turn_forward", lambda: screen.action_turn(1)))
+            for name, step in steps:
+                times = []
+                for _ in range(repeats):
+                    started = time.perf_counter()
+                    step()
+                    while screen._drawing or screen._drawn != (screen.turn, screen.event):
+                        await asyncio.sleep(0.0005)
+                    times.append(time.perf_counter() - started)
+                    await asyncio.sleep(0.05)  # the frame of the step before the next key
+                figures[f"step_ms_{name}"] = round(statistics.median(times) * 1000, 1)
+        return figures
+
+    return asyncio.run(measure())
+
+
 def run() -> dict[str, object]:
     compile_package()
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
@@ -125,6 +160,7 @@ def run() -> dict[str, object]:
         "big_state_s": round(median("big_state"), 3),
         "big_first_frame_ratio": round(median("big_frame") / median("help_first"), 2),
         "big_state_ratio": round(median("big_state") / median("help_first"), 2),
+        **stepping(big["replay"]["turns"]),
         "samples_s": {k: [round(s, 3) for s in v] for k, v in samples.items()},
         "goals": GOALS,
     }

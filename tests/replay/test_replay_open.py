@@ -170,3 +170,27 @@ async def test_replay_has_the_live_views_tools_tab_drawn_from_the_state_at_the_c
         await pilot.press("home")  # the first event: no tool has been called yet
         await until(lambda: screen._drawn == (1, 1), "the first event drawn")
         assert not log.records
+
+
+async def test_esc_while_a_session_loads_goes_back_to_live() -> None:
+    release = threading.Event()
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            def load() -> Recorded:
+                assert release.wait(30)
+                return Recorded(long_turns(100), "late")
+
+            self.push_screen(ReplayScreen(None, "late", load=load))
+
+    app = Host()
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(lambda: isinstance(app.screen, ReplayScreen) and app.screen.is_mounted, "the loading screen")
+            await pilot.press("escape")
+            await until(lambda: not isinstance(app.screen, ReplayScreen), "back to live")
+            release.set()  # the read finishes after the screen closed: its result goes nowhere
+            await pilot.pause()
+            assert not isinstance(app.screen, ReplayScreen)
+    finally:
+        release.set()
