@@ -76,19 +76,8 @@ def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[i
     the visible text, matched in order of appearance anywhere so far). Raises TimeoutError if a
     marker does not show within ``timeout`` seconds, RuntimeError if the program exits first."""
     patterns = {name: re.compile(regex) for name, regex in markers.items()}
-    columns, rows = size
-    environment = dict(os.environ if env is None else env)
-    environment.update(TERM="xterm-256color", COLORTERM="truecolor", COLUMNS=str(columns), LINES=str(rows))
     started = time.perf_counter()
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: size the terminal before the program can ask for it
-        try:
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
-            if cwd is not None:
-                os.chdir(cwd)
-            os.execve(argv[0], list(argv), environment)
-        finally:
-            os._exit(127)
+    pid, fd = _spawn(argv, size, env, cwd)
     result = PtyRun()
     raw = bytearray()
     try:
@@ -122,6 +111,86 @@ def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[i
             os.waitpid(pid, 0)
         os.close(fd)
     return result
+
+
+def _spawn(argv: Sequence[str], size: tuple[int, int], env: Mapping[str, str] | None,
+           cwd: str | None) -> tuple[int, int]:
+    """Fork ``argv`` onto a new pty of ``size`` (columns, rows): (pid, the parent's fd)."""
+    columns, rows = size
+    environment = dict(os.environ if env is None else env)
+    environment.update(TERM="xterm-256color", COLORTERM="truecolor", COLUMNS=str(columns), LINES=str(rows))
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: size the terminal before the program can ask for it
+        try:
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+            if cwd is not None:
+                os.chdir(cwd)
+            os.execve(argv[0], list(argv), environment)
+        finally:
+            os._exit(127)
+    return pid, fd
+
+
+class Terminal:
+    """A program in a pty driven like a person drives it: send keys, then time what it draws.
+
+    ``with Terminal(argv) as term: term.expect(regex); seconds = term.timed(b"\\x1bOP", regex)``.
+    :meth:`expect` and :meth:`timed` look only at what was drawn after the last keys sent, so
+    a marker that was already on screen does not count.
+    """
+
+    def __init__(self, argv: Sequence[str], *, size: tuple[int, int] = (120, 36),
+                 env: Mapping[str, str] | None = None, cwd: str | None = None, timeout: float = 120.0) -> None:
+        self.argv, self.timeout = list(argv), timeout
+        self.raw = bytearray()
+        self._since = 0  # where the output after the last keys starts
+        self.pid, self.fd = _spawn(argv, size, env, cwd)
+
+    def __enter__(self) -> "Terminal":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def send(self, keys: bytes) -> None:
+        self._since = len(self.raw)
+        os.write(self.fd, keys)
+
+    def expect(self, regex: str) -> re.Match[str]:
+        """Read until what was drawn since the last keys matches ``regex``."""
+        pattern = re.compile(regex)
+        deadline = time.perf_counter() + self.timeout
+        while True:
+            found = pattern.search(visible_text(bytes(self.raw[self._since:])))
+            if found:
+                return found
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"{self.argv[0]}: no {regex!r} in {self.timeout:.0f} s:\n"
+                                   f"{visible_text(bytes(self.raw))[-800:]}")
+            if not _read(self.fd, self.raw, min(0.5, deadline - time.perf_counter())):
+                raise RuntimeError(f"{self.argv[0]} exited before {regex!r}:\n{visible_text(bytes(self.raw))[-800:]}")
+
+    def timed(self, keys: bytes, regex: str) -> float:
+        """Seconds from sending ``keys`` to the read that first shows ``regex``."""
+        started = time.perf_counter()
+        self.send(keys)
+        self.expect(regex)
+        return time.perf_counter() - started
+
+    def idle(self) -> None:
+        """Until the program has stopped working (see :func:`_wait_idle`)."""
+        _wait_idle(self.pid, self.fd, self.raw, time.perf_counter() + self.timeout)
+
+    def close(self) -> None:
+        try:
+            if _alive(self.pid):
+                os.write(self.fd, QUIT)
+                _wait_exit(self.pid, self.fd, self.raw)
+        finally:
+            if _alive(self.pid):
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            os.close(self.fd)
 
 
 def _read(fd: int, into: bytearray, wait: float) -> bool:

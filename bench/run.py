@@ -15,7 +15,7 @@ from pathlib import Path
 # module name → what it measures; each exposes run() -> dict of figures. Start-up (tui) runs
 # first, from a small parent: its processes are timed from spawn, and a parent grown by the
 # matching benchmark (a model, 20,000 query vectors) made every spawn slower.
-BENCHMARKS = ("tui", "scan", "match", "tokens", "tools", "doctor", "telemetry")
+BENCHMARKS = ("tui", "replay", "scan", "match", "tokens", "tools", "doctor", "telemetry")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

@@ -90,7 +90,10 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("f4")  # r on the current session: Replay mode at its last turn
         await pilot.pause(0.2)
         await pilot.press("r")
-        await pilot.pause(0.5)
+        for _ in range(200):  # the session is read and folded by the screen's worker
+            if getattr(app.screen, "view", None) is not None:
+                break
+            await pilot.pause(0.05)
         await shot(pilot, "10-replay")
         await pilot.press("escape")
         app.action_doctor()

@@ -72,9 +72,12 @@ async def test_sessions_picker_r_replays_the_selected_session(tmp_path: Path) ->
         await settle(pilot)
         await pilot.press("f4")
         await pilot.pause()
-        await pilot.press("r")
-        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen))
+        await pilot.press("r")  # a saved session: read and folded by the screen's worker
+        await wait_until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen.loaded
+                         and app.screen.view is not None)
         assert app.screen.turns[0]["events"][0]["text"] == "show the tables in the sample database"
+        assert (app.screen.turn, app.screen.event) == (1, len(app.screen.turns[0]["events"]))
+        assert "turn 1/1" in str(app.screen.query_one("#replay-bar").render())
 
 
 async def test_replay_of_an_empty_session_says_there_is_nothing(tmp_path: Path) -> None:

@@ -197,18 +197,58 @@ def turn_states(turns: Sequence[Mapping[str, Any]]) -> list[ViewState]:
 
 def all_states(turns: Sequence[Mapping[str, Any]]) -> list[list[ViewState]]:
     """For every turn, the state after each of its events (index 0: the turn before its first
-    event), in one pass — what Replay steps through without folding again."""
+    event), in one pass."""
     result: list[list[ViewState]] = []
     state = ViewState()
     for number, record in enumerate(turns, start=1):
-        state = begin_turn(state, number)
-        start = _parse_time(record.get("at"))
-        states = [state]
-        for data in record.get("events", ()):
-            state = apply(state, data, start)
-            states.append(state)
-        result.append(states)
+        result.append(_turn_fold(begin_turn(state, number), record))
+        state = result[-1][-1]
     return result
+
+
+def _turn_fold(state: ViewState, record: Mapping[str, Any]) -> list[ViewState]:
+    """``state`` (a turn's start) and the state after each event of the turn ``record``."""
+    start = _parse_time(record.get("at"))
+    states = [state]
+    for data in record.get("events", ()):
+        state = apply(state, data, start)
+        states.append(state)
+    return states
+
+
+class SessionStates:
+    """What Replay steps through: the session folded once, keeping each turn's start; the states
+    after each event of a turn are folded again from its start when that turn is shown (a turn
+    is a few dozen events: well under a millisecond) and the last :data:`KEPT_TURNS` turns
+    shown are kept. Memory grows with the turns, not with turns × events × what each state
+    holds (a 5,000-event session's every state held a million references)."""
+
+    KEPT_TURNS = 8
+
+    def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
+        self.turns = list(turns)
+        self.starts: list[ViewState] = []
+        self._kept: dict[int, list[ViewState]] = {}
+        state = ViewState()
+        states: list[ViewState] = []
+        for number, record in enumerate(self.turns, start=1):
+            states = _turn_fold(begin_turn(state, number), record)
+            self.starts.append(states[0])
+            state = states[-1]
+        if self.turns:  # Replay opens on the last turn
+            self._kept[len(self.turns)] = states
+
+    def at(self, turn: int, event: int) -> ViewState:
+        """The state after ``event`` events of the 1-based ``turn`` (clamped); turn 0: empty."""
+        if not 1 <= turn <= len(self.turns):
+            return ViewState()
+        states = self._kept.pop(turn, None)
+        if states is None:
+            states = _turn_fold(self.starts[turn - 1], self.turns[turn - 1])
+            if len(self._kept) >= self.KEPT_TURNS:
+                self._kept.pop(next(iter(self._kept)))
+        self._kept[turn] = states  # the newest shown last
+        return states[max(0, min(event, len(states) - 1))]
 
 
 def begin_turn(state: ViewState, number: int) -> ViewState:

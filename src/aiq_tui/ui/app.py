@@ -1263,36 +1263,56 @@ class AiqApp(App[int]):
         self.action_replay(message.session_id)
 
     def action_replay(self, session_id: str = "") -> None:
-        """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
+        """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns.
+        A saved session is read and folded by the screen's worker (a loading bar meanwhile);
+        the current one is in memory."""
         from aiq_tui.agent.sessions import SessionError, SessionNotFound
         from aiq_tui.replay.state import turns_from_messages
-        from aiq_tui.ui.screens.replay import ReplayScreen
+        from aiq_tui.ui.screens.replay import Recorded, ReplayScreen, ReplayUnavailable
 
         if self._refused_while_turn_runs():
             return
-        try:
-            session = self.engine.sessions.load(session_id) if session_id else self.engine.session
-        except SessionNotFound:  # in the app the list is F4, not the CLI the store's message names
-            self.notify(f"No session {session_id!r}. F4 lists the saved sessions; r there replays one.",
-                        title="Replay", severity="error", markup=False)
-            return
-        except SessionError as exc:
-            self.notify(str(exc), title="Replay", severity="error", markup=False)
-            return
-        turns, note = session.replay, ""
-        if not turns:
-            turns = turns_from_messages(session.messages)
-            note = "recorded before replay: conversation only" if turns else ""
-        if not turns:
-            self.notify("Nothing to replay yet: this session has no turns.", severity="warning")
-            return
-        catalog = self.engine.workspace.catalog
+
+        def recorded(session: Any) -> Recorded:
+            turns, note = session.replay, ""
+            if not turns:
+                turns = turns_from_messages(session.messages)
+                note = "recorded before replay: conversation only" if turns else ""
+            if not turns:
+                raise ReplayUnavailable("Nothing to replay yet: this session has no turns.", "warning")
+            return Recorded(turns, session.display_title, note)
+
+        store = self.engine.sessions
+
+        def load() -> Recorded:  # in the screen's worker thread
+            try:
+                return recorded(store.load(session_id))
+            except SessionNotFound:  # in the app the list is F4, not the CLI the store's message names
+                raise ReplayUnavailable(f"No session {session_id!r}. F4 lists the saved sessions; "
+                                        "r there replays one.") from None
+            except SessionError as exc:
+                raise ReplayUnavailable(str(exc)) from None
+
+        turns: Any = None
+        title, note = session_id, ""
+        if not session_id:
+            try:
+                current = recorded(self.engine.session)
+            except ReplayUnavailable as problem:
+                self.notify(str(problem), severity="warning", markup=False)
+                return
+            turns, title, note = current.turns, current.title, current.note
+        metas = list(self.engine.workspace.catalog)  # as it is now: the worker counts their tokens
         context = self.engine.config.context
         skills = getattr(self.engine, "skills", None)
-        rows = [(m.name, m.description, skills.catalog_tokens(m.name, m.description) if skills else 0) for m in catalog]
-        screen = ReplayScreen(turns, session.display_title, note=note,
+
+        def rows() -> list[tuple[str, str, int]]:
+            return [(m.name, m.description, skills.catalog_tokens(m.name, m.description) if skills else 0)
+                    for m in metas]
+
+        screen = ReplayScreen(turns, title, note=note,
                               thresholds=(context.compress_at, context.evict_at, context.aggressive_at),
-                              catalog=lambda: rows)
+                              catalog=rows, load=None if turns is not None else load)
         self._held_events = []
         self.push_screen(screen, callback=lambda _: self._back_to_live())
 

@@ -1,36 +1,70 @@
 """Replay mode: step through a recorded session turn by turn and event by event.
 
-The screen folds the session's events once (:func:`aiq_tui.replay.state.all_states`, the fold
-the live app uses) and draws the state at its cursor with the live workbench's own widgets and
-renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the workbench showed
-at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and Esc returns to
-live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
+The screen folds the session's events once (:class:`aiq_tui.replay.state.SessionStates`, the
+fold the live app uses) and draws the state at its cursor with the live workbench's own widgets
+and renderer (:class:`aiq_tui.ui.view.StateView`), so what it shows is what the workbench showed
+at that point. Events are counted from 1 within their turn. Read-only: there is no prompt, and
+Esc returns to live mode. :class:`ReplayApp` hosts the screen on its own for ``aiq-tui replay --svg``.
+
+Opened with a ``load`` function (a saved session, a long one), a thread worker reads the
+session, folds it and lists the catalog, so no widget waits on a file. What it read within
+:data:`LOADING_BAR_AFTER` is drawn in the screen's first frame; a longer read shows a loading
+bar and its result comes back as a message (:class:`ReplayScreen.Loaded`), so a long session
+shows progress instead of a frozen screen.
 """
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from aiq_tui.replay.state import ViewState, all_states, event_count
+from aiq_tui.replay.state import SessionStates, ViewState, event_count
 from aiq_tui.ui.plain import plain
 from aiq_tui.ui.view import StateView, catalog_views
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
+from aiq_tui.ui.widgets.tool_log import ToolLog
 
 _NO_TIME = datetime(2000, 1, 1)
 
 
 CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
+LOADING_BAR_AFTER = 0.1
+"""Seconds a session may take to read and fold before the screen shows its loading bar."""
+SYNC_EVENTS = 1_000
+"""Sessions up to this many events given as turns are folded before the first frame (a few
+tens of milliseconds); longer ones load in the background behind the loading bar."""
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What a ``load`` function returns: a session's turns, its title and a note for the bar."""
+
+    turns: Sequence[Mapping[str, Any]]
+    title: str
+    note: str = ""
+
+
+class ReplayUnavailable(Exception):
+    """Raised by a ``load`` function: the session cannot be replayed (the message says why);
+    the screen closes and the app shows the message with ``severity``."""
+
+    def __init__(self, message: str, severity: str = "error") -> None:
+        super().__init__(message)
+        self.severity = severity
 
 
 class ReplayScreen(Screen[None]):
@@ -45,25 +79,55 @@ class ReplayScreen(Screen[None]):
         Binding("down,pagedown", "turn(1)", "turn ▶", priority=True),
         Binding("home", "jump(0)", "Start", show=False, priority=True),
         Binding("end", "jump(-1)", "End", show=False, priority=True),
+        Binding("ctrl+o", "toggle_activity", "Tools/Timeline"),
     ]
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
+    @dataclass
+    class Loaded(Message):
+        """The worker's result: the session folded (or why it cannot be replayed)."""
+
+        recorded: Recorded | None
+        states: SessionStates | None
+        rows: Sequence[tuple[str, str, int]]
+        problem: ReplayUnavailable | None = None
+
+    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
                  note: str = "",
                  thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
-                 catalog: CatalogRows | None = None) -> None:
+                 catalog: CatalogRows | None = None,
+                 load: Callable[[], Recorded] | None = None) -> None:
+        """``turns`` as saved in a session's ``replay``, or None and ``load``: called in a thread
+        worker, it returns the session's :class:`Recorded` turns or raises ReplayUnavailable."""
         super().__init__()
         self.catalog_rows = catalog
-        self.turns = list(turns)
         self.title_text = title
         self.note = note
         self.thresholds = thresholds
-        self.states = all_states(self.turns)  # one fold, once: stepping only moves the cursor
-        self.turn = len(self.turns) if turn is None else max(0, min(turn, len(self.turns)))
-        self.event = event_count(self.turns, self.turn)
+        self.wanted_turn = turn
+        self.turns: list[Mapping[str, Any]] = []
+        self.states: SessionStates | None = None  # one fold, once: stepping only moves the cursor
+        self.turn = self.event = 0
+        self._load = load
+        if turns is not None:
+            if sum(len(t.get("events", ())) for t in turns) <= SYNC_EVENTS:
+                self._place(list(turns), SessionStates(turns))
+            else:
+                self._load = lambda: Recorded(turns, title, note)
         self.state = ViewState()
         self.view: StateView | None = None
         self._drawn: tuple[int, int] | None = None
         self._drawing = False
+
+    @property
+    def loaded(self) -> bool:
+        """The session is folded (and, once :attr:`view` exists, drawn at the cursor)."""
+        return self.states is not None
+
+    def _place(self, turns: list[Mapping[str, Any]], states: SessionStates) -> None:
+        self.turns, self.states = turns, states
+        turn = self.wanted_turn
+        self.turn = len(turns) if turn is None else max(0, min(turn, len(turns)))
+        self.event = event_count(turns, self.turn)
 
     def compose(self) -> ComposeResult:
         yield Static("", id="replay-bar", markup=False)
@@ -73,17 +137,59 @@ class ReplayScreen(Screen[None]):
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
                 yield BudgetGauge(self.thresholds, id="gauge")
-                yield Timeline(lambda: _NO_TIME, id="timeline")
+                # The live screen's Tools / Timeline pane (the timeline first: what Replay is for).
+                with TabbedContent(id="activity", initial="tab-timeline"):
+                    with TabPane("Tools", id="tab-tools"):
+                        yield ToolLog(id="tool-log")
+                    with TabPane("Timeline", id="tab-timeline"):
+                        yield Timeline(lambda: _NO_TIME, id="timeline")
         yield Footer()
 
     async def on_mount(self) -> None:
         self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
-        timeline = self.query_one(Timeline)
-        timeline.border_title = "Timeline"
-        timeline.styles.height = 11
+        if self.states is None:
+            # A session read and folded within LOADING_BAR_AFTER shows its state in the first
+            # frame; a longer read shows the loading bar meanwhile and the result as a message.
+            loop = asyncio.get_running_loop()
+            done: asyncio.Future[ReplayScreen.Loaded] = loop.create_future()
+            self.run_worker(partial(self._read, loop, done), thread=True, group="replay-load", exit_on_error=False)
+            try:
+                message = await asyncio.wait_for(asyncio.shield(done), LOADING_BAR_AFTER)
+            except asyncio.TimeoutError:
+                self.query_one("#replay-bar", Static).update(f"⏵ Replay · loading {self.title_text} … · Esc live")
+                done.add_done_callback(lambda result: self.post_message(result.result()))
+                return
+            await self.on_replay_screen_loaded(message)
+            return
         rows = self.catalog_rows() if self.catalog_rows else ()
+        self._make_view(rows)
+        await self.show()
+
+    def _make_view(self, rows: Sequence[tuple[str, str, int]]) -> None:
         views = catalog_views(rows)
         self.view = StateView(self, lambda: views)
+
+    def _read(self, loop: asyncio.AbstractEventLoop, done: asyncio.Future[Loaded]) -> None:
+        """In a thread: read and fold the session, list the catalog; the result completes ``done``."""
+        assert self._load is not None
+        try:
+            recorded = self._load()
+            message = self.Loaded(recorded, SessionStates(recorded.turns),
+                                  self.catalog_rows() if self.catalog_rows else ())
+        except ReplayUnavailable as problem:
+            message = self.Loaded(None, None, (), problem)
+        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(message))
+
+    async def on_replay_screen_loaded(self, message: Loaded) -> None:
+        if message.problem is not None or message.recorded is None or message.states is None:
+            problem = message.problem or ReplayUnavailable("the session could not be read")
+            self.app.notify(str(problem), title="Replay", severity=problem.severity, markup=False)  # type: ignore[arg-type]
+            self.dismiss(None)
+            return
+        self.title_text, self.note = message.recorded.title, message.recorded.note
+        self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
+        self._place(list(message.recorded.turns), message.states)
+        self._make_view(message.rows)
         await self.show()
 
     # -- navigation ------------------------------------------------------------------------
@@ -113,6 +219,10 @@ class ReplayScreen(Screen[None]):
             self.event = event_count(self.turns, self.turn)
         self._request()
 
+    def action_toggle_activity(self) -> None:
+        tabs = self.query_one("#activity", TabbedContent)
+        tabs.active = "tab-tools" if tabs.active == "tab-timeline" else "tab-timeline"
+
     def action_live(self) -> None:
         self.dismiss(None)
 
@@ -124,7 +234,7 @@ class ReplayScreen(Screen[None]):
         await self.show()
 
     def state_of(self, turn: int, event: int) -> ViewState:
-        return self.states[turn - 1][event] if turn >= 1 else ViewState()
+        return self.states.at(turn, event) if self.states is not None else ViewState()
 
     # -- drawing ---------------------------------------------------------------------------
     def caption(self) -> str:
@@ -137,7 +247,7 @@ class ReplayScreen(Screen[None]):
 
     def _request(self) -> None:
         bars = self.query("#replay-bar")
-        if not bars:  # keys still queued while the screen closes
+        if not bars or self.view is None:  # keys still queued while the screen closes, or it loads
             return
         bars.first(Static).update(self.caption())
         if not self._drawing:
@@ -156,6 +266,8 @@ class ReplayScreen(Screen[None]):
 
     async def show(self) -> None:
         """Draw the current position now (and wait until it is drawn)."""
+        if self.view is None:  # still loading: the position is drawn when the session is read
+            return
         self.query_one("#replay-bar", Static).update(self.caption())
         self.state = self.state_of(self.turn, self.event)
         if self.view is not None:
@@ -169,10 +281,10 @@ class ReplayApp(App[None]):
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
     TITLE = "aiq-tui replay"
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]], title: str, *, turn: int | None = None,
-                 note: str = "") -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
+                 note: str = "", load: Callable[[], Recorded] | None = None) -> None:
         super().__init__()
-        self.replay = ReplayScreen(turns, title, turn=turn, note=note)
+        self.replay = ReplayScreen(turns, title, turn=turn, note=note, load=load)
 
     def on_mount(self) -> None:
         self.push_screen(self.replay, callback=lambda _: self.exit())

@@ -9,7 +9,10 @@ border says when new messages arrived below.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Sequence
+
+from rich.text import Text
 
 from textual.containers import VerticalScroll
 from textual.widgets import Static
@@ -55,6 +58,9 @@ class Welcome(Static):
 
 
 NEW_BELOW = "↓ new messages below — PgDn / End"
+WINDOW = 80
+"""Entries a conversation drawn afresh mounts (the newest); more as the view scrolls up. Above
+the step-through demo's 65, so its pictures show every entry."""
 
 
 class Conversation(VerticalScroll):
@@ -70,8 +76,11 @@ class Conversation(VerticalScroll):
         self.border_title = "Conversation"
         self._answer: AnswerView | None = None
         self.last_answer = ""
-        self.shown: tuple[Any, ...] = ()  # the entries drawn, one widget each (in self._blocks)
+        self.shown: tuple[Any, ...] = ()  # the entries drawn; shown[_first:] have a widget each (_blocks)
         self._blocks: list[Any] = []
+        self._first = 0
+        self._earlier: Static | None = None  # "⋯ N earlier entries" above the blocks while _first > 0
+        self._lock = asyncio.Lock()  # show() and show_earlier() both move the blocks
 
     async def on_mount(self) -> None:
         self.anchor()
@@ -95,6 +104,8 @@ class Conversation(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.border_subtitle and not self.scrolled_up:
             self.border_subtitle = ""
+        if self._first and new_value < 1 and self.scrolled_up:  # at the top: the earlier entries
+            self.run_worker(self.show_earlier(), group="conversation-earlier", exclusive=True)
 
     def page(self, direction: int) -> None:
         if direction < 0:
@@ -191,11 +202,20 @@ class Conversation(VerticalScroll):
     async def show(self, entries: Sequence[Any]) -> None:
         """Draw the view state's conversation (:class:`~aiq_tui.replay.state.Entry` blocks),
         touching only what changed: a streaming answer grows in place (its new text streams in),
-        a summarised turn is dimmed in place, later blocks are mounted; the rest stays."""
+        a summarised turn is dimmed in place, later blocks are mounted; the rest stays.
+
+        A long conversation drawn afresh (Replay opening a long session, a step far back)
+        mounts only its newest :data:`WINDOW` entries — what the pane, anchored at the bottom,
+        shows — under a line counting the earlier ones, which are mounted as the view is
+        scrolled up to them (:meth:`show_earlier`)."""
         entries = tuple(entries)
         if entries == self.shown:
             return
-        shown, blocks = self.shown, self._blocks
+        async with self._lock:
+            await self._show(entries)
+
+    async def _show(self, entries: tuple[Any, ...]) -> None:
+        shown, blocks, first = self.shown, self._blocks, self._first
         keep = 0
         while keep < min(len(shown), len(entries)):
             old, new = shown[keep], entries[keep]
@@ -204,20 +224,33 @@ class Conversation(VerticalScroll):
                 continue
             if (old.kind, old.style, old.message_id) != (new.kind, new.style, new.message_id):
                 break
+            if keep < first:  # not mounted: drawn from its new entry when it is
+                if old.text != new.text:
+                    break
+                keep += 1
+                continue
+            block = blocks[keep - first]
             if old.kind == "answer" and old.open and new.text.startswith(old.text):
-                await blocks[keep].write(printable(new.text[len(old.text):]))
+                await block.write(printable(new.text[len(old.text):]))
                 if not new.open:
-                    await blocks[keep].finish(printable(new.text))
+                    await block.finish(printable(new.text))
                 self.last_answer = printable(new.text)
             elif old.text != new.text:
                 break
-            blocks[keep].set_class(new.summarised, "-summarised")
+            block.set_class(new.summarised, "-summarised")
             if old.kind == "user":
-                blocks[keep].border_title = "you · summarised" if new.summarised else "you"
+                block.border_title = "you · summarised" if new.summarised else "you"
             keep += 1
-        for widget in blocks[keep:]:
-            await widget.remove()
-        del blocks[keep:]
+        if keep < first or len(entries) - keep > WINDOW:  # afresh: the newest entries only
+            keep = first = max(0, len(entries) - WINDOW)
+            for widget in blocks:
+                await widget.remove()
+            blocks.clear()
+        else:
+            for widget in blocks[keep - first:]:
+                await widget.remove()
+            del blocks[keep - first:]
+        self._first = first
         if not blocks:  # the welcome stays until the first question or answer (notices sit below it)
             if any(entry.kind != "notice" for entry in entries):
                 await self._leave_welcome()
@@ -227,6 +260,7 @@ class Conversation(VerticalScroll):
         if fresh:  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
         blocks += fresh
+        await self._count_earlier()
         last = entries[-1] if entries else None
         if fresh and last is not None and last.kind == "answer" and last.open:
             await fresh[-1].write(printable(last.text))  # streams from here on (mounted empty)
@@ -234,6 +268,33 @@ class Conversation(VerticalScroll):
         self.shown = entries
         if len(entries) > keep:
             self._arrived()
+
+    async def _count_earlier(self) -> None:
+        """The line above the mounted blocks: how many earlier entries are not drawn yet."""
+        marker = self._earlier
+        if self._first and marker is None:
+            self._earlier = marker = Static("", markup=False, classes="earlier")
+            await self.mount(marker, before=0)
+        elif not self._first and marker is not None:
+            self._earlier = None
+            await marker.remove()
+        if marker is not None:
+            marker.update(Text(f"⋯ {self._first:,} earlier entr{'ies' if self._first != 1 else 'y'} — "
+                               "scroll up to show them", style="dim italic"))
+
+    async def show_earlier(self) -> int:
+        """Mount up to :data:`WINDOW` more of the earlier entries above the drawn ones; how many."""
+        async with self._lock:
+            count = min(WINDOW, self._first)
+            if not count or not self._blocks:
+                return 0
+            start = self._first - count
+            widgets = [self._block(entry) for entry in self.shown[start:self._first]]
+            await self.mount_all(widgets, before=self._blocks[0])
+            self._blocks[:0] = widgets
+            self._first = start
+            await self._count_earlier()
+            return count
 
     def _block(self, entry: Any) -> Any:
         if entry.kind == "user":
@@ -251,7 +312,12 @@ class Conversation(VerticalScroll):
         return widget
 
     async def reset(self) -> None:
-        self.shown, self._blocks = (), []
+        async with self._lock:
+            await self._reset()
+
+    async def _reset(self) -> None:
+        self.shown, self._blocks, self._first = (), [], 0
+        self._earlier = None
         self._answer = None
         self.last_answer = ""
         await self.remove_children()

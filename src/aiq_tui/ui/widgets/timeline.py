@@ -1,14 +1,18 @@
 """The event timeline: skill loads, evictions, compressions and reloads, oldest first.
 
 Rows wrap at the pane's width and are re-wrapped whenever that width changes (terminal
-resize, the tab becoming visible), so a long row never loses its middle.
+resize, the tab becoming visible), so a long row never loses its middle. A timeline drawn
+afresh (Replay opening a long session, a step back) writes its newest :data:`TAIL_ROWS` rows
+under a line counting the earlier ones: each row costs a rendering, and a session of
+thousands of events would otherwise hold the screen for seconds.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable
+from typing import Callable, Sequence
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
@@ -19,6 +23,7 @@ from aiq_tui.terminal_text import printable
 KIND_STYLE = {"load": "green", "unload": "yellow", "demote": "yellow", "evict": "dark_orange", "compress": "magenta",
               "reload": "blue", "warn": "red", "tool": "cyan", "info": "dim"}
 KIND_WIDTH = 9
+TAIL_ROWS = 100
 
 
 class Timeline(RichLog):
@@ -33,21 +38,50 @@ class Timeline(RichLog):
         self._width = 0
         self._stale = False  # rows arrived while hidden: written when the pane has a width again
         self._rows: tuple[tuple[str, str, str], ...] = ()
+        self._hidden = 0  # the first entries, not written (a timeline drawn afresh shows its tail)
 
     def show(self, rows: tuple[tuple[str, str, str], ...]) -> None:
         """Draw the view state's timeline ``(time, kind, text)``: new rows are appended; a
-        timeline that is not a continuation of the one shown is drawn afresh."""
+        timeline that is not a continuation of the one shown (or adds more than
+        :data:`TAIL_ROWS` rows at once) is drawn afresh."""
         shown = self._rows
-        if rows[:len(shown)] == shown:
+        if rows[:len(shown)] == shown and len(rows) - len(shown) <= TAIL_ROWS:
             new = rows[len(shown):]
         else:
             self.clear()
             self.entries.clear()
             self._times.clear()
-            new = rows
-        for time, kind, text in new:
-            self._add(time, kind, text)
+            self._hidden = max(0, len(rows) - TAIL_ROWS)
+            for time, kind, text in rows[:self._hidden]:
+                self.entries.append((kind, printable(text)))
+                self._times.append(time)
+            if self._hidden:
+                self._write_hidden()
+            new = rows[self._hidden:]
+        self._add_rows(new)
         self._rows = rows
+
+    def _add_rows(self, rows: tuple[tuple[str, str, str], ...]) -> None:
+        """Rows appended, written in one go: RichLog measures, lays out and scrolls once per
+        write, which cost more than rendering a row when a step redrew a hundred of them."""
+        start = len(self.entries)
+        for time, kind, text in rows:
+            self.entries.append((kind, printable(text)))  # shown escaped, never obeyed by the terminal
+            self._times.append(time)
+        if not rows:
+            return
+        if self._width and not self.scrollable_content_region.width:
+            self._stale = True  # hidden behind the Tools tab: written when it has a width again
+            return
+        self._write_rows(self._times[start:], self.entries[start:])
+
+    def _write_rows(self, times: Sequence[str], entries: Sequence[tuple[str, str]]) -> None:
+        if entries:
+            self.write(Group(*(self.row(time, kind, text) for time, (kind, text) in zip(times, entries))))
+
+    def _write_hidden(self) -> None:
+        self.write(Text(f"⋯ {self._hidden:,} earlier row{'s' if self._hidden != 1 else ''} "
+                        f"not drawn (the newest {TAIL_ROWS} are)", style="dim italic"))
 
     @staticmethod
     def row(time: str, kind: str, text: str) -> Table:
@@ -84,6 +118,8 @@ class Timeline(RichLog):
             return  # RichLog writes what was deferred until the size was known
         self._stale = False
         self.clear()
-        for time, (kind, text) in zip(self._times[-self.max_lines:] if self.max_lines else self._times,
-                                      self.entries[-self.max_lines:] if self.max_lines else self.entries):
-            self.write(self.row(time, kind, text))
+        if self._hidden:
+            self._write_hidden()
+        times, entries = self._times[self._hidden:], self.entries[self._hidden:]
+        self._write_rows(times[-self.max_lines:] if self.max_lines else times,
+                         entries[-self.max_lines:] if self.max_lines else entries)
