@@ -314,6 +314,92 @@ async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme
         assert not faint, faint
 
 
+def drawn_contrasts(app: AiqApp, region, wanted=lambda text: True) -> list[tuple[float, str]]:  # noqa: ANN001
+    """(contrast, text) of every word drawn inside ``region``, from the colours the screen really
+    uses (run without NO_COLOR, so the theme's colours, not a monochrome filter's). A ``dim``
+    word is blended half-way into its background, as Textual's DimFilter and most terminals
+    draw it."""
+    found = []
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        x = 0
+        for segment in strip:
+            style, text = segment.style, segment.text
+            if (region.contains(x, y) and any(ch.isalnum() for ch in text) and wanted(text.strip())
+                    and style and style.color and style.bgcolor):
+                colour, ground = style.color.get_truecolor(), style.bgcolor.get_truecolor()
+                if style.dim:
+                    colour = tuple((c + g) // 2 for c, g in zip(colour, ground))
+                found.append((round(contrast(colour, ground), 2), text.strip()))
+            x += len(text)
+    return found
+
+
+async def test_skill_badges_are_readable_on_every_row_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """full / brief / meta / evict / disabled and the figures beside them reach 4.5:1 on the
+    skills pane's plain rows and its highlighted (cursor) row, focused or not, dark and light."""
+    from dataclasses import replace
+
+    from aiq_tui.skills.model import SkillState
+    from aiq_tui.ui.widgets.skill_list import SkillList
+    from aiq_tui.ui.widgets.skills_pane import SECTIONS, SkillsPane
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")  # full, brief and meta rows
+        await settle(pilot)
+        fake_engine.fill_to(0.91)
+        fake_engine.evict("pdf-tools")
+        await settle(pilot)
+        pane = app.query_one(SkillsPane)
+        views = [view for state in SECTIONS for view in pane.views_in(state)]
+        dormant = next(v for v in views if v.state is SkillState.INACTIVE and not v.evicted)
+        pane.set_views([replace(v, status="inactive") if v is dormant else v for v in views])
+        await pilot.pause()
+        badges = {"full", "brief", "meta", "evict", "disabled"}
+        drawn: set[str] = set()
+        faint = []
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            for focused in (False, True):
+                for section in app.query(SkillList):
+                    if focused:
+                        section.focus()
+                    for row in range(len(section.rows)):
+                        section.cursor = row
+                        await pilot.pause()
+                        for ratio, text in drawn_contrasts(app, section.content_region):
+                            drawn.add(text)
+                            if ratio < 4.5:
+                                faint.append((theme, focused, section.id, row, text, ratio))
+        assert badges <= drawn  # every badge was on screen
+        assert not faint, faint
+
+
+async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import DataTable
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/match sql tables files")  # a full, two briefs, a meta
+        await pilot.pause()
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # changed while it is open
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            table = app.screen.query_one("#ranking", DataTable)
+            for ratio, text in drawn_contrasts(app, table.region, lambda text: text in ("full", "brief", "meta")):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert drawn == {"full", "brief", "meta"}
+        assert not faint, faint
+
+
 # -- item 6: no text cut without a way to read the rest --------------------------------------------
 
 def screen_text(app: AiqApp) -> list[str]:
