@@ -290,7 +290,11 @@ def contrast(first, second) -> float:  # noqa: ANN001
     return (high + 0.05) / (low + 0.05)
 
 
-async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(fake_engine: FakeEngine) -> None:
+@pytest.mark.parametrize("colours", ["monochrome", "theme"])
+async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch, colours: str) -> None:
+    if colours == "theme":  # the colours drawn, not NO_COLOR's grey version of them
+        monkeypatch.delenv("NO_COLOR")
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         app.theme = "textual-light"
@@ -398,6 +402,41 @@ async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
                     faint.append((theme, text, ratio))
         assert drawn == {"full", "brief", "meta"}
         assert not faint, faint
+
+
+async def test_ctrl_t_with_a_long_conversation_keeps_every_message_on_screen(fake_engine: FakeEngine) -> None:
+    """Ctrl+T restyles every widget: each message is one widget (an answer's markdown included,
+    not one per paragraph, table cell and code line), and after the toggle all 40 still show."""
+    from aiq_tui.replay.state import Entry
+    from aiq_tui.ui.widgets.answer import AnswerView
+    from aiq_tui.ui.widgets.conversation import Conversation, UserTurn
+
+    entries = []
+    for turn in range(20):
+        entries += [Entry("user", f"question {turn} about the books", message_id=f"m{turn}"),
+                    Entry("answer", f"Answer {turn}:\n\n| title | sold |\n|---|---|\n| book {turn} | {turn} |\n\n"
+                                    f"```sql\nSELECT {turn};\n```\n")]
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        conversation = app.query_one(Conversation)
+        await conversation.show(entries)
+        await pilot.pause()
+        assert len(list(conversation.walk_children())) == len(entries)  # one widget per message
+        for theme in ("textual-light", "textual-dark"):
+            await pilot.press("ctrl+t")
+            await pilot.pause()
+            assert app.theme == theme
+            turns, answers = list(app.query(UserTurn)), list(app.query(AnswerView))
+            assert [t.text for t in turns] == [e.text for e in entries if e.kind == "user"]
+            assert [a.text for a in answers] == [e.text for e in entries if e.kind == "answer"]
+            for turn, answer in zip(turns, answers):  # each drawn where the user scrolls to it
+                conversation.scroll_to_widget(turn, animate=False, top=True)
+                await pilot.pause()
+                shown = "\n".join(screen_text(app))
+                number = turn.text.split()[1]
+                assert f"question {number} about" in shown and f"Answer {number}:" in shown
+                assert f"book {number}" in shown and f"SELECT {number};" in shown
 
 
 # -- item 6: no text cut without a way to read the rest --------------------------------------------
