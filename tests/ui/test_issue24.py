@@ -381,6 +381,30 @@ async def test_skill_badges_are_readable_on_every_row_in_both_themes(
         assert not faint, faint
 
 
+async def test_timeline_kinds_and_the_budget_figure_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        fake_engine.fill_to(0.91)  # the figure in its 90 % colour
+        fake_engine.evict("pdf-tools")  # load, tool, evict, compress rows
+        app.query_one("#activity").active = "tab-timeline"
+        await settle(pilot)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # rows drawn again per theme
+            app.theme = theme
+            await settle(pilot)
+            for widget in (app.query_one(Timeline), app.query_one("#gauge")):
+                for ratio, text in drawn_contrasts(app, widget.content_region):
+                    drawn.add(text)
+                    if ratio < 4.5:
+                        faint.append((theme, widget.id, text, ratio))
+        assert {"evict", "compress"} <= drawn
+        assert not faint, faint
+
+
 async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
         fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import DataTable

@@ -1,7 +1,7 @@
 """Badges — a skill's phase (``full`` / ``brief`` / ``meta``) and state (``evict``, ``disabled``)
 and the muted figures beside them — in colours that stay readable on every theme and row.
 
-One home for the skills pane and the match inspector. A badge takes its hue from the theme
+One home for the skills pane, the match inspector, the timeline's kinds and the budget's figure. A badge takes its hue from the theme
 (``$text-success`` for full, …) and is then moved towards black or white, per background it is
 drawn on, until it reaches :data:`MINIMUM_CONTRAST` (WCAG AA for text, 4.5:1). Fixed ANSI names
 cannot do that: on Textual's light theme ``green`` on the skills pane was 2.4:1 and ``cyan``
@@ -29,6 +29,12 @@ BADGES: dict[str, tuple[str, str]] = {
     "evict": ("text-error", "bold"),  # out of the prompt by a budget stage
     "disabled": ("text-warning", "italic"),  # also a draft: never loaded
     "muted": ("text-muted", ""),  # token counts, a missing score
+    # plain hues, for the timeline's kinds and the budget's figure
+    "success": ("text-success", ""),
+    "warning": ("text-warning", "bold"),
+    "error": ("text-error", "bold"),
+    "primary": ("text-primary", ""),
+    "accent": ("text-accent", ""),
 }
 """Badge name → (theme variable for its hue, text style)."""
 
