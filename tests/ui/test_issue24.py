@@ -405,6 +405,30 @@ async def test_timeline_kinds_and_the_budget_figure_are_readable_in_both_themes(
         assert not faint, faint
 
 
+async def test_tool_call_statuses_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.ui.widgets.tool_log import STATUS_BADGE, ToolLog
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        log = app.query_one(ToolLog)
+        for index, status in enumerate(STATUS_BADGE):
+            log.upsert(f"c{index}", name="execute_sql", arguments={}, permission="auto", status=status)
+        log.move_cursor(row=0)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # statuses coloured again per theme
+            app.theme = theme
+            await settle(pilot)
+            for ratio, text in drawn_contrasts(app, log.region, lambda text: text in STATUS_BADGE):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert drawn == set(STATUS_BADGE)
+        assert not faint, faint
+
+
 async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
         fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import DataTable
