@@ -1,7 +1,8 @@
 """Badges — a skill's phase (``full`` / ``brief`` / ``meta``) and state (``evict``, ``disabled``)
 and the muted figures beside them — in colours that stay readable on every theme and row.
 
-One home for the skills pane, the match inspector, the timeline's kinds and the budget's figure. A badge takes its hue from the theme
+One home for the skills pane, the match inspector, the timeline's kinds, the budget's figure,
+the tool calls' statuses and the MCP servers' states. A badge takes its hue from the theme
 (``$text-success`` for full, …) and is then moved towards black or white, per background it is
 drawn on, until it reaches :data:`MINIMUM_CONTRAST` (WCAG AA for text, 4.5:1). Fixed ANSI names
 cannot do that: on Textual's light theme ``green`` on the skills pane was 2.4:1 and ``cyan``
@@ -19,6 +20,7 @@ from textual.color import Color
 if TYPE_CHECKING:
     from rich.color import Color as RichColor
     from textual.app import App
+    from textual.widgets import DataTable
 
 MINIMUM_CONTRAST = 4.5
 
@@ -108,3 +110,10 @@ def badge_style(app: App[object], badge: str, *backgrounds: Color | RichColor | 
         style = Style.parse(text_style or "none") + Style(color=readable(colour, *grounds).rich_color)
         _styles[key] = style
     return style
+
+
+def table_grounds(table: DataTable[object]) -> tuple[RichColor | None, RichColor | None]:
+    """A zebra-striped table's two row backgrounds (its cursor row takes its own colours), for
+    :func:`badge_style` in a cell."""
+    base = table.rich_style
+    return base.bgcolor, (base + table.get_component_rich_style("datatable--even-row")).bgcolor

@@ -19,7 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.skills.model import Match, Ranking
-from aiq_tui.ui.badges import badge_style
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
 
@@ -111,9 +111,7 @@ class InspectorScreen(Screen[None]):
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
             + signals_note(self.engine)
         )
-        # Readable on the table's plain and striped rows (the cursor row takes its own colours).
-        grounds = (table.rich_style.bgcolor,
-                   (table.rich_style + table.get_component_rich_style("datatable--even-row")).bgcolor)
+        grounds = table_grounds(table)  # readable on the plain and the striped rows
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
             table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", f"{match.confidence:.2f}",

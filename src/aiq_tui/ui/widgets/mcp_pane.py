@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
-from aiq_tui.ui.badges import badge_style
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
 if TYPE_CHECKING:
@@ -53,8 +53,7 @@ class McpPane(DataTable):
         own colours)."""
         if not self.is_attached:
             return ""
-        grounds = (self.rich_style.bgcolor, (self.rich_style + self.get_component_rich_style("datatable--even-row")).bgcolor)
-        return badge_style(self.app, name, *grounds)
+        return badge_style(self.app, name, *table_grounds(self))
 
     def show(self, servers: Mapping[str, "McpServerChanged"]) -> None:
         """Redraw from the latest event per server (in the order they were first seen)."""

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
-from aiq_tui.ui.badges import badge_style
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
 STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
@@ -77,9 +77,7 @@ class ToolLog(DataTable):
         badge = STATUS_BADGE.get(record.status)
         if badge is None or not self.is_attached:
             return Text(record.status)
-        # Readable on the plain and the striped rows (the cursor row takes its own colours).
-        grounds = (self.rich_style.bgcolor, (self.rich_style + self.get_component_rich_style("datatable--even-row")).bgcolor)
-        return Text(record.status, style=badge_style(self.app, badge, *grounds))
+        return Text(record.status, style=badge_style(self.app, badge, *table_grounds(self)))
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
         changes = for_terminal(changes)  # names, arguments, results: shown escaped, never obeyed
