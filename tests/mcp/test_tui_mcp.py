@@ -155,3 +155,32 @@ class TestMcpScreens:
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_mcp_states_are_readable_in_both_themes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """ready / failed / not approved and the muted reasons reach 4.5:1 on the pane's rows (issue 24
+    item 11: fixed ANSI names were 2–3:1 on the light theme)."""
+    from test_issue24 import drawn_contrasts  # noqa: E402  (tests/ui)
+
+    monkeypatch.delenv("NO_COLOR")
+    app, engine = _fake_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        for event in _servers():
+            engine.emit(event)
+        await _until(pilot, lambda: len(app.mcp_servers) == 3)
+        app.clear_notifications()
+        await pilot.press("ctrl+o", "ctrl+o")
+        await pilot.pause()
+        pane = app.query_one(McpPane)
+        pane.move_cursor(row=pane.row_count - 1)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # drawn again per theme
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            for ratio, text in drawn_contrasts(app, pane.region):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert {"ready", "failed"} <= drawn
+        assert not faint, faint

@@ -290,7 +290,11 @@ def contrast(first, second) -> float:  # noqa: ANN001
     return (high + 0.05) / (low + 0.05)
 
 
-async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(fake_engine: FakeEngine) -> None:
+@pytest.mark.parametrize("colours", ["monochrome", "theme"])
+async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch, colours: str) -> None:
+    if colours == "theme":  # the colours drawn, not NO_COLOR's grey version of them
+        monkeypatch.delenv("NO_COLOR")
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         app.theme = "textual-light"
@@ -312,6 +316,175 @@ async def test_conversation_text_and_pane_titles_are_readable_in_the_light_theme
                         faint.append((round(ratio, 2), segment.text.strip()[:30]))
                 x += width
         assert not faint, faint
+
+
+def drawn_contrasts(app: AiqApp, region, wanted=lambda text: True) -> list[tuple[float, str]]:  # noqa: ANN001
+    """(contrast, text) of every word drawn inside ``region``, from the colours the screen really
+    uses (run without NO_COLOR, so the theme's colours, not a monochrome filter's). A ``dim``
+    word is blended half-way into its background, as Textual's DimFilter and most terminals
+    draw it."""
+    found = []
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        x = 0
+        for segment in strip:
+            style, text = segment.style, segment.text
+            if (region.contains(x, y) and any(ch.isalnum() for ch in text) and wanted(text.strip())
+                    and style and style.color and style.bgcolor):
+                colour, ground = style.color.get_truecolor(), style.bgcolor.get_truecolor()
+                if style.dim:
+                    colour = tuple((c + g) // 2 for c, g in zip(colour, ground))
+                found.append((round(contrast(colour, ground), 2), text.strip()))
+            x += len(text)
+    return found
+
+
+async def test_skill_badges_are_readable_on_every_row_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """full / brief / meta / evict / disabled and the figures beside them reach 4.5:1 on the
+    skills pane's plain rows and its highlighted (cursor) row, focused or not, dark and light."""
+    from dataclasses import replace
+
+    from aiq_tui.skills.model import SkillState
+    from aiq_tui.ui.widgets.skill_list import SkillList
+    from aiq_tui.ui.widgets.skills_pane import SECTIONS, SkillsPane
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")  # full, brief and meta rows
+        await settle(pilot)
+        fake_engine.fill_to(0.91)
+        fake_engine.evict("pdf-tools")
+        await settle(pilot)
+        pane = app.query_one(SkillsPane)
+        views = [view for state in SECTIONS for view in pane.views_in(state)]
+        dormant = next(v for v in views if v.state is SkillState.INACTIVE and not v.evicted)
+        pane.set_views([replace(v, status="inactive") if v is dormant else v for v in views])
+        await pilot.pause()
+        badges = {"full", "brief", "meta", "evict", "disabled"}
+        drawn: set[str] = set()
+        faint = []
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            for focused in (False, True):
+                for section in app.query(SkillList):
+                    if focused:
+                        section.focus()
+                    for row in range(len(section.rows)):
+                        section.cursor = row
+                        await pilot.pause()
+                        for ratio, text in drawn_contrasts(app, section.content_region):
+                            drawn.add(text)
+                            if ratio < 4.5:
+                                faint.append((theme, focused, section.id, row, text, ratio))
+        assert badges <= drawn  # every badge was on screen
+        assert not faint, faint
+
+
+async def test_timeline_kinds_and_the_budget_figure_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        fake_engine.fill_to(0.91)  # the figure in its 90 % colour
+        fake_engine.evict("pdf-tools")  # load, tool, evict, compress rows
+        app.query_one("#activity").active = "tab-timeline"
+        await settle(pilot)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # rows drawn again per theme
+            app.theme = theme
+            await settle(pilot)
+            for widget in (app.query_one(Timeline), app.query_one("#gauge")):
+                for ratio, text in drawn_contrasts(app, widget.content_region):
+                    drawn.add(text)
+                    if ratio < 4.5:
+                        faint.append((theme, widget.id, text, ratio))
+        assert {"evict", "compress"} <= drawn
+        assert not faint, faint
+
+
+async def test_tool_call_statuses_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.ui.widgets.tool_log import STATUS_BADGE, ToolLog
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        log = app.query_one(ToolLog)
+        for index, status in enumerate(STATUS_BADGE):
+            log.upsert(f"c{index}", name="execute_sql", arguments={}, permission="auto", status=status)
+        log.move_cursor(row=0)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # statuses coloured again per theme
+            app.theme = theme
+            await settle(pilot)
+            for ratio, text in drawn_contrasts(app, log.region, lambda text: text in STATUS_BADGE):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert drawn == set(STATUS_BADGE)
+        assert not faint, faint
+
+
+async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    from textual.widgets import DataTable
+
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/match sql tables files")  # a full, two briefs, a meta
+        await pilot.pause()
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # changed while it is open
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            table = app.screen.query_one("#ranking", DataTable)
+            for ratio, text in drawn_contrasts(app, table.region, lambda text: text in ("full", "brief", "meta")):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert drawn == {"full", "brief", "meta"}
+        assert not faint, faint
+
+
+async def test_ctrl_t_with_a_long_conversation_keeps_every_message_on_screen(fake_engine: FakeEngine) -> None:
+    """Ctrl+T restyles every widget: each message is one widget (an answer's markdown included,
+    not one per paragraph, table cell and code line), and after the toggle all 40 still show."""
+    from aiq_tui.replay.state import Entry
+    from aiq_tui.ui.widgets.answer import AnswerView
+    from aiq_tui.ui.widgets.conversation import Conversation, UserTurn
+
+    entries = []
+    for turn in range(20):
+        entries += [Entry("user", f"question {turn} about the books", message_id=f"m{turn}"),
+                    Entry("answer", f"Answer {turn}:\n\n| title | sold |\n|---|---|\n| book {turn} | {turn} |\n\n"
+                                    f"```sql\nSELECT {turn};\n```\n")]
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        conversation = app.query_one(Conversation)
+        await conversation.show(entries)
+        await pilot.pause()
+        assert len(list(conversation.walk_children())) == len(entries)  # one widget per message
+        for theme in ("textual-light", "textual-dark"):
+            await pilot.press("ctrl+t")
+            await pilot.pause()
+            assert app.theme == theme
+            turns, answers = list(app.query(UserTurn)), list(app.query(AnswerView))
+            assert [t.text for t in turns] == [e.text for e in entries if e.kind == "user"]
+            assert [a.text for a in answers] == [e.text for e in entries if e.kind == "answer"]
+            for turn, answer in zip(turns, answers):  # each drawn where the user scrolls to it
+                conversation.scroll_to_widget(turn, animate=False, top=True)
+                await pilot.pause()
+                shown = "\n".join(screen_text(app))
+                number = turn.text.split()[1]
+                assert f"question {number} about" in shown and f"Answer {number}:" in shown
+                assert f"book {number}" in shown and f"SELECT {number};" in shown
 
 
 # -- item 6: no text cut without a way to read the rest --------------------------------------------

@@ -4,11 +4,12 @@ never parsed as markup either (a ``[link=…]`` in a skill's description stays t
 
 from __future__ import annotations
 
+from rich.style import Style
 from rich.text import Text
 
 from aiq_tui.terminal_text import printable
 
 
-def plain(text: str, *, one_line: bool = True, style: str = "") -> Text:
+def plain(text: str, *, one_line: bool = True, style: str | Style = "") -> Text:
     """``text`` for a table cell, a title or a status line: one line unless told otherwise."""
     return Text(printable(text, one_line=one_line), style=style)

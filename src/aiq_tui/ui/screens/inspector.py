@@ -19,9 +19,8 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.skills.model import Match, Ranking
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
-
-PHASE_STYLE = {"full": "bold green", "brief": "cyan", "meta": "dim"}
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
@@ -83,6 +82,11 @@ class InspectorScreen(Screen[None]):
         table.add_columns("#", "skill", "raw score", "confidence", "phase", "signals (word→field weight)")
         self.rerank(self.initial)
         self.query_one("#inspect-query", Input).focus()
+        # The phase badges are coloured for the theme's backgrounds: drawn again when it changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+
+    def _retheme(self) -> None:
+        self.rerank(self.query_one("#inspect-query", Input).value)
 
     @on(Input.Changed, "#inspect-query")
     def _query_changed(self, event: Input.Changed) -> None:
@@ -107,10 +111,12 @@ class InspectorScreen(Screen[None]):
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
             + signals_note(self.engine)
         )
+        grounds = table_grounds(table)  # readable on the plain and the striped rows
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
             table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", f"{match.confidence:.2f}",
-                          Text(phase, style=PHASE_STYLE[phase]), plain(signal_text(match, typed)), key=match.name)
+                          Text(phase, style=badge_style(self.app, phase, *grounds)),
+                          plain(signal_text(match, typed)), key=match.name)
 
     @on(DataTable.RowHighlighted, "#ranking")
     def _row(self, event: DataTable.RowHighlighted) -> None:

@@ -1,35 +1,128 @@
-"""One assistant answer, rendered as markdown and streamed into place.
+"""One assistant answer, rendered as markdown and streamed into place — one widget.
 
-Its own module because Markdown (and markdown-it) is costly to import: the conversation
-pane imports it when the first answer arrives, not before the app's first frame.
+Textual's ``Markdown`` widget builds a widget per block (a paragraph, a fence and its label,
+a table and one widget per cell: ~28 for a demo answer with a five-row table), and a theme
+change (Ctrl+T) re-applies the stylesheet to every widget on the screen: with 40 messages in
+the conversation that took ~1.5 s. Here the answer is a single widget that draws Rich's
+markdown renderable, in colours taken from the theme and made readable on the answer's
+background (:func:`aiq_tui.ui.badges.readable`), so a theme change re-styles one widget per
+message and the markdown is drawn again only for the answers that are measured or visible.
+
+Streaming stays cheap: a fragment appends to :attr:`AnswerView.text` and asks for a refresh;
+the markdown is parsed when the widget is next drawn (at most once a frame), not per fragment.
+
+Its own module because markdown-it is costly to import: the conversation pane imports it
+when the first answer arrives, not before the app's first frame.
 """
 
 from __future__ import annotations
 
-from textual.widgets import Markdown
-from textual.widgets.markdown import MarkdownStream
+from typing import TYPE_CHECKING
+
+from rich.markdown import Markdown as RichMarkdown
+from rich.style import Style
+from rich.theme import Theme
+from textual.color import Color
+from textual.widget import Widget
+
+from aiq_tui.ui.badges import readable, theme_colour
+
+if TYPE_CHECKING:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from textual.app import App
+    from textual.geometry import Size
+
+# Rich markdown style → (theme variable for its hue, text style). Hues are made readable on the
+# answer's background; the rest of the text keeps the widget's own colour.
+MARKDOWN_HUES: dict[str, tuple[str, str]] = {
+    "markdown.code": ("text-warning", "bold"),
+    "markdown.block_quote": ("text-secondary", ""),
+    "markdown.list": ("text-primary", ""),
+    "markdown.item.number": ("text-primary", ""),
+    "markdown.h2": ("text-primary", "bold underline"),
+    "markdown.h3": ("text-primary", "bold"),
+    "markdown.h4": ("text-primary", "italic"),
+    "markdown.h6": ("text-muted", ""),
+    "markdown.h7": ("text-muted", "italic"),
+    "markdown.hr": ("text-muted", ""),
+    "markdown.link": ("text-primary", "underline"),
+    "markdown.link_url": ("text-primary", "underline"),
+    "markdown.table.header": ("text-primary", "bold"),
+    "markdown.kbd": ("text-warning", "bold"),
+}
+CODE_THEMES = {True: "monokai", False: "default"}  # dark, light: Pygments styles with their own background
+
+_themes: dict[tuple[object, ...], Theme] = {}
 
 
-class AnswerView(Markdown):
+def markdown_theme(app: App[object], background: Color) -> Theme:
+    """Rich's markdown styles in the app's current theme, readable on ``background``."""
+    theme = app.current_theme
+    key = (theme.name, id(theme), background.rgb)
+    cached = _themes.get(key)
+    if cached is None:
+        variables = app.get_css_variables()
+        styles: dict[str, Style] = {"markdown.table.border": Style(color=(background + Color.parse(
+            variables.get("foreground", "#808080")).with_alpha(0.3)).rich_color)}
+        for name, (hue, text_style) in MARKDOWN_HUES.items():
+            try:
+                colour = theme_colour(variables[hue], background)
+            except Exception:  # noqa: BLE001 - a theme without the variable: the text colour
+                colour = background.get_contrast_text(0.87)
+            styles[name] = Style.parse(text_style or "none") + Style(color=readable(colour, background).rich_color)
+        styles["markdown.code"] += Style(bgcolor=background.blend(Color.parse(variables.get("warning", "#808080")),
+                                                                  0.1).rich_color)
+        cached = _themes[key] = Theme(styles)
+    return cached
+
+
+class ThemedMarkdown:
+    """A Rich markdown renderable drawn with ``theme``'s markdown styles."""
+
+    def __init__(self, markdown: RichMarkdown, theme: Theme) -> None:
+        self.markdown = markdown
+        self.theme = theme
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        with console.use_theme(self.theme):
+            yield from console.render(self.markdown, options)
+
+
+class AnswerView(Widget):
     """One assistant answer, streamed into place."""
 
+    DEFAULT_CSS = "AnswerView { height: auto; }"
+
     def __init__(self, text: str = "") -> None:
-        super().__init__(text, classes="answer")
+        super().__init__(classes="answer")
         self.border_title = "assistant"
         self.text = text
-        self._stream: MarkdownStream | None = None
+        self._parsed: tuple[str, RichMarkdown] | None = None
+        self._height: tuple[tuple[str, int], int] | None = None
+
+    def render(self) -> ThemedMarkdown:
+        if self._parsed is None or self._parsed[0] != self.text:  # parsed once per text, not per theme
+            self._parsed = (self.text, RichMarkdown(self.text))
+        markdown = self._parsed[1]
+        markdown.code_theme = CODE_THEMES[self.app.current_theme.dark]  # read as code blocks are drawn
+        background = self.rich_style.bgcolor
+        ground = Color.from_rich_color(background) if background is not None else Color(0, 0, 0)
+        return ThemedMarkdown(markdown, markdown_theme(self.app, ground))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        """Measured once per text and width: a theme change recolours an answer, it does not
+        reflow it, so the answers off screen are not drawn again to be measured."""
+        key = (self.text, width)
+        if self._height is None or self._height[0] != key:
+            self._height = (key, super().get_content_height(container, viewport, width))
+        return self._height[1]
 
     async def write(self, fragment: str) -> None:
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
         self.text += fragment
-        await self._stream.write(fragment)
+        self.refresh(layout=True)
 
     async def finish(self, final: str | None = None) -> None:
-        """Stop streaming; re-render once from the final text so the result is canonical."""
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """Stop streaming; show ``final`` when it differs from what streamed (it is canonical)."""
         if final is not None and final != self.text:
             self.text = final
-            await self.update(final)
+            self.refresh(layout=True)

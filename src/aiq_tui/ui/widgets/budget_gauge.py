@@ -11,6 +11,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from aiq_tui.ui.badges import badge_style
+
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
 
@@ -107,9 +109,10 @@ class BudgetGauge(Widget):
             text.append("▲" if index in marks else " ", style=marks.get(index, ""))
         text.append("\n")
         percent = breakdown.fraction * 100
-        style = "bold red" if breakdown.fraction >= self.thresholds[2] else (
-            "bold dark_orange" if breakdown.fraction >= self.thresholds[1] else (
-                "bold yellow" if breakdown.fraction >= self.thresholds[0] else "bold"))
+        # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
+        level = "error" if breakdown.fraction >= self.thresholds[2] else (
+            "warning" if breakdown.fraction >= self.thresholds[0] else None)
+        style = badge_style(self.app, level, self.rich_style.bgcolor) if level else "bold"
         text.append(f"{breakdown.total:,} / {breakdown.window:,}", style=style)
         text.append(f"  {percent:.0f}%", style=style)
         if not breakdown.exact:

@@ -10,16 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
 if TYPE_CHECKING:
     from aiq_tui.events import McpServerChanged
 
-STATE_STYLE = {"ready": "green", "starting": "cyan", "failed": "red", "not approved": "yellow",
-               "awaiting approval": "bold yellow", "rejected": "dim", "disabled": "dim", "stopped": "dim"}
+STATE_BADGE = {"ready": "success", "starting": "primary", "failed": "error", "not approved": "warning",
+               "awaiting approval": "warning", "rejected": "muted", "disabled": "muted", "stopped": "muted"}
+"""Each state's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 PREFIX = "mcp__"
 
 
@@ -42,6 +45,15 @@ class McpPane(DataTable):
         self.add_column("server", key="server", width=9)
         self.add_column("state", key="state", width=9)
         self.add_column("tool", key="tool", width=20)
+        # The colours are made for the theme's backgrounds: drawn again when it changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self.show, self.servers))
+
+    def _badge(self, name: str) -> Style | str:
+        """A badge's style, readable on the plain and the striped rows (the cursor row takes its
+        own colours)."""
+        if not self.is_attached:
+            return ""
+        return badge_style(self.app, name, *table_grounds(self))
 
     def show(self, servers: Mapping[str, "McpServerChanged"]) -> None:
         """Redraw from the latest event per server (in the order they were first seen)."""
@@ -49,7 +61,8 @@ class McpPane(DataTable):
         self.clear()
         self._rows.clear()
         for name, event in self.servers.items():
-            state = Text(event.state, style=STATE_STYLE.get(event.state, ""))
+            badge = STATE_BADGE.get(event.state)
+            state = Text(event.state, style=self._badge(badge) if badge else "")
             if event.state == "ready" and event.tools:
                 omitted = set(event.omitted)
                 for index, tool in enumerate(event.tools):
@@ -57,11 +70,11 @@ class McpPane(DataTable):
                     key = f"{name}/{tool}"
                     self._rows[key] = (name, tool)
                     self.add_row(name if index == 0 else "", state if index == 0 else "",
-                                 Text(label, style="dim" if tool in omitted else ""), key=key)
+                                 Text(label, style=self._badge("muted") if tool in omitted else ""), key=key)
             else:
                 first = (event.message.splitlines() or [""])[0]
                 self._rows[name] = (name, None)
-                self.add_row(name, state, plain(first, style="dim"), key=name)
+                self.add_row(name, state, plain(first, style=self._badge("muted")), key=name)
 
     def details(self, row_key: str, describe: Callable[[str], str] = lambda tool: "") -> tuple[str, str] | None:
         """``(title, markdown)`` for the row (``describe(tool)``: its description), or None."""

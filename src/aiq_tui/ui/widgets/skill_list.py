@@ -7,9 +7,10 @@ demand (Textual's line API), so updates and scrolling stay cheap at any size.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding
@@ -19,19 +20,21 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.badges import badge_style
 from aiq_tui.ui.messages import ListEdge, SkillChosen
 
 if TYPE_CHECKING:
     from aiq_tui.agent.views import SkillView
 
-PHASE_STYLE = {"meta": "dim", "brief": "cyan", "full": "bold green"}
 FLASH_STYLE = "bold black on yellow"
 TAIL = 18  # phase (5) + tokens (7) + confidence (6)
 
 
-def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
+def skill_line(view: SkillView, width: int, *, flash: bool = False,
+               badge: Callable[[str], Style | str] = lambda name: "") -> Text:
     """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
-    confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector."""
+    confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector.
+    ``badge`` styles a badge by name (:data:`aiq_tui.ui.badges.BADGES`); unstyled by default."""
     name_width = max(4, width - TAIL)
     shown = printable(view.name, one_line=True)  # a name from a project's file
     name = shown if len(shown) <= name_width else shown[: name_width - 1] + "…"
@@ -39,15 +42,15 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False) -> Text:
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
     if view.evicted:  # out of the prompt by a budget stage: not the same as never matched
-        line.append(f"{'evict':>5}", style="bold dark_orange")
-        line.append(f"{view.tokens:>6}t", style="dim")
+        line.append(f"{'evict':>5}", style=badge("evict"))
+        line.append(f"{view.tokens:>6}t", style=badge("muted"))
     elif view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
         label = "disabled" if view.status == "inactive" else view.status
-        line.append(f"{label[:12]:>12}", style="italic yellow")
+        line.append(f"{label[:12]:>12}", style=badge("disabled"))
     else:
-        line.append(f"{view.phase.label:>5}", style=PHASE_STYLE.get(view.phase.label, ""))
-        line.append(f"{view.tokens:>6}t", style="dim")
-    line.append(f"{score:>6}", style="dim" if view.confidence is None else "")
+        line.append(f"{view.phase.label:>5}", style=badge(view.phase.label))
+        line.append(f"{view.tokens:>6}t", style=badge("muted"))
+    line.append(f"{score:>6}", style=badge("muted") if view.confidence is None else "")
     return line
 
 
@@ -65,8 +68,8 @@ class SkillList(ScrollView, can_focus=True):
         Binding("enter", "choose", "Open skill", show=False),
     ]
     DEFAULT_CSS = """
-    SkillList > .skill-list--cursor { background: $accent 30%; }
-    SkillList:focus > .skill-list--cursor { background: $accent 60%; text-style: bold; }
+    SkillList > .skill-list--cursor { background: $accent 20%; }
+    SkillList:focus > .skill-list--cursor { background: $accent 40%; text-style: bold; }
     """
 
     cursor: reactive[int] = reactive(0)
@@ -91,10 +94,11 @@ class SkillList(ScrollView, can_focus=True):
         if index >= len(self.rows) or width <= 0:
             return Strip.blank(width, self.rich_style)
         view = self.rows[index]
-        text = skill_line(view, width, flash=view.name in self.flashing)
         base = self.rich_style
         if index == self.cursor:
             base = base + self.get_component_rich_style("skill-list--cursor")
+        text = skill_line(view, width, flash=view.name in self.flashing,
+                          badge=lambda name: badge_style(self.app, name, base.bgcolor))
         segments = [Segment(seg.text, base + seg.style if seg.style else base)
                     for seg in text.render(self.app.console)]
         return Strip(segments).adjust_cell_length(width, base)

@@ -13,15 +13,18 @@ from datetime import datetime
 from typing import Callable, Sequence
 
 from rich.console import Group
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.events import Resize
 from textual.widgets import RichLog
 
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.badges import badge_style
 
-KIND_STYLE = {"load": "green", "unload": "yellow", "demote": "yellow", "evict": "dark_orange", "compress": "magenta",
-              "reload": "blue", "warn": "red", "tool": "cyan", "info": "dim"}
+KIND_BADGE = {"load": "success", "unload": "warning", "demote": "warning", "evict": "evict", "compress": "accent",
+              "reload": "primary", "warn": "error", "tool": "primary", "info": "muted"}
+"""Each kind's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the pane in every theme."""
 KIND_WIDTH = 9
 TAIL_ROWS = 100
 
@@ -77,18 +80,31 @@ class Timeline(RichLog):
 
     def _write_rows(self, times: Sequence[str], entries: Sequence[tuple[str, str]]) -> None:
         if entries:
-            self.write(Group(*(self.row(time, kind, text) for time, (kind, text) in zip(times, entries))))
+            self.write(Group(*(self.row(time, kind, text, self._badge) for time, (kind, text) in zip(times, entries))))
 
     def _write_hidden(self) -> None:
         self.write(Text(f"⋯ {self._hidden:,} earlier row{'s' if self._hidden != 1 else ''} "
-                        f"not drawn (the newest {TAIL_ROWS} are)", style="dim italic"))
+                        f"not drawn (the newest {TAIL_ROWS} are)", style=self._badge("muted") + Style(italic=True)))
+
+    def on_mount(self) -> None:
+        # Rows are drawn when written: a new theme draws them again in its colours.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+
+    def _retheme(self) -> None:
+        self._stale = True
+        if self.scrollable_content_region.width:
+            self._rewrite()
+
+    def _badge(self, name: str) -> Style:
+        return badge_style(self.app, name, self.rich_style.bgcolor)
 
     @staticmethod
-    def row(time: str, kind: str, text: str) -> Table:
+    def row(time: str, kind: str, text: str, badge: Callable[[str], Style | str] = lambda name: "") -> Table:
         """One entry: time and kind in a fixed column, the text beside them wrapping under
-        itself (a hanging indent), so a long entry never runs back to column 0."""
-        prefix = Text(time + " ", style="dim")
-        prefix.append(f"{kind:<{KIND_WIDTH}}", style=KIND_STYLE.get(kind, ""))
+        itself (a hanging indent), so a long entry never runs back to column 0. ``badge``
+        styles the time and the kind by badge name (unstyled by default)."""
+        prefix = Text(time + " ", style=badge("muted"))
+        prefix.append(f"{kind:<{KIND_WIDTH}}", style=badge(KIND_BADGE[kind]) if kind in KIND_BADGE else "")
         grid = Table.grid(expand=True)
         grid.add_column(width=prefix.cell_len, no_wrap=True)
         grid.add_column(ratio=1)
@@ -106,7 +122,7 @@ class Timeline(RichLog):
             # Hidden behind the Tools tab: RichLog would render this row one cell wide.
             self._stale = True
             return
-        self.write(self.row(time, kind, text))
+        self.write(self.row(time, kind, text, self._badge))
 
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
@@ -116,6 +132,9 @@ class Timeline(RichLog):
         self._width = width
         if first and not self.lines:
             return  # RichLog writes what was deferred until the size was known
+        self._rewrite()
+
+    def _rewrite(self) -> None:
         self._stale = False
         self.clear()
         if self._hidden:

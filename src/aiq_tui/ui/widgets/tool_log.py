@@ -14,10 +14,12 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
-STATUS_STYLE = {"pending": "yellow", "asking": "bold yellow", "running": "cyan", "ok": "green",
-                "failed": "red", "denied": "red"}
+STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
+                "failed": "error", "denied": "error"}
+"""Each status's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 
 
 @dataclass(frozen=True)
@@ -66,13 +68,25 @@ class ToolLog(DataTable):
         self.add_column(Text("status"), key="status", width=7)
         self.add_column(Text("time"), key="time", width=7)
         self.add_column(Text("args"), key="args", width=48)
+        # The status colours are made for the theme's backgrounds: set again when it changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+
+    def _retheme(self) -> None:
+        for call_id, record in self.records.items():
+            self.update_cell(call_id, "status", self._status(record))
+
+    def _status(self, record: ToolRecord) -> Text:
+        badge = STATUS_BADGE.get(record.status)
+        if badge is None or not self.is_attached:
+            return Text(record.status)
+        return Text(record.status, style=badge_style(self.app, badge, *table_grounds(self)))
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
         changes = for_terminal(changes)  # names, arguments, results: shown escaped, never obeyed
         old = self.records.get(call_id)
         record = replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
         self.records[call_id] = record
-        status = Text(record.status, style=STATUS_STYLE.get(record.status, ""))
+        status = self._status(record)
         duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
         if old is None:
             self.add_row(plain(record.name), status, duration, plain(record.short_args()), key=call_id)
