@@ -80,12 +80,13 @@ async def test_timeline_rows_wrap_whole_at_every_width(fake_engine: FakeEngine, 
     app = make_app(fake_engine)
     async with app.run_test(size=(width, 40)) as pilot:
         timeline = app.query_one(Timeline)
-        timeline.add("load", "before the tab was ever shown")  # written while its tab is hidden
+        first = ("12:00:00", "load", "before the tab was ever shown")
+        timeline.show((first,))  # written while its tab is hidden
         await pilot.press("ctrl+o")
         await pilot.pause()
         await pilot.press("ctrl+o")  # hidden again after it had a width
         await pilot.pause()
-        timeline.add("load", LONG_ROW)
+        timeline.show((first, ("12:00:01", "load", LONG_ROW)))
         await pilot.press("ctrl+o")
         await pilot.pause()
 

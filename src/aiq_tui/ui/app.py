@@ -450,7 +450,7 @@ class AiqApp(App[int]):
     def _timeline(self) -> Any:
         from aiq_tui.ui.widgets.timeline import Timeline
 
-        return Timeline(self.clock, id="timeline")
+        return Timeline(id="timeline")
 
     def _mount_timeline(self) -> None:
         """A deferred start mounts the Timeline, in a tab that is hidden at the start, with the

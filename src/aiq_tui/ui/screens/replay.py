@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -37,8 +36,6 @@ from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
-
-_NO_TIME = datetime(2000, 1, 1)
 
 
 CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
@@ -142,7 +139,7 @@ class ReplayScreen(Screen[None]):
                     with TabPane("Tools", id="tab-tools"):
                         yield ToolLog(id="tool-log")
                     with TabPane("Timeline", id="tab-timeline"):
-                        yield Timeline(lambda: _NO_TIME, id="timeline")
+                        yield Timeline(id="timeline")
         yield Footer()
 
     async def on_mount(self) -> None:

@@ -9,7 +9,6 @@ thousands of events would otherwise hold the screen for seconds.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Callable, Sequence
 
 from rich.console import Group
@@ -30,12 +29,11 @@ TAIL_ROWS = 100
 
 
 class Timeline(RichLog):
-    """Append-only; times come from the injected clock so snapshots are stable."""
+    """The view state's timeline: rows ``(time, kind, text)`` with their times as recorded."""
 
-    def __init__(self, clock: Callable[[], datetime], *, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         # min_width=1: RichLog otherwise renders at 78 columns and the pane crops each row.
         super().__init__(id=id, wrap=True, markup=False, max_lines=1000, auto_scroll=True, min_width=1)
-        self.clock = clock
         self.entries: list[tuple[str, str]] = []
         self._times: list[str] = []
         self._width = 0
@@ -110,19 +108,6 @@ class Timeline(RichLog):
         grid.add_column(ratio=1)
         grid.add_row(prefix, Text(text))
         return grid
-
-    def add(self, kind: str, text: str) -> None:
-        self._add(self.clock().strftime("%H:%M:%S"), kind, text)
-
-    def _add(self, time: str, kind: str, text: str) -> None:
-        text = printable(text)  # shown escaped, never obeyed by the terminal
-        self.entries.append((kind, text))
-        self._times.append(time)
-        if self._width and not self.scrollable_content_region.width:
-            # Hidden behind the Tools tab: RichLog would render this row one cell wide.
-            self._stale = True
-            return
-        self.write(self.row(time, kind, text, self._badge))
 
     def on_resize(self, event: Resize) -> None:
         width = self.scrollable_content_region.width
