@@ -338,6 +338,22 @@ def drawn_contrasts(app: AiqApp, region, wanted=lambda text: True) -> list[tuple
     return found
 
 
+async def faint_words_in_each_theme(app: AiqApp, redrawn, regions, wanted=lambda text: True):  # noqa: ANN001
+    """Light, dark and light again (each change draws the words afresh): every word drawn in
+    ``regions()`` — ``(name, region)`` pairs, asked again per theme — and those under 4.5:1 as
+    ``(theme, name, word, ratio)``. ``redrawn`` waits until the new theme is on screen."""
+    faint, drawn = [], set()
+    for theme in ("textual-light", "textual-dark", "textual-light"):
+        app.theme = theme
+        await redrawn()
+        for name, region in regions():
+            for ratio, text in drawn_contrasts(app, region, wanted):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, name, text, ratio))
+    return faint, drawn
+
+
 async def test_skill_badges_are_readable_on_every_row_in_both_themes(
         fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
     """full / brief / meta / evict / disabled and the figures beside them reach 4.5:1 on the
@@ -392,15 +408,9 @@ async def test_timeline_kinds_and_the_budget_figure_are_readable_in_both_themes(
         fake_engine.evict("pdf-tools")  # load, tool, evict, compress rows
         app.query_one("#activity").active = "tab-timeline"
         await settle(pilot)
-        faint, drawn = [], set()
-        for theme in ("textual-light", "textual-dark", "textual-light"):  # rows drawn again per theme
-            app.theme = theme
-            await settle(pilot)
-            for widget in (app.query_one(Timeline), app.query_one("#gauge")):
-                for ratio, text in drawn_contrasts(app, widget.content_region):
-                    drawn.add(text)
-                    if ratio < 4.5:
-                        faint.append((theme, widget.id, text, ratio))
+        faint, drawn = await faint_words_in_each_theme(
+            app, lambda: settle(pilot),
+            lambda: [(widget.id, widget.content_region) for widget in (app.query_one(Timeline), app.query_one("#gauge"))])
         assert {"evict", "compress"} <= drawn
         assert not faint, faint
 
@@ -417,14 +427,8 @@ async def test_tool_call_statuses_are_readable_in_both_themes(
         for index, status in enumerate(STATUS_BADGE):
             log.upsert(f"c{index}", name="execute_sql", arguments={}, permission="auto", status=status)
         log.move_cursor(row=0)
-        faint, drawn = [], set()
-        for theme in ("textual-light", "textual-dark", "textual-light"):  # statuses coloured again per theme
-            app.theme = theme
-            await settle(pilot)
-            for ratio, text in drawn_contrasts(app, log.region, lambda text: text in STATUS_BADGE):
-                drawn.add(text)
-                if ratio < 4.5:
-                    faint.append((theme, text, ratio))
+        faint, drawn = await faint_words_in_each_theme(  # statuses coloured again per theme
+            app, lambda: settle(pilot), lambda: [("tool log", log.region)], lambda text: text in STATUS_BADGE)
         assert drawn == set(STATUS_BADGE)
         assert not faint, faint
 
@@ -438,16 +442,13 @@ async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "/match sql tables files")  # a full, two briefs, a meta
         await pilot.pause()
-        faint, drawn = [], set()
-        for theme in ("textual-light", "textual-dark", "textual-light"):  # changed while it is open
-            app.theme = theme
+        async def redrawn() -> None:
             await pilot.pause()
             await pilot.pause()
-            table = app.screen.query_one("#ranking", DataTable)
-            for ratio, text in drawn_contrasts(app, table.region, lambda text: text in ("full", "brief", "meta")):
-                drawn.add(text)
-                if ratio < 4.5:
-                    faint.append((theme, text, ratio))
+
+        faint, drawn = await faint_words_in_each_theme(  # the theme changed while it is open
+            app, redrawn, lambda: [("ranking", app.screen.query_one("#ranking", DataTable).region)],
+            lambda text: text in ("full", "brief", "meta"))
         assert drawn == {"full", "brief", "meta"}
         assert not faint, faint
 
