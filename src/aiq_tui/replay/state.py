@@ -21,7 +21,7 @@ import json
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from aiq_tui.agent.views import SkillView
 from aiq_tui.conversation import Message, Role
@@ -198,12 +198,16 @@ def turn_states(turns: Sequence[Mapping[str, Any]]) -> list[ViewState]:
 def all_states(turns: Sequence[Mapping[str, Any]]) -> list[list[ViewState]]:
     """For every turn, the state after each of its events (index 0: the turn before its first
     event), in one pass."""
-    result: list[list[ViewState]] = []
+    return list(_turn_folds(turns))
+
+
+def _turn_folds(turns: Sequence[Mapping[str, Any]]) -> Iterator[list[ViewState]]:
+    """Each turn's states (:func:`_turn_fold`), each turn starting where the one before ended."""
     state = ViewState()
     for number, record in enumerate(turns, start=1):
-        result.append(_turn_fold(begin_turn(state, number), record))
-        state = result[-1][-1]
-    return result
+        states = _turn_fold(begin_turn(state, number), record)
+        yield states
+        state = states[-1]
 
 
 def _turn_fold(state: ViewState, record: Mapping[str, Any]) -> list[ViewState]:
@@ -229,12 +233,9 @@ class SessionStates:
         self.turns = list(turns)
         self.starts: list[ViewState] = []
         self._kept: dict[int, list[ViewState]] = {}
-        state = ViewState()
         states: list[ViewState] = []
-        for number, record in enumerate(self.turns, start=1):
-            states = _turn_fold(begin_turn(state, number), record)
+        for states in _turn_folds(self.turns):  # only each turn's start is kept
             self.starts.append(states[0])
-            state = states[-1]
         if self.turns:  # Replay opens on the last turn
             self._kept[len(self.turns)] = states
 

@@ -413,12 +413,7 @@ def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta],
     dormant: dict[str, SkillMeta] = {}
     for name in sorted(metas):
         meta = metas[name]
-        extras = meta.extras
-        # Most skills say nothing of their status: active without asking status_of.
-        if ("status" not in extras and "metadata" not in extras) or meta.status == "active":
-            active[name] = meta
-        else:
-            dormant[name] = meta
+        (active if meta.status == "active" else dormant)[name] = meta
     return active, dormant
 
 

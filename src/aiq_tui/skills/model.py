@@ -110,9 +110,12 @@ class SkillMeta:
     def status(self) -> str:
         """lango status: ``active`` (the default), ``inactive`` or ``draft``; only active skills load.
         Read from ``status`` or ``metadata.status`` (see :func:`aiq_tui.skills.validate.status_of`)."""
+        extras = self.extras
+        if "status" not in extras and "metadata" not in extras:
+            return "active"  # most skills say nothing of it: asked of 10,000 at a large catalog's start
         from aiq_tui.skills.validate import status_of
 
-        return status_of(self.extras)
+        return status_of(extras)
 
     @property
     def source(self) -> str:

@@ -41,14 +41,14 @@ from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.view import StateView
 
 if TYPE_CHECKING:
+    from textual.widgets import DataTable
+
     # Screens other than the main one are imported by the actions that push them, and the
     # engine's types where events arrive: the first frame must not pay for them (tests/startup
     # guards this).
     from aiq_tui.config import AppConfig
     from aiq_tui.events import Event, SemanticProgress, SkillStateChanged
     from aiq_tui.problems import Problem
-    from textual.widgets import DataTable
-
     from aiq_tui.tools.base import ApprovalRequest, Decision
     from aiq_tui.ui.screens.approval import ApprovalScreen
 

@@ -12,7 +12,7 @@ highlighted (cursor) row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from rich.style import Style
 from textual.color import Color
@@ -103,13 +103,18 @@ def badge_style(app: App[object], badge: str, *backgrounds: Color | RichColor | 
     key = (theme.name, id(theme), badge, *(ground.rgb for ground in grounds))
     style = _styles.get(key)
     if style is None:
-        try:
-            colour = theme_colour(app.get_css_variables()[hue], grounds[0])
-        except Exception:  # noqa: BLE001 - a theme without the variable, or one Color cannot parse
-            colour = grounds[0].get_contrast_text(0.87)
-        style = Style.parse(text_style or "none") + Style(color=readable(colour, *grounds).rich_color)
-        _styles[key] = style
+        style = _styles[key] = hue_style(app.get_css_variables(), hue, text_style, *grounds)
     return style
+
+
+def hue_style(variables: Mapping[str, str], hue: str, text_style: str, *grounds: Color) -> Style:
+    """``text_style`` in the colour of the theme variable ``hue`` as drawn on ``grounds[0]``,
+    made readable on every one of ``grounds`` (a theme without the variable: the text colour)."""
+    try:
+        colour = theme_colour(variables[hue], grounds[0])
+    except Exception:  # noqa: BLE001 - a theme without the variable, or one Color cannot parse
+        colour = grounds[0].get_contrast_text(0.87)
+    return Style.parse(text_style or "none") + Style(color=readable(colour, *grounds).rich_color)
 
 
 def table_grounds(table: DataTable[object]) -> tuple[RichColor | None, RichColor | None]:

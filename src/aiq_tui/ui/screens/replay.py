@@ -267,9 +267,8 @@ class ReplayScreen(Screen[None]):
             return
         self.query_one("#replay-bar", Static).update(self.caption())
         self.state = self.state_of(self.turn, self.event)
-        if self.view is not None:
-            await self.view.draw(self.state)
-            self._drawn = (self.turn, self.event)
+        await self.view.draw(self.state)
+        self._drawn = (self.turn, self.event)
 
 
 class ReplayApp(App[None]):

@@ -5,7 +5,7 @@ a table and one widget per cell: ~28 for a demo answer with a five-row table), a
 change (Ctrl+T) re-applies the stylesheet to every widget on the screen: with 40 messages in
 the conversation that took ~1.5 s. Here the answer is a single widget that draws Rich's
 markdown renderable, in colours taken from the theme and made readable on the answer's
-background (:func:`aiq_tui.ui.badges.readable`), so a theme change re-styles one widget per
+background (:func:`aiq_tui.ui.badges.hue_style`), so a theme change re-styles one widget per
 message and the markdown is drawn again only for the answers that are measured or visible.
 
 Streaming stays cheap: a fragment appends to :attr:`AnswerView.text` and asks for a refresh;
@@ -25,7 +25,7 @@ from rich.theme import Theme
 from textual.color import Color
 from textual.widget import Widget
 
-from aiq_tui.ui.badges import readable, theme_colour
+from aiq_tui.ui.badges import hue_style
 
 if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
@@ -65,11 +65,7 @@ def markdown_theme(app: App[object], background: Color) -> Theme:
         styles: dict[str, Style] = {"markdown.table.border": Style(color=(background + Color.parse(
             variables.get("foreground", "#808080")).with_alpha(0.3)).rich_color)}
         for name, (hue, text_style) in MARKDOWN_HUES.items():
-            try:
-                colour = theme_colour(variables[hue], background)
-            except Exception:  # noqa: BLE001 - a theme without the variable: the text colour
-                colour = background.get_contrast_text(0.87)
-            styles[name] = Style.parse(text_style or "none") + Style(color=readable(colour, background).rich_color)
+            styles[name] = hue_style(variables, hue, text_style, background)
         styles["markdown.code"] += Style(bgcolor=background.blend(Color.parse(variables.get("warning", "#808080")),
                                                                   0.1).rich_color)
         cached = _themes[key] = Theme(styles)
