@@ -235,3 +235,22 @@ async def test_a_resumed_session_shows_tool_calls_as_live_does(tmp_path: Path) -
         resumed = [e.text for e in app.cursor.head.conversation if e.kind == "notice" and e.style == "tool"]
         assert resumed == live
         assert not any(text.lstrip().startswith(("{", "[")) for text in resumed)
+
+
+async def test_a_draw_whose_screen_closes_meanwhile_stops_quietly(tmp_path: Path) -> None:
+    # Seen in CI-like load: a budget drawn at the start while the test's app exited — the panes
+    # were gone when the conversation's (awaited) drawing returned, and the draw raised NoMatches.
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        conversation = app.query_one(Conversation)
+        show = conversation.show
+
+        async def show_then_close(entries: Any) -> None:
+            await show(entries)
+            await app.query_one(SkillsPane).remove()
+            await app.query_one(BudgetGauge).remove()
+
+        conversation.show = show_then_close  # type: ignore[method-assign]
+        await app.note("drawn while the screen closes")  # raised NoMatches before
+        assert app.view.drawn is app.cursor.shown

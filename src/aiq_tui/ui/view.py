@@ -56,7 +56,10 @@ class StateView:
             return
         self.drawn = state
         await conversations.first().show(state.conversation)
-        pane = root.query_one(SkillsPane)
+        panes = root.query(SkillsPane)
+        if not panes:  # the screen closed while the conversation drew (the app exits)
+            return
+        pane = panes.first()
         if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
             self._catalog_stale = False
             if self.flash is not None and before is not None:  # highlighted in the redraw below
