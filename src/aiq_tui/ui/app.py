@@ -41,6 +41,8 @@ from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.view import StateView
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from textual.widgets import DataTable
 
     # Screens other than the main one are imported by the actions that push them, and the
@@ -55,6 +57,11 @@ if TYPE_CHECKING:
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
 THEMES = ("textual-dark", "textual-light")
+READ_AHEAD_WAIT_S = 0.25
+"""How long the first frame waits for a catalog read beside the imports (10,000 cached skills
+take ≈ 0.1 s of that thread's time): a late list would cost a second layout of the screen,
+drawn while the engine's build shares the interpreter with it. A slower read (a cold disk)
+is listed by the start worker after the frame."""
 # Actions that need the engine: while a deferred start builds it they are shown disabled.
 NEEDS_ENGINE = frozenset({
     "settings", "inspector", "sessions", "replay", "doctor", "warnings", "reload_skills", "compact",
@@ -79,6 +86,9 @@ class EngineStart:
     listing: Callable[[], Any] | None = None
     """The skills as a new engine will list them, from the catalog alone: shown before ``build``
     (whose imports take most of the start) has finished."""
+    read_ahead: "Future[Any] | None" = None
+    """``listing``'s result, read by a thread beside the UI's imports (from a catalog cache):
+    listed in the first frame when it is ready by then (:data:`READ_AHEAD_WAIT_S`)."""
 
 
 class MainScreen(Screen[None]):
@@ -234,6 +244,7 @@ class AiqApp(App[int]):
         """None until a deferred start (:meth:`starting`) has built it, after the first frame."""
         self._start = start
         self._framed = threading.Event()  # set at the first frame: the engine is built after it
+        self._listed_ahead = False  # the read-ahead listing is in the first frame: the worker skips it
         self.start_error: str | None = None
         """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
         self._queued: list[str] = []  # prompts typed before the engine was ready
@@ -261,12 +272,14 @@ class AiqApp(App[int]):
 
     @classmethod
     def starting(cls, config: AppConfig, home: Any, build: Callable[[], Any],
-                 listing: Callable[[], Any] | None = None, **options: Any) -> "AiqApp":
+                 listing: Callable[[], Any] | None = None, read_ahead: "Future[Any] | None" = None,
+                 **options: Any) -> "AiqApp":
         """The app with its engine built after the first frame, in a worker thread: the frame
         shows at once from the validated config, and the catalog, the index and every tool
         load behind it ("loading skills…"); ``listing``, when given, lists the skills before
-        the rest has loaded. Prompts typed meanwhile are sent when it is ready."""
-        return cls(None, start=EngineStart(config, home, build, listing), **options)
+        the rest has loaded (in the first frame when ``read_ahead``, its result computed by a
+        thread, is ready by then). Prompts typed meanwhile are sent when it is ready."""
+        return cls(None, start=EngineStart(config, home, build, listing, read_ahead), **options)
 
     @property
     def config(self) -> AppConfig:
@@ -361,10 +374,26 @@ class AiqApp(App[int]):
             self.show_banner()
             self._update_subtitle()
             self.query_one(SkillsPane).show_reason("loading skills…")
+            self._listed_ahead = self._list_read_ahead()
             # Started now, not after the frame: the catalog (read beside the imports by
             # ui.run) is listed with the first frame or right after; the engine waits for it.
             self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
         self.call_after_refresh(self._first_frame)
+
+    def _list_read_ahead(self) -> bool:
+        """Lists the catalog read beside the imports, when it is ready within
+        :data:`READ_AHEAD_WAIT_S`, so the first frame shows the skills. Waiting here gives that
+        thread the interpreter to itself; drawing first and listing after costs a second
+        layout, drawn while the engine's build competes with it."""
+        ahead = self._start.read_ahead if self._start is not None else None
+        if ahead is None:
+            return False
+        try:
+            views = ahead.result(timeout=READ_AHEAD_WAIT_S)
+        except Exception:  # noqa: BLE001 - late or failed: the start worker lists it, or reports why not
+            return False
+        self.query_one(SkillsPane).set_views(views)
+        return True
 
     def _attach_engine(self) -> None:
         """Everything the panes show comes from the engine from now on."""
@@ -479,7 +508,7 @@ class AiqApp(App[int]):
 
         assert self._start is not None
         try:
-            if self._start.listing is not None:
+            if self._start.listing is not None and not self._listed_ahead:
                 # Waits until the list is drawn: building on meanwhile would halve its share of the GIL.
                 self.call_from_thread(self._show_listing, self._start.listing())
             while not self._framed.wait(0.05):  # the engine's imports (~0.2 s) must not delay the first frame

@@ -101,13 +101,15 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
         # which beside the imports would hold the first frame up; then the app's start worker
         # reads the catalog from mount on instead.
         listing: Callable[[], list[SkillView]] = list_skills
+        read_ahead: Future[list[SkillView]] | None = None
         if start.home.catalog_cache.is_file():
             threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
-            listing = listed.result
+            listing, read_ahead = listed.result, listed
 
         from aiq_tui.ui.app import AiqApp
 
-        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listing)
+        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listing,
+                              read_ahead=read_ahead)
         return app
     except BaseException:
         gc.enable()
