@@ -375,8 +375,8 @@ class AiqApp(App[int]):
             self._update_subtitle()
             self.query_one(SkillsPane).show_reason("loading skills…")
             self._listed_ahead = self._list_read_ahead()
-            # Started now, not after the frame: the catalog (read beside the imports by
-            # ui.run) is listed with the first frame or right after; the engine waits for it.
+            # Started now, not after the frame: a catalog not read ahead (no cache) is listed
+            # right after the first frame; the engine waits for the list.
             self.run_worker(self._build_engine, thread=True, group="start", exit_on_error=False)
         self.call_after_refresh(self._first_frame)
 
