@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
 import pytest  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import say, settle, wait_until  # noqa: E402
 from textual.widgets import Input, Label  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -450,6 +450,82 @@ async def test_the_inspectors_phase_badges_are_readable_in_both_themes(
             app, redrawn, lambda: [("ranking", app.screen.query_one("#ranking", DataTable).region)],
             lambda text: text in ("full", "brief", "meta"))
         assert drawn == {"full", "brief", "meta"}
+        assert not faint, faint
+
+
+async def test_the_activity_tabs_labels_are_readable_in_both_themes(
+        fake_engine: FakeEngine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Textual draws a tab that is not chosen at half its foreground: 3.0:1 on the light theme."""
+    monkeypatch.delenv("NO_COLOR")
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        # Focused, the chosen tab takes the theme's cursor colours (as a focused table's cursor
+        # row does), left as Textual draws them: 3.8:1, bold, on the dark theme.
+        for chosen in ("tab-tools", "tab-timeline"):
+            app.query_one("#activity").active = chosen
+            faint, drawn = await faint_words_in_each_theme(
+                app, lambda: settle(pilot), lambda: [("tabs", app.query_one("#activity Tabs").region)],
+                lambda text: text in ("Tools", "Timeline"))
+            assert drawn == {"Tools", "Timeline"}
+            assert not faint, (chosen, faint)
+
+
+async def test_doctor_severities_and_trigger_verdicts_are_readable_in_both_themes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The doctor's error / warning / info and the trigger evals' pass / FAIL were fixed ANSI
+    colours: ``yellow`` on the light theme's table is barely visible."""
+    import json
+
+    from textual.widgets import DataTable
+
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.ui.screens.doctor import DoctorScreen
+    from aiq_tui.ui.screens.trigger_eval import TriggerEvalScreen
+    from aiq_tui.workspace import Workspace
+
+    monkeypatch.delenv("NO_COLOR")
+    skills = tmp_path / "skills"
+    for name, description in (("combine-docs", "Merge PDF files into one document."),  # a collision: error
+                              ("pdf-merge", "Merge PDF files into one document, fast."),
+                              ("tiny", "Helps.")):  # too vague to match: a warning
+        (skills / name).mkdir(parents=True)
+        (skills / name / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\nDo it.\n")
+    (skills / "pdf-merge" / "evals").mkdir()
+    (skills / "pdf-merge" / "evals" / "trigger_eval.json").write_text(json.dumps([
+        {"query": "merge these pdf files", "should_trigger": True},  # passes
+        {"query": "split a pdf into pages", "should_trigger": False},
+        {"query": "bake a cake", "should_trigger": True},  # fails
+    ]))
+    engine = Engine.create(Workspace.open(home_flag=tmp_path / "home", skills_dirs=(str(skills),)))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        async def redrawn() -> None:
+            await pilot.pause()
+            await pilot.pause()
+
+        def table() -> list[tuple[str, object]]:
+            return [("table", app.screen.query_one(DataTable).region)]
+
+        def blur() -> None:
+            # A focused table draws its cursor row in the theme's own cursor colours, whatever
+            # the cell's; a blurred one draws the cell's colour on the cursor's background.
+            app.screen.set_focus(None)
+
+        await say(pilot, "/doctor")
+        await wait_until(lambda: isinstance(app.screen, DoctorScreen) and app.screen.report is not None, "the doctor")
+        levels = {finding.level.value for finding in app.screen.report.findings}
+        assert {"error", "warning"} <= levels
+        blur()
+        faint, drawn = await faint_words_in_each_theme(app, redrawn, table, lambda text: text in levels)
+        assert drawn == levels
+        assert not faint, faint
+        await pilot.press("escape")
+        app.action_trigger_eval("pdf-merge")
+        await wait_until(lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1, "the evals")
+        blur()
+        faint, drawn = await faint_words_in_each_theme(app, redrawn, table, lambda text: text in ("pass", "FAIL"))
+        assert drawn == {"pass", "FAIL"}
         assert not faint, faint
 
 

@@ -21,9 +21,12 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.doctor.model import DoctorReport, Finding
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.badges import badge_style, table_grounds
 from aiq_tui.ui.plain import plain
 
-LEVEL_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+LEVEL_BADGE = {"error": "error", "warning": "warning", "info": "primary"}
+"""Each severity's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme;
+fixed ``yellow`` on the light theme was barely visible."""
 
 
 def summary_text(report: DoctorReport) -> str:
@@ -77,6 +80,8 @@ class DoctorScreen(Screen[None]):
         self.query_one("#doctor").styles.padding = (0, 1)
         table.focus()
         self.check()
+        # The severities' colours are made for the theme's backgrounds: drawn again when it changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._fill_table))
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def check(self) -> None:
@@ -88,13 +93,23 @@ class DoctorScreen(Screen[None]):
     def show_report(self, report: DoctorReport) -> None:
         self.report = report
         self.query_one("#doctor-summary", Static).update(summary_text(report))
-        table = self.query_one(DataTable)
-        table.clear()
-        for number, finding in enumerate(report.findings):
-            skills = ", ".join(finding.skills[:3]) + (f" +{len(finding.skills) - 3}" if len(finding.skills) > 3 else "")
-            table.add_row(Text(finding.level.value, style=LEVEL_STYLE[finding.level.value]), finding.kind.value,
-                          plain(skills or "–"), plain(finding.title), key=str(number))
+        self._fill_table()
         self._show_detail()
+
+    def _fill_table(self) -> None:
+        if self.report is None:
+            return
+        table = self.query_one(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        grounds = table_grounds(table)  # readable on the plain and the striped rows
+        for number, finding in enumerate(self.report.findings):
+            skills = ", ".join(finding.skills[:3]) + (f" +{len(finding.skills) - 3}" if len(finding.skills) > 3 else "")
+            level = finding.level.value
+            table.add_row(Text(level, style=badge_style(self.app, LEVEL_BADGE[level], *grounds)), finding.kind.value,
+                          plain(skills or "–"), plain(finding.title), key=str(number))
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
 
     def selected(self) -> Finding | None:
         table = self.query_one(DataTable)

@@ -25,8 +25,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER, TriggerReport, TriggerVerdict
+from aiq_tui.ui.badges import badge_style, table_grounds
 
-RESULT_STYLE = {True: "bold green", False: "bold red"}
+RESULT_BADGE = {True: "success", False: "error"}
+"""Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""
 
 
 def eval_file_of(meta: Any) -> Path:
@@ -123,6 +125,8 @@ class TriggerEvalScreen(Screen[None]):
         self.engine.subscribe(self._engine_event)
         table.focus()
         self.load()
+        # The verdicts' colours are made for the theme's backgrounds: drawn again when it changes.
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._fill_table))
 
     def on_unmount(self) -> None:
         unsubscribe = getattr(self.engine, "unsubscribe", None)
@@ -173,13 +177,18 @@ class TriggerEvalScreen(Screen[None]):
         self.scored += 1
         self.query_one("#eval-summary", Static).update(summary_text(self.skill, self.report, self.shown_path,
                                                                     self.error))
+        self._fill_table()
+
+    def _fill_table(self) -> None:
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
+        grounds = table_grounds(table)  # readable on the plain and the striped rows
         for number, verdict in enumerate(self.report.verdicts if self.report else ()):
             match = verdict.match
             table.add_row(
-                Text("pass" if verdict.passed else "FAIL", style=RESULT_STYLE[verdict.passed]),
+                Text("pass" if verdict.passed else "FAIL",
+                     style=badge_style(self.app, RESULT_BADGE[verdict.passed], *grounds)),
                 "should" if verdict.case.should_trigger else "should not",
                 verdict.phase.label if verdict.loaded else "–",
                 str(verdict.rank) if verdict.rank else "–",
