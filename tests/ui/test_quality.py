@@ -498,3 +498,15 @@ async def test_the_gauge_says_where_the_window_comes_from(tmp_path: Path) -> Non
         gauge = app.query_one(BudgetGauge)
         assert gauge.breakdown.window == 200_000
         assert "known model" in str(gauge.border_subtitle) and str(gauge.border_subtitle).startswith("window: claude")
+
+
+def test_a_name_that_fills_its_column_stays_apart_from_its_badge() -> None:
+    from aiq_tui.agent.views import SkillView
+    from aiq_tui.skills.model import Phase, SkillState
+    from aiq_tui.ui.widgets.skill_list import skill_line
+
+    for name in ("sales-report-pipeline", "sales-report-pip"):  # cut, and as wide as the column was
+        view = SkillView(name, "", SkillState.RELEVANT, Phase.BRIEF, 120, confidence=0.65)
+        line = skill_line(view, 34).plain
+        assert len(line) == 34
+        assert line.split()[1] == "brief", line  # "sales-report-pi…brief" was one word

@@ -35,12 +35,13 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False,
     """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
     confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector.
     ``badge`` styles a badge by name (:data:`aiq_tui.ui.badges.BADGES`); unstyled by default."""
-    name_width = max(4, width - TAIL)
+    name_width = max(4, width - TAIL - 1)  # and a space: a name that fills its column met "brief"
     shown = printable(view.name, one_line=True)  # a name from a project's file
     name = shown if len(shown) <= name_width else shown[: name_width - 1] + "…"
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
+    line.append(" ")
     if view.evicted:  # out of the prompt by a budget stage: not the same as never matched
         line.append(f"{'evict':>5}", style=badge("evict"))
         line.append(f"{view.tokens:>6}t", style=badge("muted"))
