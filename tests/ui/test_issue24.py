@@ -564,6 +564,33 @@ async def test_ctrl_t_with_a_long_conversation_keeps_every_message_on_screen(fak
                 assert f"book {number}" in shown and f"SELECT {number};" in shown
 
 
+async def test_an_answer_is_selected_with_the_mouse_like_any_other_text(fake_engine: FakeEngine) -> None:
+    """An answer drawn as one widget still gives its text to Textual's selection (a double
+    click selects the answer, Ctrl+C copies it): markdown drawn as words, not as markup."""
+    from aiq_tui.replay.state import Entry
+    from aiq_tui.ui.widgets.answer import AnswerView
+    from aiq_tui.ui.widgets.conversation import Conversation
+
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await app.query_one(Conversation).show([
+            Entry("user", "which books sell best", message_id="m1"),
+            Entry("answer", "The **best seller** is *Dune*:\n\n```sql\nSELECT title FROM books;\n```\n")])
+        await pilot.pause()
+        answer = app.query_one(AnswerView)
+        await pilot.double_click(answer, offset=(2, 1))
+        await pilot.pause()
+        selected = app.screen.get_selected_text() or ""
+        assert "The best seller is Dune:" in selected
+        assert "SELECT title FROM books;" in selected
+        assert "**" not in selected
+        assert not any(line.endswith(" ") for line in selected.splitlines())  # not the padding to the width
+        await pilot.press("ctrl+c")  # copies the selection (and cancels nothing)
+        assert app.clipboard == selected
+        assert app.screen.get_selected_text() is None
+
+
 # -- item 6: no text cut without a way to read the rest --------------------------------------------
 
 def screen_text(app: AiqApp) -> list[str]:

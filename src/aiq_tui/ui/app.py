@@ -1191,6 +1191,14 @@ class AiqApp(App[int]):
         return self.busy or (self._turn_worker is not None and self._turn_worker.is_running)
 
     def action_interrupt(self) -> None:
+        """Ctrl+C: copies the text selected with the mouse, if any (as in any Textual app: this
+        binding comes first, so it does that too); else cancels a running turn."""
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.notify(f"Copied the selected text ({len(selected):,} characters).")
+            return
         if self._turn_running():
             self.action_cancel_turn()
         else:

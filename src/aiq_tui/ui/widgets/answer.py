@@ -11,6 +11,10 @@ message and the markdown is drawn again only for the answers that are measured o
 Streaming stays cheap: a fragment appends to :attr:`AnswerView.text` and asks for a refresh;
 the markdown is parsed when the widget is next drawn (at most once a frame), not per fragment.
 
+The drawn lines are handed to Textual as :class:`~textual.content.Content`, not as the Rich
+renderable itself: Textual selects text (mouse drag, double and triple click, Ctrl+C) only in
+content it can read, so an answer is selected like every other text on the screen.
+
 Its own module because markdown-it is costly to import: the conversation pane imports it
 when the first answer arrives, not before the app's first frame.
 """
@@ -21,8 +25,10 @@ from typing import TYPE_CHECKING
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
+from rich.text import Text
 from rich.theme import Theme
 from textual.color import Color
+from textual.content import Content
 from textual.widget import Widget
 
 from aiq_tui.ui.badges import hue_style
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
     from rich.console import Console, ConsoleOptions, RenderResult
     from textual.app import App
     from textual.geometry import Size
+    from textual.selection import Selection
 
 # Rich markdown style → (theme variable for its hue, text style). Hues are made readable on the
 # answer's background; the rest of the text keeps the widget's own colour.
@@ -95,8 +102,10 @@ class AnswerView(Widget):
         self.text = text
         self._parsed: tuple[str, RichMarkdown] | None = None
         self._height: tuple[tuple[str, int], int] | None = None
+        self._drawn: tuple[tuple[object, ...], Content] | None = None
 
-    def render(self) -> ThemedMarkdown:
+    def markdown(self) -> ThemedMarkdown:
+        """The answer as Rich's markdown renderable, in the theme's colours for its background."""
         if self._parsed is None or self._parsed[0] != self.text:  # parsed once per text, not per theme
             self._parsed = (self.text, RichMarkdown(self.text))
         markdown = self._parsed[1]
@@ -105,12 +114,44 @@ class AnswerView(Widget):
         ground = Color.from_rich_color(background) if background is not None else Color(0, 0, 0)
         return ThemedMarkdown(markdown, markdown_theme(self.app, ground))
 
+    def render(self) -> Content:
+        return self.drawn(self.content_region.width)
+
+    def drawn(self, width: int) -> Content:
+        """The markdown drawn at ``width`` as selectable content, kept per text, width and theme:
+        measuring and drawing at one width draw it once, and so does a frame that changes
+        nothing in it."""
+        width = max(1, width)
+        themed = self.markdown()
+        key = (self.text, width, id(themed.theme), themed.markdown.code_theme)
+        if self._drawn is None or self._drawn[0] != key:
+            console = self.app.console
+            lines = console.render_lines(themed, console.options.update(width=width, height=None), pad=False)
+            text = Text(no_wrap=True, end="")
+            for number, line in enumerate(lines):
+                if number:
+                    text.append("\n")
+                for segment in line:
+                    if not segment.control:
+                        text.append(segment.text, segment.style)
+            self._drawn = (key, Content.from_rich_text(text, console))
+        return self._drawn[1]
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text without the spaces that fill each drawn line to the width (Rich
+        pads paragraphs and code blocks): what is copied is what was written."""
+        extracted = super().get_selection(selection)
+        if extracted is None:
+            return None
+        text, ending = extracted
+        return "\n".join(line.rstrip() for line in text.split("\n")), ending
+
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Measured once per text and width: a theme change recolours an answer, it does not
         reflow it, so the answers off screen are not drawn again to be measured."""
         key = (self.text, width)
         if self._height is None or self._height[0] != key:
-            self._height = (key, super().get_content_height(container, viewport, width))
+            self._height = (key, self.drawn(width).get_height(self.styles, width))
         return self._height[1]
 
     async def write(self, fragment: str) -> None:
