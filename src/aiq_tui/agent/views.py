@@ -67,4 +67,5 @@ def starting_views(workspace: Any) -> list[SkillView]:
     # (the same function), estimated directly — neither the builder's modules nor a counter
     # nobody keeps on the way to the first frame (10,000 lines on a large catalog's start).
     chars = CHARS_PER_TOKEN * workspace.config.disclosure.metadata_tokens
-    return catalog_views(workspace.catalog, lambda name, description: estimate_tokens(catalog_line(name, description, chars)))
+    return catalog_views(workspace.catalog,
+                         lambda name, description: estimate_tokens(catalog_line(name, description, chars)))
