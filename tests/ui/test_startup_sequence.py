@@ -20,15 +20,18 @@ from aiq_tui.ui.widgets.footer import CoalescedFooter  # noqa: E402
 from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
 
 
-def held_start(tmp_path: Path) -> tuple[AiqApp, FakeEngine, threading.Event, list[str]]:
-    """An app whose engine build is held until ``release`` is set; ``calls`` records the order."""
+def held_start(tmp_path: Path, ahead: "Future[list[object]] | None" = None) -> tuple[
+        AiqApp, FakeEngine, threading.Event, list[str]]:
+    """An app whose engine build is held until ``release`` is set; ``calls`` records the order.
+    With ``ahead``, the listing is also read ahead by a thread, as ``aiq-tui`` does from a
+    catalog cache (the listing then waits for that read)."""
     engine = FakeEngine(tmp_path)
     release = threading.Event()
     calls: list[str] = []
 
     def listing() -> list[object]:
         calls.append("listing")
-        return engine.skill_views()
+        return ahead.result() if ahead is not None else engine.skill_views()
 
     def build() -> FakeEngine:
         calls.append(f"build (framed: {app.first_frame_at is not None})")
@@ -36,8 +39,8 @@ def held_start(tmp_path: Path) -> tuple[AiqApp, FakeEngine, threading.Event, lis
             pass
         return engine
 
-    app = AiqApp.starting(engine.config, engine.workspace.home, build, listing=listing, clock=fixed_clock,
-                          watch=False)
+    app = AiqApp.starting(engine.config, engine.workspace.home, build, listing=listing, read_ahead=ahead,
+                          clock=fixed_clock, watch=False)
     return app, engine, release, calls
 
 
@@ -90,32 +93,9 @@ async def test_changes_of_bindings_before_a_refresh_redraw_the_footer_once(tmp_p
         assert len(composed) > before
 
 
-def read_ahead_start(tmp_path: Path, ahead: "Future[list[object]]") -> tuple[AiqApp, FakeEngine, threading.Event,
-                                                                         list[str]]:
-    """As :func:`held_start`, with the listing also read ahead by a thread (``ahead``), as
-    ``aiq-tui`` does from a catalog cache."""
-    engine = FakeEngine(tmp_path)
-    release = threading.Event()
-    calls: list[str] = []
-
-    def listing() -> list[object]:
-        calls.append("listing")
-        return ahead.result()
-
-    def build() -> FakeEngine:
-        calls.append("build")
-        while app.is_running and not release.wait(0.02):
-            pass
-        return engine
-
-    app = AiqApp.starting(engine.config, engine.workspace.home, build, listing=listing, read_ahead=ahead,
-                          clock=fixed_clock, watch=False)
-    return app, engine, release, calls
-
-
 async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(tmp_path: Path) -> None:
     ahead: Future[list[object]] = Future()
-    app, engine, release, calls = read_ahead_start(tmp_path, ahead)
+    app, engine, release, calls = held_start(tmp_path, ahead)
     ahead.set_result(engine.skill_views())
     listed_at_first_frame: list[str] = []
     first_frame = app._first_frame
@@ -127,7 +107,7 @@ async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(tmp_path: Path)
     app._first_frame = record_then_frame  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(120, 36)):
-            await wait_until(lambda: calls == ["build"], "the build to start")
+            await wait_until(lambda: calls == ["build (framed: True)"], "the build to start")
             assert listed_at_first_frame == [f"Inactive ({len(engine.skill_views())})"]
             assert "listing" not in calls  # listed once, not again by the start worker
     finally:
@@ -136,14 +116,14 @@ async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(tmp_path: Path)
 
 async def test_a_late_read_ahead_is_listed_by_the_start_worker_after_the_frame(tmp_path: Path) -> None:
     ahead: Future[list[object]] = Future()
-    app, engine, release, calls = read_ahead_start(tmp_path, ahead)
+    app, engine, release, calls = held_start(tmp_path, ahead)
     try:
         async with app.run_test(size=(120, 36)):
             inactive = app.query_one(SkillsPane).section(SkillState.INACTIVE)
             await wait_until(lambda: app.first_frame_at is not None and calls == ["listing"], "the frame")
             assert inactive.border_title == "Inactive (0)"  # drawn without waiting for the read
             ahead.set_result(engine.skill_views())
-            await wait_until(lambda: calls == ["listing", "build"], "the build to start")
+            await wait_until(lambda: calls == ["listing", "build (framed: True)"], "the build to start")
             assert inactive.border_title == f"Inactive ({len(engine.skill_views())})"
     finally:
         ahead.done() or ahead.set_result([])
