@@ -12,7 +12,7 @@ highlighted (cursor) row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from rich.style import Style
 from textual.color import Color
@@ -20,6 +20,7 @@ from textual.color import Color
 if TYPE_CHECKING:
     from rich.color import Color as RichColor
     from textual.app import App
+    from textual.widget import Widget
     from textual.widgets import DataTable
 
 MINIMUM_CONTRAST = 4.5
@@ -122,3 +123,10 @@ def table_grounds(table: DataTable[object]) -> tuple[RichColor | None, RichColor
     :func:`badge_style` in a cell."""
     base = table.rich_style
     return base.bgcolor, (base + table.get_component_rich_style("datatable--even-row")).bgcolor
+
+
+def redraw_on_theme_change(widget: Widget, redraw: Callable[[], object]) -> None:
+    """Calls ``redraw`` after each theme change, once the new theme's styles are in place:
+    badge colours are made for a theme's backgrounds, so what ``widget`` drew in them is drawn
+    again. The subscription ends with the widget."""
+    widget.app.theme_changed_signal.subscribe(widget, lambda _theme: widget.call_after_refresh(redraw))

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.doctor.model import DoctorReport, Finding
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.badges import badge_style, table_grounds
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
 
 LEVEL_BADGE = {"error": "error", "warning": "warning", "info": "primary"}
@@ -80,8 +80,7 @@ class DoctorScreen(Screen[None]):
         self.query_one("#doctor").styles.padding = (0, 1)
         table.focus()
         self.check()
-        # The severities' colours are made for the theme's backgrounds: drawn again when it changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._fill_table))
+        redraw_on_theme_change(self, self._fill_table)  # the severities' colours
 
     @work(thread=True, exclusive=True, group="doctor", exit_on_error=False)
     def check(self) -> None:

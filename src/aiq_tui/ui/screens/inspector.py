@@ -19,7 +19,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.skills.model import Match, Ranking
-from aiq_tui.ui.badges import badge_style, table_grounds
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
 
 
@@ -82,8 +82,7 @@ class InspectorScreen(Screen[None]):
         table.add_columns("#", "skill", "raw score", "confidence", "phase", "signals (word→field weight)")
         self.rerank(self.initial)
         self.query_one("#inspect-query", Input).focus()
-        # The phase badges are coloured for the theme's backgrounds: drawn again when it changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+        redraw_on_theme_change(self, self._retheme)  # the phase badges
 
     def _retheme(self) -> None:
         self.rerank(self.query_one("#inspect-query", Input).value)

@@ -25,7 +25,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER, TriggerReport, TriggerVerdict
-from aiq_tui.ui.badges import badge_style, table_grounds
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 
 RESULT_BADGE = {True: "success", False: "error"}
 """Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""
@@ -125,8 +125,7 @@ class TriggerEvalScreen(Screen[None]):
         self.engine.subscribe(self._engine_event)
         table.focus()
         self.load()
-        # The verdicts' colours are made for the theme's backgrounds: drawn again when it changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._fill_table))
+        redraw_on_theme_change(self, self._fill_table)  # the verdicts' colours
 
     def on_unmount(self) -> None:
         unsubscribe = getattr(self.engine, "unsubscribe", None)

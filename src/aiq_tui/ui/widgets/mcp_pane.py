@@ -14,7 +14,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
 
-from aiq_tui.ui.badges import badge_style, table_grounds
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
 
 if TYPE_CHECKING:
@@ -45,8 +45,7 @@ class McpPane(DataTable):
         self.add_column("server", key="server", width=9)
         self.add_column("state", key="state", width=9)
         self.add_column("tool", key="tool", width=20)
-        # The colours are made for the theme's backgrounds: drawn again when it changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self.show, self.servers))
+        redraw_on_theme_change(self, lambda: self.show(self.servers))  # the states' colours
 
     def _badge(self, name: str) -> Style | str:
         """A badge's style, readable on the plain and the striped rows (the cursor row takes its

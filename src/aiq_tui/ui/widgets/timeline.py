@@ -19,7 +19,7 @@ from textual.events import Resize
 from textual.widgets import RichLog
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.badges import badge_style
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change
 
 KIND_BADGE = {"load": "success", "unload": "warning", "demote": "warning", "evict": "evict", "compress": "accent",
               "reload": "primary", "warn": "error", "tool": "primary", "info": "muted"}
@@ -85,8 +85,7 @@ class Timeline(RichLog):
                         f"not drawn (the newest {TAIL_ROWS} are)", style=self._badge("muted") + Style(italic=True)))
 
     def on_mount(self) -> None:
-        # Rows are drawn when written: a new theme draws them again in its colours.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+        redraw_on_theme_change(self, self._retheme)  # rows are drawn in the theme's colours when written
 
     def _retheme(self) -> None:
         self._stale = True

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
-from aiq_tui.ui.badges import badge_style, table_grounds
+from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
 
 STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
@@ -68,8 +68,7 @@ class ToolLog(DataTable):
         self.add_column(Text("status"), key="status", width=7)
         self.add_column(Text("time"), key="time", width=7)
         self.add_column(Text("args"), key="args", width=48)
-        # The status colours are made for the theme's backgrounds: set again when it changes.
-        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._retheme))
+        redraw_on_theme_change(self, self._retheme)  # the status colours
 
     def _retheme(self) -> None:
         for call_id, record in self.records.items():
