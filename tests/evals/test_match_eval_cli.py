@@ -120,3 +120,12 @@ def test_mixing_tsv_and_trigger_sets_is_refused(skills: Path, trigger_set: Path,
     tsv.write_text("make a gif\tslack-gif-creator\n")
     code, _out, err = run(capsys, "match", "--eval", str(tsv), "--eval", str(trigger_set), "--skills-dir", str(skills))
     assert code == 2 and "not both" in err
+
+
+def test_a_failures_signals_show_the_words_written_not_the_index_stems(
+        skills: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    near_miss = tmp_path / "sql.json"
+    near_miss.write_text(json.dumps([{"query": "list the databases", "should_trigger": False, "skill": "sql-query"}]))
+    code, out, _ = run(capsys, "match", "--eval", str(near_miss), "--skills-dir", str(skills))
+    assert code == 0 and "should not trigger, loaded" in out
+    assert "signals: databases@description" in out and "databas@" not in out

@@ -247,6 +247,11 @@ class FakeEngine:
             return f"{name} matched: score {match.score:.2f}, confidence {match.confidence:.2f}."
         return f"{name}: confidence {match.confidence:.2f} is below the brief threshold 0.15."
 
+    def signal_words(self, query: str, name: str) -> dict[str, str]:
+        from aiq_tui.ranking.tokenize import surface_words
+
+        return surface_words(query)
+
     # -- actions -------------------------------------------------------------------------
     def subscribe(self, sink: Callable[[Event], None]) -> None:
         self._sinks.append(sink)

@@ -96,3 +96,15 @@ async def test_without_a_skill_the_palette_action_says_how_to_pick_one(tmp_path:
         app.action_trigger_eval()  # nothing is Active yet
         await pilot.pause()
         assert not isinstance(app.screen, TriggerEvalScreen)
+
+
+async def test_the_selected_rows_signals_are_shown_in_the_words_written(tmp_path: Path) -> None:
+    home, _ = home_with_skill(tmp_path, "Make animated GIFs of dancing animals.")
+    app = AiqApp(Engine.create(Workspace.open(home_flag=home)), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.action_trigger_eval("party-gifs")
+        await wait_until(pilot, lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1)
+        await pilot.pause()
+        detail = str(app.screen.query_one("#eval-detail").render())
+        assert "dancing@description" in detail and "animated@description" in detail
+        assert "danc@" not in detail and "anim@" not in detail

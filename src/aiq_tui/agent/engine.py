@@ -293,6 +293,10 @@ class Engine:
         explanation = self.matcher.explain(query, name, top_k=self.config.matching.top_k)
         return f"{name}: " + "; ".join(explanation.reasons)
 
+    def signal_words(self, query: str, name: str) -> dict[str, str]:
+        """Each term a match of ``name`` for ``query`` can score (a stem) → the word written."""
+        return self.index.words_for(query, name)
+
     # -- events ---------------------------------------------------------------------------------
     def subscribe(self, sink: EventSink) -> None:
         self._sinks.append(sink)

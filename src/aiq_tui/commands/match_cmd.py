@@ -153,20 +153,6 @@ def _match(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _signals_text(match: "Match", shown: dict[str, str]) -> str:
-    """The signals in words: ``shown`` maps each match term (a stem) to the word it came from."""
-    from aiq_tui.ranking.match import EXCLUSION_FIELD
-    from aiq_tui.ranking.semantic import COMPANION_FIELD, SEMANTIC_FIELD
-
-    return ", ".join(
-        f"semantic similarity {s.weight:.2f}" if s.field == SEMANTIC_FIELD
-        else f"companion similarity {s.weight:.2f}" if s.field == COMPANION_FIELD
-        else f'excluded by: "{s.term}" {s.weight:.2f}' if s.field == EXCLUSION_FIELD
-        else f"{shown.get(s.term, s.term)}@{s.field} {s.weight:.2f}"
-        for s in match.signals
-    )
-
-
 def _similarity(match: "Match") -> float | None:
     from aiq_tui.ranking.semantic import SEMANTIC_FIELD
 
@@ -197,6 +183,7 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
     from rich.table import Table
 
     from aiq_tui.ranking.disclose import phase_for
+    from aiq_tui.ranking.signal_words import signals_text
 
     console = make_console(args)
     typed = index.words_for(query)
@@ -215,7 +202,7 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
     for rank, match in enumerate(shown, start=1):
         table.add_row(str(rank), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
                       phase_for(match.confidence, thresholds).label,
-                      _signals_text(match, index.words_for(query, match.name)))
+                      signals_text(match.signals, index.words_for(query, match.name)))
     console.print(table)
 
 

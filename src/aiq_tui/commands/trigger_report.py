@@ -241,7 +241,7 @@ def _print_report(console: "Console", args: argparse.Namespace, matcher: Any, re
     if failures:
         console.print(f"\n{len(failures)} failure(s):")
         for verdict in failures:
-            _print_failure(console, verdict)
+            _print_failure(console, verdict, matcher.index.words_for)
     else:
         console.print("\nevery query passed")
     if model is not None:
@@ -253,7 +253,7 @@ def _model_cells(item: "ModelFigures") -> list[str]:
     return [f"{f.recall:.2f} {item.trigger_rate:.0%}", f"{f.false_triggers}/{f.should_not}", f"{f.f1:.2f}"]
 
 
-def _print_failure(console: "Console", verdict: "TriggerVerdict") -> None:
+def _print_failure(console: "Console", verdict: "TriggerVerdict", words_for: Callable[..., dict[str, str]]) -> None:
     case, match = verdict.case, verdict.match
     expected = "should trigger" if case.should_trigger else "should not trigger"
     if verdict.loaded:
@@ -266,9 +266,10 @@ def _print_failure(console: "Console", verdict: "TriggerVerdict") -> None:
     console.print(f"  ✗ {case.where} {case.skill}: {expected}, {what} — {where}{figures}{ahead}", soft_wrap=True)
     console.print(f"    {case.query!r}", soft_wrap=True)
     if match and match.signals:
-        shown = ", ".join(f"{s.term}@{s.field} {s.weight:.2f}" for s in match.signals[:SHOWN_SIGNALS])
-        more = f" (+{len(match.signals) - SHOWN_SIGNALS} more)" if len(match.signals) > SHOWN_SIGNALS else ""
-        console.print(f"    signals: {shown}{more}", soft_wrap=True)
+        from aiq_tui.ranking.signal_words import signals_text
+
+        shown = signals_text(match.signals, words_for(case.query, match.name), limit=SHOWN_SIGNALS)
+        console.print(f"    signals: {shown}", soft_wrap=True)
     for reason in verdict.reasons:
         console.print(f"    - {reason}", soft_wrap=True)
 

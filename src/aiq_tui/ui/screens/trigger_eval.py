@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from rich.text import Text
 from textual import on, work
@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from aiq_tui.ranking.signal_words import signals_text
 from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER, TriggerReport, TriggerVerdict
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 
@@ -59,7 +60,8 @@ def summary_text(name: str, report: TriggerReport | None, path: str, error: str 
             f"precision {f.precision:.2f} · F1 {f.f1:.2f} — scored again when the skill changes on disk")
 
 
-def detail_text(verdict: TriggerVerdict, why: str) -> str:
+def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> str:
+    """The selected row in full; ``shown`` maps the match's terms (stems) to the words written."""
     case, match = verdict.case, verdict.match
     expected = "should trigger" if case.should_trigger else "should not trigger"
     state = f"loaded ({verdict.phase.label})" if verdict.loaded else "not loaded"
@@ -67,7 +69,7 @@ def detail_text(verdict: TriggerVerdict, why: str) -> str:
     if match is not None:
         lines.append(f"rank {verdict.rank} · score {match.score:.2f} · confidence {match.confidence:.2f}"
                      + (f" · above it: {', '.join(verdict.ahead)}" if verdict.ahead else ""))
-        lines.append("signals: " + (", ".join(f"{s.term}@{s.field} {s.weight:.2f}" for s in match.signals) or "–"))
+        lines.append("signals: " + signals_text(match.signals, shown))
     elif verdict.ahead:
         lines.append(f"no match · ranked instead: {', '.join(verdict.ahead)}")
     if why:
@@ -209,7 +211,9 @@ class TriggerEvalScreen(Screen[None]):
         verdict = self.selected()
         text = ""
         if verdict is not None:
-            text = detail_text(verdict, self.engine.explain(verdict.case.query, self.skill))
+            query = verdict.case.query
+            text = detail_text(verdict, self.engine.explain(query, self.skill),
+                               self.engine.signal_words(query, self.skill))
         self.query_one("#eval-detail", Static).update(text)
 
     @on(DataTable.RowHighlighted)
