@@ -289,6 +289,9 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
+    from aiq_tui.models import query_adapter_for
+
+    config = AppConfig()
     started = time.perf_counter()
     companion_opened = _open_companion()
     companion_model = None
@@ -297,21 +300,24 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
         other_vectors = SkillVectors(VectorCache(RESULTS / f"metatool-skills-{other_model.name}.npz",
                                                  other_model.fingerprint), metas)
         companion_model = SemanticModel(other_model.path, other_vectors, name=other_model.name,
-                                        encoder_factory=lambda _path: other_encoder)
+                                        encoder_factory=lambda _path: other_encoder,
+                                        query_adapter=query_adapter_for(config, other_model))
     vectors = SkillVectors(VectorCache(RESULTS / "metatool-skills.npz", model.fingerprint), metas)
-    semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder, companion=companion_model)
+    semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder, companion=companion_model,
+                             query_adapter=query_adapter_for(config, model))
     semantic.prepare()
     skills_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    query_vectors = _query_vectors(encoder, model.fingerprint, [case.query for case in cases])
+    # The encoder's vectors are cached; the query adapter (when on) is applied as the live path does.
+    query_vectors = semantic.query_vectors(_query_vectors(encoder, model.fingerprint, [case.query for case in cases]))
     queries_seconds = time.perf_counter() - started
     row_of = {case.query: i for i, case in enumerate(cases)}
     names, matrix = vectors.snapshot()
     other_snapshot: Any = None
     if companion_opened is not None and companion_model is not None and companion_model.ready:
         other_names, other_matrix = companion_model.vectors.snapshot()
-        other_queries = _query_vectors(companion_opened[1], companion_opened[0].fingerprint,
-                                       [case.query for case in cases])
+        other_queries = companion_model.query_vectors(_query_vectors(
+            companion_opened[1], companion_opened[0].fingerprint, [case.query for case in cases]))
         other_snapshot = (other_names, other_matrix, other_queries)
     keyword_rankings: dict[str, Ranking] = {}  # the keyword part does not depend on the fusion
 
@@ -319,7 +325,6 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
         if query not in keyword_rankings:
             keyword_rankings[query] = index.rank(query, top_k=None)
         return keyword_rankings[query]
-    config = AppConfig()
     thresholds = (config.disclosure.brief_threshold, config.disclosure.full_threshold)
 
     def fused_ranker(fusion: FusionSettings) -> Callable[[str], Ranking]:

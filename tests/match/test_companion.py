@@ -7,6 +7,7 @@ test_semantic.py) for MiniLM. Without the companion everything is as before.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -96,8 +97,9 @@ def test_without_a_companion_or_at_weight_0_the_fusion_is_minilm_and_keywords_as
     names = ("a", "b")
     minilm = np.array([0.3, 0.6], dtype=np.float32)
     static = np.array([0.9, 0.1], dtype=np.float32)
-    before = Matcher(SkillIndex(), fusion=FusionSettings()).fuse(keyword, (names, minilm), None)
-    off = Matcher(SkillIndex(), fusion=FusionSettings(companion_weight=0.0)).fuse(
+    fusion = FusionSettings(weight=0.5, keyword_half=15.0)
+    before = Matcher(SkillIndex(), fusion=fusion).fuse(keyword, (names, minilm), None)
+    off = Matcher(SkillIndex(), fusion=replace(fusion, companion_weight=0.0)).fuse(
         keyword, (names, minilm), None, (names, static))
     assert before == off
     assert [(m.name, m.score) for m in before.matches] == [("b", 0.5), ("a", pytest.approx(0.5 * 5 / 20, abs=1e-4))]

@@ -25,10 +25,15 @@ static token embeddings, a signal whose mistakes differ from MiniLM's), its scal
 
     fused = (w · sim′ + w·c · com′ + (1 − w) · kw′) / (w + w·c + (1 − w))
 
-so without it the formula above is unchanged (MetaTool, c = 0.5: held-out hit@3 +0.012 to
-+0.017 on every sample, MRR@10 +0.010 to +0.014; see bench/match.py). Which skills are
+so without it the formula above is unchanged (MetaTool, with the query adapter, c = 0.4:
+held-out hit@3 +0.0095 to +0.019 on every sample, MRR@10 +0.005 to +0.016; see README). Which skills are
 candidates, and their confidence, still come from the words and MiniLM's cosine alone: the
 companion reorders, it never admits a skill nor loads one on its own.
+
+For the MiniLM weights it was trained on, each request's vector first goes through a
+**query adapter** (``ranking/query_adapter.py``): a linear map learned on tool-retrieval sets
+other than MetaTool that moves "what I want done" towards "what this tool does". Skill vectors
+are untouched; ``matching.semantic_query_adapter: false`` compares the model's own vectors.
 
 Confidence keeps the keyword ranker's scale, so the disclosure thresholds (0.15 / 0.7)
 mean the same with and without the extra: the similarity is mapped piecewise-linearly
@@ -54,6 +59,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from aiq_tui.ranking.encoder import Encoder
+    from aiq_tui.ranking.query_adapter import QueryAdapter
     from aiq_tui.ranking.vectors import Progress, SkillVectors
 
 SEMANTIC_FIELD = "embedding"  # Signal.field of the similarity signal
@@ -65,13 +71,13 @@ COMPANION_FIELD = "companion"  # Signal.field of the companion model's similarit
 class FusionSettings:
     """The fusion's knobs (their one home is ``config.MatchingSettings``)."""
 
-    weight: float = 0.5
+    weight: float = 0.65
     floor: float = 0.1
-    keyword_half: float = 15.0
-    brief_similarity: float = 0.27
-    full_similarity: float = 0.49
+    keyword_half: float = 10.0
+    brief_similarity: float = 0.23
+    full_similarity: float = 0.43
     lead_margin: float = 0.1
-    companion_weight: float = 0.5
+    companion_weight: float = 0.4
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -106,10 +112,14 @@ class SemanticModel:
 
     def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
                  encoder_factory: Callable[[Path], "Encoder"] | None = None,
-                 companion: "SemanticModel | None" = None) -> None:
+                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None) -> None:
         self.model_dir = model_dir
         self.name = name
         self.vectors = vectors
+        # A linear map applied to each request's vector (ranking/query_adapter.py); loaded with
+        # the encoder. None: the model's own query vectors.
+        self.query_adapter = query_adapter
+        self._adapter: "QueryAdapter | None" = None
         # A second model fused beside this one (see the module docstring); prepared after this
         # one, and left out while not ready or when it failed — it never holds matching back.
         self.companion = companion
@@ -145,10 +155,15 @@ class SemanticModel:
                         self._encoder = Encoder(self.model_dir)
                     else:
                         self._encoder = self._factory(self.model_dir)
+                if self.query_adapter is not None and self._adapter is None:
+                    from aiq_tui.ranking.query_adapter import QueryAdapter
+
+                    self._adapter = QueryAdapter.load(self.query_adapter)
                 self.state = "embedding"
                 if on_progress is not None:
                     on_progress(self.progress)
                 self.vectors.embed_pending(self._encoder, on_progress=on_progress, should_stop=lambda: self._stop)
+                self._check_adapter_fits()
                 self.state = "ready" if self.vectors.progress.ready else "embedding"
         except Exception as exc:  # a broken model must never break matching: keyword only
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
@@ -156,6 +171,16 @@ class SemanticModel:
             self.companion.prepare()  # a static model: milliseconds, so no progress of its own
         if on_progress is not None:
             on_progress(self.progress)
+
+    def _check_adapter_fits(self) -> None:
+        """An adapter made for vectors of another size would fail every request: fail now instead."""
+        snapshot = self.vectors.snapshot()
+        if self._adapter is None or snapshot is None or snapshot[1].shape[1] == self._adapter.dimensions:
+            return
+        from aiq_tui.ranking.query_adapter import QueryAdapterError
+
+        raise QueryAdapterError(f"{self.query_adapter}: for {self._adapter.dimensions}-dimensional vectors; "
+                                f"{self.name} gives {snapshot[1].shape[1]}")
 
     def update(self, metas: Iterable[SkillMeta], removed: Iterable[str] = ()) -> None:
         """Skills changed on disk: their vectors become pending until :meth:`prepare` runs."""
@@ -175,8 +200,12 @@ class SemanticModel:
         if snapshot is None or self._encoder is None:
             return None
         names, matrix = snapshot
-        vector = self._encoder.encode([query])[0]
-        return names, matrix @ vector
+        return names, matrix @ self.query_vectors(self._encoder.encode([query]))[0]
+
+    def query_vectors(self, vectors: "np.ndarray") -> "np.ndarray":
+        """The encoder's vectors of requests as this model compares them with skills: through
+        the query adapter when there is one. ``bench/match.py`` encodes in batches and asks this."""
+        return vectors if self._adapter is None else self._adapter.apply(vectors)
 
     def companion_similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
         """The companion model's (names, cosines), or None without a ready companion."""
