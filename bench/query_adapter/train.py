@@ -435,28 +435,73 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    settings = _settings(args, parser)
-    if args.compare is not None and not args.compare.is_file():
-        parser.error(f"--compare {args.compare}: no such file")
+def _open_sources(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, SourceTree]:
     trees = {}
     for source in SOURCES:
         root = getattr(args, source.option.replace("-", "_"))
         if not root.is_dir():
             parser.error(f"--{source.option} {root}: not a directory")
         trees[source.option] = SourceTree(source, root)
-    try:
-        groups = load_groups(trees)
-        sources = [source_record(trees[source.option]) for source in SOURCES]
-    except SourceError as exc:
-        parser.error(str(exc))
+    return trees
+
+
+def _announce(groups: Sequence[Group], sources: Sequence[Mapping[str, Any]]) -> None:
     for group, record in zip(groups, sources):
         _say(f"{group.name}: {len(group.queries)} requests over {len(group.catalog)} tools "
              f"({record['repo']} @ {(record['commit'] or 'no git')[:12]}, {record['licence']})")
         if record["commit"] not in (None, record["shipped_from_commit"]):
             _say(f"  note: the shipped adapter was trained at {record['shipped_from_commit']}")
+
+
+def train_average(embedded: Sequence[EmbeddedGroup], settings: TrainingSettings) -> np.ndarray:
+    """The mean of one W per seed (float32)."""
+    matrices = []
+    for seed in settings.seeds:
+        started = time.perf_counter()
+        matrices.append(train_seed(embedded, settings, seed))
+        _say(f"seed {seed}: ‖W − I‖_F {np.linalg.norm(matrices[-1] - np.eye(len(matrices[-1]))):.3f} "
+             f"in {time.perf_counter() - started:.0f} s")
+    return np.mean(matrices, 0)
+
+
+def _sidecar(args: argparse.Namespace, settings: TrainingSettings, model: Any, averaged: np.ndarray,
+             groups: Sequence[Group], sources: list[dict[str, Any]], torch_version: str) -> dict[str, Any]:
+    return {
+        "dtype": "float32", "shape": list(averaged.shape),
+        "model": {"name": model.name, "fingerprint": model.fingerprint},
+        "applied_as": "q' = normalise(q @ W'), q the model's unit query vector (ranking/query_adapter.py)",
+        "alpha": args.alpha, "folded": "W' = alpha*W - (alpha-1)*I, W the mean of the seeds' matrices",
+        "training": {**asdict(settings), "loss": "multi-positive InfoNCE over each group's whole catalog "
+                     "+ reg*||W - I||_F^2; W = I + delta, delta from zeros; Adam",
+                     "encode_batch": ENCODE_BATCH, "torch": torch_version},
+        "unfolded_sha256": sha256_of(np.ascontiguousarray(averaged, dtype=np.float32).tobytes()),
+        "groups": [{"name": group.name, "tools": len(group.catalog), "requests": len(group.queries)}
+                   for group in groups],
+        "sources": sources,
+    }
+
+
+def _compare(matrix: np.ndarray, reference_file: Path) -> str:
+    reference = np.load(reference_file, allow_pickle=False)
+    if reference.shape != matrix.shape:
+        return f"{reference_file}: shape {reference.shape}, not {matrix.shape}"
+    difference = float(np.abs(reference.astype(np.float32) - matrix).max())
+    return f"largest absolute difference from {reference_file}: {difference:.3g}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    settings = _settings(args, parser)
+    if args.compare is not None and not args.compare.is_file():
+        parser.error(f"--compare {args.compare}: no such file")
+    trees = _open_sources(args, parser)
+    try:
+        groups = load_groups(trees)
+        sources = [source_record(trees[source.option]) for source in SOURCES]
+    except SourceError as exc:
+        parser.error(str(exc))
+    _announce(groups, sources)
     if args.check_data:
         for group in groups:
             print(f"{group.name}: {group.queries[0]!r} → {group.catalog[group.positives[0][0]]!r}")
@@ -477,36 +522,13 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     embedded = embed(groups, encoder)
     _say(f"embedded in {time.perf_counter() - started:.0f} s")
-    matrices = []
-    for seed in settings.seeds:
-        started = time.perf_counter()
-        matrices.append(train_seed(embedded, settings, seed))
-        _say(f"seed {seed}: ‖W − I‖_F {np.linalg.norm(matrices[-1] - np.eye(len(matrices[-1]))):.3f} "
-             f"in {time.perf_counter() - started:.0f} s")
-    averaged = np.mean(matrices, 0)
+    averaged = train_average(embedded, settings)
     folded = fold_strength(averaged, args.alpha)
-    sidecar = {
-        "dtype": "float32", "shape": list(folded.shape),
-        "model": {"name": model.name, "fingerprint": model.fingerprint},
-        "applied_as": "q' = normalise(q @ W'), q the model's unit query vector (ranking/query_adapter.py)",
-        "alpha": args.alpha, "folded": "W' = alpha*W - (alpha-1)*I, W the mean of the seeds' matrices",
-        "training": {**asdict(settings), "loss": "multi-positive InfoNCE over each group's whole catalog "
-                     "+ reg*||W - I||_F^2; W = I + delta, delta from zeros; Adam",
-                     "encode_batch": ENCODE_BATCH, "torch": torch.__version__},
-        "unfolded_sha256": sha256_of(np.ascontiguousarray(averaged, dtype=np.float32).tobytes()),
-        "groups": [{"name": group.name, "tools": len(group.catalog), "requests": len(group.queries)}
-                   for group in groups],
-        "sources": sources,
-    }
-    digest = write_adapter(args.out, folded, sidecar)
+    digest = write_adapter(args.out, folded, _sidecar(args, settings, model, averaged, groups, sources,
+                                                      torch.__version__))
     print(f"wrote {args.out} (sha256 {digest}) and {args.out.with_suffix('.json').name}")
     if args.compare is not None:
-        reference = np.load(args.compare, allow_pickle=False)
-        if reference.shape != folded.shape:
-            print(f"{args.compare}: shape {reference.shape}, not {folded.shape}")
-        else:
-            print(f"largest absolute difference from {args.compare}: "
-                  f"{float(np.abs(reference.astype(np.float32) - folded).max()):.3g}")
+        print(_compare(folded, args.compare))
     return 0
 
 

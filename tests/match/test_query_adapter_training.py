@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -248,3 +250,26 @@ def test_training_learns_which_tool_serves_a_request_and_a_seed_repeats_exactly(
     assert served(np.eye(8, dtype=np.float32)) == 0.0
     assert served(learnt) == 1.0
     assert np.array_equal(learnt, train.train_seed([group], settings, seed=0))
+
+
+def test_without_torch_the_trainer_says_how_to_install_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    _write_sources(tmp_path)
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now fails, installed or not
+
+    assert train.main([f"--{source.option}={tmp_path / source.option}" for source in train.SOURCES]) == 1
+
+    assert "pip install torch==" in capsys.readouterr().err
+
+
+def test_without_an_installed_model_the_trainer_stops_before_training(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    _write_sources(tmp_path)
+    monkeypatch.setitem(sys.modules, "torch", types.ModuleType("torch"))  # present; never reached
+    out = tmp_path / "adapter.npy"
+
+    options = [f"--{source.option}={tmp_path / source.option}" for source in train.SOURCES]
+    assert train.main([*options, "--out", str(out)]) == 1
+
+    assert "make semantic" in capsys.readouterr().err  # the test's config home has no model
+    assert not out.exists()
