@@ -372,8 +372,9 @@ def _parser() -> argparse.ArgumentParser:
             "Run from the repository's root. Needs the installed MiniLM (make semantic) and torch,\n"
             "for training only:\n"
             f"  .venv/bin/{TORCH_HINT}\n"
-            "About 4 minutes on 2 cores (embedding ≈ 10,000 texts, then 3 seeds × 20 epochs). With torch\n"
-            "2.13.0 on CPU and the default 2 threads, a rerun gave the shipped file bit for bit."),
+            "About 4 minutes on 2 idle cores, 7 on busy ones (embedding ≈ 10,000 texts, then 3 seeds × 20\n"
+            "epochs). With torch 2.13.0 on CPU and the default 2 threads, a rerun gave the shipped file\n"
+            "bit for bit."),
         epilog=(
             "The sources (each option takes a checkout, or a bare clone / mirror git directory read at HEAD):\n"
             f"{clones}\n"
