@@ -286,10 +286,9 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     import numpy as np
 
     from aiq_tui.config import AppConfig
+    from aiq_tui.models import query_adapter_for
     from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
-
-    from aiq_tui.models import query_adapter_for
 
     config = AppConfig()
     started = time.perf_counter()
