@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # versions a fresh, unpinned install gets, so CI shows a breaking release before a user does.
 LOCK   := constraints.txt
 
-.PHONY: run test test-latest lock bench screenshots install clean semantic
+.PHONY: run test test-latest lock bench screenshots install clean semantic docs
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -61,9 +61,15 @@ semantic: $(STAMP)
 	AIQ_WORDLLAMA_DIR="$$($(BIN)/aiq-tui models list --json | $(BIN)/python -c 'import json,sys; print(next((m["path"] for m in json.load(sys.stdin)["models"] if m["name"] == "wordllama" and m.get("installed")), ""))')" \
 		$(BIN)/python -m pytest -q tests/match/test_encoder.py tests/match/test_companion.py -k golden
 
+## The documentation site (docs/, mkdocs.yml) into site/; --strict fails on any warning, such as a broken
+## link or anchor. Offline: no plugin fetches anything. NO_MKDOCS_2_WARNING silences Material's banner
+## about MkDocs 2.0 (mkdocs stays below 2 in pyproject.toml).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 ## Regenerate the SVG screenshots in screenshots/.
 screenshots: $(STAMP)
 	$(BIN)/python -m bench.screenshots
 
 clean:
-	rm -rf $(VENV) .venv-latest .venv-lock build *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-latest .venv-lock build site *.egg-info src/*.egg-info .pytest_cache

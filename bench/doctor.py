@@ -25,7 +25,8 @@ def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     matcher's stemmer), topped up with made-up words when the docs are short."""
     root = Path(__file__).resolve().parents[1]
     text = " ".join(p.read_text(encoding="utf-8", errors="replace")
-                    for p in [root / "README.md", *sorted((root / "src").rglob("*.md"))] if p.is_file())
+                    for p in [root / "README.md", *sorted((root / "docs").rglob("*.md")),
+                              *sorted((root / "src").rglob("*.md"))] if p.is_file())
     words = {w for w in re.findall(r"[a-z]{4,12}", text.lower())}
     while len(words) < size:
         words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))

@@ -70,7 +70,7 @@ def test_unknown_key_is_an_error_not_ignored(isolated_home: Home) -> None:
         ({"tools": {"permissions": {"file_write": "never"}}}, "tools.permissions.file_write",
          'must be one of: allow, ask, deny (got "never")'),
         ({"llm": {"context_windows": {8080: 5}}}, "llm.context_windows", "names must be text (got 8080; put it in quotes)"),
-        ({"colour": "blue"}, "colour", "unknown setting `colour` (check the spelling; see the Configuration section of the README)"),
+        ({"colour": "blue"}, "colour", "unknown setting `colour` (check the spelling; see docs/configuration.md)"),
     ],
 )
 def test_each_kind_of_wrong_value_is_said_plainly(data: dict, field: str, message: str) -> None:

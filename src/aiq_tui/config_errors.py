@@ -21,7 +21,7 @@ _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
 _PATTERN = re.compile(r"matching regex '(?P<regex>[^']*)'")
 _MISSING_VALUE = object()
-_REFERENCE = "see the Configuration section of the README"
+_REFERENCE = "see docs/configuration.md"
 
 
 def explain(exc: msgspec.ValidationError, model: type, data: Any) -> tuple[str | None, str]:

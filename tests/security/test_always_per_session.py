@@ -1,4 +1,4 @@
-""""Allow always" holds for the rest of the *session* (README › Security model), not for the rest
+""""Allow always" holds for the rest of the *session* (docs/security.md), not for the rest
 of the process: after a new conversation or a resumed one, a command asks again. Otherwise an
 "always" given in one conversation ran the commands a second one asked for — one resumed from a
 session file whose earlier tool results the model now reads as instructions."""

@@ -12,7 +12,7 @@ letters/digits/hyphens, no leading, trailing or double hyphen, equal to the NFKC
 ``allowed-tools`` and ``metadata`` values are not checked (metadata values are ``str()``-ed).
 
 Each case below says what the reference decides. Where aiq-tui decides otherwise on purpose,
-:data:`DIFFERENCES` says why (the README's "Agreement with the reference validator" says it
+:data:`DIFFERENCES` says why (docs/skills.md, "Agreement with the reference validator", says it
 to users). ``test_reference_verdicts_are_as_recorded`` runs skills-ref itself, so a new
 reference release that changes a verdict fails here instead of drifting silently. Only
 verdicts are compared, never the reference's wording.

@@ -205,11 +205,12 @@ def test_saved_skills_and_the_bundled_ones_carry_no_status_field() -> None:
             assert "\nstatus:" not in text.split("\n---", 1)[0] + "\n", folder.name
 
 
-def test_the_readme_counts_the_bundled_skills_right() -> None:
+def test_the_readme_and_the_docs_count_the_bundled_skills_right() -> None:
     import re
 
     words = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    root = Path(__file__).parents[2]
+    readme = "\n".join(p.read_text() for p in [root / "README.md", *sorted((root / "docs").rglob("*.md"))])
     said = [words.get(w.lower(), int(w) if w.isdigit() else -1)
             for w in re.findall(r"\b(\w+) bundled (?:ones|skills)\b", readme) if w.lower() in words or w.isdigit()]
     assert said and set(said) == {len(DEFAULT_SKILLS)}

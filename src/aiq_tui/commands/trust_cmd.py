@@ -1,6 +1,6 @@
 """``aiq-tui trust [PATH]``: trust a project folder, say it is untrusted, forget it, or list.
 
-What trust changes is in README "Security model": in an untrusted project, project skills
+What trust changes is in docs/security.md: in an untrusted project, project skills
 still match and instruct, but their ``allowed-tools`` grant nothing, their scripts always
 ask, and the project's MCP servers do not start without approval.
 """

@@ -26,7 +26,7 @@ static token embeddings, a signal whose mistakes differ from MiniLM's), its scal
     fused = (w · sim′ + w·c · com′ + (1 − w) · kw′) / (w + w·c + (1 − w))
 
 so without it the formula above is unchanged (MetaTool, with the query adapter, c = 0.4:
-held-out hit@3 +0.0095 to +0.019 on every sample, MRR@10 +0.005 to +0.016; see README). Which skills are
+held-out hit@3 +0.0095 to +0.019 on every sample, MRR@10 +0.005 to +0.016; see docs/benchmarks.md). Which skills are
 candidates, and their confidence, still come from the words and MiniLM's cosine alone: the
 companion reorders, it never admits a skill nor loads one on its own.
 

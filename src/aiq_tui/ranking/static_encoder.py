@@ -9,7 +9,7 @@ a millisecond, and the whole model is 16 MB.
 Why a second, weaker signal helps: a static model reacts to *which* words are present, each
 with its learned meaning, while MiniLM reads the sentence in context; their mistakes differ,
 so adding it to the fusion raised MetaTool hit@3 on every held-out sample although alone it
-ranks below MiniLM (see bench/match.py and the README's benchmark figures).
+ranks below MiniLM (see bench/match.py and docs/benchmarks.md).
 
 Needs the ``semantic`` extra (numpy, tokenizers, safetensors) — the same as the BERT encoder.
 """

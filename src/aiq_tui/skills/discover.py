@@ -326,7 +326,7 @@ def missing_skill_file_problem(folder: str | os.PathLike[str]) -> Problem | None
 
 def misnamed_problem(path: Path) -> Problem:
     """A ``skill.md`` (any case but ``SKILL.md``): the Agent Skills format and Claude Code read a
-    file named exactly ``SKILL.md`` (skills-ref also takes ``skill.md``; see the README)."""
+    file named exactly ``SKILL.md`` (skills-ref also takes ``skill.md``; see docs/skills.md)."""
     return Problem(path, f"the file is named {path.name}; skills are read from a file named exactly {SKILL_FILE}",
                    hint=f"rename it to {SKILL_FILE} (the name is case-sensitive: Claude Code does not load {path.name})",
                    severity=Severity.WARNING)

@@ -8,7 +8,7 @@ Two levels:
   ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass.
 * strict (``--strict``): exactly the Agent Skills specification (agentskills.io), with the
   verdicts of its reference validator, skills-ref (tests/skills/test_reference_validator.py;
-  the deliberate differences are in the README): the name is compared stripped and in NFKC
+  the deliberate differences are in docs/skills.md): the name is compared stripped and in NFKC
   form, an empty ``compatibility`` or an unusual ``license`` is a warning, not a failure.
 """
 

@@ -172,7 +172,7 @@ def sandbox_warning(cwd: Path | None = None) -> str:
     lines = []
     if sandbox_mode() != LANDLOCK:
         lines.append("⚠ sandbox: policy only — commands and scripts run without an OS sandbox "
-                     "(no Landlock here, or AIQ_SANDBOX=off); see README › Security model")
+                     "(no Landlock here, or AIQ_SANDBOX=off); see docs/security.md")
     scope = scope_warning(cwd)
     if scope:
         lines.append(scope)

@@ -1,6 +1,6 @@
 """Which MCP servers exist, where each came from, and how its tools are named. No SDK here.
 
-Two sources, decided once at this boundary (README › MCP servers):
+Two sources, decided once at this boundary (docs/mcp.md):
 
 * ``config.yaml`` ``mcp.servers`` — the user's own: trusted, started as configured;
 * the project's ``.mcp.json`` (Claude Code's ``{"mcpServers": {...}}``) — a project's file,

@@ -1,7 +1,8 @@
-"""README's worked example of the skill author's loop is what the commands print today.
+"""The worked example of the skill author's loop (docs/skill-authoring.md) is what the commands
+print today.
 
-The example's commands are run as README gives them, and every table row and failure
-line README quotes must appear in their output, so the example cannot drift from the code.
+The example's commands are run as the page gives them, and every table row and failure
+line the page quotes must appear in their output, so the example cannot drift from the code.
 """
 
 from __future__ import annotations
@@ -15,12 +16,13 @@ import pytest
 from tests.match.test_match_cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "docs" / "skill-authoring.md"
 
 
 def worked_example() -> list[tuple[list[str], list[str]]]:
-    """Each ``$ aiq-tui …`` command of the example block with the lines README shows for it."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("**Worked example.**", 1)[1].split("```", 2)[1]
+    """Each ``$ aiq-tui …`` command of the example block with the lines the page shows for it."""
+    page = PAGE.read_text(encoding="utf-8")
+    block = page.split("## Worked example", 1)[1].split("```", 2)[1]
     commands: list[tuple[list[str], list[str]]] = []
     lines = iter(block.strip("\n").splitlines())
     for line in lines:
@@ -35,12 +37,12 @@ def worked_example() -> list[tuple[list[str], list[str]]]:
 
 
 def quoted(line: str) -> str:
-    """The part of a README line that the command prints: no "(…)" note after a table row, no "…"."""
+    """The part of a quoted line that the command prints: no "(…)" note after a table row, no "…"."""
     line = re.sub(r"│\s+\(.*\)$", "│", line)
     return line.split(" …")[0].rstrip()
 
 
-def test_the_readme_worked_example_matches_what_the_commands_print(
+def test_the_documented_worked_example_matches_what_the_commands_print(
         corpus_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(ROOT)
     examples = worked_example()
@@ -51,4 +53,4 @@ def test_the_readme_worked_example_matches_what_the_commands_print(
         assert code == 0
         for line in shown:
             if line.lstrip().startswith(("│", "✗", "diff:", "new collisions")):
-                assert quoted(line).strip() in out, f"README shows {line!r}; `aiq-tui {' '.join(argv)}` does not print it"
+                assert quoted(line).strip() in out, f"docs/skill-authoring.md shows {line!r}; `aiq-tui {' '.join(argv)}` does not print it"
