@@ -43,7 +43,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
                         help="an earlier user message, down-weighted (repeatable)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--eval", metavar="FILE", action="append",
-                        help="evaluate an eval set (repeatable): a TSV of 'query<TAB>expected skill' lines "
+                        help="evaluate an eval set (repeatable; a folder: every <skill>/evals/trigger_eval.json "
+                             "beneath it, each skill's parent folder added as --skills-dir): a TSV of "
+                             "'query<TAB>expected skill' lines "
                              "(# = comment, an optional header row): hit@1, hit@3, MRR@10, latency and every "
                              "miss; or a trigger set (skill-creator's JSON list of query/should_trigger, e.g. "
                              "SKILL/evals/trigger_eval.json): per skill recall (loaded brief or full, and at "
@@ -243,7 +245,11 @@ def _eval_files(args: argparse.Namespace, top: int | None) -> int:
     from aiq_tui.ranking.evaluate import EvalFileError, read_cases
     from aiq_tui.ranking.trigger_eval import is_trigger_file
 
-    paths = [Path(path) for path in args.eval]
+    paths = _expand_eval_folders(args)
+    if not paths:
+        where = ", ".join(str(path) for path in args.eval)
+        print(f"aiq-tui match: no <skill>/evals/trigger_eval.json under {where}: nothing to evaluate", file=sys.stderr)
+        return EXIT_OK
     kinds = set()
     for path in paths:
         try:
@@ -273,6 +279,35 @@ def _eval_files(args: argparse.Namespace, top: int | None) -> int:
         print(f"aiq-tui match: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return _evaluate(args, workspace, _open_matcher(args, workspace), cases, top or 3)
+
+
+_NOT_SEARCHED = frozenset(("node_modules", "__pycache__", "venv", "site-packages"))  # besides dot-folders
+
+
+def _expand_eval_folders(args: argparse.Namespace) -> list[Path]:
+    """``--eval`` paths with each folder replaced by every ``<skill>/evals/trigger_eval.json``
+    beneath it (skill-creator's layout, what a pre-commit hook or CI job points at); each such
+    skill's parent folder joins ``--skills-dir`` so the skill is in the collection it is ranked in."""
+    import os
+
+    from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER
+
+    paths: list[Path] = []
+    added = list(option(args, "skills_dir") or ())
+    for given in (Path(path) for path in args.eval):
+        if not given.is_dir():
+            paths.append(given)
+            continue
+        for root, folders, files in os.walk(given):
+            folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _NOT_SEARCHED)
+            skill = Path(root).parent
+            if Path(root).name == EVAL_FOLDER and EVAL_FILE in files and (skill / "SKILL.md").is_file():
+                paths.append(Path(root) / EVAL_FILE)
+                if str(skill.parent) not in added:
+                    added.append(str(skill.parent))
+    args.skills_dir = added
+    args.eval = [str(path) for path in paths]
+    return paths
 
 
 def _evaluate_triggers(args: argparse.Namespace) -> int:
