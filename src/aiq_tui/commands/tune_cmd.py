@@ -121,8 +121,9 @@ def _tune(args: argparse.Namespace) -> int:
         propose, close_model = made
     holdout = settings.holdout if holdout is None else holdout
     try:
-        result, matcher_size = _run(workspace, meta, cases, rounds or settings.iterations, holdout,
-                                    settings.seed if option(args, "seed") is None else args.seed, propose)
+        result, matcher_size = run_tune(workspace, meta, cases, rounds or settings.iterations, holdout,
+                                        settings.seed if option(args, "seed") is None else args.seed, propose,
+                                        progress=sys.stderr.isatty())
     finally:
         if close_model is not None:
             close_model()
@@ -155,8 +156,10 @@ def _tune(args: argparse.Namespace) -> int:
     return code
 
 
-def _run(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdout: float, seed: int,
-         propose: Any) -> "tuple[TuneResult, int]":
+def run_tune(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdout: float, seed: int,
+             propose: Any = None, progress: bool = False) -> "tuple[TuneResult, int]":
+    """The loop for ``meta`` over ``cases``, judged by the keyword matcher over ``workspace``'s
+    collection (the CLI and the TUI's eval view both call it); (result, skills indexed)."""
     from aiq_tui.models import matcher_for
     from aiq_tui.ranking.match import SkillIndex
     from aiq_tui.ranking.tune import DescriptionJudge, tune
@@ -173,7 +176,6 @@ def _run(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdo
         body = ""
     check = collision_check(list(workspace.catalog), index, meta, config)
     background = body_background(workspace.catalog, meta.name)
-    progress = sys.stderr.isatty()
 
     def on_round(number: int, scored: "Scored") -> None:
         if progress:

@@ -80,6 +80,7 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
         text = _OPENINGS.sub("", text, count=1).strip()
     words = [word for word in text.split() if word]
     out: list[str] = []
+    replaced: set[int] = set()  # where "my"/"this" became an article
     for position, word in enumerate(words):
         bare = word.lower().strip("\"'")
         if position == 1 and bare in _AFTER_VERB and words[0].lower() in VERBS:
@@ -87,9 +88,14 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
         if position >= _MIN_HEAD and (bare in _SUBORDINATE or (
                 bare == "and" and position + 1 < len(words) and words[position + 1].lower() in VERBS)):
             break  # "… and tell me what happens", "… after clicking the tab"
+        if bare in _POSSESSIVE:
+            replaced.add(len(out))
         out.append(_POSSESSIVE.get(bare, word))
     if not out:
         return None
+    for position in range(len(out) - 1):  # "my election" → "a election" → "an election"
+        if out[position] == "a" and position in replaced and out[position + 1][:1].lower() in "aeiou":
+            out[position] = "an"
     if out[0].lower() in VERBS:
         out[0] = gerund(out[0].lower())
     elif out[0].lower() in ("a", "an", "the"):
