@@ -47,8 +47,10 @@ VERBS = frozenset("""
     optimize pick plan post prepare put reformat refactor render reply reshape resize restyle retheme
     re-theme review rewrite run scrape send set setup share show shrink start style summarise summarize
     take test theme translate turn update upload use validate verify write tell report see let get do go
-    look come say
+    look come say alert notify email ping smoke
 """.split())
+# "load test the API" is a load test, not loading: these make a noun with "test".
+_TEST_KINDS = frozenset("load smoke stress unit regression performance integration".split())
 _DOUBLED = frozenset("set run put get cut stop plan chat ship drop log tag zip map pin scan trim wrap grab".split())
 
 
@@ -96,13 +98,20 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
     for position in range(len(out) - 1):  # "my election" → "a election" → "an election"
         if out[position] == "a" and position in replaced and out[position + 1][:1].lower() in "aeiou":
             out[position] = "an"
-    if out[0].lower() in VERBS:
+    if len(out) > 1 and out[0].lower() in VERBS and out[1].lower().endswith("ing") and out[1].lower() not in (
+            "something", "everything", "anything", "nothing", "string"):
+        out = out[1:]  # "automate checking that …" → "checking that …"
+    if len(out) > 1 and out[0].lower() in _TEST_KINDS and out[1].lower() == "test":
+        out[1] = "testing"  # "load test the API" → "load testing the API"
+    elif out[0].lower() in VERBS:
         out[0] = gerund(out[0].lower())
     elif out[0].lower() in ("a", "an", "the"):
         out[0] = out[0].lower()
     if len(out) > MAX_WORDS:
-        last = MAX_WORDS
-        if keep and term_of is not None:
+        # End at the last place a shorter phrase may end (before "in", "for", "that" …), else cut.
+        ends = [i for i in range(MIN_CUT, MAX_WORDS + 1) if out[i].lower() in _CUT_BEFORE]
+        last = ends[-1] if ends else MAX_WORDS
+        if not ends and keep and term_of is not None:
             wanted = [i for i, word in enumerate(out) if term_of(re.sub(r"\W+$", "", word.lower())) in keep]
             if wanted and wanted[-1] >= MAX_WORDS:
                 last = min(len(out), wanted[-1] + 1)
