@@ -12,7 +12,9 @@ from aiq_tui.config import DisclosureSettings
 from aiq_tui.ranking.description_edits import add_exclusion, split_exclusion
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.trigger_eval import TriggerCase
+from aiq_tui.ranking.tokenize import tokenize
 from aiq_tui.ranking.tune import DescriptionJudge, tune
+from aiq_tui.ranking.tune_phrases import listed
 from tests.match.helpers import meta
 
 POSITIVE = [
@@ -61,12 +63,13 @@ def test_every_exclude_candidate_is_scored_and_reported_with_its_words() -> None
     result = tune(judge_, cases(), holdout=0.4, seed=42, rounds=1)
     excludes = [s for s in result.history if s.candidate.origin.startswith("exclude")]
     assert excludes
-    train_false = {c.query for c in result.split.train if not c.should_trigger}
+    train_false = [set(tokenize(c.query)) for c in result.split.train if not c.should_trigger]
     for scored in excludes:
-        words = scored.candidate.origin.removeprefix("exclude ").split(", ")
-        assert list(scored.candidate.excluded) == words
-        assert all(any(word in query for query in train_false) for word in words)  # train evidence only
-        assert scored.description.endswith(add_exclusion("", words))
+        phrases = scored.candidate.excluded
+        assert scored.candidate.origin == "exclude " + ", ".join(f'"{p}"' for p in phrases)
+        # Each boundary is a phrase of one train near-miss, in its words (train evidence only).
+        assert all(any(set(tokenize(p)) <= query for query in train_false) for p in phrases)
+        assert scored.description.endswith(" Not for " + listed(phrases, "or") + ".")
 
 
 def test_a_later_run_extends_the_not_for_sentence_instead_of_adding_one() -> None:

@@ -195,3 +195,27 @@ def test_match_explain_says_which_clause_excluded_the_skill(tmp_path: Path,
     assert explained["confidence"] < 0.15
     signals = next(m for m in data["matches"] if m["name"] == "web-artifacts")["signals"]
     assert any(s["field"] == EXCLUSION_FIELD and s["weight"] < 0 for s in signals)
+
+
+# -- a boundary outweighs a match on the name's words ---------------------------------------------
+
+THEMES = "Toolkit for styling slides and documents with a theme of colors and fonts."
+
+
+@pytest.mark.parametrize("query", ["install a dark mode theme for my terminal",
+                                   "set my VS Code editor theme to something calmer"])
+def test_a_boundary_outweighs_a_name_word_match_when_the_request_uses_its_own_words(query: str) -> None:
+    from aiq_tui.config import DisclosureSettings
+    from aiq_tui.ranking.trigger_eval import TriggerCase, evaluate_triggers
+
+    others = [meta("sql-query", "Run read-only SQL on a database table."),
+              meta("weather-report", "Forecasts and weather warnings for any city.")]
+    bounded = SkillIndex([meta("theme-factory", THEMES + " Not for setting editor or terminal themes."), *others])
+    case = [TriggerCase(query, False, "theme-factory")]
+    report = evaluate_triggers(bounded.rank, case, top_k=3, thresholds=DisclosureSettings())
+    assert not report.verdicts[0].loaded  # "theme" is the boundary's word too: it counts against
+    match = bounded.rank(query).get("theme-factory")
+    assert match is None or any(s.field == EXCLUSION_FIELD for s in match.signals)
+    # A request for what the skill is for still loads it.
+    wanted = [TriggerCase("apply a dark theme to these slides", True, "theme-factory")]
+    assert evaluate_triggers(bounded.rank, wanted, top_k=3, thresholds=DisclosureSettings()).verdicts[0].loaded

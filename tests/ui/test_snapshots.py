@@ -197,6 +197,39 @@ class TestScreens:
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
+    def test_trigger_eval_view_with_the_tuners_proposal(self, snap_compare, tmp_path: Path) -> None:
+        import json
+
+        from aiq_tui.ui.screens.trigger_eval import TriggerEvalScreen
+
+        app, _ = make_app(tmp_path)
+        evals = tmp_path / ".aiqconfig" / "skills" / "sql-analyst" / "evals"
+        evals.mkdir(parents=True)
+        (evals / "trigger_eval.json").write_text(json.dumps([
+            {"query": "which sql tables hold our customers", "should_trigger": True},
+            {"query": "explain the query plan of this sql", "should_trigger": True},
+            {"query": "count the orders per customer in the database", "should_trigger": True},
+            {"query": "join the orders and customers tables", "should_trigger": True},
+            {"query": "list the columns of the products table", "should_trigger": True},
+            {"query": "explain the results of this election", "should_trigger": False},
+            {"query": "explain the results of my blood test", "should_trigger": False},
+            {"query": "explain the sample size for my survey", "should_trigger": False},
+            {"query": "query the weather api for lisbon", "should_trigger": False},
+            {"query": "explain the results of the football match", "should_trigger": False},
+        ]), encoding="utf-8")
+
+        async def run_before(pilot: Pilot) -> None:
+            await pilot.pause()
+            pilot.app.action_trigger_eval("sql-analyst")
+            await wait_until(lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1,
+                             "the trigger evals scored")
+            await pilot.press("p")
+            await wait_until(lambda: not app.screen.proposing and str(
+                app.screen.query_one("#eval-proposal").render()).startswith(("proposal", "tuner")), "the tuner proposed")
+            await pilot.pause()
+
+        assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
     def test_warnings_panel(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
         assert snap_compare(app, terminal_size=SIZE, press=["f6"])

@@ -108,3 +108,41 @@ async def test_the_selected_rows_signals_are_shown_in_the_words_written(tmp_path
         detail = str(app.screen.query_one("#eval-detail").render())
         assert "dancing@description" in detail and "animated@description" in detail
         assert "danc@" not in detail and "anim@" not in detail
+
+
+NEAR_MISSES = [
+    {"query": "make an animated gif of a dancing llama", "should_trigger": True},
+    {"query": "an animated gif of our logo spinning", "should_trigger": True},
+    {"query": "a looping animated gif of confetti", "should_trigger": True},
+    {"query": "animated gif of a cat typing", "should_trigger": True},
+    {"query": "make a gif of a rocket launch", "should_trigger": True},
+    {"query": "write a slack message announcing the party", "should_trigger": False},
+    {"query": "write a slack message about the outage", "should_trigger": False},
+    {"query": "build a slack bot for the standup", "should_trigger": False},
+    {"query": "summarise the slack channel from last week", "should_trigger": False},
+    {"query": "export the slack channel to csv", "should_trigger": False},
+]
+
+
+async def test_p_shows_the_tuners_proposal_as_a_diff_and_only_w_writes_it(tmp_path: Path) -> None:
+    home, folder = home_with_skill(tmp_path, "Make animated GIFs for Slack.")
+    (folder / "evals" / "trigger_eval.json").write_text(json.dumps(NEAR_MISSES), encoding="utf-8")
+    skill_md = folder / "SKILL.md"
+    app = AiqApp(Engine.create(Workspace.open(home_flag=home)), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        app.action_trigger_eval("party-gifs")
+        await wait_until(pilot, lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1)
+        screen = app.screen
+        before = skill_md.read_bytes()
+        await pilot.press("p")
+        await wait_until(pilot, lambda: not screen.proposing and screen.proposal is not None, timeout=30)
+        shown = str(screen.query_one("#eval-proposal").render())
+        assert "train F1" in shown and "test F1" in shown and "→" in shown and "{+Not for" in shown
+        assert skill_md.read_bytes() == before  # nothing is written before w
+        proposed = screen.proposal.best.description
+        scored = screen.scored
+        await pilot.press("w")
+        await wait_until(pilot, lambda: screen.written == 1 and screen.scored > scored)
+        assert f"description: {proposed}" in skill_md.read_text(encoding="utf-8")
+        assert proposed.startswith("Make animated GIFs for Slack.")
+        assert screen.proposal is None and not screen.query_one("#eval-proposal").display

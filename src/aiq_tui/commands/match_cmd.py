@@ -43,7 +43,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
                         help="an earlier user message, down-weighted (repeatable)")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.add_argument("--eval", metavar="FILE", action="append",
-                        help="evaluate an eval set (repeatable): a TSV of 'query<TAB>expected skill' lines "
+                        help="evaluate an eval set (repeatable; a folder: every <skill>/evals/trigger_eval.json "
+                             "beneath it, each skill's parent folder added as --skills-dir): a TSV of "
+                             "'query<TAB>expected skill' lines "
                              "(# = comment, an optional header row): hit@1, hit@3, MRR@10, latency and every "
                              "miss; or a trigger set (skill-creator's JSON list of query/should_trigger, e.g. "
                              "SKILL/evals/trigger_eval.json): per skill recall (loaded brief or full, and at "
@@ -62,6 +64,14 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
                         help="with a trigger --eval: also send each query, with the catalog the engine "
                              "builds, to the configured provider (--provider) and report how often the model "
                              "calls use_skill for the skill")
+    parser.add_argument("--description", metavar="TEXT",
+                        help="with a trigger --eval of one skill: judge it with this description instead of "
+                             "the one in its SKILL.md (nothing is written; the keyword signal judges, as "
+                             "skill-creator's run_eval.py --description)")
+    parser.add_argument("--trigger-threshold", type=float, metavar="X",
+                        help="with a trigger --eval: a query triggers when the skill loads in at least this "
+                             "share of runs (default: config evals.trigger_rate, 0.5; the matcher makes one "
+                             "run per query, --llm makes --runs)")
     parser.add_argument("--runs", type=int, metavar="N",
                         help="with --llm: requests per query (default: config evals.runs, 3)")
     parser.add_argument("--keyword-only", action="store_true",
@@ -97,7 +107,12 @@ def _match(args: argparse.Namespace) -> int:
     if option(args, "eval") is None and not args.query:
         print("aiq-tui match: give a QUERY (or --eval FILE)", file=sys.stderr)
         return EXIT_USAGE
-    for flag in ("min_hit3", "skill", "min_recall", "max_false_rate", "llm", "runs"):
+    threshold = option(args, "trigger_threshold")
+    if threshold is not None and not 0 < threshold <= 1:
+        print("aiq-tui match: --trigger-threshold is a share of runs: 0 < X ≤ 1", file=sys.stderr)
+        return EXIT_USAGE
+    for flag in ("min_hit3", "skill", "min_recall", "max_false_rate", "llm", "runs", "description",
+                 "trigger_threshold"):
         if _given(args, flag) and option(args, "eval") is None:
             print(f"aiq-tui match: --{flag.replace('_', '-')} needs --eval FILE", file=sys.stderr)
             return EXIT_USAGE
@@ -217,7 +232,7 @@ def _print_explanations(args: argparse.Namespace, explanations: list["Explanatio
 
 # -- --eval ---------------------------------------------------------------------------------------
 
-_TRIGGER_ONLY = ("skill", "min_recall", "max_false_rate", "llm")
+_TRIGGER_ONLY = ("skill", "min_recall", "max_false_rate", "llm", "description", "trigger_threshold")
 
 
 def _given(args: argparse.Namespace, flag: str) -> bool:
@@ -230,7 +245,11 @@ def _eval_files(args: argparse.Namespace, top: int | None) -> int:
     from aiq_tui.ranking.evaluate import EvalFileError, read_cases
     from aiq_tui.ranking.trigger_eval import is_trigger_file
 
-    paths = [Path(path) for path in args.eval]
+    paths = _expand_eval_folders(args)
+    if not paths:
+        where = ", ".join(str(path) for path in args.eval)
+        print(f"aiq-tui match: no <skill>/evals/trigger_eval.json under {where}: nothing to evaluate", file=sys.stderr)
+        return EXIT_OK
     kinds = set()
     for path in paths:
         try:
@@ -262,6 +281,35 @@ def _eval_files(args: argparse.Namespace, top: int | None) -> int:
     return _evaluate(args, workspace, _open_matcher(args, workspace), cases, top or 3)
 
 
+_NOT_SEARCHED = frozenset(("node_modules", "__pycache__", "venv", "site-packages"))  # besides dot-folders
+
+
+def _expand_eval_folders(args: argparse.Namespace) -> list[Path]:
+    """``--eval`` paths with each folder replaced by every ``<skill>/evals/trigger_eval.json``
+    beneath it (skill-creator's layout, what a pre-commit hook or CI job points at); each such
+    skill's parent folder joins ``--skills-dir`` so the skill is in the collection it is ranked in."""
+    import os
+
+    from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER
+
+    paths: list[Path] = []
+    added = list(option(args, "skills_dir") or ())
+    for given in (Path(path) for path in args.eval):
+        if not given.is_dir():
+            paths.append(given)
+            continue
+        for root, folders, files in os.walk(given):
+            folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in _NOT_SEARCHED)
+            skill = Path(root).parent
+            if Path(root).name == EVAL_FOLDER and EVAL_FILE in files and (skill / "SKILL.md").is_file():
+                paths.append(Path(root) / EVAL_FILE)
+                if str(skill.parent) not in added:
+                    added.append(str(skill.parent))
+    args.skills_dir = added
+    args.eval = [str(path) for path in paths]
+    return paths
+
+
 def _evaluate_triggers(args: argparse.Namespace) -> int:
     from aiq_tui.commands import trigger_report
     from aiq_tui.commands.common import open_engine
@@ -279,7 +327,36 @@ def _evaluate_triggers(args: argparse.Namespace) -> int:
     except EvalFileError as exc:
         print(f"aiq-tui match: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    description = option(args, "description")
+    if description is not None:
+        return _evaluate_description(args, workspace, cases, description, engine)
     return trigger_report.run(args, workspace, _open_matcher(args, workspace), cases, engine)
+
+
+def _evaluate_description(args: argparse.Namespace, workspace: Any, cases: list[Any], description: str,
+                          engine: Any) -> int:
+    """``--description TEXT``: the one skill of the eval judged with TEXT (the file is not touched)."""
+    from dataclasses import replace
+
+    from aiq_tui.commands import trigger_report
+
+    if engine is not None:
+        print("aiq-tui match: --description judges with the matcher; it does not combine with --llm "
+              "(the model reads the catalog the engine builds from SKILL.md)", file=sys.stderr)
+        return EXIT_USAGE
+    names = sorted({case.skill for case in cases})
+    meta = workspace.catalog.get(names[0]) if len(names) == 1 else None
+    if meta is None:
+        print("aiq-tui match: --description needs an eval of one indexed skill "
+              f"(this one names {', '.join(names) or 'none'}; give --skill NAME)", file=sys.stderr)
+        return EXIT_USAGE
+    if not description.strip():
+        print("aiq-tui match: --description is empty", file=sys.stderr)
+        return EXIT_USAGE
+    args.keyword_only = True  # a skill vector would be the file's description, not TEXT
+    matcher = _open_matcher(args, workspace)
+    matcher.index.upsert(replace(meta, description=description.strip()))
+    return trigger_report.run(args, workspace, matcher, cases, engine)
 
 
 def _evaluate(args: argparse.Namespace, workspace: Any, matcher: Any, cases: list["Case"], top: int) -> int:

@@ -109,7 +109,8 @@ def _ask_model(args: argparse.Namespace, engine: Any, cases: "list[TriggerCase]"
         return None
     seconds = time.perf_counter() - started
     print(f"\r{queries * runs} request(s) in {seconds:.1f} s" + " " * 10, file=sys.stderr)
-    threshold = settings.trigger_rate
+    threshold = option(args, "trigger_threshold")
+    threshold = settings.trigger_rate if threshold is None else threshold
     skills, overall = model_figures(results, threshold)
     return {"label": label, "provider": engine.provider.name, "model": engine.provider.model,
             "demo": engine.is_demo, "runs": runs, "threshold": threshold, "results": results,
@@ -176,6 +177,24 @@ def _report_json(args: argparse.Namespace, matcher: Any, report: "TriggerReport"
         "min_recall": option(args, "min_recall"), "max_false_rate": option(args, "max_false_rate"),
         "passed": not gates, "gates_failed": gates, "model": None,
     }
+    # skill-creator's run_eval.py fields beside ours: every query (not only failures), judged at
+    # --trigger-threshold; with --llm, by the model's trigger rate as skill-creator judges.
+    threshold = option(args, "trigger_threshold")
+    threshold = config.evals.trigger_rate if threshold is None else threshold
+    results = [creator_result(verdict, threshold) for verdict in report.verdicts]
+    if model is not None:
+        results = [result.to_json(model["threshold"]) for result in model["results"]]
+        results = [{"query": r["query"], "should_trigger": r["should_trigger"], "trigger_rate": r["trigger_rate"],
+                    "triggers": r["triggers"], "runs": r["runs"], "pass": r["passed"]} for r in results]
+    data["trigger_threshold"] = threshold
+    data["results"] = results
+    data["summary"] = creator_summary(results)
+    skills = {case.skill for case in (v.case for v in report.verdicts)}
+    if len(skills) == 1:
+        data["skill_name"] = next(iter(skills))
+    description = option(args, "description")
+    if description is not None:
+        data["description"] = description
     if model is not None:
         threshold = model["threshold"]
         data["model"] = {
@@ -185,6 +204,26 @@ def _report_json(args: argparse.Namespace, matcher: Any, report: "TriggerReport"
             "queries": [result.to_json(threshold) for result in model["results"]],
         }
     return data
+
+
+# -- skill-creator's shapes ----------------------------------------------------------------------
+# skill-creator's run_eval.py writes {"results": [{query, should_trigger, trigger_rate, triggers,
+# runs, pass}], "summary": {total, passed, failed}}; its run_loop.py and generate_report.py read
+# them. The matcher decides once per query, so a query is one run that triggered or did not.
+
+
+def creator_result(verdict: "TriggerVerdict", threshold: float) -> dict[str, Any]:
+    """One query as skill-creator's ``run_eval.py`` reports it (the matcher: one run)."""
+    rate = 1.0 if verdict.loaded else 0.0
+    should = verdict.case.should_trigger
+    return {"query": verdict.case.query, "should_trigger": should, "trigger_rate": rate,
+            "triggers": int(verdict.loaded), "runs": 1,
+            "pass": rate >= threshold if should else rate < threshold}
+
+
+def creator_summary(results: list[dict[str, Any]]) -> dict[str, int]:
+    passed = sum(1 for result in results if result["pass"])
+    return {"total": len(results), "passed": passed, "failed": len(results) - passed}
 
 
 def verdict_json(verdict: "TriggerVerdict") -> dict[str, Any]:
@@ -208,6 +247,9 @@ def _print_report(console: "Console", args: argparse.Namespace, matcher: Any, re
 
     disclosure = config.disclosure
     skills = len(report.skills)
+    if option(args, "description") is not None:
+        console.print(f"judged with --description (SKILL.md unchanged): {option(args, 'description')}",
+                      soft_wrap=True)
     console.print(f"{report.overall.queries} trigger queries for {skills} skill(s) against {len(matcher.index)} "
                   f"skills (signals: {' + '.join(matcher.signals_used)}); a skill loads in the top "
                   f"{config.matching.top_k} at confidence ≥ {disclosure.brief_threshold:g} (brief), "

@@ -35,14 +35,18 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description=(
             "skill-creator's description optimisation loop with the matcher as the judge. The trigger eval "
             "set (a JSON list of {\"query\": ..., \"should_trigger\": true|false}; default: the skill's "
-            "evals/trigger_eval.json) is split 60/40 into train and test (stratified, seeded). Each round "
-            "builds candidate descriptions from the train evidence (words of missed queries weighted by how "
-            "rare they are in the collection; terms that cause false triggers removed or narrowed; words of "
-            "near-miss false triggers in a \"Not for ...\" sentence, which the matcher reads as evidence "
-            "against the skill; with --llm, the configured model's rewrite), scores each on train and test, and continues from the "
-            "best on train; the candidate with the best test F1 that fits 1,024 characters and creates no "
-            "new collision with another skill (the doctor's check) wins. The report shows before/after "
-            "figures and the description diff. --write replaces only the description in SKILL.md."
+            "evals/trigger_eval.json) is split 60/40 into train and test (stratified, seeded, as skill-creator "
+            "splits). Each round adds whole sentences after the author's text, which is kept (its first "
+            "sentence above all): \"Also use it for ...\" with phrases of the should-trigger queries it "
+            "missed, in the users' words, and \"Not for ...\" with phrases of the near-misses it loaded for "
+            "(the matcher reads a boundary's words as evidence against the skill, outweighing a match on "
+            "its name's words); with --llm, also the configured model's rewrite. Each candidate is scored "
+            "on train and test and the loop continues from the best on train; the candidate with the best "
+            "test F1 that does no worse on train, fits 1,024 characters and creates no new collision with "
+            "another skill (the doctor's check) wins. The report says why the loop stopped, shows "
+            "before/after figures and the description diff; --json also carries skill-creator's run_loop "
+            "fields (best_description, exit_reason, history with train/test results), so its "
+            "generate_report.py renders it. --write replaces only the description in SKILL.md."
         ),
     )
     tune.add_argument("name", metavar="NAME", help="skill name")
@@ -56,7 +60,13 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     tune.add_argument("--seed", type=int, metavar="N", help="seed of the train/test split (default: config evals.seed)")
     tune.add_argument("--holdout", type=float, metavar="X",
                       help="share held out as the test set (default: config evals.holdout, 0.4)")
-    tune.add_argument("--json", action="store_true", help="machine-readable report")
+    tune.add_argument("--description", metavar="TEXT",
+                      help="start from TEXT instead of the description in SKILL.md (skill-creator's --description); "
+                           "nothing is written without --write")
+    tune.add_argument("--trigger-threshold", type=float, metavar="X",
+                      help="share of runs at which a query counts as triggered in the skill-creator fields "
+                           "(default: config evals.trigger_rate, 0.5; the matcher makes one run per query)")
+    tune.add_argument("--json", action="store_true", help="machine-readable report (ours and skill-creator's fields)")
     tune.set_defaults(handler=_tune)
 
 
@@ -70,6 +80,14 @@ def _tune(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if holdout is not None and not 0 <= holdout < 1:
         print("aiq-tui skills tune: --holdout is a share: 0 ≤ X < 1", file=sys.stderr)
+        return EXIT_USAGE
+    threshold = option(args, "trigger_threshold")
+    if threshold is not None and not 0 < threshold <= 1:
+        print("aiq-tui skills tune: --trigger-threshold is a share of runs: 0 < X ≤ 1", file=sys.stderr)
+        return EXIT_USAGE
+    start = option(args, "description")
+    if start is not None and not start.strip():
+        print("aiq-tui skills tune: --description is empty", file=sys.stderr)
         return EXIT_USAGE
     workspace = open_workspace(args)
     if workspace is None:
@@ -92,26 +110,30 @@ def _tune(args: argparse.Namespace) -> int:
         print(f"aiq-tui skills tune: {path} has no should-trigger query for {args.name}", file=sys.stderr)
         return EXIT_USAGE
     settings = workspace.config.evals
+    on_disk = meta.description
+    if start is not None:
+        meta = replace(meta, description=" ".join(start.split()))
     propose, close_model = (None, None)
     if option(args, "llm"):
         made = _model_proposer(args, workspace)
         if made is None:
             return EXIT_USAGE
         propose, close_model = made
+    holdout = settings.holdout if holdout is None else holdout
     try:
-        result, matcher_size = _run(workspace, meta, cases, rounds or settings.iterations,
-                                    settings.holdout if holdout is None else holdout,
-                                    settings.seed if option(args, "seed") is None else args.seed, propose)
+        result, matcher_size = run_tune(workspace, meta, cases, rounds or settings.iterations, holdout,
+                                        settings.seed if option(args, "seed") is None else args.seed, propose,
+                                        progress=sys.stderr.isatty())
     finally:
         if close_model is not None:
             close_model()
     written = None
     code = EXIT_OK
-    if option(args, "write") and result.changed:
+    if option(args, "write") and result.best.description != on_disk.strip():
         from aiq_tui.skills.store import StoreError
 
         try:
-            catalog.set_description(meta.name, result.best.description, expected=meta.description)
+            catalog.set_description(meta.name, result.best.description, expected=on_disk)
             written = str(meta.path)
         except (StoreError, OSError) as exc:
             print(f"aiq-tui skills tune: not written: {exc}", file=sys.stderr)
@@ -122,14 +144,22 @@ def _tune(args: argparse.Namespace) -> int:
         print(f"aiq-tui skills tune: --llm: {result.proposals_failed[-1]}", file=sys.stderr)
         code = EXIT_FAILED
     if option(args, "json"):
-        print_json(_result_json(result, path, matcher_size, written, bool(option(args, "write"))))
+        data = _result_json(result, path, matcher_size, written, bool(option(args, "write")))
+        share = settings.trigger_rate if threshold is None else threshold
+        data.update(creator_json(result, holdout, share))
+        has_test = bool(result.split.test)
+        for number, (entry, scored) in enumerate(zip(data["history"], result.history), start=1):
+            entry.update(creator_history_entry(scored, number, share, has_test))
+        print_json(data)
     else:
         _print_result(make_console(args), result, path, matcher_size, written, bool(option(args, "write")))
     return code
 
 
-def _run(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdout: float, seed: int,
-         propose: Any) -> "tuple[TuneResult, int]":
+def run_tune(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdout: float, seed: int,
+             propose: Any = None, progress: bool = False) -> "tuple[TuneResult, int]":
+    """The loop for ``meta`` over ``cases``, judged by the keyword matcher over ``workspace``'s
+    collection (the CLI and the TUI's eval view both call it); (result, skills indexed)."""
     from aiq_tui.models import matcher_for
     from aiq_tui.ranking.match import SkillIndex
     from aiq_tui.ranking.tune import DescriptionJudge, tune
@@ -146,7 +176,6 @@ def _run(workspace: Any, meta: "SkillMeta", cases: list[Any], rounds: int, holdo
         body = ""
     check = collision_check(list(workspace.catalog), index, meta, config)
     background = body_background(workspace.catalog, meta.name)
-    progress = sys.stderr.isatty()
 
     def on_round(number: int, scored: "Scored") -> None:
         if progress:
@@ -185,16 +214,21 @@ def body_background(catalog: Any, name: str) -> Callable[[str], float]:
 
 def collision_check(metas: "list[SkillMeta]", index: Any, meta: "SkillMeta", config: Any) -> Callable[[str], tuple[str, ...]]:
     """The doctor's routing findings that involve ``meta``'s skill and appear only with the new
-    description (collisions and unreachable skills; overlaps do not block)."""
+    description (collisions and unreachable skills; overlaps do not block).
+
+    The skill is asked with what its description says it is for: a boundary ("Not for applying
+    Anthropic's brand colors") names what users of *other* skills type, so asking with it
+    would find the very collision the boundary prevents."""
     from aiq_tui.doctor.routing import routing_findings
+    from aiq_tui.ranking.exclusions import parse_exclusions
 
     doctor = config.doctor
 
     def findings(description: str) -> set[tuple[str, str]]:
-        current = replace(meta, description=description)
-        index.upsert(current)
+        index.upsert(replace(meta, description=description))
+        asked = replace(meta, description=parse_exclusions(description).positive)
         try:
-            found = routing_findings([current if m.name == meta.name else m for m in metas], index,
+            found = routing_findings([asked if m.name == meta.name else m for m in metas], index,
                                      doctor.collision_margin, doctor.overlap_share)
         finally:
             index.upsert(meta)
@@ -296,6 +330,57 @@ def _scored_json(scored: "Scored") -> dict[str, Any]:
             "train": _figures_json(scored.train.overall), "test": _figures_json(scored.test.overall)}
 
 
+def creator_json(result: "TuneResult", holdout: float, threshold: float) -> dict[str, Any]:
+    """The fields skill-creator's ``run_loop.py`` writes (and its ``generate_report.py`` reads),
+    beside ours: each candidate scored is one row of its history, best by test score.
+
+    ``history`` is shared with ours: each of our candidate entries gains skill-creator's keys
+    (``iteration``, ``train_passed``/``test_passed``, ``train_results``/``test_results`` …)."""
+    from aiq_tui.commands.trigger_report import creator_result, creator_summary
+
+    best = result.best
+    final = result.final or best
+    has_test = bool(result.split.test)
+
+    def score(results: list[dict[str, Any]]) -> str:
+        summary = creator_summary(results)
+        return f"{summary['passed']}/{summary['total']}"
+
+    def results(scored: "Scored", side: str) -> list[dict[str, Any]]:
+        report = scored.train if side == "train" else scored.test
+        return [creator_result(verdict, threshold) for verdict in report.verdicts]
+
+    train, test = results(best, "train"), results(best, "test")
+    every = train + test
+    return {
+        "skill_name": result.skill, "exit_reason": result.exit_reason,
+        "original_description": result.original.description, "best_description": best.description,
+        "best_score": score(test) if has_test else score(train),
+        "best_train_score": score(train), "best_test_score": score(test) if has_test else None,
+        "final_description": final.description, "iterations_run": len(result.history),
+        "holdout": holdout, "train_size": len(result.split.train), "test_size": len(result.split.test),
+        "trigger_threshold": threshold,
+        # run_eval.py's shape for the best description, over train and test together.
+        "description": best.description, "results": every, "summary": creator_summary(every),
+    }
+
+
+def creator_history_entry(scored: "Scored", iteration: int, threshold: float, has_test: bool) -> dict[str, Any]:
+    """skill-creator's per-iteration history keys for one candidate."""
+    from aiq_tui.commands.trigger_report import creator_result, creator_summary
+
+    train = [creator_result(verdict, threshold) for verdict in scored.train.verdicts]
+    test = [creator_result(verdict, threshold) for verdict in scored.test.verdicts]
+    t, s = creator_summary(train), creator_summary(test)
+    return {
+        "iteration": iteration, "train_passed": t["passed"], "train_failed": t["failed"], "train_total": t["total"],
+        "train_results": train, "test_passed": s["passed"] if has_test else None,
+        "test_failed": s["failed"] if has_test else None, "test_total": s["total"] if has_test else None,
+        "test_results": test if has_test else None,
+        "passed": t["passed"], "failed": t["failed"], "total": t["total"], "results": train,
+    }
+
+
 def _result_json(result: "TuneResult", path: Path, skills: int, written: str | None, write: bool) -> dict[str, Any]:
     from aiq_tui.commands.trigger_report import verdict_json
 
@@ -373,7 +458,8 @@ def _cause(verdict: Any) -> str:
         return " — no query word is in its name or description"
     scored = {signal.term for signal in match.signals if signal.field not in ("rank-rule", EXCLUSION_FIELD)}
     if not verdict.case.should_trigger and scored and scored <= set(name_terms(match.name)):
-        return " — matched by words of the skill's name (a description change cannot fix it)"
+        return (" — matched only by words of the skill's name: a \"Not for …\" boundary in this request's "
+                "other words outweighs them")
     excluded = [signal.term for signal in match.signals if signal.field == EXCLUSION_FIELD]
     if excluded:
         state = f"still loaded ({verdict.phase.label})" if verdict.loaded else f"ranked {verdict.rank}"

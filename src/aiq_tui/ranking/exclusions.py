@@ -12,12 +12,21 @@ A clause opens with one of the leads in ``_LEAD`` and runs to the end of its sen
 it opens inside brackets, to the closing bracket). A lead counts only where it draws a
 boundary: "don't skip because …" is not an exclusion. "X rather than Y" is ("Create original
 art rather than copying existing artists' work": Y is what the skill does not do).
+
+A clause's words are of two kinds (:func:`boundaries`): its *own* words, which nothing else in
+the metadata uses ("editor", "terminal" in "Not for editor or terminal themes"), and its
+*context*, the words it shares with what the skill is for ("themes" — often a word of the
+skill's name). Meeting an own word is evidence against the skill; a request that meets one is
+then read as the boundary describes it, so its context words count against the skill too.
+That is how a boundary outweighs a name-word match: "install a dark theme for my terminal"
+matches ``theme-factory`` only through "theme", which the boundary itself explains.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Callable, Iterable
 
 # What opens an exclusion (case-insensitive). "skip"/"avoid" need a when/if/for after them
 # (optionally "only"/"using"/"this skill"), so "don't skip because it looks like a one-liner"
@@ -148,4 +157,35 @@ def _cut(text: str, exclusions: list[Exclusion]) -> str:
     return out.strip()
 
 
-__all__ = ["Exclusion", "ParsedDescription", "is_exclusion", "parse_exclusions"]
+@dataclass(frozen=True)
+class Boundary:
+    """One exclusion clause as the matcher weighs it (see the module's docstring)."""
+
+    own: frozenset[str]  # terms only this clause uses: meeting one is evidence against the skill
+    context: frozenset[str]  # terms it shares with what the skill is for: against it once an own term is met
+    text: str  # the clause as written
+
+    def against(self, terms: Iterable[str]) -> tuple[str, ...]:
+        """The query ``terms`` this boundary counts against the skill: none unless one of its own
+        words is among them; then those and its context words among them."""
+        terms = tuple(terms)
+        if not any(term in self.own for term in terms):
+            return ()
+        return tuple(term for term in terms if term in self.own or term in self.context)
+
+
+def boundaries(parsed: ParsedDescription, positive: set[str] | frozenset[str],
+               tokenize: Callable[[str], list[str]]) -> tuple[Boundary, ...]:
+    """The clauses of ``parsed`` split against ``positive`` (the terms the name, the triggers,
+    the tags and the rest of the description use); clauses without an own word are dropped
+    (they exclude nothing the skill does not also claim)."""
+    out = []
+    for clause in parsed.exclusions:
+        terms = frozenset(tokenize(clause.scope))
+        own = terms - positive
+        if own:
+            out.append(Boundary(own, terms & positive, clause.text))
+    return tuple(out)
+
+
+__all__ = ["Boundary", "Exclusion", "ParsedDescription", "boundaries", "is_exclusion", "parse_exclusions"]

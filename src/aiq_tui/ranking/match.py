@@ -16,7 +16,8 @@ A description's exclusion clauses ("Not for X", "SKIP when …", see
 :mod:`aiq_tui.ranking.exclusions`) are not indexed as the description: their words are
 negative evidence. A request using them (beyond words the skill also names as what it is for)
 lowers the skill's score and confidence, recorded as an ``exclusion`` signal that names the
-clause.
+clause; such a request's words that the clause shares with the rest (a name word: "themes" in
+"Not for terminal themes") then count against the skill too (:class:`~aiq_tui.ranking.exclusions.Boundary`).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
-from aiq_tui.ranking.exclusions import parse_exclusions
+from aiq_tui.ranking.exclusions import Boundary, boundaries, parse_exclusions
 from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
 from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokenize, words
 
@@ -123,9 +124,9 @@ class _Doc:
     name_key: str  # lowercase words of the name joined: "slackgifcreator"
     triggers: tuple[tuple[tuple[str, ...], str], ...] = ()  # (term sequence, phrase)
     has_body: bool = False
-    # (terms only this clause uses — not the name, triggers, tags or the rest of the
-    # description — and the clause as written): the negative evidence of each exclusion.
-    exclusions: tuple[tuple[frozenset[str], str], ...] = ()
+    # The description's exclusion clauses: their own terms (the negative evidence), the terms
+    # they share with what the skill is for, and the clause as written.
+    exclusions: tuple[Boundary, ...] = ()
 
 
 _COUNTS: dict[tuple[int, ...], tuple[int, ...]] = {}
@@ -211,11 +212,10 @@ class SkillIndex:
         )
         per_field = [tfs[field_name] for field_name in FIELDS]
         terms = tuple(set().union(*per_field))
-        exclusions: tuple[tuple[frozenset[str], str], ...] = ()
+        exclusions: tuple[Boundary, ...] = ()
         if parsed.exclusions:
             positive = set().union(*per_field[:-1])  # what the metadata says it is for (not the body)
-            negatives = ((frozenset(tokenize(clause.scope)) - positive, clause.text) for clause in parsed.exclusions)
-            exclusions = tuple((negative, text) for negative, text in negatives if negative)
+            exclusions = boundaries(parsed, frozenset(positive), tokenize)
         doc = _Doc(
             name=meta.name, terms=terms, name_terms=frozenset(tfs["name"]), lengths=lengths,
             name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body), exclusions=exclusions,
@@ -233,8 +233,8 @@ class SkillIndex:
             self._by_name_key.setdefault(doc.name_key, set()).add(meta.name)
         for sequence, _phrase in triggers:
             self._by_trigger.setdefault(sequence, set()).add(meta.name)
-        for negative, _text in exclusions:
-            for term in negative:
+        for boundary in exclusions:
+            for term in boundary.own:
                 self._by_excluded.setdefault(term, set()).add(meta.name)
         self._forget_derived()  # idf and average lengths moved
 
@@ -253,8 +253,8 @@ class SkillIndex:
         _discard(self._by_name_key, doc.name_key, name)
         for sequence, _phrase in doc.triggers:
             _discard(self._by_trigger, sequence, name)
-        for negative, _text in doc.exclusions:
-            for term in negative:
+        for boundary in doc.exclusions:
+            for term in boundary.own:
                 _discard(self._by_excluded, term, name)
         self._forget_derived()
 
@@ -536,10 +536,11 @@ class SkillIndex:
             return 1.0, ()
         hits = []
         excluded: set[str] = set()
-        for negative, text in doc.exclusions:
-            met = tuple(term for term, _mass, _related in masses if term in negative)
+        terms = [term for term, _mass, _related in masses]
+        for boundary in doc.exclusions:
+            met = boundary.against(terms)
             if met:
-                hits.append((text, met, sum(mass for term, mass, _r in masses if term in met)))
+                hits.append((boundary.text, met, sum(mass for term, mass, _r in masses if term in met)))
                 excluded.update(met)
         if not hits:
             return 1.0, ()

@@ -7,34 +7,33 @@ description with the best *test* score. Here the judge is the matcher the agent 
 a round takes milliseconds, is the same on every machine, and every score is explained.
 
 Each round builds candidates from the evidence of the best description so far on the
-*train* queries only:
+*train* queries only, and writes them as the skill's author would (:mod:`aiq_tui.ranking.tune_phrases`):
+the author's text is kept whole — above all its first sentence, what the skill does, which a
+shortened catalog line keeps — and whole sentences are added after it:
 
-* **add** — words of should-trigger queries it missed (and, weighing less, of those it
-  loaded only at brief), weighted by how rare their term is in the collection (idf) and by
-  how many such queries use it, less how many should-not queries use it. Only words the skill's own instructions use, or that recur across its
-  should-trigger queries, qualify — one request's incidental words ("the way our team likes
-  them") would fit the train set and nothing else — and words most skills' instructions use
-  weigh less. They are written as users typed them, in an "Also use for …" sentence;
-* **remove** — description terms that scored for should-not queries it loaded for, most
-  harmful first (what they scored there less what they scored for the should-trigger
-  queries it got right); the list item (or sentence) using the term is dropped, so the
-  prose still reads; or, where only a main clause uses it, the word itself ("creating
-  animated GIFs" → "creating GIFs") — one term at a time, and the worst few together;
-* **narrow** — both: the generic term out, the specific words in;
-* **exclude** — words of should-not queries it loaded for (near-miss false triggers) that its
-  should-trigger queries do not use, most shared and rarest first, in a "Not for …" sentence
-  (extended on later rounds, and on a later run when the description already ends in one): the
-  matcher reads an exclusion's words as evidence against loading the skill
-  (:mod:`aiq_tui.ranking.exclusions`), as the model reads them as its boundary;
+* **add** — "Also use it for …" with phrases of the should-trigger queries it missed (and,
+  weighing less, of those it loaded only at brief), in the users' words ("clicking through
+  the signup form on localhost"): each phrase is worth the terms it brings that the description
+  lacks, weighted by how rare the term is in the collection (idf) and by how many such queries
+  use it, less how many should-not queries use it. Only words the skill's own instructions use,
+  or that recur across its should-trigger queries, count — one request's incidental words
+  would fit the train set and nothing else — and words most skills' instructions use weigh less;
+* **exclude** — "Not for …" with phrases of the should-not queries it loaded for (near-miss
+  false triggers), as the ecosystem writes a boundary ("Not for writing a Slack message"): the
+  matcher reads a boundary's words as evidence against loading the skill, and once a request
+  meets them, the words the boundary shares with the skill's name count against it too
+  (:mod:`aiq_tui.ranking.exclusions`) — a boundary outweighs a name-word match;
+* **both** — the best phrases of each;
 * **model** — with a proposer (``--llm``), the configured model's rewrite, as skill-creator
   asks for one, judged the same way.
 
 Every candidate is scored on train and test; the round continues from the best on train;
-at the end the candidate with the best test F1 wins (ties: train F1, then the current
-description, then the smaller edit), provided it fits the spec's 1,024 characters, does no
-worse on train than the current description, and the collision check finds no new
-collision with another skill. Each changed word costs ``EDIT_COST`` of F1 in both choices, so
-a rewrite must earn its size: the author's text is evidence too.
+at the end the candidate with the best test F1 wins (ties: train F1 less ``EDIT_COST`` per
+changed word, then the current description, then the smaller edit), provided it fits the
+spec's 1,024 characters, does no worse on train than the current description, and the
+collision check finds no new collision with another skill. Why the loop stopped is said of
+the description kept (:attr:`TuneResult.stopped`), and in skill-creator's words
+(:attr:`TuneResult.exit_reason`).
 """
 
 from __future__ import annotations
@@ -42,10 +41,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from aiq_tui.ranking.description_edits import add_exclusion, add_words, drop_word, remove_term, shorten, split_exclusion
+from aiq_tui.ranking.description_edits import shorten, split_exclusion
+from aiq_tui.ranking.tune_phrases import clauses, first_sentence, phrase_cuts, phrase_of, split_sentences, with_sentences
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
 from aiq_tui.ranking.trigger_eval import (
@@ -69,15 +69,14 @@ FILLER = frozenset("""
     make makes making made want wants wanted try trying able going gonna done doing work working
     like likes keep kept put take takes taking bring
 """.split())
-ADD_COUNTS = (1, 2, 3, 5, 8, 12)  # how many of the best words an "add" candidate takes
-EXCLUDE_COUNTS = (1, 2, 3, 5, 8)  # how many of the best words an "exclude" candidate takes
-REMOVE_SINGLY = 6  # the most harmful terms each get a candidate of their own
-NARROW_REMOVALS = 3  # narrow: the first this many removal sets …
-NARROW_ADDS = 4  # … each with the best 1, 2, 3, 5 added words
+ADD_COUNTS = (1, 2, 3, 4)  # how many of the best phrases an "add" candidate takes
+EXCLUDE_COUNTS = (1, 2, 3, 4)  # how many of the best phrases an "exclude" candidate takes
+BOTH_COUNTS = (1, 2, 3)  # "add and exclude": each count of phrases with each count of boundaries
 NEGATIVE_WEIGHT = 1.0  # a should-not query using a term cancels one missed query using it
-EDIT_COST = 0.004  # F1 a changed word costs: a 25-word rewrite must win a tenth of F1 more
+EDIT_COST = 0.001  # F1 a changed word costs: ties go to the smaller edit (a sentence is ~10 words)
 BRIEF_WEIGHT = 0.5  # a should-trigger query loaded only at brief: its words widen a thin margin
 PASSING_WEIGHT = 0.1  # one loaded at full already
+WORD_COST = 0.1  # idf-weighted gain a phrase's word costs when choosing how much of a clause to keep
 MIN_WORD = 3  # shorter words (ok, pls, 4) are noise, not evidence
 BACKGROUND_DISCOUNT = 0.8  # a word every other skill's instructions use keeps a fifth of its weight
 
@@ -98,8 +97,9 @@ class Evidence:
 @dataclass(frozen=True)
 class Candidate:
     """A description and how it was made. ``core`` is the author's text (possibly with items
-    dropped); ``added`` the words the tuner appends after it in an "Also use for" sentence,
-    ``excluded`` those it appends in a "Not for" sentence."""
+    dropped after its first sentence); ``added`` the phrases the tuner appends after it in an
+    "Also use it for …" sentence, ``excluded`` those it appends in a "Not for …" sentence
+    (:mod:`aiq_tui.ranking.tune_phrases`)."""
 
     core: str
     added: tuple[str, ...] = ()
@@ -109,7 +109,7 @@ class Candidate:
 
     @property
     def description(self) -> str:
-        return add_exclusion(add_words(self.core, self.added), self.excluded)
+        return with_sentences(self.core, self.added, self.excluded)
 
     def then(self, core: str, added: tuple[str, ...], step: str, round_number: int,
              excluded: tuple[str, ...] | None = None) -> "Candidate":
@@ -166,8 +166,11 @@ class TuneResult:
     history: tuple[Scored, ...]  # every candidate scored, in the order they were made
     rejected: tuple[Rejected, ...] = ()  # better by test F1, but they create a collision
     rounds: int = 0
-    stopped: str = ""  # why the loop ended
+    stopped: str = ""  # why the loop ended, in words true of the description kept
     proposals_failed: tuple[str, ...] = ()  # model proposals that could not be used, and why
+
+    exit_reason: str = ""  # skill-creator's words: "all_passed (iteration N)", "max_iterations (N)", …
+    final: Scored | None = None  # the description the loop ended on (best on train)
 
     @property
     def changed(self) -> bool:
@@ -230,17 +233,18 @@ def tune(judge: DescriptionJudge, cases: Sequence[TriggerCase], *, holdout: floa
             history.append(seen[text])
         return seen[text]
 
-    core, excluded = split_exclusion(meta.description)  # a "Not for …" the tuner wrote: extended
-    original = score(Candidate(core, excluded=excluded))
+    original = score(_parsed(meta.description))
     current = original
     if not original.fits:  # over the spec's limit: the loop starts from a version that fits
-        fitted = shorten(original.description, DESCRIPTION_MAX, _worth(judge.index, original.train, meta.name))
+        fitted = _shorten_rest(original.candidate.core, DESCRIPTION_MAX - (len(original.description) -
+                               len(original.candidate.core)), _worth(judge.index, original.train, meta.name))
         if fitted is not None:
-            current = score(Candidate(fitted, (), "shortened to the 1,024-character limit", 0))
-    stopped, failed, done = f"{rounds} round(s)", [], 0
+            current = score(replace(original.candidate, core=fitted, origin="shortened to the 1,024-character limit"))
+    failed: list[str] = []
+    done, exit_reason, passed_at, stalled_at = 0, f"max_iterations ({rounds})", None, None
     for number in range(1, rounds + 1):
         if not current.train.failures:
-            stopped = "every train query passes"
+            exit_reason, passed_at = f"all_passed (iteration {number})", number
             break
         done = number
         candidates = evidence_candidates(current, judge.index, meta, number, evidence)
@@ -255,11 +259,42 @@ def tune(judge: DescriptionJudge, cases: Sequence[TriggerCase], *, holdout: floa
             on_round(number, current)
         better = [s for s in scored if s.fits and _train_key(s) > _train_key(current)]
         if not better:
-            stopped = f"no candidate improved on train after round {number}"
+            exit_reason, stalled_at = f"no_improvement (iteration {number})", number
             break
         current = max(better, key=_train_key)
     best, rejected = _choose(original, history, collisions)
-    return TuneResult(meta.name, split, original, best, tuple(history), tuple(rejected), done, stopped, tuple(failed))
+    stopped = _stopped(original, current, best, rounds, passed_at, stalled_at)
+    return TuneResult(meta.name, split, original, best, tuple(history), tuple(rejected), done, stopped,
+                      tuple(failed), exit_reason, current)
+
+
+def _parsed(description: str) -> Candidate:
+    """The current description as a candidate: sentences an earlier run added are taken apart
+    so this run extends them ("Not for a, b or c." written by an older version too)."""
+    core, uses, bounds = split_sentences(description)
+    if not uses and not bounds:
+        core, bounds = split_exclusion(description)
+    return Candidate(core, uses, excluded=bounds)
+
+
+def _stopped(original: Scored, final: Scored, best: Scored, rounds: int, passed_at: int | None,
+             stalled_at: int | None) -> str:
+    """Why the loop ended, true of the description kept: the loop follows the train split, the
+    choice is made on the test split, so the two can differ and the sentence says so."""
+    if passed_at is not None:
+        why = ("the description passes every train query" if final is original
+               else f"round {passed_at - 1}'s best description passes every train query")
+    elif stalled_at is not None:
+        why = f"no candidate improved on the train split in round {stalled_at}"
+    else:
+        why = f"the round limit ({rounds}) was reached"
+    if best is final:
+        return why
+    if best is original:
+        return (f"{why}; no candidate did better on the test split (F1 {best.test_f1:.2f}) without doing worse "
+                "on train or creating a collision, so the current description is kept")
+    return (f"{why}; kept the candidate with the best test F1 ({best.test_f1:.2f}, train {best.train_f1:.2f}), "
+            f"round {best.candidate.round}")
 
 
 def _train_key(scored: Scored) -> tuple[float, float, int]:
@@ -269,8 +304,10 @@ def _train_key(scored: Scored) -> tuple[float, float, int]:
 def _choose(original: Scored, history: list[Scored], collisions: CollisionCheck | None) -> tuple[Scored, list[Rejected]]:
     """Best test F1 (less the edit's cost) among candidates that fit, do no worse on train
     than the current description, and create no new collision."""
+    # Test F1 first; the edit's cost only breaks ties on train: a test split of six queries
+    # rarely moves, and a boundary that fixes four train near-misses is worth its sentence.
     def key(s: Scored) -> tuple[float, float, bool, int, float]:
-        return (round(s.test_value, 6), round(s.train_value, 6), s is original, -s.edit,
+        return (round(s.test_f1, 6), round(s.train_value, 6), s is original, -s.edit,
                 round(s.test.overall.recall_full + s.train.overall.recall_full, 6))
 
     # A candidate worse on train than the current description won its test score by chance.
@@ -301,59 +338,137 @@ def edit_size(before: str, after: str) -> int:
 
 def evidence_candidates(current: Scored, index: SkillIndex, meta: SkillMeta, round_number: int,
                         evidence: Evidence | None = None) -> list[Candidate]:
-    """Add, remove and narrow candidates from ``current``'s train results."""
+    """Add, exclude, and both candidates from ``current``'s train results. The first
+    sentence (what the skill does) is never edited; what is added is whole sentences of phrases
+    from the requests themselves (:mod:`aiq_tui.ranking.tune_phrases`)."""
     report = current.train
     base = current.candidate
     own = _own_terms(meta, base.description)
-    additions = _additions(report, index, own, evidence or Evidence())
-    harmful = _harmful(report, meta.name, base.core)
+    gains = dict((term, gain) for term, gain in _additions(report, index, own, evidence or Evidence()))
+    uses = [phrase for phrase in _use_phrases(report, gains) if phrase not in base.added]
+    against = dict(_exclusions(report, index, own))
+    bounds = [phrase for phrase in _boundary_phrases(report, against, index, own) if phrase not in base.excluded]
     out: list[Candidate] = []
-    for count in ADD_COUNTS:
-        if count <= len(additions):
-            chosen = tuple(word for word, _term in additions[:count])
-            out.append(base.then(base.core, base.added + chosen, f"add {', '.join(chosen)}", round_number))
-        if count >= len(additions):
-            break
-    # One term at a time, then the worst two, three, … together (each judged on its own).
-    removals: list[tuple[str, tuple[str, ...]]] = []
-    together, dropped = base.core, ()
-    for term, word in harmful[:REMOVE_SINGLY]:
-        alone = remove_term(base.core, term)
-        if alone is not None:
-            out.append(base.then(alone, base.added, f"remove {word}", round_number))
-        dropped_word = drop_word(base.core, term)
-        if dropped_word is not None and dropped_word != alone:
-            out.append(base.then(dropped_word, base.added, f"drop the word {word}", round_number))
-        again = remove_term(together, term) or drop_word(together, term)
-        if again is not None:
-            together, dropped = again, dropped + (word,)
-            if len(dropped) > 1:
-                out.append(base.then(together, base.added, f"remove {', '.join(dropped)}", round_number))
-            removals.append((together, dropped))
-    for core, words_out in removals[:NARROW_REMOVALS]:
-        for count in ADD_COUNTS[:NARROW_ADDS]:
-            if count > len(additions):
-                break
-            chosen = tuple(word for word, _term in additions[:count])
-            out.append(base.then(core, base.added + chosen,
-                                 f"narrow: remove {', '.join(words_out)}, add {', '.join(chosen)}", round_number))
-    exclusions = _exclusions(report, index, own | set(tokenize(" ".join(base.excluded))))
-    for count in EXCLUDE_COUNTS:
-        if count > len(exclusions):
-            break
-        chosen = tuple(word for word, _term in exclusions[:count])
-        out.append(base.then(base.core, base.added, f"exclude {', '.join(chosen)}", round_number,
+    for count in ADD_COUNTS[:len(uses)]:
+        chosen = tuple(uses[:count])
+        out.append(base.then(base.core, base.added + chosen, f"add {_quoted(chosen)}", round_number))
+    for count in EXCLUDE_COUNTS[:len(bounds)]:
+        chosen = tuple(bounds[:count])
+        out.append(base.then(base.core, base.added, f"exclude {_quoted(chosen)}", round_number,
                              base.excluded + chosen))
+    for a in BOTH_COUNTS[:len(uses)]:
+        for b in BOTH_COUNTS[:len(bounds)]:
+            out.append(base.then(base.core, base.added + tuple(uses[:a]),
+                                 f"add {_quoted(uses[:a])}; exclude {_quoted(bounds[:b])}", round_number,
+                                 base.excluded + tuple(bounds[:b])))
+    # Nothing of the author's text is cut: a dropped list item can take the sentence's verb with
+    # it ("…, or company design standards apply"), and an author reviews added sentences, not
+    # rewrites. What made a near-miss load is answered by a boundary instead.
     return [_fitted(candidate, index, report, meta.name) for candidate in out]
 
 
+def _quoted(phrases: Sequence[str]) -> str:
+    return ", ".join(f'"{phrase}"' for phrase in phrases)
+
+
+def _shorten_rest(core: str, room: int, worth: Callable[[str], float]) -> str | None:
+    """``core`` within ``room`` characters by dropping its least worthy pieces after the first sentence."""
+    first = first_sentence(core)
+    rest = core[len(first):].strip()
+    if len(first) > room:
+        return None
+    if not rest:
+        return first if len(first) <= room else None
+    shorter = shorten(rest, room - len(first) - 1, worth)
+    if shorter is None:
+        return first
+    return f"{first} {shorter}".strip()
+
+
+def _best_phrase(query: str, value: Callable[[set[str]], float], keep: set[str]) -> tuple[str, float] | None:
+    """The clause of ``query`` worth most by ``value`` (of its terms), as a phrase."""
+    best: tuple[str, float] | None = None
+    for clause in clauses(query):
+        whole = phrase_of(clause, keep, term_of)
+        for phrase in phrase_cuts(whole) if whole else ():
+            if len(phrase.split()) < 2:
+                continue
+            worth = value(set(tokenize(phrase)))
+            # A shorter phrase of equal worth generalises better (and reads better).
+            ranked = worth - WORD_COST * len(phrase.split())
+            if worth > 0 and (best is None or ranked > best[1]):
+                best = (phrase, ranked)
+    return best
+
+
+def _use_phrases(report: TriggerReport, gains: dict[str, float]) -> list[str]:
+    """Phrases of the should-trigger queries it missed (then those loaded only at brief), best
+    first: each worth the gain of the new terms it brings (:func:`_additions`), a term counted
+    once across the phrases chosen before it."""
+    from aiq_tui.skills.model import Phase
+
+    found: list[tuple[str, set[str], float]] = []
+    for verdict in report.verdicts:
+        if not verdict.case.should_trigger or verdict.phase is Phase.FULL:
+            continue
+        weight = 1.0 if not verdict.loaded else BRIEF_WEIGHT
+        best = _best_phrase(verdict.case.query, lambda terms: sum(gains.get(t, 0.0) for t in terms), set(gains))
+        if best is not None:
+            found.append((best[0], set(tokenize(best[0])), best[1] * weight))
+    return _greedy(found, gains)
+
+
+def _boundary_phrases(report: TriggerReport, against: dict[str, float], index: SkillIndex,
+                      own: set[str]) -> list[str]:
+    """Phrases of the should-not queries it loaded for, best first: each worth the gain of its
+    terms the description does not use (:func:`_exclusions`: near-miss words that its
+    should-trigger queries do not use), less the idf of those its should-trigger queries use."""
+    wanted: Counter[str] = Counter()
+    for verdict in report.verdicts:
+        if verdict.case.should_trigger:
+            wanted.update(set(tokenize(verdict.case.query)))
+
+    def value(terms: set[str]) -> float:
+        new = terms - own
+        return sum(against.get(t, 0.0) for t in new) - sum(index.idf(t) * wanted[t] for t in new if wanted[t])
+
+    found: list[tuple[str, set[str], float]] = []
+    for verdict in report.verdicts:
+        if verdict.case.should_trigger or not verdict.loaded:
+            continue
+        best = _best_phrase(verdict.case.query, value, set(against))
+        if best is not None:
+            found.append((best[0], set(tokenize(best[0])) - own, best[1]))
+    return _greedy(found, against)
+
+
+def _greedy(found: list[tuple[str, set[str], float]], gains: dict[str, float]) -> list[str]:
+    """The phrases in the order that adds the most new gain each time (a term counts once)."""
+    out: list[str] = []
+    covered: set[str] = set()
+    remaining = list(found)
+    while remaining:
+        def fresh(item: tuple[str, set[str], float]) -> float:
+            new = item[1] - covered
+            share = sum(gains.get(t, 0.0) for t in new) / (sum(gains.get(t, 0.0) for t in item[1]) or 1.0)
+            return item[2] * share
+        item = max(remaining, key=lambda it: (fresh(it), it[0]))
+        if fresh(item) <= 0:
+            break
+        remaining.remove(item)
+        if item[0] not in out:
+            out.append(item[0])
+            covered |= item[1]
+    return out
+
+
 def _fitted(candidate: Candidate, index: SkillIndex, report: TriggerReport, name: str) -> Candidate:
-    """Within 1,024 characters: the author's least useful items make room for the added words
-    first; only when that cannot be done do added words go, last first."""
+    """Within 1,024 characters: the author's least useful pieces after the first sentence make
+    room for the added phrases first; only when that cannot be done do added phrases go, last first."""
     while len(candidate.description) > DESCRIPTION_MAX:
         room = DESCRIPTION_MAX - (len(candidate.description) - len(candidate.core))
-        core = shorten(candidate.core, room, _worth(index, report, name)) if room > 0 else None
-        if core is not None:
+        core = _shorten_rest(candidate.core, room, _worth(index, report, name)) if room > 0 else None
+        if core is not None and len(core) <= room and core != candidate.core:
             return replace(candidate, core=core, origin=candidate.origin + " (shortened to fit)")
         if candidate.excluded:
             candidate = replace(candidate, excluded=candidate.excluded[:-1])
@@ -369,8 +484,8 @@ def _own_terms(meta: SkillMeta, description: str) -> set[str]:
             | set(tokenize(" ".join(meta.triggers))))
 
 
-def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence: Evidence) -> list[tuple[str, str]]:
-    """(word as users typed it, term) for terms of should-trigger queries, best first: a query
+def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence: Evidence) -> list[tuple[str, float]]:
+    """(term, gain) for terms of should-trigger queries, best first: a query
     it missed counts in full, one it loaded only at brief counts ``BRIEF_WEIGHT`` (its words
     widen a thin margin), one it loaded at full ``PASSING_WEIGHT``; every should-not query
     using the term counts against it."""
@@ -379,7 +494,6 @@ def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence
     support: Counter[str] = Counter()  # weighted should-trigger evidence
     seen_in: Counter[str] = Counter()  # should-trigger queries using the term
     negative: Counter[str] = Counter()
-    typed: dict[str, Counter[str]] = {}
     for verdict in report.verdicts:
         terms = set()
         for word in words(verdict.case.query):
@@ -387,8 +501,6 @@ def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence
             if term is None or len(word) < MIN_WORD or not word.isalpha() or term in own or word in FILLER:
                 continue
             terms.add(term)
-            if verdict.case.should_trigger:
-                typed.setdefault(term, Counter())[_as_written(verdict.case.query, word)] += 1
         if not verdict.case.should_trigger:
             negative.update(terms)
             continue
@@ -405,18 +517,17 @@ def _additions(report: TriggerReport, index: SkillIndex, own: set[str], evidence
             continue  # one request's incidental word: it would fit the train set and nothing else
         gains[term] = index.idf(term) * weight * (1.0 - BACKGROUND_DISCOUNT * evidence.background(term))
     ranked = sorted(gains, key=lambda term: (-gains[term], term))
-    return [(typed[term].most_common(1)[0][0], term) for term in ranked]
+    return [(term, gains[term]) for term in ranked]
 
 
-def _exclusions(report: TriggerReport, index: SkillIndex, own: set[str]) -> list[tuple[str, str]]:
-    """(word as users typed it, term) for an exclusion sentence, best first: terms of should-not
+def _exclusions(report: TriggerReport, index: SkillIndex, own: set[str]) -> list[tuple[str, float]]:
+    """(term, gain) for an exclusion sentence, best first: terms of should-not
     queries the skill loaded for (false triggers), each such query counting once, less
     ``NEGATIVE_WEIGHT`` per should-trigger query using the term (excluding it would cost those),
     times the term's idf (a rare word excludes precisely). Terms the description already uses —
     its name, its text, its tags and triggers, its exclusion — never qualify."""
     against: Counter[str] = Counter()
     wanted: Counter[str] = Counter()
-    typed: dict[str, Counter[str]] = {}
     for verdict in report.verdicts:
         if not verdict.case.should_trigger and not verdict.loaded:
             continue  # a near-miss it already leaves alone: no evidence either way
@@ -426,45 +537,10 @@ def _exclusions(report: TriggerReport, index: SkillIndex, own: set[str]) -> list
             if term is None or len(word) < MIN_WORD or not word.isalpha() or term in own or word in FILLER:
                 continue
             terms.add(term)
-            if not verdict.case.should_trigger:
-                typed.setdefault(term, Counter())[_as_written(verdict.case.query, word)] += 1
         (wanted if verdict.case.should_trigger else against).update(terms)
     gains = {term: index.idf(term) * (count - NEGATIVE_WEIGHT * wanted[term]) for term, count in against.items()}
     ranked = sorted((term for term, gain in gains.items() if gain > 0), key=lambda term: (-gains[term], term))
-    return [(typed[term].most_common(1)[0][0], term) for term in ranked]
-
-
-def _as_written(query: str, word: str) -> str:
-    """``word`` with the case the user typed it in ("FAQ", "Playwright"), else as given."""
-    found = re.search(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", query, re.IGNORECASE)
-    return found.group(0) if found else word
-
-
-def _harmful(report: TriggerReport, name: str, core: str) -> list[tuple[str, str]]:
-    """(term, a word of it as the description writes it) for description terms that scored more
-    for the should-not queries it loaded for than for the should-trigger queries it loaded for."""
-    harm: Counter[str] = Counter()
-    help_: Counter[str] = Counter()
-    for verdict in report.verdicts:
-        if not verdict.loaded or verdict.match is None:
-            continue
-        target = help_ if verdict.case.should_trigger else harm
-        for signal in verdict.match.signals:
-            if signal.field == "description":
-                target[signal.term] += signal.weight
-    written = _written(core)
-    terms = [term for term in harm if term in written]
-    terms.sort(key=lambda term: (-(harm[term] - help_[term]), term))
-    return [(term, written[term]) for term in terms]
-
-
-def _written(text: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for word in words(text):
-        term = term_of(word)
-        if term is not None:
-            out.setdefault(term, word)
-    return out
+    return [(term, gains[term]) for term in ranked]
 
 
 def _worth(index: SkillIndex, report: TriggerReport, name: str) -> Callable[[str], float]:

@@ -7,6 +7,11 @@ a :class:`~aiq_tui.events.CatalogReloaded` — the app's watcher reloads a SKILL
 an editor — so an author edits the description and watches the rows turn. ``t`` / ``n`` add
 the last message sent in the conversation as a should / should-not trigger query (the file
 and its folder are created on first use); Enter on a row shows why it passed or failed.
+
+``p`` runs the description tuner (``skills tune``'s loop, :func:`aiq_tui.commands.tune_cmd.run_tune`)
+in a worker and shows its proposal before anything is written: the word diff, the train and
+test figures before → after, and why it stopped. ``w`` writes that description into SKILL.md
+(only the description; refused when the file changed since) and the rows are scored again.
 """
 
 from __future__ import annotations
@@ -77,6 +82,33 @@ def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> 
     return "\n".join(lines)
 
 
+def proposal_text(result: Any) -> Text:
+    """The tuner's proposal as the view shows it: figures before → after, why it stopped, the diff."""
+    from aiq_tui.commands.tune_cmd import diff_ops
+
+    before, after = result.original, result.best
+    text = Text()
+    if not result.changed:
+        text.append(f"tuner: no proposal — {result.stopped}. "
+                    f"train F1 {before.train_f1:.2f} · test F1 {before.test_f1:.2f}")
+        return text
+    b, a = before.train.overall + before.test.overall, after.train.overall + after.test.overall
+    text.append("proposal ", style="bold")
+    text.append(f"· train F1 {before.train_f1:.2f} → {after.train_f1:.2f} · test F1 {before.test_f1:.2f} → "
+                f"{after.test_f1:.2f} · false triggers {b.false_triggers}/{b.should_not} → "
+                f"{a.false_triggers}/{a.should_not} · {len(after.description)} chars · w writes it\n")
+    text.append(f"stopped: {result.stopped}\n", style="dim")
+    for index, (op, words) in enumerate(diff_ops(before.description, after.description)):
+        if index:
+            text.append(" ")
+        if op == "=":
+            text.append(words)
+        else:
+            text.append(("[-" + words + "-]") if op == "-" else ("{+" + words + "+}"),
+                        style="red strike" if op == "-" else "green")
+    return text
+
+
 class Rescore(Message):
     """The catalog was reloaded (or the eval file changed): score the queries again."""
 
@@ -93,6 +125,8 @@ class TriggerEvalScreen(Screen[None]):
         Binding("t", "add(True)", "Add last message: should trigger"),
         Binding("n", "add(False)", "… should not"),
         Binding("r", "rescore", "Score again"),
+        Binding("p", "propose", "Propose"),
+        Binding("w", "write_proposal", "Write proposal"),
     ]
 
     def __init__(self, engine: Any, name: str, shown_path: str = "") -> None:
@@ -105,6 +139,10 @@ class TriggerEvalScreen(Screen[None]):
         self.report: TriggerReport | None = None
         self.error: str | None = None
         self.scored = 0  # how many times the queries were scored (tests wait on it)
+        self.proposal: Any = None  # the tuner's last result (a TuneResult), shown until written or dismissed
+        self.proposing = False
+        self.written = 0  # proposals written (tests wait on it)
+        self._on_disk = ""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -112,6 +150,7 @@ class TriggerEvalScreen(Screen[None]):
             yield Static("Reading the trigger evals…", id="eval-summary", markup=False)
             yield DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="eval-detail", markup=False)
+            yield Static("", id="eval-proposal", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -123,6 +162,11 @@ class TriggerEvalScreen(Screen[None]):
         detail.styles.height = "auto"
         detail.styles.max_height = 8
         detail.styles.padding = (0, 1)
+        proposal = self.query_one("#eval-proposal", Static)
+        proposal.styles.height = "auto"
+        proposal.styles.max_height = 12
+        proposal.styles.padding = (0, 1)
+        proposal.display = False
         self.sub_title = f"trigger evals · {self.skill}"
         self.engine.subscribe(self._engine_event)
         table.focus()
@@ -243,3 +287,71 @@ class TriggerEvalScreen(Screen[None]):
                 "kept": f"already there as {label}"}[outcome]
         self.app.call_from_thread(self.notify, f"{said}: {query[:60]}")
         self.app.call_from_thread(self.post_message, Rescore())
+
+    # -- the tuner's proposal (p), written only on w --------------------------------------
+    def action_propose(self) -> None:
+        if self.proposing:
+            return
+        if self.report is None or not any(v.case.should_trigger for v in self.report.verdicts):
+            self.notify("The tuner needs should-trigger queries: add some with t first.", severity="warning")
+            return
+        self.proposing = True
+        self._show_proposal(Text("tuning the description on the train split … (judged by the keyword matcher)"))
+        self.propose(tuple(verdict.case for verdict in self.report.verdicts))
+
+    @work(thread=True, exclusive=True, group="trigger-eval-tune", exit_on_error=False)
+    def propose(self, cases: tuple[Any, ...]) -> None:
+        from aiq_tui.commands.tune_cmd import run_tune
+
+        workspace = self.engine.workspace
+        settings = self.engine.config.evals
+        meta = workspace.catalog.get(self.skill)
+        try:
+            if meta is None:
+                raise LookupError("the skill is no longer in the catalog")
+            result, _size = run_tune(workspace, meta, list(cases), settings.iterations, settings.holdout,
+                                     settings.seed)
+        except Exception as exc:  # noqa: BLE001 - a failed run is reported, the view stays usable
+            self.app.call_from_thread(self._proposal_failed, str(exc))
+            return
+        self.app.call_from_thread(self._proposed, result, meta.description)
+
+    def _proposed(self, result: Any, on_disk: str) -> None:
+        self.proposing = False
+        self.proposal = result if result.changed else None
+        self._on_disk = on_disk  # what SKILL.md held when the tuner read it: w refuses if it changed
+        self._show_proposal(proposal_text(result))
+
+    def _proposal_failed(self, error: str) -> None:
+        self.proposing = False
+        self.proposal = None
+        self._show_proposal(Text(f"tuner failed: {error}"))
+
+    def _show_proposal(self, text: Text) -> None:
+        widget = self.query_one("#eval-proposal", Static)
+        widget.update(text)
+        widget.display = bool(text.plain)
+
+    def action_write_proposal(self) -> None:
+        if self.proposal is None:
+            self.notify("No proposal to write: press p to run the tuner first.", severity="warning")
+            return
+        proposal, self.proposal = self.proposal, None
+        self.write_description(proposal.best.description, self._on_disk)
+
+    @work(thread=True, group="trigger-eval-write", exit_on_error=False)
+    def write_description(self, description: str, expected: str) -> None:
+        from aiq_tui.skills.store import StoreError
+
+        try:
+            self.engine.workspace.catalog.set_description(self.skill, description, expected=expected)
+        except (StoreError, OSError) as exc:
+            self.app.call_from_thread(self.notify, f"not written: {exc}", severity="error")
+            return
+        self.app.call_from_thread(self._written)
+
+    def _written(self) -> None:
+        self.written += 1
+        self._show_proposal(Text(""))
+        self.notify(f"wrote the description of {self.skill} to SKILL.md")
+        self.engine.reload()  # what the watcher does on a save: the rows are scored again
