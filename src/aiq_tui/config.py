@@ -55,8 +55,10 @@ class SkillsSettings(_Section):
     """Extra skill directories, highest precedence after ``--skills-dir``. Relative → the
     project directory (``--cwd`` / ``tools.cwd``, else the current directory), and then its
     skills are the project's: trusted only when the project is (``aiq-tui trust``)."""
-    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
-    """Project-local directories, resolved against the project directory."""
+    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills", ".claude/skills"])
+    """Project-local directories, resolved against the project directory, earlier ones winning a
+    name clash; ``.claude/skills`` is where Claude Code keeps a project's skills. Their skills
+    are trusted only when the project is (``aiq-tui trust``)."""
     include_user_agent_dirs: bool = True
     """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
     bundled: bool = True
