@@ -61,7 +61,8 @@ def _ask(args: argparse.Namespace) -> int:
 
     from aiq_tui.telemetry import attach_telemetry
 
-    telemetry = attach_telemetry(engine, say=_say)  # None unless an OTLP endpoint is configured
+    # None unless an OTLP endpoint (or OTEL_TRACES_EXPORTER=console: spans on stderr) is set
+    telemetry = attach_telemetry(engine, say=_say, console=sys.stderr)
     try:
         return asyncio.run(_run(args, engine, question.strip(), SessionError))
     finally:
