@@ -6,8 +6,12 @@ server middleware from that ``_meta`` — arrives at the same collector as its c
 from __future__ import annotations
 
 import json
+import socket
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -30,12 +34,12 @@ def named(spans: list[ReceivedSpan], name: str) -> ReceivedSpan:
 
 
 async def run_mcp_turn(home: Home, receiver: OtlpReceiver, monkeypatch: pytest.MonkeyPatch,
-                       server_exports: bool) -> tuple[str, list[str], int]:
-    """One turn whose model calls ``mcp__tr__whoami``; the tool's answer, what was said and
-    the fake model server's port."""
+                       server_exports: bool, url: str = "") -> tuple[str, list[str], int]:
+    """One turn whose model calls ``mcp__tr__whoami`` (on a stdio server, or the one at
+    ``url``); the tool's answer, what was said and the fake model server's port."""
     env = {"TRACED_SERVER_OTLP": receiver.endpoint} if server_exports else {}
-    write_config(home, {"tr": {"command": sys.executable, "args": [str(SERVER)], "env": env}},
-                 tools={"permissions": {"mcp__tr": "allow"}})
+    definition = {"url": url} if url else {"command": sys.executable, "args": [str(SERVER)], "env": env}
+    write_config(home, {"tr": definition}, tools={"permissions": {"mcp__tr": "allow"}})
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.endpoint)
     replies = [sse_reply(openai_tool_stream([("call_1", "mcp__tr__whoami", "{}")])),
                sse_reply(openai_text_stream(["done"]))]
@@ -116,3 +120,41 @@ async def test_without_telemetry_no_trace_context_is_sent(project: Path, isolate
             await engine.aclose()
     answer = next(m.content for m in engine.session.messages if m.tool_call_id == "call_1")
     assert "traceparent" not in answer and '"meta"' in answer
+
+
+@pytest.fixture
+def http_server(tmp_path: Path) -> Iterator[tuple[str, int]]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    log = tmp_path / "http.log"
+    process = subprocess.Popen([sys.executable, str(SERVER), "--http", str(port)],
+                               stdout=subprocess.DEVNULL, stderr=log.open("w"))
+    try:
+        deadline = time.monotonic() + 60
+        while True:  # until it listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert process.poll() is None and time.monotonic() < deadline, log.read_text()
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp", port
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def test_an_http_servers_request_span_names_the_server_and_its_session(
+        project: Path, isolated_home: Home, receiver: OtlpReceiver, monkeypatch: pytest.MonkeyPatch,
+        http_server: tuple[str, int]) -> None:
+    url, port = http_server
+    answer, _, _ = await run_mcp_turn(isolated_home, receiver, monkeypatch, server_exports=False, url=url)
+    spans = receiver.wait_for(lambda got: any(s.name == "invoke_agent aiq-tui" for s in got))
+    request = named(spans, "tools/call whoami")
+    assert request.attributes["network.transport"] == "tcp"
+    assert request.attributes["network.protocol.name"] == "http"
+    assert (request.attributes["server.address"], request.attributes["server.port"]) == ("127.0.0.1", port)
+    # This server speaks 2026-07-28, which has no sessions: no mcp.session.id to report.
+    assert request.attributes["mcp.protocol.version"] != "2026-07-28" or "mcp.session.id" not in request.attributes
+    assert json.loads(answer)["meta"]["traceparent"] == f"00-{request.trace_id}-{request.span_id}-01"

@@ -3,11 +3,13 @@ with the ``params._meta`` its request carried, and with ``TRACED_SERVER_OTLP`` s
 the server exports its own spans there — the SDK's server middleware makes one per request,
 parented on the context it extracts from ``_meta``, as any instrumented server would.
 
-``python traced_mcp_server.py`` (the test starts it through aiq-tui's MCP config).
+``python traced_mcp_server.py [--http PORT]`` (stdio: the test starts it through aiq-tui's MCP
+config; ``--http``: streamable HTTP on 127.0.0.1).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 
@@ -28,6 +30,9 @@ def export_spans(endpoint: str) -> None:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, default=0)
+    args = parser.parse_args()
     endpoint = os.environ.get("TRACED_SERVER_OTLP", "")
     if endpoint:
         export_spans(endpoint)
@@ -38,7 +43,12 @@ def main() -> None:
         meta = ctx.request_context.meta or {}
         return json.dumps({"meta": {key: value for key, value in dict(meta).items() if isinstance(value, str)}})
 
-    server.run()
+    if args.http:
+        import uvicorn
+
+        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.http, log_level="warning")
+    else:
+        server.run()
 
 
 if __name__ == "__main__":
