@@ -35,7 +35,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "as a session; continue it with --session ID. Tool calls that need approval are "
             "asked on the terminal, approved with --yes, or refused with --deny-all. With "
             "OTEL_EXPORTER_OTLP_ENDPOINT set (or telemetry: in config.yaml) the turn is also exported "
-            "as OpenTelemetry traces (needs the telemetry extra)."
+            "as OpenTelemetry traces (needs the telemetry extra); OTEL_TRACES_EXPORTER=console prints "
+            "the spans on stderr instead."
         ),
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
