@@ -190,16 +190,16 @@ def test_lowercase_skill_md_is_skipped_by_discovery_with_a_rename_hint(folders: 
 
 # -- lenient: loaded, but every specification rule it breaks is a warning naming the rule -------------
 SPEC_RULES = {  # case → (field, the rule named in the warning)
-    "uppercase-name": ("name", "name: lowercase"),
-    "unicode-uppercase": ("name", "name: lowercase"),
-    "leading-hyphen": ("name", "name: no leading or trailing hyphen"),
-    "trailing-hyphen": ("name", "name: no leading or trailing hyphen"),
-    "double-hyphen": ("name", "name: no consecutive hyphens"),
-    "underscore": ("name", "name: letters, digits and hyphens only"),
-    "too-long-name": ("name", "name: at most 64 characters"),
-    "folder-mismatch": ("name", "name: equal to its folder's name"),
-    "long-description": ("description", "description: at most 1024 characters"),
-    "long-compatibility": ("compatibility", "compatibility: at most 500 characters"),
+    "uppercase-name": ("name", "a name is lowercase"),
+    "unicode-uppercase": ("name", "a name is lowercase"),
+    "leading-hyphen": ("name", "a name neither starts nor ends with a hyphen"),
+    "trailing-hyphen": ("name", "a name neither starts nor ends with a hyphen"),
+    "double-hyphen": ("name", "a name has no consecutive hyphens"),
+    "underscore": ("name", "a name has letters, digits and hyphens only"),
+    "too-long-name": ("name", "a name has at most 64 characters"),
+    "folder-mismatch": ("name", "the name equals its folder's name"),
+    "long-description": ("description", "a description has at most 1024 characters"),
+    "long-compatibility": ("compatibility", "compatibility has at most 500 characters"),
     "unknown-field": ("tags", "only its six fields"),
     "lango-type-field": ("type", "only its six fields"),
 }
@@ -212,7 +212,7 @@ def test_lenient_validate_loads_a_spec_violation_but_warns_naming_the_rule(key: 
     assert report.valid, "lenient mode still loads it"
     field, rule = SPEC_RULES[key]
     warnings = [p for p in report.problems if p.severity.value == "warning"
-                and "rule of the Agent Skills specification" in p.message]
+                and "(the Agent Skills specification's rule: " in p.message]
     assert [p.field for p in warnings] == [field], [p.message for p in report.problems]
     assert rule in warnings[0].message and "--strict" in warnings[0].message
     assert warnings[0].path == folders[key] / "SKILL.md" and warnings[0].hint

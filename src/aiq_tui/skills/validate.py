@@ -85,8 +85,8 @@ def validate(
         _check_extensions(fields, report, body)
         if spec_warnings:
             for finding in spec_rule_findings(fields, folder_name):
-                report.add(finding.field, f"{finding.message} — rule of the Agent Skills specification "
-                           f"({finding.rule}): loaded here, refused by --strict and by other clients",
+                report.add(finding.field, f"{finding.message} (the Agent Skills specification's rule: "
+                           f"{finding.rule}; loads here, but --strict and other clients refuse it)",
                            finding.hint, Severity.WARNING)
     return report.problems
 
@@ -102,27 +102,29 @@ class SpecFinding:
 
 
 _NAME_HINT = "use lowercase letters, digits and single hyphens, e.g. pdf-tools"
+FOLDER_RULE = "the name equals its folder's name"
+FIELDS_RULE = f"only its six fields ({', '.join(SPEC_FIELDS)})"
 
 
 def name_rules(name: str) -> list[tuple[str, str]]:
     """Every naming rule ``name`` breaks, as (rule, why); empty when it is a valid Agent Skills
     name. As skills-ref: NFKC-normalised, unicode lowercase letters and digits allowed (données)."""
     if not name:
-        return [("name: 1-64 characters", "name is empty")]
+        return [("a name has 1-64 characters", "name is empty")]
     name = unicodedata.normalize("NFKC", name)
     broken: list[tuple[str, str]] = []
     if len(name) > NAME_MAX:
-        broken.append((f"name: at most {NAME_MAX} characters",
+        broken.append((f"a name has at most {NAME_MAX} characters",
                        f"name is {len(name)} characters long; the limit is {NAME_MAX}"))
     if name != name.lower():
-        broken.append(("name: lowercase", "name must be lowercase"))
+        broken.append(("a name is lowercase", "name must be lowercase"))
     if name.startswith("-") or name.endswith("-"):
-        broken.append(("name: no leading or trailing hyphen", "name must not start or end with a hyphen"))
+        broken.append(("a name neither starts nor ends with a hyphen", "name must not start or end with a hyphen"))
     if "--" in name:
-        broken.append(("name: no consecutive hyphens", "name must not contain consecutive hyphens"))
+        broken.append(("a name has no consecutive hyphens", "name must not contain consecutive hyphens"))
     bad = sorted({ch for ch in name if not (ch.isalnum() or ch == "-")})
     if bad:
-        broken.append(("name: letters, digits and hyphens only",
+        broken.append(("a name has letters, digits and hyphens only",
                        f"name may contain only lowercase letters, digits and hyphens "
                        f"(found {' '.join(repr(c) for c in bad)})"))
     return broken
@@ -144,25 +146,32 @@ def spec_rule_findings(fields: Mapping[str, Any], folder_name: str | None) -> li
         name = name.strip()
         found += [SpecFinding(rule, "name", why, _NAME_HINT) for rule, why in name_rules(name)]
         if folder_name is not None and _nfkc(name) != _nfkc(folder_name):
-            found.append(SpecFinding("name: equal to its folder's name", "name",
+            found.append(SpecFinding(FOLDER_RULE, "name",
                                      f"name {name!r} differs from its folder {folder_name!r}",
                                      "rename the folder or the skill so they are equal"))
     description = fields.get("description")
     if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
-        found.append(SpecFinding(f"description: at most {DESCRIPTION_MAX} characters", "description",
+        found.append(SpecFinding(f"a description has at most {DESCRIPTION_MAX} characters", "description",
                                  f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
                                  "shorten it to what the skill does and when to use it"))
     compatibility = fields.get("compatibility")
     if isinstance(compatibility, str) and len(compatibility) > COMPATIBILITY_MAX:
-        found.append(SpecFinding(f"compatibility: at most {COMPATIBILITY_MAX} characters", "compatibility",
+        found.append(SpecFinding(f"compatibility has at most {COMPATIBILITY_MAX} characters", "compatibility",
                                  f"compatibility is {len(compatibility)} characters; the limit is {COMPATIBILITY_MAX}",
                                  "shorten it"))
-    for key in fields:
-        if key not in SPEC_FIELDS:
-            extension = " (an aiq-tui extension field, which aiq-tui reads)" if key in EXTENSION_FIELDS else ""
-            found.append(SpecFinding("only its six fields", key,
-                                     f"field `{key}` is not part of the Agent Skills specification{extension}",
-                                     f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})"))
+    outside = [key for key in fields if key not in SPEC_FIELDS]
+    for key in outside:
+        if key not in EXTENSION_FIELDS:
+            found.append(SpecFinding(FIELDS_RULE, key, f"field `{key}` is not one of the specification's",
+                                     "move it under `metadata:` or remove it"))
+    extensions = [key for key in outside if key in EXTENSION_FIELDS]
+    if extensions:  # one note for all: they are what aiq-tui reads, not mistakes to fix
+        named = ", ".join(f"`{key}`" for key in extensions)
+        found.append(SpecFinding(FIELDS_RULE, extensions[0],
+                                 f"{named}: aiq-tui extension field{'s' if len(extensions) > 1 else ''} "
+                                 "(lango, SISU, apex-bridge), not the specification's",
+                                 "keep them for aiq-tui; a client that follows the specification alone "
+                                 "will not read this skill as aiq-tui does"))
     return found
 
 
@@ -278,8 +287,8 @@ def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Rep
     # of the name, and the folder is compared in the same Unicode normal form (NFKC). The name's
     # first broken format rule is said (one fix at a time), then the folder.
     name_findings = [f for f in by_rule.values() if f.field == "name"]
-    format_findings = [f for f in name_findings if not f.rule.startswith("name: equal")]
-    for finding in format_findings[:1] + [f for f in name_findings if f.rule.startswith("name: equal")]:
+    format_findings = [f for f in name_findings if f.rule != FOLDER_RULE]
+    for finding in format_findings[:1] + [f for f in name_findings if f.rule == FOLDER_RULE]:
         report.add("name", finding.message, finding.hint)
     for finding in by_rule.values():
         if finding.field == "description":
