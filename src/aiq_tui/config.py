@@ -55,8 +55,10 @@ class SkillsSettings(_Section):
     """Extra skill directories, highest precedence after ``--skills-dir``. Relative → the
     project directory (``--cwd`` / ``tools.cwd``, else the current directory), and then its
     skills are the project's: trusted only when the project is (``aiq-tui trust``)."""
-    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills"])
-    """Project-local directories, resolved against the project directory."""
+    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills", ".claude/skills"])
+    """Project-local directories, resolved against the project directory, earlier ones winning a
+    name clash; ``.claude/skills`` is where Claude Code keeps a project's skills. Their skills
+    are trusted only when the project is (``aiq-tui trust``)."""
     include_user_agent_dirs: bool = True
     """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
     bundled: bool = True
@@ -420,7 +422,8 @@ class TelemetrySettings(_Section):
     """OpenTelemetry export of every turn (issue 26): off unless an endpoint is set, here or in
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` / ``OTEL_EXPORTER_OTLP_TRACES_ENDPOINT``; needs the
     ``telemetry`` extra (``pip install 'aiq-tui[telemetry]'``). Spans go over OTLP/HTTP
-    (protobuf) in the background: a slow or absent collector never holds a turn up."""
+    (protobuf) in the background: a slow or absent collector never holds a turn up.
+    ``OTEL_TRACES_EXPORTER=console`` prints them instead (headless commands, on stderr)."""
 
     enabled: bool | None = None
     """None: export when an endpoint is set (here or in the environment); false: never, whatever
@@ -432,15 +435,18 @@ class TelemetrySettings(_Section):
     ``OTEL_EXPORTER_OTLP_ENDPOINT`` (a base URL)."""
     headers: dict[str, str] = field(default_factory=dict)
     """Request headers for the collector (authentication), added to ``OTEL_EXPORTER_OTLP_HEADERS``
-    (a name in both: this one wins). Values may reference environment variables as ``${VAR}``
-    so that no secret needs to be in this file; aiq-tui never writes them anywhere."""
+    (a name in both: this one wins). Values may reference environment variables as ``${VAR}`` or
+    ``${VAR:-default}`` so that no secret needs to be in this file; aiq-tui never writes them anywhere."""
     service_name: str | None = None
-    """``service.name`` of the exported resource; None: ``OTEL_SERVICE_NAME``, else ``aiq-tui``.
-    ``OTEL_RESOURCE_ATTRIBUTES`` adds attributes of your own."""
-    log_content: bool = False
-    """Also export contents: the user's message, the answer, each model request's output, tool
-    arguments, results and summaries (Claude Code's ``OTEL_LOG_USER_PROMPTS``). Off: names,
-    token figures, durations, states and reasons only."""
+    """``service.name`` of the exported resource; None: ``OTEL_SERVICE_NAME``, else the
+    ``service.name`` in ``OTEL_RESOURCE_ATTRIBUTES``, else ``aiq-tui``. ``OTEL_RESOURCE_ATTRIBUTES``
+    adds attributes of your own."""
+    log_content: bool | None = None
+    """Also export contents: the user's message, the answer, each model request's input
+    messages, system instructions, tool definitions and output, tool arguments, results and
+    summaries (Claude Code's ``OTEL_LOG_USER_PROMPTS``). None:
+    ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`` turns it on; off: names, token
+    figures, durations, states and reasons only."""
     content_max_chars: PositiveInt = 4096
     """With ``log_content``, a longer content attribute is cut to this many characters."""
     flush_timeout_seconds: PositiveFloat = 1.0

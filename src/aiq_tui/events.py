@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import Any, Callable, Mapping, Union
@@ -16,6 +16,11 @@ from typing import Any, Callable, Mapping, Union
 from aiq_tui.context.model import Breakdown, CompressionPlan
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Phase, Ranking, SkillState
+
+
+NOT_PRINTED = {"printed": False}
+"""Field metadata: kept from ``to_json`` (``--json`` lines, replays) — bulky or already said
+elsewhere; the telemetry reads it from the event itself."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class ToolCallRequested:
     name: str
     arguments: Mapping[str, Any]
     permission: str  # allow | ask | deny
+    description: str = field(default="", metadata=NOT_PRINTED)  # the tool's own (gen_ai.tool.description)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,18 @@ class ModelRequestStarted:
     kind: str  # the wire protocol: openai | anthropic | demo
     model: str
     max_tokens: int = 0
+    address: str = ""  # the endpoint's host (server.address); "" for the demo model
+    port: int = 0
+    request: "ModelRequestContent | None" = field(default=None, compare=False, metadata=NOT_PRINTED)
+
+
+@dataclass(frozen=True)
+class ModelRequestContent:
+    """What one model request sends — for telemetry's opt-in content capture only."""
+
+    system: str
+    messages: tuple[Any, ...]  # conversation.Message
+    tools: tuple[Any, ...]  # conversation.ToolSpec
 
 
 @dataclass(frozen=True)
@@ -109,6 +127,7 @@ class ModelRequestFinished:
     finish_reason: str = ""  # stop | tool_calls | length | cancelled | error
     duration_s: float = 0.0
     error: str = ""  # why it failed ("" when it answered)
+    response_id: str = ""  # the provider's id of the response (gen_ai.response.id), "" when none
 
 
 @dataclass(frozen=True)
@@ -183,11 +202,39 @@ class McpServerChanged:
     omitted: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class McpCallStarted:
+    """A tool call's request is being sent to its MCP server (what a trace's MCP client span
+    starts from; the screens draw nothing for it)."""
+
+    call_id: str
+    server: str
+    method: str  # the MCP method: tools/call
+    target: str  # the server's own name of the tool
+    transport: str  # stdio | http | sse
+    protocol_version: str = ""
+    session_id: str = ""  # the server's session (streamable HTTP), "" when none
+    address: str = ""  # host and port of an http / sse server
+    port: int = 0
+
+
+@dataclass(frozen=True)
+class McpCallFinished:
+    """The request :class:`McpCallStarted` sent has its answer. ``error_type``: "" when the
+    server answered; the JSON-RPC error code ("-32601"); ``tool_error`` (the result's
+    ``isError``); ``timeout``; ``cancelled``; or the failure's kind."""
+
+    call_id: str
+    error_type: str = ""
+    error: str = ""
+
+
 Event = Union[
     TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
     SemanticProgress, McpServerChanged, ModelRequestStarted, ModelRequestFinished,
+    McpCallStarted, McpCallFinished,
 ]
 
 EventSink = Callable[[Event], None]
@@ -199,7 +246,8 @@ def event_type(event: object) -> str:
 
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        data = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if f.metadata.get("printed", True)}
         # Derived figures are part of what consumers need (gauge totals, phase labels).
         for derived in ("total", "fraction", "skills_total"):
             if hasattr(type(value), derived):

@@ -1,7 +1,7 @@
 """Which project folders the user trusts — decided once, by where input came from.
 
 The user, the config home and the user's own skill folders are trusted. A *project* folder
-(the working directory's ``.agents/skills``, ``.aiq/skills``, ``.mcp.json``, anything a cloned
+(the working directory's ``.agents/skills``, ``.aiq/skills``, ``.claude/skills``, ``.mcp.json``, anything a cloned
 repository brings) is input, not authority, until the user says otherwise: on the first start
 in it (the TUI asks, as Claude Code asks "Do you trust the files in this folder?") or with
 ``aiq-tui trust PATH``. The answer is kept in the config home by resolved path, the way Codex
@@ -147,12 +147,18 @@ PROJECT_FILES = (".mcp.json",)
 """Files of a project that make agents do things (besides its skill folders)."""
 
 
-def project_offers(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
-    """What the project at ``project`` brings that trust decides about, as short phrases for the
-    dialog and the notice: its skill folders that hold at least one skill, its ``.mcp.json``.
-    Empty when it brings nothing (then nobody needs to be asked)."""
+class ProjectFolder(msgspec.Struct, frozen=True):
+    """One configured project skill folder (``skills.project_dirs``) that exists."""
+
+    folder: str  # as configured, e.g. ``.claude/skills``
+    path: Path
+    skills: int  # sub-folders holding a SKILL.md
+
+
+def project_folders(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[ProjectFolder, ...]:
+    """The configured project skill folders found in the project at ``project``."""
     root = resolved(project)
-    found: list[str] = []
+    found: list[ProjectFolder] = []
     for raw in project_dirs:
         folder = root / raw
         try:
@@ -160,8 +166,17 @@ def project_offers(project: str | os.PathLike[str], project_dirs: Sequence[str])
                         if entry.name[:1] != "." and os.path.isfile(os.path.join(entry.path, "SKILL.md")))
         except OSError:
             continue
-        if count:
-            found.append(f"{raw} ({count} skill{'s' if count != 1 else ''})")
+        found.append(ProjectFolder(raw, folder, count))
+    return tuple(found)
+
+
+def project_offers(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
+    """What the project at ``project`` brings that trust decides about, as short phrases for the
+    dialog and the notice: its skill folders that hold at least one skill, its ``.mcp.json``.
+    Empty when it brings nothing (then nobody needs to be asked)."""
+    root = resolved(project)
+    found = [f"{f.folder} ({f.skills} skill{'s' if f.skills != 1 else ''})"
+             for f in project_folders(root, project_dirs) if f.skills]
     for name in PROJECT_FILES:
         if (root / name).is_file():
             found.append(name)

@@ -66,6 +66,8 @@ def test_the_new_events_print_as_json_and_only_a_request_marker_enters_the_repla
     assert to_json(started)["type"] == "model_request_started"
     assert to_json(finished) == {"type": "model_request_finished", "provider": "openai", "model": "gpt-4o-mini",
                                  "input_tokens": 12, "output_tokens": 7, "finish_reason": "stop",
-                                 "duration_s": 0.25, "error": ""}
+                                 "duration_s": 0.25, "error": "", "response_id": ""}
+    # the request's contents (for telemetry's opt-in capture) never print
+    assert "request" not in to_json(started)
     # the replay keeps where each request started (the prompt-size sparkline samples there), no details
     assert compact_event(started) == {"type": "model_request_started"} and compact_event(finished) is None

@@ -22,12 +22,12 @@ def names(cli_json, *argv: str) -> list[str]:
 # -- Require explicit directory configuration --------------------------------------------------
 
 def test_reject_initialization_without_directories(home: Path, add) -> None:
-    """Deliberate difference: aiq has documented defaults (the home's skills/, project .agents/skills);
-    with none configured it scans exactly those and says which it scanned."""
+    """Deliberate difference: aiq has documented defaults (the home's skills/, project .agents/skills,
+    .aiq/skills and .claude/skills); with none configured it scans exactly those and says which it scanned."""
     add("in-home")
     workspace = Workspace.open()
     # An undecided project is untrusted: its folders come after the user's (issue 23).
-    assert [d.origin for d in workspace.skill_dirs] == ["home", "project", "project"]
+    assert [d.origin for d in workspace.skill_dirs] == ["home", "project", "project", "project"]
     assert workspace.catalog.names() == ["in-home"]
 
 

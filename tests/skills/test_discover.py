@@ -159,6 +159,7 @@ def test_resolve_relative_paths_from_cwd_and_precedence_order(tmp_path: Path) ->
         (tmp_path / "project" / "cfg-skills", "config"),
         (tmp_path / "project" / ".agents" / "skills", "project"),
         (tmp_path / "project" / ".aiq" / "skills", "project"),
+        (tmp_path / "project" / ".claude" / "skills", "project"),  # Claude Code's project skills
         (home.skills_dir, "home"),
         (Path.home() / ".claude" / "skills", "user"),
         (Path.home() / ".agents" / "skills", "user"),
@@ -169,8 +170,8 @@ def test_resolve_relative_paths_from_cwd_and_precedence_order(tmp_path: Path) ->
 def test_an_untrusted_projects_dirs_come_last_and_untrusted(tmp_path: Path) -> None:
     home = Home(tmp_path / "home")
     dirs = skill_directories(AppConfig(), home, tmp_path / "project")  # undecided: untrusted
-    assert [d.origin for d in dirs] == ["home", "user", "user", "project", "project"]
-    assert [d.trusted for d in dirs] == [True, True, True, False, False]
+    assert [d.origin for d in dirs] == ["home", "user", "user", "project", "project", "project"]
+    assert [d.trusted for d in dirs] == [True, True, True, False, False, False]
 
 
 def test_started_in_home_the_project_dirs_are_the_users_own(tmp_path: Path) -> None:

@@ -71,6 +71,7 @@ CASES: dict[str, Case] = {
                                       "allowed-tools: Bash(git:*) Read\nmetadata:\n  author: me\n"), True),
     "uppercase-name": Case("Demo", _skill("name: Demo\ndescription: d\n"), False),
     "leading-hyphen": Case("-demo", _skill("name: -demo\ndescription: d\n"), False),
+    "trailing-hyphen": Case("demo-", _skill("name: demo-\ndescription: d\n"), False),
     "double-hyphen": Case("de--mo", _skill("name: de--mo\ndescription: d\n"), False),
     "underscore": Case("de_mo", _skill("name: de_mo\ndescription: d\n"), False),
     "too-long-name": Case("a" * 65, _skill(f"name: {'a' * 65}\ndescription: d\n"), False),
@@ -185,3 +186,47 @@ def test_lowercase_skill_md_is_skipped_by_discovery_with_a_rename_hint(folders: 
     assert result.metas == {}
     [problem] = result.problems
     assert problem.path is not None and problem.path.name == "skill.md" and "SKILL.md" in (problem.hint or "")
+
+
+# -- lenient: loaded, but every specification rule it breaks is a warning naming the rule -------------
+SPEC_RULES = {  # case → (field, the rule named in the warning)
+    "uppercase-name": ("name", "a name is lowercase"),
+    "unicode-uppercase": ("name", "a name is lowercase"),
+    "leading-hyphen": ("name", "a name neither starts nor ends with a hyphen"),
+    "trailing-hyphen": ("name", "a name neither starts nor ends with a hyphen"),
+    "double-hyphen": ("name", "a name has no consecutive hyphens"),
+    "underscore": ("name", "a name has letters, digits and hyphens only"),
+    "too-long-name": ("name", "a name has at most 64 characters"),
+    "folder-mismatch": ("name", "the name equals its folder's name"),
+    "long-description": ("description", "a description has at most 1024 characters"),
+    "long-compatibility": ("compatibility", "compatibility has at most 500 characters"),
+    "unknown-field": ("tags", "only its six fields"),
+    "lango-type-field": ("type", "only its six fields"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(SPEC_RULES))
+def test_lenient_validate_loads_a_spec_violation_but_warns_naming_the_rule(key: str, folders: dict[str, Path]) -> None:
+    assert not CASES[key].reference_accepts and not _strict_valid(folders[key])
+    [report] = check_paths([folders[key]], SkillsSettings())
+    assert report.valid, "lenient mode still loads it"
+    field, rule = SPEC_RULES[key]
+    warnings = [p for p in report.problems if p.severity.value == "warning"
+                and "(the Agent Skills specification's rule: " in p.message]
+    assert [p.field for p in warnings] == [field], [p.message for p in report.problems]
+    assert rule in warnings[0].message and "--strict" in warnings[0].message
+    assert warnings[0].path == folders[key] / "SKILL.md" and warnings[0].hint
+
+
+def test_every_rejected_case_lenient_mode_loads_is_warned_about_or_a_documented_difference(
+        folders: dict[str, Path]) -> None:
+    """No silent pass: what the reference refuses and lenient mode accepts says something —
+    unless strict mode accepts it too, on purpose (DIFFERENCES)."""
+    silent = []
+    for key, case in CASES.items():
+        if case.reference_accepts or key in DIFFERENCES:
+            continue
+        reports = check_paths([folders[key]], SkillsSettings())
+        if reports and all(r.valid for r in reports) and not any(r.problems for r in reports):
+            silent.append(key)
+    assert silent == []

@@ -270,7 +270,8 @@ def test_validate_hints_at_removing_a_dangerous_command_from_its_fenced_block(
     write(tmp_path, "sneaky", "type: script\n", "Cleans up.\n\n```sh\nrm -rf /\n```\n")
     capsys.readouterr()
     assert main(["skills", "validate", str(tmp_path / "sneaky"), "--json"]) == 1
-    [problem] = json.loads(capsys.readouterr().out)["skills"][0]["problems"]
+    problems = json.loads(capsys.readouterr().out)["skills"][0]["problems"]
+    [problem] = [p for p in problems if p["severity"] == "error"]  # (`type` also warns: not in the specification)
     assert problem["field"] == "script" and "dangerous" in problem["message"]
     assert "remove" in problem["hint"] and "```sh block" in problem["hint"] and "put the" not in problem["hint"]
 

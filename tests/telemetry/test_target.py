@@ -76,3 +76,53 @@ def test_a_header_naming_an_unset_variable_turns_export_off_and_names_it() -> No
 
 def test_the_header_list_format_skips_malformed_members() -> None:
     assert parse_header_list("a=1, b = two%20words ,broken,=x,c=") == {"a": "1", "b": "two words", "c": ""}
+
+
+# -- the standard switches (issue 33) ----------------------------------------------------------------
+def test_service_name_follows_otel_resource_attributes_after_otel_service_name() -> None:
+    on = TelemetrySettings(enabled=True)
+    chosen = target(on, OTEL_RESOURCE_ATTRIBUTES="deployment.environment=ci,service.name=from-resource")
+    assert chosen.service_name == "from-resource"  # type: ignore[union-attr]
+    both = target(on, OTEL_RESOURCE_ATTRIBUTES="service.name=from-resource", OTEL_SERVICE_NAME="from-variable")
+    assert both.service_name == "from-variable", "the SDK's order: OTEL_SERVICE_NAME wins"  # type: ignore[union-attr]
+
+
+def test_a_header_variable_may_carry_a_default() -> None:
+    settings = TelemetrySettings(enabled=True, headers={"Authorization": "Bearer ${TOKEN:-anonymous}",
+                                                        "X-Team": "${TEAM:-blue}"})
+    chosen = target(settings, TOKEN="t0k")
+    assert isinstance(chosen, ExportTarget)
+    assert dict(chosen.headers) == {"authorization": "Bearer t0k", "x-team": "blue"}
+
+
+def test_console_exporter_needs_no_endpoint_and_posts_nothing() -> None:
+    chosen = target(OTEL_TRACES_EXPORTER="console")
+    assert isinstance(chosen, ExportTarget) and chosen.exporters == ("console",)
+    with_endpoint = target(OTEL_TRACES_EXPORTER="console", OTEL_EXPORTER_OTLP_ENDPOINT="http://c:4318")
+    assert with_endpoint.exporters == ("console",)  # type: ignore[union-attr]
+    both = target(OTEL_TRACES_EXPORTER="otlp,console", OTEL_EXPORTER_OTLP_ENDPOINT="http://c:4318")
+    assert both.exporters == ("otlp", "console")  # type: ignore[union-attr]
+
+
+def test_an_exporter_not_spoken_here_is_named_in_a_note() -> None:
+    off = target(OTEL_TRACES_EXPORTER="zipkin", OTEL_EXPORTER_OTLP_ENDPOINT="http://c:4318")
+    assert isinstance(off, Off) and "zipkin" in off.note
+    partly = target(OTEL_TRACES_EXPORTER="zipkin,otlp", OTEL_EXPORTER_OTLP_ENDPOINT="http://c:4318")
+    assert isinstance(partly, ExportTarget) and partly.exporters == ("otlp",) and "zipkin" in partly.notes[0]
+
+
+@pytest.mark.parametrize("variable", ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"])
+def test_the_protocol_note_names_the_variable_that_was_set(variable: str) -> None:
+    off = target(OTEL_EXPORTER_OTLP_ENDPOINT="http://c:4317", **{variable: "grpc"})
+    assert isinstance(off, Off) and variable in off.note
+    other = ({"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} - {variable}).pop()
+    assert other not in off.note
+
+
+def test_content_capture_follows_the_genai_variable_unless_config_says() -> None:
+    on = TelemetrySettings(enabled=True)
+    assert target(on).log_content is False  # type: ignore[union-attr]
+    assert target(on, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true").log_content is True  # type: ignore[union-attr]
+    assert target(on, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="false").log_content is False  # type: ignore[union-attr]
+    told = TelemetrySettings(enabled=True, log_content=False)
+    assert target(told, OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT="true").log_content is False  # type: ignore[union-attr]

@@ -131,7 +131,7 @@ async def test_a_failing_exporter_never_reaches_the_turn_and_is_said_once(tmp_pa
     said: list[str] = []
     target = ExportTarget("http://127.0.0.1:9/v1/traces", "aiq-tui", False, 4096, 0.5)
 
-    def broken(self: TraceBuilder, event: object, at: int) -> None:
+    def broken(self: TraceBuilder, event: object, at: int, ids: object = None) -> None:
         if isinstance(event, ToolCallRequested):
             raise RuntimeError("builder bug")
 
@@ -148,7 +148,7 @@ async def test_a_failing_exporter_never_reaches_the_turn_and_is_said_once(tmp_pa
 
 def test_spans_of_events_emitted_while_the_sdk_loads_keep_their_own_times(monkeypatch: pytest.MonkeyPatch) -> None:
     applied: list[tuple[object, int]] = []
-    monkeypatch.setattr(TraceBuilder, "apply", lambda self, event, at: applied.append((event, at)))
+    monkeypatch.setattr(TraceBuilder, "apply", lambda self, event, at, ids=None: applied.append((event, at)))
     target = ExportTarget("http://127.0.0.1:9/v1/traces", "aiq-tui", False, 4096, 0.5)
     before = time.time_ns()
     telemetry = Telemetry(target, say=lambda note: None)
@@ -177,3 +177,29 @@ def test_an_engine_without_telemetry_has_no_extra_subscriber(tmp_path: Path) -> 
     before = list(engine._sinks)
     assert attach_telemetry(engine, say=lambda note: None) is None
     assert engine._sinks == before
+
+
+@pytest.mark.parametrize(("error_type", "status_code"), [("-32601", "-32601"), ("tool_error", None),
+                                                          ("timeout", None)])
+def test_a_failed_mcp_request_is_an_error_span_naming_the_kind_of_failure(error_type: str,
+                                                                         status_code: str | None) -> None:
+    from aiq_tui.events import McpCallFinished, McpCallStarted, TurnFinished, TurnStarted
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    builder = TraceBuilder(provider.get_tracer("test"))
+    at = time.time_ns()
+    builder.apply(TurnStarted("t1", "q"), at)
+    builder.apply(ToolCallRequested("c1", "mcp__fx__echo", {}, "allow", "Say the text back."), at + 1)
+    builder.apply(McpCallStarted("c1", "fx", "tools/call", "echo", "http", "2025-11-25", "s-123",
+                                 "127.0.0.1", 8123), at + 2)
+    builder.apply(McpCallFinished("c1", error_type, "it broke"), at + 3)
+    builder.apply(TurnFinished("t1", "a"), at + 4)
+    request = next(s for s in exporter.get_finished_spans() if s.name == "tools/call echo")
+    attributes = dict(request.attributes or {})
+    assert attributes["error.type"] == error_type and request.status.status_code is StatusCode.ERROR
+    assert attributes.get("rpc.response.status_code") == status_code
+    assert attributes["mcp.session.id"] == "s-123" and attributes["network.transport"] == "tcp"
+    assert (attributes["server.address"], attributes["server.port"]) == ("127.0.0.1", 8123)
+    assert attributes["network.protocol.name"] == "http" and attributes["mcp.protocol.version"] == "2025-11-25"

@@ -33,6 +33,7 @@ from aiq_tui.events import (
     Event,
     EventSink,
     ModelRequestFinished,
+    ModelRequestContent,
     ModelRequestStarted,
     RetryScheduled,
     SemanticProgress,
@@ -56,6 +57,7 @@ from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
 from aiq_tui.llm.windows import ContextWindow
+from aiq_tui.trace_context import endpoint_of
 from aiq_tui.problems import Problem
 from aiq_tui.replay.record import TurnRecorder
 from aiq_tui.ranking.match import Calibration, SkillIndex
@@ -592,7 +594,9 @@ class Engine:
             max_tokens = min(max_tokens, provider_settings.max_output_tokens) or provider_settings.max_output_tokens
         provider, model = self.provider.name, self.provider.model
         kind = provider_settings.kind if provider_settings is not None else provider
-        self._emit(ModelRequestStarted(provider, kind, model, max(1, max_tokens)))
+        address, port = endpoint_of(getattr(self.provider, "base_url", "") or "")
+        self._emit(ModelRequestStarted(provider, kind, model, max(1, max_tokens), address, port,
+                                       ModelRequestContent(prompt.system, tuple(prompt.messages), tuple(prompt.tools))))
         started, error = time.perf_counter(), ""
         try:
             async for item in self.provider.stream(prompt.system, prompt.messages, prompt.tools, max(1, max_tokens)):
@@ -604,17 +608,18 @@ class Engine:
                 elif isinstance(item, StreamDone):
                     done = item
         except asyncio.CancelledError:
-            done = StreamDone("cancelled", done.usage)
+            done = StreamDone("cancelled", done.usage, done.response_id)
             # Keep what was streamed; tool calls of an interrupted reply are dropped.
             if parts:
                 self.session.messages.append(Message(Role.ASSISTANT, "".join(parts), id=self._new_id()))
             raise
         except Exception as exc:
-            done, error = StreamDone("error", done.usage), str(exc) or type(exc).__name__
+            done, error = StreamDone("error", done.usage, done.response_id), str(exc) or type(exc).__name__
             raise
         finally:  # every request that started ends, whatever happened (a trace's span closes)
             self._emit(ModelRequestFinished(provider, model, done.usage.input_tokens, done.usage.output_tokens,
-                                            done.finish_reason, round(time.perf_counter() - started, 6), error))
+                                            done.finish_reason, round(time.perf_counter() - started, 6), error,
+                                            done.response_id))
         return "".join(parts), calls, done
 
     async def _run_tool(self, call: ToolCall) -> None:

@@ -35,7 +35,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "as a session; continue it with --session ID. Tool calls that need approval are "
             "asked on the terminal, approved with --yes, or refused with --deny-all. With "
             "OTEL_EXPORTER_OTLP_ENDPOINT set (or telemetry: in config.yaml) the turn is also exported "
-            "as OpenTelemetry traces (needs the telemetry extra)."
+            "as OpenTelemetry traces (needs the telemetry extra); OTEL_TRACES_EXPORTER=console prints "
+            "the spans on stderr instead."
         ),
     )
     parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
@@ -61,7 +62,8 @@ def _ask(args: argparse.Namespace) -> int:
 
     from aiq_tui.telemetry import attach_telemetry
 
-    telemetry = attach_telemetry(engine, say=_say)  # None unless an OTLP endpoint is configured
+    # None unless an OTLP endpoint (or OTEL_TRACES_EXPORTER=console: spans on stderr) is set
+    telemetry = attach_telemetry(engine, say=_say, console=sys.stderr)
     try:
         return asyncio.run(_run(args, engine, question.strip(), SessionError))
     finally:

@@ -25,7 +25,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "at 80, 90 and 95 %. Each step prints one caption saying what happened and why (skills "
             "loaded, evicted or kept, the budget, each compression stage); a summary ends it, with "
             "how to replay the saved session. The write and the command ask for approval: refused "
-            "unless --yes. Exit 1 when a turn failed."
+            "unless --yes. Exit 1 when a turn failed. With OTEL_EXPORTER_OTLP_ENDPOINT set (or "
+            "telemetry: in config.yaml) each turn is also exported as an OpenTelemetry trace."
         ),
     )
     approval = parser.add_mutually_exclusive_group()
@@ -46,7 +47,20 @@ def _demo(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     import asyncio
 
-    return asyncio.run(_play(args, engine))
+    from aiq_tui.telemetry import attach_telemetry
+
+    # Exported like ask's turns when an OTLP endpoint is set (the story is a good first trace).
+    telemetry = attach_telemetry(engine, say=_say, console=sys.stderr)
+    try:
+        return asyncio.run(_play(args, engine))
+    finally:
+        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
+        if note:
+            _say(note)
+
+
+def _say(note: str) -> None:
+    print(f"aiq-tui: {note}", file=sys.stderr)
 
 
 async def _play(args: argparse.Namespace, engine: Any) -> int:

@@ -69,7 +69,10 @@ def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     check = sub.add_parser(
         "validate", parents=parents, help="check SKILL.md files (exit 1 if any is invalid)",
         description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
-                    "without PATH every skill directory is checked. Exit 0 only if all are valid.",
+                    "without PATH every skill directory is checked. Exit 0 only if all are valid. "
+                    "Lenient (the default) passes what aiq-tui loads, with a warning for each rule of the "
+                    "Agent Skills specification it breaks (name format, name = folder, lengths, fields "
+                    "outside the specification); --strict fails them, as the reference validator does.",
     )
     check.add_argument("paths", nargs="*", metavar="PATH", help="skill folder, SKILL.md, or folder of skills")
     check.add_argument("--strict", action="store_true",

@@ -1,5 +1,8 @@
 """``aiq-tui sources list|check``: the SQL sources of ``config/sources.yaml`` (and the sample).
 
+``list`` also says which project skill folders (``skills.project_dirs``) the project has and
+whether their skills are trusted — where the model's instructions come from besides the user's.
+
 ``check`` opens each source and runs a trivial read; for a read-only PostgreSQL source it also
 warns when the source's role is a superuser or may run programs on, or read or write files of,
 the database server (``pg_execute_server_program``, ``pg_read_server_files``,
@@ -23,7 +26,12 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         description="The SQL sources in config/sources.yaml (plus the bundled sample database).",
     )
     actions = parser.add_subparsers(dest="sources_action", metavar="ACTION")
-    listing = actions.add_parser("list", parents=parents, help="every source: engine, read-only, where")
+    listing = actions.add_parser(
+        "list", parents=parents, help="every source: engine, read-only, where; the project's skill folders",
+        description=("The SQL sources, then the project skill folders found in the project directory "
+                     "(skills.project_dirs: .agents/skills, .aiq/skills, .claude/skills) and whether "
+                     "the project is trusted (aiq-tui trust)."),
+    )
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_list)
     check = actions.add_parser(
@@ -67,8 +75,10 @@ def _list(args: argparse.Namespace) -> int:
     sources = workspace.sources
     rows = [{"name": name, "engine": s.engine, "read_only": s.read_only, "default": name == sources.default,
              "where": _where(s), "description": s.description} for name, s in sorted(sources.sources.items())]
+    folders = project_folder_rows(workspace)
     if option(args, "json"):
-        print_json({"sources": rows})
+        print_json({"sources": rows, "project": str(workspace.trust.project),
+                    "project_trust": _trust_word(workspace.trust), "project_folders": folders})
         return EXIT_OK
     console = make_console(args)
     for row in rows:
@@ -76,7 +86,48 @@ def _list(args: argparse.Namespace) -> int:
                                       "default" if row["default"] else "") if f)
         console.print(f"{row['name']} ({row['engine']}, {flags}) {row['where']}"
                       + (f" — {row['description']}" if row["description"] else ""), markup=False, soft_wrap=True)
+    _print_folders(console, workspace, folders)
     return EXIT_OK
+
+
+def project_folder_rows(workspace: Any) -> list[dict[str, Any]]:
+    """The configured project skill folders found in the project, each with its trust."""
+    import os
+
+    from aiq_tui.trust import project_folders
+
+    by_path = {os.path.realpath(d.path): d for d in workspace.skill_dirs}
+    rows = []
+    for found in project_folders(workspace.cwd, workspace.config.skills.project_dirs):
+        scanned = by_path.get(os.path.realpath(found.path))
+        origin = scanned.origin if scanned is not None else "project"
+        trusted = scanned.trusted if scanned is not None else workspace.trust.trusted
+        rows.append({"folder": found.folder, "path": str(found.path), "skills": found.skills,
+                     "trusted": trusted, "own": origin == "user"})
+    return rows
+
+
+def _trust_word(trust: Any) -> str:
+    return "undecided" if trust.undecided else "trusted" if trust.trusted else "untrusted"
+
+
+def _print_folders(console: Any, workspace: Any, folders: list[dict[str, Any]]) -> None:
+    trust = workspace.trust
+    if not folders:
+        console.print(f"project skill folders: none in {trust.project} "
+                      f"(looked for {', '.join(workspace.config.skills.project_dirs) or 'nothing'})",
+                      markup=False, soft_wrap=True)
+        return
+    state = {"trusted": "trusted", "untrusted": "not trusted (you said so)",
+             "undecided": "not trusted (you have not decided)"}[_trust_word(trust)]
+    console.print(f"project skill folders in {trust.project} — the project is {state}:", markup=False, soft_wrap=True)
+    for row in folders:
+        count = f"{row['skills']} skill{'s' if row['skills'] != 1 else ''}"
+        verdict = "trusted (your own skills folder)" if row["own"] else "trusted" if row["trusted"] else "not trusted"
+        console.print(f"  {row['folder']}: found, {count}, {verdict}", markup=False, soft_wrap=True)
+    if not trust.trusted and any(not row["trusted"] for row in folders):
+        console.print(f"  their skills match and instruct, but their allowed-tools pre-approve nothing and their "
+                      f"scripts always ask; `aiq-tui trust {trust.project}` trusts them", markup=False, soft_wrap=True)
 
 
 def _check(args: argparse.Namespace) -> int:

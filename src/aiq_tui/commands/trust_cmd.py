@@ -19,7 +19,7 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         "trust", parents=parents, help="trust a project folder (its skills, .mcp.json), or list decisions",
         description=(
             "Trust the files of a project folder (default: the current directory) and every folder "
-            "below it (a decision about ~ or / covers that folder only). Until then its skills (.agents/skills, .aiq/skills) still match and instruct, "
+            "below it (a decision about ~ or / covers that folder only). Until then its skills (.agents/skills, .aiq/skills, .claude/skills) still match and instruct, "
             "but their allowed-tools pre-approve nothing, their scripts always ask, and its .mcp.json "
             "servers need approval. Decisions are kept in the config home (config/trusted-projects.json)."
         ),

@@ -111,6 +111,7 @@ class AnthropicProvider(HTTPProvider):
         endpoint = self._endpoint()
         tool_blocks: dict[int, tuple[str, str, list[str]]] = {}  # index → (id, name, json parts)
         input_tokens = output_tokens = 0
+        response_id = ""
         stop_reason: str | None = None
         finished = False
         async for event in stream_events(
@@ -123,6 +124,7 @@ class AnthropicProvider(HTTPProvider):
             data = decode_data(endpoint, event)
             kind = data.get("type") or event.event
             if kind == "message_start":
+                response_id = str((data.get("message") or {}).get("id") or "")
                 usage = (data.get("message") or {}).get("usage") or {}
                 input_tokens = int(usage.get("input_tokens") or 0)
                 output_tokens = int(usage.get("output_tokens") or 0)
@@ -165,4 +167,4 @@ class AnthropicProvider(HTTPProvider):
             raise endpoint.error(
                 f"connection to {endpoint.url} ended before message_stop", retryable=True
             )
-        yield StreamDone(_STOP.get(stop_reason or "end_turn", "stop"), Usage(input_tokens, output_tokens))
+        yield StreamDone(_STOP.get(stop_reason or "end_turn", "stop"), Usage(input_tokens, output_tokens), response_id)

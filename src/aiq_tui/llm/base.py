@@ -30,6 +30,7 @@ class Usage:
 class StreamDone:
     finish_reason: str  # "stop" | "tool_calls" | "length" | "cancelled"
     usage: Usage = Usage()
+    response_id: str = ""  # the API's id of the response ("chatcmpl-…", "msg_…"), "" when it gave none
 
 
 StreamEvent = Union[TextDelta, ToolCallReady, StreamDone]
@@ -67,3 +68,4 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
+

@@ -117,6 +117,7 @@ class OpenAIProvider(HTTPProvider):
         calls: dict[int, _PartialCall] = {}
         finish: str | None = None
         usage = Usage()
+        response_id = ""
         done = False
         async for event in stream_events(
             self._client, endpoint, headers=self.headers(),
@@ -133,6 +134,8 @@ class OpenAIProvider(HTTPProvider):
                 error = chunk["error"]
                 detail = error.get("message", error) if isinstance(error, dict) else error
                 raise endpoint.error(f"error in stream from {endpoint.url}: {detail}", retryable=True)
+            if not response_id and isinstance(chunk.get("id"), str):
+                response_id = chunk["id"]
             if chunk.get("usage"):
                 raw = chunk["usage"]
                 usage = Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
@@ -160,4 +163,4 @@ class OpenAIProvider(HTTPProvider):
             call_id = partial.id or f"call_{index}"
             yield ToolCallReady(ToolCall(call_id, partial.name, decode_arguments("".join(partial.arguments))))
         reason = "tool_calls" if calls else _FINISH.get(finish or "stop", "stop")
-        yield StreamDone(reason, usage)
+        yield StreamDone(reason, usage, response_id)

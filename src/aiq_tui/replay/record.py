@@ -22,6 +22,8 @@ from typing import Any
 from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
+    McpCallFinished,
+    McpCallStarted,
     McpServerChanged,
     SemanticProgress,
     Event,
@@ -46,8 +48,9 @@ ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
 
 def compact_event(event: Event) -> dict[str, Any] | None:
     """The saved form of one event, or None for events replay does not need."""
-    if isinstance(event, (SessionSaved, ModelRequestFinished, SemanticProgress, McpServerChanged)):
-        return None  # the turn's figures are in turn_finished; the rest is the app's chrome
+    if isinstance(event, (SessionSaved, ModelRequestFinished, SemanticProgress, McpServerChanged,
+                          McpCallStarted, McpCallFinished)):
+        return None  # the turn's figures are in turn_finished; the rest is the app's chrome (or traces')
     if isinstance(event, ModelRequestStarted):
         return {"type": "model_request_started"}  # where the prompt-size sparkline takes its sample
     if isinstance(event, TokenStreamed):

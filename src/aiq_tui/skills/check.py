@@ -70,8 +70,9 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
     fields = result.meta_fields
     name = None
     if fields is not None:
+        # Lenient: what loads here still hears which specification rules it breaks (warnings).
         problems += validate(fields, skill_md, skill_md.parent.name, strict=strict, lines=result.field_lines,
-                             body=result.body)
+                             body=result.body, spec_warnings=not strict)
         if strict:  # the executable types are lango's: their definition is checked leniently too
             problems += [p for p in validate(fields, skill_md, None, lines=result.field_lines, body=result.body)
                          if p.field in ("steps", "script", "template", "status")]

@@ -76,7 +76,7 @@ def skill_directories(
     """Directories to scan, highest precedence first, without duplicates, each with its trust.
 
     Order: ``--skills-dir`` flags, config ``skills.dirs``, project dirs under ``cwd``
-    (``.agents/skills``, ``.aiq/skills``), the home's ``skills/``, then (unless
+    (``skills.project_dirs``: ``.agents/skills``, ``.aiq/skills``, ``.claude/skills``), the home's ``skills/``, then (unless
     ``skills.include_user_agent_dirs`` is false) ``~/.claude/skills`` and ``~/.agents/skills``.
 
     Trust is decided here, once: project dirs — and a relative ``skills.dirs`` entry, which

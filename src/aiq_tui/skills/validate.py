@@ -5,7 +5,11 @@ Two levels:
 * lenient (default, what loading uses): ``name`` and ``description`` are required non-empty
   strings; the extension fields of the source systems are accepted and type-checked (lango
   ``type``/``status``/``parameters``/``steps``/``script``/``template``/``source``, SISU
-  ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass.
+  ``version``/``author``/``tags``, apex-bridge ``triggers``); unknown fields pass. With
+  ``spec_warnings`` (what ``skills validate`` asks for) every rule of the specification that
+  strict mode would fail — name format and length, name equal to the folder, description and
+  compatibility length, fields outside the specification — is also a *warning* naming the
+  rule: the skill still loads here, but other clients refuse it.
 * strict (``--strict``): exactly the Agent Skills specification (agentskills.io), with the
   verdicts of its reference validator, skills-ref (tests/skills/test_reference_validator.py;
   the deliberate differences are in docs/skills.md): the name is compared stripped and in NFKC
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -60,6 +65,7 @@ def validate(
     strict: bool = False,
     lines: Mapping[str, int] | None = None,
     body: str | None = None,
+    spec_warnings: bool = False,
 ) -> list[Problem]:
     """All problems of ``fields`` (frontmatter of ``path``); empty when valid.
 
@@ -68,7 +74,8 @@ def validate(
     caller read it) lets an executable skill's fenced-block definition be checked too;
     without it (metadata-only discovery) a definition that is not in the frontmatter is
     checked when the skill is loaded as a tool. Warnings (severity WARNING) do not stop a
-    skill from loading.
+    skill from loading. ``spec_warnings`` (lenient only): the specification's rules that strict
+    mode fails are warnings too (see the module doc).
     """
     report = _Report(path, lines or {})
     _check_required(fields, report, strict)
@@ -76,27 +83,96 @@ def validate(
         _check_spec(fields, folder_name, report)
     else:
         _check_extensions(fields, report, body)
+        if spec_warnings:
+            for finding in spec_rule_findings(fields, folder_name):
+                report.add(finding.field, f"{finding.message} (the Agent Skills specification's rule: "
+                           f"{finding.rule}; loads here, but --strict and other clients refuse it)",
+                           finding.hint, Severity.WARNING)
     return report.problems
 
 
-def name_problem(name: str) -> str | None:
-    """Why ``name`` is not a valid Agent Skills name, or None."""
-    # As skills-ref: NFKC-normalised, unicode lowercase letters and digits allowed (données).
+@dataclass(frozen=True)
+class SpecFinding:
+    """One rule of the Agent Skills specification that a frontmatter breaks."""
+
+    rule: str  # what the specification says, in a few words
+    field: str
+    message: str
+    hint: str
+
+
+_NAME_HINT = "use lowercase letters, digits and single hyphens, e.g. pdf-tools"
+FOLDER_RULE = "the name equals its folder's name"
+FIELDS_RULE = f"only its six fields ({', '.join(SPEC_FIELDS)})"
+
+
+def name_rules(name: str) -> list[tuple[str, str]]:
+    """Every naming rule ``name`` breaks, as (rule, why); empty when it is a valid Agent Skills
+    name. As skills-ref: NFKC-normalised, unicode lowercase letters and digits allowed (données)."""
     if not name:
-        return "name is empty"
+        return [("a name has 1-64 characters", "name is empty")]
     name = unicodedata.normalize("NFKC", name)
+    broken: list[tuple[str, str]] = []
     if len(name) > NAME_MAX:
-        return f"name is {len(name)} characters long; the limit is {NAME_MAX}"
+        broken.append((f"a name has at most {NAME_MAX} characters",
+                       f"name is {len(name)} characters long; the limit is {NAME_MAX}"))
     if name != name.lower():
-        return "name must be lowercase"
+        broken.append(("a name is lowercase", "name must be lowercase"))
     if name.startswith("-") or name.endswith("-"):
-        return "name must not start or end with a hyphen"
+        broken.append(("a name neither starts nor ends with a hyphen", "name must not start or end with a hyphen"))
     if "--" in name:
-        return "name must not contain consecutive hyphens"
+        broken.append(("a name has no consecutive hyphens", "name must not contain consecutive hyphens"))
     bad = sorted({ch for ch in name if not (ch.isalnum() or ch == "-")})
     if bad:
-        return f"name may contain only lowercase letters, digits and hyphens (found {' '.join(repr(c) for c in bad)})"
-    return None
+        broken.append(("a name has letters, digits and hyphens only",
+                       f"name may contain only lowercase letters, digits and hyphens "
+                       f"(found {' '.join(repr(c) for c in bad)})"))
+    return broken
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` is not a valid Agent Skills name (the first rule it breaks), or None."""
+    broken = name_rules(name)
+    return broken[0][1] if broken else None
+
+
+def spec_rule_findings(fields: Mapping[str, Any], folder_name: str | None) -> list[SpecFinding]:
+    """The specification's rules the lenient check lets pass: the name's format and length, the
+    name equal to its folder, the description's and compatibility's length, fields outside the
+    specification (aiq-tui's extension fields included: other clients reject them)."""
+    found: list[SpecFinding] = []
+    name = fields.get("name")
+    if isinstance(name, str) and name.strip():
+        name = name.strip()
+        found += [SpecFinding(rule, "name", why, _NAME_HINT) for rule, why in name_rules(name)]
+        if folder_name is not None and _nfkc(name) != _nfkc(folder_name):
+            found.append(SpecFinding(FOLDER_RULE, "name",
+                                     f"name {name!r} differs from its folder {folder_name!r}",
+                                     "rename the folder or the skill so they are equal"))
+    description = fields.get("description")
+    if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
+        found.append(SpecFinding(f"a description has at most {DESCRIPTION_MAX} characters", "description",
+                                 f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
+                                 "shorten it to what the skill does and when to use it"))
+    compatibility = fields.get("compatibility")
+    if isinstance(compatibility, str) and len(compatibility) > COMPATIBILITY_MAX:
+        found.append(SpecFinding(f"compatibility has at most {COMPATIBILITY_MAX} characters", "compatibility",
+                                 f"compatibility is {len(compatibility)} characters; the limit is {COMPATIBILITY_MAX}",
+                                 "shorten it"))
+    outside = [key for key in fields if key not in SPEC_FIELDS]
+    for key in outside:
+        if key not in EXTENSION_FIELDS:
+            found.append(SpecFinding(FIELDS_RULE, key, f"field `{key}` is not one of the specification's",
+                                     "move it under `metadata:` or remove it"))
+    extensions = [key for key in outside if key in EXTENSION_FIELDS]
+    if extensions:  # one note for all: they are what aiq-tui reads, not mistakes to fix
+        named = ", ".join(f"`{key}`" for key in extensions)
+        found.append(SpecFinding(FIELDS_RULE, extensions[0],
+                                 f"{named}: aiq-tui extension field{'s' if len(extensions) > 1 else ''} "
+                                 "(lango, SISU, apex-bridge), not the specification's",
+                                 "keep them for aiq-tui; a client that follows the specification alone "
+                                 "will not read this skill as aiq-tui does"))
+    return found
 
 
 class _Report:
@@ -206,21 +282,17 @@ def _check_license(fields: Mapping[str, Any], report: _Report) -> None:
 
 
 def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Report) -> None:
-    name = fields.get("name")
-    if isinstance(name, str) and name.strip():
-        # As skills-ref (and discovery, which strips the name): surrounding whitespace is not
-        # part of the name, and the folder is compared in the same Unicode normal form (NFKC).
-        name = name.strip()
-        why = name_problem(name)
-        if why:
-            report.add("name", why, "use lowercase letters, digits and single hyphens, e.g. pdf-tools")
-        if folder_name is not None and _nfkc(name) != _nfkc(folder_name):
-            report.add("name", f"name {name!r} differs from its folder {folder_name!r}",
-                       "rename the folder or the skill so they are equal")
-    description = fields.get("description")
-    if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
-        report.add("description", f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
-                   "shorten it to what the skill does and when to use it")
+    by_rule = {(f.field, f.rule): f for f in spec_rule_findings(fields, folder_name)}
+    # As skills-ref (and discovery, which strips the name): surrounding whitespace is not part
+    # of the name, and the folder is compared in the same Unicode normal form (NFKC). The name's
+    # first broken format rule is said (one fix at a time), then the folder.
+    name_findings = [f for f in by_rule.values() if f.field == "name"]
+    format_findings = [f for f in name_findings if f.rule != FOLDER_RULE]
+    for finding in format_findings[:1] + [f for f in name_findings if f.rule == FOLDER_RULE]:
+        report.add("name", finding.message, finding.hint)
+    for finding in by_rule.values():
+        if finding.field == "description":
+            report.add("description", finding.message, finding.hint)
     if "compatibility" in fields:
         value = fields["compatibility"]
         if value is not None and not isinstance(value, str):
@@ -231,9 +303,10 @@ def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Rep
             # empty field harms nobody: a note, not a failure.
             report.add("compatibility", "`compatibility` is empty (the specification wants 1-500 characters)",
                        "describe the environment the skill needs, or remove the field", Severity.WARNING)
-        elif len(value) > COMPATIBILITY_MAX:
-            report.add("compatibility", f"compatibility is {len(value)} characters; the limit is {COMPATIBILITY_MAX}",
-                       "shorten it")
+        else:
+            for finding in by_rule.values():
+                if finding.field == "compatibility":
+                    report.add("compatibility", finding.message, finding.hint)
     _check_license(fields, report)
     if "allowed-tools" in fields and not isinstance(fields["allowed-tools"], str):
         report.add("allowed-tools", f"`allowed-tools` must be a space-separated string, found "

@@ -9,6 +9,9 @@ terminal (they would tear the TUI's screen); what went wrong is said once, in ou
 
 Nothing here is global: the provider is not installed as OpenTelemetry's global one, so a host
 program's own tracing is left alone.
+
+With ``console`` among the target's exporters (``OTEL_TRACES_EXPORTER=console``) each span is
+also printed, as the SDK's console exporter writes it, on the stream the caller names.
 """
 
 from __future__ import annotations
@@ -16,13 +19,14 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, TextIO
 
 import requests
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 
 from aiq_tui import __version__
 from aiq_tui.telemetry.target import ExportTarget
@@ -97,6 +101,31 @@ class WatchedSession(requests.Session):
         return response
 
 
+class PresetIds(IdGenerator):
+    """Ids chosen before the span is built (:mod:`aiq_tui.trace_context`: when the event
+    happened, so that a request already sent carried them); random ones otherwise. Used under
+    the telemetry's lock only: :meth:`preset`, start the span, :meth:`clear`."""
+
+    def __init__(self) -> None:
+        self._random = RandomIdGenerator()
+        self._trace_id: int | None = None
+        self._span_id: int | None = None
+
+    def preset(self, trace_id: int | None, span_id: int | None) -> None:
+        self._trace_id, self._span_id = trace_id, span_id
+
+    def clear(self) -> None:
+        self._trace_id = self._span_id = None
+
+    def generate_span_id(self) -> int:
+        chosen, self._span_id = self._span_id, None
+        return chosen or self._random.generate_span_id()
+
+    def generate_trace_id(self) -> int:
+        chosen, self._trace_id = self._trace_id, None
+        return chosen or self._random.generate_trace_id()
+
+
 class _QuietSdkLog(logging.Handler):
     """Keeps the SDK's warnings off stderr (the TUI's screen, ``ask``'s output)."""
 
@@ -114,27 +143,35 @@ def quiet_sdk_logging() -> None:
 class Pipeline:
     """A tracer whose spans are exported to ``target`` in the background."""
 
-    def __init__(self, target: ExportTarget, on_first_failure: Callable[[str], None] | None = None) -> None:
+    def __init__(self, target: ExportTarget, on_first_failure: Callable[[str], None] | None = None,
+                 console: TextIO | None = None) -> None:
         quiet_sdk_logging()
         self.target = target
         self.watch = DeliveryWatch(on_first_failure)
-        # Resource.create reads OTEL_RESOURCE_ATTRIBUTES (and OTEL_SERVICE_NAME, which the
-        # target has already weighed against config.yaml); ours are merged over them.
+        # Resource.create reads OTEL_RESOURCE_ATTRIBUTES (and OTEL_SERVICE_NAME); the target has
+        # already weighed their service.name against config.yaml, and ours are merged over them.
         resource = Resource.create({"service.name": target.service_name, "service.version": __version__})
-        self.exporter = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers),
-                                         session=WatchedSession(self.watch))
-        delay = None if os.environ.get("OTEL_BSP_SCHEDULE_DELAY") else SCHEDULE_DELAY_MS
-        self.processor = BatchSpanProcessor(self.exporter, schedule_delay_millis=delay)
+        self.ids = PresetIds()
         # shutdown_on_exit=False: the SDK's own atexit hook would wait up to 30 s for a
         # collector that does not answer; close() bounds the wait instead.
-        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False)
-        self.provider.add_span_processor(self.processor)
+        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False, id_generator=self.ids)
+        self.exporter: OTLPSpanExporter | None = None
+        if "otlp" in target.exporters:
+            self.exporter = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers),
+                                             session=WatchedSession(self.watch))
+            delay = None if os.environ.get("OTEL_BSP_SCHEDULE_DELAY") else SCHEDULE_DELAY_MS
+            self.provider.add_span_processor(BatchSpanProcessor(self.exporter, schedule_delay_millis=delay))
+        if "console" in target.exporters and console is not None:
+            self.provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=console)))
         self.tracer = self.provider.get_tracer(TRACER_NAME, __version__)
 
     def close(self, timeout_s: float, configured_s: float | None = None) -> str | None:
         """Deliver what is queued, waiting at most ``timeout_s``; then a note on what was lost
         (None when everything arrived). Returns early when the collector refuses.
         ``configured_s``: the setting to name in the note (``timeout_s`` is what is left of it)."""
+        if self.exporter is None:  # printed only: nothing waits on a collector
+            self.provider.shutdown()
+            return None
         done = threading.Event()
         failures_before = self.watch.failures
 
@@ -163,4 +200,4 @@ class Pipeline:
         return None
 
 
-__all__ = ["DeliveryWatch", "Pipeline", "WatchedSession"]
+__all__ = ["DeliveryWatch", "Pipeline", "PresetIds", "WatchedSession"]

@@ -3,8 +3,12 @@
 One turn is one trace::
 
     invoke_agent aiq-tui                 (gen_ai.operation.name=invoke_agent, the session's id)
-    ├── chat gpt-4o-mini                 (one per model request: model, token usage, finish reason)
-    ├── execute_tool use_skill           (one per tool call: name, call id, permission, outcome)
+    ├── chat gpt-4o-mini                 (one per model request: model, token usage, finish reason,
+    │                                     response id, server address and port)
+    ├── execute_tool use_skill           (one per tool call: name, description, call id, permission, outcome)
+    ├── execute_tool mcp__time__now
+    │   └── tools/call now               (CLIENT: the MCP request, per the MCP semantic conventions;
+    │                                     the server got its context in params._meta.traceparent)
     ├── chat gpt-4o-mini
     └── …
     span events: aiq.skills.matched, aiq.skill.loaded / changed / unloaded / evicted,
@@ -13,7 +17,8 @@ One turn is one trace::
 Events land on the innermost open span (a skill that ``use_skill`` loads is an event of that
 tool's span); those that happen between turns (``/skill``, ``/compact``, a reload) are kept and
 added to the next turn's span with their own times. Contents — the user's message, answers,
-each request's output, tool arguments and results — are set only with ``log_content``.
+each request's input messages, system instructions, tool definitions and output, tool
+arguments and results — are set only with ``log_content``.
 
 :class:`TraceBuilder` is given each event with the time it was emitted and uses that time for
 the span, so spans built later (while the SDK was still loading) are exact.
@@ -33,6 +38,9 @@ from aiq_tui.events import (
     CatalogReloaded,
     CompressionApplied,
     ErrorRaised,
+    ModelRequestContent,
+    McpCallFinished,
+    McpCallStarted,
     ModelRequestFinished,
     ModelRequestStarted,
     RetryScheduled,
@@ -61,8 +69,9 @@ class TraceBuilder:
     """Apply events in order with :meth:`apply`; :meth:`end_all` closes what is still open."""
 
     def __init__(self, tracer: trace.Tracer, *, log_content: bool = False, content_max_chars: int = 4096,
-                 conversation_id: Callable[[], str] = lambda: "") -> None:
+                 conversation_id: Callable[[], str] = lambda: "", ids: Any = None) -> None:
         self.tracer = tracer
+        self.ids = ids  # the provider's PresetIds: spans get the ids chosen when their event happened
         self.log_content = log_content
         self.content_max_chars = content_max_chars
         self.conversation_id = conversation_id
@@ -72,14 +81,20 @@ class TraceBuilder:
         self._streamed_chars = 0
         self._answer_model: tuple[str, str] | None = None  # (provider, model) of the turn's first request
         self._tools: dict[str, Span] = {}
+        self._requests: dict[str, Span] = {}  # MCP requests by tool call id
         self._waiting: deque[tuple[str, Attributes, int]] = deque(maxlen=BETWEEN_TURNS)
         self._budget: BudgetChanged | None = None
 
     # -- the one entry point --------------------------------------------------------------------
-    def apply(self, event: object, at: int) -> None:  # noqa: C901 - one branch per event type
-        """``event`` emitted at ``at`` (ns since the epoch). Unknown types are ignored."""
+    def apply(self, event: object, at: int, ids: tuple[int, int] | None = None) -> None:  # noqa: C901
+        """``event`` emitted at ``at`` (ns since the epoch); ``ids``: the (trace id, span id)
+        chosen for the span it starts. Unknown types are ignored. One branch per event type."""
         if isinstance(event, TurnStarted):
-            self._start_turn(event, at)
+            self._start_turn(event, at, ids)
+        elif isinstance(event, McpCallStarted):
+            self._start_request(event, at, ids)
+        elif isinstance(event, McpCallFinished):
+            self._finish_request(event, at)
         elif isinstance(event, TurnFinished):
             self._finish_turn(event, at)
         elif isinstance(event, ModelRequestStarted):
@@ -144,7 +159,7 @@ class TraceBuilder:
             self._turn = None
 
     # -- turn ------------------------------------------------------------------------------------
-    def _start_turn(self, event: TurnStarted, at: int) -> None:
+    def _start_turn(self, event: TurnStarted, at: int, ids: tuple[int, int] | None = None) -> None:
         self.end_all(at)
         attributes: Attributes = {
             "gen_ai.operation.name": "invoke_agent",
@@ -156,8 +171,12 @@ class TraceBuilder:
             attributes["gen_ai.conversation.id"] = conversation
         if self.log_content:
             attributes["gen_ai.input.messages"] = self._messages("user", event.text)
-        self._turn = self.tracer.start_span(f"invoke_agent {AGENT_NAME}", kind=SpanKind.INTERNAL,
-                                            attributes=attributes, start_time=at)
+        self._preset(ids)
+        try:
+            self._turn = self.tracer.start_span(f"invoke_agent {AGENT_NAME}", kind=SpanKind.INTERNAL,
+                                                attributes=attributes, start_time=at)
+        finally:
+            self._preset(None)
         self._answer_model = None
         while self._waiting:  # what happened since the last turn, at the times it happened
             name, waiting_attributes, when = self._waiting.popleft()
@@ -198,9 +217,15 @@ class TraceBuilder:
             "gen_ai.request.max_tokens": event.max_tokens,
             "aiq.provider": event.provider,
         }
+        if event.address:
+            attributes["server.address"] = event.address
+            if event.port:
+                attributes["server.port"] = event.port
         if self._budget is not None:  # what aiq-tui counted for this request, beside what the API reports
             b = self._budget.breakdown
             attributes["aiq.prompt.tokens"] = b.total - b.reserve
+        if self.log_content and event.request is not None:
+            attributes.update(self._request_content(event.request))
         if self._model is not None:
             self._model.end(end_time=at)
         self._model = self.tracer.start_span(f"chat {event.model}", context=self._parent(), kind=SpanKind.CLIENT,
@@ -217,6 +242,8 @@ class TraceBuilder:
             "gen_ai.usage.input_tokens": event.input_tokens,
             "gen_ai.usage.output_tokens": event.output_tokens,
         })
+        if event.response_id:
+            span.set_attribute("gen_ai.response.id", event.response_id)
         if event.error:
             span.set_attribute("error.type", "provider_error")
             span.set_status(Status(StatusCode.ERROR, event.error))
@@ -238,6 +265,8 @@ class TraceBuilder:
             "gen_ai.tool.type": "function",
             "aiq.tool.permission": event.permission,
         }
+        if event.description:
+            attributes["gen_ai.tool.description"] = event.description
         if self.log_content:
             attributes["gen_ai.tool.call.arguments"] = self._json(dict(event.arguments))
         old = self._tools.pop(event.call_id, None)
@@ -273,16 +302,68 @@ class TraceBuilder:
             span.set_status(Status(StatusCode.ERROR, self._cut(event.summary) if self.log_content else "failed"))
         span.end(end_time=at)
 
+    # -- MCP requests (the OpenTelemetry MCP semantic conventions' client span) -------------------
+    def _start_request(self, event: McpCallStarted, at: int, ids: tuple[int, int] | None) -> None:
+        attributes: Attributes = {
+            "mcp.method.name": event.method,
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": event.target,
+            "network.transport": "pipe" if event.transport == "stdio" else "tcp",
+            "aiq.mcp.server": event.server,
+        }
+        if event.transport != "stdio":
+            attributes["network.protocol.name"] = "http"
+        if event.protocol_version:
+            attributes["mcp.protocol.version"] = event.protocol_version
+        if event.session_id:
+            attributes["mcp.session.id"] = event.session_id
+        if event.address:
+            attributes["server.address"] = event.address
+            if event.port:
+                attributes["server.port"] = event.port
+        tool = self._tools.get(event.call_id)  # the tool call this request carries out
+        parent = trace.set_span_in_context(tool) if tool is not None else self._parent()
+        old = self._requests.pop(event.call_id, None)
+        if old is not None:
+            old.end(end_time=at)
+        self._preset(ids)
+        try:
+            self._requests[event.call_id] = self.tracer.start_span(
+                f"{event.method} {event.target}", context=parent, kind=SpanKind.CLIENT,
+                attributes=attributes, start_time=at)
+        finally:
+            self._preset(None)
+
+    def _finish_request(self, event: McpCallFinished, at: int) -> None:
+        span = self._requests.pop(event.call_id, None)
+        if span is None:
+            return
+        if event.error_type:
+            span.set_attribute("error.type", event.error_type)
+            if event.error_type.lstrip("-").isdigit():  # the JSON-RPC error code the server answered
+                span.set_attribute("rpc.response.status_code", event.error_type)
+            span.set_status(Status(StatusCode.ERROR, self._cut(event.error) if self.log_content else event.error_type))
+        span.end(end_time=at)
+
     def _tool_event(self, call_id: str, name: str, attributes: Attributes, at: int) -> None:
         span = self._tools.get(call_id)
         if span is not None:
             span.add_event(name, attributes, timestamp=at)
 
     # -- helpers ------------------------------------------------------------------------------------
+    def _preset(self, ids: tuple[int, int] | None) -> None:
+        if self.ids is not None:
+            if ids is None:
+                self.ids.clear()
+            else:
+                self.ids.preset(*ids)
+
     def _parent(self) -> Any:
         return trace.set_span_in_context(self._turn) if self._turn is not None else None
 
     def _innermost(self) -> Span | None:
+        if self._requests:
+            return next(reversed(self._requests.values()))
         if self._tools:
             return next(reversed(self._tools.values()))
         return self._model or self._turn
@@ -295,10 +376,12 @@ class TraceBuilder:
             span.add_event(name, attributes, timestamp=at)
 
     def _end_children(self, at: int, why: str) -> None:
-        for span in [*self._tools.values(), *([self._model] if self._model is not None else [])]:
+        for span in [*self._requests.values(), *self._tools.values(),
+                     *([self._model] if self._model is not None else [])]:
             span.set_attribute("error.type", "unfinished")
             span.set_status(Status(StatusCode.ERROR, why))
             span.end(end_time=at)
+        self._requests.clear()
         self._tools.clear()
         self._model, self._streamed = None, []
 
@@ -313,6 +396,36 @@ class TraceBuilder:
         if self.log_content:
             attributes["aiq.match.query"] = self._cut(event.ranking.query)
         return attributes
+
+    def _request_content(self, request: ModelRequestContent) -> Attributes:
+        """A request's input as the GenAI conventions record it (opt-in: ``log_content``):
+        ``gen_ai.system_instructions``, ``gen_ai.input.messages``, ``gen_ai.tool.definitions``;
+        each text is cut to ``content_max_chars`` (the JSON stays whole)."""
+        attributes: Attributes = {}
+        if request.system:
+            attributes["gen_ai.system_instructions"] = json.dumps(
+                [{"type": "text", "content": self._cut(request.system)}], ensure_ascii=False)
+        messages = [self._input_message(message) for message in request.messages]
+        attributes["gen_ai.input.messages"] = json.dumps(messages, ensure_ascii=False, default=str)
+        if request.tools:
+            attributes["gen_ai.tool.definitions"] = json.dumps(
+                [{"type": "function", "name": tool.name, "description": self._cut(tool.description),
+                  "parameters": tool.parameters} for tool in request.tools], ensure_ascii=False, default=str)
+        return attributes
+
+    def _input_message(self, message: Any) -> dict[str, Any]:
+        role = getattr(message.role, "value", str(message.role))
+        parts: list[dict[str, Any]] = []
+        if role == "tool":
+            parts.append({"type": "tool_call_response", "id": message.tool_call_id or "",
+                          "response": self._cut(message.content)})
+        elif message.content:
+            parts.append({"type": "text", "content": self._cut(message.content)})
+        for call in message.tool_calls:
+            text = json.dumps(call.arguments, ensure_ascii=False, default=str)
+            parts.append({"type": "tool_call", "id": call.id, "name": call.name,
+                          "arguments": call.arguments if len(text) <= self.content_max_chars else self._cut(text)})
+        return {"role": role, "parts": parts}
 
     def _messages(self, role: str, text: str, finish_reason: str = "") -> str:
         """The GenAI conventions' message JSON: ``[{"role", "parts": [{"type": "text", …}]}]``."""

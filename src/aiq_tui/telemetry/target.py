@@ -3,24 +3,30 @@ environment variables — a pure function, no OpenTelemetry import (the first fr
 
 Precedence, as for model base URLs: a value in config.yaml, else the environment, else the
 default. ``OTEL_SDK_DISABLED=true``, ``OTEL_TRACES_EXPORTER=none`` and ``telemetry.enabled:
-false`` turn export off whatever else is set. Only OTLP over HTTP with protobuf is spoken; an
-``OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`` asking for anything else turns export off with a note.
+false`` turn export off whatever else is set; ``OTEL_TRACES_EXPORTER=console`` prints the spans
+instead of posting them (``otlp,console`` does both). Only OTLP over HTTP with protobuf is
+spoken; an ``OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL`` asking for anything else turns export off
+with a note naming the variable that asked. ``service.name`` comes from ``telemetry.service_name``,
+else ``OTEL_SERVICE_NAME``, else ``OTEL_RESOURCE_ATTRIBUTES``, else ``aiq-tui``; contents are
+exported when ``telemetry.log_content`` says so, else when
+``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Mapping
 from urllib.parse import unquote
 
 from aiq_tui.config import TelemetrySettings
+from aiq_tui.env_vars import fill
 
 DEFAULT_BASE = "http://localhost:4318"
 TRACES_PATH = "v1/traces"
 DEFAULT_SERVICE = "aiq-tui"
 EXTRA_HINT = "pip install 'aiq-tui[telemetry]'"
-_VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+EXPORTERS = ("otlp", "console")  # what OTEL_TRACES_EXPORTER may name here (besides none)
+CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,8 @@ class ExportTarget:
     flush_timeout_s: float
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
     source: str = "config"  # what turned export on: "config" or the environment variable's name
+    exporters: tuple[str, ...] = ("otlp",)  # otlp (to ``endpoint``) and/or console (printed)
+    notes: tuple[str, ...] = ()  # said once at start: a part of the settings that was not used
 
 
 @dataclass(frozen=True)
@@ -47,22 +55,56 @@ def resolve_target(settings: TelemetrySettings, environ: Mapping[str, str]) -> E
     """The :class:`ExportTarget` the settings and environment describe, or :class:`Off`."""
     if settings.enabled is False or _true(environ.get("OTEL_SDK_DISABLED")):
         return Off()
-    if environ.get("OTEL_TRACES_EXPORTER", "").strip().lower() == "none":
-        return Off()
-    endpoint, source = _endpoint(settings, environ)
+    exporters, notes = _exporters(environ)
+    if not exporters:
+        return Off(notes[0] if notes else "")
+    endpoint, source = _endpoint(settings, environ) if "otlp" in exporters else (None, "")
     if endpoint is None:
-        return Off()
-    protocol = (environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
-                or "http/protobuf").strip().lower()
-    if protocol != "http/protobuf":
-        return Off(f"telemetry is off: OTLP protocol {protocol!r} is not supported; aiq-tui exports "
-                   "http/protobuf (the collector's port 4318) — unset OTEL_EXPORTER_OTLP_PROTOCOL")
-    headers = _headers(settings, environ)
-    if isinstance(headers, Off):
-        return headers
-    service = settings.service_name or environ.get("OTEL_SERVICE_NAME", "").strip() or DEFAULT_SERVICE
-    return ExportTarget(endpoint, service, settings.log_content, settings.content_max_chars,
-                        settings.flush_timeout_seconds, headers, source)
+        exporters = tuple(name for name in exporters if name != "otlp")  # console alone needs no endpoint
+        if not exporters:
+            return Off()
+        endpoint, source = "", "OTEL_TRACES_EXPORTER"
+    headers: dict[str, str] = {}
+    if "otlp" in exporters:
+        protocol_variable = next((name for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+                                  if environ.get(name, "").strip()), "")
+        protocol = environ.get(protocol_variable, "http/protobuf").strip().lower() if protocol_variable else "http/protobuf"
+        if protocol != "http/protobuf":
+            return Off(f"telemetry is off: OTLP protocol {protocol!r} ({protocol_variable}) is not supported; "
+                       f"aiq-tui exports http/protobuf (the collector's port 4318) — unset {protocol_variable} "
+                       "or set it to http/protobuf")
+        found = _headers(settings, environ)
+        if isinstance(found, Off):
+            return found
+        headers = found
+    log_content = settings.log_content if settings.log_content is not None else _true(environ.get(CONTENT_VARIABLE))
+    return ExportTarget(endpoint, service_name(settings, environ), log_content, settings.content_max_chars,
+                        settings.flush_timeout_seconds, headers, source, exporters, notes)
+
+
+def service_name(settings: TelemetrySettings, environ: Mapping[str, str]) -> str:
+    """``telemetry.service_name``, else ``OTEL_SERVICE_NAME``, else ``service.name`` in
+    ``OTEL_RESOURCE_ATTRIBUTES`` (the SDK's own order for the two variables), else ``aiq-tui``."""
+    return (settings.service_name or environ.get("OTEL_SERVICE_NAME", "").strip()
+            or parse_header_list(environ.get("OTEL_RESOURCE_ATTRIBUTES", "")).get("service.name", "").strip()
+            or DEFAULT_SERVICE)
+
+
+def _exporters(environ: Mapping[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The exporters ``OTEL_TRACES_EXPORTER`` asks for (default ``otlp``) and notes on names not
+    spoken here. ``none`` anywhere in the list turns export off."""
+    raw = [name.strip().lower() for name in environ.get("OTEL_TRACES_EXPORTER", "").split(",") if name.strip()]
+    if not raw:
+        return ("otlp",), ()
+    if "none" in raw:
+        return (), ()
+    known = tuple(dict.fromkeys(name for name in raw if name in EXPORTERS))
+    unknown = [name for name in raw if name not in EXPORTERS]
+    notes: tuple[str, ...] = ()
+    if unknown:
+        notes = (f"telemetry: OTEL_TRACES_EXPORTER names {', '.join(unknown)}, which aiq-tui does not export to "
+                 f"(it speaks {', '.join(EXPORTERS)} and none)" + ("" if known else "; telemetry is off"),)
+    return known, notes
 
 
 def _endpoint(settings: TelemetrySettings, environ: Mapping[str, str]) -> tuple[str | None, str]:
@@ -84,15 +126,17 @@ def _traces_url(base: str) -> str:
 
 
 def _headers(settings: TelemetrySettings, environ: Mapping[str, str]) -> dict[str, str] | Off:
-    """``OTEL_EXPORTER_OTLP_HEADERS`` (or the traces one), then config's, ``${VAR}`` expanded."""
+    """``OTEL_EXPORTER_OTLP_HEADERS`` (or the traces one), then config's, with ``${VAR}`` and
+    ``${VAR:-default}`` filled in from the environment (:mod:`aiq_tui.env_vars`)."""
     raw = environ.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or environ.get("OTEL_EXPORTER_OTLP_HEADERS") or ""
     headers = parse_header_list(raw)
     for name, value in settings.headers.items():
-        missing = [var for var in _VARIABLE.findall(value) if var not in environ]
+        missing: list[str] = []
+        filled = fill(value, environ, missing)
         if missing:
             return Off(f"telemetry is off: telemetry.headers.{name} references ${{{missing[0]}}}, "
-                       "which is not set in the environment")
-        headers[name.strip().lower()] = _VARIABLE.sub(lambda m: environ[m.group(1)], value)
+                       "which is not set in the environment (give it a default with ${NAME:-value})")
+        headers[name.strip().lower()] = filled
     return headers
 
 
@@ -111,4 +155,4 @@ def _true(value: str | None) -> bool:
     return (value or "").strip().lower() == "true"
 
 
-__all__ = ["DEFAULT_SERVICE", "EXTRA_HINT", "ExportTarget", "Off", "parse_header_list", "resolve_target"]
+__all__ = ["DEFAULT_SERVICE", "EXTRA_HINT", "ExportTarget", "Off", "parse_header_list", "resolve_target", "service_name"]

@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any, Awaitable, Callable, Protocol
 
 from aiq_tui.conversation import ToolSpec
+from aiq_tui.trace_context import TraceContextSource, TraceParent
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,20 @@ class ApprovalRequest:
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]
+
+
+@dataclass(frozen=True)
+class CallObserver:
+    """What a tool that calls out to another process is given besides its arguments
+    (``run_observed``): its call's id, the engine's event sink for events of its own, and where
+    to ask for the trace context its request should carry (None: nothing is traced)."""
+
+    call_id: str
+    emit: Callable[[Any], None]
+    trace_context: "TraceContextSource | None" = None
+
+    def traceparent(self) -> "TraceParent | None":
+        return self.trace_context(self.call_id) if self.trace_context is not None else None
 
 
 class Tool(Protocol):

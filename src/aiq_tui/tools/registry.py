@@ -21,7 +21,8 @@ from aiq_tui.events import (
     ToolCallRequested,
 )
 from aiq_tui.conversation import ToolCall, ToolSpec
-from aiq_tui.tools.base import ApprovalRequest, Approver, Decision, Tool, ToolResult
+from aiq_tui.tools.base import ApprovalRequest, Approver, CallObserver, Decision, Tool, ToolResult
+from aiq_tui.trace_context import TraceContextSource
 from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, PermissionPolicy, allowed_by_skill
 
 if TYPE_CHECKING:
@@ -145,6 +146,7 @@ class ToolRegistry:
         # What an active skill's allowed-tools means: "preapprove" | "restrict" | "ignore".
         self.skill_allowed_tools = skill_allowed_tools
         self._tools: dict[str, Tool] = {}
+        self.trace_context: TraceContextSource | None = None  # set while telemetry exports (attach_telemetry)
         for tool in tools:
             self.add(tool)
         if policy is None:
@@ -245,7 +247,7 @@ class ToolRegistry:
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
 
-        emit(ToolCallRequested(call.id, call.name, arguments, permission))
+        emit(ToolCallRequested(call.id, call.name, arguments, permission, tool.spec.description))
         if permission == "deny":
             reason = (
                 f"permission {key!r} is 'deny' in config.yaml (tools.permissions.{key}); "
@@ -280,6 +282,10 @@ class ToolRegistry:
                                            rememberable=trusted) is None
 
                 result = await run_with_approval(arguments, ask_more)
+            elif getattr(tool, "run_observed", None) is not None:
+                # A tool that calls out (an MCP server) reports its request and sends the call's
+                # trace context along, so the server's own spans join the turn's trace.
+                result = await tool.run_observed(arguments, CallObserver(call.id, emit, self.trace_context))  # type: ignore[attr-defined]
             else:
                 result = await tool.run(arguments)
         except Exception as exc:  # tools return failures; this is the safety net for bugs

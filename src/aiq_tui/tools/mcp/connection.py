@@ -37,13 +37,20 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from aiq_tui.tools.mcp.servers import ServerDefinition, expand
+from aiq_tui.trace_context import endpoint_of
 
 _STDERR_TAIL_BYTES = 2000
 _CLOSE_WAIT_SECONDS = 10.0
 
 
 class McpError(Exception):
-    """A server could not be started or a call could not be made; ``str()`` says why."""
+    """A server could not be started or a call could not be made; ``str()`` says why.
+    ``kind`` names the failure for a trace's ``error.type``: the JSON-RPC error code
+    (``"-32601"``), ``timeout``, or the exception's type."""
+
+    def __init__(self, message: str, kind: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -128,6 +135,8 @@ class McpConnection:
         self.on_tools = on_tools
         self.on_closed = on_closed
         self.protocol_version = ""
+        self.session_id = ""  # a streamable HTTP server's Mcp-Session-Id, once it gave one
+        self.endpoint = endpoint_of(server.url or "") if server.transport != "stdio" else ("", 0)
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -203,6 +212,7 @@ class McpConnection:
             from mcp.shared._httpx_utils import create_mcp_http_client
 
             http = await stack.enter_async_context(create_mcp_http_client(headers=expanded.headers or None))
+            http.event_hooks.setdefault("response", []).append(self._note_session)
             inner = streamable_http_client(expanded.url, http_client=http)
         async with inner as (read_stream, write_stream):
             send, receive = anyio.create_memory_object_stream(0)
@@ -328,26 +338,33 @@ class McpConnection:
         if self.on_tools is not None:
             self.on_tools(tools)
 
+    async def _note_session(self, response: Any) -> None:
+        """The session id a streamable HTTP server names in its answers (for traces)."""
+        session = response.headers.get("mcp-session-id")
+        if session:
+            self.session_id = session
+
     # -- calls ----------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
-        """Call ``tool`` (the server's own name); see the module doc."""
+    async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None) -> Any:
+        """Call ``tool`` (the server's own name); see the module doc. ``meta`` goes into the
+        request's ``params._meta`` (the trace context: ``traceparent``)."""
         client = self._client
         if client is None:
-            raise McpError(f"server {self.server.name!r} is not running")
+            raise McpError(f"server {self.server.name!r} is not running", "not_running")
         try:
             return await asyncio.wait_for(
-                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout),
+                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout, meta=meta or None),
                 self.call_timeout + 5,  # the SDK's own timeout first; this one if it does not fire
             )
         except asyncio.CancelledError:
             raise
         except (asyncio.TimeoutError, TimeoutError):
-            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)") from None
+            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
         except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
             timed_out = "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower()
             if timed_out:
-                raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)") from None
-            raise McpError(_describe(exc)) from None
+                raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
+            raise McpError(_describe(exc), _error_kind(exc)) from None
 
     @property
     def running(self) -> bool:
@@ -363,6 +380,16 @@ class McpConnection:
             if not done:
                 task.cancel()
                 await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)
+
+
+def _error_kind(exc: BaseException) -> str:
+    """The JSON-RPC error code of an error the server answered with, else the exception's type."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    code = getattr(getattr(exc, "error", None), "code", None)
+    if code is None:
+        code = getattr(exc, "code", None)
+    return str(code) if isinstance(code, int) and not isinstance(code, bool) else type(exc).__qualname__
 
 
 async def _cancel(task: asyncio.Task[Any]) -> None:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping
 
 import msgspec
 
+from aiq_tui.env_vars import VARIABLE
+from aiq_tui.env_vars import fill as fill_variables
 from aiq_tui.problems import Problem, Severity
 
 if TYPE_CHECKING:
@@ -33,7 +35,6 @@ PROJECT_FILE = ".mcp.json"
 TOOL_PREFIX = "mcp__"
 MAX_TOOL_NAME = 64  # OpenAI / Anthropic function-name limit
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
 
 Source = Literal["config", "project"]
 
@@ -176,25 +177,11 @@ def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list
 
 # -- templates ------------------------------------------------------------------------------
 
-def _fill(text: str, environ: Mapping[str, str], missing: list[str]) -> str:
-    def replace(match: re.Match[str]) -> str:
-        name, default = match.group("name"), match.group("default")
-        value = environ.get(name)
-        if value is not None and value != "":
-            return value
-        if default is not None:
-            return default
-        missing.append(name)
-        return ""
-
-    return _VARIABLE.sub(replace, text)
-
-
 def expand(server: ServerDefinition, environ: Mapping[str, str] | None = None) -> Expanded:
     """``server`` with every ``${VAR}`` filled in from ``environ`` (default: this process's)."""
     env_source = os.environ if environ is None else environ
     missing: list[str] = []
-    fill = lambda text: _fill(text, env_source, missing)  # noqa: E731 - one closure, five uses
+    fill = lambda text: fill_variables(text, env_source, missing)  # noqa: E731 - one closure, five uses
     return Expanded(
         command=fill(server.command) if server.command is not None else None,
         args=tuple(fill(arg) for arg in server.args),
@@ -209,7 +196,7 @@ def variables(server: ServerDefinition) -> tuple[str, ...]:
     """The environment variables the definition reads (``${NAME}``), in order, once each."""
     texts: Iterable[str] = (server.command or "", *server.args, *(v for _, v in server.env),
                             server.url or "", *(v for _, v in server.headers))
-    return tuple(dict.fromkeys(m.group("name") for text in texts for m in _VARIABLE.finditer(text)))
+    return tuple(dict.fromkeys(m.group("name") for text in texts for m in VARIABLE.finditer(text)))
 
 
 def fingerprint(server: ServerDefinition) -> str:

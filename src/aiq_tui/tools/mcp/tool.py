@@ -8,7 +8,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolSpec
-from aiq_tui.tools.base import ToolResult
+from aiq_tui.events import McpCallFinished, McpCallStarted
+from aiq_tui.tools.base import CallObserver, ToolResult
 from aiq_tui.tools.mcp.results import convert
 
 if TYPE_CHECKING:
@@ -52,10 +53,35 @@ class McpTool:
         return f"MCP server {self.server} › {self.remote_name} {shown}"
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.run_observed(arguments, None)
+
+    async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
+        """The call, reported as :class:`~aiq_tui.events.McpCallStarted` / ``McpCallFinished``
+        and carrying the trace context in ``params._meta`` (MCP semantic conventions, SEP-414:
+        ``traceparent``, unprefixed) when ``observer`` has one."""
         from aiq_tui.tools.mcp.connection import McpError
 
+        connection = self._connection
+        meta: dict[str, Any] | None = None
+        if observer is not None:
+            address, port = connection.endpoint
+            observer.emit(McpCallStarted(observer.call_id, self.server, "tools/call", self.remote_name,
+                                         connection.server.transport, connection.protocol_version,
+                                         connection.session_id, address, port))
+            parent = observer.traceparent()
+            meta = {"traceparent": parent.header()} if parent is not None else None
         try:
-            result = await self._connection.call(self.remote_name, arguments)
+            result = await connection.call(self.remote_name, arguments, meta)
         except McpError as exc:
+            if observer is not None:
+                observer.emit(McpCallFinished(observer.call_id, exc.kind or "error", str(exc)))
             return ToolResult.failure(f"MCP server {self.server}: {exc}")
-        return convert(result, self._limit, self.server)
+        except BaseException:
+            if observer is not None:  # cancelled (Esc) or a bug: the request's span still ends
+                observer.emit(McpCallFinished(observer.call_id, "cancelled", "the call was cancelled"))
+            raise
+        converted = convert(result, self._limit, self.server)
+        if observer is not None:
+            observer.emit(McpCallFinished(observer.call_id, "" if converted.ok else "tool_error",
+                                          "" if converted.ok else converted.summary))
+        return converted
