@@ -333,6 +333,9 @@ class EvalSettings(_Section):
     """With ``--llm``: a query counts as triggered when the model loads the skill in this share of runs."""
     concurrency: PositiveInt = 4
     """With ``--llm``: requests in flight at once."""
+    max_file_bytes: PositiveInt = 1_000_000
+    """A larger eval file (or one that is not a regular file: a FIFO, a link to a device) is
+    refused, as a SKILL.md over ``skills.max_skill_md_bytes`` is."""
 
 
 class AgentSettings(_Section):
@@ -393,6 +396,8 @@ class McpSettings(_Section):
     project_servers: bool = True
     """Read the project's ``.mcp.json`` (Claude Code's format). Its servers start only in a trusted
     project or once you approve each one."""
+    project_file_max_bytes: PositiveInt = 1_000_000
+    """A larger ``.mcp.json`` (or one that is not a regular file) is reported and not read."""
     startup_timeout_seconds: PositiveFloat = 30
     """A server not ready this long after its start is reported and left out."""
     call_timeout_seconds: PositiveFloat = 120
@@ -520,6 +525,8 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(path, f"invalid YAML: {problem}. Fix the syntax on that line.", line) from exc
+    except RecursionError:  # PyYAML's composer recurses per level: 100,000 `[` run out of stack
+        raise ConfigError(path, "invalid YAML: nested too deeply. Fix the file.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, f"cannot read file: {exc}") from exc
     if data is None:
