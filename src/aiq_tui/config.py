@@ -196,6 +196,12 @@ class ProviderSettings(_Section):
     max_response_seconds: PositiveFloat = 600
     """One streamed answer may take this long; an endless stream is stopped."""
     max_retries: NonNegativeInt = 3
+    max_tool_arguments_bytes: PositiveInt = 2_000_000
+    """One tool call's arguments (JSON text) may be this large; a larger call is not kept — the
+    model gets an error result for it, and the session stays small enough to continue."""
+    max_reply_bytes: PositiveInt = 8_000_000
+    """One streamed reply's text and tool-call arguments together (and any single event of it);
+    past it the reply is cut: its tool calls come back to the model as error results."""
     summarise_with_model: bool = True
     """Use this provider to write compression summaries (deterministic fallback otherwise)."""
 
