@@ -132,3 +132,10 @@ def test_the_eval_reader_the_tui_uses_refuses_at_once(tmp_path: Path, kind: str)
             "except EvalFileError as exc:\n    print('refused:', exc)\n")
     result = _run(["-c", code, str(skill / "evals" / "trigger_eval.json")], tmp_path, memory_mb=512, module=False)
     assert result.returncode == 0 and result.stdout.startswith("refused:"), result.stderr[-2000:]
+
+
+def test_a_catalog_cache_nested_100000_deep_is_rebuilt_not_a_crash(isolated_home, tmp_path: Path, capsys) -> None:
+    isolated_home.ensure()
+    isolated_home.catalog_cache.write_text(
+        '{"format": 1, "settings": "x", "skills": {"a": [1, 1, 1, 1, "n", "d", {"x": ' + DEEP + '}, 0]}}')
+    assert main(["skills", "list"]) == 0
