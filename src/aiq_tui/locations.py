@@ -68,10 +68,12 @@ class Home(msgspec.Struct, frozen=True):
 
     def ensure(self) -> None:
         """Create the layout if missing (first run), private to the user (0700): sessions,
-        logs and caches hold tool results and what servers print, secrets among them. The
-        home and its layout folders that exist already are tightened to 0700 when this user
-        owns them; files inside are never touched."""
-        private_dir(self.root)
+        logs and caches hold tool results and what servers print, secrets among them. Layout
+        folders that exist already are tightened to 0700 when this user owns them; the home
+        folder itself only when it is made here (``--home .`` or ``AIQ_HOME=~`` must not
+        change the mode of a folder the user chose), and files inside are never touched."""
+        if not self.root.exists():
+            private_dir(self.root)
         for directory in self.layout_dirs():
             private_dir(directory)
 

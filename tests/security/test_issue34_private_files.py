@@ -1,6 +1,6 @@
 """Issue 34, row 6: what an MCP server prints on stderr (tokens, request bodies) is readable by
 this user only — its log is 0600 and every folder of the config home 0700 — whatever the umask,
-and a home or log made by an earlier version is tightened."""
+and the folders and log an earlier version made are tightened."""
 
 from __future__ import annotations
 
@@ -69,8 +69,9 @@ def test_a_home_and_log_from_before_are_tightened(isolated_home: Home, tmp_path:
     main(["mcp", "list"])
     capsys.readouterr()
     assert not _others_can_read(old_log)
-    for folder in (isolated_home.root, *isolated_home.layout_dirs(), isolated_home.data_dir / "mcp"):
+    for folder in (*isolated_home.layout_dirs(), isolated_home.data_dir / "mcp"):
         assert _mode(folder) == 0o700, folder
+    assert _mode(isolated_home.root) == 0o755  # a folder the user chose keeps its mode
 
 
 def test_a_new_home_is_private_from_its_first_start(isolated_home: Home, tmp_path: Path, monkeypatch,
