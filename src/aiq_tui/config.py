@@ -198,6 +198,12 @@ class ProviderSettings(_Section):
     max_response_seconds: PositiveFloat = 600
     """One streamed answer may take this long; an endless stream is stopped."""
     max_retries: NonNegativeInt = 3
+    max_tool_arguments_bytes: PositiveInt = 2_000_000
+    """One tool call's arguments (JSON text) may be this large; a larger call is not kept — the
+    model gets an error result for it, and the session stays small enough to continue."""
+    max_reply_bytes: PositiveInt = 8_000_000
+    """One streamed reply's text and tool-call arguments together (and any single event of it);
+    past it the reply is cut: its tool calls come back to the model as error results."""
     summarise_with_model: bool = True
     """Use this provider to write compression summaries (deterministic fallback otherwise)."""
 
@@ -335,6 +341,9 @@ class EvalSettings(_Section):
     """With ``--llm``: a query counts as triggered when the model loads the skill in this share of runs."""
     concurrency: PositiveInt = 4
     """With ``--llm``: requests in flight at once."""
+    max_file_bytes: PositiveInt = 1_000_000
+    """A larger eval file (or one that is not a regular file: a FIFO, a link to a device) is
+    refused, as a SKILL.md over ``skills.max_skill_md_bytes`` is."""
 
 
 class AgentSettings(_Section):
@@ -395,6 +404,8 @@ class McpSettings(_Section):
     project_servers: bool = True
     """Read the project's ``.mcp.json`` (Claude Code's format). Its servers start only in a trusted
     project or once you approve each one."""
+    project_file_max_bytes: PositiveInt = 1_000_000
+    """A larger ``.mcp.json`` (or one that is not a regular file) is reported and not read."""
     startup_timeout_seconds: PositiveFloat = 30
     """A server not ready this long after its start is reported and left out."""
     call_timeout_seconds: PositiveFloat = 120
@@ -526,6 +537,8 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
         raise ConfigError(path, f"invalid YAML: {problem}. Fix the syntax on that line.", line) from exc
+    except RecursionError:  # PyYAML's composer recurses per level: 100,000 `[` run out of stack
+        raise ConfigError(path, "invalid YAML: nested too deeply. Fix the file.") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, f"cannot read file: {exc}") from exc
     if data is None:

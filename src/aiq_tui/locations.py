@@ -67,9 +67,32 @@ class Home(msgspec.Struct, frozen=True):
         return (self.config_dir, self.sessions_dir, self.skills_dir, self.tools_dir, self.data_dir)
 
     def ensure(self) -> None:
-        """Create the layout if missing (first run). Existing content is never touched."""
+        """Create the layout if missing (first run), private to the user (0700): sessions,
+        logs and caches hold tool results and what servers print, secrets among them. Layout
+        folders that exist already are tightened to 0700 when this user owns them; the home
+        folder itself only when it is made here (``--home .`` or ``AIQ_HOME=~`` must not
+        change the mode of a folder the user chose), and files inside are never touched."""
+        if not self.root.exists():
+            private_dir(self.root)
         for directory in self.layout_dirs():
-            directory.mkdir(parents=True, exist_ok=True)
+            private_dir(directory)
+
+
+PRIVATE_DIR_MODE = 0o700
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a folder only its owner can enter: created 0700 (parents too), or
+    tightened to 0700 when it exists and belongs to this user (another user's folder, a
+    shared ``AIQ_HOME``, is left as it is)."""
+    path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    try:
+        info = path.stat()
+        if info.st_uid == os.getuid() and info.st_mode & 0o077:
+            os.chmod(path, PRIVATE_DIR_MODE)
+    except OSError:  # a read-only mount: the folder stays as it is, and works
+        pass
+    return path
 
 
 def resolve_home(flag: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Home:

@@ -85,7 +85,7 @@ def load_decisions(home: Home) -> dict[Path, TrustLevel]:
         raise TrustFileError(f"{path}: cannot read the trusted projects ({exc.strerror or exc})") from exc
     try:
         data = json.loads(raw)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise TrustFileError(f"{path}: not valid JSON ({exc}); fix it or delete it to decide again") from exc
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict):

@@ -154,7 +154,7 @@ def _install_defaults(home: Home) -> list[str]:
     marker = home.data_dir / DEFAULTS_MARKER
     try:
         offered = set(json.loads(marker.read_text(encoding="utf-8")))
-    except (OSError, ValueError, TypeError):
+    except (OSError, ValueError, TypeError, RecursionError):
         offered = set()
     available = {item.name for item in bundled_defaults().iterdir()
                  if item.is_dir() and not item.name.startswith(".") and item.joinpath("SKILL.md").is_file()}

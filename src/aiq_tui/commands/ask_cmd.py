@@ -210,13 +210,15 @@ def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> An
 
 
 def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]:
-    from aiq_tui.terminal_text import approval_text
+    from aiq_tui.tools.approval_view import terminal_approval
     from aiq_tui.tools.base import Decision
 
     async def ask(request: "ApprovalRequest") -> "Decision":
         # Every character that would run, control characters shown escaped (ESC M cannot
-        # hide a line of the command from the prompt).
-        console.print(f"\n{request.title}: {approval_text(request.detail)}", style="bold yellow", markup=False)
+        # hide a line of the command from the prompt); every argument under its key, and
+        # the start of what a file write would put on disk.
+        console.print("\n" + terminal_approval(request.title, request.detail, request.arguments),
+                      style="bold yellow", markup=False)
         import asyncio
 
         answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")

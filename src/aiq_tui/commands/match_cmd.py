@@ -242,7 +242,7 @@ def _given(args: argparse.Namespace, flag: str) -> bool:
 
 def _eval_files(args: argparse.Namespace, top: int | None) -> int:
     """A TSV (hit@k) or trigger sets (recall, false triggers, precision, F1), by the files' format."""
-    from aiq_tui.ranking.evaluate import EvalFileError, read_cases
+    from aiq_tui.ranking.evaluate import EvalFileError, read_cases, read_eval_file
     from aiq_tui.ranking.trigger_eval import is_trigger_file
 
     paths = _expand_eval_folders(args)
@@ -253,9 +253,9 @@ def _eval_files(args: argparse.Namespace, top: int | None) -> int:
     kinds = set()
     for path in paths:
         try:
-            head = path.read_text(encoding="utf-8", errors="replace")[:512]
-        except OSError as exc:
-            print(f"aiq-tui match: {path}: cannot read ({exc.strerror or exc})", file=sys.stderr)
+            head = read_eval_file(path)[:512].decode("utf-8", errors="replace")
+        except EvalFileError as exc:
+            print(f"aiq-tui match: {exc}", file=sys.stderr)
             return EXIT_USAGE
         kinds.add("trigger" if is_trigger_file(path, head) else "tsv")
     if len(kinds) > 1:

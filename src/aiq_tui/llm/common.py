@@ -48,6 +48,83 @@ def decode_arguments(raw: str) -> dict[str, Any]:
     return value
 
 
+def refused_arguments(reason: str) -> dict[str, Any]:
+    """The marker of a call whose arguments were not kept (too large, or the reply was cut):
+    the engine answers it with ``reason`` as an error result; nothing of the text is kept, so
+    the session stays small enough to continue."""
+    return {INVALID_ARGUMENTS_KEY: "", ARGUMENTS_ERROR_KEY: reason}
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+class ReplyLimits:
+    """What one streamed reply may hold: each tool call's argument text up to
+    ``max_tool_arguments_bytes``, text and arguments together up to ``max_reply_bytes``
+    (``llm.providers.<name>``). A provider feeds every piece through :meth:`argument` /
+    :meth:`text`; past the reply's cap it stops reading (:attr:`cut`)."""
+
+    def __init__(self, settings: ProviderSettings, provider: str) -> None:
+        self.arguments_cap = settings.max_tool_arguments_bytes
+        self.reply_cap = settings.max_reply_bytes
+        self.provider = provider
+        self.received = 0
+        self.cut = False
+
+    def text(self, piece: str) -> bool:
+        """Count ``piece``; False once the reply is over its cap (stop reading)."""
+        self.received += _utf8_size(piece)
+        if self.received > self.reply_cap:
+            self.cut = True
+        return not self.cut
+
+    def argument(self, parts: "ArgumentText", piece: str) -> bool:
+        """Add ``piece`` to a call's arguments (kept only up to the call's cap); False once
+        the reply is over its cap."""
+        parts.add(piece, self.arguments_cap)
+        return self.text(piece)
+
+    def cut_reason(self) -> str:
+        return (f"the reply grew past {self.reply_cap:,} bytes (llm.providers.{self.provider}.max_reply_bytes) "
+                "and was cut; nothing of this call ran: send less in one reply (write a large file in parts, "
+                "with append)")
+
+    def arguments_of(self, parts: "ArgumentText") -> dict[str, Any]:
+        """The call's decoded arguments, or the marker saying why they were not kept."""
+        if parts.oversized:
+            return refused_arguments(
+                f"the arguments are over {self.arguments_cap:,} bytes "
+                f"(llm.providers.{self.provider}.max_tool_arguments_bytes) and were dropped; nothing ran: "
+                "send less in one call (write a large file in parts, with append)")
+        if self.cut:
+            return refused_arguments(self.cut_reason())
+        return decode_arguments(parts.joined())
+
+
+class ArgumentText:
+    """A tool call's argument text as it streams in: kept while under the cap; past it only
+    its size is (the text is dropped at once, never held whole)."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.size = 0
+        self.oversized = False
+
+    def add(self, piece: str, cap: int) -> None:
+        self.size += _utf8_size(piece)
+        if self.oversized:
+            return
+        if self.size > cap:
+            self.oversized = True
+            self.parts.clear()
+        else:
+            self.parts.append(piece)
+
+    def joined(self) -> str:
+        return "".join(self.parts)
+
+
 def invalid_arguments(arguments: Mapping[str, Any]) -> str | None:
     """The decoding error when a tool call's arguments were malformed, else None."""
     if INVALID_ARGUMENTS_KEY in arguments:

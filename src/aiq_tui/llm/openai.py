@@ -9,14 +9,15 @@ and delivered as complete calls when the choice finishes.
 from __future__ import annotations
 
 import json
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Sequence
 from urllib.parse import urlsplit
 
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
-from aiq_tui.llm.common import HTTPProvider, decode_arguments, sendable_arguments
-from aiq_tui.llm.sse import Endpoint, decode_data, stream_events
+from aiq_tui.llm.common import ArgumentText, HTTPProvider, ReplyLimits, sendable_arguments
+from aiq_tui.llm.sse import Endpoint, ReplyTooLarge, decode_data, stream_events
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -65,7 +66,7 @@ def chat_messages(system: str, messages: Sequence[Message]) -> list[dict[str, An
 class _PartialCall:
     id: str = ""
     name: str = ""
-    arguments: list[str] = field(default_factory=list)
+    arguments: ArgumentText = field(default_factory=ArgumentText)
 
 
 class OpenAIProvider(HTTPProvider):
@@ -119,48 +120,60 @@ class OpenAIProvider(HTTPProvider):
         usage = Usage()
         response_id = ""
         done = False
-        async for event in stream_events(
+        limits = ReplyLimits(self.settings, self.name)
+        events = stream_events(
             self._client, endpoint, headers=self.headers(),
             payload=self.payload(system, messages, tools, max_tokens), timeout=self.timeout,
             idle_timeout=self.settings.idle_timeout_seconds, max_seconds=self.settings.max_response_seconds,
-        ):
-            if event.data.strip() == "[DONE]":
-                done = True
-                break
-            if not event.data.strip():
-                continue
-            chunk = decode_data(endpoint, event)
-            if "error" in chunk:  # OpenRouter and some proxies report errors in-stream
-                error = chunk["error"]
-                detail = error.get("message", error) if isinstance(error, dict) else error
-                raise endpoint.error(f"error in stream from {endpoint.url}: {detail}", retryable=True)
-            if not response_id and isinstance(chunk.get("id"), str):
-                response_id = chunk["id"]
-            if chunk.get("usage"):
-                raw = chunk["usage"]
-                usage = Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
-            for choice in chunk.get("choices") or ():
-                if choice.get("index", 0) != 0:
-                    continue
-                delta = choice.get("delta") or {}
-                if delta.get("content"):
-                    yield TextDelta(delta["content"])
-                for piece in delta.get("tool_calls") or ():
-                    partial = calls.setdefault(int(piece.get("index", len(calls))), _PartialCall())
-                    partial.id = piece.get("id") or partial.id
-                    function = piece.get("function") or {}
-                    partial.name = function.get("name") or partial.name
-                    if function.get("arguments"):
-                        partial.arguments.append(function["arguments"])
-                if choice.get("finish_reason"):
-                    finish = choice["finish_reason"]
-        if not done and finish is None:
+            max_event_bytes=self.settings.max_reply_bytes,
+        )
+        try:
+            async with aclosing(events):
+                async for event in events:
+                    if event.data.strip() == "[DONE]":
+                        done = True
+                        break
+                    if not event.data.strip():
+                        continue
+                    chunk = decode_data(endpoint, event)
+                    if not response_id and isinstance(chunk.get("id"), str):
+                        response_id = chunk["id"]
+                    if "error" in chunk:  # OpenRouter and some proxies report errors in-stream
+                        error = chunk["error"]
+                        detail = error.get("message", error) if isinstance(error, dict) else error
+                        raise endpoint.error(f"error in stream from {endpoint.url}: {detail}", retryable=True)
+                    if chunk.get("usage"):
+                        raw = chunk["usage"]
+                        usage = Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
+                    for choice in chunk.get("choices") or ():
+                        if choice.get("index", 0) != 0:
+                            continue
+                        delta = choice.get("delta") or {}
+                        if delta.get("content"):
+                            limits.text(delta["content"])
+                            yield TextDelta(delta["content"])
+                        for piece in delta.get("tool_calls") or ():
+                            partial = calls.setdefault(int(piece.get("index", len(calls))), _PartialCall())
+                            partial.id = piece.get("id") or partial.id
+                            function = piece.get("function") or {}
+                            partial.name = function.get("name") or partial.name
+                            if function.get("arguments"):
+                                limits.argument(partial.arguments, function["arguments"])
+                        if choice.get("finish_reason"):
+                            finish = choice["finish_reason"]
+                    if limits.cut:
+                        break
+        except ReplyTooLarge:
+            limits.cut = True
+        if limits.cut and not calls:
+            raise endpoint.error(limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})", retryable=False)
+        if not done and finish is None and not limits.cut:
             raise endpoint.error(
                 f"connection to {endpoint.url} ended before the reply was complete", retryable=True
             )
         for index in sorted(calls):
             partial = calls[index]
             call_id = partial.id or f"call_{index}"
-            yield ToolCallReady(ToolCall(call_id, partial.name, decode_arguments("".join(partial.arguments))))
+            yield ToolCallReady(ToolCall(call_id, partial.name, limits.arguments_of(partial.arguments)))
         reason = "tool_calls" if calls else _FINISH.get(finish or "stop", "stop")
         yield StreamDone(reason, usage, response_id)

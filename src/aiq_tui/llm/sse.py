@@ -12,12 +12,13 @@ import asyncio
 
 import ipaddress
 import json
+import re
 from dataclasses import dataclass
 from typing import Any, AsyncIterator, Iterable
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
+from httpx_sse import ServerSentEvent, SSEError
 
 from aiq_tui.llm.base import ProviderError
 from aiq_tui.llm.retry import parse_retry_after
@@ -110,6 +111,75 @@ def network_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
     return endpoint.error(what, retryable=True)
 
 
+class ReplyTooLarge(ProviderError):
+    """A reply (or one of its events) grew past ``llm.providers.<name>.max_reply_bytes``: the
+    provider stops reading and hands back what it can (open tool calls as error results)."""
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def _take_lines(buffer: bytearray, final: bool) -> list[bytes]:
+    """The complete lines at the start of ``buffer`` (removed from it). A ``\r`` at its very
+    end waits for the next bytes: it may be the first half of ``\r\n``."""
+    lines: list[bytes] = []
+    start = 0
+    for match in _LINE_END.finditer(buffer):
+        if match.group() == b"\r" and match.end() == len(buffer) and not final:
+            break
+        lines.append(bytes(buffer[start:match.start()]))
+        start = match.end()
+    if final and start < len(buffer):
+        lines.append(bytes(buffer[start:]))
+        start = len(buffer)
+    del buffer[:start]
+    return lines
+
+
+async def server_sent_events(response: httpx.Response, max_event_bytes: int | None = None
+                             ) -> AsyncIterator[ServerSentEvent]:
+    """The events of an SSE response (the WHATWG framing: ``event:``, ``data:``, ``id:``,
+    ``retry:``, comments, a blank line ends an event), read from bytes so that a line or an
+    event larger than ``max_event_bytes`` raises :class:`ReplyTooLarge` *before* it is held in
+    memory whole (a 40 MB ``data:`` line is never one string)."""
+    content_type = response.headers.get("content-type", "").partition(";")[0]
+    if "text/event-stream" not in content_type:
+        raise SSEError(f"Expected response header Content-Type to contain 'text/event-stream', got {content_type!r}")
+    cap = max_event_bytes
+    buffer = bytearray()
+    kind, data, size, last_id, retry = "", [], 0, "", None
+    chunks = response.aiter_bytes()
+    final = False
+    while not final:
+        try:
+            buffer += await chunks.__anext__()
+        except StopAsyncIteration:
+            final = True
+        for raw in _take_lines(buffer, final):
+            if not raw:
+                if data or kind or retry is not None:
+                    yield ServerSentEvent(event=kind or "message", data="\n".join(data), id=last_id, retry=retry)
+                kind, data, size, retry = "", [], 0, None
+                continue
+            if raw.startswith(b":"):
+                continue
+            field, _, value = raw.decode("utf-8", errors="replace").partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "data":
+                data.append(value)
+                size += len(raw)
+                if cap is not None and size > cap:
+                    raise ReplyTooLarge(f"an event of over {cap:,} bytes", retryable=False)
+            elif field == "event":
+                kind = value
+            elif field == "id" and "\x00" not in value:
+                last_id = value
+            elif field == "retry" and value.isdigit():
+                retry = int(value)
+        if cap is not None and len(buffer) > cap:  # one line, still unfinished, past the cap
+            raise ReplyTooLarge(f"a line of over {cap:,} bytes", retryable=False)
+
+
 ERROR_BODY_CAP = 64_000
 """An error response is read up to this many bytes (a 200 MB error body is not read whole)."""
 
@@ -132,12 +202,14 @@ async def stream_events(
     timeout: httpx.Timeout,
     idle_timeout: float | None = None,
     max_seconds: float | None = None,
+    max_event_bytes: int | None = None,
 ) -> AsyncIterator[ServerSentEvent]:
     """POST ``payload`` and yield its server-sent events; raise ProviderError on failure.
 
     ``idle_timeout``: the longest wait for the next event (a stream that trickles bytes but
     never completes an event counts as idle). ``max_seconds``: the whole response's limit
-    (an endless stream ends). Error bodies are read up to :data:`ERROR_BODY_CAP` bytes."""
+    (an endless stream ends). ``max_event_bytes``: the largest event (or line) read; past it,
+    :class:`ReplyTooLarge`. Error bodies are read up to :data:`ERROR_BODY_CAP` bytes."""
     request_headers = {**headers, "Accept": "text/event-stream", "Cache-Control": "no-store"}
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max_seconds if max_seconds else None
@@ -153,7 +225,7 @@ async def stream_events(
                 body = await _capped_body(response)
                 raise status_error(endpoint, response, body)
             try:
-                events = EventSource(response).aiter_sse()
+                events = server_sent_events(response, max_event_bytes)
                 while True:
                     limits = [idle_timeout] if idle_timeout else []
                     if deadline is not None:

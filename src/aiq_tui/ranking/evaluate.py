@@ -23,6 +23,20 @@ class EvalFileError(ValueError):
     """The labelled-queries file cannot be read; the message names the file and line."""
 
 
+def read_eval_file(path: Path, max_bytes: int | None = None) -> bytes:
+    """The bytes of an eval file (a TSV or a trigger set), read as a SKILL.md is: a regular
+    file only, opened without blocking, at most ``max_bytes`` (default ``evals.max_file_bytes``).
+    An eval set comes with a cloned skill: a FIFO or a link to ``/dev/zero`` is refused, never
+    waited on or read into memory. Raises :class:`EvalFileError`."""
+    from aiq_tui.config import EvalSettings
+    from aiq_tui.skills.parse import read_regular
+
+    try:
+        return read_regular(path, max_bytes or EvalSettings().max_file_bytes)
+    except OSError as exc:
+        raise EvalFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+
+
 @dataclass(frozen=True)
 class Case:
     query: str
@@ -66,8 +80,8 @@ class Report:
 def read_cases(path: Path) -> list[Case]:
     """Parse a TSV of labelled queries; a malformed line raises :class:`EvalFileError`."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_eval_file(Path(path)).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise EvalFileError(f"{path}: cannot read ({exc})") from None
     cases = []
     first = True

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Sequence
 import msgspec
 
 from aiq_tui.ranking.disclose import Thresholds, assign_states
-from aiq_tui.ranking.evaluate import EvalFileError
+from aiq_tui.ranking.evaluate import EvalFileError, read_eval_file
 from aiq_tui.skills.model import Match, Phase, Ranking
 
 EVAL_FOLDER = "evals"
@@ -166,6 +166,8 @@ def parse_trigger_items(data: bytes | str, where: str) -> list[TriggerItem]:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
         raise EvalFileError(f"{where}: not valid JSON ({exc})") from None
+    except RecursionError:
+        raise EvalFileError(f"{where}: nested too deeply to be a trigger eval set") from None
     if isinstance(raw, dict) and "evals" in raw:
         raise EvalFileError(
             f"{where}: this is skill-creator's evals.json (output evals with prompts and expectations); "
@@ -190,11 +192,7 @@ def read_trigger_cases(path: Path, skill: str | None = None, folder_skill: str |
     Each item's skill is its own ``skill`` key, else ``skill`` (``--skill NAME``), else
     ``folder_skill`` (the skill the file sits beside); with none, :class:`EvalFileError`.
     """
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        raise EvalFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    items = parse_trigger_items(data, str(path))
+    items = parse_trigger_items(read_eval_file(Path(path)), str(path))
     if not items:
         raise EvalFileError(f'{path}: no queries (a JSON list of {{"query": "...", "should_trigger": true|false}})')
     cases = []
@@ -221,10 +219,7 @@ def add_trigger_query(path: Path, query: str, should_trigger: bool) -> str:
     path = Path(path)
     items: list[Any] = []
     if path.exists():
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise EvalFileError(f"{path}: cannot read ({exc.strerror or exc})") from None
+        data = read_eval_file(path)
         parse_trigger_items(data, str(path))  # refuse to rewrite a file that is not a trigger set
         items = json.loads(data)
     outcome = "added"

@@ -112,7 +112,7 @@ class CatalogCache:
         try:
             with open(self.path, "rb") as handle:
                 data = msgspec.json.decode(handle.read(), type=_CacheFile)
-        except (OSError, msgspec.DecodeError):  # ValidationError is a DecodeError: any wrong shape
+        except (OSError, msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError: any wrong shape
             return None
         if data.format != FORMAT or data.settings != fingerprint:
             return None

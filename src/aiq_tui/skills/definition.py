@@ -53,7 +53,7 @@ def definition_from_body(kind: str, body: str) -> dict[str, Any]:
     if kind == "composite":
         try:
             data = json.loads(code)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             raise DefinitionError(f"the ```json block of this composite skill is not valid JSON: {exc}") from exc
         steps = data.get("steps") if isinstance(data, Mapping) else data
         return {"steps": steps}

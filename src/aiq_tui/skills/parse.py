@@ -536,8 +536,27 @@ def open_regular_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
         raise
 
 
+def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
+    """The whole of a small input file a project may bring (an eval set, ``.mcp.json``),
+    opened as :func:`open_regular` opens a SKILL.md: a FIFO does not hang, a link to
+    ``/dev/zero`` is refused, and at most ``max_bytes`` are read. Raises ``OSError``
+    (:class:`NotRegularFile`, :class:`FileTooLarge`, ``FileNotFoundError`` …)."""
+    handle, info = open_regular(path)
+    with handle:
+        if info.st_size > max_bytes:
+            raise FileTooLarge(f"{os.fspath(path)} is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit")
+        data = handle.read(max_bytes + 1)  # the file may grow between fstat and read
+    if len(data) > max_bytes:
+        raise FileTooLarge(f"{os.fspath(path)} is over the {max_bytes:,}-byte limit")
+    return data
+
+
 class NotRegularFile(OSError):
     """A SKILL.md (or resource) that is a FIFO, socket, device or directory."""
+
+
+class FileTooLarge(OSError):
+    """An input file over the size its reader accepts."""
 
 
 # -- problems -------------------------------------------------------------------------------

@@ -80,6 +80,10 @@ class Tool(Protocol):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult: ...
 
+    # Optional: ``refusal(arguments) -> str | None``: why the call would be refused even once
+    # approved (a program not on the allowlist, a path outside the roots). The registry asks it
+    # before the approval, so the user is asked only about calls that can run.
+    #
     # Optional: ``source_trusted(arguments) -> bool``. A tool that runs what a *project* brought
     # (a project skill's script, a project MCP server's tool) says whether that project is
     # trusted; an untrusted call is asked every time and never pre-approved (see

@@ -210,6 +210,14 @@ class CommandTool:
                 check_arguments(name, argv[1:], cwd, self._roots)
         return [found, *argv[1:]], cwd
 
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        """Why :meth:`check` refuses the call (asked before the approval), or None."""
+        try:
+            self.check(arguments)
+        except CommandRefused as exc:
+            return f"refused: {exc}"
+        return None
+
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         """Run without anyone to ask: a command the sandbox cannot keep from a secret is refused."""
         return await self.run_with_approval(arguments, None)

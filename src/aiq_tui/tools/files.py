@@ -177,6 +177,17 @@ class FileOperationsTool:
         if ".git" in real.split(os.sep):
             raise PathRefused(f"{raw!r} is inside a .git directory; the agent never writes there")
 
+    def refusal(self, arguments: dict[str, Any]) -> str | None:
+        """Why :meth:`run` refuses the call's path (asked before the approval), or None."""
+        operation = arguments.get("operation")
+        if operation not in OPERATIONS:
+            return f"operation must be one of {', '.join(OPERATIONS)}; got {operation!r}"
+        try:
+            self.resolve(arguments.get("path"), write=operation == "write")
+        except PathRefused as exc:
+            return f"refused: {exc}"
+        return None
+
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         operation = arguments.get("operation")
         if operation not in OPERATIONS:

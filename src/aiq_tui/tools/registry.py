@@ -90,6 +90,19 @@ def source_trusted(tool: Tool, arguments: Any) -> bool:
         return False
 
 
+def _refused_whatever_the_answer(tool: Tool, arguments: dict[str, Any]) -> str | None:
+    """Why the tool would refuse this call even once approved (``refusal``), so the user is
+    asked only about what can run — never "allow python3 -c …?" and then "python3 is not
+    allowed"."""
+    check = getattr(tool, "refusal", None)
+    if check is None:
+        return None
+    try:
+        return check(arguments)
+    except Exception as exc:  # noqa: BLE001 - a checker's bug refuses; it never approves
+        return f"cannot check the call: {type(exc).__name__}: {exc}"
+
+
 def _type_error(name: str, value: Any, schema: Mapping[str, Any]) -> str | None:
     expected = schema.get("type")
     if expected is None:
@@ -206,6 +219,8 @@ class ToolRegistry:
             return result
 
         problem = validate_arguments(tool.spec, arguments)
+        if problem is None:
+            problem = _refused_whatever_the_answer(tool, arguments)
         if problem:
             result = ToolResult.failure(f"{call.name}: {problem}")
             emit(ToolCallRequested(call.id, call.name, _as_mapping(arguments), "deny"))

@@ -38,7 +38,7 @@ def _load(home: "Home") -> dict[str, dict[str, str]]:
     user is asked again — never approved by a broken file)."""
     try:
         data = json.loads(approvals_file(home).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     servers = data.get("servers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):

@@ -34,7 +34,7 @@ import sys
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, TextIO
 
 from aiq_tui.tools.mcp.servers import ServerDefinition, expand
 from aiq_tui.trace_context import endpoint_of
@@ -94,6 +94,22 @@ def resolve_program(command: str, path: str) -> str | None:
         return found
     beside = Path(sys.executable).parent / command
     return str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
+
+
+def open_private_log(path: Path) -> TextIO:
+    """``path`` emptied for a server's stderr, readable by this user only (0600 in a 0700
+    folder): servers log tokens and request bodies. A log from before is tightened too; a
+    link planted in its place is refused rather than followed."""
+    from aiq_tui.locations import private_dir
+
+    private_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def stderr_tail(path: Path, lines: int = 6) -> str:
@@ -199,8 +215,7 @@ class McpConnection:
             cwd = Path(os.path.expanduser(self.server.cwd)) if self.server.cwd else self.cwd
             if not cwd.is_absolute():
                 cwd = self.cwd / cwd
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
-            errlog = stack.enter_context(self.log_path.open("w", encoding="utf-8", errors="replace"))
+            errlog = stack.enter_context(open_private_log(self.log_path))
             params = sdk.StdioServerParameters(command=program, args=list(expanded.args), env=env, cwd=str(cwd))
             inner = stdio_client(params, errlog=errlog)
         elif self.server.transport == "sse":

@@ -101,18 +101,30 @@ def server_name(raw: str) -> str:
     return name[:40].rstrip("_")
 
 
-def project_servers(cwd: Path) -> tuple[list[ServerDefinition], list[Problem]]:
+def project_servers(cwd: Path, max_bytes: int | None = None) -> tuple[list[ServerDefinition], list[Problem]]:
     """The servers of ``cwd/.mcp.json`` (none when it does not exist), and the problems with it:
-    a broken file or entry is reported, never fatal."""
-    from aiq_tui.config import McpServerSettings, parse_settings, ConfigError
+    a broken file or entry is reported, never fatal — whatever it holds (nested 100,000 deep,
+    larger than ``max_bytes`` (default ``mcp.project_file_max_bytes``), a FIFO, a link to a
+    device)."""
+    try:
+        return _project_servers(cwd, max_bytes)
+    except RecursionError:  # nesting that json/msgspec only notice by running out of stack
+        return [], [Problem(cwd / PROJECT_FILE, "nested too deeply to read",
+                            hint="fix the file; its servers are not started", severity=Severity.WARNING)]
+
+
+def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefinition], list[Problem]]:
+    from aiq_tui.config import McpServerSettings, McpSettings, parse_settings, ConfigError
+    from aiq_tui.skills.parse import read_regular
 
     path = cwd / PROJECT_FILE
     try:
-        raw = path.read_text(encoding="utf-8-sig")
+        raw = read_regular(path, max_bytes or McpSettings().project_file_max_bytes).decode("utf-8-sig")
     except FileNotFoundError:
         return [], []
     except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(path, f"cannot read the project's MCP servers: {exc}", severity=Severity.WARNING)]
+        return [], [Problem(path, f"cannot read the project's MCP servers: {exc}", severity=Severity.WARNING,
+                            hint="its servers are not started (mcp.project_file_max_bytes caps its size)")]
     try:
         data = json.loads(raw)
     except ValueError as exc:
@@ -163,7 +175,7 @@ def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list
     servers = config_servers(config, config_file)
     if not config.mcp.project_servers:
         return servers, []
-    project, problems = project_servers(cwd)
+    project, problems = project_servers(cwd, config.mcp.project_file_max_bytes)
     taken = {server.name for server in servers}
     for server in project:
         if server.name in taken:

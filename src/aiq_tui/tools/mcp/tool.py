@@ -4,18 +4,16 @@ tool or its server — see :mod:`aiq_tui.tools.policy`)."""
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.events import McpCallFinished, McpCallStarted
+from aiq_tui.tools.approval_view import one_line
 from aiq_tui.tools.base import CallObserver, ToolResult
 from aiq_tui.tools.mcp.results import convert
 
 if TYPE_CHECKING:
     from aiq_tui.tools.mcp.connection import McpConnection, RemoteTool
-
-_ARGUMENT_CHARS = 300
 
 
 def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -47,10 +45,9 @@ class McpTool:
         return self._spec.name
 
     def describe(self, arguments: dict[str, Any]) -> str:
-        shown = json.dumps(arguments, ensure_ascii=False, default=str)
-        if len(shown) > _ARGUMENT_CHARS:
-            shown = shown[:_ARGUMENT_CHARS - 1] + "…"
-        return f"MCP server {self.server} › {self.remote_name} {shown}"
+        # Every key, each value cut short: a long first argument cannot push ``path`` out of
+        # sight (the approval lists each argument in full besides: tools.approval_view).
+        return f"MCP server {self.server} › {self.remote_name} {one_line(arguments)}".rstrip()
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_observed(arguments, None)

@@ -1,4 +1,5 @@
-"""The approval modal for "ask" tool calls: shows the exact command / SQL / URL."""
+"""The approval modal for "ask" tool calls: shows the exact command / SQL / URL, every
+argument of the call and what a file write would put on disk; each part scrolls."""
 
 from __future__ import annotations
 
@@ -9,16 +10,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import approval_text, printable
+from aiq_tui.tools.approval_view import argument_lines, written_content
 from aiq_tui.tools.base import ApprovalRequest, Decision
 from aiq_tui.ui.screens.dialog import Dialog
-
-
-def written_content(request: ApprovalRequest) -> str | None:
-    """The text a file write asks to put on disk, or None for any other call."""
-    content = request.arguments.get("content")
-    if request.arguments.get("operation") in ("write", "append") and isinstance(content, str):
-        return content
-    return None
 
 
 class ApprovalScreen(ModalScreen[Decision]):
@@ -42,7 +36,14 @@ class ApprovalScreen(ModalScreen[Decision]):
                         classes="dim", markup=False)
             # Every character that would run; control characters shown escaped.
             yield Static(approval_text(request.detail), id="approval-detail", markup=False)
-            content = written_content(request)
+            # Every argument under its key (values may be cut, keys never): a long first
+            # argument cannot hide the one that matters.
+            arguments = argument_lines(request.arguments)
+            if arguments:
+                yield Label(f"arguments ({len(arguments)}) — scroll with ↑ ↓ after Tab", classes="dim")
+                with VerticalScroll(id="approval-arguments"):
+                    yield Static("\n".join(arguments), markup=False)
+            content = written_content(request.arguments)
             if content is not None:  # what a file write would put on disk, every character of it
                 lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
                 yield Label(f"content ({lines} line{'' if lines == 1 else 's'}, {len(content.encode()):,} bytes) — "
