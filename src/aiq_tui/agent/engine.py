@@ -63,7 +63,7 @@ from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
 from aiq_tui.tools.policy import allowed_by_skill
-from aiq_tui.tools.registry import ToolRegistry, build_default_tools
+from aiq_tui.tools.registry import ToolRegistry, build_default_tools, project_layout_of
 from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
 from aiq_tui.workspace import Workspace
@@ -130,8 +130,10 @@ class Engine:
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
         # One launcher policy for every process the agent starts (commands and scripts).
+        layout = project_layout_of(workspace.cwd, self.config, workspace.catalog)
         self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd,
-                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd))
+                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd,
+                                                          layout=layout))
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,

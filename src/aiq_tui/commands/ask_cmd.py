@@ -217,9 +217,10 @@ def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]
         console.print(f"\n{request.title}: {approval_text(request.detail)}", style="bold yellow", markup=False)
         import asyncio
 
-        answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")
+        question = "allow? [y]es once / [a]lways / [N]o: " if request.rememberable else "allow? [y]es once / [N]o: "
+        answer = await asyncio.to_thread(input, question)
         choice = answer.strip().lower()
-        if choice in ("a", "always"):
+        if choice in ("a", "always") and request.rememberable:
             return Decision.ALLOW_ALWAYS
         if choice in ("y", "yes"):
             return Decision.ALLOW_ONCE

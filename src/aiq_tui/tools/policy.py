@@ -51,6 +51,12 @@ ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret"
 running a command string, reading a file that looks like a secret, writing a file that git, a
 hook manager or aiq-tui itself runs (``file_write:runs``; denied whenever ``file_write`` is)."""
 
+INTERACTIVE_ONLY_KEYS: frozenset[str] = frozenset({"file_write:runs"})
+"""Permission keys only a person's interactive "yes" approves, to a dialog that names what will
+run the file: never ``--yes``, a config ``allow`` or an "always" (as Claude Code asks before
+writing its own settings). A write that git, a hook manager or aiq-tui itself runs later acts
+outside the sandbox with the user's full rights."""
+
 SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
 per host, and a ``deny`` on the base key denies every scope."""
