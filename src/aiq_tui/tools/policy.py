@@ -17,8 +17,9 @@ Rules a caller may rely on:
   ``decide(key, trusted_source=False)``. ``deny`` stays ``deny`` for it.
 * A skill's ``allowed-tools`` (:func:`allowed_by_skill` says whether a call matches one of
   its entries) is applied by the registry per ``agent.skill_allowed_tools``: ``preapprove``
-  (default) runs matching calls without asking while the skill is active — never over a
-  ``deny``, never for :data:`ALWAYS_ASK_KEYS`; ``restrict`` blocks non-matching calls (and
+  (default) runs matching calls without asking while the skill is in use — never over a
+  ``deny``, never for :data:`ALWAYS_ASK_KEYS`, never for a tool of a project's MCP server (a
+  project source: a user skill's ``mcp__github`` names the user's own server); ``restrict`` blocks non-matching calls (and
   matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
@@ -96,7 +97,8 @@ class PermissionPolicy:
         (``mcp__time``), else ``ask``; ``deny`` on either one denies it."""
         server = server_key(key)
         if server is not None:
-            own, shared = self._configured.get(key), self._configured.get(server)
+            # Server names compare ignoring case everywhere (`mcp__github: deny` denies `GitHub`).
+            own, shared = self._mcp_configured(key.lower()), self._mcp_configured(server.lower())
             if "deny" in (own, shared):
                 return "deny"
             return own or shared or "ask"
@@ -106,6 +108,14 @@ class PermissionPolicy:
         if scoped and self._configured.get(base) == "deny":
             return "deny"
         return "ask"
+
+    def _mcp_configured(self, lowered: str) -> Permission | None:
+        """The configured value of an MCP key, ignoring case; of several spellings, the strictest."""
+        found = [value for name, value in self._configured.items() if name.lower() == lowered]
+        for strictest in ("deny", "ask", "allow"):
+            if strictest in found:
+                return strictest  # type: ignore[return-value]
+        return None
 
     def decide(self, key: str, *, trusted_source: bool = True) -> Permission:
         """The permission in force now for ``key`` (config + this session's answers).

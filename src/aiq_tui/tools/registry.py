@@ -233,9 +233,9 @@ class ToolRegistry:
         # Pre-approval (Claude Code's meaning of allowed-tools): a call a trusted active skill
         # names skips the question — never a configured deny, never under --deny-all, never a
         # key that is asked every time (a shell string, a secret, a hook), never a private
-        # address, never what an untrusted project brought.
+        # address, never what an untrusted project brought, never a project MCP server's tool.
         preapproved = (mode == "preapprove" and named_by_skill and permission == "ask" and trusted
-                       and not _refuses_everything(approver)
+                       and not getattr(tool, "from_project", False) and not _refuses_everything(approver)
                        and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
         if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
                                                        arguments):
