@@ -126,7 +126,10 @@ class Engine:
         self._matcher: Any = None  # ranking.semantic.Matcher, made with the index
         self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
         self._semantic_requested = False
-        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
+        from aiq_tui.skills.imported import granted_tools
+
+        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line,
+                                   granted=lambda meta: granted_tools(workspace.home, meta))
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
         # One launcher policy for every process the agent starts (commands and scripts).
@@ -634,7 +637,7 @@ class Engine:
                     self._emit_all(upgraded)
                     self._update_budget()
             result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
-                                             preapproving=self.skills.active_allowed_tools(trusted_only=True))
+                                             preapproving=self.skills.preapproving_tools())
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()

@@ -23,7 +23,8 @@ Rules a caller may rely on:
   matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
-  - ``skill_*``-style globs (``fnmatch``) against both names (``mcp__github__*``);
+  - ``skill_*``-style globs (``fnmatch``) against both names (``mcp__github__*``) — never a
+    bare ``*``, which would name every tool (refused with a warning by validation);
   - ``mcp__<server>`` names every tool of that MCP server;
   - Claude-style names map to our tool families: ``Bash`` → ``execute_command``,
     ``Read``/``Glob``/``Grep``/``LS`` → ``file_read``, ``Write``/``Edit``/``MultiEdit`` →
@@ -161,8 +162,8 @@ def _program_of(arguments: Mapping[str, Any]) -> str | None:
 
 def _entry_allows(entry: str, tool: str, key: str, arguments: Mapping[str, Any]) -> bool:
     text = entry.strip()
-    if not text:
-        return False
+    if not text or not text.strip("*"):
+        return False  # a bare `*` would name every tool through fnmatch: refused, never matched
     lowered = text.lower()
     names = (tool.lower(), key.lower())
     if lowered in names or any(fnmatch.fnmatchcase(name, lowered) for name in names):
