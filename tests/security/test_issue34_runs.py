@@ -241,3 +241,31 @@ def test_a_git_config_that_includes_itself_does_not_hang_the_turn(tmp_path: Path
             pytest.fail("the turn hung reading .git/config's includes (killed after 60 s)")
     assert done.returncode == 0, done.stderr[-2000:]
     assert any(json.loads(line)["type"] == "turn_finished" for line in done.stdout.splitlines() if line.startswith("{"))
+
+
+@pytest.mark.slow
+async def test_the_approval_dialog_offers_no_always_for_a_write_that_will_run(tmp_path: Path) -> None:
+    """The TUI: `a` must not approve (nor be remembered for) a hook write; `y` approves it once."""
+    from textual.app import App
+
+    from aiq_tui.tools.base import ApprovalRequest, Decision
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    request = ApprovalRequest("c1", "file_operations", "file_write:runs", "Write a file",
+                              "write .githooks/pre-commit\n⚠ git runs this file outside the sandbox",
+                              {"operation": "write", "path": ".githooks/pre-commit", "content": "x"},
+                              rememberable=False)
+    answers: list[Decision] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(ApprovalScreen(request), answers.append)
+
+    async with Host().run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        await pilot.press("a")
+        await pilot.pause()
+        assert answers == [] and isinstance(pilot.app.screen, ApprovalScreen)
+        await pilot.press("y")
+        await pilot.pause()
+    assert answers == [Decision.ALLOW_ONCE]

@@ -11,7 +11,8 @@ Rules a caller may rely on:
   remembered per scope; ``deny`` on its base key denies it.
 * Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
   looks like a secret, writing a file that runs outside the sandbox) are asked every time:
-  ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
+  ``allow`` in the config is read as ``ask`` and "allow always" is not remembered. Of them,
+  :data:`INTERACTIVE_ONLY_KEYS` are not approved by ``--yes`` either (the registry refuses).
 * A call that comes from an *untrusted source* (a script of a project the user has not
   trusted, a tool of a project's MCP server) is asked every time in the same way:
   ``decide(key, trusted_source=False)``. ``deny`` stays ``deny`` for it.

@@ -1,23 +1,29 @@
-"""Files that something runs outside the sandbox: git hooks, hook managers, direnv — and the
-files that change what aiq-tui itself does (project skills, ``.mcp.json``).
+"""What will run a file besides an ordinary edit: git (hooks, ``core.hooksPath``, a config file
+it includes), hook managers, direnv — and aiq-tui itself (the configured skill folders, the
+project's ``.mcp.json``, whose servers start outside the sandbox).
 
-A write to one of them is not an ordinary edit: git runs ``.githooks/pre-commit`` (when
-``core.hooksPath`` points there) at the user's next commit, with the user's full rights. So
-``file_operations`` names the runner in the approval and asks every time
-(permission ``file_write:runs``), and the launcher keeps the existing ones read-only for
-commands and scripts (:func:`protected_in`).
+One function answers for any path, :func:`runner_of`, judged from the project root *and* the
+top of the git work tree (a project may be a folder of a monorepo, or no repository at all),
+with the project's own :class:`ProjectLayout` (its skill folders as configured, not as named
+here). Three callers ask it:
+
+* ``file_operations``: such a write is permission ``file_write:runs``; the approval names the
+  runner, and only a person's interactive yes approves it — never ``--yes``, a config ``allow``
+  or an "always" (:data:`~aiq_tui.tools.policy.INTERACTIVE_ONLY_KEYS`);
+* the launcher: the existing ones are bound read-only for commands and scripts
+  (:func:`protected_in`); one that does not exist yet cannot be held that way (a mount needs
+  something to cover), so :func:`absent_in` names them before a launch and
+  :func:`remove_created` takes away whatever the launch created there — a ``.git`` in a project
+  that is no repository, a ``core.hooksPath`` folder or a configured skill folder not made yet,
+  ``lefthook-local.yml`` — before anything can run it.
 
 ``core.hooksPath`` is read from the repository's own config (``.git/config``, or the common
 dir of a worktree) after the user's global one, as git does, following ``include.path`` and
-``includeIf.*.path`` (every condition counted as met). A config file git includes from the work
-tree is itself such a file: a ``core.fsmonitor``, ``core.pager`` or alias written there runs at
-the user's next ``git`` command.
-
-Existing files are kept read-only for commands and scripts; one that does not exist yet cannot
-be held that way (a mount needs something to cover), so :func:`absent_in` names them before a
-launch and :func:`remove_created` takes away whatever the launch created there — a ``.git``
-in a project that is no repository, a ``core.hooksPath`` folder not made yet,
-``lefthook-local.yml`` — before anything can run it.
+``includeIf.*.path`` (every condition counted as met) — each file once, 10 deep as git, at most
+``_INCLUDE_FILES`` files, regular files only, opened non-blocking (a config that includes
+itself must not hang a turn). A config file git includes from the work tree is itself such a
+file: a ``core.fsmonitor``, ``core.pager`` or alias written there runs at the user's next
+``git`` command.
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ REMOVED_WHY = ("the command created these, and something runs them outside the s
 """What a command's or script's result says next to the run-outside paths it created and lost."""
 
 WRITE_KEY = "file_write:runs"
-"""The permission key of a write to such a file: asked every time, denied with ``file_write``."""
+"""The permission key of a write to such a file: approved only by an interactive yes, denied
+with ``file_write``."""
 
 
 @dataclass(frozen=True)
