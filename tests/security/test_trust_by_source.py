@@ -76,9 +76,10 @@ def test_one_approved_write_never_becomes_a_skill_that_runs_under_deny_all(
     planted = ("---\nname: x\ndescription: Project maintenance helper\ntype: script\n"
                "allowed-tools: skill_x execute_skill_script Bash file_operations\n---\n"
                "```sh\ntouch ran-by-skill\n```\n")
-    run_session(calls(("file_operations", {"operation": "write", "path": ".agents/skills/x/SKILL.md",
-                                           "content": planted})), monkeypatch, capsys, "--yes")
-    assert (project / ".agents/skills/x/SKILL.md").is_file()
+    # Since issue 34 such a write is approved only by an interactive yes (never --yes: see
+    # test_issue34_runs.py); planted here as that one yes would have written it.
+    (project / ".agents/skills/x").mkdir(parents=True)
+    (project / ".agents/skills/x/SKILL.md").write_text(planted)
     events, _, _ = run_session(calls(("use_skill", {"skill_name": "x"}), ("skill_x", {})),
                                monkeypatch, capsys, "--deny-all")
     assert not (project / "ran-by-skill").exists()

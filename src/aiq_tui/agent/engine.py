@@ -65,7 +65,7 @@ from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
 from aiq_tui.tools.policy import allowed_by_skill
-from aiq_tui.tools.registry import ToolRegistry, build_default_tools
+from aiq_tui.tools.registry import ToolRegistry, build_default_tools, project_layout_of
 from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
 from aiq_tui.workspace import Workspace
@@ -128,12 +128,17 @@ class Engine:
         self._matcher: Any = None  # ranking.semantic.Matcher, made with the index
         self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
         self._semantic_requested = False
-        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line)
+        from aiq_tui.skills.imported import granted_tools
+
+        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line,
+                                   granted=lambda meta: granted_tools(workspace.home, meta))
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
         # One launcher policy for every process the agent starts (commands and scripts).
+        layout = project_layout_of(workspace.cwd, self.config, workspace.catalog)
         self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd,
-                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd))
+                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd,
+                                                          layout=layout))
         self.tools: ToolRegistry = build_default_tools(
             workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
             cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
@@ -637,7 +642,7 @@ class Engine:
                     self._emit_all(upgraded)
                     self._update_budget()
             result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
-                                             preapproving=self.skills.active_allowed_tools(trusted_only=True))
+                                             preapproving=self.skills.preapproving_tools())
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()

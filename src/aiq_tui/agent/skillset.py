@@ -29,7 +29,7 @@ from aiq_tui.context.compress import SkillCost
 from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.ranking.disclose import SkillTexts, Transition, assign_states, phase_for
-from aiq_tui.skills.model import Match, Phase, Ranking, SkillState
+from aiq_tui.skills.model import Match, Phase, Ranking, SkillMeta, SkillState
 
 KEPT_ACTIVE = "active: kept from the previous turn (nothing matched better)"
 
@@ -47,8 +47,12 @@ class LoadedSkills:
     """The loaded skills of one conversation plus the last match figures of every skill."""
 
     def __init__(self, catalog, config: AppConfig, counter: TokenCounter,
-                 catalog_line: Callable[[str, str], str]) -> None:
+                 catalog_line: Callable[[str, str], str],
+                 granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None) -> None:
         self.catalog = catalog
+        # What a skill's allowed-tools may pre-approve (skills.imported.granted_tools: nothing of
+        # an imported skill the user has not confirmed, never a bare `*`); default: all of them.
+        self._granted = granted or (lambda meta: meta.allowed_tools)
         self.config = config
         self.counter = counter
         self._catalog_line = catalog_line  # the prompt builder's: a skill costs what it is sent as
@@ -58,6 +62,7 @@ class LoadedSkills:
         )
         self._slots: dict[str, _Slot] = {}
         self.explicit: set[str] = set()
+        self.invoked: set[str] = set()  # a tool of the skill was called (its script, its template)
         self._matches: dict[str, Match] = {}
         self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
         self._catalog_tokens: dict[tuple[str, str], int] = {}
@@ -90,19 +95,36 @@ class LoadedSkills:
         slot = self._slots.get(name)
         return slot.skill.state if slot else SkillState.INACTIVE
 
-    def active_allowed_tools(self, *, trusted_only: bool = False) -> tuple[str, ...] | None:
+    def active_allowed_tools(self) -> tuple[str, ...] | None:
         """What the Active skills allow (their ``allowed-tools`` together), or None when no
-        Active skill restricts tools. ``trusted_only``: only skills from trusted folders — what
-        may pre-approve a call (an untrusted project's skill grants nothing)."""
+        Active skill restricts tools: what ``restrict`` limits calls to and which MCP tools are
+        offered first. What may *pre-approve* a call is :meth:`preapproving_tools`."""
         allowed: list[str] = []
         restricted = False
         for slot in self._slots.values():
             if slot.skill.state is not SkillState.ACTIVE:
                 continue
             meta = self.catalog.get(slot.skill.name)
-            if trusted_only and (meta is None or not meta.trusted_source):
-                continue
             tools = meta.allowed_tools if meta is not None else None
+            if tools is not None:
+                restricted = True
+                allowed.extend(tool for tool in tools if tool not in allowed)
+        return tuple(allowed) if restricted else None
+
+    def preapproving_tools(self) -> tuple[str, ...] | None:
+        """What may pre-approve a call: the ``allowed-tools`` of trusted skills *in use* — made
+        Active by ``/skill`` or ``use_skill``, or whose own tool was called — as Claude Code applies
+        them once a skill is invoked. A keyword match alone (even ≥ the full threshold) invokes
+        nothing. An imported skill's entries count once the user confirmed them, and a bare ``*``
+        never does (:func:`~aiq_tui.skills.imported.granted_tools`)."""
+        allowed: list[str] = []
+        restricted = False
+        for name, slot in self._slots.items():
+            in_use = (name in self.explicit and slot.skill.state is SkillState.ACTIVE) or name in self.invoked
+            meta = self.catalog.get(name) if in_use else None
+            if meta is None or not meta.trusted_source:
+                continue
+            tools = self._granted(meta)
             if tools is not None:
                 restricted = True
                 allowed.extend(tool for tool in tools if tool not in allowed)
@@ -223,6 +245,7 @@ class LoadedSkills:
         description is loaded first — a skill shown as a brief moves to the full phase in its
         state; one not in the prompt at all (its tool was not offered, the model called it
         anyway) comes in as Relevant at full. No change when it is full already."""
+        self.invoked.add(name)  # calling a skill's tool invokes it: its allowed-tools apply from now
         slot = self._slots.get(name)
         if slot is not None and slot.skill.phase is Phase.FULL:
             return []
@@ -232,10 +255,12 @@ class LoadedSkills:
     def evict(self, name: str, reason: str) -> list[SkillStateChanged]:
         """Compression dropped ``name`` from the prompt (``new=None`` in the event)."""
         self.explicit.discard(name)
+        self.invoked.discard(name)
         return self._unload(name, reason, None)
 
     def clear(self) -> list[SkillStateChanged]:
         self.explicit.clear()
+        self.invoked.clear()
         self._matches = {}
         return [change for name in list(self._slots) for change in
                 self._unload(name, "inactive: new conversation", SkillState.INACTIVE)]
@@ -245,6 +270,7 @@ class LoadedSkills:
         changes = []
         for name in names:
             self.explicit.discard(name)
+            self.invoked.discard(name)
             self._matches.pop(name, None)
             self._reasons.pop(name, None)
             self.texts.invalidate(name)
@@ -289,6 +315,7 @@ class LoadedSkills:
         return [SkillStateChanged(name, old, state, phase, reason, tokens)]
 
     def _unload(self, name: str, reason: str, new: SkillState | None) -> list[SkillStateChanged]:
+        self.invoked.discard(name)  # out of the prompt: no longer in use
         slot = self._slots.pop(name, None)
         self._reasons[name] = reason
         if slot is None:

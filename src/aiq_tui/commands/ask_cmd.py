@@ -43,7 +43,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
     parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
     approval = parser.add_mutually_exclusive_group()
-    approval.add_argument("--yes", action="store_true", help="approve every tool call that asks")
+    approval.add_argument("--yes", action="store_true",
+                          help="approve every tool call that asks, except a write that git, a hook manager or "
+                               "aiq-tui itself will run (only an interactive yes approves that)")
     approval.add_argument("--deny-all", action="store_true", help="refuse every tool call that asks")
     parser.set_defaults(handler=_ask)
 
@@ -221,9 +223,10 @@ def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]
                       style="bold yellow", markup=False)
         import asyncio
 
-        answer = await asyncio.to_thread(input, "allow? [y]es once / [a]lways / [N]o: ")
+        question = "allow? [y]es once / [a]lways / [N]o: " if request.rememberable else "allow? [y]es once / [N]o: "
+        answer = await asyncio.to_thread(input, question)
         choice = answer.strip().lower()
-        if choice in ("a", "always"):
+        if choice in ("a", "always") and request.rememberable:
             return Decision.ALLOW_ALWAYS
         if choice in ("y", "yes"):
             return Decision.ALLOW_ONCE

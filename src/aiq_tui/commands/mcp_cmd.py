@@ -236,8 +236,8 @@ def _add(args: argparse.Namespace) -> int:
         mcp = data.setdefault("mcp", {}) if isinstance(data.get("mcp", {}), dict) else data["mcp"]
         servers = mcp.setdefault("servers", {}) if isinstance(mcp, dict) else None
         if isinstance(servers, dict):
-            if name in servers:
-                raise _Exists()
+            if any(str(existing).lower() == name.lower() for existing in servers):
+                raise _Exists()  # names compare ignoring case, as permissions and allowed-tools do
             servers[name] = entry
 
     try:
@@ -313,7 +313,8 @@ def _approve(args: argparse.Namespace) -> int:
     home.ensure()
     project = _project(args)
     servers, _ = project_servers(project)
-    server = next((s for s in servers if s.name == args.name), None)
+    server = next((s for s in servers if s.name == args.name), None) or next(
+        (s for s in servers if s.name.lower() == args.name.lower()), None)
     if server is None:
         known = ", ".join(s.name for s in servers) or "none"
         print(f"aiq-tui mcp approve: no server named {args.name!r} in {project / '.mcp.json'} "

@@ -1,4 +1,4 @@
-"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|doctor|tune``: the skills catalog, headless.
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|trust|doctor|tune``: the skills catalog, headless.
 
 Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
 list of skills), the same object the engine and the TUI use."""
@@ -36,8 +36,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     ``skills list`` reads none of the others). An unknown word gets them all, so the "invalid
     choice" error lists them."""
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate, create, import, enable/disable, remove, check (doctor) and tune skills",
+        "skills", parents=parents, help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
+                    "confirm an imported skill's allowed-tools (trust), "
                     "enable or disable them (status), delete them, check the whole collection (doctor) and "
                     "tune a description against its trigger evals (tune).",
     )
@@ -122,13 +123,29 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
                     "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
                     "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-                    "skill is validated first and its `source` records where it came from.",
+                    "skill is validated first and its `source` records where it came from. An imported "
+                    "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
+                    "with `aiq-tui skills trust NAME`.",
     )
     imp.add_argument("source", metavar="SOURCE", help="folder, SKILL.md, .zip or URL")
     imp.add_argument("--dir", metavar="DIR", help="skills directory to import into")
     imp.add_argument("--force", action="store_true", help="replace a skill of the same name")
     imp.add_argument("--json", action="store_true", help="machine-readable output")
     imp.set_defaults(handler=_import)
+
+
+def _add_trust(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    trust = sub.add_parser(
+        "trust", parents=parents, help="confirm an imported skill's allowed-tools",
+        description="An imported skill (skills import) was written by someone else: its allowed-tools "
+                    "pre-approve nothing until you confirm them here. The confirmation holds for the list "
+                    "shown; a re-import or an edit that changes it needs confirming again. A bare `*` is "
+                    "never honoured.",
+    )
+    trust.add_argument("name", metavar="NAME", help="skill name")
+    trust.add_argument("--forget", action="store_true", help="withdraw the confirmation")
+    trust.add_argument("--json", action="store_true", help="machine-readable output")
+    trust.set_defaults(handler=_trust)
 
 
 def _add_doctor(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -152,6 +169,7 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "disable": _add_status("disable", "inactive", "listed, never loaded (metadata.status: inactive, or a lango status: field set in place)"),
     "rm": _add_rm,
     "import": _add_import,
+    "trust": _add_trust,
     "doctor": _add_doctor,
     "tune": _add_tune,
 }
@@ -565,11 +583,89 @@ def _import(args: argparse.Namespace) -> int:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
         return EXIT_FAILED
     workspace.catalog.rescan()
+    _withdraw_confirmations(workspace, [name for name, _ in imported])
     if option(args, "json"):
-        print_json({"imported": [{"name": name, "path": str(path)} for name, path in imported],
+        print_json({"imported": [{"name": name, "path": str(path),
+                                  "allowed_tools": list(_imported_tools(workspace, name)[0]),
+                                  "allowed_tools_confirmed": not _imported_tools(workspace, name)[0]}
+                                 for name, path in imported],
                     "source": args.source})
         return EXIT_OK
     console = make_console(args)
     for name, path in imported:
         console.print(f"imported {name} → {path}", soft_wrap=True, markup=False)
+        for line in _import_notes(workspace, name):
+            console.print(line, soft_wrap=True, markup=False)
+    return EXIT_OK
+
+
+def _withdraw_confirmations(workspace: Any, names: list[str]) -> None:
+    """A skill imported again is new input: an earlier `skills trust` does not carry over."""
+    from aiq_tui.skills.imported import confirm, is_confirmed
+
+    for name in names:
+        meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else None
+        if meta is not None and meta.allowed_tools and is_confirmed(workspace.home, meta):
+            try:
+                confirm(workspace.home, meta, forget=True)
+            except OSError:
+                pass  # nothing recorded to withdraw, or the home is read-only: nothing confirmed either
+
+
+def _imported_tools(workspace: Any, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(allowed-tools, refused entries) of the imported skill ``name`` as the catalog reads it."""
+    from aiq_tui.skills.imported import refused_entries
+
+    meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else workspace.catalog.get(name)
+    tools = tuple(meta.allowed_tools or ()) if meta is not None else ()
+    return tools, refused_entries(tools)
+
+
+def _import_notes(workspace: Any, name: str) -> list[str]:
+    """What an import says about the skill's allowed-tools: they wait for the user's yes."""
+    from aiq_tui.terminal_text import printable
+
+    tools, refused = _imported_tools(workspace, name)
+    if not tools:
+        return []
+    lines = [f"  allowed-tools: {printable(' '.join(tools), one_line=True)}",
+             f"  they pre-approve nothing until you confirm them: aiq-tui skills trust {name}"]
+    if refused:
+        lines.append("  warning: `*` would pre-approve every tool; it is refused and matches nothing")
+    return lines
+
+
+def _trust(args: argparse.Namespace) -> int:
+    from aiq_tui.skills.imported import confirm, is_imported, refused_entries
+    from aiq_tui.terminal_text import printable
+
+    workspace = open_workspace(args)
+    if workspace is None:
+        return EXIT_USAGE
+    meta = workspace.catalog.find(args.name) if hasattr(workspace.catalog, "find") else None
+    if meta is None:
+        print(f"aiq-tui skills trust: no skill named {args.name!r}", file=sys.stderr)
+        return EXIT_USAGE
+    tools = tuple(meta.allowed_tools or ())
+    forget = bool(option(args, "forget"))
+    if not is_imported(meta) and not forget:
+        print(f"aiq-tui skills trust: {meta.name} was not imported; its allowed-tools apply as they are "
+              f"(nothing to confirm)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        confirm(workspace.home, meta, forget=forget)
+    except OSError as exc:
+        print(f"aiq-tui skills trust: cannot record it: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    refused = refused_entries(tools)
+    if option(args, "json"):
+        print_json({"name": meta.name, "confirmed": not forget, "allowed_tools": list(tools),
+                    "refused": list(refused)})
+        return EXIT_OK
+    shown = printable(" ".join(tools), one_line=True) or "(none)"
+    text = (f"{meta.name}: confirmation withdrawn; its allowed-tools ({shown}) pre-approve nothing" if forget else
+            f"{meta.name}: its allowed-tools ({shown}) now pre-approve those calls while the skill is in use")
+    make_console(args).print(text, soft_wrap=True, markup=False)
+    if refused and not forget:
+        make_console(args).print("warning: `*` is refused and matches nothing", soft_wrap=True, markup=False)
     return EXIT_OK

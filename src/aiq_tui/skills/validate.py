@@ -245,6 +245,11 @@ def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | No
     if tools is not None and not (isinstance(tools, str) or _is_str_list(tools)):
         report.add(key, f"`{key}` must be a space-separated string or a list, found {_kind(tools)}",
                    "e.g. allowed-tools: http_request execute_sql")
+    elif tools is not None:
+        entries = tools.replace(",", " ").split() if isinstance(tools, str) else tools
+        if any(str(entry).strip() and not str(entry).strip().strip("*") for entry in entries):
+            report.add(key, f"`{key}` names `*`, which would pre-approve every tool; it is refused (matches nothing)",
+                       "name the tools the skill needs, e.g. allowed-tools: Read Bash(git:*)", Severity.WARNING)
 
 
 def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) -> None:

@@ -45,6 +45,9 @@ class ApprovalRequest:
     title: str  # e.g. "Run command", "Write SQL on sample"
     detail: str  # the command line, SQL text, or METHOD URL
     arguments: dict[str, Any] = field(default_factory=dict)
+    rememberable: bool = True
+    """Whether an "always" answer would be remembered; False (a key asked every time, a call
+    from an untrusted project's source): the dialog offers only once / deny."""
 
 
 Approver = Callable[[ApprovalRequest], Awaitable[Decision]]

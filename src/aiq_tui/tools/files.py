@@ -25,8 +25,11 @@ What asks: reading a file that looks like a secret (``.env*``, ``id_*``, ``*.pem
 credentials, ``~/.ssh``, ``~/.aws``, … with backup variants) is permission ``file_read_secret``,
 asked every time; when started in ``~`` or ``/`` every read is ``file_read_unscoped`` (asked,
 rememberable). Writing a file that git, a hook manager or aiq-tui itself runs (``core.hooksPath``,
-``.husky/``, ``lefthook.yml``, ``.pre-commit-config.yaml``, ``.envrc``, project skills,
-``.mcp.json``) is ``file_write:runs``: the approval names what runs it, asked every time.
+``.husky/``, ``lefthook.yml``, ``.pre-commit-config.yaml``, ``.envrc``, the configured skill
+folders, ``.mcp.json`` — judged from the project root and the work tree,
+:func:`~aiq_tui.tools.run_outside.runner_of`) is ``file_write:runs``: the approval names what
+runs it, and only an interactive yes approves it (never ``--yes``, a config ``allow`` or an
+"always").
 
 Writes are atomic: a temporary file in the target's directory, flushed and fsynced, then
 ``os.replace``. Reads and writes are capped at ``tools.file_max_bytes``; listings at
@@ -47,7 +50,7 @@ from aiq_tui.locations import Home
 from aiq_tui.secret_guard import SecretGuard
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.policy import looks_secret
-from aiq_tui.tools.run_outside import WRITE_KEY, runner_of
+from aiq_tui.tools.run_outside import WRITE_KEY, ProjectLayout, project_layout, runner_of
 
 OPERATIONS = ("read", "write", "list", "exists")
 
@@ -85,7 +88,7 @@ class FileOperationsTool:
     """The ``file_operations`` tool. ``catalog`` (optional) adds skill folders as read roots."""
 
     def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path, catalog: Any = None,
-                 resource_cap: int | None = None) -> None:
+                 resource_cap: int | None = None, layout: ProjectLayout | None = None) -> None:
         self._settings = settings
         self._cwd = os.path.realpath(cwd)
         self._home = os.path.realpath(home.root)
@@ -97,6 +100,8 @@ class FileOperationsTool:
         self._catalog = catalog
         self._resource_cap = resource_cap
         self.unscoped = self._cwd in ("/", self._user_home)
+        # What aiq-tui itself reads in this project (its configured skill folders, .mcp.json).
+        self._layout = layout if layout is not None else project_layout(self._cwd)
 
     @property
     def spec(self) -> ToolSpec:
@@ -126,7 +131,7 @@ class FileOperationsTool:
             real = self.resolve(arguments.get("path"), write=True)
         except PathRefused:
             return None  # run() refuses it with the reason
-        return runner_of(real)
+        return runner_of(real, self._layout)
 
     def read_roots(self) -> tuple[str, ...]:
         """Where reading is allowed: the project, the config home's skills and every trusted

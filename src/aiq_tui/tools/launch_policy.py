@@ -11,8 +11,9 @@ its own. A plan says:
   the config home (Landlock can only add access: a root holding protected paths stays
   read-only as a whole).
 * **protected** — read-only inside the write roots: each one's ``.git``, the repository's
-  ``core.hooksPath``, hook-manager configs, ``.envrc``, the project's skill folders and
-  ``.mcp.json`` (:mod:`aiq_tui.tools.run_outside`): what runs outside the sandbox later.
+  ``core.hooksPath``, hook-manager configs, ``.envrc``, the skill folders as configured and
+  ``.mcp.json`` (:mod:`aiq_tui.tools.run_outside`, :class:`~aiq_tui.tools.run_outside.ProjectLayout`):
+  what runs outside the sandbox later.
 * **hidden** — covered in the sandbox: the config home (all but ``skills/``) where a read root
   contains it, and every secret-looking file or folder under the read roots
   (:mod:`aiq_tui.secret_guard`), so ``grep -r … .`` does not read ``.env``.
@@ -78,10 +79,12 @@ class LaunchPolicy:
     """The policy for one project and config home; one per engine, shared by every tool."""
 
     def __init__(self, settings: "ToolSettings", *, home: "Home", project: Path,
-                 scanner: SecretScanner | None = None) -> None:
+                 scanner: SecretScanner | None = None, layout: run_outside.ProjectLayout | None = None) -> None:
         self.settings = settings
         self.home = home
         self.project = Path(os.path.realpath(project))
+        # The configured skill folders and .mcp.json: read-only for every launch, like hooks.
+        self.layout = layout if layout is not None else run_outside.project_layout(self.project)
         self.guard = SecretGuard(home)
         self.scanner = scanner or SecretScanner()
         self._home_root = os.path.realpath(home.root)
@@ -132,7 +135,7 @@ class LaunchPolicy:
             exposed.append(f"files past the first {self.scanner.budget} entries (not checked for secrets)")
         protect: list[str] = []
         if namespaces:
-            protect = [*launcher.protected_paths(write_roots), *run_outside.protected_in(write_roots)]
+            protect = [*launcher.protected_paths(write_roots), *run_outside.protected_in(write_roots, self.layout)]
         else:
             exposed[:0] = hide  # nothing can be covered without a mount namespace
             hide = []
@@ -140,5 +143,5 @@ class LaunchPolicy:
             cwd=Path(os.path.realpath(cwd)) if cwd is not None else self.project,
             read_roots=read_roots, write_roots=write_roots, protect=tuple(protect),
             hide=tuple(dict.fromkeys(hide)), exposed=tuple(exposed), network=network,
-            limits=self.limits, namespaces=namespaces, absent=tuple(run_outside.absent_in(write_roots)),
+            limits=self.limits, namespaces=namespaces, absent=tuple(run_outside.absent_in(write_roots, self.layout)),
         )

@@ -11,18 +11,21 @@ Rules a caller may rely on:
   remembered per scope; ``deny`` on its base key denies it.
 * Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
   looks like a secret, writing a file that runs outside the sandbox) are asked every time:
-  ``allow`` in the config is read as ``ask`` and "allow always" is not remembered.
+  ``allow`` in the config is read as ``ask`` and "allow always" is not remembered. Of them,
+  :data:`INTERACTIVE_ONLY_KEYS` are not approved by ``--yes`` either (the registry refuses).
 * A call that comes from an *untrusted source* (a script of a project the user has not
   trusted, a tool of a project's MCP server) is asked every time in the same way:
   ``decide(key, trusted_source=False)``. ``deny`` stays ``deny`` for it.
 * A skill's ``allowed-tools`` (:func:`allowed_by_skill` says whether a call matches one of
   its entries) is applied by the registry per ``agent.skill_allowed_tools``: ``preapprove``
-  (default) runs matching calls without asking while the skill is active — never over a
-  ``deny``, never for :data:`ALWAYS_ASK_KEYS`; ``restrict`` blocks non-matching calls (and
+  (default) runs matching calls without asking while the skill is in use — never over a
+  ``deny``, never for :data:`ALWAYS_ASK_KEYS`, never for a tool of a project's MCP server (a
+  project source: a user skill's ``mcp__github`` names the user's own server); ``restrict`` blocks non-matching calls (and
   matching ones still ask); ``ignore``. Matching rules, case-insensitive:
 
   - an entry equal to the tool name (``execute_sql``) or the permission key (``sql_read``);
-  - ``skill_*``-style globs (``fnmatch``) against both names (``mcp__github__*``);
+  - ``skill_*``-style globs (``fnmatch``) against both names (``mcp__github__*``) — never a
+    bare ``*``, which would name every tool (refused with a warning by validation);
   - ``mcp__<server>`` names every tool of that MCP server;
   - Claude-style names map to our tool families: ``Bash`` → ``execute_command``,
     ``Read``/``Glob``/``Grep``/``LS`` → ``file_read``, ``Write``/``Edit``/``MultiEdit`` →
@@ -50,6 +53,12 @@ ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret"
 """Permission keys that are asked every time (never auto-allowed, never remembered): a shell
 running a command string, reading a file that looks like a secret, writing a file that git, a
 hook manager or aiq-tui itself runs (``file_write:runs``; denied whenever ``file_write`` is)."""
+
+INTERACTIVE_ONLY_KEYS: frozenset[str] = frozenset({"file_write:runs"})
+"""Permission keys only a person's interactive "yes" approves, to a dialog that names what will
+run the file: never ``--yes``, a config ``allow`` or an "always" (as Claude Code asks before
+writing its own settings). A write that git, a hook manager or aiq-tui itself runs later acts
+outside the sandbox with the user's full rights."""
 
 SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
@@ -90,7 +99,8 @@ class PermissionPolicy:
         (``mcp__time``), else ``ask``; ``deny`` on either one denies it."""
         server = server_key(key)
         if server is not None:
-            own, shared = self._configured.get(key), self._configured.get(server)
+            # Server names compare ignoring case everywhere (`mcp__github: deny` denies `GitHub`).
+            own, shared = self._mcp_configured(key.lower()), self._mcp_configured(server.lower())
             if "deny" in (own, shared):
                 return "deny"
             return own or shared or "ask"
@@ -100,6 +110,14 @@ class PermissionPolicy:
         if scoped and self._configured.get(base) == "deny":
             return "deny"
         return "ask"
+
+    def _mcp_configured(self, lowered: str) -> Permission | None:
+        """The configured value of an MCP key, ignoring case; of several spellings, the strictest."""
+        found = [value for name, value in self._configured.items() if name.lower() == lowered]
+        for strictest in ("deny", "ask", "allow"):
+            if strictest in found:
+                return strictest  # type: ignore[return-value]
+        return None
 
     def decide(self, key: str, *, trusted_source: bool = True) -> Permission:
         """The permission in force now for ``key`` (config + this session's answers).
@@ -145,8 +163,8 @@ def _program_of(arguments: Mapping[str, Any]) -> str | None:
 
 def _entry_allows(entry: str, tool: str, key: str, arguments: Mapping[str, Any]) -> bool:
     text = entry.strip()
-    if not text:
-        return False
+    if not text or not text.strip("*"):
+        return False  # a bare `*` would name every tool through fnmatch: refused, never matched
     lowered = text.lower()
     names = (tool.lower(), key.lower())
     if lowered in names or any(fnmatch.fnmatchcase(name, lowered) for name in names):

@@ -23,7 +23,7 @@ from aiq_tui.events import (
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Approver, CallObserver, Decision, Tool, ToolResult
 from aiq_tui.trace_context import TraceContextSource
-from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, PermissionPolicy, allowed_by_skill
+from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, INTERACTIVE_ONLY_KEYS, PermissionPolicy, allowed_by_skill
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig, SourcesFile
@@ -58,7 +58,9 @@ _TITLES: Mapping[str, str] = {
 
 
 async def approve_all(request: ApprovalRequest) -> Decision:
-    """Headless ``--yes``: approve every "ask" call once (deny in config still denies)."""
+    """Headless ``--yes``: approve every "ask" call once (deny in config still denies) — except a
+    write that something will run (:data:`~aiq_tui.tools.policy.INTERACTIVE_ONLY_KEYS`), which
+    the registry refuses before asking it."""
     return Decision.ALLOW_ONCE
 
 
@@ -248,9 +250,9 @@ class ToolRegistry:
         # Pre-approval (Claude Code's meaning of allowed-tools): a call a trusted active skill
         # names skips the question — never a configured deny, never under --deny-all, never a
         # key that is asked every time (a shell string, a secret, a hook), never a private
-        # address, never what an untrusted project brought.
+        # address, never what an untrusted project brought, never a project MCP server's tool.
         preapproved = (mode == "preapprove" and named_by_skill and permission == "ask" and trusted
-                       and not _refuses_everything(approver)
+                       and not getattr(tool, "from_project", False) and not _refuses_everything(approver)
                        and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
         if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
                                                        arguments):
@@ -324,11 +326,8 @@ class ToolRegistry:
     ) -> ToolResult | None:
         """None when approved (events emitted); a failure result when refused. "Always" is
         remembered only when ``rememberable`` (never for what an untrusted project brought)."""
-        if approver is None:
-            reason = (
-                f"{call.name} needs approval ({key}) and no one can answer here; "
-                f"rerun with --yes to approve, or set tools.permissions.{key}: allow in config.yaml"
-            )
+        if approver is None or (approver is approve_all and key in INTERACTIVE_ONLY_KEYS):
+            reason = f"{call.name} needs approval ({key}) and no one can answer here; {_how_to_approve(key)}"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
         request = ApprovalRequest(
@@ -338,6 +337,7 @@ class ToolRegistry:
             title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], _title_for(call.name))),
             detail=detail,
             arguments=dict(call.arguments),
+            rememberable=rememberable and key not in ALWAYS_ASK_KEYS,
         )
         try:
             decision = await approver(request)
@@ -355,12 +355,31 @@ class ToolRegistry:
         return None
 
 
+def _how_to_approve(key: str) -> str:
+    """What can approve a call of ``key`` when no one could answer (only what is honoured)."""
+    if key in INTERACTIVE_ONLY_KEYS:
+        return ("only a person's interactive yes approves it (the TUI, or `aiq-tui ask` at a terminal without "
+                "--yes): --yes, tools.permissions and \"always\" never do; or make the change by hand")
+    if key in ALWAYS_ASK_KEYS:
+        return "rerun with --yes to approve it (it is asked every time: tools.permissions cannot allow it)"
+    return f"rerun with --yes to approve, or set tools.permissions.{key}: allow in config.yaml"
+
+
 def _title_for(tool: str) -> str:
     return "Call MCP server tool" if tool.startswith("mcp__") else f"Run {tool}"
 
 
 def _as_mapping(arguments: Any) -> Mapping[str, Any]:
     return arguments if isinstance(arguments, Mapping) else {"_raw": arguments}
+
+
+def project_layout_of(project: Path, config: "AppConfig", catalog: Any = None) -> Any:
+    """What aiq-tui itself reads in ``project``: the configured skill folders, every folder the
+    catalog scans (``--skills-dir`` too) and ``.mcp.json`` (:class:`~aiq_tui.tools.run_outside.ProjectLayout`)."""
+    from aiq_tui.tools.run_outside import project_layout
+
+    scanned = [directory.path for directory in getattr(catalog, "dirs", ()) or ()]
+    return project_layout(project, config.skills, scanned)
 
 
 def build_default_tools(
@@ -388,15 +407,17 @@ def build_default_tools(
 
     working = (cwd or Path.cwd()).resolve()
     settings = config.tools
+    layout = project_layout_of(working, config, catalog)
     # One launcher policy for every process: commands and script skills share it.
     if executor is None:
-        executor = SkillExecutor(settings, cwd=working, launch=LaunchPolicy(settings, home=home, project=working))
+        executor = SkillExecutor(settings, cwd=working,
+                                 launch=LaunchPolicy(settings, home=home, project=working, layout=layout))
     launch = executor.launch
     tools: list[Tool] = [
         HttpRequestTool(settings),
         CommandTool(settings, home=home, cwd=working, launch=launch),
         FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
-                           resource_cap=config.skills.max_resource_bytes),
+                           resource_cap=config.skills.max_resource_bytes, layout=layout),
         SqlTool(settings, home=home, sources=sources),
     ]
     if config.skills.enabled and catalog is not None:

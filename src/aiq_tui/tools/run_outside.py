@@ -1,23 +1,29 @@
-"""Files that something runs outside the sandbox: git hooks, hook managers, direnv — and the
-files that change what aiq-tui itself does (project skills, ``.mcp.json``).
+"""What will run a file besides an ordinary edit: git (hooks, ``core.hooksPath``, a config file
+it includes), hook managers, direnv — and aiq-tui itself (the configured skill folders, the
+project's ``.mcp.json``, whose servers start outside the sandbox).
 
-A write to one of them is not an ordinary edit: git runs ``.githooks/pre-commit`` (when
-``core.hooksPath`` points there) at the user's next commit, with the user's full rights. So
-``file_operations`` names the runner in the approval and asks every time
-(permission ``file_write:runs``), and the launcher keeps the existing ones read-only for
-commands and scripts (:func:`protected_in`).
+One function answers for any path, :func:`runner_of`, judged from the project root *and* the
+top of the git work tree (a project may be a folder of a monorepo, or no repository at all),
+with the project's own :class:`ProjectLayout` (its skill folders as configured, not as named
+here). Three callers ask it:
+
+* ``file_operations``: such a write is permission ``file_write:runs``; the approval names the
+  runner, and only a person's interactive yes approves it — never ``--yes``, a config ``allow``
+  or an "always" (:data:`~aiq_tui.tools.policy.INTERACTIVE_ONLY_KEYS`);
+* the launcher: the existing ones are bound read-only for commands and scripts
+  (:func:`protected_in`); one that does not exist yet cannot be held that way (a mount needs
+  something to cover), so :func:`absent_in` names them before a launch and
+  :func:`remove_created` takes away whatever the launch created there — a ``.git`` in a project
+  that is no repository, a ``core.hooksPath`` folder or a configured skill folder not made yet,
+  ``lefthook-local.yml`` — before anything can run it.
 
 ``core.hooksPath`` is read from the repository's own config (``.git/config``, or the common
 dir of a worktree) after the user's global one, as git does, following ``include.path`` and
-``includeIf.*.path`` (every condition counted as met). A config file git includes from the work
-tree is itself such a file: a ``core.fsmonitor``, ``core.pager`` or alias written there runs at
-the user's next ``git`` command.
-
-Existing files are kept read-only for commands and scripts; one that does not exist yet cannot
-be held that way (a mount needs something to cover), so :func:`absent_in` names them before a
-launch and :func:`remove_created` takes away whatever the launch created there — a ``.git``
-in a project that is no repository, a ``core.hooksPath`` folder not made yet,
-``lefthook-local.yml`` — before anything can run it.
+``includeIf.*.path`` (every condition counted as met) — each file once, 10 deep as git, at most
+``_INCLUDE_FILES`` files, regular files only, opened non-blocking (a config that includes
+itself must not hang a turn). A config file git includes from the work tree is itself such a
+file: a ``core.fsmonitor``, ``core.pager`` or alias written there runs at the user's next
+``git`` command.
 """
 
 from __future__ import annotations
@@ -25,16 +31,18 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 REMOVED_WHY = ("the command created these, and something runs them outside the sandbox (git, a hook manager, "
                "direnv or aiq-tui itself); they were removed — the user can create them by hand")
 """What a command's or script's result says next to the run-outside paths it created and lost."""
 
 WRITE_KEY = "file_write:runs"
-"""The permission key of a write to such a file: asked every time, denied with ``file_write``."""
+"""The permission key of a write to such a file: approved only by an interactive yes, denied
+with ``file_write``."""
 
 
 @dataclass(frozen=True)
@@ -61,17 +69,76 @@ _HOOK_MANAGERS: tuple[tuple[re.Pattern[str], Runner], ...] = (
     (re.compile(r"^\.overcommit\.yml$"), Runner("overcommit", "at your next commit")),
     (re.compile(r"^\.githooks(/|$)"), Runner("git", "once core.hooksPath points at .githooks")),
     (re.compile(r"(^|/)\.envrc$"), Runner("direnv", "when you enter the folder")),
-    (re.compile(r"^\.(agents|aiq)/skills(/|$)"),
-     Runner("aiq-tui", "aiq-tui loads this as a project skill: its instructions reach the model", outside=False)),
-    (re.compile(r"^\.mcp\.json$"),
-     Runner("aiq-tui", "agents start the MCP servers this file names", outside=False)),
 )
+"""Hook managers' files, by their path from the top of a work tree (or of a project, which
+``git init`` may make one)."""
+
+SKILL_RUNNER = Runner("aiq-tui", "aiq-tui loads this as a skill: its instructions reach the model and its "
+                                 "allowed-tools and scripts act for it", outside=False)
+MCP_RUNNER = Runner("aiq-tui", "at its next start in this project (the MCP servers this file names)")
 
 PROTECTED_NAMES = (".husky", ".githooks", ".lefthook", "lefthook.yml", "lefthook.yaml", "lefthook.json",
                    "lefthook.toml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".pre-commit-config.yaml",
                    ".simple-git-hooks.json", ".simple-git-hooks.js", ".simple-git-hooks.cjs", ".overcommit.yml",
-                   ".envrc", ".agents/skills", ".aiq/skills", ".mcp.json")
-"""What the launcher keeps read-only at the top of a writable project (when it exists)."""
+                   ".envrc")
+"""Hook managers' files the launcher keeps read-only at the top of a writable project (when
+they exist); aiq-tui's own (skill folders, ``.mcp.json``) come from :class:`ProjectLayout`."""
+
+MCP_FILE = ".mcp.json"  # tools.mcp.servers.PROJECT_FILE (not imported: that module is the MCP layer's)
+
+
+@dataclass(frozen=True)
+class ProjectLayout:
+    """Where aiq-tui itself reads what it will act on, for one project: the skill folders as
+    configured (``skills.project_dirs``, ``skills.dirs``, ``--skills-dir``, the user's agent
+    folders) and the project's ``.mcp.json``. A relative folder is judged from the project root
+    *and* from the top of the git work tree holding it (aiq-tui may be started in either)."""
+
+    root: str
+    """The project folder (real path)."""
+    skill_dirs: tuple[str, ...] = (".agents/skills", ".aiq/skills")
+    """Configured skill folders as written (relative: to the project)."""
+
+    def bases(self) -> tuple[str, ...]:
+        """The project root and, when it lies in a repository, the top of its work tree."""
+        repository = repository_of(self.root)
+        return tuple(dict.fromkeys((self.root, *((repository[0],) if repository else ()))))
+
+    def skill_folders(self) -> tuple[str, ...]:
+        """Every configured skill folder, resolved (absolute ones once, relative ones per base)."""
+        found: list[str] = []
+        bases = self.bases()
+        for raw in self.skill_dirs:
+            path = os.path.expanduser(raw)
+            for base in ((None,) if os.path.isabs(path) else bases):
+                found.append(os.path.realpath(path if base is None else os.path.join(base, path)))
+        return tuple(dict.fromkeys(found))
+
+    def mcp_files(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(os.path.realpath(os.path.join(base, MCP_FILE)) for base in self.bases()))
+
+    def aiq_runner(self, real_path: str) -> Runner | None:
+        """aiq-tui's own runner of ``real_path``: a skill folder's file, a ``.mcp.json``."""
+        if real_path in self.mcp_files():
+            return MCP_RUNNER
+        if any(_inside(real_path, folder) for folder in self.skill_folders()):
+            return SKILL_RUNNER
+        return None
+
+
+def project_layout(project: str | os.PathLike[str], skills: Any = None,
+                   extra_dirs: Iterable[str | os.PathLike[str]] = ()) -> ProjectLayout:
+    """The layout of ``project`` under ``skills`` (a :class:`~aiq_tui.config.SkillsSettings`;
+    None: the defaults), plus ``extra_dirs`` (``--skills-dir`` flags)."""
+    if skills is None:
+        from aiq_tui.config import SkillsSettings
+
+        skills = SkillsSettings()
+    dirs = [os.fspath(raw) for raw in extra_dirs]
+    dirs += [*skills.dirs, *skills.project_dirs]
+    if skills.include_user_agent_dirs:
+        dirs += ["~/.claude/skills", "~/.agents/skills"]
+    return ProjectLayout(os.path.realpath(project), tuple(dict.fromkeys(dirs)))
 
 
 def repository_of(path: str) -> tuple[str, str] | None:
@@ -121,21 +188,36 @@ def _config_entries(text: str) -> list[tuple[str, str, str]]:
 
 
 _INCLUDE_DEPTH = 10  # git's own limit
+_INCLUDE_FILES = 100
+"""Most config files one chain reads: a file included from many places is read once (git would
+read it again; for the keys read here, once is the same answer)."""
 
 
-def _config_chain(path: str, depth: int = 0) -> list[tuple[str, list[tuple[str, str, str]]]]:
+def _config_chain(path: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     """``path`` and every file it includes (``include.path``, ``includeIf.*.path`` — each
-    condition counted as met), in the order git reads them, each with its entries."""
-    if depth > _INCLUDE_DEPTH:
-        return []
-    entries = _config_entries(_read(path))
-    chain = [(path, entries)]
-    for section, key, value in entries:
-        if section in ("include", "includeif") and key == "path" and value:
-            included = os.path.expanduser(value)
-            if not os.path.isabs(included):
-                included = os.path.join(os.path.dirname(path), included)
-            chain += _config_chain(os.path.realpath(included), depth + 1)
+    condition counted as met), in the order git reads them, each with its entries.
+
+    Bounded like git and then some: includes nest at most ``_INCLUDE_DEPTH`` deep, each file is
+    read once (a config that includes itself six times would otherwise be read ~6^10 times and
+    hang a turn), at most ``_INCLUDE_FILES`` files in all, and only regular files (opened
+    non-blocking: a FIFO named as an include must not hang the read)."""
+    chain: list[tuple[str, list[tuple[str, str, str]]]] = []
+    visited: set[str] = set()
+
+    def follow(current: str, depth: int) -> None:
+        if depth > _INCLUDE_DEPTH or current in visited or len(visited) >= _INCLUDE_FILES:
+            return
+        visited.add(current)
+        entries = _config_entries(_read(current))
+        chain.append((current, entries))
+        for section, key, value in entries:
+            if section in ("include", "includeif") and key == "path" and value:
+                included = os.path.expanduser(value)
+                if not os.path.isabs(included):
+                    included = os.path.join(os.path.dirname(current), included)
+                follow(os.path.realpath(included), depth + 1)
+
+    follow(path, 0)
     return chain
 
 
@@ -159,11 +241,27 @@ def _unquote(value: str) -> str:
 
 
 def _read(path: str) -> str:
+    """The text of the regular file at ``path`` (at most 1 MB), "" for anything else: opened
+    non-blocking and checked with ``fstat``, so a FIFO or a device never blocks or floods a read."""
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read(1_000_000)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except (OSError, ValueError):
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return handle.read(_CONFIG_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return ""
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+_CONFIG_BYTES = 1_000_000
 
 
 def _common_dir(git_dir: str) -> str:
@@ -215,10 +313,15 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def runner_of(real_path: str) -> Runner | None:
-    """Who runs the file at ``real_path`` (absolute, resolved) outside an ordinary edit, or None."""
+def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | None:
+    """What will run the file at ``real_path`` (absolute, resolved) besides an ordinary edit, or
+    None: git (hooks, ``core.hooksPath``, a config file it includes), a hook manager (judged from
+    the top of the work tree and from the project root), direnv, or aiq-tui itself (the skill
+    folders and ``.mcp.json`` of ``layout``). Without a layout, the project is taken to be the
+    work tree (or, outside a repository, the file's folder) with the default skill folders."""
     repository = repository_of(real_path)
-    base = repository[0] if repository else os.path.dirname(real_path)
+    if layout is None:
+        layout = ProjectLayout(repository[0] if repository else os.path.dirname(real_path))
     if repository is not None:
         hooks = hooks_path(*repository)
         if hooks is not None and _inside(real_path, hooks) and real_path != hooks:
@@ -229,16 +332,25 @@ def runner_of(real_path: str) -> Runner | None:
         if real_path in included_configs(*repository):
             return Runner("git", "at your next git command: git reads this file as configuration (include.path), "
                                  "and a setting there (core.fsmonitor, core.pager, an alias) runs a program")
-    relative = os.path.relpath(real_path, base).replace(os.sep, "/")
-    for pattern, runner in _HOOK_MANAGERS:
-        if pattern.search(relative):
-            return runner
+    own = layout.aiq_runner(real_path)
+    if own is not None:
+        return own
+    bases = (*((repository[0],) if repository else ()), *layout.bases())
+    for base in dict.fromkeys(bases):
+        if not _inside(real_path, base) or real_path == base:
+            continue
+        relative = os.path.relpath(real_path, base).replace(os.sep, "/")
+        for pattern, runner in _HOOK_MANAGERS:
+            if pattern.search(relative):
+                return runner
     return None
 
 
-def _guarded_in(root: str) -> tuple[list[str], list[str]]:
+def _guarded_in(root: str, layout: ProjectLayout | None) -> tuple[list[str], list[str]]:
     """(existing, absent) run-outside paths of the writable tree ``root`` (real)."""
     paths = [os.path.join(root, name) for name in PROTECTED_NAMES]
+    own = layout if layout is not None else ProjectLayout(root)
+    paths += [path for path in (*own.skill_folders(), *own.mcp_files()) if _inside(path, root) and path != root]
     repository = repository_of(root)
     if repository is None or repository[0] != root:
         paths.append(os.path.join(root, ".git"))  # a .git made here would be a repository of its own
@@ -256,23 +368,24 @@ def _guarded_in(root: str) -> tuple[list[str], list[str]]:
     return existing, [path for path in paths if path not in existing]
 
 
-def protected_in(roots: Iterable[Path | str]) -> list[str]:
-    """The existing run-outside files and folders of each writable root: the names at its top,
-    the repository's ``core.hooksPath`` folder, config files it includes from the tree and a git
-    dir a ``.git`` file points at, when they lie inside it."""
+def protected_in(roots: Iterable[Path | str], layout: ProjectLayout | None = None) -> list[str]:
+    """The existing run-outside files and folders of each writable root: hook managers' names at
+    its top, the skill folders and ``.mcp.json`` of ``layout`` (default: the root's default
+    ones), the repository's ``core.hooksPath`` folder, config files it includes from the tree and
+    a git dir a ``.git`` file points at, when they lie inside it."""
     found: list[str] = []
     for root in roots:
-        found += _guarded_in(os.path.realpath(root))[0]
+        found += _guarded_in(os.path.realpath(root), layout)[0]
     return list(dict.fromkeys(found))
 
 
-def absent_in(roots: Iterable[Path | str]) -> list[str]:
+def absent_in(roots: Iterable[Path | str], layout: ProjectLayout | None = None) -> list[str]:
     """The same paths where they do not exist yet (and so cannot be kept read-only): a launch
     must not leave them behind (:func:`remove_created`). A project that is no repository gets
     ``.git`` among them."""
     found: list[str] = []
     for root in roots:
-        found += _guarded_in(os.path.realpath(root))[1]
+        found += _guarded_in(os.path.realpath(root), layout)[1]
     return list(dict.fromkeys(found))
 
 

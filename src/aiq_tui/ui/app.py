@@ -1466,10 +1466,35 @@ class AiqApp(App[int]):
         if meta is None:
             self.notify(f"No skill named {name!r}.", severity="warning")
             return
+        from aiq_tui.skills.imported import pending_tools
+
         skill = catalog.load(name)
         document = SkillDocument(meta, skill.body, tuple(catalog.resources(name)),
-                                 validation_problems(meta, self.engine.config.skills), self.shown(meta.path))
+                                 validation_problems(meta, self.engine.config.skills), self.shown(meta.path),
+                                 pending_tools(self.engine.workspace.home, meta))
         self.push_screen(SkillViewerScreen(document))
+
+    @work(group="engine", exit_on_error=False)
+    async def action_confirm_skill_tools(self, name: str) -> None:
+        """The viewer's ``c``: the user confirms an imported skill's allowed-tools (as
+        ``aiq-tui skills trust NAME``)."""
+        from aiq_tui.skills.imported import confirm
+
+        catalog = self.engine.workspace.catalog
+        meta = catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
+        if meta is None:
+            return
+        try:
+            await asyncio.to_thread(confirm, self.engine.workspace.home, meta)
+        except OSError as exc:
+            self.notify(f"cannot record it: {exc}", severity="error")
+            return
+        self.notify(f"{name}: its allowed-tools now pre-approve those calls while the skill is in use")
+        from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+
+        if isinstance(self.screen, SkillViewerScreen):  # show the skill as it is now
+            await self.pop_screen()
+            self.action_open_skill(name)
 
     def action_trigger_eval(self, name: str = "") -> None:
         """The trigger eval view of ``name`` (default: the Active skill)."""

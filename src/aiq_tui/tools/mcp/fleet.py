@@ -213,6 +213,12 @@ class McpFleet:
         self._connections[server.name] = connection
         self._adopt(server, connection, tools)
 
+    def _project_trusted(self) -> bool:
+        """Whether the user trusts the project now (asked again each time: a decision may change)."""
+        from aiq_tui.trust import project_trust
+
+        return project_trust(self.home, self.cwd).trusted
+
     def log_path(self, name: str) -> Path:
         """Where a stdio server's stderr goes (overwritten at each start)."""
         return self.home.data_dir / "mcp" / f"{name}.log"
@@ -231,7 +237,8 @@ class McpFleet:
             name = tool_name(server.name, remote.name)
             if name in self.registry:
                 continue  # two of its names that read alike once made safe: the first stays
-            tool = McpTool(name, server.name, remote, connection, self.config.mcp.result_max_bytes)
+            tool = McpTool(name, server.name, remote, connection, self.config.mcp.result_max_bytes,
+                           from_project=not server.trusted, project_trusted=self._project_trusted())
             self.registry.add(tool)
             names.append(name)
             descriptions.append(tool.spec.description)

@@ -176,13 +176,18 @@ def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list
     if not config.mcp.project_servers:
         return servers, []
     project, problems = project_servers(cwd, config.mcp.project_file_max_bytes)
-    taken = {server.name for server in servers}
+    # Case-insensitively, as tools.permissions and allowed-tools match them: a project's
+    # `GitHub` must not load beside the user's `github` and borrow what names it.
+    taken = {server.name.lower(): server for server in servers}
     for server in project:
-        if server.name in taken:
-            problems.append(Problem(server.origin, f"server {server.name!r} is also in your config.yaml; "
-                                    "yours is used", field=f"mcpServers.{server.name}", severity=Severity.WARNING))
+        first = taken.get(server.name.lower())
+        if first is not None:
+            where = "in your config.yaml; yours" if first.trusted else "earlier in this file; that one"
+            problems.append(Problem(server.origin, f"server {server.name!r} is also {where} is used (server names "
+                                    "are compared ignoring case)", field=f"mcpServers.{server.name}",
+                                    severity=Severity.WARNING))
             continue
-        taken.add(server.name)
+        taken[server.name.lower()] = server
         servers.append(server)
     return servers, problems
 

@@ -29,8 +29,13 @@ class McpTool:
     """A server's tool; calls go to its live connection."""
 
     def __init__(self, name: str, server: str, remote: "RemoteTool", connection: "McpConnection",
-                 result_max_bytes: int) -> None:
+                 result_max_bytes: int, *, from_project: bool = False, project_trusted: bool = False) -> None:
         self.server = server
+        # A project's server (.mcp.json) is a project source: its calls are never pre-approved by
+        # a skill's allowed-tools (a user skill's `mcp__github` names the user's own server, not
+        # a project's `GitHub`), and in an untrusted project they ask every time.
+        self.from_project = from_project
+        self._trusted = not from_project or project_trusted
         self.remote_name = remote.name
         self._connection = connection
         self._limit = result_max_bytes
@@ -43,6 +48,10 @@ class McpTool:
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
         return self._spec.name
+
+    def source_trusted(self, arguments: dict[str, Any]) -> bool:
+        """The user's own server, or a trusted project's: "always" may be remembered for it."""
+        return self._trusted
 
     def describe(self, arguments: dict[str, Any]) -> str:
         # Every key, each value cut short: a long first argument cannot push ``path`` out of

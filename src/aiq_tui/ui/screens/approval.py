@@ -52,7 +52,8 @@ class ApprovalScreen(ModalScreen[Decision]):
                     yield Static(approval_text(content), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
-                yield Button("Always (a)", id="allow_always", variant="primary")
+                if request.rememberable:  # else "always" would not be kept: it is not offered
+                    yield Button("Always (a)", id="allow_always", variant="primary")
                 yield Button("Deny (n)", id="deny", variant="error")
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
@@ -64,4 +65,6 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.action_decide(event.button.id or "deny")
 
     def action_decide(self, value: str) -> None:
+        if value == Decision.ALLOW_ALWAYS.value and not self.request.rememberable:
+            return  # not offered for this call: only once or deny
         self.dismiss(Decision(value))

@@ -30,6 +30,8 @@ class SkillDocument:
     resources: tuple[Resource, ...]
     problems: tuple[Problem, ...]
     location: str  # the SKILL.md path as shown (relative when possible)
+    pending_tools: tuple[str, ...] = ()
+    """An imported skill's allowed-tools the user has not confirmed (they pre-approve nothing yet)."""
 
 
 def field_text(value: Any) -> str:
@@ -48,6 +50,7 @@ class SkillViewerScreen(Screen[None]):
         Binding("a", "activate", "Activate"),
         Binding("e", "toggle_status", "Enable/Disable"),
         Binding("t", "trigger_eval", "Trigger evals"),
+        Binding("c", "confirm_tools", "Confirm allowed-tools"),
     ]
 
     def __init__(self, document: SkillDocument) -> None:
@@ -64,6 +67,10 @@ class SkillViewerScreen(Screen[None]):
                 label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
                 status = "" if doc.meta.status == "active" else f"  [{label}: not loaded — e enables]"
                 yield Static(printable(f"{doc.meta.name}{status}\n{doc.location}"), id="viewer-title", markup=False)
+                if doc.pending_tools:
+                    yield Static(printable(
+                        f"imported: its allowed-tools ({' '.join(doc.pending_tools)}) pre-approve nothing until you "
+                        "confirm them — c confirms"), id="viewer-pending", markup=False)
                 yield DataTable(id="frontmatter", cursor_type="row")
                 yield DataTable(id="resources", cursor_type="row")
                 yield Static(printable(self._problem_text(doc.problems)), id="viewer-problems", markup=False)
@@ -108,6 +115,14 @@ class SkillViewerScreen(Screen[None]):
         text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
         fence = "text" if isinstance(value, str) else "json"
         self.app.push_screen(TextModal(f"{meta.name}: {key}", f"```{fence}\n{text}\n```\n"))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "confirm_tools":
+            return bool(self.document.pending_tools)  # offered only for an imported skill waiting for it
+        return True
+
+    async def action_confirm_tools(self) -> None:
+        await self.app.run_action(f"confirm_skill_tools({self.document.meta.name!r})")
 
     async def action_activate(self) -> None:
         # run_action is a coroutine: un-awaited, the key did nothing.

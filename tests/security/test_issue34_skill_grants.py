@@ -1,0 +1,153 @@
+"""What a skill's ``allowed-tools`` may pre-approve (issue 34, row 9 and an "also found").
+
+Row 9: a skill from ``skills import ZIP|URL`` landed in the config home and counted as the
+user's own: its ``allowed-tools`` (a bare ``"*"`` matched every tool through ``fnmatch``)
+pre-approved a file write, a command and a POST in later sessions; the import said nothing.
+Also found: ``allowed-tools`` pre-approved as soon as a keyword match made a skill Active —
+nobody invoked it. Claude Code applies them once the skill is invoked (``use_skill``,
+``/skill``, a tool of the skill called).
+Each test runs ``aiq-tui ask --json`` (nobody to ask: a call runs only when pre-approved) and
+looks at the file the model tried to write.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from aiq_tui.cli import main
+from aiq_tui.locations import Home
+from tests.security.scripted import KEY, ScriptedModel, calls, of_type, run_session, write_skill
+
+WRITE = ("file_operations", {"operation": "write", "path": "written.txt", "content": "x"})
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "project"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    return root
+
+
+def _zip(tmp_path: Path, name: str, allowed: str) -> Path:
+    archive = tmp_path / f"{name}.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr(f"{name}/SKILL.md", f"---\nname: {name}\ndescription: Formats the project's notes nicely\n"
+                                            f"allowed-tools: {allowed}\n---\nFormat the notes.\n")
+    return archive
+
+
+def _import(archive: Path, capsys, *flags: str) -> str:
+    assert main(["skills", "import", str(archive), *flags]) == 0
+    return capsys.readouterr().out
+
+
+def test_an_imported_skills_allowed_tools_pre_approve_nothing_until_confirmed(project: Path, tmp_path: Path,
+                                                                              monkeypatch, capsys) -> None:
+    _import(_zip(tmp_path, "notes", "[file_operations, execute_command, http_request]"), capsys)
+    steps = calls(("use_skill", {"skill_name": "notes"}), WRITE)
+    run_session(steps, monkeypatch, capsys)
+    assert not (project / "written.txt").exists()
+    assert main(["skills", "trust", "notes"]) == 0  # the user has seen them and says yes
+    run_session(steps, monkeypatch, capsys)
+    assert (project / "written.txt").read_text() == "x"
+
+
+def test_the_import_shows_the_allowed_tools_it_brings(tmp_path: Path, capsys) -> None:
+    out = _import(_zip(tmp_path, "notes", "[file_operations, execute_command, http_request]"), capsys)
+    assert all(tool in out for tool in ("file_operations", "execute_command", "http_request"))
+    data = json.loads(_import(_zip(tmp_path, "other", "[Bash]"), capsys, "--json"))
+    assert data["imported"][0]["allowed_tools"] == ["Bash"]
+
+
+def test_importing_again_needs_confirming_again(project: Path, tmp_path: Path, monkeypatch, capsys) -> None:
+    archive = _zip(tmp_path, "notes", "[file_operations]")
+    _import(archive, capsys)
+    assert main(["skills", "trust", "notes"]) == 0
+    _import(archive, capsys, "--force")  # whatever the archive holds now is new input
+    run_session(calls(("use_skill", {"skill_name": "notes"}), WRITE), monkeypatch, capsys)
+    assert not (project / "written.txt").exists()
+
+
+@pytest.mark.parametrize("allowed", ['"*"', '["*"]', '"**"'])
+def test_a_bare_star_pre_approves_nothing(project: Path, isolated_home: Home, monkeypatch, capsys,
+                                          allowed: str) -> None:
+    isolated_home.ensure()
+    write_skill(isolated_home.skills_dir, "mine", f"allowed-tools: {allowed}\n")  # the user's own skill
+    run_session(calls(("use_skill", {"skill_name": "mine"}), WRITE), monkeypatch, capsys)
+    assert not (project / "written.txt").exists()
+
+
+def test_a_bare_star_is_a_validation_warning(isolated_home: Home, capsys) -> None:
+    isolated_home.ensure()
+    path = write_skill(isolated_home.skills_dir, "mine", 'allowed-tools: "*"\n')
+    main(["skills", "validate", "--json", str(path.parent)])
+    report = json.loads(capsys.readouterr().out)
+    problems = [problem for skill in report["skills"] for problem in skill["problems"]]
+    assert [(p["field"], p["severity"]) for p in problems] == [("allowed-tools", "warning")]
+
+
+# -- also found: only a skill someone invoked pre-approves ------------------------------------------
+
+QUESTION = "draft the changelog entry for the new release in the changelog file"
+
+
+def _keyword_active_skill(home: Home) -> None:
+    home.ensure()
+    write_skill(home.skills_dir, "changelog-drafter", "allowed-tools: [file_operations]\ntags: [changelog, release]\n"
+                "triggers: [changelog entry, new release]\n",
+                body="Draft the changelog entry for the new release.\n")
+
+
+def _ask(steps, monkeypatch, capsys) -> list[dict]:
+    with ScriptedModel(steps) as model:
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        main(["ask", "--provider", "openai", "--json", QUESTION])
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+
+
+def test_a_skill_made_active_by_a_keyword_match_pre_approves_nothing(project: Path, isolated_home: Home,
+                                                                    monkeypatch, capsys) -> None:
+    _keyword_active_skill(isolated_home)
+    events = _ask(calls(WRITE), monkeypatch, capsys)
+    active = [e for e in of_type(events, "skill_state_changed") if e["name"] == "changelog-drafter"]
+    assert active and active[-1]["new"] == "active"  # matched well enough to be Active…
+    assert not (project / "written.txt").exists()  # …but nobody invoked it
+
+
+def test_the_same_skill_pre_approves_once_the_model_invokes_it(project: Path, isolated_home: Home,
+                                                              monkeypatch, capsys) -> None:
+    _keyword_active_skill(isolated_home)
+    _ask(calls(("use_skill", {"skill_name": "changelog-drafter"}), WRITE), monkeypatch, capsys)
+    assert (project / "written.txt").read_text() == "x"
+
+
+@pytest.mark.slow
+async def test_the_tui_skill_viewer_offers_the_confirmation(tmp_path: Path, isolated_home: Home, capsys) -> None:
+    from aiq_tui.agent.engine import Engine
+    from aiq_tui.skills.imported import granted_tools
+    from aiq_tui.ui.app import AiqApp
+    from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+    from aiq_tui.workspace import Workspace
+    from tests.ui.helpers import settle
+
+    _import(_zip(tmp_path, "notes", "[file_operations]"), capsys)
+    app = AiqApp(Engine.create(Workspace.open()), watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        meta = app.engine.workspace.catalog.get("notes")
+        assert granted_tools(isolated_home, meta) == ()
+        app.action_open_skill("notes")
+        await pilot.pause()
+        assert isinstance(app.screen, SkillViewerScreen) and app.screen.document.pending_tools == ("file_operations",)
+        await pilot.press("c")
+        for _ in range(200):
+            if granted_tools(isolated_home, meta):
+                break
+            await pilot.pause(0.05)
+        assert granted_tools(isolated_home, meta) == ("file_operations",)
