@@ -328,7 +328,8 @@ def report(turns: int, raw: dict[str, Any]) -> dict[str, Any]:
     base = early[1]  # turn 20: the growth is measured from there to the last turn
     figures: dict[str, Any] = {
         "method": f"headless pilot {SIZE[0]}x{SIZE[1]}, real engine on the offline demo model, one live session; "
-                  "a turn is timed from Enter to its end drawn, a ← step from the key to its state drawn",
+                  "a turn is timed from Enter to its end drawn and painted, a ← step from the key to its state drawn "
+                  "and painted",
         "turns": turns,
         "questions": len(QUESTIONS),
         "approvals_denied": raw["denied"],
