@@ -15,8 +15,9 @@ from pathlib import Path
 # module name → what it measures; each exposes run() -> dict of figures. Start-up (tui) runs
 # first, from a small parent: its processes are timed from spawn, and a parent grown by the
 # matching benchmark (a model, 20,000 query vectors) made every spawn slower. Opening Replay
-# (replay) runs in a pseudo-terminal too; the theme toggle (theme) runs the app in this process, last.
-BENCHMARKS = ("tui", "replay", "scan", "match", "tokens", "tools", "doctor", "telemetry", "theme")
+# (replay) runs in a pseudo-terminal too; the theme toggle (theme) runs the app in this process. The
+# soak (a live session of AIQ_BENCH_SOAK_TURNS turns, default 300: minutes) runs last, in a child process.
+BENCHMARKS = ("tui", "replay", "scan", "match", "tokens", "tools", "doctor", "telemetry", "theme", "soak")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
