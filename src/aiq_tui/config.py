@@ -351,8 +351,10 @@ class AgentSettings(_Section):
     """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
     skill_allowed_tools: Literal["preapprove", "restrict", "ignore"] = "preapprove"
     """What a skill's ``allowed-tools`` means: ``preapprove`` (default, as in Claude Code) runs
-    matching calls without asking while the skill is active — never overriding ``deny``, never
-    for a shell string or a secret; ``restrict`` also blocks every other tool; ``ignore``."""
+    matching calls without asking while the skill is in use after someone invoked it (``/skill``,
+    ``use_skill``, a tool of the skill; a keyword match alone pre-approves nothing) — never
+    overriding ``deny``, never for a shell string, a secret or a project MCP server's tool;
+    ``restrict`` also blocks every other tool; ``ignore``."""
 
 
 MCP_SERVER_NAME = r"^(?=.{1,40}$)[A-Za-z0-9-]+(_[A-Za-z0-9-]+)*$"
