@@ -17,9 +17,9 @@ from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.skills.executor import find_dangerous
 from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
-# Shell tools of clients that read ``allowed-tools`` as pre-approval (Claude Code and others).
-# ``Bash(git:*)`` is scoped; bare ``Bash`` is not. aiq-tui itself reads the field as a
-# restriction (its permission policy still asks), so its own tool names are not listed.
+# Shell tools of clients that read ``allowed-tools`` as pre-approval (Claude Code, and aiq-tui
+# under the default agent.skill_allowed_tools: preapprove). ``Bash(git:*)`` is scoped; bare
+# ``Bash`` is not.
 SHELL_TOOLS = ("bash", "shell", "sh", "zsh", "terminal", "powershell")
 # "[" not preceded by "!" (not an image), checked after the "[": a pattern that starts with a
 # literal is searched for by that literal, ~20× faster over long bodies than one that starts
@@ -133,7 +133,8 @@ def _allowed_tools(meta: SkillMeta) -> list[Finding]:
     return [Finding(
         Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: allowed-tools pre-approves a shell",
         why=(f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
-             "while this skill is active in clients that pre-approve listed tools (aiq-tui still asks)"),
+             "once this skill is invoked, in clients that pre-approve listed tools (aiq-tui too, by default: "
+             "any program on tools.command_allowlist, never a shell string)"),
         fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
     )]
 
