@@ -638,9 +638,7 @@ class SkillIndex:
         song"): the description names ``k`` other senses of such a word besides its own, so the
         word alone says this skill's sense with a ``1 / (1 + k)`` share. One matched word the
         clauses do not use says which sense is meant, and every word then counts in full."""
-        senses: Counter[str] = Counter()
-        for boundary in doc.exclusions:
-            senses.update(dict(boundary.senses) or dict.fromkeys(boundary.context, 1))
+        senses = _senses(doc)
         if not senses:
             return (), 0.0
         postings = self._postings
@@ -841,8 +839,16 @@ class SkillIndex:
                            f"score and confidence × {factor:.2f})")
         contested = self._contested(doc, masses)[0] if doc.exclusions and not hits else ()
         if contested:
-            reasons.append(f"met only through {said(contested)}, which its \"Not for …\" clauses also use "
-                           "for other things: confidence counts such a word at a share (1 in 1 + the uses)")
+            senses = _senses(doc)
+            if len(contested) == 1:
+                term = contested[0]
+                reasons.append(f"met only through {said(contested)}, a word its \"Not for …\" clauses also use for "
+                               f"{senses[term]} other thing{'s' if senses[term] > 1 else ''}: "
+                               f"confidence counts it at 1/{1 + senses[term]}")
+            else:
+                shares = ", ".join(f"{shown.get(term, term)} at 1/{1 + senses[term]}" for term in contested)
+                reasons.append(f"met only through {said(contested)}, words its \"Not for …\" clauses also use for "
+                               f"other things: confidence counts {shares}")
         if missing and terms:
             reasons.append(f"missing terms: {said(missing)}")
             related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in missing
@@ -852,6 +858,14 @@ class SkillIndex:
         missing_words = tuple(shown.get(term, term) for term in missing)
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words,
                            tuple(text for text, _met, _mass in hits))
+
+
+def _senses(doc: _Doc) -> Counter[str]:
+    """How many listed items of ``doc``'s exclusion clauses use each word they share with the skill."""
+    senses: Counter[str] = Counter()
+    for boundary in doc.exclusions:
+        senses.update(dict(boundary.senses) or dict.fromkeys(boundary.context, 1))
+    return senses
 
 
 def exclusion_factor(match: Match) -> float:
