@@ -64,6 +64,10 @@ def test_tune_write_keeps_the_first_sentence_adds_whole_sentences_and_raises_the
         assert len(after) <= 1024
         f1_before, f1_after = overall(data["before"]).f1, overall(data["after"]).f1
         assert f1_after >= f1_before - 1e-9, name
+        # Issue 35: a false-trigger rate ≤ 0.25 after tuning, on every skill (theme-factory's
+        # held-out near-misses share only "theme" with what it is for: 0.38 before the matcher
+        # weighed a word its boundaries list in other senses at a share).
+        assert overall(data["after"]).false_rate <= 0.25 + 1e-9, (name, overall(data["after"]))
         if f1_before < 0.8:
             weak.append(name)
             raised += [name] if f1_after - f1_before >= 0.10 - 1e-9 else []

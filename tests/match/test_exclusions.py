@@ -219,3 +219,43 @@ def test_a_boundary_outweighs_a_name_word_match_when_the_request_uses_its_own_wo
     # A request for what the skill is for still loads it.
     wanted = [TriggerCase("apply a dark theme to these slides", True, "theme-factory")]
     assert evaluate_triggers(bounded.rank, wanted, top_k=3, thresholds=DisclosureSettings()).verdicts[0].loaded
+
+
+# -- a word the boundaries give other senses is weak evidence alone -------------------------------
+
+LISTED = (THEMES + " Not for changing the WordPress theme on a blog, setting a VS Code editor theme, picking"
+          " a theme for a wedding or writing a theme song.")
+
+
+def test_a_request_sharing_only_a_word_the_boundaries_list_in_other_senses_does_not_load_the_skill() -> None:
+    from aiq_tui.config import DisclosureSettings
+    from aiq_tui.ranking.trigger_eval import TriggerCase, evaluate_triggers
+
+    others = [meta("sql-query", "Run read-only SQL on a database table."),
+              meta("weather-report", "Forecasts and weather warnings for any city.")]
+    bounded = SkillIndex([meta("theme-factory", LISTED), *others])
+    plain = SkillIndex([meta("theme-factory", THEMES), *others])
+    cases = [TriggerCase("what's the main theme of The Great Gatsby", False, "theme-factory"),
+             TriggerCase("apply a dark theme to these slides", True, "theme-factory"),
+             TriggerCase("a theme with warm colors", True, "theme-factory")]
+
+    def loaded(index: SkillIndex) -> list[bool]:
+        report = evaluate_triggers(index.rank, cases, top_k=3, thresholds=DisclosureSettings())
+        return [verdict.loaded for verdict in report.verdicts]
+
+    # Without the boundary "theme" alone loads it; the boundary lists four other themes, so
+    # "theme" with nothing else of the skill's says this skill's sense one time in five.
+    assert loaded(plain) == [True, True, True]
+    assert loaded(bounded) == [False, True, True]  # "slides" / "colors" say which sense is meant
+    gatsby = bounded.explain("what's the main theme of The Great Gatsby", "theme-factory")
+    assert "met only through theme, a word its \"Not for …\" clauses also use for 4 other things: confidence " \
+           "counts it at 1/5" in gatsby.reasons, gatsby.reasons
+    assert not gatsby.excluded_by  # no clause was met: the word's share, not a penalty
+
+
+def test_each_listed_item_of_a_clause_is_one_more_sense_of_its_shared_words() -> None:
+    from aiq_tui.ranking.exclusions import boundaries
+
+    parsed = parse_exclusions(LISTED)
+    (boundary,) = boundaries(parsed, frozenset(tokenize(parsed.positive)), tokenize)
+    assert dict(boundary.senses) == {"theme": 4}

@@ -19,7 +19,10 @@ the metadata uses ("editor", "terminal" in "Not for editor or terminal themes"),
 skill's name). Meeting an own word is evidence against the skill; a request that meets one is
 then read as the boundary describes it, so its context words count against the skill too.
 That is how a boundary outweighs a name-word match: "install a dark theme for my terminal"
-matches ``theme-factory`` only through "theme", which the boundary itself explains.
+matches ``theme-factory`` only through "theme", which the boundary itself explains. And a
+request that meets no own word but only context words ("the main theme of The Great Gatsby")
+matches through a word the clause's items give other senses; the matcher counts it at a share
+(:attr:`Boundary.senses`).
 """
 
 from __future__ import annotations
@@ -164,6 +167,9 @@ class Boundary:
     own: frozenset[str]  # terms only this clause uses: meeting one is evidence against the skill
     context: frozenset[str]  # terms it shares with what the skill is for: against it once an own term is met
     text: str  # the clause as written
+    # How many of the clause's listed items ("Not for a WordPress theme, a theme song or …")
+    # use each context term: each item is one more thing the word can mean besides the skill.
+    senses: tuple[tuple[str, int], ...] = ()
 
     def against(self, terms: Iterable[str]) -> tuple[str, ...]:
         """The query ``terms`` this boundary counts against the skill: none unless one of its own
@@ -184,8 +190,17 @@ def boundaries(parsed: ParsedDescription, positive: set[str] | frozenset[str],
         terms = frozenset(tokenize(clause.scope))
         own = terms - positive
         if own:
-            out.append(Boundary(own, terms & positive, clause.text))
+            context = terms & positive
+            senses: dict[str, int] = {}
+            for item in _ITEM_BREAK.split(clause.scope):
+                for term in set(tokenize(item)) & context:
+                    senses[term] = senses.get(term, 0) + 1
+            out.append(Boundary(own, context, clause.text, tuple(sorted(senses.items()))))
     return tuple(out)
+
+
+# Where one listed item of a clause ends and the next begins: "a, b or c", "a; b", "a, and b".
+_ITEM_BREAK = re.compile(r"\s*[,;]\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|nor)\s+", re.IGNORECASE)
 
 
 __all__ = ["Boundary", "Exclusion", "ParsedDescription", "boundaries", "is_exclusion", "parse_exclusions"]

@@ -18,6 +18,10 @@ negative evidence. A request using them (beyond words the skill also names as wh
 lowers the skill's score and confidence, recorded as an ``exclusion`` signal that names the
 clause; such a request's words that the clause shares with the rest (a name word: "themes" in
 "Not for terminal themes") then count against the skill too (:class:`~aiq_tui.ranking.exclusions.Boundary`).
+A request that meets no clause but matches the skill *only* through words its clauses also use
+("what's the theme of The Great Gatsby" against "… Not for a WordPress theme or a theme song")
+uses a word the description gives other senses: its coverage counts such a word at
+1 / (1 + the clause items using it) (:meth:`SkillIndex._contested`).
 """
 
 from __future__ import annotations
@@ -620,8 +624,36 @@ class SkillIndex:
         if not total:
             return 0.0
         doc = self._docs.get(name)
-        factor = self.exclusion(name, masses)[0] if doc is not None and doc.exclusions else 1.0
+        if doc is None or not doc.exclusions:
+            return covered / total
+        factor, hits = self.exclusion(name, masses)
+        if not hits:
+            covered -= self._contested(doc, masses)[1]
         return covered / total * factor
+
+    def _contested(self, doc: _Doc, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+                   ) -> tuple[tuple[str, ...], float]:
+        """(contested terms, coverage they lose) when a request meets ``doc`` only through words
+        its own "Not for …" clauses also use ("theme" in "Not for a WordPress theme or a theme
+        song"): the description names ``k`` other senses of such a word besides its own, so the
+        word alone says this skill's sense with a ``1 / (1 + k)`` share. One matched word the
+        clauses do not use says which sense is meant, and every word then counts in full."""
+        senses = _senses(doc)
+        if not senses:
+            return (), 0.0
+        postings = self._postings
+        met: list[tuple[str, float]] = []
+        for term, mass, related in masses:
+            counts = postings.get(term, {}).get(doc.name)
+            if counts and any(counts[:-1]):
+                if term not in senses:
+                    return (), 0.0
+                met.append((term, mass))
+            elif not counts and term not in senses and any(doc.name in postings.get(other, ())
+                                                           for other, _share in related):
+                return (), 0.0  # a related word of the description tells the sense too (the body does not)
+        lost = sum(mass * (1.0 - 1.0 / (1 + senses[term])) for term, mass in met)
+        return tuple(term for term, _mass in met), lost
 
     def _covered(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
                  ) -> tuple[float, float]:
@@ -800,10 +832,23 @@ class SkillIndex:
             held = self._held_back(query, context, ranking, rank - 1)
             if held:
                 reasons.append(held)
-        factor, hits = self.exclusion(name, self._query_masses(self.query_weights(query, context)))
+        masses = self._query_masses(self.query_weights(query, context))
+        factor, hits = self.exclusion(name, masses)
         for text, met, _mass in hits:
             reasons.append(f'excluded by: "{text}" (the request says {said(met)}; '
                            f"score and confidence × {factor:.2f})")
+        contested = self._contested(doc, masses)[0] if doc.exclusions and not hits else ()
+        if contested:
+            senses = _senses(doc)
+            if len(contested) == 1:
+                term = contested[0]
+                reasons.append(f"met only through {said(contested)}, a word its \"Not for …\" clauses also use for "
+                               f"{senses[term]} other thing{'s' if senses[term] > 1 else ''}: "
+                               f"confidence counts it at 1/{1 + senses[term]}")
+            else:
+                shares = ", ".join(f"{shown.get(term, term)} at 1/{1 + senses[term]}" for term in contested)
+                reasons.append(f"met only through {said(contested)}, words its \"Not for …\" clauses also use for "
+                               f"other things: confidence counts {shares}")
         if missing and terms:
             reasons.append(f"missing terms: {said(missing)}")
             related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in missing
@@ -813,6 +858,14 @@ class SkillIndex:
         missing_words = tuple(shown.get(term, term) for term in missing)
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words,
                            tuple(text for text, _met, _mass in hits))
+
+
+def _senses(doc: _Doc) -> Counter[str]:
+    """How many listed items of ``doc``'s exclusion clauses use each word they share with the skill."""
+    senses: Counter[str] = Counter()
+    for boundary in doc.exclusions:
+        senses.update(dict(boundary.senses) or dict.fromkeys(boundary.context, 1))
+    return senses
 
 
 def exclusion_factor(match: Match) -> float:
