@@ -55,7 +55,7 @@ def test_demo_plays_the_story_headless_with_a_caption_per_step_and_a_summary(dem
     texts = [text for _, _, text in _steps(out)]
     assert texts[0] == 'turn 1: you ask "Which books sell best?"'
     for stage in (80, 90, 95):
-        assert any(re.match(rf"\d+ % of 8,192 → stage {stage}: ", t) for t in texts), stage
+        assert any(re.search(rf"(?:^|% → )stage {stage}[: ]", t) for t in texts), stage
     assert any("relevant but not used" in t for t in texts)
     assert "What happened: " in out and "Compression:" in out
 

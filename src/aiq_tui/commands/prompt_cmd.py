@@ -21,7 +21,7 @@ from aiq_tui.commands.common import (
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
-    from aiq_tui.context.prompt import LoadedSkill, Prompt
+    from aiq_tui.context.prompt import Prompt
     from aiq_tui.context.tokens import TokenCounter
     from aiq_tui.workspace import Workspace
 
@@ -84,10 +84,11 @@ def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
 # -- aiq-tui prompt "QUERY" -----------------------------------------------------------------
 
 
-def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", list["LoadedSkill"], "TokenCounter"]:
+def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", Any, "TokenCounter"]:
     """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
     skill sections, tools (only loaded ``skill_*`` tools; the MCP servers' that fit their share)
-    and breakdown."""
+    and breakdown; with the engine's loaded skills (their order and priorities are the ones
+    compression keeps them by)."""
     import msgspec
 
     from aiq_tui.agent.engine import Engine
@@ -106,15 +107,16 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", l
             finally:
                 await engine.mcp.aclose()
 
-        return asyncio.run(with_servers()), engine.skills.loaded(), engine.counter
+        return asyncio.run(with_servers()), engine.skills, engine.counter
     prompt = engine.preview(query)
-    return prompt, engine.skills.loaded(), engine.counter
+    return prompt, engine.skills, engine.counter
 
 
 def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
     from aiq_tui.context.budget import stage_for
 
-    prompt, loaded, counter = _build(workspace, query, window)
+    prompt, skills, counter = _build(workspace, query, window)
+    loaded = skills.loaded()
     b = prompt.breakdown
     over = b.total > b.window
     if option(args, "json"):
@@ -198,9 +200,9 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
 
-    prompt, loaded, counter = _build(workspace, query or "analyse the sales report with sql", window)
+    prompt, skills, counter = _build(workspace, query or "analyse the sales report with sql", window)
     config = workspace.config
-    budget = TokenBudget.from_prompt(counter, config.context, prompt, loaded)
+    budget = TokenBudget.from_prompt(counter, config.context, prompt, skills.loaded(), skills.costs())
     budget.set_history([])
     rng = random.Random(turns)  # deterministic for a given N
     as_json = bool(option(args, "json"))
