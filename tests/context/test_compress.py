@@ -13,7 +13,6 @@ from aiq_tui.context.compress import (
     SkillCost,
     apply,
     compress,
-    decisive,
     keeper_reason,
     plan,
     priority_order,
@@ -22,6 +21,7 @@ from aiq_tui.context.compress import (
     with_ids,
 )
 from aiq_tui.context.model import Stage
+from aiq_tui.figures import decisive
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.skills.model import SkillState

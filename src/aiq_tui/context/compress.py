@@ -45,6 +45,7 @@ from aiq_tui.context.model import CatalogCut, CatalogOption, ShrunkResult, Compr
 from aiq_tui.context.summary import SummaryResult, SummariserFn, cut_tool_result, is_cleared, \
     summarise_with_fallback, tool_result_extract
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, TokenCounter
+from aiq_tui.figures import decisive
 from aiq_tui.conversation import Message, Role
 from aiq_tui.skills.model import SkillState
 
@@ -129,16 +130,6 @@ def priority_order(skills: Sequence[SkillCost]) -> list[SkillCost]:
     indexed.sort(key=lambda item: (_STATE_RANK[item[1].state], -item[1].confidence, -item[1].referenced,
                                    item[1].loaded, item[0]))
     return [skill for _, skill in indexed]
-
-
-def decisive(value: float, others: Sequence[float]) -> str:
-    """``value`` with the digits that tell it from ``others`` (at least 2 decimals, at most 4),
-    so that a comparison printed with it is visibly true: 0.243 beside 0.241 is "0.243"."""
-    for digits in (2, 3, 4):
-        shown = f"{value:.{digits}f}"
-        if all(f"{other:.{digits}f}" != shown for other in others if other != value):
-            return shown
-    return f"{value:.4f}"
 
 
 def keeper_reason(keeper: SkillCost, skills: Sequence[SkillCost]) -> str:
