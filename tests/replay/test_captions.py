@@ -201,19 +201,11 @@ def _turn_captions(events: list[Event]) -> list[tuple[int, str]]:
     return out
 
 
-def test_the_story_shows_a_skill_go_inactive_then_relevant_brief_then_active_full_across_turns(story) -> None:
+def test_the_story_shows_skills_climb_to_full_and_one_come_in_brief(story) -> None:
     lines = _turn_captions(story)
-    journeys: dict[str, list[tuple[int, str]]] = {}
-    for turn, text in lines:
-        found = re.match(r"([\w-]+): (\w+) → (\w+)", text)
-        if found:
-            journeys.setdefault(found.group(1), []).append((turn, f"{found.group(2)}→{found.group(3)}"))
-    assert any(
-        a == "inactive→relevant" and b == "relevant→active" and t2 > t1
-        for steps in journeys.values() for (t1, a), (t2, b) in zip(steps, steps[1:])
-    ), journeys
+    climbed = {re.match(r"([\w-]+):", text).group(1) for _, text in lines if re.match(r"[\w-]+: inactive → active \(full\)", text)}
+    assert {"sql-explorer", "data-report"} <= climbed, lines
     assert any("→ relevant (brief)" in text for _, text in lines)
-    assert any("→ active (full)" in text for _, text in lines)
 
 
 def test_the_story_evicts_a_relevant_skill_it_never_used_and_keeps_the_active_one(story) -> None:
@@ -251,7 +243,8 @@ def test_one_pass_captions_equal_captions_with_the_events_before(story) -> None:
 def test_the_summary_tells_the_skills_journeys_the_stages_with_figures_and_how_to_replay(story) -> None:
     text = demo_summary(story, "20260101-abc")
     assert text.startswith("What happened: ")
-    assert re.search(r"inactive(?: \(turn \d+\))? → relevant \(brief, turn \d+\) → active \(full, turn \d+\)", text), text
+    assert re.search(r"inactive → active \(full, turn \d+\) → evicted \(stage 95, turn \d+\)", text), text
+    assert re.search(r"inactive → relevant \(brief, turn \d+\) → evicted \(stage 90, relevant but not used", text), text
     assert re.search(r"kept at stage 95 in turn \d+ — active, confidence \d\.\d+ \((?:highest|the only Active skill)", text)
     assert "relevant but not used" in text
     for stage in (80, 90, 95):

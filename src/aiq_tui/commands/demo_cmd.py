@@ -86,8 +86,13 @@ async def _play(args: argparse.Namespace, engine: Any) -> int:
             console.print(f"{turn:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
 
     engine.approver = approve_all if option(args, "yes") else deny_all
-    engine.subscribe(survive_closed_stdout(sink))
     script = DemoScript.for_engine(engine)
+    if script.window_note:
+        if as_json:
+            print_json_line({"type": "note", "text": script.window_note})
+        else:
+            console.print(script.window_note, markup=False, soft_wrap=True)
+    engine.subscribe(survive_closed_stdout(sink))
     try:
         while (text := script.next_turn(engine.breakdown.fraction)) is not None:
             await engine.send(text)

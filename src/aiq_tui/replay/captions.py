@@ -349,11 +349,14 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
     kept: dict[str, str] = {}
     bursts: list[_Burst] = []
     refused = 0
+    window = 0  # the window the turns ran on (a demo may give the engine another one back after)
     for event in events:
         data = record_of(event)
         if data is None:
             continue
         kind = data.get("type")
+        if kind == "turn_finished":
+            window = story.window
         if kind == "skill_state_changed":
             _journey(journeys, data, story)
             keeper = _KEEPER.search(str(data.get("reason", "")))
@@ -374,8 +377,9 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
         elif kind == "error_raised" and str(data.get("message", "")).startswith(REFUSAL_PREFIX):
             refused += 1
         story.add(data)
+    window = window or story.window
     lines = [f"What happened: {story.turn} turn{'s' if story.turn != 1 else ''}"
-             + (f" on a {story.window:,}-token window." if story.window else ".")]
+             + (f" on a {window:,}-token window." if window else ".")]
     if journeys:
         lines.append("Skills:")
         for name, steps in journeys.items():
