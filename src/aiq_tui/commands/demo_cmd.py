@@ -20,9 +20,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser = subparsers.add_parser(
         "demo", parents=parents, help="play the /demo story headless, one caption per step",
         description=(
-            "Play the /demo story on the offline demo model: a data question, a report saved to a "
-            "file, a command, then follow-ups that fill the context window until compression runs "
-            "at 80, 90 and 95 %. Each step prints one caption saying what happened and why (skills "
+            "Play the /demo story on the offline demo model and its 8,192-token window: orders "
+            "with the sql-explorer skill, a report of them saved with data-report, then a command; "
+            "the rows fill the window so that compression runs at 80, 90 and 95 % within the "
+            "second request. Each step prints one caption saying what happened and why (skills "
             "loaded, evicted or kept, the budget, each compression stage); a summary ends it, with "
             "how to replay the saved session. The write and the command ask for approval: refused "
             "unless --yes. Exit 1 when a turn failed."
