@@ -47,9 +47,6 @@ STORY = (
 )
 """The three requests: a data question, a report saved to a file (asks), a command (asks)."""
 
-STORY_OPENING = STORY
-"""(The name earlier versions of the story used for its fixed part.)"""
-
 FIRST_AIM = 0.72
 """Where the first turn's rows land the budget, as a share of the window: the second question
 (and the data-report skill it loads in full) then crosses the first threshold."""
