@@ -33,8 +33,8 @@ def state(history: list[Message], skills: list[SkillCost] | None = None, *, fixe
     return ContextState(tuple(history), tuple(skills or ()), fixed, reserve, window)
 
 
-def skill(name: str, state_: SkillState, tokens: int, relevance: float = 0.0) -> SkillCost:
-    return SkillCost(name, state_, tokens, relevance)
+def skill(name: str, state_: SkillState, tokens: int, confidence: float = 0.0) -> SkillCost:
+    return SkillCost(name, state_, tokens, confidence)
 
 
 SETTINGS = ContextSettings(summary_max_tokens=100)

@@ -10,14 +10,18 @@ from aiq_tui.events import CompressionApplied
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.compress import (
     ContextState,
+    SkillCost,
     apply,
     compress,
+    keeper_reason,
     plan,
+    priority_order,
     safe_cut,
     state_total,
     with_ids,
 )
 from aiq_tui.context.model import Stage
+from aiq_tui.figures import decisive
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.skills.model import SkillState
@@ -75,11 +79,11 @@ def test_eviction_stops_as_soon_as_the_total_is_under_90_percent(counter: TokenC
 
 def test_skills_priority_active_over_relevant_over_inactive_least_relevant_first(counter: TokenCounter) -> None:
     skills = [
-        skill("rel-high", RELEVANT, 400, relevance=0.9),
-        skill("ina-high", INACTIVE, 400, relevance=0.5),
+        skill("rel-high", RELEVANT, 400, confidence=0.9),
+        skill("ina-high", INACTIVE, 400, confidence=0.5),
         skill("act", ACTIVE, 400),
-        skill("rel-low", RELEVANT, 400, relevance=0.2),
-        skill("ina-low", INACTIVE, 400, relevance=0.1),
+        skill("rel-low", RELEVANT, 400, confidence=0.2),
+        skill("ina-low", INACTIVE, 400, confidence=0.1),
     ]
     base = state(turns(2), skills, fixed=0, reserve=0)
     s = dataclasses.replace(base, window=int(state_total(base, counter) / 0.94))
@@ -110,6 +114,31 @@ def test_aggressive_without_an_active_skill_keeps_the_most_relevant_one(counter:
     s = at_fraction(state(turns(10), skills), 0.97, counter)
     p = plan(s, SETTINGS, counter)
     assert {e.name for e in p.evictions} == {"rel-a", "ina"}
+
+
+def test_among_active_skills_the_95_stage_keeps_the_highest_confidence_then_the_latest_reference(
+        counter: TokenCounter) -> None:
+    first_loaded = SkillCost("data-report", ACTIVE, 200, confidence=0.09, referenced=2, loaded=1)
+    best_match = SkillCost("sql-explorer", ACTIVE, 200, confidence=0.24, referenced=8, loaded=3)
+    s = at_fraction(state(turns(10), [first_loaded, best_match]), 0.97, counter)
+    p = plan(s, SETTINGS, counter)
+    assert [(e.name, e.reason) for e in p.evictions] == [
+        ("data-report", "aggressive stage keeps only the top skill: kept sql-explorer — active, confidence 0.24 (highest)")]
+    # Same confidence: the one the conversation referenced last; then the one loaded first.
+    older = dataclasses.replace(best_match, confidence=0.09, referenced=1)
+    assert keeper_reason(priority_order([first_loaded, older])[0], [first_loaded, older]) == \
+        "active, confidence 0.09 (tied), referenced most recently"
+    same = dataclasses.replace(older, referenced=2)
+    assert priority_order([same, first_loaded])[0] is first_loaded
+    assert keeper_reason(first_loaded, [same, first_loaded]) == "active, confidence 0.09 (tied), loaded first"
+
+
+def test_a_kept_skills_confidence_shows_the_digits_that_decide() -> None:
+    assert decisive(0.243, [0.241, 0.1]) == "0.243"
+    assert decisive(0.24, [0.1]) == "0.24"
+    kept = SkillCost("a", ACTIVE, 1, confidence=0.2436)
+    assert keeper_reason(kept, [kept, SkillCost("b", ACTIVE, 1, confidence=0.2429)]) == \
+        "active, confidence 0.244 (highest)"
 
 
 def test_skill_tokens_count_toward_the_budget(counter: TokenCounter) -> None:

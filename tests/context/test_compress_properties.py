@@ -52,7 +52,7 @@ def top_active(state: ContextState) -> str | None:
     actives = [(i, s) for i, s in enumerate(state.skills) if s.state is SkillState.ACTIVE]
     if not actives:
         return None
-    return min(actives, key=lambda item: (-item[1].relevance, item[0]))[1].name
+    return min(actives, key=lambda item: (-item[1].confidence, item[0]))[1].name
 
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

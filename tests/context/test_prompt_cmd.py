@@ -69,6 +69,20 @@ def test_simulate_prints_each_stage_as_it_fires(capsys: pytest.CaptureFixture[st
     assert "summarised" in out and "→" in out
 
 
+@pytest.mark.parametrize(("window", "turns"), [(None, 20), (6000, 20), (16000, 30)])
+def test_simulate_reaches_every_stage_80_then_90_then_95(capsys: pytest.CaptureFixture[str], skills_dir: Path,
+                                                        window: int | None, turns: int) -> None:
+    size = ["--window", str(window)] if window else []
+    code, data = run_json(capsys, "prompt", "--simulate", str(turns), *size, "--skills-dir", str(skills_dir), "--json")
+    assert code == 0 and not data["refused"]
+    stages = [record["stage"] for record in data["stages"] if record["steps"]]
+    first = {stage: stages.index(stage) for stage in (80, 90, 95) if stage in stages}
+    assert list(first) == [80, 90, 95], stages
+    for record in data["stages"]:  # a stage fires only past its own threshold (after clearing older results)
+        if record["stage"] == 95:
+            assert record["tokens_before"] >= 0.95 * data["window"]
+
+
 def test_simulate_json_records_stages_with_before_and_after(capsys: pytest.CaptureFixture[str], skills_dir: Path) -> None:
     code, data = run_json(capsys, "prompt", "--simulate", "15", "--window", "6000", "--skills-dir", str(skills_dir), "--json")
     assert code == 0 and not data["refused"] and data["stages"]

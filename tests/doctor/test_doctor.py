@@ -96,6 +96,23 @@ def test_catalog_overflow_names_the_skills_cut_first(tmp_path: Path, isolated_ho
     assert [n for n, _ in catalog.projections] == [50, 500, 5000]
 
 
+def test_shortened_descriptions_are_counted_from_one_source_in_the_finding_and_the_catalog_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    long = "Answer questions about invoices, receipts, ledgers and the monthly close " * 6
+    for i in range(3):
+        skill(tmp_path, f"books-{i}", f"{long}number {i}.")
+    skill(tmp_path, "short-one", "Say hello.")
+    report = doctor(tmp_path)
+    catalog = report.catalog
+    [finding] = [f for f in report.findings if "shortened in the catalog" in f.title]
+    assert set(finding.skills) == set(catalog.shortened) >= {"books-0", "books-1", "books-2"}
+    assert "short-one" not in catalog.shortened
+    assert main(["skills", "doctor", "--skills-dir", str(tmp_path)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert f"{len(catalog.shortened)} description(s) are shortened in the catalog" in " ".join(out.split())
+    assert f"{len(catalog.shortened)} with a shortened description, 0 left out" in " ".join(out.split())
+
+
 def test_risky_scripts_shell_preapproval_and_broken_links(tmp_path: Path) -> None:
     folder = skill(tmp_path, "installer", "Install the toolchain.",
                    body="See [the guide](references/guide.md) and [site](https://example.com).\n",

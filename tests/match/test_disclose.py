@@ -219,6 +219,13 @@ def test_states_top_full_match_is_active_with_reason() -> None:
     assert all(t.name not in ("c", "d") for t in transitions)  # stay inactive: no change
 
 
+def test_a_confidence_beside_its_threshold_shows_the_digits_that_decide() -> None:
+    transitions = assign_states(ranking(("a", 0.5), ("b", 0.149)), 3, AppConfig().disclosure,
+                                previous={"b": SkillState.RELEVANT})
+    assert Transition("b", SkillState.RELEVANT, SkillState.INACTIVE, Phase.METADATA,
+                      "inactive: confidence 0.149 < 0.15") in transitions  # not "0.15 < 0.15"
+
+
 def test_states_previous_relevant_falls_out_of_top_k() -> None:
     transitions = assign_states(ranking(("a", 0.5), ("b", 0.4), ("c", 0.3), ("d", 0.2)), 3,
                                 AppConfig().disclosure, previous={"d": SkillState.RELEVANT})

@@ -155,6 +155,13 @@ def test_a_related_word_is_shown_as_the_skill_wrote_it() -> None:
     assert "met through related words (half weight): movie~films" in explanation.reasons
 
 
+def test_a_term_met_through_a_related_word_is_not_called_missing() -> None:
+    index = SkillIndex([meta("showtimes", "Showtimes for films near you.")])
+    explanation = index.explain("movie tonight", "showtimes")
+    assert "movie" not in explanation.missing_words and "tonight" in explanation.missing_words
+    assert not any("missing terms" in reason and "movie" in reason for reason in explanation.reasons)
+
+
 def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(index: SkillIndex) -> None:
     index.add_body("weather", "Attach the PDF forecast.")
     explanation = index.explain("pdf", "weather", top_k=3)

@@ -31,6 +31,19 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
+def test_a_signal_met_through_a_related_word_is_marked_with_the_query_word(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "skills"
+    write_skill(root, "showtimes", "Showtimes for films near you.")
+    code, out, _ = run(capsys, "match", "movie", "--skills-dir", str(root))
+    assert code == 0
+    assert "movie~films@description" in "".join(out.split()), out
+    assert "related to the query's" in out
+    code, out, _ = run(capsys, "match", "movie", "--skills-dir", str(root), "--json")
+    signals = [s for m in json.loads(out)["matches"] if m["name"] == "showtimes" for s in m["signals"]]
+    assert signals and all(s["via"] for s in signals)
+
+
 def test_match_prints_ranking_with_phase_and_signals(skills: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "match", "make a gif for slack", "--skills-dir", str(skills))
     assert code == 0

@@ -3,6 +3,7 @@ prompt format, token budget with 80/90/95 % compression, built-in tools."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.seeds.seed_support import call_tool, config  # noqa: E402
@@ -159,6 +160,23 @@ def test_aggressive_compression_at_95_threshold(home: Path) -> None:
     assert [e.name for e in result.evictions] == ["second"]  # only the top skill stays
 
 
+async def test_aggressive_compression_keeps_the_active_skill_most_relevant_to_this_question(add, engine) -> None:
+    add("alpha-guide", "Alpha guide for reports")
+    add("beta-guide", "Beta guide for reports")
+    eng, _ = engine()
+    await eng.activate("beta-guide")  # Active and loaded first, but hardly about the next question
+    eng.preview("alpha-guide reports")  # alpha-guide Active too, by the best match of this question
+    costs = eng.skills.costs()
+    assert {c.name for c in costs if c.state is SkillState.ACTIVE} == {"alpha-guide", "beta-guide"}
+    counter = TokenCounter.for_config(eng.config)
+    result = plan(_state(30, costs, 2000, counter), eng.config.context, counter)
+    assert int(result.stage) == 95
+    assert [e.name for e in result.evictions] == ["beta-guide"]
+    alpha = eng.skills.confidence("alpha-guide")
+    assert alpha > eng.skills.confidence("beta-guide")
+    assert result.evictions[0].reason.endswith(f"kept alpha-guide — active, confidence {alpha:.2f} (highest)")
+
+
 def test_skills_priority_management() -> None:
     costs = [SkillCost("i", SkillState.INACTIVE, 1, 0.9), SkillCost("r", SkillState.RELEVANT, 1, 0.1),
              SkillCost("a", SkillState.ACTIVE, 1, 0.0)]
@@ -186,8 +204,19 @@ async def test_order_skills_by_priority(add, engine) -> None:
     add("beta-guide", "Beta guide for reports")
     eng, _ = engine()
     await eng.activate("beta-guide")
-    system = eng.preview("alpha-guide reports").system
-    assert system.index("## Skill: beta-guide") < system.index("## Skill: alpha-guide")
+    system = eng.preview("reports").system
+    states = [eng.skills.state_of(name) for name in re.findall(r"^## Skill: (\S+)$", system, re.M)]
+    assert states == [SkillState.ACTIVE, SkillState.RELEVANT]  # the explicit one Active, the match Relevant
+
+
+async def test_within_a_state_skills_are_ordered_by_this_questions_confidence(add, engine) -> None:
+    add("alpha-guide", "Alpha guide for reports")
+    add("beta-guide", "Beta guide for reports")
+    eng, _ = engine()
+    await eng.activate("beta-guide")  # loaded first, Active
+    system = eng.preview("alpha-guide reports").system  # alpha-guide Active too, by a far better match
+    assert eng.skills.state_of("alpha-guide") is SkillState.ACTIVE
+    assert system.index("## Skill: alpha-guide") < system.index("## Skill: beta-guide")
 
 
 # -- Built-in tools for Skills -----------------------------------------------------------------

@@ -44,10 +44,10 @@ def planned_turns(app: AiqApp) -> int:
 
 
 async def start_demo(pilot) -> asyncio.Event:  # noqa: ANN001
-    """Play /demo past the story's two approvals (denied, so nothing is written or run) into
-    its follow-up questions, where Esc reaches the app rather than an approval dialog. The
-    fourth turn is held until the returned gate is set: the demo model answers at once, so
-    without it the story can reach its end before the test's key arrives."""
+    """Play /demo to the end of its first turn, where Esc reaches the app rather than an
+    approval dialog. The second turn is held until the returned gate is set: the demo model
+    answers at once, so without it the story can reach its end before the test's key arrives
+    (a turn already on its way still runs: its approval is refused)."""
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
     app = pilot.app
@@ -55,13 +55,13 @@ async def start_demo(pilot) -> asyncio.Event:  # noqa: ANN001
     send = app.engine.send
 
     async def held(text: str, *args: object, **kwargs: object) -> object:
-        if turns_done(app) >= 3:
+        if turns_done(app) >= 1:
             await gate.wait()
         return await send(text, *args, **kwargs)
 
     app.engine.send = held
     await say(pilot, "/demo play")
-    await deny_approvals_until(pilot, lambda: turns_done(app) >= 3, "the demo's third turn done")
+    await deny_approvals_until(pilot, lambda: turns_done(app) >= 1, "the demo's first turn done")
     await wait_until(lambda: not isinstance(app.screen, ApprovalScreen), "no approval dialog")
     return gate
 
@@ -74,7 +74,8 @@ async def test_esc_and_ctrl_c_stop_the_long_demo(tmp_path: Path, key: str) -> No
         gate = await start_demo(pilot)
         await pilot.press(key)
         gate.set()
-        await wait_until(lambda: not app._turn_running(), "the demo to stop")
+        # the held second turn asks to write its report: refused, if it starts before the stop lands
+        await deny_approvals_until(pilot, lambda: not app._turn_running(), "the demo to stop")
         assert turns_done(app) < planned, "the demo played to its end instead of stopping"
         await app.drained()
         assert any("long demo stopped" in text for text in notices(app))
@@ -92,7 +93,8 @@ async def test_palette_cancel_turn_stops_the_long_demo_and_the_app_keeps_running
         await wait_until(lambda: app.screen.query("CommandList Option").results() is not None, "palette hits")
         await pilot.press("enter")
         gate.set()
-        await wait_until(lambda: not app._turn_running(), "the demo to stop")
+        # the held second turn asks to write its report: refused, if it starts before the stop lands
+        await deny_approvals_until(pilot, lambda: not app._turn_running(), "the demo to stop")
         assert not isinstance(app.screen, CommandPalette)
         assert turns_done(app) < planned
         assert app.is_running and app.return_code is None

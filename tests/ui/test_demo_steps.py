@@ -1,7 +1,7 @@
 """The step-through ``/demo`` (issue 22 item 3's view): the live view paused after every step.
 
-Stepping with → alone (approvals answered "n"), a user sees a skill go Inactive → Relevant →
-Active, the gauge stand at ≥ 80, ≥ 90 and ≥ 95 % on the step whose caption names that stage,
+Stepping with → alone (approvals answered "n"), a user sees skills climb to Active and full
+and one come in as Relevant, the gauge stand at ≥ 80, ≥ 90 and ≥ 95 % on the step whose caption names that stage,
 an evicted skill marked as evicted, and at the end a summary saying how to replay it. The
 frames where a stage fires are snapshots.
 """
@@ -83,8 +83,9 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
             for row in state.skills:
                 if not journeys.get(row.name) or journeys[row.name][-1] != row.state:
                     journeys.setdefault(row.name, []).append(row.state)
-        assert any(j[:3] == ["inactive", "relevant", "active"] or "relevant" in j[:j.index("active")]
-                   for j in journeys.values() if "active" in j), journeys
+        full = {row.name for _, state in seen for row in state.skills if (row.state, row.phase) == ("active", "full")}
+        assert {"sql-explorer", "data-report"} <= full, journeys  # they climb to full
+        assert any("relevant" in j for j in journeys.values()), journeys
         evicted = [state for _, state in seen if any(row.evicted for row in state.skills)]
         assert evicted and any(r.evicted.startswith("evicted at 9") for r in evicted[-1].skills)
         pane = app.query_one(SkillsPane)

@@ -730,6 +730,12 @@ class Engine:
         self._recorder.reset()
         return session
 
+    def use_window(self, tokens: int | None) -> None:
+        """Budget against a ``tokens``-token window from now on (None: the configured one again);
+        the scripted ``/demo`` is written for the demo model's window."""
+        self.config.context.window = tokens
+        self._update_budget()
+
     # -- settings changed in the TUI ------------------------------------------------------------------
     async def apply_settings(self, config: AppConfig) -> None:
         """Saved settings in force now, without a restart: provider, model, window, thresholds.

@@ -25,7 +25,7 @@ from aiq_tui.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
 from aiq_tui.agent.views import SkillView, dormant_view, listed_view
 from aiq_tui.config import AppConfig
-from aiq_tui.context.compress import SkillCost
+from aiq_tui.context.compress import SkillCost, priority_order
 from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.ranking.disclose import SkillTexts, Transition, assign_states, phase_for
@@ -67,24 +67,23 @@ class LoadedSkills:
         self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
         self._catalog_tokens: dict[tuple[str, str], int] = {}
         self._catalog_encoding = counter.encoding  # the counts above are in this encoding
+        self._turn = 0  # questions ranked so far: the clock of ``_referenced``
+        self._referenced: dict[str, int] = {}  # name → the question that last referenced it
+        self._loaded_at: dict[str, int] = {}  # name → load order, while it is loaded
+        self._loads = 0
 
     # -- queries ----------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
         return name in self._slots
 
     def loaded(self) -> list[LoadedSkill]:
-        """The skills in the prompt, in prompt order: Active, then Relevant, then the rest;
-        within a state the explicitly activated first (``/skill``, ``use_skill``), then by
-        confidence, best first, then by name."""
-        order = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
-        return [slot.skill for slot in sorted(
-            self._slots.values(), key=lambda slot: (order[slot.skill.state], slot.skill.name not in self.explicit,
-                                                    -self._relevance(slot.skill.name), slot.skill.name))]
+        """The skills in the prompt, in priority order (:func:`~aiq_tui.context.compress.priority_order`,
+        the order the compression planner keeps them in): Active, then Relevant; within a state
+        by this question's confidence, then the most recent reference, then load order."""
+        return [self._slots[cost.name].skill for cost in priority_order(self.costs())]
 
-    def _relevance(self, name: str) -> float:
-        """The last confidence of ``name`` (1 for an explicit activation, 0 when unmatched)."""
-        if name in self.explicit:
-            return 1.0
+    def confidence(self, name: str) -> float:
+        """``name``'s confidence for the current question (0 when it did not match)."""
         match = self._matches.get(name)
         return match.confidence if match else 0.0
 
@@ -135,8 +134,10 @@ class LoadedSkills:
         return {name: SkillStatus(slot.skill.state, slot.skill.phase, slot.reason) for name, slot in self._slots.items()}
 
     def costs(self) -> tuple[SkillCost, ...]:
-        """For the compression planner: relevance = last confidence (explicit counts as 1)."""
-        return tuple(SkillCost(name, slot.skill.state, slot.tokens, self._relevance(name))
+        """For the compression planner (and the prompt's order): each loaded skill's state,
+        tokens, confidence for the current question, last reference and load order."""
+        return tuple(SkillCost(name, slot.skill.state, slot.tokens, self.confidence(name),
+                               self._referenced.get(name, 0), self._loaded_at.get(name, 0))
                      for name, slot in self._slots.items())
 
     def catalog_entries(self, ranking: Ranking | None = None) -> list[tuple[str, str]]:
@@ -198,6 +199,10 @@ class LoadedSkills:
         self._matches = {match.name: match for match in ranking.matches}
         disclosure = self.config.disclosure
         top_k = self.config.matching.top_k
+        self._turn += 1
+        for match in ranking.top(top_k):  # referenced by this question (seed 000's "recent queries")
+            if phase_for(match.confidence, disclosure) is not Phase.METADATA:
+                self._referenced[match.name] = self._turn
         previous = {name: slot.skill.state for name, slot in self._slots.items()}
         transitions = assign_states(ranking, top_k, disclosure, explicit=frozenset(self.explicit), previous=previous)
         new_active = any(t.new is SkillState.ACTIVE and t.name not in self.explicit for t in transitions)
@@ -234,6 +239,7 @@ class LoadedSkills:
     def activate(self, name: str, reason: str = "active: explicitly activated") -> list[SkillStateChanged]:
         """Make ``name`` Active at the full phase regardless of score (``/skill``, ``use_skill``)."""
         self.explicit.add(name)
+        self._referenced[name] = self._turn
         slot = self._slots.get(name)
         if slot is not None and slot.skill.state is SkillState.ACTIVE and slot.skill.phase is Phase.FULL:
             self._slots[name] = _Slot(slot.skill, slot.tokens, reason)
@@ -262,6 +268,7 @@ class LoadedSkills:
         self.explicit.clear()
         self.invoked.clear()
         self._matches = {}
+        self._referenced = {}
         return [change for name in list(self._slots) for change in
                 self._unload(name, "inactive: new conversation", SkillState.INACTIVE)]
 
@@ -310,6 +317,9 @@ class LoadedSkills:
             return [SkillStateChanged(name, old, SkillState.INACTIVE, Phase.METADATA, f"cannot load: {exc}")]
         skill = LoadedSkill(name, meta.description, content, state, phase)
         tokens = self.counter.count(skill_section(skill))
+        if name not in self._slots:
+            self._loads += 1
+            self._loaded_at[name] = self._loads
         self._slots[name] = _Slot(skill, tokens, reason)
         self._reasons.pop(name, None)
         return [SkillStateChanged(name, old, state, phase, reason, tokens)]
@@ -317,6 +327,7 @@ class LoadedSkills:
     def _unload(self, name: str, reason: str, new: SkillState | None) -> list[SkillStateChanged]:
         self.invoked.discard(name)  # out of the prompt: no longer in use
         slot = self._slots.pop(name, None)
+        self._loaded_at.pop(name, None)
         self._reasons[name] = reason
         if slot is None:
             return []

@@ -20,9 +20,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser = subparsers.add_parser(
         "demo", parents=parents, help="play the /demo story headless, one caption per step",
         description=(
-            "Play the /demo story on the offline demo model: a data question, a report saved to a "
-            "file, a command, then follow-ups that fill the context window until compression runs "
-            "at 80, 90 and 95 %. Each step prints one caption saying what happened and why (skills "
+            "Play the /demo story on the offline demo model and its 8,192-token window: orders "
+            "with the sql-explorer skill, a report of them saved with data-report, then a command; "
+            "the rows fill the window so that compression runs at 80, 90 and 95 % within the "
+            "second request. Each step prints one caption saying what happened and why (skills "
             "loaded, evicted or kept, the budget, each compression stage); a summary ends it, with "
             "how to replay the saved session. The write and the command ask for approval: refused "
             "unless --yes. Exit 1 when a turn failed. With OTEL_EXPORTER_OTLP_ENDPOINT set (or "
@@ -100,8 +101,13 @@ async def _play(args: argparse.Namespace, engine: Any) -> int:
             console.print(f"{turn:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
 
     engine.approver = approve_all if option(args, "yes") else deny_all
-    engine.subscribe(survive_closed_stdout(sink))
     script = DemoScript.for_engine(engine)
+    if script.window_note:
+        if as_json:
+            print_json_line({"type": "note", "text": script.window_note})
+        else:
+            console.print(script.window_note, markup=False, soft_wrap=True)
+    engine.subscribe(survive_closed_stdout(sink))
     try:
         while (text := script.next_turn(engine.breakdown.fraction)) is not None:
             await engine.send(text)

@@ -66,7 +66,7 @@ def print_report(console: "Console", report: "DoctorReport") -> None:
     if catalog is not None:
         console.print(Text(
             f"catalog: {catalog.catalog_tokens:,} of {catalog.catalog_limit:,} tokens "
-            f"({catalog.listed} listed, {len(catalog.omitted)} cut) in a {catalog.window:,}-token window; "
+            f"({catalog.counts()}) in a {catalog.window:,}-token window; "
             "projected " + ", ".join(f"{n:,} skills → {t:,}" for n, t in catalog.projections)), soft_wrap=True)
     if report.costs:
         top = ", ".join(f"{c.name} {c.full_tokens:,}" for c in report.costs[:TOP_COSTS])

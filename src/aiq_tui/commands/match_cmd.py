@@ -178,7 +178,8 @@ def _match_json(rank: int, match: "Match", phase: str) -> dict[str, Any]:
     return {
         "rank": rank, "name": match.name, "score": match.score, "confidence": match.confidence,
         "phase": phase, "explicit": match.explicit, "similarity": _similarity(match),
-        "signals": [{"term": s.term, "field": s.field, "weight": s.weight} for s in match.signals],
+        "signals": [{"term": s.term, "field": s.field, "weight": s.weight, **({"via": s.via} if s.via else {})}
+                    for s in match.signals],
     }
 
 
@@ -197,6 +198,7 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
                  matched: int, considered: int, thresholds: Any, index: Any) -> None:
     from rich.table import Table
 
+    from aiq_tui.figures import decisive
     from aiq_tui.ranking.disclose import phase_for
     from aiq_tui.ranking.signal_words import signals_text
 
@@ -215,10 +217,13 @@ def _print_table(args: argparse.Namespace, query: str, terms: tuple[str, ...], s
     table.add_column("phase", no_wrap=True)
     table.add_column("signals (term@field weight)", overflow="fold")
     for rank, match in enumerate(shown, start=1):
-        table.add_row(str(rank), match.name, f"{match.score:.2f}", f"{match.confidence:.2f}",
+        table.add_row(str(rank), match.name, f"{match.score:.2f}",
+                      decisive(match.confidence, (thresholds.brief_threshold, thresholds.full_threshold)),
                       phase_for(match.confidence, thresholds).label,
                       signals_text(match.signals, index.words_for(query, match.name)))
     console.print(table)
+    if any(signal.via for match in shown for signal in match.signals):
+        console.print("query~word: the skill has a word related to the query's, met at half weight")
 
 
 def _print_explanations(args: argparse.Namespace, explanations: list["Explanation"]) -> None:

@@ -21,7 +21,7 @@ from aiq_tui.commands.common import (
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
-    from aiq_tui.context.prompt import LoadedSkill, Prompt
+    from aiq_tui.context.prompt import Prompt
     from aiq_tui.context.tokens import TokenCounter
     from aiq_tui.workspace import Workspace
 
@@ -33,7 +33,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "Build the prompt that would be sent for QUERY — system prompt (base instructions, "
             "skills catalog, matched skills, use_skill instructions), messages and tools — and "
             "show the per-part token breakdown. With --simulate N, feed N synthetic turns and "
-            "print each compression stage (80/90/95 %% of the window) as it fires."
+            "print each compression stage as it fires: the conversation grows past 80 %% of the "
+            "window, then one large tool result lands it past 90 %%, a later one past 95 %%, so "
+            "that each stage fires at least once in enough turns (about 12 on the default window)."
         ),
     )
     parser.add_argument("query", nargs="?", metavar="QUERY", help="the user's request, quoted")
@@ -84,10 +86,11 @@ def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
 # -- aiq-tui prompt "QUERY" -----------------------------------------------------------------
 
 
-def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", list["LoadedSkill"], "TokenCounter"]:
+def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", Any, "TokenCounter"]:
     """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
     skill sections, tools (only loaded ``skill_*`` tools; the MCP servers' that fit their share)
-    and breakdown."""
+    and breakdown; with the engine's loaded skills (their order and priorities are the ones
+    compression keeps them by)."""
     import msgspec
 
     from aiq_tui.agent.engine import Engine
@@ -106,15 +109,16 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", l
             finally:
                 await engine.mcp.aclose()
 
-        return asyncio.run(with_servers()), engine.skills.loaded(), engine.counter
+        return asyncio.run(with_servers()), engine.skills, engine.counter
     prompt = engine.preview(query)
-    return prompt, engine.skills.loaded(), engine.counter
+    return prompt, engine.skills, engine.counter
 
 
 def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
     from aiq_tui.context.budget import stage_for
 
-    prompt, loaded, counter = _build(workspace, query, window)
+    prompt, skills, counter = _build(workspace, query, window)
+    loaded = skills.loaded()
     b = prompt.breakdown
     over = b.total > b.window
     if option(args, "json"):
@@ -177,8 +181,9 @@ def _synthetic(words: int, topic: str) -> str:
     return " ".join(_FILLER[i % len(_FILLER)] for i in range(words)).replace("{topic}", topic)
 
 
-def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
-    """One user question and its answer (realistic lengths); every third turn uses a tool."""
+def synthetic_turn(turn: int, rng: random.Random, rows: int | None = None) -> list[Any]:
+    """One user question and its answer (realistic lengths); every third turn uses a tool,
+    whose result has ``rows`` rows (20–80 at random when None)."""
     from aiq_tui.conversation import Message, Role, ToolCall
 
     topic = rng.choice(_TOPICS)
@@ -187,10 +192,28 @@ def synthetic_turn(turn: int, rng: random.Random) -> list[Any]:
     if turn % 3 == 0:
         call = ToolCall(f"call{turn}", "execute_sql", {"query": f"SELECT * FROM orders LIMIT {rng.randint(5, 50)}"})
         out.append(Message(Role.ASSISTANT, "", tool_calls=(call,), id=f"c{turn}"))
-        rows = "\n".join(f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(rng.randint(20, 80)))
-        out.append(Message(Role.TOOL, rows, tool_call_id=call.id, name="execute_sql", id=f"t{turn}"))
+        count = rng.randint(20, 80) if rows is None else rows
+        out.append(Message(Role.TOOL, _rows(count, rng), tool_call_id=call.id, name="execute_sql", id=f"t{turn}"))
     out.append(Message(Role.ASSISTANT, f"About {topic}: " + _synthetic(rng.randint(80, 300), topic), id=f"a{turn}"))
     return out
+
+
+def _rows(count: int, rng: random.Random) -> str:
+    return "\n".join(f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(count))
+
+
+def aimed_rows(budget: Any, counter: "TokenCounter", target: float, question: int) -> int | None:
+    """Rows for the next tool result so that it lands the budget at ``target`` (a share of the
+    window) even after the engine clears every older tool result first — how a later stage is
+    reached at all: clearing alone brings a budget that creeps past 80 % back under it.
+    ``question``: the tokens the turn's question and call add before the result. None when the
+    result cannot reach it (the window is too small for the rows)."""
+    from aiq_tui.context.compress import clearable_tokens
+
+    need = target * budget.window - budget.total - question + clearable_tokens(budget.history, counter)
+    per_row = max(1, counter.count(_rows(50, random.Random(0))) / 50)
+    rows = int(need / per_row)
+    return rows if 0 < rows <= 4 * budget.window else None
 
 
 def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, window: int, query: str | None) -> int:
@@ -198,9 +221,9 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
 
-    prompt, loaded, counter = _build(workspace, query or "analyse the sales report with sql", window)
+    prompt, skills, counter = _build(workspace, query or "analyse the sales report with sql", window)
     config = workspace.config
-    budget = TokenBudget.from_prompt(counter, config.context, prompt, loaded)
+    budget = TokenBudget.from_prompt(counter, config.context, prompt, skills.loaded(), skills.costs())
     budget.set_history([])
     rng = random.Random(turns)  # deterministic for a given N
     as_json = bool(option(args, "json"))
@@ -213,9 +236,20 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
         b = budget.breakdown()
         console.print(f"window {window_label(args, config)}; start {b.total} ({b.fraction:.1%}); skills loaded: "
                       f"{', '.join(b.skills) or 'none'}; counts {'exact' if b.exact else 'estimated'}", markup=False)
+    settings = config.context
+    # The stages still to show, each as a share to aim a tool result at: past 90 % (below 95 %),
+    # then past 95 % — once the first stage has fired on its own.
+    aims = [((settings.evict_at + settings.aggressive_at) / 2, 90), ((settings.aggressive_at + 1.0) / 2, 95)]
+    fired: set[int] = set()
     for turn in range(1, turns + 1):
+        rows = None
+        if turn % 3 == 0 and 80 in fired and aims:
+            aims = [aim for aim in aims if aim[1] not in fired]
+            if aims:
+                probe = synthetic_turn(turn, random.Random(rng.random()), rows=0)
+                rows = aimed_rows(budget, counter, aims[0][0], sum(counter.count_message(m) for m in probe[:2]) + 4)
         # The engine checks the budget before every request, i.e. after every message.
-        for message in synthetic_turn(turn, rng):
+        for message in synthetic_turn(turn, rng, rows):
             budget.add_message(message)
             events: list[CompressionApplied] = []
             import asyncio
@@ -224,6 +258,7 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
             plan = outcome.plan
             if not plan.is_noop:
                 budget.sync(outcome.state)
+                fired.add(int(plan.stage))
             if events or not plan.fits:
                 records.append({
                     "turn": turn, "message": message.id, "stage": int(plan.stage),
@@ -252,7 +287,9 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
                     "final": _breakdown_json(budget.breakdown())})
     elif console is not None:
         b = budget.breakdown()
-        fired = sum(1 for r in records if r["steps"])
+        fired = [r["stage"] for r in records if r["steps"]]
+        per_stage = ", ".join(f"stage {stage}: {fired.count(stage)}" for stage in sorted(set(fired)))
         console.print(f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
-                      f"compression fired {fired} times; messages kept: {len(budget.history)}", markup=False)
+                      f"compression fired {len(fired)} times ({per_stage or 'never'}); "
+                      f"messages kept: {len(budget.history)}", markup=False)
     return EXIT_FAILED if refused else EXIT_OK

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Iterable, Sequence
 
 from aiq_tui.config import ContextSettings
-from aiq_tui.context.compress import ContextState, SkillCost, stage_for
+from aiq_tui.context.compress import ContextState, SkillCost, priority_order, stage_for
 from aiq_tui.context.model import Breakdown, Stage
-from aiq_tui.context.prompt import STATE_ORDER, LoadedSkill, Prompt, skill_section
+from aiq_tui.context.prompt import LoadedSkill, Prompt, skill_section
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role
 from aiq_tui.skills.model import Phase, SkillState
@@ -43,21 +43,27 @@ class TokenBudget:
         self._history: list[Message] = []
         self._history_tokens = 0
         self._tool_tokens = 0
-        # name → (state, phase, tokens, rank); rank = load order (lower = more relevant)
+        # name → (state, phase, tokens, rank); rank = load order (lower = loaded earlier)
         self._skills: dict[str, tuple[SkillState, Phase, int, int]] = {}
+        # name → (confidence for the current question, last reference), as the engine's skills say
+        self._priority: dict[str, tuple[float, int]] = {}
         # (name, phase, hash of content) → tokens, so re-loading a phase costs nothing
         self._skill_costs: dict[tuple[str, Phase, int], int] = {}
         self._rank = 0
 
     @classmethod
     def from_prompt(
-        cls, counter: TokenCounter, settings: ContextSettings, prompt: Prompt, loaded: Sequence[LoadedSkill] = ()
+        cls, counter: TokenCounter, settings: ContextSettings, prompt: Prompt, loaded: Sequence[LoadedSkill] = (),
+        priorities: Sequence[SkillCost] = (),
     ) -> "TokenBudget":
-        """A budget holding exactly what ``prompt`` holds (``loaded`` = the skills it was built with)."""
+        """A budget holding exactly what ``prompt`` holds (``loaded`` = the skills it was built
+        with; ``priorities`` = the engine's :meth:`~aiq_tui.agent.skillset.LoadedSkills.costs`,
+        so that the planner keeps the skills the engine would keep)."""
         b = prompt.breakdown
         budget = cls(counter, settings, b.window, system=b.system, catalog=b.catalog, reserve=b.reserve)
         for skill in loaded:
             budget.set_skill(skill)
+        budget.set_priorities(priorities)
         budget.set_history(prompt.messages)
         return budget
 
@@ -92,6 +98,11 @@ class TokenBudget:
         self._skills[skill.name] = (skill.state, skill.phase, tokens, relevance_rank)
         return tokens
 
+    def set_priorities(self, costs: Sequence[SkillCost]) -> None:
+        """Each skill's confidence for the current question and its last reference (what
+        :func:`~aiq_tui.context.compress.priority_order` ranks by after the state)."""
+        self._priority = {cost.name: (cost.confidence, cost.referenced) for cost in costs}
+
     def set_state(self, name: str, state: SkillState) -> None:
         current = self._skills[name]
         self._skills[name] = (state, current[1], current[2], current[3])
@@ -102,8 +113,13 @@ class TokenBudget:
     def skill_names(self) -> list[str]:
         return [name for name, _ in self._ordered_skills()]
 
+    def _costs(self) -> list[SkillCost]:
+        return [SkillCost(name, entry[0], entry[2], *self._priority.get(name, (0.0, 0)), loaded=entry[3])
+                for name, entry in self._skills.items()]
+
     def _ordered_skills(self) -> list[tuple[str, tuple[SkillState, Phase, int, int]]]:
-        return sorted(self._skills.items(), key=lambda item: (STATE_ORDER[item[1][0]], item[1][3]))
+        """Priority order, the planner's (the same as the engine's prompt order)."""
+        return [(cost.name, self._skills[cost.name]) for cost in priority_order(self._costs())]
 
     # -- history --------------------------------------------------------------------------
 
@@ -163,11 +179,9 @@ class TokenBudget:
     # -- compression ----------------------------------------------------------------------
 
     def context_state(self) -> ContextState:
-        """What :func:`~aiq_tui.context.compress.plan` needs; skill relevance follows load order."""
-        skills = tuple(
-            SkillCost(name, entry[0], entry[2], relevance=-float(entry[3]))
-            for name, entry in self._ordered_skills()
-        )
+        """What :func:`~aiq_tui.context.compress.plan` needs, the skills in priority order
+        (confidence for the current question, then last reference, then load order)."""
+        skills = tuple(priority_order(self._costs()))
         return ContextState(tuple(self._history), skills, self.system + self.catalog, self.reserve, self.window)
 
     def sync(self, state: ContextState) -> None:

@@ -45,6 +45,7 @@ from aiq_tui.context.model import CatalogCut, CatalogOption, ShrunkResult, Compr
 from aiq_tui.context.summary import SummaryResult, SummariserFn, cut_tool_result, is_cleared, \
     summarise_with_fallback, tool_result_extract
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, TokenCounter
+from aiq_tui.figures import decisive
 from aiq_tui.conversation import Message, Role
 from aiq_tui.skills.model import SkillState
 
@@ -61,13 +62,16 @@ _STATE_RANK = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE
 
 @dataclass(frozen=True)
 class SkillCost:
-    """A loaded skill as the planner sees it. Higher ``relevance`` is kept longer; ties
-    keep the caller's order (earlier = more important)."""
+    """A loaded skill as the planner sees it. Within a state, the skill kept longest is the
+    one with the highest ``confidence`` for the current question, then the one referenced
+    most recently, then the one loaded first; ties keep the caller's order."""
 
     name: str
     state: SkillState
     tokens: int
-    relevance: float = 0.0
+    confidence: float = 0.0  # this turn's confidence for the current question (0: not matched)
+    referenced: int = 0  # when the skill was last referenced (a turn counter: higher = more recent)
+    loaded: int = 0  # load order (lower = loaded earlier)
 
 
 @dataclass(frozen=True)
@@ -120,10 +124,32 @@ def state_total(state: ContextState, counter: TokenCounter) -> int:
 
 
 def priority_order(skills: Sequence[SkillCost]) -> list[SkillCost]:
-    """Most important first: Active > Relevant > Inactive, then relevance, then input order."""
+    """Most important first: Active > Relevant > Inactive (seed 000), then this turn's
+    confidence, then the most recent reference, then load order, then input order."""
     indexed = list(enumerate(skills))
-    indexed.sort(key=lambda item: (_STATE_RANK[item[1].state], -item[1].relevance, item[0]))
+    indexed.sort(key=lambda item: (_STATE_RANK[item[1].state], -item[1].confidence, -item[1].referenced,
+                                   item[1].loaded, item[0]))
     return [skill for _, skill in indexed]
+
+
+def keeper_reason(keeper: SkillCost, skills: Sequence[SkillCost]) -> str:
+    """Why ``keeper`` is the top skill of ``skills`` (what :func:`priority_order` decided), in
+    the user's terms: ``active, confidence 0.24 (highest)``."""
+    state = keeper.state.value
+    peers = [s for s in skills if s.state is keeper.state and s is not keeper]
+    shown = decisive(keeper.confidence, [s.confidence for s in peers])
+    head = f"{state}, confidence {shown}"
+    if keeper.state is not SkillState.ACTIVE:
+        head += " (no Active skill)" if not peers else " (highest; no Active skill)"
+        return head
+    if not peers:
+        return f"{head} (the only Active skill)"
+    if all(keeper.confidence > s.confidence for s in peers):
+        return f"{head} (highest)"
+    tied = [s for s in peers if s.confidence == keeper.confidence]
+    if all(keeper.referenced > s.referenced for s in tied):
+        return f"{head} (tied), referenced most recently"
+    return f"{head} (tied), loaded first"
 
 
 def safe_cut(history: Sequence[Message], cut: int) -> int:
@@ -259,6 +285,7 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
         summary_tokens=summary_tokens,
         catalog=catalog,
         cut=tuple(cut),
+        thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at),
     )
 
 
@@ -296,8 +323,8 @@ def _plan_evictions(skills: Sequence[SkillCost], stage: Stage, after: int, setti
         for skill in reversed(ordered):
             if skill is keeper:
                 continue
-            why = f"aggressive stage keeps only the top skill ({keeper.name})" if keeper else \
-                "aggressive stage: no Active or Relevant skill to keep"
+            why = f"aggressive stage keeps only the top skill: kept {keeper.name} — {keeper_reason(keeper, skills)}" \
+                if keeper else "aggressive stage: no Active or Relevant skill to keep"
             evictions.append(Eviction(skill.name, skill.state, skill.tokens, why))
             after -= skill.tokens
         return evictions, after

@@ -115,6 +115,14 @@ class CompressionPlan:
     summary_tokens: int = 0  # the budget of the summary (what the planner counted for it)
     catalog: CatalogCut | None = None  # a shorter catalog, only when nothing milder made it fit
     cut: tuple[ShrunkResult, ...] = ()  # the running turn's tool results cut to fit, the last resort
+    thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)  # compress_at, evict_at, aggressive_at in force
+
+    @property
+    def step_count(self) -> int:
+        """How many steps applying the plan reports (one event each, in this order): the cleared
+        results, the summary, each eviction, the shorter catalog, each cut result."""
+        return (bool(self.cleared) + bool(self.summarise_ids) + len(self.evictions) + (self.catalog is not None)
+                + len(self.cut))
 
     @property
     def is_noop(self) -> bool:

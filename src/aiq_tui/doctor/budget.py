@@ -57,17 +57,17 @@ def budget_findings(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], buil
                      f"{window:,}-token window (hog above {share:.0%}); it pushes out history and other skills"),
                 fix="keep SKILL.md to the steps; move references and examples into files it links to",
             ))
-    cut_descriptions = tuple(cost.name for cost in costs if cost.description_cut)
-    if cut_descriptions:
+    catalog = catalog_figures(metas, costs, builder, config, window)
+    shortened = catalog.shortened
+    if shortened:
         findings.append(Finding(
-            Kind.BUDGET, Level.INFO, cut_descriptions,
-            f"{len(cut_descriptions)} description(s) are cut in the catalog",
+            Kind.BUDGET, Level.INFO, shortened,
+            f"{len(shortened)} description(s) are shortened in the catalog",
             why=(f"the catalog shows about {builder.entry_chars} characters per skill "
-                 "(disclosure.metadata_tokens); the model never sees the rest: " + ", ".join(cut_descriptions[:SHOWN_CUT])
-                 + (" …" if len(cut_descriptions) > SHOWN_CUT else "")),
+                 "(disclosure.metadata_tokens); the model never sees the rest: " + ", ".join(shortened[:SHOWN_CUT])
+                 + (" …" if len(shortened) > SHOWN_CUT else "")),
             fix="put what the skill does and when to use it in the first sentence",
         ))
-    catalog = catalog_figures(metas, costs, builder, config, window)
     if catalog.omitted:
         cut = ", ".join(catalog.omitted[:SHOWN_CUT]) + (" …" if len(catalog.omitted) > SHOWN_CUT else "")
         findings.append(Finding(
@@ -100,4 +100,5 @@ def catalog_figures(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], buil
         window=window, catalog_limit=int(window * config.context.catalog_share), catalog_tokens=count(text),
         listed=listed, omitted=tuple(name for name, _ in entries[listed:]) if omitted else (),
         average_line=average, projections=projections,
+        shortened=tuple(cost.name for cost in costs[:listed] if cost.description_cut),
     )

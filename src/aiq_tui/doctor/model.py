@@ -64,15 +64,23 @@ class CatalogFigures:
     catalog_limit: int  # tokens the catalog may take (window × catalog_share)
     catalog_tokens: int  # what the whole catalog section costs now
     listed: int
-    omitted: tuple[str, ...]  # skills cut from the catalog, in the order the engine cuts them
+    omitted: tuple[str, ...]  # skills left out of the catalog, in the order the engine leaves them out
     average_line: float
     projections: tuple[tuple[int, int], ...]  # (skills, catalog tokens) at collection sizes
+    shortened: tuple[str, ...] = ()  # listed skills whose description the catalog line shortens
+
+    def counts(self) -> str:
+        """The catalog's figures in one phrase, the one source for every place that says them:
+        skills listed, descriptions shortened, skills left out."""
+        return (f"{self.listed} listed, {len(self.shortened)} with a shortened description, "
+                f"{len(self.omitted)} left out")
 
     def to_json(self) -> dict[str, Any]:
         return {
             "window": self.window, "catalog_limit": self.catalog_limit,
             "catalog_tokens": self.catalog_tokens, "listed": self.listed,
-            "omitted": list(self.omitted), "average_line_tokens": round(self.average_line, 2),
+            "omitted": list(self.omitted), "shortened": list(self.shortened),
+            "average_line_tokens": round(self.average_line, 2),
             "projections": [{"skills": n, "catalog_tokens": t, "fits": t <= self.catalog_limit}
                             for n, t in self.projections],
         }

@@ -1,23 +1,31 @@
-"""``/demo``: a short analyst story played against the offline demo model, long enough to
-walk the token budget through every compression stage (80 %, then 90 %, then 95 %).
+"""``/demo``: a short analyst story played against the offline demo model that walks the token
+budget through every compression stage — 80 %, then 90 %, then 95 % — within three turns, each
+stage its own step.
 
-The story is real questions the demo model answers with real tool calls on the bundled
-sample database: a data question, a report saved to a file (a write: it asks for approval),
-a follow-up command (asks too), then follow-up data questions. The script chooses how many
-rows each follow-up asks for, so that the query's result lands the budget in the middle of
-the next stage's band at the engine's next budget check — once the engine has cleared older
-tool results to their extract (it does that first, so the script adds what that frees) — and
-the engine then compresses at that stage, summarising older messages and evicting skills,
-while the Active skill stays.
+The story is three real requests the demo model answers with real tool calls on the bundled
+sample database:
 
-To land in a band (80–90 %, 90–95 %) rather than past it, a follow-up is sized from what the
-turn will add before its rows: the question and the skills the engine will load or unload
-for it (matched here exactly as the engine will), the table listing when the model no longer
-has the schema (already, or once the check after the question has cleared it), and the call.
+1. ``Use the sql-explorer skill: show the N most recent orders.`` — sql-explorer climbs to full
+   (named: Active, loaded in full) and the rows fill the window to about
+   :data:`FIRST_AIM` of it, so that the next question crosses the first threshold;
+2. ``Use the data-report skill: write the M most recent orders up as a short report and save it
+   to reports/orders.md`` — data-report comes in Active and full; the question crosses 80 %,
+   and the first stage clears the older tool results (step ~20); the query's rows land the
+   budget in the 90 % band, and the second stage summarises and evicts a skill that is
+   relevant but not used (~step 33); the report's write (it asks for approval) takes it past
+   95 %, and the last stage keeps only the top skill: two are Active, and it keeps data-report,
+   the one with the highest confidence for this question, not sql-explorer, loaded first
+   (~step 44);
+3. ``Use the shell-basics skill to check the saved report: run `wc -l reports/orders.md``` — a
+   command that asks too.
 
-It is tuned for small windows (about 7,500 to 12,000 tokens; the demo model has 8,192): one
-query returns at most :data:`~aiq_tui.llm.demo_routes.MAX_ROWS` rows, so with a much larger
-``context.window`` the story ends after ``max_turns`` before the later stages.
+The script chooses N and M from the live budget — the question's own cost (the skills the
+engine will load for it, matched here exactly as the engine will), what clearing the older tool
+results will free, and what a row of the orders query costs (learnt from the first turn) — so
+the story lands in each stage's band with exact or estimated token counts. It is written for the
+demo model's window (:data:`DEMO_WINDOW`): attached to an engine with another window it uses
+that one for the story (:attr:`DemoScript.window_note` says so) and gives the engine its window
+back when it closes.
 """
 
 from __future__ import annotations
@@ -28,69 +36,62 @@ from typing import Any, Callable
 from aiq_tui.events import BudgetChanged, CompressionApplied, ToolCallRequested, TurnFinished, TurnStarted
 from aiq_tui.llm.demo_routes import MAX_ROWS
 
-STORY_OPENING = (
-    "Which books sell best?",
-    "Use the data-report skill: write that up as a short report and save it to reports/bestsellers.md",
-    "Use the shell-basics skill to check the saved report: run `wc -l reports/bestsellers.md`",
-)
-"""A data question, a report (a file write: it asks for approval), a follow-up command (asks too)."""
+DEMO_WINDOW = 8_192
+"""The window the story is written for: the demo model's own."""
 
-FOLLOW_UPS: tuple[tuple[str, float], ...] = (
-    ("Show the {n} most recent orders with their customers.", 24.0),
-    ("Who are our top {n} customers by money spent?", 20.0),
-    ("List the {n} latest reviews with their ratings.", 20.0),
-    ("Which {n} books are lowest in stock?", 18.0),
-    ("Show the {n} most expensive books and their authors.", 20.0),
+STORY = (
+    "Use the sql-explorer skill: show the {n} most recent orders.",
+    "Use the data-report skill: write the {n} most recent orders up as a short report and save it to "
+    "reports/orders.md",
+    "Use the shell-basics skill to check the saved report: run `wc -l reports/orders.md`",
 )
-"""Follow-ups sized by the rows they ask for, each with a first guess of the tokens one row
-of its query result costs (learnt from the budget as the demo runs)."""
+"""The three requests: a data question, a report saved to a file (asks), a command (asks)."""
 
-SHORT_QUESTIONS = (
-    "How many customers do we have?",
-    "How many orders are there?",
-    "How many reviews are there?",
-)
-"""Small answers, sent when the budget is already past a stage (the engine compresses first)."""
+FIRST_AIM = 0.72
+"""Where the first turn's rows land the budget, as a share of the window: the second question
+(and the data-report skill it loads in full) then crosses the first threshold."""
 
-_CALL_TOKENS = 60  # first guess: the model's SQL call message before the result lands
-_LISTING_TOKENS = 500  # first guess: the sample database's table listing (its CREATE statements)
+ROW_TOKENS = 28.5
+"""First guess of what one row of the orders query costs, its share of the call included
+(learnt from the first turn)."""
+
+_CALL_TOKENS = 60  # first guess of what asking costs beyond its text (without an engine)
+_USE_SKILL_TOKENS = 70  # use_skill's call and result
+_LISTING_TOKENS = 500  # first guess: the table listing (its CREATE statements) with its call
 
 
 @dataclass
 class DemoScript:
     """Turns for ``/demo``. Use ``script = DemoScript.for_engine(engine)`` and, before each
-    turn, ``text = script.next_turn(engine.breakdown.fraction)``; ``None`` means every stage
-    has fired (or ``max_turns`` were played).
+    turn, ``text = script.next_turn(engine.breakdown.fraction)``; ``None`` means the story is
+    told (or ``max_turns`` were played).
 
-    Attached to an engine the script watches its events: which stages fired, and how many
-    tokens each query result cost (to size the next one). Without an engine
-    (:meth:`from_settings`) it judges the stages by the budget after each turn.
+    Attached to an engine the script watches its events: which stages fired, what the table
+    listing and a row of the query cost. Without an engine (:meth:`from_settings`) it asks
+    for rows by its first guesses.
     """
 
     window: int
     thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)
-    max_turns: int = 40
+    max_turns: int = len(STORY)
     played: int = 0
     fired: list[int] = field(default_factory=list)  # compression stages seen, first time each
-    per_row: dict[str, float] = field(default_factory=dict)
-    stage: int = 0  # without an engine: how many thresholds the budget has crossed
-    _watching: bool = False
+    per_row: dict[str, float] = field(default_factory=dict)  # template → tokens one row of its query costs
+    window_note: str = ""  # said when the engine's own window is not the story's
     _detach: Callable[[], None] | None = None
-    _asked: tuple[str, int] | None = None  # the pending follow-up: template, rows
+    _engine: Any = None
+    _asked: tuple[str, int] | None = None  # the running turn's template and rows
     _tool_tokens: int | None = None
     _result_tokens: int = 0
-    _engine: Any = None  # to ask what clearing older tool results would free
-    _total: int | None = None  # the last budget total seen
-    _growth: int = 0  # tokens the running turn added after its question (compression not counted)
-    _asked_question: bool = False  # the running turn's first budget (question and skills) was seen
-    _growth_before_result: int = 0  # … before its last tool result landed
-    _overhead: int = _CALL_TOKENS  # learnt: what a follow-up adds between its question and its query's rows
-    _listing: int = _LISTING_TOKENS  # learnt: what the table listing costs when the model lists again
+    _listing: int = _LISTING_TOKENS
     _listing_pending: bool = False
-    _listed: int = 0  # tokens the running turn's table listing added
-    _follow_ups: int = 0
-    _shorts: int = 0
-    _start: float | None = None
+    _own_window: int | None = None  # the engine's configured window, given back on close
+    _restore: bool = False
+    _total: int | None = None  # the last budget total seen
+    _turn_start: int | None = None  # the total when the running turn started (until its first budget)
+    _predicted: int | None = None  # what the running turn's question was predicted to add
+    _question_error: int = 0  # how far the last prediction was off (what the engine adds beyond it)
+    _compressed: bool = False  # a compression step came since the last budget
 
     @classmethod
     def from_settings(cls, window: int, settings: Any) -> "DemoScript":
@@ -99,10 +100,14 @@ class DemoScript:
 
     @classmethod
     def for_engine(cls, engine: Any) -> "DemoScript":
-        """A script that watches ``engine``'s events until it is done."""
-        script = cls.from_settings(engine.window, engine.config.context)
+        """A script that watches ``engine``'s events until it is done, on :data:`DEMO_WINDOW`."""
+        script = cls.from_settings(DEMO_WINDOW, engine.config.context)
+        if engine.window != DEMO_WINDOW:
+            script._own_window, script._restore = engine.config.context.window, True
+            script.window_note = (f"the demo runs on the demo model's {DEMO_WINDOW:,}-token window "
+                                  f"(yours, {engine.window:,}, is back when it ends)")
+            engine.use_window(DEMO_WINDOW)
         engine.subscribe(script.observe)
-        script._watching = True
         script._engine = engine
         script._detach = lambda: engine.unsubscribe(script.observe)
         return script
@@ -114,79 +119,108 @@ class DemoScript:
             if stage not in self.fired:
                 self.fired.append(stage)
         elif isinstance(event, TurnStarted):
-            self._growth = self._growth_before_result = self._listed = 0
-            self._asked_question = False
+            self._result_tokens, self._turn_start, self._compressed = 0, self._total, False
         elif isinstance(event, ToolCallRequested):
             self._listing_pending = "sqlite_master" in str(event.arguments)
         elif isinstance(event, BudgetChanged):
-            # The last tool result of a follow-up turn is its query's rows; a table listing
-            # comes first when the schema was cleared or summarised away, and is counted apart
-            # (the next follow-up may or may not need one).
-            tool_results = event.breakdown.tool_results
-            if self._tool_tokens is not None and tool_results > self._tool_tokens:
-                if self._listing_pending:
-                    self._listing = self._listed = tool_results - self._tool_tokens
-                    self._listing_pending = False
-                else:
-                    self._result_tokens = tool_results - self._tool_tokens
-                    self._growth_before_result = self._growth
-            self._tool_tokens = tool_results
-            total = event.breakdown.total
-            # The question and the skills it loads are predicted when the turn is planned.
-            if self._total is not None and total > self._total and self._asked_question:
-                self._growth += total - self._total
-            self._asked_question = True
-            self._total = total
+            self._budget_changed(event.breakdown)
         elif isinstance(event, TurnFinished) and self._asked is not None:
             template, rows = self._asked
-            if self._result_tokens:
+            if self._result_tokens and self.played == 1:  # the first turn's last result is its rows
                 self.per_row[template] = max(4.0, self._result_tokens / rows)
-                self._overhead = max(0, self._growth_before_result - self._listed)
-            self._asked, self._result_tokens = None, 0
+            self._asked = None
+        if isinstance(event, CompressionApplied):
+            self._compressed = True
+
+    def _budget_changed(self, breakdown: Any) -> None:
+        """What each step cost, from the budget's total (what the next stage is judged by): the
+        question with its skills (against what was predicted), the table listing, the rows —
+        each with the model's call that came before it."""
+        total, tool_results = breakdown.total, breakdown.tool_results
+        if self._turn_start is not None and self._predicted is not None:
+            self._question_error = total - self._turn_start - self._predicted  # e.g. a skill's tool specs
+            self._predicted = None
+        self._turn_start = None
+        grew = self._tool_tokens is not None and tool_results > self._tool_tokens
+        if grew and self._total is not None and not self._compressed:
+            if self._listing_pending:
+                self._listing = total - self._total
+                self._listing_pending = False
+            else:
+                self._result_tokens = total - self._total
+        self._tool_tokens, self._total, self._compressed = tool_results, total, False
 
     # -- the next turn ----------------------------------------------------------------------------
     def next_turn(self, fraction: float) -> str | None:
-        next_stage = self._next_stage(fraction)
-        if self.played >= self.max_turns or next_stage >= len(self.thresholds):
+        if self.played >= min(self.max_turns, len(STORY)):
             self.close()
             return None
-        if fraction >= self.thresholds[0]:
-            # The engine compresses before this turn is answered: keep the turn short and aim
-            # again once the budget after compression is known.
-            return self._short()
-        if self.played < len(STORY_OPENING):
-            self.played += 1
-            return STORY_OPENING[self.played - 1]
-        low = self.thresholds[next_stage]
-        if next_stage + 1 < len(self.thresholds):
-            # Below the next stage's band, in its lower part: falling short only repeats an
-            # earlier stage (the script aims again), overshooting would fire the next one first.
-            target = low + (self.thresholds[next_stage + 1] - low) * 0.4
+        template = STORY[self.played]
+        self.played += 1
+        if "{n}" not in template:
+            self._asked = None
+            return template
+        if self.played == 1:
+            rows = self._first_rows(template, fraction)
         else:
-            target = (low + 1.0) / 2  # the last stage has no band above it but the window
-        if self._start is None:
-            self._start = fraction
-        # Climb to the first stage in a few steps, so that there is far more history than
-        # ``keep_last`` messages to summarise when it fires.
-        step = max(0.06, (low - self._start) / 2) if next_stage == 0 and not self.fired else 1.0
-        goal = min(target, fraction + step)
-        # The engine clears older tool results before anything else; past the first stage
-        # they are all cleared, so the rows must also fill what that frees.
-        freed = self._clearable() if next_stage > 0 else 0
-        listing = self._listing if self._will_list(fraction) else 0
-        tokens = max(0.0, goal - fraction) * self.window + freed - self._overhead - listing
-        template = self._template_for(tokens)
-        asked = self._question_tokens(template.format(n=MAX_ROWS))
-        return self._follow_up(template, tokens - asked)
+            low, high = self.thresholds[1], self.thresholds[2]
+            rows = self._rows_to(template, low + (high - low) * 0.3)  # low in the 90 % band
+        self._asked = (template, rows)
+        return template.format(n=rows)
 
-    def _clearable(self) -> int:
+    def _row_tokens(self, template: str) -> float:
+        learnt = list(self.per_row.values())  # every story question queries the same orders
+        return self.per_row.get(template, learnt[0] if learnt else ROW_TOKENS)
+
+    def _first_rows(self, template: str, fraction: float) -> int:
+        """Rows that bring the budget to :data:`FIRST_AIM` once they land: after the question
+        (and the skill it loads), use_skill, the table listing and the calls."""
+        question = self._question_tokens(template.format(n=MAX_ROWS))
+        self._predicted = question
+        need = FIRST_AIM * self.window - fraction * self.window - question - _USE_SKILL_TOKENS - self._listing
+        return self._bounded(need / self._row_tokens(template))
+
+    def _rows_to(self, template: str, target: float) -> int:
+        """Rows that land the budget at ``target`` once they arrive, after the engine has
+        cleared every older tool result (it clears them first, oldest first, at each check
+        past the first threshold): the question and its skills, use_skill, the table listing
+        when clearing took the one the model had, and the calls come before the rows."""
         engine = self._engine
+        question = self._question_tokens(template.format(n=MAX_ROWS))
+        self._predicted = question
+        growth = question + self._question_error + _USE_SKILL_TOKENS
         if engine is None:
-            return 0
-        from aiq_tui.context.compress import clearable_tokens
+            before = self.thresholds[0] * self.window
+        else:
+            from aiq_tui.context.compress import clearable_tokens
 
+            summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
+            total = engine.breakdown.total
+            before = total - clearable_tokens(engine.session.messages, engine.counter, summaries, turn_open=False)
+            if self._relists(total + growth):
+                growth += self._listing
+        return self._bounded((target * self.window - before - growth) / self._row_tokens(template))
+
+    def _relists(self, total: float) -> bool:
+        """Whether the model will list the tables again: the check after the question clears
+        older tool results, oldest first, until the budget (``total`` tokens then) is under the
+        first threshold — when that takes the listing, the schema is no longer known."""
+        engine = self._engine
+        from aiq_tui.context.compress import cleared_message, older_tool_results
+        from aiq_tui.llm.demo import known_tables
+
+        messages = list(engine.session.messages)
         summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
-        return clearable_tokens(engine.session.messages, engine.counter, summaries, turn_open=False)
+        for index in older_tool_results(messages, turn_open=False):
+            if total < self.thresholds[0] * self.window:
+                break
+            shorter = cleared_message(messages[index], summaries)
+            total -= max(0, engine.counter.count_message(messages[index]) - engine.counter.count_message(shorter))
+            messages[index] = shorter
+        return not known_tables(messages)
+
+    def _bounded(self, rows: float) -> int:
+        return max(2, min(MAX_ROWS, int(rows)))
 
     def _question_tokens(self, question: str) -> int:
         """What asking ``question`` adds to the prompt before the model answers: the message,
@@ -223,64 +257,11 @@ class DemoScript:
             growth += engine.counter.count(section) - (cost.tokens if cost else 0)
         return growth
 
-    def _will_list(self, fraction: float) -> bool:
-        """Whether the demo model will list the tables before the follow-up's query: it does
-        when the schema is no longer in the conversation — already, or once the engine's check
-        after the question has cleared older tool results (oldest first, until under the first
-        threshold), which can clear the last listing. Its tokens then land before the rows."""
-        engine = self._engine
-        if engine is None:
-            return False
-        from aiq_tui.context.compress import cleared_message, older_tool_results
-        from aiq_tui.llm.demo import known_tables
-
-        messages = list(engine.session.messages)
-        summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
-        total = fraction * self.window + _CALL_TOKENS
-        for index in older_tool_results(messages, turn_open=False):
-            if total < self.thresholds[0] * self.window:
-                break
-            shorter = cleared_message(messages[index], summaries)
-            total -= max(0, engine.counter.count_message(messages[index]) - engine.counter.count_message(shorter))
-            messages[index] = shorter
-        return not known_tables(messages)
-
-    def _next_stage(self, fraction: float) -> int:
-        if self._watching:
-            stages = [int(round(t * 100)) for t in self.thresholds]
-            reached = 0
-            while reached < len(stages) and stages[reached] in self.fired:
-                reached += 1
-            return reached
-        self.stage = max(self.stage, sum(1 for t in self.thresholds if fraction >= t))
-        return self.stage
-
-    def _row_tokens(self, template: str) -> float:
-        return self.per_row.get(template, dict(FOLLOW_UPS)[template])
-
-    def _template_for(self, tokens: float) -> str:
-        """The next follow-up in turn, or the one with the largest rows when the next one's
-        query cannot return ``tokens``."""
-        template = FOLLOW_UPS[self._follow_ups % len(FOLLOW_UPS)][0]
-        self._follow_ups += 1
-        if tokens > MAX_ROWS * self._row_tokens(template):
-            template = max((t for t, _ in FOLLOW_UPS), key=self._row_tokens)
-        return template
-
-    def _follow_up(self, template: str, tokens: float) -> str:
-        rows = max(2, min(MAX_ROWS, int(tokens / self._row_tokens(template))))
-        self._asked = (template, rows)
-        self.played += 1
-        return template.format(n=rows)
-
-    def _short(self) -> str:
-        self._asked = None
-        self._shorts += 1
-        self.played += 1
-        return SHORT_QUESTIONS[(self._shorts - 1) % len(SHORT_QUESTIONS)]
-
     def close(self) -> None:
-        """Stop watching the engine (called when the script is done)."""
+        """Stop watching the engine and give it its own window back (called when the story ends)."""
         if self._detach is not None:
             self._detach()
             self._detach = None
+        if self._restore and self._engine is not None:
+            self._restore = False
+            self._engine.use_window(self._own_window)

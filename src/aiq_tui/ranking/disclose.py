@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping, Protocol
 
+from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Phase, Ranking, Resource, Skill, SkillMeta, SkillState
 
 Loader = Callable[[str], Skill]
@@ -404,7 +405,7 @@ def assign_states(
 
 def _state_for(match: Match, position: int, thresholds: Thresholds) -> tuple[SkillState, Phase, str]:
     phase = phase_for(match.confidence, thresholds)
-    c = f"{match.confidence:.2f}"
+    c = decisive(match.confidence, (thresholds.brief_threshold, thresholds.full_threshold))
     if match.explicit:
         return SkillState.ACTIVE, Phase.FULL, "active: explicitly activated"
     if phase is Phase.FULL and position == 0:

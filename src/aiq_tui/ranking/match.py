@@ -30,7 +30,7 @@ import heapq
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 from aiq_tui.ranking.exclusions import Boundary, boundaries, parse_exclusions
@@ -93,7 +93,7 @@ class Explanation:
     terms: tuple[str, ...]
     rank: int | None  # 1-based rank among matches, None when the skill scored 0
     match: Match | None
-    missing: tuple[str, ...]  # query terms the skill does not contain at all
+    missing: tuple[str, ...]  # query terms the skill does not contain at all, not even as a related word
     reasons: tuple[str, ...]  # in words, as the user and the skill's author wrote them
     missing_words: tuple[str, ...] = ()  # ``missing`` as the user wrote them ("tables", not "tabl")
     excluded_by: tuple[str, ...] = ()  # the description's exclusion clauses the query meets
@@ -276,6 +276,11 @@ class SkillIndex:
             related = tuple((other, SYNONYM_WEIGHT) for other in sorted(synonyms(term)) if other in self._postings)
             self._related[term] = related
         return related
+
+    def _related_via(self, term: str, weights: Mapping[str, float]) -> str:
+        """The query term (of ``weights``) that ``term`` is a related word of; "" when none."""
+        return next((query_term for query_term in weights
+                     if any(other == term for other, _share in self.related(query_term))), "")
 
     def scoring_weights(self, weights: dict[str, float]) -> dict[str, float]:
         """The query's terms plus their related terms (down-weighted) it does not already have."""
@@ -742,8 +747,9 @@ class SkillIndex:
             contribution = q * compiled.scores[name]
             parts = self._field_parts(term, name)
             total = sum(part for _f, part in parts)
+            via = "" if term in weights else self._related_via(term, weights)
             for field_name, part in parts:
-                signals.append(Signal(term, field_name, round(contribution * part / total, 4)))
+                signals.append(Signal(term, field_name, round(contribution * part / total, 4), via))
         extra = boosts.get(name, [])
         signals.extend(Signal(s.term, s.field, round(s.weight, 4)) for s in extra)
         exact = any(s.field == "name" for s in extra)
@@ -811,7 +817,13 @@ class SkillIndex:
         def said(items: Iterable[str]) -> str:
             return ", ".join(shown.get(term, term) for term in items)
 
-        missing = tuple(term for term in terms if not self._fields_of(doc.name, term))
+        absent = [term for term in terms if not self._fields_of(doc.name, term)]
+        # A term the skill meets through a related word is met (at half weight), not missing.
+        related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in absent
+                   for other, _share in self.related(term) if self._fields_of(doc.name, other)]
+        met_related = {term for term in absent
+                       if any(self._fields_of(doc.name, other) for other, _share in self.related(term))}
+        missing = tuple(term for term in absent if term not in met_related)
         rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
         match = ranking.matches[rank - 1] if rank else None
         reasons: list[str] = []
@@ -851,10 +863,8 @@ class SkillIndex:
                                f"other things: confidence counts {shares}")
         if missing and terms:
             reasons.append(f"missing terms: {said(missing)}")
-            related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in missing
-                       for other, _share in self.related(term) if self._fields_of(doc.name, other)]
-            if related:
-                reasons.append(f"met through related words (half weight): {', '.join(related)}")
+        if related and terms:
+            reasons.append(f"met through related words (half weight): {', '.join(related)}")
         missing_words = tuple(shown.get(term, term) for term in missing)
         return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words,
                            tuple(text for text, _met, _mass in hits))

@@ -14,14 +14,18 @@ from aiq_tui.skills.model import Signal
 
 
 def signal_label(signal: Signal, shown: Mapping[str, str]) -> str:
-    """One signal: ``shown`` maps each term (a stem) to the word it came from."""
+    """One signal: ``shown`` maps each term (a stem) to the word it came from. A related word
+    reads ``query~related@field`` (as ``match --explain`` says "met through related words")."""
     if signal.field == SEMANTIC_FIELD:
         return f"semantic similarity {signal.weight:.2f}"
     if signal.field == COMPANION_FIELD:
         return f"companion similarity {signal.weight:.2f}"
     if signal.field == EXCLUSION_FIELD:
         return f'excluded by: "{signal.term}" {signal.weight:.2f}'
-    return f"{shown.get(signal.term, signal.term)}@{signal.field} {signal.weight:.2f}"
+    word = shown.get(signal.term, signal.term)
+    if signal.via:  # a related word, at part of the weight: say which word of the query it stands for
+        word = f"{shown.get(signal.via, signal.via)}~{word}"
+    return f"{word}@{signal.field} {signal.weight:.2f}"
 
 
 def signals_text(signals: Sequence[Signal], shown: Mapping[str, str], limit: int | None = None) -> str:

@@ -38,7 +38,13 @@ REFUSAL_PREFIX = "not sent:"
 """How the engine's message starts when a turn does not fit even after compression."""
 
 _EVICTION_STEP = re.compile(r"^evicted (?P<name>\S+) \((?P<state>\w+), (?P<saved>[^)]*)\)$")
-_KEEPER = re.compile(r"keeps only the top skill \((?P<name>[^)]+)\)")
+_KEEPER = re.compile(r"keeps only the top skill(?:: kept (?P<name>\S+) — (?P<why>.+)$| \((?P<old>[^)]+)\))")
+"""The stage-95 eviction reason naming the skill it kept and why (sessions saved before the
+reason said why name the skill in parentheses)."""
+
+
+def _kept(found: re.Match[str]) -> str:
+    return found.group("name") or found.group("old")
 
 
 def record_of(event: EventLike) -> Record | None:
@@ -70,6 +76,8 @@ class _Story:
     last_tool: Record | None = None
     last_type: str = ""
     last_keeper: str = ""  # the skill the last eviction's stage kept (said once per compression)
+    burst: int = 0  # steps of the running compression so far (0 when the last event was none)
+    burst_before: int = 0  # the total its first step started from
 
     def add(self, data: Record) -> None:
         kind = str(data.get("type", ""))
@@ -87,7 +95,7 @@ class _Story:
             new = data.get("new")
             self.states[name] = str(new) if new else "evicted"
             keeper = _KEEPER.search(str(data.get("reason", ""))) if not new else None
-            self.last_keeper = keeper.group("name") if keeper else ""
+            self.last_keeper = _kept(keeper) if keeper else ""
             if new in (None, "inactive") or data.get("old") in (None, "inactive"):
                 self.used.discard(name)
         elif kind == "tool_call_requested":
@@ -98,6 +106,9 @@ class _Story:
             self.last_tool = data
         elif kind == "compression_applied":
             self.stage = _int(data.get("stage"))
+            if self.last_type != "compression_applied":
+                self.burst, self.burst_before = 0, _int(data.get("before"))
+            self.burst += 1
         if kind != "skill_state_changed":
             self.last_keeper = ""
         self.last_type = kind
@@ -194,8 +205,10 @@ def _skill_changed(data: Record, story: _Story) -> str:
         stage = _stage_of(reason) or story.stage
         text = f"{name}: {old} → evicted at stage {stage}" if stage else f"{name}: {old} → evicted"
         keeper = _KEEPER.search(reason)
-        if keeper and keeper.group("name") != story.last_keeper:
-            kept = keeper.group("name")
+        if keeper and _kept(keeper) != story.last_keeper:
+            kept = _kept(keeper)
+            if keeper.group("why"):  # the planner's own words: its state and why it is the top
+                return f"{text}; kept {kept}: {keeper.group('why')}"
             state = story.states.get(kept, "active")
             return f"{text}; kept {kept}: {state} (stage {stage or 95} keeps only the top skill)"
         if keeper:
@@ -236,6 +249,10 @@ def _budget(data: Record, story: _Story) -> str:
 
 
 def _compressed(data: Record, story: _Story) -> str:
+    """One step of a compression. Its first step says what started it (the share of the window
+    past the first threshold); clearing older tool results is always the first stage's work,
+    done first whatever the share ("stage 80 first" when a higher threshold was crossed); the
+    last step says why no further stage was needed, or the next step what it is."""
     stage = _int(data.get("stage"))
     before, after = _int(data.get("before")), _int(data.get("after"))
     window = story.window
@@ -247,11 +264,50 @@ def _compressed(data: Record, story: _Story) -> str:
             step = f"evicted {name}, relevant but not used ({saved})"
         else:
             step = f"evicted {name}, {state} ({saved})"
+    first = story.last_type != "compression_applied"
+    started = before if first else story.burst_before
+    limits = _thresholds(data)
+    label = stage
     head = ""
-    if story.last_type != "compression_applied" and window:
-        head = f"{_pct(before, window)} of {window:,} → "  # the first step of a compression: why it ran
+    if step.startswith("cleared "):
+        label = int(round(limits[0] * 100))
+        if window and started >= limits[1] * window:
+            step = f"first: {step}"  # a higher threshold was crossed: the first stage acts first
+    if first and window:  # why it ran at all: the threshold its first step acts for
+        crossed = limits[0] if label != stage else max((t for t in limits if t * 100 <= stage + 0.5), default=limits[0])
+        head = f"{_pct(before, window)} ≥ {int(round(crossed * 100))} % → "
     tail = f" → {_pct(after, window)}" if window else f" → {after:,} tokens"
-    return f"{head}stage {stage}: {step}{tail}"
+    return f"{head}stage {label}{'' if step.startswith('first:') else ':'} {step}{tail}" \
+        + _why_not_further(data, story, stage, started, after, limits, first)
+
+
+def _thresholds(data: Record) -> tuple[float, float, float]:
+    found = data.get("thresholds")
+    if isinstance(found, (list, tuple)) and len(found) == 3:
+        try:
+            return float(found[0]), float(found[1]), float(found[2])
+        except (TypeError, ValueError):
+            pass
+    return 0.80, 0.90, 0.95  # a session saved before the record said (the defaults)
+
+
+def _why_not_further(data: Record, story: _Story, stage: int, started: int, after: int,
+                     limits: tuple[float, float, float], first: bool) -> str:
+    """After a compression's last step: why the next stage's work was not needed (seed 000's
+    stages escalate: each acts only when the budget is still over its threshold after the
+    milder ones)."""
+    window, steps = story.window, _int(data.get("steps"))
+    index = 1 if first else story.burst + 1
+    if not window or not steps or index < steps or stage >= int(round(limits[2] * 100)):
+        return ""  # not the last step, a session saved before steps were counted, or the last stage
+    if str(data.get("step", "")).startswith("evicted "):
+        return ""
+    evict_at, compress_at = int(round(limits[1] * 100)), int(round(limits[0] * 100))
+    if after < limits[1] * window and (stage >= evict_at or started >= limits[1] * window):
+        return f" (under {evict_at} %: no eviction needed)"
+    if after < limits[0] * window and str(data.get("step", "")).startswith("cleared "):
+        return f" (under {compress_at} %: no summary needed)"
+    return ""
 
 
 def _requested(data: Record) -> str:
@@ -293,18 +349,22 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
     kept: dict[str, str] = {}
     bursts: list[_Burst] = []
     refused = 0
+    window = 0  # the window the turns ran on (a demo may give the engine another one back after)
     for event in events:
         data = record_of(event)
         if data is None:
             continue
         kind = data.get("type")
+        if kind == "turn_finished":
+            window = story.window
         if kind == "skill_state_changed":
             _journey(journeys, data, story)
             keeper = _KEEPER.search(str(data.get("reason", "")))
             if keeper:
-                name = keeper.group("name")
+                name = _kept(keeper)
+                why = keeper.group("why") or story.states.get(name, "active")
                 kept[name] = f"kept at stage {_stage_of(str(data.get('reason', ''))) or story.stage} " \
-                             f"({story.states.get(name, 'active')}, turn {story.turn})"
+                             f"in turn {story.turn} — {why}"
         elif kind == "compression_applied":
             window = story.window
             if story.last_type != "compression_applied" or not bursts:
@@ -317,8 +377,9 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
         elif kind == "error_raised" and str(data.get("message", "")).startswith(REFUSAL_PREFIX):
             refused += 1
         story.add(data)
+    window = window or story.window
     lines = [f"What happened: {story.turn} turn{'s' if story.turn != 1 else ''}"
-             + (f" on a {story.window:,}-token window." if story.window else ".")]
+             + (f" on a {window:,}-token window." if window else ".")]
     if journeys:
         lines.append("Skills:")
         for name, steps in journeys.items():

@@ -21,6 +21,7 @@ from typing import Any
 
 from aiq_tui.events import (
     BudgetChanged,
+    CompressionApplied,
     CatalogReloaded,
     McpCallFinished,
     McpCallStarted,
@@ -87,6 +88,9 @@ def compact_event(event: Event) -> dict[str, Any] | None:
         plan = data.pop("plan")
         data["stage"] = plan.get("stage")
         data["summarise_ids"] = plan.get("summarise_ids") or []
+        # What a caption needs to say why a step ran and why the next stage did not.
+        data["thresholds"] = plan.get("thresholds")
+        data["steps"] = event.plan.step_count if isinstance(event, CompressionApplied) else None
     return data
 
 

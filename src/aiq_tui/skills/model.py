@@ -191,6 +191,7 @@ class Signal:
     term: str
     field: str  # "name" | "description" | "tags" | "triggers" | "body" | "explicit" | "rank-rule" | "exclusion"
     weight: float
+    via: str = ""  # the query term this one came in through, when it is a related word (a synonym)
 
 
 @dataclass(frozen=True)

@@ -997,6 +997,8 @@ class AiqApp(App[int]):
         from aiq_tui.llm.demo import DemoScript
 
         script = DemoScript.for_engine(self.engine)
+        if script.window_note:  # the story is written for the demo model's window
+            await self.note(script.window_note, "info")
         pause = self.engine.config.ui.demo_turn_pause
         first = True
         try:

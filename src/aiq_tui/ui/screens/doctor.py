@@ -36,7 +36,7 @@ def summary_text(report: DoctorReport) -> str:
     if report.catalog is not None:
         c = report.catalog
         text += (f"  Catalog {c.catalog_tokens:,}/{c.catalog_limit:,} tokens of a {c.window:,} window"
-                 f" ({len(c.omitted)} cut).")
+                 f" ({c.counts()}).")
     return text + "  Enter: open skill · i: inspector on the query · r: check again · Esc: back"
 
 

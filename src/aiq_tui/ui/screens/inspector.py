@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Ranking
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
@@ -41,7 +42,8 @@ def as_typed(query: str) -> dict[str, str]:
 
 def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
     shown = typed or {}
-    return ", ".join(f"{shown.get(s.term, s.term)}→{s.field} {s.weight:+.2f}" for s in match.signals) or "–"
+    return ", ".join(f"{shown.get(s.via, s.via) + '~' if s.via else ''}{shown.get(s.term, s.term)}→{s.field} "
+                     f"{s.weight:+.2f}" for s in match.signals) or "–"
 
 
 def signals_note(engine: Any) -> str:
@@ -113,7 +115,8 @@ class InspectorScreen(Screen[None]):
         grounds = table_grounds(table)  # readable on the plain and the striped rows
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
-            table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", f"{match.confidence:.2f}",
+            # The digits that decide: 0.149 beside "brief ≥ 0.15" must not read as 0.15.
+            table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", decisive(match.confidence, (brief, full)),
                           Text(phase, style=badge_style(self.app, phase, *grounds)),
                           plain(signal_text(match, typed)), key=match.name)
 
