@@ -64,7 +64,7 @@ async def step_until(pilot: Pilot, done: Callable[[AiqApp], bool], limit: int = 
 
 
 def finished(app: AiqApp) -> bool:
-    return app.demo is not None and app.demo.finished and app.cursor.queued == 0
+    return app.demo is not None and app.demo.finished and app.cursor.after == 0
 
 
 async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climbing(tmp_path: Path) -> None:

@@ -668,10 +668,7 @@ class AiqApp(App[int]):
         if self.demo is not None:
             bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
             return
-        queued = f" · {cursor.queued} new event{'s' if cursor.queued != 1 else ''} queued" if cursor.queued else ""
-        what = shown.last_event.replace("_", " ")
-        bar.update(f"⏸ paused · turn {shown.turn} · event {shown.event} ({what}){queued}"
-                   " · ←/→ event · ↑/↓ turn · Space resume · End live")
+        bar.update(paused_bar(cursor))
 
     async def action_toggle_pause(self) -> None:
         if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
@@ -984,7 +981,7 @@ class AiqApp(App[int]):
                         "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops", "info")
         self._stop_demo = False
         self.demo = DemoSteps(start=len(self.cursor.records) - 1)
-        self.cursor.position = self.demo.start
+        self.cursor.pause_at(self.demo.start)
         self._set_busy(True)
         self._turn_worker = self._run_long_demo()
         if play:
@@ -1033,7 +1030,7 @@ class AiqApp(App[int]):
         demo = self.demo
         while demo is not None and self.cursor.paused and not self._stop_demo:
             demo.go.clear()
-            if self.cursor.queued == 0 and demo.wanted:
+            if self.cursor.after == 0 and demo.wanted:
                 demo.wanted = False
                 return
             await demo.go.wait()
@@ -1565,8 +1562,18 @@ class DemoSteps:
         steps = sum(1 for i in range(self.start, index + 1)
                     if self.caption(cursor.records, i) is not None)
         state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
-        more = "the end — End goes live" if self.finished and cursor.queued == 0 else "→ next"
+        more = "the end — End goes live" if self.finished and cursor.after == 0 else "→ next"
         return f"{state} {steps} · {text}\n{more} · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
+
+
+def paused_bar(cursor: TimeCursor) -> str:
+    """The bar above the prompt while the live view is paused: which event of how many is shown
+    and how many arrived since the pause (stepping back queues nothing)."""
+    shown, queued = cursor.shown, cursor.queued
+    what = shown.last_event.replace("_", " ")
+    arrived = f" · {queued} new event{'s' if queued != 1 else ''} since the pause" if queued else ""
+    return (f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
+            " · ←/→ event · ↑/↓ turn · Space resume · End live")
 
 
 CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
