@@ -1087,8 +1087,7 @@ class AiqApp(App[int]):
             self.engine.cancel()
         await self.engine.resume(session_id)
         await self.drained()  # the skills it restored are folded before its history
-        self.cursor.live()
-        await self.take({"type": "reset"})
+        await self._new_story({"type": "reset"})
         for record in history_records(self.engine.session):
             await self.take(record)
         await self._engine_budget()  # the budget now, not the one its last turn ended on
@@ -1409,14 +1408,34 @@ class AiqApp(App[int]):
         self._compact()
 
     async def action_clear(self) -> None:
-        if self.busy:
+        if self._turn_running():  # a turn, or the /demo between two of its turns
             self.notify("A turn is running — Esc cancels it first.", severity="warning")
             return
-        self.cursor.live()
-        await self.take({"type": "reset"})
-        self.engine.clear()
-        self._update_subtitle()
+        await self._clear_session()
         await self.note("new session — the previous one stays saved", "info")
+
+    async def _clear_session(self) -> None:
+        """The engine starts a new session and the screen a new story: a new cursor (turn 1 is
+        the new session's first question), no demo, the conversation at its end and no skill
+        marked by the old session's compressions."""
+        await self._new_story({"type": "reset", "session": "new"})
+        self.engine.clear()  # its unloads and budget are the new story's first events
+        self._update_subtitle()
+
+    async def _new_story(self, reset: dict[str, Any]) -> None:
+        """What the screen shows from now on belongs to another session: the time cursor starts
+        afresh from ``reset`` (folded over the last state: a resumed session keeps the skills its
+        engine restored), the step-through demo ends and the conversation is drawn from its top."""
+        demo, self.demo = self.demo, None
+        if demo is not None and demo.timer is not None:
+            demo.timer.stop()
+        reset.setdefault("clock", self.clock().strftime("%H:%M:%S"))
+        self.cursor = self.cursor.fresh(reset)
+        self._set_busy(self.cursor.head.running)
+        for conversation in self.screen_stack[0].query(Conversation):
+            await conversation.reset()
+        await self.draw()
+        self.refresh_bindings()
 
     def action_activate_skill(self, name: str) -> None:
         self._activate(name)
@@ -1487,10 +1506,7 @@ class AiqApp(App[int]):
         the deleted file back with all its old messages."""
         if message.session_id != self.engine.session.id:
             return
-        self.cursor.live()
-        await self.take({"type": "reset"})
-        self.engine.clear()
-        self._update_subtitle()
+        await self._clear_session()
         await self.note(f"deleted session {message.session_id} — this is a new session", "info")
 
     def on_skill_chosen(self, message: SkillChosen) -> None:

@@ -1,0 +1,73 @@
+"""Issue 31: what the screen says is what happened — a new session starts a new story, the
+paused bar counts what arrived, an approval opens on the step that asks, trust comes first."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+from helpers import say, settle  # noqa: E402
+
+from aiq_tui.skills.model import SkillState  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
+from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
+
+
+def bar(app: AiqApp) -> str:
+    return str(app.screen_stack[0].query_one("#cursor-bar").render())
+
+
+async def test_after_clear_space_shows_turn_1_of_the_new_session_and_nothing_of_the_old(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for question in ("show the tables in the sample database", "which sql tables hold orders"):
+            await say(pilot, question)
+            await settle(pilot)
+        engine.evict(engine.rank("which sql tables hold orders").matches[0].name)
+        await settle(pilot)
+        conversation = app.query_one(Conversation)
+        conversation.to_top()  # the user was reading the old story
+        await say(pilot, "/clear")
+        await settle(pilot)
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        await pilot.press("space")
+        assert app.cursor.paused and "turn 1 ·" in bar(app), bar(app)
+        for _ in range(3):  # ↑ steps back through the new session only
+            await pilot.press("up")
+            shown = app.cursor.shown
+            assert shown.turn <= 1 and "which sql tables" not in " ".join(e.text for e in shown.conversation), bar(app)
+        assert not any(view.evicted for view in app.query_one(SkillsPane).views_in(SkillState.INACTIVE))
+        await pilot.press("end")
+        await settle(pilot)
+        assert not conversation.scrolled_up, "the new session's conversation follows its newest message"
+        users = [e.text for e in app.cursor.head.conversation if e.kind == "user"]
+        assert users == ["show the tables in the sample database"]
+
+
+async def test_after_a_demo_clear_pauses_in_the_plain_style_at_turn_1(tmp_path: Path) -> None:
+    import json
+
+    from aiq_tui.ui.app import DemoSteps
+
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        start = len(app.cursor.records)
+        for record in json.loads((Path(__file__).parent / "fixtures" / "demo_records.json").read_text("utf-8")):
+            await app.take(record)
+        app.demo = DemoSteps(start=start, finished=True)  # a /demo seen to its end
+        await app.draw()
+        await say(pilot, "/clear")
+        await settle(pilot)
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        await pilot.press("space")
+        assert bar(app).startswith("⏸ paused · turn 1 ·"), bar(app)
+        assert app.demo is None
