@@ -44,7 +44,7 @@ def demo_app(home: Path) -> AiqApp:
 
 
 def bar(app: AiqApp) -> str:
-    return str(app.query_one("#cursor-bar").render())
+    return str(app.screen_stack[0].query_one("#cursor-bar").render())
 
 
 async def step_until(pilot: Pilot, done: Callable[[AiqApp], bool], limit: int = 400) -> list[tuple[str, Any]]:
@@ -55,6 +55,8 @@ async def step_until(pilot: Pilot, done: Callable[[AiqApp], bool], limit: int = 
         if done(app):
             return seen
         if isinstance(app.screen, ApprovalScreen):
+            # the step on screen is the one that asks (issue 31: never ahead of its caption)
+            assert "asks for your approval" in bar(app), bar(app)
             await pilot.press("n")
         else:
             await pilot.press("right")

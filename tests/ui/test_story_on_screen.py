@@ -71,3 +71,33 @@ async def test_after_a_demo_clear_pauses_in_the_plain_style_at_turn_1(tmp_path: 
         await pilot.press("space")
         assert bar(app).startswith("⏸ paused · turn 1 ·"), bar(app)
         assert app.demo is None
+
+
+async def test_a_stepped_demo_opens_the_approval_on_the_step_that_asks(tmp_path: Path) -> None:
+    from helpers import wait_until
+
+    from aiq_tui.ui.app import DemoSteps
+    from aiq_tui.ui.screens.approval import ApprovalScreen
+
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        app.demo = DemoSteps(start=len(app.cursor.records) - 1)  # stepped: paused on its first step
+        app.cursor.pause_at(app.demo.start)
+        await app.draw()
+        app.send("write it down: delete order 7")  # the engine runs ahead to the write, which asks
+        await wait_until(lambda: any(r.get("permission") == "ask" for r in app.cursor.records), "the asking call")
+        await app.drained()
+        await pilot.pause()
+        assert not isinstance(app.screen, ApprovalScreen), "opened ahead of its caption: " + bar(app)
+        for _ in range(40):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            assert "asks for your approval" not in bar(app), "its step is on screen and nothing asks"
+            await pilot.press("right")
+            await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        assert "asks for your approval" in bar(app), bar(app)
+        await pilot.press("n")
+        await pilot.press("escape")

@@ -258,6 +258,7 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
+        self._cursor_moved = asyncio.Event()  # set at every draw: the cursor may have moved
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
         self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
@@ -649,6 +650,7 @@ class AiqApp(App[int]):
 
     async def draw(self) -> None:
         """Draw the state at the cursor (the head when live) and the cursor's bar."""
+        self._cursor_moved.set()  # an approval waiting for its step looks again
         self._show_cursor_bar()
         if self.view.drawn is self.cursor.shown:
             return
@@ -1152,13 +1154,14 @@ class AiqApp(App[int]):
                 future.set_result(decision or Decision.DENY)
 
         self._pending_approval = screen
-        # The screen first shows what led to the question (skills loaded, the call's notice):
-        # once the modal is up, the panes behind it are not laid out again until it closes.
-        await self.drained()
-        # Queued after the engine events already posted (the call's own notice among them):
-        # while the modal is up, queries for the main screen's widgets would find nothing.
-        self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
         try:
+            # The screen first shows what led to the question (skills loaded, the call's notice):
+            # once the modal is up, the panes behind it are not laid out again until it closes.
+            await self.drained()
+            await self._asking_step_shown(request.call_id)
+            # Queued after the engine events already posted (the call's own notice among them):
+            # while the modal is up, queries for the main screen's widgets would find nothing.
+            self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
             return await future
         except asyncio.CancelledError:
             if screen.is_current:
@@ -1166,6 +1169,19 @@ class AiqApp(App[int]):
             raise
         finally:
             self._pending_approval = None
+
+    async def _asking_step_shown(self, call_id: str) -> None:
+        """A stepped ``/demo`` asks on its own step: the engine, which runs ahead of the steps on
+        screen, waits here until the user has stepped to the call that asks (its caption says
+        "it asks for your approval"), or goes live, or the demo ends."""
+        records = self.cursor.records
+        asking = next((i for i in range(len(records) - 1, -1, -1)
+                       if records[i].get("type") == "tool_call_requested" and records[i].get("call_id") == call_id),
+                      None)
+        while asking is not None and self.demo is not None and self.cursor.paused and self.cursor.index < asking \
+                and not self._stop_demo:
+            self._cursor_moved.clear()
+            await self._cursor_moved.wait()
 
     # -- watching skill folders -----------------------------------------------------------------
     def watch_dirs(self) -> list[Path]:
@@ -1205,6 +1221,7 @@ class AiqApp(App[int]):
             self.screen.minimize()  # Esc leaves the full-screen Tools / Timeline first
             return
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        self._cursor_moved.set()  # an approval waiting for its step stops waiting
         if self.demo is not None:
             self.demo.go.set()  # a demo waiting for the next step stops waiting
         if self._turn_running():
