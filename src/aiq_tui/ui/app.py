@@ -259,6 +259,7 @@ class AiqApp(App[int]):
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
         self._cursor_moved = asyncio.Event()  # set at every draw: the cursor may have moved
+        self._trust_settled = asyncio.Event()  # the project's trust question answered (or none asked)
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
         self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
@@ -501,7 +502,13 @@ class AiqApp(App[int]):
             gc.enable()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
         if getattr(self.engine, "start_mcp", None) is not None:
-            self.run_worker(self.engine.start_mcp(), group="mcp", exit_on_error=False)
+            self.run_worker(self._start_mcp(), group="mcp", exit_on_error=False)
+
+    async def _start_mcp(self) -> None:
+        """The MCP servers start (and a trusted project's are asked about) once the trust
+        question is answered: trust comes first, a server's question never covers it."""
+        await self._trust_settled.wait()
+        await self.engine.start_mcp()
 
     def _build_engine(self) -> None:
         """In a thread after the first frame: the catalog, the tools and the engine."""
@@ -1111,11 +1118,15 @@ class AiqApp(App[int]):
             from aiq_tui.ui.screens.trust import TrustScreen
 
             self.push_screen(TrustScreen(self.project_dir(), offers), callback=self._trust_answered)
+        else:
+            self._trust_settled.set()
 
     def _trust_answered(self, level: Any) -> None:
         self.query_one("#prompt", PromptInput).focus()
         if level is not None:
             self._record_trust(level)
+        else:  # decided later: untrusted for this run
+            self._trust_settled.set()
 
     @work(thread=True, group="trust", exit_on_error=False)
     def _record_trust(self, level: Any) -> None:
@@ -1125,10 +1136,12 @@ class AiqApp(App[int]):
             record(self.home, self.project_dir(), level)
         except (OSError, TrustFileError) as exc:
             self.call_from_thread(self.notify, f"could not remember the decision: {exc}", severity="error")
+            self.call_from_thread(self._trust_settled.set)
             return
         self.call_from_thread(self._trust_recorded, level)
 
     def _trust_recorded(self, level: Any) -> None:
+        self._trust_settled.set()  # recorded: the MCP servers start under it
         self._trust_changed = True
         self.notify(f"{self.project_dir()}: {level.value}; `aiq-tui trust` changes it", timeout=4)
         if self.engine is not None:
