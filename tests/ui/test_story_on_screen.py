@@ -101,3 +101,24 @@ async def test_a_stepped_demo_opens_the_approval_on_the_step_that_asks(tmp_path:
         assert "asks for your approval" in bar(app), bar(app)
         await pilot.press("n")
         await pilot.press("escape")
+
+
+async def test_a_summarised_question_is_labelled_where_it_is_drawn(tmp_path: Path) -> None:
+    from aiq_tui.ui.widgets.conversation import UserTurn
+
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600)
+    async with app.run_test(size=(120, 36)) as pilot:
+        for question in ("show the tables in the sample database", "and the orders"):
+            await say(pilot, question)
+            await settle(pilot)
+        await say(pilot, "/compact")  # the fake folds m-0 and m-1 (the first question, its answer)
+        await settle(pilot)
+        first, second = list(app.query(UserTurn))[:2]
+        # in the block's own lines: a title on a left-border-only block is never drawn
+        lines = [strip.text for strip in first.render_lines(first.content_region.reset_offset)]
+        assert "summarised  show the tables" in lines[0], lines
+        assert "summarised" not in " ".join(s.text for s in second.render_lines(second.content_region.reset_offset))
+        await pilot.press("ctrl+t")  # and in the other theme
+        await pilot.pause()
+        assert "summarised  show the tables" in first.render_lines(first.content_region.reset_offset)[0].text
