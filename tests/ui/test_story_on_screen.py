@@ -122,3 +122,76 @@ async def test_a_summarised_question_is_labelled_where_it_is_drawn(tmp_path: Pat
         await pilot.press("ctrl+t")  # and in the other theme
         await pilot.pause()
         assert "summarised  show the tables" in first.render_lines(first.content_region.reset_offset)[0].text
+
+
+def screen_text(app) -> str:  # noqa: ANN001
+    """What the terminal shows, as text (the compositor's lines)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def assert_every_section_and_the_figures_show(app, views) -> None:  # noqa: ANN001
+    text = screen_text(app)
+    for state in SkillState:
+        rows = [v for v in views if v.state is state]
+        assert f"{state.value.title()} ({len(rows)})" in text, text
+        if rows:  # its first skill is on screen, not only its title
+            assert any(line.find(rows[0].name[:12]) >= 0 for line in text.splitlines()
+                       if "Conversation" not in line), (state, text)
+    assert "/ 8,192" in text, text
+
+
+async def test_replay_shows_the_demos_caption_for_every_event(tmp_path: Path) -> None:
+    from tests.replay.test_replay_snapshot import demo_turns
+
+    from aiq_tui.replay.captions import turn_captions
+    from aiq_tui.ui.screens.replay import ReplayApp
+
+    turns = demo_turns()
+    expected = turn_captions(turns)
+    app = ReplayApp(turns, "demo", turn=3)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        replay = app.replay
+        for event in range(1, len(turns[2]["events"]) + 1):
+            await replay.go(3, event)
+            bar = str(replay.query_one("#replay-bar").render())
+            caption = expected[2][event - 1]
+            if caption is not None:
+                assert caption in bar, (event, bar)
+            else:
+                assert len(bar.splitlines()) == 2 and bar.splitlines()[1].strip(), (event, bar)
+
+
+async def test_at_80x24_replay_shows_every_skill_section_and_the_gauges_figures(tmp_path: Path) -> None:
+    from tests.replay.test_replay_snapshot import demo_turns
+
+    from aiq_tui.replay.state import skill_views
+    from aiq_tui.ui.screens.replay import ReplayApp
+
+    turns = demo_turns()
+    app = ReplayApp(turns, "demo", turn=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for turn, event in ((3, 4), (6, None), (len(turns), None)):
+            await app.replay.go(turn, event)
+            await pilot.pause()
+            assert_every_section_and_the_figures_show(app, skill_views(app.replay.state))
+
+
+async def test_at_80x24_the_live_demo_shows_every_skill_section_and_the_gauges_figures(tmp_path: Path) -> None:
+    import json
+
+    from aiq_tui.ui.app import DemoSteps
+
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        start = len(app.cursor.records)
+        for record in json.loads((Path(__file__).parent / "fixtures" / "demo_records.json").read_text("utf-8"))[:140]:
+            await app.take(record)
+        app.demo = DemoSteps(start=start)
+        app.cursor.pause_at(len(app.cursor.records) - 1)
+        await app.draw()
+        await pilot.pause()
+        pane = app.query_one(SkillsPane)
+        assert_every_section_and_the_figures_show(app, [v for s in SkillState for v in pane.views_in(s)])

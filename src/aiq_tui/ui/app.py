@@ -38,7 +38,7 @@ from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.view import StateView
+from aiq_tui.ui.view import StateView, fit_to_height
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -464,11 +464,8 @@ class AiqApp(App[int]):
         for footer in self.screen_stack[0].query(Footer):
             footer.compact = event.size.width < 110
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
-        short = event.size.height < 30
-        self.query_one(BudgetGauge).compact = short
-        pane = self.query_one(SkillsPane)
-        pane.small_rows = 2 if short else 5
-        pane.refresh_sections()
+        for screen in self.screen_stack:  # the workbench and Replay, if it is open
+            fit_to_height(screen, event.size.height)
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
