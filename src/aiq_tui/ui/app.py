@@ -35,6 +35,7 @@ from aiq_tui.ui.messages import (
 )
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
@@ -192,7 +193,7 @@ def semantic_label(event: SemanticProgress) -> str:
     return f"embedding skills {event.done}/{event.total}"
 
 
-class AiqApp(App[int]):
+class AiqApp(ReadableThemes, App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
     TITLE = "aiq-tui"
@@ -269,6 +270,7 @@ class AiqApp(App[int]):
         """Set when an unhandled error stops the app: the error and the crash report's path."""
         self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
         self.mcp_servers: dict[str, Any] = {}  # the last McpServerChanged per server (the MCP tab draws it)
+        self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
 

@@ -30,6 +30,7 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from aiq_tui.replay.state import SessionStates, ViewState, event_count
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.view import StateView, catalog_views, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
@@ -294,7 +295,7 @@ class ReplayScreen(Screen[None]):
         self._drawn = (self.turn, self.event)
 
 
-class ReplayApp(App[None]):
+class ReplayApp(ReadableThemes, App[None]):
     """The Replay screen on its own (``aiq-tui replay --svg`` and snapshot tests)."""
 
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
@@ -306,6 +307,7 @@ class ReplayApp(App[None]):
     def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
                  note: str = "", load: Callable[[], Recorded] | None = None) -> None:
         super().__init__()
+        self.use_readable_themes()  # the workbench's themes (app.tcss names their colours)
         self.replay = ReplayScreen(turns, title, turn=turn, note=note, load=load)
 
     def on_mount(self) -> None:

@@ -25,7 +25,8 @@ PART_STYLE = {
     "tool_results": ("tools", "yellow"),
     "reserve": ("reserve", "grey50"),
 }
-MARK_STYLE = ("yellow", "dark_orange", "red")
+MARK_STYLE = ("yellow", "dark_orange", "red")  # the sparkline's bars
+MARK_BADGES = ("accent", "warning", "error")  # the 80 / 90 / 95 % marks (aiq_tui.ui.badges)
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -98,7 +99,10 @@ class BudgetGauge(Widget):
             return Text("waiting for the first budget…", style="dim")
         parts = breakdown.parts()
         cells = stacked_cells(parts, breakdown.window, width)
-        marks = {min(width - 1, int(width * t)): MARK_STYLE[i] for i, t in enumerate(self.thresholds)}
+        # The marks in the theme's hues, readable on the pane (named colours were 1.7:1 on the light theme).
+        background = self.rich_style.bgcolor
+        marks = {min(width - 1, int(width * t)): badge_style(self.app, MARK_BADGES[i], background)
+                 for i, t in enumerate(self.thresholds)}
         text = Text()
         for index, owner in enumerate(cells):
             if owner is None:
