@@ -195,3 +195,25 @@ async def test_at_80x24_the_live_demo_shows_every_skill_section_and_the_gauges_f
         await pilot.pause()
         pane = app.query_one(SkillsPane)
         assert_every_section_and_the_figures_show(app, [v for s in SkillState for v in pane.views_in(s)])
+
+
+async def test_the_welcome_card_goes_with_the_first_question_after_notices(tmp_path: Path) -> None:
+    from aiq_tui.ui.widgets.conversation import Welcome
+
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/skills")  # a notice first: the card stays above it
+        await settle(pilot)
+        assert app.query(Welcome)
+        await say(pilot, "show the tables in the sample database")
+        await settle(pilot)
+        assert not app.query(Welcome), "the 'Try:' card stayed at the top of the conversation"
+
+
+def test_a_caption_says_where_a_long_argument_was_cut() -> None:
+    from aiq_tui.replay.captions import caption
+
+    sql = "SELECT name, sql FROM sqlite_master WHERE type = 'table' ORDER BY name LIMIT 50"
+    text = caption({"type": "tool_call_requested", "name": "execute_sql", "permission": "allow",
+                    "arguments": {"sql": sql, "source": "sample"}})
+    assert text is not None and "…, source=sample" in text, text

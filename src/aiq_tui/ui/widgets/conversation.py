@@ -267,11 +267,12 @@ class Conversation(VerticalScroll):
                 await widget.remove()
             del blocks[keep - first:]
         self._first = first
-        if not blocks:  # the welcome stays until the first question or answer (notices sit below it)
-            if any(entry.kind != "notice" for entry in entries):
-                await self._leave_welcome()
-            elif not self.query(Welcome):
-                await self.mount(Welcome())
+        # The welcome stays until the first question or answer (notices sit below it), whatever
+        # was drawn before: it went with a question only when nothing else had been drawn.
+        if any(entry.kind != "notice" for entry in entries):
+            await self._leave_welcome()
+        elif not blocks and not self.query(Welcome):
+            await self.mount(Welcome())
         fresh = [self._block(entry) for entry in entries[keep:]]
         if fresh:  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
