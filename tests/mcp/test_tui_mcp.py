@@ -1,5 +1,6 @@
 """The TUI with MCP servers: the MCP tab lists each server's state and tools, a call shows in
-the tool log like a built-in one, an untrusted project's server asks once in a dialog."""
+the tool log like a built-in one; a project's server is asked about once in a dialog, after the
+trust question and only in a trusted project."""
 
 from __future__ import annotations
 
@@ -76,12 +77,23 @@ async def test_the_tui_shows_the_servers_tools_and_the_call(project: Path, isola
         assert engine.mcp.statuses()[0].state == "stopped"  # quitting stopped the servers
 
 
+async def _trust_first(pilot: Pilot, app: AiqApp, key: str) -> None:
+    """The first start asks about the folder before anything else; ``key`` answers it."""
+    from aiq_tui.ui.screens.trust import TrustScreen
+
+    await _until(pilot, lambda: isinstance(app.screen, TrustScreen) and bool(app.screen.query("#trust-title")))
+    await pilot.pause(0.3)  # time enough for a server's question to arrive, were it not held back
+    assert isinstance(app.screen, TrustScreen) and not any(isinstance(s, McpApprovalScreen) for s in app.screen_stack)
+    await pilot.press(key)
+
+
 @pytest.mark.slow
-async def test_an_untrusted_projects_server_asks_once_and_the_answer_is_kept(project: Path, isolated_home: Home) -> None:
+async def test_a_trusted_projects_server_asks_once_after_the_trust_question(project: Path, isolated_home: Home) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"fx": fixture_server()}}))
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     app = AiqApp(engine, clock=fixed_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
+        await _trust_first(pilot, app, "y")
         # Pushed, then composed: wait for the dialog's content, not only the screen.
         await _until(pilot, lambda: isinstance(app.screen, McpApprovalScreen) and bool(app.screen.query("#approval-title")))
         assert "fx" in str(app.screen.query_one("#approval-title").render())
@@ -93,12 +105,29 @@ async def test_an_untrusted_projects_server_asks_once_and_the_answer_is_kept(pro
     assert answer_for(isolated_home, project, server) == "approved"
 
 
+@pytest.mark.parametrize("key", ["n", "escape"])
+@pytest.mark.slow
+async def test_an_untrusted_projects_server_is_not_asked_about_nor_started(project: Path, isolated_home: Home,
+                                                                          key: str) -> None:
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"fx": fixture_server()}}))
+    engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await _trust_first(pilot, app, key)
+        await _until(pilot, lambda: "fx" in app.mcp_servers and app.mcp_servers["fx"].state == "not approved")
+        assert not isinstance(app.screen, McpApprovalScreen)
+        assert "aiq-tui mcp approve fx" in app.mcp_servers["fx"].message
+        await app.action_quit()
+    assert "mcp__fx__echo" not in engine.tools
+
+
 @pytest.mark.slow
 async def test_not_now_leaves_the_server_stopped_and_asks_again_next_time(project: Path, isolated_home: Home) -> None:
     (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"fx": fixture_server()}}))
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     app = AiqApp(engine, clock=fixed_clock, watch=False)
     async with app.run_test(size=SIZE) as pilot:
+        await _trust_first(pilot, app, "y")
         await _until(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
         await pilot.press("escape")
         await _until(pilot, lambda: app.mcp_servers["fx"].state == "not approved")

@@ -89,3 +89,16 @@ def test_api_keys_never_reach_session_files(isolated_home: Home) -> None:
         if path.is_file():
             assert secret not in path.read_text(errors="replace"), path
     assert session.provider == "openai" and session.model == "gpt-4o-mini"
+
+
+def test_the_list_keeps_each_id_on_one_line_at_80_columns(isolated_home: Home, capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "80")
+    store = _seed(isolated_home)
+    session = Session(id="20261128093113-819250", provider="demo", model="aiq-demo",  # a real id's length
+                      title="show the tables in the sample database, then the orders by month")
+    session.messages.append(Message(Role.USER, session.title))
+    store.save(session)
+    assert main(["sessions", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "20261128093113-819250" in out, out

@@ -101,10 +101,16 @@ async def test_space_pauses_arrows_step_and_end_returns_to_live(tmp_path: Path) 
         assert app.cursor.index == 0
         await pilot.press("right")
         assert app.cursor.index == 1
-        engine.fill_to(0.5)  # an event arrives while paused: queued, counted, not drawn
-        await wait_until(lambda: app.cursor.queued == len(app.cursor.states) - 2, "the queued event")
         bar = str(app.query_one("#cursor-bar").render())
-        assert "new events queued" in bar and "(turn started)" in bar
+        assert "since the pause" not in bar, "stepping back queues nothing"
+        assert f"event 2 of {head + 1} (turn started)" in bar
+        engine.fill_to(0.5)  # an event arrives while paused: queued, counted, not drawn
+        await wait_until(lambda: len(app.cursor.states) > head + 1, "the queued event")
+        await app.drained()
+        queued = len(app.cursor.states) - (head + 1)
+        bar = str(app.query_one("#cursor-bar").render())
+        assert f"{queued} new event{'s' if queued != 1 else ''} since the pause" in bar, bar
+        assert f"event 2 of {len(app.cursor.states)} (turn started)" in bar
         assert app.view.drawn == app.cursor.states[1]
         await pilot.press("end")
         assert not app.cursor.paused and app.view.drawn == app.cursor.head

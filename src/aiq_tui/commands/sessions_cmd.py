@@ -79,8 +79,12 @@ def _list(args: argparse.Namespace) -> int:
         console.print(f"No saved sessions in {store.directory}.", markup=False)
     else:
         table = Table(box=None, header_style="bold")
+        # An id is what `replay ID` is typed from and a time reads as one: never wrapped (at
+        # 80 columns the title and the model wrap instead).
+        whole = ("ID", "Updated", "Messages")
         for column in ("ID", "Title", "Updated", "Messages", "Model"):
-            table.add_column(column, justify="right" if column == "Messages" else "left", overflow="fold")
+            table.add_column(column, justify="right" if column == "Messages" else "left", overflow="fold",
+                             no_wrap=column in whole)
         for s in listing.sessions:
             table.add_row(s.id, s.title, s.updated_at[:19].replace("T", " "), str(s.messages),
                           f"{s.model} ({s.provider})" if s.provider else s.model)

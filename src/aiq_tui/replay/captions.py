@@ -316,7 +316,7 @@ def _requested(data: Record) -> str:
     if skill and name == "use_skill":
         return f"the model loads {skill} with use_skill"
     arguments = data.get("arguments") if isinstance(data.get("arguments"), Mapping) else {}
-    shown = ", ".join(f"{k}={_flat(str(v))[:60]}" for k, v in list(arguments.items())[:2])
+    shown = ", ".join(f"{k}={_cut(_flat(str(v)), 60)}" for k, v in list(arguments.items())[:2])
     if data.get("permission") == "ask":
         return f"the model wants {name}({shown}): it asks for your approval"
     if data.get("permission") == "deny":
@@ -476,6 +476,12 @@ def _signed(n: int) -> str:
 
 def _flat(text: Any) -> str:
     return " ".join(str(text).split())
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` in at most ``limit`` characters; a cut says so ("…"), so a statement cut short
+    never reads as a whole one (``…FROM , source=sample``)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _line(text: str) -> str:

@@ -2,7 +2,8 @@
 
 The app feeds every event it receives to :meth:`TimeCursor.add` (which folds it, see
 :mod:`aiq_tui.replay.state`) and draws :attr:`TimeCursor.shown`. Pausing pins the cursor to the
-current event while later ones keep arriving (:attr:`queued` counts them); stepping moves it
+current event while later ones keep arriving (:attr:`queued` counts the arrivals since the
+pause, :attr:`after` every event past the shown one); stepping moves it
 by event or by turn; :meth:`live` goes back to the head. The step-through demo moves by
 *steps*: the events a caption describes.
 """
@@ -20,6 +21,7 @@ class TimeCursor:
     records: list[Mapping[str, Any]] = field(default_factory=list)
     states: list[ViewState] = field(default_factory=list)  # states[i]: after records[:i + 1]
     position: int | None = None  # None: live (the head)
+    paused_at: int = 0  # how many events there were when the cursor was paused
 
     @property
     def head(self) -> ViewState:
@@ -39,9 +41,20 @@ class TimeCursor:
         return self.states[self.index] if self.states and self.index >= 0 else ViewState()
 
     @property
-    def queued(self) -> int:
-        """Events that arrived after the shown one (0 when live)."""
+    def after(self) -> int:
+        """Events past the shown one (0 when live): what → still has to show."""
         return len(self.states) - 1 - self.index
+
+    @property
+    def queued(self) -> int:
+        """Events that arrived since the pause (0 when live): stepping back shows older events,
+        it queues nothing."""
+        return len(self.states) - self.paused_at if self.paused else 0
+
+    def fresh(self, record: Mapping[str, Any]) -> "TimeCursor":
+        """A new story (a new or resumed session): a live cursor whose only event is ``record``,
+        folded over this cursor's head (a ``reset`` keeps what the fold says it keeps)."""
+        return TimeCursor([record], [apply(self.head, record)])
 
     def add(self, record: Mapping[str, Any]) -> ViewState:
         state = apply(self.head, record)
@@ -53,7 +66,13 @@ class TimeCursor:
         if not self.states:
             return False
         self.position = len(self.states) - 1
+        self.paused_at = len(self.states)
         return True
+
+    def pause_at(self, index: int) -> None:
+        """Paused on ``index`` (the step-through demo's first step): what arrives later is queued."""
+        self.position = index
+        self.paused_at = len(self.states)
 
     def live(self) -> None:
         self.position = None

@@ -401,7 +401,10 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
     if kind == "mcp_server_changed":
         return replace(state, timeline=line("mcp", str(data.get("line", f"{data.get('name')}: {data.get('state')}"))))
     if kind == "reset":  # a new or resumed session: what was shown belonged to the one left behind
-        return replace(ViewState(), skills=state.skills, budget=state.budget, last_event=kind)
+        # A resumed session keeps the skills its engine restored (folded just before); a new one
+        # starts with none loaded and no eviction marks from the old one's compressions.
+        skills = () if data.get("session") == "new" else state.skills
+        return replace(ViewState(), skills=skills, budget=state.budget, last_event=kind)
     return state  # an event type this version does not draw
 
 

@@ -267,7 +267,7 @@ class CommandTool:
             )
         lines = done.stdout.count("\n")
         return ToolResult(ok=True, content=content,
-                          summary=f"exit {done.exit_code}, {lines} lines [sandbox: {done.sandbox}]")
+                          summary=f"exit {done.exit_code}, {lines} line{'' if lines == 1 else 's'} [sandbox: {done.sandbox}]")
 
 
 def _path_like(args: Sequence[str]) -> list[str]:

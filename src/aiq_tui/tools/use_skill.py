@@ -65,7 +65,7 @@ class UseSkillTool:
         if self._on_activate is not None:
             self._on_activate(name)
         usable = sum(1 for resource in resources if not resource.rejected)
-        return ToolResult(ok=True, content=text, summary=f"activated {name} ({usable} resources)")
+        return ToolResult(ok=True, content=text, summary=f"activated {name} ({usable} resource{'' if usable == 1 else 's'})")
 
 
 READ_RESOURCE_SPEC = ToolSpec(

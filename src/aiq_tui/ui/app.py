@@ -35,10 +35,11 @@ from aiq_tui.ui.messages import (
 )
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.view import StateView
+from aiq_tui.ui.view import StateView, fit_to_height
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -192,7 +193,7 @@ def semantic_label(event: SemanticProgress) -> str:
     return f"embedding skills {event.done}/{event.total}"
 
 
-class AiqApp(App[int]):
+class AiqApp(ReadableThemes, App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
     TITLE = "aiq-tui"
@@ -258,6 +259,8 @@ class AiqApp(App[int]):
         self._stop_demo = False
         self._skills_refresh_pending = False
         self._pending_approval: ApprovalScreen | None = None
+        self._cursor_moved = asyncio.Event()  # set at every draw: the cursor may have moved
+        self._trust_settled = asyncio.Event()  # the project's trust question answered (or none asked)
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
         self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
@@ -267,6 +270,7 @@ class AiqApp(App[int]):
         """Set when an unhandled error stops the app: the error and the crash report's path."""
         self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
         self.mcp_servers: dict[str, Any] = {}  # the last McpServerChanged per server (the MCP tab draws it)
+        self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
 
@@ -462,11 +466,8 @@ class AiqApp(App[int]):
         for footer in self.screen_stack[0].query(Footer):
             footer.compact = event.size.width < 110
         # Short terminals (80×24): a compact gauge and smaller sections keep Inactive visible.
-        short = event.size.height < 30
-        self.query_one(BudgetGauge).compact = short
-        pane = self.query_one(SkillsPane)
-        pane.small_rows = 2 if short else 5
-        pane.refresh_sections()
+        for screen in self.screen_stack:  # the workbench and Replay, if it is open
+            fit_to_height(screen, event.size.height)
 
     def _first_frame(self) -> None:
         self.first_frame_at = time.perf_counter()
@@ -500,7 +501,13 @@ class AiqApp(App[int]):
             gc.enable()
         self.run_worker(self._warm_up, thread=True, group="warm-up", exit_on_error=False)
         if getattr(self.engine, "start_mcp", None) is not None:
-            self.run_worker(self.engine.start_mcp(), group="mcp", exit_on_error=False)
+            self.run_worker(self._start_mcp(), group="mcp", exit_on_error=False)
+
+    async def _start_mcp(self) -> None:
+        """The MCP servers start (and a trusted project's are asked about) once the trust
+        question is answered: trust comes first, a server's question never covers it."""
+        await self._trust_settled.wait()
+        await self.engine.start_mcp()
 
     def _build_engine(self) -> None:
         """In a thread after the first frame: the catalog, the tools and the engine."""
@@ -649,6 +656,7 @@ class AiqApp(App[int]):
 
     async def draw(self) -> None:
         """Draw the state at the cursor (the head when live) and the cursor's bar."""
+        self._cursor_moved.set()  # an approval waiting for its step looks again
         self._show_cursor_bar()
         if self.view.drawn is self.cursor.shown:
             return
@@ -668,10 +676,7 @@ class AiqApp(App[int]):
         if self.demo is not None:
             bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
             return
-        queued = f" · {cursor.queued} new event{'s' if cursor.queued != 1 else ''} queued" if cursor.queued else ""
-        what = shown.last_event.replace("_", " ")
-        bar.update(f"⏸ paused · turn {shown.turn} · event {shown.event} ({what}){queued}"
-                   " · ←/→ event · ↑/↓ turn · Space resume · End live")
+        bar.update(paused_bar(cursor))
 
     async def action_toggle_pause(self) -> None:
         if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
@@ -984,7 +989,7 @@ class AiqApp(App[int]):
                         "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops", "info")
         self._stop_demo = False
         self.demo = DemoSteps(start=len(self.cursor.records) - 1)
-        self.cursor.position = self.demo.start
+        self.cursor.pause_at(self.demo.start)
         self._set_busy(True)
         self._turn_worker = self._run_long_demo()
         if play:
@@ -1035,7 +1040,7 @@ class AiqApp(App[int]):
         demo = self.demo
         while demo is not None and self.cursor.paused and not self._stop_demo:
             demo.go.clear()
-            if self.cursor.queued == 0 and demo.wanted:
+            if self.cursor.after == 0 and demo.wanted:
                 demo.wanted = False
                 return
             await demo.go.wait()
@@ -1092,8 +1097,7 @@ class AiqApp(App[int]):
             self.engine.cancel()
         await self.engine.resume(session_id)
         await self.drained()  # the skills it restored are folded before its history
-        self.cursor.live()
-        await self.take({"type": "reset"})
+        await self._new_story({"type": "reset"})
         for record in history_records(self.engine.session):
             await self.take(record)
         await self._engine_budget()  # the budget now, not the one its last turn ended on
@@ -1115,11 +1119,15 @@ class AiqApp(App[int]):
             from aiq_tui.ui.screens.trust import TrustScreen
 
             self.push_screen(TrustScreen(self.project_dir(), offers), callback=self._trust_answered)
+        else:
+            self._trust_settled.set()
 
     def _trust_answered(self, level: Any) -> None:
         self.query_one("#prompt", PromptInput).focus()
         if level is not None:
             self._record_trust(level)
+        else:  # decided later: untrusted for this run
+            self._trust_settled.set()
 
     @work(thread=True, group="trust", exit_on_error=False)
     def _record_trust(self, level: Any) -> None:
@@ -1129,10 +1137,12 @@ class AiqApp(App[int]):
             record(self.home, self.project_dir(), level)
         except (OSError, TrustFileError) as exc:
             self.call_from_thread(self.notify, f"could not remember the decision: {exc}", severity="error")
+            self.call_from_thread(self._trust_settled.set)
             return
         self.call_from_thread(self._trust_recorded, level)
 
     def _trust_recorded(self, level: Any) -> None:
+        self._trust_settled.set()  # recorded: the MCP servers start under it
         self._trust_changed = True
         self.notify(f"{self.project_dir()}: {level.value}; `aiq-tui trust` changes it", timeout=4)
         if self.engine is not None:
@@ -1158,13 +1168,14 @@ class AiqApp(App[int]):
                 future.set_result(decision or Decision.DENY)
 
         self._pending_approval = screen
-        # The screen first shows what led to the question (skills loaded, the call's notice):
-        # once the modal is up, the panes behind it are not laid out again until it closes.
-        await self.drained()
-        # Queued after the engine events already posted (the call's own notice among them):
-        # while the modal is up, queries for the main screen's widgets would find nothing.
-        self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
         try:
+            # The screen first shows what led to the question (skills loaded, the call's notice):
+            # once the modal is up, the panes behind it are not laid out again until it closes.
+            await self.drained()
+            await self._asking_step_shown(request.call_id)
+            # Queued after the engine events already posted (the call's own notice among them):
+            # while the modal is up, queries for the main screen's widgets would find nothing.
+            self.call_later(lambda: None if future.done() else self.push_screen(screen, callback=decided))
             return await future
         except asyncio.CancelledError:
             if screen.is_current:
@@ -1172,6 +1183,19 @@ class AiqApp(App[int]):
             raise
         finally:
             self._pending_approval = None
+
+    async def _asking_step_shown(self, call_id: str) -> None:
+        """A stepped ``/demo`` asks on its own step: the engine, which runs ahead of the steps on
+        screen, waits here until the user has stepped to the call that asks (its caption says
+        "it asks for your approval"), or goes live, or the demo ends."""
+        records = self.cursor.records
+        asking = next((i for i in range(len(records) - 1, -1, -1)
+                       if records[i].get("type") == "tool_call_requested" and records[i].get("call_id") == call_id),
+                      None)
+        while asking is not None and self.demo is not None and self.cursor.paused and self.cursor.index < asking \
+                and not self._stop_demo:
+            self._cursor_moved.clear()
+            await self._cursor_moved.wait()
 
     # -- watching skill folders -----------------------------------------------------------------
     def watch_dirs(self) -> list[Path]:
@@ -1211,6 +1235,7 @@ class AiqApp(App[int]):
             self.screen.minimize()  # Esc leaves the full-screen Tools / Timeline first
             return
         self._stop_demo = True  # the long demo stops after the turn that is cancelled now
+        self._cursor_moved.set()  # an approval waiting for its step stops waiting
         if self.demo is not None:
             self.demo.go.set()  # a demo waiting for the next step stops waiting
         if self._turn_running():
@@ -1414,14 +1439,34 @@ class AiqApp(App[int]):
         self._compact()
 
     async def action_clear(self) -> None:
-        if self.busy:
+        if self._turn_running():  # a turn, or the /demo between two of its turns
             self.notify("A turn is running — Esc cancels it first.", severity="warning")
             return
-        self.cursor.live()
-        await self.take({"type": "reset"})
-        self.engine.clear()
-        self._update_subtitle()
+        await self._clear_session()
         await self.note("new session — the previous one stays saved", "info")
+
+    async def _clear_session(self) -> None:
+        """The engine starts a new session and the screen a new story: a new cursor (turn 1 is
+        the new session's first question), no demo, the conversation at its end and no skill
+        marked by the old session's compressions."""
+        await self._new_story({"type": "reset", "session": "new"})
+        self.engine.clear()  # its unloads and budget are the new story's first events
+        self._update_subtitle()
+
+    async def _new_story(self, reset: dict[str, Any]) -> None:
+        """What the screen shows from now on belongs to another session: the time cursor starts
+        afresh from ``reset`` (folded over the last state: a resumed session keeps the skills its
+        engine restored), the step-through demo ends and the conversation is drawn from its top."""
+        demo, self.demo = self.demo, None
+        if demo is not None and demo.timer is not None:
+            demo.timer.stop()
+        reset.setdefault("clock", self.clock().strftime("%H:%M:%S"))
+        self.cursor = self.cursor.fresh(reset)
+        self._set_busy(self.cursor.head.running)
+        for conversation in self.screen_stack[0].query(Conversation):
+            await conversation.reset()
+        await self.draw()
+        self.refresh_bindings()
 
     def action_activate_skill(self, name: str) -> None:
         self._activate(name)
@@ -1517,10 +1562,7 @@ class AiqApp(App[int]):
         the deleted file back with all its old messages."""
         if message.session_id != self.engine.session.id:
             return
-        self.cursor.live()
-        await self.take({"type": "reset"})
-        self.engine.clear()
-        self._update_subtitle()
+        await self._clear_session()
         await self.note(f"deleted session {message.session_id} — this is a new session", "info")
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
@@ -1592,8 +1634,18 @@ class DemoSteps:
         steps = sum(1 for i in range(self.start, index + 1)
                     if self.caption(cursor.records, i) is not None)
         state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
-        more = "the end — End goes live" if self.finished and cursor.queued == 0 else "→ next"
+        more = "the end — End goes live" if self.finished and cursor.after == 0 else "→ next"
         return f"{state} {steps} · {text}\n{more} · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
+
+
+def paused_bar(cursor: TimeCursor) -> str:
+    """The bar above the prompt while the live view is paused: which event of how many is shown
+    and how many arrived since the pause (stepping back queues nothing)."""
+    shown, queued = cursor.shown, cursor.queued
+    what = shown.last_event.replace("_", " ")
+    arrived = f" · {queued} new event{'s' if queued != 1 else ''} since the pause" if queued else ""
+    return (f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
+            " · ←/→ event · ↑/↓ turn · Space resume · End live")
 
 
 CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})

@@ -59,14 +59,28 @@ def contrast(first: Color, second: Color) -> float:
     return (high + 0.05) / (low + 0.05)
 
 
+def on_256_colours(colour: Color) -> Color:
+    """``colour`` as a 256-colour terminal (tmux's default) draws it: the nearest of the
+    palette's fixed colours, which Rich picks when it reduces truecolor."""
+    from rich.color import ColorSystem
+
+    triplet = colour.rich_color.downgrade(ColorSystem.EIGHT_BIT).get_truecolor()
+    return Color(triplet.red, triplet.green, triplet.blue)
+
+
+def drawn_contrast(first: Color, second: Color) -> float:
+    """The weaker contrast of the two colours in truecolor and on a 256-colour terminal."""
+    return min(contrast(first, second), contrast(on_256_colours(first), on_256_colours(second)))
+
+
 def readable(colour: Color, *backgrounds: Color, minimum: float = MINIMUM_CONTRAST) -> Color:
     """``colour``, or the nearest blend of it towards white or black that reaches ``minimum``
-    contrast on every one of ``backgrounds`` (black or white, whichever is stronger, if neither
-    blend does)."""
+    contrast on every one of ``backgrounds``, in truecolor and in 256 colours (black or white,
+    whichever is stronger, if neither blend does)."""
     colour = backgrounds[0] + colour  # drawn on the background: any transparency is flattened
 
     def weakest(candidate: Color) -> float:
-        return min(contrast(candidate, background) for background in backgrounds)
+        return min(drawn_contrast(candidate, background) for background in backgrounds)
 
     if weakest(colour) >= minimum:
         return colour

@@ -81,6 +81,21 @@ class StateView:
             log.show(state.tools)  # type: ignore[attr-defined]
 
 
+SHORT_ROWS = 30
+"""Terminals shorter than this (80×24) get the compact gauge and two-row sections (app.tcss's
+``-short`` rules do the rest), so all three skill sections and the gauge's figures fit."""
+
+
+def fit_to_height(root: DOMNode, height: int) -> None:
+    """The panes under ``root`` (the main screen, Replay) sized for a terminal ``height`` rows tall."""
+    short = height < SHORT_ROWS
+    for gauge in root.query(BudgetGauge):
+        gauge.compact = short
+    for pane in root.query(SkillsPane):
+        pane.small_rows = 2 if short else 5
+        pane.refresh_sections()
+
+
 def catalog_views(rows: Sequence[Any]) -> list[SkillView]:
     """``(name, description, tokens)`` rows as Inactive views (Replay's catalog)."""
     from aiq_tui.skills.model import Phase, SkillState

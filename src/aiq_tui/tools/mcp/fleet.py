@@ -7,11 +7,13 @@ Rules a caller may rely on:
   started or failed (each bounded by ``mcp.startup_timeout_seconds``); a failure is a state with
   a message (:meth:`problems`, an :class:`~aiq_tui.events.McpServerChanged` event), never an
   exception.
-* A project's server (``.mcp.json``) starts without asking only in a trusted project
-  (:func:`aiq_tui.trust.project_trust`); otherwise it starts once the user approved this very
-  definition (:mod:`.approvals`) — asked through :attr:`McpFleet.approver` (the TUI's dialog)
-  without holding up :meth:`start`. With no approver (headless) it is not started, and the
-  message names ``aiq-tui trust`` and ``aiq-tui mcp approve``.
+* A project's server (``.mcp.json``) starts once the user approved this very definition
+  (:mod:`.approvals`, ``aiq-tui mcp approve``). Otherwise it is asked about only in a trusted
+  project (:func:`aiq_tui.trust.project_trust`): through :attr:`McpFleet.approver` (the TUI's
+  dialog, after its trust question) without holding up :meth:`start`, or — with no approver
+  (headless) — started, trusting the project having covered it. In a project not trusted it
+  is not started and not asked about; the message names ``aiq-tui trust`` and ``aiq-tui mcp
+  approve``.
 * A ready server's tools are in the registry as ``mcp__<server>__<tool>``; when the server
   goes away they are removed, when its list changes they follow.
 * :meth:`offered` picks the tools whose definitions fit ``mcp.tools_share`` of the window:
@@ -152,7 +154,7 @@ class McpFleet:
         for server in definitions:
             if not server.enabled:
                 self._set(server, DISABLED, "enabled: false in config")
-            elif server.trusted or trusted_project:
+            elif server.trusted:
                 now.append(server)
             else:
                 answer = answer_for(self.home, self.cwd, server)
@@ -161,9 +163,11 @@ class McpFleet:
                 elif answer == "rejected":
                     self._set(server, REJECTED, "you chose not to start it (`aiq-tui mcp approve "
                                                 f"{server.name}` starts it from now on)")
-                elif self.approver is None:
+                elif not trusted_project:  # a program a folder you have not trusted chose: not asked about
                     self._set(server, NOT_APPROVED, not_approved_message(server))
-                else:
+                elif self.approver is None:  # headless in a trusted project: trusting it covered its servers
+                    now.append(server)
+                else:  # in a trusted project the workbench still asks once per server (as Claude Code does)
                     self._set(server, AWAITING, f"asking whether to start {server.target}")
                     ask.append(server)
         if ask:

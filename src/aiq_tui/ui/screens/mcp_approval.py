@@ -1,4 +1,4 @@
-"""Asking once before a project's MCP server starts (an untrusted project's ``.mcp.json``).
+"""Asking once before a project's MCP server starts (a trusted project's ``.mcp.json``).
 
 Shows exactly what would run — the command line or the URL, the environment variables it
 sets and the ones of yours it reads, its working directory — because starting it is running
@@ -60,11 +60,11 @@ class McpApprovalScreen(ModalScreen["str | None"]):
         server = self.server
         with Dialog(id="mcp-approval", classes="dialog"):
             yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
-            yield Static(f"from {printable(str(server.origin))} — this project is not trusted", classes="dim",
+            yield Static(f"from {printable(str(server.origin))} — a project you trust", classes="dim",
                          markup=False)
             yield Static(server_details(server), id="approval-detail", markup=False)
             yield Static("Its tools still ask before each call. The answer is remembered until the "
-                         "definition changes (`aiq-tui trust` trusts the whole project).", classes="dim", markup=False)
+                         "definition changes.", classes="dim", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Start it (s)", id="approved", variant="warning")
                 yield Button("Never (r)", id="rejected", variant="error")

@@ -30,7 +30,8 @@ from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from aiq_tui.replay.state import SessionStates, ViewState, event_count
 from aiq_tui.ui.plain import plain
-from aiq_tui.ui.view import StateView, catalog_views
+from aiq_tui.ui.themes import ReadableThemes
+from aiq_tui.ui.view import StateView, catalog_views, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
@@ -122,6 +123,7 @@ class ReplayScreen(Screen[None]):
 
     def _place(self, turns: list[Mapping[str, Any]], states: SessionStates) -> None:
         self.turns, self.states = turns, states
+        self._captions: list[list[str | None]] | None = None  # the demo's captions, made on first use
         turn = self.wanted_turn
         self.turn = len(turns) if turn is None else max(0, min(turn, len(turns)))
         self.event = event_count(turns, self.turn)
@@ -142,7 +144,11 @@ class ReplayScreen(Screen[None]):
                         yield Timeline(id="timeline")
         yield Footer()
 
+    def on_resize(self, event: Any) -> None:
+        fit_to_height(self, event.size.height)
+
     async def on_mount(self) -> None:
+        fit_to_height(self, self.app.size.height)  # 80×24: every skill section and the gauge's figures
         self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
         if self.states is None:
             # A session read and folded within LOADING_BAR_AFTER shows its state in the first
@@ -235,12 +241,30 @@ class ReplayScreen(Screen[None]):
 
     # -- drawing ---------------------------------------------------------------------------
     def caption(self) -> str:
+        """The bar: where the cursor is, then what the event did and why — the caption the
+        step-through demo shows for it (the footer lists the keys)."""
         total = event_count(self.turns, self.turn)
         state = self.state_of(self.turn, self.event)
         what = state.last_event.replace("_", " ") if self.event else "before its first event"
         note = f" · {self.note}" if self.note else ""
         return (f"⏵ Replay · turn {self.turn}/{len(self.turns)} · event {self.event}/{total} ({what}){note}"
-                " · ←/→ event · ↑/↓ turn · Esc live")
+                f" · Esc live\n{self.step_caption()}")
+
+    def step_caption(self) -> str:
+        """The caption of the event shown (:mod:`aiq_tui.replay.captions`, as the demo's bar)."""
+        if not self.event or not 1 <= self.turn <= len(self.turns):
+            return f"turn {self.turn}: before its first event — → steps through it" if self.turns else ""
+        if getattr(self, "_captions", None) is None:
+            from aiq_tui.replay.captions import turn_captions
+
+            self._captions = turn_captions(self.turns)
+        captions = self._captions or []
+        row = captions[self.turn - 1] if self.turn - 1 < len(captions) else []
+        text = row[self.event - 1] if self.event - 1 < len(row) else None
+        if text is not None:
+            return text
+        kind = self.state_of(self.turn, self.event).last_event
+        return "the model writes its answer" if kind == "token_streamed" else kind.replace("_", " ")
 
     def _request(self) -> None:
         bars = self.query("#replay-bar")
@@ -271,15 +295,19 @@ class ReplayScreen(Screen[None]):
         self._drawn = (self.turn, self.event)
 
 
-class ReplayApp(App[None]):
+class ReplayApp(ReadableThemes, App[None]):
     """The Replay screen on its own (``aiq-tui replay --svg`` and snapshot tests)."""
 
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")
     TITLE = "aiq-tui replay"
+    # The workbench's size classes (app.tcss fits 80×24 with them).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
     def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
                  note: str = "", load: Callable[[], Recorded] | None = None) -> None:
         super().__init__()
+        self.use_readable_themes()  # the workbench's themes (app.tcss names their colours)
         self.replay = ReplayScreen(turns, title, turn=turn, note=note, load=load)
 
     def on_mount(self) -> None:

@@ -25,7 +25,8 @@ PART_STYLE = {
     "tool_results": ("tools", "yellow"),
     "reserve": ("reserve", "grey50"),
 }
-MARK_STYLE = ("yellow", "dark_orange", "red")
+MARK_STYLE = ("yellow", "dark_orange", "red")  # the sparkline's bars
+MARK_BADGES = ("accent", "warning", "error")  # the 80 / 90 / 95 % marks (aiq_tui.ui.badges)
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -63,7 +64,8 @@ class BudgetGauge(Widget):
     requests: reactive[tuple[int, ...]] = reactive(())
     """The prompt's total at each model request (the sparkline: compression's saw-tooth)."""
     compact: reactive[bool] = reactive(False, layout=True)
-    """Short terminals: no legend (the bar, figures and stage note stay)."""
+    """Short terminals: the bar, the figures and one line of the stage note (no marks row,
+    sparkline or legend)."""
 
     def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -97,7 +99,10 @@ class BudgetGauge(Widget):
             return Text("waiting for the first budget…", style="dim")
         parts = breakdown.parts()
         cells = stacked_cells(parts, breakdown.window, width)
-        marks = {min(width - 1, int(width * t)): MARK_STYLE[i] for i, t in enumerate(self.thresholds)}
+        # The marks in the theme's hues, readable on the pane (named colours were 1.7:1 on the light theme).
+        background = self.rich_style.bgcolor
+        marks = {min(width - 1, int(width * t)): badge_style(self.app, MARK_BADGES[i], background)
+                 for i, t in enumerate(self.thresholds)}
         text = Text()
         for index, owner in enumerate(cells):
             if owner is None:
@@ -105,9 +110,10 @@ class BudgetGauge(Widget):
             else:
                 text.append("█", style=PART_STYLE[owner][1])
         text.append("\n")
-        for index in range(width):
-            text.append("▲" if index in marks else " ", style=marks.get(index, ""))
-        text.append("\n")
+        if not self.compact:  # compact: the bar's own │ marks; its rows go to the skill sections
+            for index in range(width):
+                text.append("▲" if index in marks else " ", style=marks.get(index, ""))
+            text.append("\n")
         percent = breakdown.fraction * 100
         # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
         level = "error" if breakdown.fraction >= self.thresholds[2] else (
@@ -117,14 +123,15 @@ class BudgetGauge(Widget):
         text.append(f"  {percent:.0f}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
+        if self.compact:  # the bar, the figures and one line of the stage note
+            if self.stage_note:
+                note = self.stage_note if len(self.stage_note) <= width else self.stage_note[:width - 1] + "…"
+                text.append("\n")
+                text.append(note, style="italic")
+            return text
         if self.requests and breakdown.window:
             text.append("\n")
             text.append_text(self.sparkline(breakdown.window, width))
-        if self.compact:
-            if self.stage_note:
-                text.append("\n")
-                text.append(self.stage_note, style="italic")
-            return text
         text.append("\n")
         # Entries are packed per line by the pane's width, so an entry never breaks between
         # its swatch and its figure and none is cut off at the right edge.

@@ -25,15 +25,32 @@ if TYPE_CHECKING:
     from aiq_tui.ui.widgets.answer import AnswerView
 
 
+SUMMARISED_MARK = "summarised"
+"""The label a turn folded into a compression summary carries on its first line."""
+
+
 class UserTurn(Static):
     """What the user typed, shown verbatim (no markup). ``message_id`` is the engine's id of
-    the message, so a compression that summarises it can mark the turn."""
+    the message, so a compression that summarises it can mark the turn: a label on its first
+    line (the block has only a left border, where Textual draws no title)."""
 
-    def __init__(self, text: str, message_id: str = "") -> None:
-        super().__init__(text, markup=False, classes="user-turn")
-        self.border_title = "you"
+    def __init__(self, text: str, message_id: str = "", *, summarised: bool = False) -> None:
+        super().__init__("", markup=False, classes="user-turn")
         self.message_id = message_id
         self.text = text
+        self.summarised = not summarised
+        self.mark(summarised)
+
+    def mark(self, summarised: bool) -> None:
+        """Dimmed and labelled ``summarised`` (or not): still readable, no longer sent."""
+        if summarised == self.summarised:
+            return
+        self.summarised = summarised
+        self.set_class(summarised, "-summarised")
+        if summarised:
+            self.update(Text.assemble((f" {SUMMARISED_MARK} ", "bold reverse"), " ", self.text))
+        else:
+            self.update(Text(self.text))
 
 
 class Notice(Static):
@@ -69,9 +86,6 @@ class Conversation(VerticalScroll):
     """The scrolling list of turns. Call these methods from the app's message handlers."""
 
     can_focus = True
-    DEFAULT_CSS = """
-    Conversation > .-summarised { opacity: 60%; }
-    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -192,7 +206,7 @@ class Conversation(VerticalScroll):
                 inside = child.message_id in wanted and not child.has_class("-summarised")
                 if inside:
                     marked += 1
-                    child.border_title = "you · summarised"
+                    child.mark(True)
             if inside:
                 child.add_class("-summarised")
         if marked:
@@ -241,7 +255,7 @@ class Conversation(VerticalScroll):
                 break
             block.set_class(new.summarised, "-summarised")
             if old.kind == "user":
-                block.border_title = "you · summarised" if new.summarised else "you"
+                block.mark(new.summarised)
             keep += 1
         if keep < first or len(entries) - keep > WINDOW:  # afresh: the newest entries only
             keep = first = max(0, len(entries) - WINDOW)
@@ -253,11 +267,12 @@ class Conversation(VerticalScroll):
                 await widget.remove()
             del blocks[keep - first:]
         self._first = first
-        if not blocks:  # the welcome stays until the first question or answer (notices sit below it)
-            if any(entry.kind != "notice" for entry in entries):
-                await self._leave_welcome()
-            elif not self.query(Welcome):
-                await self.mount(Welcome())
+        # The welcome stays until the first question or answer (notices sit below it), whatever
+        # was drawn before: it went with a question only when nothing else had been drawn.
+        if any(entry.kind != "notice" for entry in entries):
+            await self._leave_welcome()
+        elif not blocks and not self.query(Welcome):
+            await self.mount(Welcome())
         fresh = [self._block(entry) for entry in entries[keep:]]
         if fresh:  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
@@ -300,9 +315,7 @@ class Conversation(VerticalScroll):
 
     def _block(self, entry: Any) -> Any:
         if entry.kind == "user":
-            widget: Any = UserTurn(printable(entry.text), entry.message_id)
-            if entry.summarised:
-                widget.border_title = "you · summarised"
+            widget: Any = UserTurn(printable(entry.text), entry.message_id, summarised=entry.summarised)
         elif entry.kind == "answer":
             from aiq_tui.ui.widgets.answer import AnswerView
 
