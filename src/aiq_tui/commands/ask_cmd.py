@@ -92,6 +92,11 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
         engine.approver = _approver(args, console, as_json)
         engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json
                                                else _text_sink(console, failed, engine.workspace.cwd)))
+        if not as_json:
+            from aiq_tui.tools.permission_rules import of_permissions
+
+            for problem in of_permissions(engine.workspace.problems):  # a typo is otherwise a silent no-op
+                console.print(f"warning: {problem}", style="yellow", markup=False)
         if engine.is_demo and not as_json:
             console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
                           "--provider to use a real model", style="dim", markup=False)

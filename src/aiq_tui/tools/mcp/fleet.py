@@ -117,7 +117,22 @@ class McpFleet:
                                      "would pass mcp.tools_share of the window", field=field,
                                      hint="raise mcp.tools_share, or name the tools you need in a skill's "
                                           "allowed-tools (those come first)", severity=Severity.WARNING))
+        found.extend(self._permission_problems())
         return tuple(found)
+
+    def _permission_problems(self) -> list[Problem]:
+        """``tools.permissions`` rules that name no tool of a running server (a server's name
+        that matches nothing is reported at start-up already)."""
+        from aiq_tui.tools.permission_rules import permission_problems
+
+        running = {status.name: status.tools for status in self.statuses() if status.state == READY}
+        if not running:
+            return []
+        rules, config_file = self.config.tools.permissions, self.home.config_file
+        names = [server.name for server in self.definitions()]
+        known = {problem.field for problem in permission_problems(rules, config_file, names)}
+        return [problem for problem in permission_problems(rules, config_file, names, running)
+                if problem.field not in known]
 
     # -- starting ---------------------------------------------------------------------------
     async def start(self) -> None:
