@@ -153,7 +153,8 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
         if event.state == "ready":
             text = f"mcp {event.name}: ready, {len(event.tools)} tools"
             if event.omitted:
-                text += f" ({len(event.omitted)} not offered: past mcp.tools_share of the window)"
+                text += (f" ({len(event.omitted)} not offered up front: past mcp.tools_share of the window; "
+                         "the model can find them with tool_search)")
             note(text, "yellow" if event.omitted else "dim")
         elif event.state in ("failed", "not approved"):
             note(f"mcp {event.name}: {event.state} — {event.message}", "yellow")

@@ -72,8 +72,8 @@ SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
 per host, and a ``deny`` on the base key denies every scope."""
 
-DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource"})
-"""Tools that only return skill text; a skill's allowed-tools never blocks them."""
+DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource", "tool_search"})
+"""Tools that only return skill text or tool definitions; a skill's allowed-tools never blocks them."""
 
 # Claude Code tool names → (tool name, permission key) of our families.
 CLAUDE_FAMILIES: Mapping[str, tuple[str, str | None]] = {
