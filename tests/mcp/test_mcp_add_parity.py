@@ -69,3 +69,15 @@ def test_one_naming_rule_for_mcp_json_and_mcp_add_and_each_says_what_it_did(
     assert "my-srv" in _servers(isolated_home)
     assert main(["mcp", "add", "...", "--", "srv"]) == 2  # nothing usable left: refused, saying why
     assert "letters, digits" in capsys.readouterr().err
+
+
+def test_rm_scope_project_removes_only_that_server_from_mcp_json(project: Path, isolated_home: Home,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"my.server": {"command": "a"},
+                                                                  "keep": {"command": "b"}}, "note": "kept"}))
+    assert main(["mcp", "rm", "my-server"]) == 2  # not in config.yaml: the message says where it is
+    assert "--scope project" in capsys.readouterr().err
+    assert main(["mcp", "rm", "--scope", "project", "my-server"]) == 0
+    assert json.loads((project / ".mcp.json").read_text()) == {"mcpServers": {"keep": {"command": "b"}},
+                                                              "note": "kept"}
+    assert main(["mcp", "rm", "-s", "project", "my-server"]) == 2

@@ -59,8 +59,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     _add_options(add)
     add.set_defaults(handler=_add)
 
-    remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml")
+    remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml (or .mcp.json)")
     remove.add_argument("name", metavar="NAME")
+    remove.add_argument("-s", "--scope", choices=("user", "project"), default="user",
+                        help="user: config.yaml (default); project: the project's .mcp.json")
     remove.set_defaults(handler=_remove)
 
     approve = actions.add_parser(
@@ -342,6 +344,20 @@ def _remove(args: argparse.Namespace) -> int:
     home = resolve_home(option(args, "home"))
     name = server_name(args.name) or args.name  # as `mcp add` stored it
     removed: list[bool] = []
+    if option(args, "scope") == "project":
+        from aiq_tui.tools.mcp.servers import remove_project_server
+
+        project = _project(args)
+        try:
+            key = remove_project_server(project, name)
+        except ValueError as exc:
+            print(f"aiq-tui mcp rm: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if key is None:
+            print(f"aiq-tui mcp rm: no server named {name!r} in {project / '.mcp.json'}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"removed MCP server {key} from {project / '.mcp.json'}")
+        return EXIT_OK
 
     def change(data: dict[str, Any]) -> None:
         servers = (data.get("mcp") or {}).get("servers") if isinstance(data.get("mcp"), dict) else None
@@ -362,7 +378,8 @@ def _remove(args: argparse.Namespace) -> int:
         from aiq_tui.tools.mcp.servers import project_servers
 
         in_project = any(server.name == name for server in project_servers(_project(args))[0])
-        where = " It comes from this project's .mcp.json: edit that file." if in_project else ""
+        where = " It comes from this project's .mcp.json: `aiq-tui mcp rm --scope project NAME`." \
+            if in_project else ""
         print(f"aiq-tui mcp rm: no server named {name!r} in {home.config_file}.{where}", file=sys.stderr)
         return EXIT_USAGE
     print(f"removed MCP server {name} from {home.config_file}")

@@ -206,6 +206,32 @@ def add_project_server(cwd: Path, name: str, entry: Mapping[str, Any]) -> Server
     return from_settings(name, settings, path, "project")
 
 
+def remove_project_server(cwd: Path, name: str) -> str | None:
+    """Remove the server ``name`` (compared as :func:`server_name` makes it, ignoring case) from
+    ``cwd/.mcp.json``, keeping the rest, atomically; the key as the file spelled it, or None
+    when it is not there. Raises ValueError when the file cannot be read."""
+    from aiq_tui.config import McpSettings
+    from aiq_tui.skills.parse import read_regular
+    from aiq_tui.skills.store import atomic_write
+
+    path = cwd / PROJECT_FILE
+    try:
+        data = json.loads(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from exc
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    wanted = (server_name(name) or name).lower()
+    key = next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None) \
+        if isinstance(servers, dict) else None
+    if key is None:
+        return None
+    del servers[key]
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    return key
+
+
 def _claude_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     """Claude Code's keys as ours: ``type`` (stdio | http | streamable-http | sse) is our
     ``transport``; keys we do not use (``timeout``, ``oauth``, …) are left out."""
