@@ -112,3 +112,27 @@ def test_without_left_out_tools_no_search_tool_is_offered(project: Path, isolate
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     names: Any = {spec.name for spec in engine.current_prompt().tools}
     assert "tool_search" not in names and "tool_search" in engine.tools
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("settings", "offered"), [
+    ({"mcp": {"tools_share": 0.03, "tool_search": False}}, False),
+    ({"mcp": {"tools_share": 0.03}, "tools": {"permissions": {"tool_search": "deny"}}}, False),
+    ({"mcp": {"tools_share": 0.03}}, True),
+])
+async def test_tool_search_is_offered_only_when_on_and_not_denied(project: Path, isolated_home: Home,
+                                                                 settings: dict[str, Any], offered: bool) -> None:
+    from tests.agent.helpers import openai_engine
+
+    write_config(isolated_home, {"fx": fixture_server("--tools", "60")}, context={"window": 16_000}, **settings)
+    engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
+    try:
+        await engine.start_mcp()
+        names = {spec.name for spec in engine.current_prompt().tools}
+        problems = " ".join(str(p) for p in engine.problems)
+    finally:
+        await engine.aclose()
+    assert ("tool_search" in names) is offered
+    assert "not offered to the model up front" in problems
+    if not settings["mcp"].get("tool_search", True):
+        assert "mcp.tool_search is off" in problems

@@ -458,7 +458,8 @@ class Engine:
         allowed = self.skills.active_allowed_tools()
         preferred = None if allowed is None else (lambda tool: allowed_by_skill(allowed, tool, tool))
         offered = self.mcp.offered(self.counter, self.window, preferred)
-        if self.config.mcp.tool_search and len(offered) < len(self.mcp.tool_names()):
+        if (self.config.mcp.tool_search and len(offered) < len(self.mcp.tool_names())
+                and self.tools.policy.configured(TOOL_SEARCH) != "deny"):  # never offer what is refused
             sent = {spec.name for spec in offered}
             specs.append(self.tool_search.spec_for([n for n in self.mcp.tool_names() if n not in sent]))
         return specs + offered
