@@ -65,6 +65,11 @@ def test_a_typo_key_is_warned_about_at_start_up_in_doctor_and_in_sources_list(
     assert any("tools.permissions.mcp__tiem" in w and "did you mean mcp__time" in w for w in warnings)
     assert any("tools.permissions.file_wirte" in w and "did you mean file_write" in w for w in warnings)
 
+    from tests.agent.helpers import openai_engine
+
+    engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")  # the app's warnings (F6)
+    assert any("tools.permissions.mcp__tiem" in str(p) for p in engine.problems)
+
     main(["skills", "doctor"])
     doctor = capsys.readouterr().out
     assert "tools.permissions.mcp__tiem" in doctor and "tools.permissions.file_wirte" in doctor
