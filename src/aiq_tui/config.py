@@ -243,6 +243,7 @@ def _default_permissions() -> dict[str, Permission]:
     return {
         "use_skill": "allow",
         "skill": "allow",
+        "tool_search": "allow",
         "file_read": "allow",
         "file_write": "ask",
         "http_get": "allow",
@@ -416,7 +417,13 @@ class McpSettings(_Section):
     """A tool result is cut to this many bytes of text before it reaches the model (and says so)."""
     tools_share: PositiveFraction = 0.15
     """Largest share of the window MCP tool definitions may take; tools past it are not offered
-    (and named in the warnings) so a server with many tools cannot crowd out the skills."""
+    up front (and named in the warnings) so a server with many tools cannot crowd out the skills."""
+    tool_search: bool = True
+    """When tools are left out by ``tools_share``, offer ``tool_search``: the model finds them by
+    a query and they are offered from its next request on (as Claude Code's tool search).
+    False: tools past the share stay out of reach."""
+    tool_search_results: PositiveInt = 5
+    """Most tools one ``tool_search`` call returns (and offers)."""
 
 
 class UISettings(_Section):

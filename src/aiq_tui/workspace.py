@@ -116,6 +116,9 @@ class Workspace(msgspec.Struct):
             dirs = ()
             catalog = SkillCatalog((), config.skills)
         problems.extend(catalog.problems)
+        from aiq_tui.tools.permission_rules import startup_permission_problems
+
+        problems.extend(startup_permission_problems(config, home.config_file, base))
         return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed),
                    trust)
 

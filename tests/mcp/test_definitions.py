@@ -61,7 +61,9 @@ def test_project_servers_are_read_in_claude_codes_format(tmp_path: Path) -> None
         "my server.v2": {"command": "srv", "timeout": 30},
     }}))
     servers, problems = project_servers(tmp_path)
-    assert problems == []
+    # a name tool names cannot hold is used changed, and the user is told (issue 33 item 8)
+    assert [(p.field, "'my server.v2' is used as 'my-server-v2'" in p.message) for p in problems] == [
+        ("mcpServers.my server.v2", True)]
     by_name = {server.name: server for server in servers}
     assert set(by_name) == {"files", "remote", "old", "streamable", "my-server-v2"}
     assert by_name["files"].args == ("-y", "server-files", ".") and dict(by_name["files"].env) == {"LEVEL": "debug"}

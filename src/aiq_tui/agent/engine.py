@@ -64,6 +64,7 @@ from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
+from aiq_tui.tools.mcp.search import TOOL_SEARCH, ToolSearchTool
 from aiq_tui.tools.policy import allowed_by_skill
 from aiq_tui.tools.registry import ToolRegistry, build_default_tools, project_layout_of
 from aiq_tui.skills.executor import SkillExecutor
@@ -147,6 +148,9 @@ class Engine:
         # (start_mcp(), or the first turn); their tools join self.tools as mcp__<server>__<tool>.
         self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._emit,
                             on_tools_changed=self._update_budget)
+        # The tools past mcp.tools_share stay reachable: the model searches them (offered only then).
+        self.tool_search = ToolSearchTool(self.mcp)
+        self.tools.add(self.tool_search)
         self.sessions = SessionStore(workspace.home.sessions_dir)
         self.session = self._new_session()
         self.approver: Approver | None = None
@@ -448,12 +452,17 @@ class Engine:
             tool = self.tools.get(name)
             if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in loaded:
                 continue
-            if name.startswith("mcp__"):
+            if name.startswith("mcp__") or name == TOOL_SEARCH:
                 continue  # offered below, within their share
             specs.append(tool.spec)
         allowed = self.skills.active_allowed_tools()
         preferred = None if allowed is None else (lambda tool: allowed_by_skill(allowed, tool, tool))
-        return specs + self.mcp.offered(self.counter, self.window, preferred)
+        offered = self.mcp.offered(self.counter, self.window, preferred)
+        if (self.config.mcp.tool_search and len(offered) < len(self.mcp.tool_names())
+                and self.tools.policy.configured(TOOL_SEARCH) != "deny"):  # never offer what is refused
+            sent = {spec.name for spec in offered}
+            specs.append(self.tool_search.spec_for([n for n in self.mcp.tool_names() if n not in sent]))
+        return specs + offered
 
     def skill_for_tool(self, tool_name: str) -> str | None:
         """The skill behind a ``skill_<name>`` tool (None for other tools) — the one mapping."""

@@ -91,7 +91,13 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
                 return EXIT_USAGE
         engine.approver = _approver(args, console, as_json)
         engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json
-                                               else _text_sink(console, failed, engine.workspace.cwd)))
+                                               else _text_sink(console, failed, engine.workspace.cwd,
+                                                                           engine.config.mcp.tool_search)))
+        if not as_json:
+            from aiq_tui.tools.permission_rules import of_permissions
+
+            for problem in of_permissions(engine.workspace.problems):  # a typo is otherwise a silent no-op
+                console.print(f"warning: {problem}", style="yellow", markup=False)
         if engine.is_demo and not as_json:
             console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
                           "--provider to use a real model", style="dim", markup=False)
@@ -116,7 +122,8 @@ def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
     return sink
 
 
-def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callable[["Event"], None]:
+def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
+               tool_search: bool = True) -> Callable[["Event"], None]:
     from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
@@ -148,7 +155,8 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None) -> Callab
         if event.state == "ready":
             text = f"mcp {event.name}: ready, {len(event.tools)} tools"
             if event.omitted:
-                text += f" ({len(event.omitted)} not offered: past mcp.tools_share of the window)"
+                reach = "the model can find them with tool_search" if tool_search else "mcp.tool_search is off"
+                text += f" ({len(event.omitted)} not offered up front: past mcp.tools_share of the window; {reach})"
             note(text, "yellow" if event.omitted else "dim")
         elif event.state in ("failed", "not approved"):
             note(f"mcp {event.name}: {event.state} — {event.message}", "yellow")

@@ -42,12 +42,27 @@ def _doctor(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
+    from aiq_tui.tools.permission_rules import of_permissions
+
     report = run_doctor(inputs_for_workspace(workspace))
+    config_warnings = of_permissions(workspace.problems)  # typos in tools.permissions: a silent no-op otherwise
     if option(args, "json"):
-        print_json(report.to_json())
+        print_json({**report.to_json(), "config_warnings": [p.to_json() for p in config_warnings]})
     else:
-        print_report(make_console(args), report)
+        console = make_console(args)
+        print_report(console, report)
+        print_config_warnings(console, config_warnings)
     return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def print_config_warnings(console: "Console", problems: list[Any]) -> None:
+    """config.yaml keys that name nothing (``tools.permissions``), one line each."""
+    from rich.text import Text
+
+    mark, style = MARKS["warning"]
+    for problem in problems:
+        console.print(Text(f"{mark} warning ", style=style) + Text("[config] ", style="dim")
+                      + Text(f"{problem.path}: {problem.message}"), soft_wrap=True)
 
 
 def print_report(console: "Console", report: "DoctorReport") -> None:

@@ -40,22 +40,29 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     listing.set_defaults(handler=_list)
 
     add = actions.add_parser(
-        "add", parents=parents, help="add a server to config.yaml",
+        "add", parents=parents, help="add a server to config.yaml (or the project's .mcp.json)",
         description="Add a stdio server (aiq-tui mcp add time -- mcp-server-time) or an HTTP one "
-                    "(aiq-tui mcp add docs --url https://host/mcp) to mcp.servers in config.yaml.",
-        usage="aiq-tui mcp add NAME [--env KEY=VALUE]... [--server-cwd DIR] -- COMMAND [ARG...]\n"
+                    "(aiq-tui mcp add --transport http docs https://host/mcp) — `claude mcp add`'s syntax; "
+                    "options go before or after NAME. --scope user (default) writes mcp.servers in config.yaml; "
+                    "--scope project writes the project's .mcp.json in Claude Code's format (shared with the "
+                    "project) and approves that definition for you. A NAME with other characters than letters, "
+                    "digits, - and single _ is stored with - in their place, and the command says so.",
+        usage="aiq-tui mcp add [-s user|project] [-e KEY=VALUE]... [--server-cwd DIR] NAME -- COMMAND [ARG...]\n"
+              "       aiq-tui mcp add [-s user|project] -t http|sse NAME URL [-H 'NAME: VALUE']...\n"
               "       aiq-tui mcp add NAME --url URL [--header 'NAME: VALUE']... [--transport sse]",
     )
     add.add_argument("name", metavar="NAME", help="the server's name (letters, digits, -, _)")
     # Everything after NAME, options included, as written: argparse cannot mix options with a
     # command line that has options of its own; _split_add() reads it.
-    add.add_argument("argv", metavar="-- COMMAND [ARG...]", nargs=argparse.REMAINDER,
-                     help="the program and its arguments, after --")
+    add.add_argument("argv", metavar="COMMAND [ARG...] | URL", nargs=argparse.REMAINDER,
+                     help="the program and its arguments (after --), or the URL with --transport http|sse")
     _add_options(add)
     add.set_defaults(handler=_add)
 
-    remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml")
+    remove = actions.add_parser("rm", parents=parents, help="remove a server from config.yaml (or .mcp.json)")
     remove.add_argument("name", metavar="NAME")
+    remove.add_argument("-s", "--scope", choices=("user", "project"), default="user",
+                        help="user: config.yaml (default); project: the project's .mcp.json")
     remove.set_defaults(handler=_remove)
 
     approve = actions.add_parser(
@@ -72,11 +79,14 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", help="the server's streamable-HTTP endpoint instead of a command")
-    parser.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+    parser.add_argument("-H", "--header", action="append", default=[], metavar="'NAME: VALUE'",
                         help="an HTTP header (repeatable); ${VAR} takes an environment variable")
-    parser.add_argument("--transport", choices=("http", "sse"), help="with --url: sse for older HTTP+SSE servers")
-    parser.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
+    parser.add_argument("-t", "--transport", choices=("stdio", "http", "sse"),
+                        help="stdio (a command; the default), http (streamable HTTP) or sse (older HTTP+SSE servers)")
+    parser.add_argument("-e", "--env", action="append", default=[], metavar="KEY=VALUE",
                         help="an environment variable for the server (repeatable); ${VAR} takes one of yours")
+    parser.add_argument("-s", "--scope", choices=("user", "project"),
+                        help="user: config.yaml (default); project: the project's .mcp.json, shared with it")
     parser.add_argument("--server-cwd", metavar="DIR", dest="server_cwd",
                         help="working directory of the server (default: the project directory)")
 
@@ -84,10 +94,11 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
 def _split_add(args: argparse.Namespace) -> list[str]:
     """The command line of ``mcp add``; options written after NAME are parsed into ``args``."""
     rest = list(option(args, "argv") or [])
+    command: list[str] | None
     if "--" in rest:
         head, command = rest[:rest.index("--")], rest[rest.index("--") + 1:]
-    elif rest and rest[0].startswith("-"):
-        head, command = rest, []
+    elif rest and (rest[0].startswith(("-", "http://", "https://")) or option(args, "transport") in ("http", "sse")):
+        head, command = rest, None  # options and a URL, in any order (no command line to keep whole)
     else:
         head, command = [], rest
     if head:
@@ -96,13 +107,16 @@ def _split_add(args: argparse.Namespace) -> list[str]:
         parser = argparse.ArgumentParser(prog="aiq-tui mcp add NAME", add_help=False)
         _add_options(parser)
         add_global_options(parser)  # --home after NAME still names the home
-        later = parser.parse_args(head)
+        if command is None:
+            later, command = parser.parse_known_args(head)
+        else:
+            later = parser.parse_args(head)
         for key, value in vars(later).items():
             if isinstance(value, list):
                 setattr(args, key, [*(option(args, key) or []), *value])
             elif value is not None:
                 setattr(args, key, value)
-    return command
+    return command or []
 
 
 # -- list -------------------------------------------------------------------------------------
@@ -202,35 +216,58 @@ def _pairs(items: list[str], separator: str, what: str) -> dict[str, str] | str:
 
 
 def _add(args: argparse.Namespace) -> int:
-    from aiq_tui.config import ConfigError
-    from aiq_tui.config_edit import edit_section
-    from aiq_tui.locations import resolve_home
+    from aiq_tui.tools.mcp.servers import renamed, server_name
 
     argv = _split_add(args)
-    url = option(args, "url")
+    url, transport = option(args, "url"), option(args, "transport")
+    if not url and argv and transport in ("http", "sse"):
+        url, argv = argv[0], argv[1:]  # `claude mcp add --transport http NAME URL`
+        if argv:
+            return _usage(f"an {transport} server takes one URL; unexpected: {' '.join(argv)}")
+    elif not url and transport is None and len(argv) == 1 and argv[0].startswith(("http://", "https://")):
+        url, argv = argv[0], []
+        print(f"note: {url} is a URL, so this is an HTTP server (--transport http; --transport sse for an "
+              "older HTTP+SSE server)", file=sys.stderr)
+    if transport == "stdio" and (url or argv[:1] and argv[0].startswith(("http://", "https://"))):
+        return _usage("--transport stdio runs a command: give -- COMMAND [ARG...], not a URL")
     if bool(url) == bool(argv):
-        print("aiq-tui mcp add: give either -- COMMAND [ARG...] or --url URL", file=sys.stderr)
-        return EXIT_USAGE
+        return _usage("give either -- COMMAND [ARG...] or a URL (--transport http NAME URL, or --url URL)")
     env = _pairs(option(args, "env") or [], "=", "--env")
     headers = _pairs(option(args, "header") or [], ":", "--header")
     for parsed in (env, headers):
         if isinstance(parsed, str):
-            print(f"aiq-tui mcp add: {parsed}", file=sys.stderr)
-            return EXIT_USAGE
-    if url and (env or option(args, "server_cwd")) or argv and (headers or option(args, "transport")):
-        print("aiq-tui mcp add: --env and --server-cwd go with a command, --header and --transport with --url",
-              file=sys.stderr)
-        return EXIT_USAGE
+            return _usage(parsed)
+    if url and (env or option(args, "server_cwd")) or argv and headers:
+        return _usage("--env and --server-cwd go with a command, --header with a URL")
+    name = server_name(args.name)
+    if not name:
+        return _usage(f"{args.name!r} cannot name a server: use letters, digits, - and _")
+    if name != args.name:  # the same rule as a project's .mcp.json: used changed, and said so
+        print(f"warning: {renamed(args.name, name)}", file=sys.stderr)
+    if option(args, "scope") == "project":
+        return _add_to_project(args, name, argv, url, transport, env, headers)  # type: ignore[arg-type]
     entry: dict[str, Any] = {"url": url} if url else {"command": argv[0]}
     if argv[1:]:
         entry["args"] = argv[1:]
     for key, value in (("env", env), ("headers", headers), ("cwd", option(args, "server_cwd")),
-                       ("transport", option(args, "transport"))):
+                       ("transport", transport if url else None)):
         if value:
             entry[key] = value
+    return _add_to_config(args, name, entry, argv, url)
+
+
+def _usage(message: str) -> int:
+    print(f"aiq-tui mcp add: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _add_to_config(args: argparse.Namespace, name: str, entry: dict[str, Any], argv: list[str], url: str | None) -> int:
+    from aiq_tui.config import ConfigError
+    from aiq_tui.config_edit import edit_section
+    from aiq_tui.locations import resolve_home
+
     home = resolve_home(option(args, "home"))
     home.ensure()
-    name = args.name
 
     def change(data: dict[str, Any]) -> None:
         mcp = data.setdefault("mcp", {}) if isinstance(data.get("mcp", {}), dict) else data["mcp"]
@@ -256,6 +293,35 @@ def _add(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _add_to_project(args: argparse.Namespace, name: str, argv: list[str], url: str | None, transport: str | None,
+                    env: dict[str, str], headers: dict[str, str]) -> int:
+    """``--scope project``: the project's ``.mcp.json`` in Claude Code's format, and the user's
+    approval of exactly this definition (they typed it; a later change asks again)."""
+    from aiq_tui.locations import resolve_home
+    from aiq_tui.tools.mcp.approvals import record
+    from aiq_tui.tools.mcp.servers import add_project_server
+
+    entry: dict[str, Any] = ({"type": transport or "http", "url": url} if url
+                             else {"type": "stdio", "command": argv[0], "args": argv[1:]})
+    for key, value in (("env", env), ("headers", headers), ("cwd", option(args, "server_cwd"))):
+        if value:
+            entry[key] = value
+    project = _project(args)
+    try:
+        server = add_project_server(project, name, entry)
+    except ValueError as exc:
+        return _usage(str(exc))
+    home = resolve_home(option(args, "home"))
+    home.ensure()
+    record(home, project, server, "approved")
+    print(f"added MCP server {name} to {server.origin}: {server.target}")
+    if argv:
+        _warn_if_missing(argv[0])
+    print(f"approved for you in this project (others who open it are asked first); its tools: mcp__{name}__TOOL "
+          "(each call asks first; `aiq-tui mcp list` starts it and shows them)")
+    return EXIT_OK
+
+
 class _Exists(Exception):
     pass
 
@@ -273,9 +339,25 @@ def _remove(args: argparse.Namespace) -> int:
     from aiq_tui.config_edit import edit_section
     from aiq_tui.locations import resolve_home
 
+    from aiq_tui.tools.mcp.servers import server_name
+
     home = resolve_home(option(args, "home"))
-    name = args.name
+    name = server_name(args.name) or args.name  # as `mcp add` stored it
     removed: list[bool] = []
+    if option(args, "scope") == "project":
+        from aiq_tui.tools.mcp.servers import remove_project_server
+
+        project = _project(args)
+        try:
+            key = remove_project_server(project, name)
+        except ValueError as exc:
+            print(f"aiq-tui mcp rm: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if key is None:
+            print(f"aiq-tui mcp rm: no server named {name!r} in {project / '.mcp.json'}", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"removed MCP server {key} from {project / '.mcp.json'}")
+        return EXIT_OK
 
     def change(data: dict[str, Any]) -> None:
         servers = (data.get("mcp") or {}).get("servers") if isinstance(data.get("mcp"), dict) else None
@@ -296,7 +378,8 @@ def _remove(args: argparse.Namespace) -> int:
         from aiq_tui.tools.mcp.servers import project_servers
 
         in_project = any(server.name == name for server in project_servers(_project(args))[0])
-        where = " It comes from this project's .mcp.json: edit that file." if in_project else ""
+        where = " It comes from this project's .mcp.json: `aiq-tui mcp rm --scope project NAME`." \
+            if in_project else ""
         print(f"aiq-tui mcp rm: no server named {name!r} in {home.config_file}.{where}", file=sys.stderr)
         return EXIT_USAGE
     print(f"removed MCP server {name} from {home.config_file}")
@@ -307,14 +390,15 @@ def _remove(args: argparse.Namespace) -> int:
 def _approve(args: argparse.Namespace) -> int:
     from aiq_tui.locations import resolve_home
     from aiq_tui.tools.mcp.approvals import record
-    from aiq_tui.tools.mcp.servers import project_servers, variables
+    from aiq_tui.tools.mcp.servers import project_servers, server_name, variables
 
     home = resolve_home(option(args, "home"))
     home.ensure()
     project = _project(args)
     servers, _ = project_servers(project)
-    server = next((s for s in servers if s.name == args.name), None) or next(
-        (s for s in servers if s.name.lower() == args.name.lower()), None)
+    wanted = server_name(args.name) or args.name  # `my.server` as the file spells it: used as my-server
+    server = next((s for s in servers if s.name == wanted), None) or next(
+        (s for s in servers if s.name.lower() == wanted.lower()), None)
     if server is None:
         known = ", ".join(s.name for s in servers) or "none"
         print(f"aiq-tui mcp approve: no server named {args.name!r} in {project / '.mcp.json'} "

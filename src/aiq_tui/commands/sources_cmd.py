@@ -76,9 +76,13 @@ def _list(args: argparse.Namespace) -> int:
     rows = [{"name": name, "engine": s.engine, "read_only": s.read_only, "default": name == sources.default,
              "where": _where(s), "description": s.description} for name, s in sorted(sources.sources.items())]
     folders = project_folder_rows(workspace)
+    from aiq_tui.tools.permission_rules import of_permissions
+
+    warnings = of_permissions(workspace.problems)  # keys of tools.permissions that name nothing
     if option(args, "json"):
         print_json({"sources": rows, "project": str(workspace.trust.project),
-                    "project_trust": _trust_word(workspace.trust), "project_folders": folders})
+                    "project_trust": _trust_word(workspace.trust), "project_folders": folders,
+                    "warnings": [problem.to_json() for problem in warnings]})
         return EXIT_OK
     console = make_console(args)
     for row in rows:
@@ -87,6 +91,8 @@ def _list(args: argparse.Namespace) -> int:
         console.print(f"{row['name']} ({row['engine']}, {flags}) {row['where']}"
                       + (f" — {row['description']}" if row["description"] else ""), markup=False, soft_wrap=True)
     _print_folders(console, workspace, folders)
+    for problem in warnings:
+        console.print(f"warning: {problem}", markup=False, soft_wrap=True)
     return EXIT_OK
 
 

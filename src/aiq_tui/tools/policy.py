@@ -9,6 +9,12 @@ Rules a caller may rely on:
   (:meth:`PermissionPolicy.remember`). They never turn a configured ``deny`` into a run.
 * A scoped key (``http_get:example.org``, ``http_private:10.0.0.5``) is asked per scope and
   remembered per scope; ``deny`` on its base key denies it.
+* An MCP tool's key is its name (``mcp__time__get_current_time``); the rules that name it are
+  Claude Code's forms, compared ignoring case: the tool itself, ``mcp__time__get_*`` (a pattern
+  of one server's tools), ``mcp__time`` and ``mcp__time__*`` (every tool of the server). ``deny``
+  in any of them denies; otherwise the narrowest decides, and of several spellings at one level
+  the strictest. :meth:`PermissionPolicy.ruling` names the key that decided, as the user wrote it;
+  :func:`unmatched_rules` finds keys that name nothing (a typo would otherwise be a silent no-op).
 * Keys in :data:`ALWAYS_ASK_KEYS` (a shell running a command string, reading a file that
   looks like a secret, writing a file that runs outside the sandbox) are asked every time:
   ``allow`` in the config is read as ``ask`` and "allow always" is not remembered. Of them,
@@ -38,14 +44,16 @@ Rules a caller may rely on:
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import os
 import re
 import threading
-from typing import Any, Literal, Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from aiq_tui.secret_guard import looks_secret  # noqa: F401 - the one guard, re-exported for callers
-from aiq_tui.tools.mcp.servers import server_key
+from aiq_tui.tools.mcp.servers import TOOL_PREFIX, server_key
 
 Permission = Literal["allow", "ask", "deny"]
 
@@ -64,8 +72,8 @@ SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
 per host, and a ``deny`` on the base key denies every scope."""
 
-DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource"})
-"""Tools that only return skill text; a skill's allowed-tools never blocks them."""
+DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource", "tool_search"})
+"""Tools that only return skill text or tool definitions; a skill's allowed-tools never blocks them."""
 
 # Claude Code tool names → (tool name, permission key) of our families.
 CLAUDE_FAMILIES: Mapping[str, tuple[str, str | None]] = {
@@ -81,7 +89,47 @@ CLAUDE_FAMILIES: Mapping[str, tuple[str, str | None]] = {
     "websearch": ("http_request", "http_get"),
 }
 
+_STRICTNESS: Mapping[str, int] = {"deny": 0, "ask": 1, "allow": 2}
+
 _CLAUDE_PATTERN = re.compile(r"^(?P<family>[A-Za-z]+)\((?P<inner>[^)]*)\)$")
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """What ``tools.permissions`` says for one permission key, and which of its keys said it."""
+
+    permission: Permission
+    rule: str | None = None
+    """The key as the user wrote it (``mcp__time__*``, ``http_get``); None when no key matched
+    and the default (``ask``) applies."""
+
+    @property
+    def where(self) -> str:
+        """``tools.permissions.<rule>`` (the rule that decided), for messages."""
+        return f"tools.permissions.{self.rule}" if self.rule is not None else "tools.permissions (no key names it)"
+
+
+_MCP_SPECIFIC, _MCP_GLOB, _MCP_SERVER = 0, 1, 2  # how narrowly an MCP rule names a tool
+
+
+def mcp_rule_level(rule: str, tool: str) -> int | None:
+    """How ``rule`` names the MCP tool ``tool`` (both compared ignoring case), or None when it
+    does not: the tool itself (``mcp__time__get_current_time``), a pattern of the server's tools
+    (``mcp__time__get_*``), or the whole server (``mcp__time`` or ``mcp__time__*``, Claude Code's
+    two spellings of one set)."""
+    lowered, name = rule.lower(), tool.lower()
+    server = server_key(name)
+    if server is None:
+        return None
+    if lowered == name:
+        return _MCP_SPECIFIC
+    if lowered in (server, f"{server}__*"):
+        return _MCP_SERVER
+    prefix = f"{server}__"
+    if lowered.startswith(prefix) and any(ch in lowered[len(prefix):] for ch in "*?[") and \
+            fnmatch.fnmatchcase(name[len(prefix):], lowered[len(prefix):]):
+        return _MCP_GLOB
+    return None
 
 
 class PermissionPolicy:
@@ -93,31 +141,38 @@ class PermissionPolicy:
         self._lock = threading.Lock()
 
     def configured(self, key: str) -> Permission:
-        """What config.yaml says for ``key``; unknown keys are ``ask``. A scoped key
-        (``http_get:host``) is ``deny`` when its base key is, else ``ask`` unless configured.
-        An MCP tool (``mcp__time__get_current_time``) follows its own key, else its server's
-        (``mcp__time``), else ``ask``; ``deny`` on either one denies it."""
-        server = server_key(key)
-        if server is not None:
-            # Server names compare ignoring case everywhere (`mcp__github: deny` denies `GitHub`).
-            own, shared = self._mcp_configured(key.lower()), self._mcp_configured(server.lower())
-            if "deny" in (own, shared):
-                return "deny"
-            return own or shared or "ask"
+        """What config.yaml says for ``key`` (:meth:`ruling` says which of its keys said it)."""
+        return self.ruling(key).permission
+
+    def ruling(self, key: str) -> Ruling:
+        """What config.yaml says for ``key`` and the key that decided; unknown keys are ``ask``.
+        A scoped key (``http_get:host``) is ``deny`` when its base key is, else ``ask`` unless
+        configured. An MCP tool (``mcp__time__get_current_time``) follows the rules that name it
+        (Claude Code's forms, ignoring case): ``deny`` in any of them denies it; otherwise the
+        narrowest decides — the tool's own key, then a pattern (``mcp__time__get_*``), then the
+        server (``mcp__time`` or ``mcp__time__*``); of several at one level, the strictest."""
+        if server_key(key) is not None:
+            return self._mcp_ruling(key)
         if key in self._configured:
-            return self._configured[key]
+            return Ruling(self._configured[key], key)
         base, scoped, _ = key.partition(SCOPED_SEPARATOR)
         if scoped and self._configured.get(base) == "deny":
-            return "deny"
-        return "ask"
+            return Ruling("deny", base)
+        return Ruling("ask")
 
-    def _mcp_configured(self, lowered: str) -> Permission | None:
-        """The configured value of an MCP key, ignoring case; of several spellings, the strictest."""
-        found = [value for name, value in self._configured.items() if name.lower() == lowered]
-        for strictest in ("deny", "ask", "allow"):
-            if strictest in found:
-                return strictest  # type: ignore[return-value]
-        return None
+    def _mcp_ruling(self, key: str) -> Ruling:
+        matching: list[tuple[int, int, str, Permission]] = []
+        for rule, value in self._configured.items():
+            level = mcp_rule_level(rule, key)
+            if level is not None:
+                matching.append((level, _STRICTNESS[value], rule, value))
+        if not matching:
+            return Ruling("ask")
+        denials = sorted(m for m in matching if m[3] == "deny")
+        if denials:
+            return Ruling("deny", denials[0][2])  # the narrowest rule that denies it
+        level, _, rule, value = min(matching)  # narrowest level, then strictest (ask before allow)
+        return Ruling(value, rule)
 
     def decide(self, key: str, *, trusted_source: bool = True) -> Permission:
         """The permission in force now for ``key`` (config + this session's answers).
@@ -149,6 +204,74 @@ class PermissionPolicy:
         """Drop every session answer (e.g. a new session)."""
         with self._lock:
             self._remembered.clear()
+
+
+PERMISSION_KEYS: frozenset[str] = frozenset({
+    "use_skill", "skill", "tool_search", "file_read", "file_read_secret", "file_read_unscoped", "file_write",
+    "file_write:runs", "http_get", "http_write", "http_private", "sql_read", "sql_write", "execute_command",
+    "execute_shell", "execute_skill_script",
+})
+"""Every permission key a built-in tool asks about; ``http_get:HOST``-style scopes add a host."""
+
+_MCP_FORMS = "mcp__SERVER, mcp__SERVER__* or mcp__SERVER__TOOL"
+
+
+def unmatched_rules(permissions: Iterable[str], servers: Iterable[str],
+                    tools: Mapping[str, Sequence[str]] | None = None) -> list[tuple[str, str]]:
+    """Each key of ``tools.permissions`` that names no permission key, MCP server or tool,
+    with why and what to write instead (a typo is otherwise silently a no-op: the tool still
+    asks). ``servers``: every configured server's name; ``tools``: the tool names of the
+    servers that are running, by server name (a tool rule of a server not running is not
+    judged)."""
+    known = {name.lower(): name for name in servers}
+    running = {name.lower(): names for name, names in (tools or {}).items()}
+    found: list[tuple[str, str]] = []
+    for rule in permissions:
+        if rule.lower().startswith(TOOL_PREFIX):
+            problem = _mcp_rule_problem(rule, known, running)
+        else:
+            problem = _key_problem(rule)
+        if problem is not None:
+            found.append((rule, problem))
+    return found
+
+
+def _mcp_rule_problem(rule: str, known: Mapping[str, str], running: Mapping[str, Sequence[str]]) -> str | None:
+    server, _, tool = rule[len(TOOL_PREFIX):].partition("__")
+    if not server or any(ch in server for ch in "*?["):
+        return (f"names no single MCP server (a rule names one server: {_MCP_FORMS}); "
+                "it has no effect")
+    name = known.get(server.lower())
+    if name is None:
+        close = difflib.get_close_matches(server.lower(), list(known), n=1, cutoff=0.6)
+        servers = ", ".join(sorted(known.values())) or "none are configured"
+        hint = f"; did you mean mcp__{known[close[0]]}?" if close else ""
+        return f"names no MCP server (servers: {servers}){hint}; it has no effect"
+    names = running.get(name.lower())
+    if not tool or tool == "*" or names is None:
+        return None
+    if any(mcp_rule_level(rule, full) is not None for full in names):
+        return None
+    short = [full.split("__", 2)[-1] for full in names]  # mcp, server (no "__" in it), tool
+    close = difflib.get_close_matches(tool.lower(), [s.lower() for s in short], n=1, cutoff=0.6)
+    hint = f"; did you mean mcp__{name}__{close[0]}?" if close else ""
+    return f"names no tool of MCP server {name} (its tools: {', '.join(short) or 'none'}){hint}; it has no effect"
+
+
+def _key_problem(rule: str) -> str | None:
+    base, scoped, _ = rule.partition(SCOPED_SEPARATOR)
+    if rule in PERMISSION_KEYS or (scoped and base in PERMISSION_KEYS):
+        return None
+    match = _CLAUDE_PATTERN.match(rule.strip())
+    family = CLAUDE_FAMILIES.get((match.group("family") if match else rule.strip()).lower())
+    if family is not None:
+        ours = family[1] or "execute_command"
+        return (f"is Claude Code's tool name, not a permission key here; write {ours} "
+                "(programs: tools.command_allowlist)")
+    close = difflib.get_close_matches(rule, sorted(PERMISSION_KEYS), n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return (f"is not a permission key; {hint}keys: {', '.join(sorted(PERMISSION_KEYS))}, or an MCP rule "
+            f"({_MCP_FORMS}); it has no effect")
 
 
 def _program_of(arguments: Mapping[str, Any]) -> str | None:

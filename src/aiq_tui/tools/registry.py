@@ -23,7 +23,7 @@ from aiq_tui.events import (
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Approver, CallObserver, Decision, Tool, ToolResult
 from aiq_tui.trace_context import TraceContextSource
-from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, INTERACTIVE_ONLY_KEYS, PermissionPolicy, allowed_by_skill
+from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, INTERACTIVE_ONLY_KEYS, PermissionPolicy, Ruling, allowed_by_skill
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig, SourcesFile
@@ -266,10 +266,7 @@ class ToolRegistry:
 
         emit(ToolCallRequested(call.id, call.name, arguments, permission, tool.spec.description))
         if permission == "deny":
-            reason = (
-                f"permission {key!r} is 'deny' in config.yaml (tools.permissions.{key}); "
-                "change it to 'ask' or 'allow' to use this tool"
-            )
+            reason = _denied_reason(key, self.policy.ruling(key))
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
 
@@ -291,7 +288,8 @@ class ToolRegistry:
                     # goes through the same policy and approver as the call itself.
                     decided = self.policy.decide(more_key, trusted_source=trusted)
                     if decided == "deny":
-                        emit(ToolCallDenied(call.id, call.name, f"permission {more_key!r} is 'deny'"))
+                        emit(ToolCallDenied(call.id, call.name, _denied_reason(more_key,
+                                                                               self.policy.ruling(more_key))))
                         return False
                     if decided == "allow":
                         return True
@@ -363,6 +361,12 @@ def _how_to_approve(key: str) -> str:
     if key in ALWAYS_ASK_KEYS:
         return "rerun with --yes to approve it (it is asked every time: tools.permissions cannot allow it)"
     return f"rerun with --yes to approve, or set tools.permissions.{key}: allow in config.yaml"
+
+
+def _denied_reason(key: str, ruling: Ruling) -> str:
+    """Why a call of ``key`` is refused, naming the rule that decided as the user wrote it."""
+    return (f"permission {key!r} is 'deny' in config.yaml ({ruling.where}: deny); change that key to "
+            "'ask' or 'allow' to use this tool")
 
 
 def _title_for(tool: str) -> str:

@@ -817,7 +817,8 @@ class AiqApp(ReadableThemes, App[int]):
         banner.display = bool(problems) or bool(sandbox)
         if problems:
             count = len(problems)
-            what = "problem" if any(p.message.startswith("MCP server") for p in problems) else "skill problem"
+            what = "problem" if any(p.message.startswith(("MCP server", "tools.permissions."))
+                                    for p in problems) else "skill problem"
             banner.update(f"⚠ {count} {what}{'s' if count != 1 else ''} — F6 shows what to fix"
                           + (f"\n{sandbox}" if sandbox else ""))
         elif sandbox:

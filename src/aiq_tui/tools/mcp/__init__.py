@@ -10,4 +10,6 @@
 * :mod:`.tool` — one server tool behind the registry's permission policy.
 * :mod:`.fleet` — every server of a session: start, approve, watch, stop, and which tools
   fit ``mcp.tools_share`` of the window.
+* :mod:`.search` — ``tool_search``: the model finds the tools past the share; they are offered
+  from its next request on.
 """

@@ -17,8 +17,10 @@ Rules a caller may rely on:
 * A ready server's tools are in the registry as ``mcp__<server>__<tool>``; when the server
   goes away they are removed, when its list changes they follow.
 * :meth:`offered` picks the tools whose definitions fit ``mcp.tools_share`` of the window:
-  the ones the active skills' ``allowed-tools`` name first, then in config order; the rest are
-  reported (:meth:`note_offered`), never dropped silently.
+  the ones ``tool_search`` found first (:meth:`load`; offered even past the share — the model
+  asked for them), then the ones the active skills' ``allowed-tools`` name, then in config
+  order; the rest are reported (:meth:`note_offered`) and reachable through ``tool_search``
+  (:mod:`.search`), never dropped silently.
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ class McpFleet:
         self._start_task: asyncio.Task[None] | None = None
         self._approvals_task: asyncio.Task[None] | None = None
         self._spec_tokens: dict[tuple[str, bool], int] = {}
+        self._found: dict[str, None] = {}  # what tool_search found, in order: offered from then on
 
     # -- what exists ------------------------------------------------------------------------
     def definitions(self) -> list[ServerDefinition]:
@@ -114,12 +117,29 @@ class McpFleet:
                 found.append(Problem(server.origin, f"MCP server {server.name}: {status.message}", field=field,
                                      severity=Severity.WARNING))
             if status.omitted:
+                reach = ("the model finds them with tool_search" if self.config.mcp.tool_search
+                         else "mcp.tool_search is off, so the model cannot reach them")
                 found.append(Problem(server.origin, f"MCP server {server.name}: {len(status.omitted)} of "
-                                     f"{len(status.tools)} tools not offered to the model: their definitions "
-                                     "would pass mcp.tools_share of the window", field=field,
+                                     f"{len(status.tools)} tools not offered to the model up front: their "
+                                     f"definitions would pass mcp.tools_share of the window; {reach}", field=field,
                                      hint="raise mcp.tools_share, or name the tools you need in a skill's "
                                           "allowed-tools (those come first)", severity=Severity.WARNING))
+        found.extend(self._permission_problems())
         return tuple(found)
+
+    def _permission_problems(self) -> list[Problem]:
+        """``tools.permissions`` rules that name no tool of a running server (a server's name
+        that matches nothing is reported at start-up already)."""
+        from aiq_tui.tools.permission_rules import permission_problems
+
+        running = {status.name: status.tools for status in self.statuses() if status.state == READY}
+        if not running:
+            return []
+        rules, config_file = self.config.tools.permissions, self.home.config_file
+        names = [server.name for server in self.definitions()]
+        known = {problem.field for problem in permission_problems(rules, config_file, names)}
+        return [problem for problem in permission_problems(rules, config_file, names, running)
+                if problem.field not in known]
 
     # -- starting ---------------------------------------------------------------------------
     async def start(self) -> None:
@@ -290,6 +310,7 @@ class McpFleet:
             return []
         if preferred is not None:
             names = sorted(names, key=lambda name: not preferred(name))  # stable: config order within
+        names = sorted(names, key=lambda name: name not in self._found)  # found ones first
         limit = int(window * self.config.mcp.tools_share)
         used = 0
         chosen: set[str] = set()
@@ -301,11 +322,24 @@ class McpFleet:
             tokens = self._spec_tokens.get(key)
             if tokens is None:
                 tokens = self._spec_tokens[key] = counter.count_tool_spec(tool.spec)
-            if used + tokens > limit:
+            if used + tokens > limit and name not in self._found:
                 continue  # a smaller one further on may still fit
             used += tokens
             chosen.add(name)
         return [self.registry.get(name).spec for name in self.tool_names() if name in chosen]  # type: ignore[union-attr]
+
+    def ready_specs(self) -> list["ToolSpec"]:
+        """Every ready server's tool definitions, in config order (what ``tool_search`` searches)."""
+        return [tool.spec for tool in map(self.registry.get, self.tool_names()) if tool is not None]
+
+    def left_out(self) -> list[str]:
+        """The ready tools the last prompt did not offer (:meth:`note_offered`)."""
+        return [name for status in self.statuses() if status.state == READY for name in status.omitted]
+
+    def load(self, names: Iterable[str]) -> None:
+        """Offer ``names`` from the next prompt on, whatever the share (``tool_search`` found them)."""
+        for name in names:
+            self._found[name] = None
 
     def note_offered(self, offered: Iterable[str]) -> None:
         """Record (and announce when it changed) which ready tools were left out of a prompt."""

@@ -95,10 +95,20 @@ def config_servers(config: "AppConfig", config_file: Path) -> list[ServerDefinit
 
 
 def server_name(raw: str) -> str:
-    """A project's server name in the form tool names can hold: letters, digits, ``-`` and
-    single ``_`` (no ``__``, which separates the parts of ``mcp__<server>__<tool>``)."""
-    name = re.sub(r"_+", "_", _UNSAFE.sub("-", raw)).strip("_")
-    return name[:40].rstrip("_")
+    """A server's name in the form tool names can hold: letters, digits, ``-`` and single
+    ``_`` (no ``__``, which separates the parts of ``mcp__<server>__<tool>``), at most 40
+    characters; any other character becomes ``-``. The one rule for ``.mcp.json`` and
+    ``aiq-tui mcp add``: a name that changes is used changed, and the user is told
+    (:func:`renamed`); "" when nothing usable is left."""
+    name = re.sub(r"_+", "_", _UNSAFE.sub("-", raw)).strip("_")[:40].rstrip("_")
+    return name if re.search(r"[A-Za-z0-9]", name) else ""  # `...` would name nothing anyone could read
+
+
+def renamed(raw: str, name: str) -> str:
+    """What :func:`server_name` did to ``raw``, for a warning."""
+    return (f"server name {raw!r} is used as {name!r} (tool names hold letters, digits, - and single _, "
+            f"at most 40 characters): its tools are mcp__{name}__TOOL, and tools.permissions and allowed-tools "
+            f"name it mcp__{name}")
 
 
 def project_servers(cwd: Path, max_bytes: int | None = None) -> tuple[list[ServerDefinition], list[Problem]]:
@@ -143,6 +153,10 @@ def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefin
             problems.append(Problem(path, "a server needs a name of letters or digits", field=where,
                                     severity=Severity.WARNING))
             continue
+        if name != raw_name:
+            problems.append(Problem(path, renamed(str(raw_name), name), field=where,
+                                    hint=f"rename it to {name} in the file to silence this",
+                                    severity=Severity.WARNING))
         if not isinstance(entry, dict):
             problems.append(Problem(path, "must be an object with `command` or `url`", field=where,
                                     severity=Severity.WARNING))
@@ -157,6 +171,65 @@ def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefin
             continue
         found.append(from_settings(name, parsed, path, "project"))
     return found, problems
+
+
+def add_project_server(cwd: Path, name: str, entry: Mapping[str, Any]) -> ServerDefinition:
+    """Add ``name`` (already :func:`server_name`-shaped) with ``entry`` (Claude Code's keys:
+    ``type``, ``command``, ``args``, ``env`` | ``url``, ``headers``) to ``cwd/.mcp.json``,
+    keeping every other entry and key, written atomically. Raises ValueError (a message for the
+    user) when the file cannot be read as Claude Code's format, the name is taken (ignoring
+    case) or the entry is not a valid server."""
+    from aiq_tui.config import ConfigError, McpServerSettings, McpSettings, parse_settings
+    from aiq_tui.skills.parse import read_regular
+    from aiq_tui.skills.store import atomic_write
+
+    path = cwd / PROJECT_FILE
+    try:
+        data = json.loads(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+    except FileNotFoundError:
+        data = {}
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}; fix it first") from exc
+    servers = data.setdefault("mcpServers", {}) if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        raise ValueError(f'{path} is not {{"mcpServers": {{NAME: {{...}}}}}} (Claude Code\'s format); fix it first')
+    taken = next((str(other) for other in servers if server_name(str(other)).lower() == name.lower()), None)
+    if taken is not None:
+        raise ValueError(f"a server named {taken!r} is already in {path} (names compare ignoring case); "
+                         "edit or remove it there first")
+    try:
+        settings = parse_settings(McpServerSettings, _claude_entry(entry), path)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from exc
+    servers[name] = dict(entry)
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    return from_settings(name, settings, path, "project")
+
+
+def remove_project_server(cwd: Path, name: str) -> str | None:
+    """Remove the server ``name`` (compared as :func:`server_name` makes it, ignoring case) from
+    ``cwd/.mcp.json``, keeping the rest, atomically; the key as the file spelled it, or None
+    when it is not there. Raises ValueError when the file cannot be read."""
+    from aiq_tui.config import McpSettings
+    from aiq_tui.skills.parse import read_regular
+    from aiq_tui.skills.store import atomic_write
+
+    path = cwd / PROJECT_FILE
+    try:
+        data = json.loads(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from exc
+    servers = data.get("mcpServers") if isinstance(data, dict) else None
+    wanted = (server_name(name) or name).lower()
+    key = next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None) \
+        if isinstance(servers, dict) else None
+    if key is None:
+        return None
+    del servers[key]
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    return key
 
 
 def _claude_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
