@@ -328,8 +328,10 @@ class Engine:
 
     # -- the turn ---------------------------------------------------------------------------------
     async def send(self, text: str) -> str:
-        """Run one turn for the user's ``text``; returns the final answer ("" on failure)."""
-        message = Message(Role.USER, text, id=self._new_id())
+        """Run one turn for the user's ``text``; returns the final answer ("" on failure). Each
+        ``@server:uri`` in it attaches that MCP resource to the message the model receives."""
+        content = await self.mcp.attach_mentions(text)
+        message = Message(Role.USER, content, id=self._new_id())
         self.session.messages.append(message)
         return await self._turn(text, message.id)
 

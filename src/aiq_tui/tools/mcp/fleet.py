@@ -366,6 +366,28 @@ class McpFleet:
         result = await self._connection(server).read_resource(uri)
         return resource_text(result, self.config.mcp.resource_max_bytes)
 
+    async def attach_mentions(self, text: str) -> str:
+        """``text`` with each ``@server:uri`` it names (Claude Code's form) attached below it:
+        the resource's text, cut to ``mcp.resource_max_bytes``, or why it could not be read.
+        A mention of a server that does not exist is left as it is (``@home:…`` may be prose)."""
+        from aiq_tui.tools.mcp.catalog import mentions
+        from aiq_tui.tools.mcp.connection import McpError
+
+        names = {d.name.lower(): d.name for d in self.definitions()} if "@" in text else {}
+        wanted = [(names[server.lower()], uri) for server, uri in mentions(text) if server.lower() in names]
+        if not wanted:
+            return text
+        await self.start()
+        blocks: list[str] = []
+        for server, uri in wanted:
+            try:
+                body, summary = await self.read_resource(server, uri)
+            except McpError as exc:
+                blocks.append(f"[@{server}:{uri} could not be attached: {exc}]")
+                continue
+            blocks.append(f"[attached @{server}:{uri} ({summary})]\n{body}")
+        return text + "\n\n" + "\n\n".join(blocks)
+
     async def get_prompt(self, prompt: "Prompt", arguments: dict[str, str]) -> str:
         """The prompt's messages as the text the user sends; raises :class:`~.connection.McpError`."""
         from aiq_tui.tools.mcp.catalog import prompt_text
