@@ -4,8 +4,8 @@
 
 Resources: ``notes://today`` (a short text), ``notes://big`` (200,000 characters), the template
 ``notes://day/{day}``. Prompt: ``review`` (``topic`` required, ``depth`` optional). Tools:
-``steps`` (reports progress n times), ``ask_name`` (asks the user for a name through
-elicitation), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared).
+``steps`` (reports progress n times), ``ask_name`` / ``ask_colour`` (ask the user through
+elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared).
 """
 
 from __future__ import annotations
@@ -29,6 +29,14 @@ class Name(BaseModel):
 # evaluates the tools' annotations in this module's namespace.)
 def want_name() -> Elicit[Name]:
     return Elicit("What is your name?", Name)
+
+
+class Colour(BaseModel):
+    colour: str = Field(default="blue", description="A colour")
+
+
+def want_colour() -> Elicit[Colour]:
+    return Elicit("Which colour?", Colour)
 
 
 def want_roots() -> ListRoots:
@@ -65,6 +73,10 @@ def main() -> None:
         if answer.action == "accept":
             return f"hello {answer.data.name}"
         return f"no name: {answer.action}"
+
+    @server.tool(description="Ask the user for a colour (blue unless they say otherwise).")
+    def ask_colour(answer: Annotated[ElicitationResult[Colour], Resolve(want_colour)]) -> str:
+        return f"colour {answer.data.colour}" if answer.action == "accept" else f"no colour: {answer.action}"
 
     @server.tool(description="The client's roots.")
     def roots(listed: Annotated[types.ListRootsResult, Resolve(want_roots)]) -> str:

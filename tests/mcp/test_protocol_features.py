@@ -226,3 +226,52 @@ async def test_server_everything_shows_what_a_capable_client_gets(tmp_path: Path
     assert [e.label() for e in seen if isinstance(e, McpProgress)] == ["1/2", "2/2"]
     assert progress.ok and architecture.content.startswith("# Everything Server")
     assert "Paris" in prompted
+
+
+# -- headless: aiq-tui ask --------------------------------------------------------------------
+
+def _ask(monkeypatch: pytest.MonkeyPatch, model: Any, *flags: str, question: str) -> int:
+    from aiq_tui.cli import main
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+    return main(["ask", "--provider", "openai", *flags, question])
+
+
+def test_ask_attaches_an_at_mentioned_resource_to_the_question(project: Path, isolated_home: Home,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.llm.fakes import openai_text_stream, sse_reply
+    from tests.mcp.conftest import write_config
+    from tests.security.test_ask_hostile_model import ScriptedModel
+
+    write_config(isolated_home, {"p": protocol_server()})
+    with ScriptedModel([sse_reply(openai_text_stream(["Milk."]))]) as model:
+        code = _ask(monkeypatch, model, "--deny-all", question="what does @p:notes://today say?")
+    assert code == 0
+    user = [m["content"] for m in model.server.requests[0].body["messages"] if m["role"] == "user"][-1]
+    assert user.startswith("what does @p:notes://today say?")
+    assert user.endswith("[attached @p:notes://today (8 bytes)]\nbuy milk")
+
+
+@pytest.mark.parametrize(("flags", "colour"), [(("--deny-all",), "no colour: decline"), (("--yes",), "colour blue")])
+def test_ask_declines_a_servers_question_headless_unless_yes_and_defaults(
+        project: Path, isolated_home: Home, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        flags: tuple[str, ...], colour: str) -> None:
+    """Nobody to ask: declined; --yes accepts the server's own defaults, declines when a required
+    field (the name) has none."""
+    from tests.llm.fakes import openai_text_stream, openai_tool_stream, sse_reply
+    from tests.mcp.conftest import write_config
+    from tests.security.test_ask_hostile_model import ScriptedModel
+
+    write_config(isolated_home, {"p": protocol_server()}, tools={"permissions": {"mcp__p": "allow"}})
+    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__p__ask_name", "{}"), ("call_2", "mcp__p__ask_colour", "{}"),
+                                             ("call_3", "mcp__p__steps", '{"n": 2}')])),
+               sse_reply(openai_text_stream(["done"]))]
+    with ScriptedModel(replies) as model:
+        code = _ask(monkeypatch, model, *flags, question="greet me")
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    results = [m["content"] for m in model.server.requests[1].body["messages"] if m["role"] == "tool"]
+    assert results[:2] == ["no name: decline", colour]
+    assert "mcp p asked: What is your name? — declined: " in err
+    assert "mcp p: 1/2 — step 1" in err and "mcp p: 2/2 — step 2" in err
