@@ -5,7 +5,8 @@
 Resources: ``notes://today`` (a short text), ``notes://big`` (200,000 characters), the template
 ``notes://day/{day}``. Prompt: ``review`` (``topic`` required, ``depth`` optional). Tools:
 ``steps`` (reports progress n times), ``ask_name`` / ``ask_colour`` (ask the user through
-elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared).
+elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared), ``more_prompts``
+(adds the prompt ``later`` and announces it).
 """
 
 from __future__ import annotations
@@ -81,6 +82,15 @@ def main() -> None:
     @server.tool(description="The client's roots.")
     def roots(listed: Annotated[types.ListRootsResult, Resolve(want_roots)]) -> str:
         return json.dumps([str(root.uri) for root in listed.roots])
+
+    @server.tool(description="Add the prompt `later` and announce the change.")
+    async def more_prompts(ctx: Context) -> str:
+        def later() -> str:
+            return "Later."
+
+        server.prompt(name="later", description="Added at run time")(later)
+        await ctx.notify_prompts_changed()
+        return "added"
 
     @server.tool(description="What the client declared.")
     def client_capabilities(ctx: Context) -> str:

@@ -198,6 +198,25 @@ async def test_prompts_are_listed_with_their_arguments_and_run(tmp_path: Path, i
     assert ready.prompts == ("/mcp__p__review",)
 
 
+async def test_a_changed_prompt_list_is_followed(tmp_path: Path, isolated_home: Home) -> None:
+    import asyncio
+    import time
+
+    fleet, events = _fleet(isolated_home, tmp_path, {"p": protocol_server()})
+    try:
+        await fleet.start()
+        assert fleet.find_prompt("/mcp__p__later") is None
+        assert (await _call(fleet, "mcp__p__more_prompts", {})).content == "added"
+        deadline = time.monotonic() + 30
+        while fleet.find_prompt("/mcp__p__later") is None:
+            assert time.monotonic() < deadline, "the new prompt never arrived"
+            await asyncio.sleep(0.05)
+    finally:
+        await fleet.aclose()
+    announced = [e.prompts for e in events if isinstance(e, McpServerChanged) and e.state == "ready"]
+    assert announced[-1] == ("/mcp__p__review", "/mcp__p__later")
+
+
 # -- server-everything ------------------------------------------------------------------------
 
 async def test_server_everything_shows_what_a_capable_client_gets(tmp_path: Path, isolated_home: Home) -> None:

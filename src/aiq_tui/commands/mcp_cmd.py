@@ -184,7 +184,8 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         tools = f", {len(row['tools'])} tools" if row["state"] == "ready" else ""
         print(f"{row['name']}  [{row['state']}{tools}]  {row['transport']}: {row['target']}  ({row['source']})")
-        if row["state"] != "ready" and row["message"]:
+        # A ready server's message says more than its tool count when some tool cannot be offered.
+        if row["message"] and (row["state"] != "ready" or row["message"] != f"{len(row['tools'])} tools"):
             for line in row["message"].splitlines():
                 print(f"    {line}")
         for tool in row["tools"]:

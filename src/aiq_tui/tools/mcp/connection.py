@@ -17,7 +17,8 @@ What a caller may rely on:
   connection lost); ``CancelledError`` passes through.
 * ``on_closed(reason)`` is called once when a ready server goes away on its own (it crashed, its
   HTTP session ended); ``on_tools(tools)`` when its tool list changed
-  (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers).
+  (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers);
+  ``on_catalog()`` when its resources or prompts changed (the same two ways).
 * The client declares what it can answer: ``roots`` (the project folder), ``elicitation``
   (answered by ``elicit``: the TUI's dialog, or a headless refusal) — never ``sampling``, which
   the SDK then refuses. A tool whose ``execution.taskSupport`` is ``required`` is listed with
@@ -158,8 +159,9 @@ class McpConnection:
     def __init__(self, server: ServerDefinition, *, cwd: Path, log_path: Path, startup_timeout: float,
                  call_timeout: float, on_tools: Callable[[list[RemoteTool]], None] | None = None,
                  on_closed: Callable[[str], None] | None = None, roots: Sequence[Path] = (),
-                 elicit: Elicitor | None = None) -> None:
+                 elicit: Elicitor | None = None, on_catalog: Callable[[], None] | None = None) -> None:
         self.server = server
+        self.on_catalog = on_catalog
         self.roots = tuple(roots)
         self.elicit = elicit
         self.cwd = cwd
@@ -339,12 +341,13 @@ class McpConnection:
         return tools
 
     def _listen_for_changes(self) -> Any:
-        """A 2026-07-28 server announces tool-list changes on a ``subscriptions/listen`` stream
-        (earlier ones send a notification, see :meth:`_on_message`)."""
+        """A 2026-07-28 server announces list changes (tools, resources, prompts) on a
+        ``subscriptions/listen`` stream (earlier ones send notifications, see :meth:`_on_message`)."""
         client = self._client
         capabilities = getattr(client, "server_capabilities", None)
-        tools = getattr(capabilities, "tools", None)
-        if not getattr(tools, "list_changed", False):
+        changes = {kind: bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
+                   for kind in ("tools", "resources", "prompts")}
+        if not any(changes.values()):
             return None
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -353,21 +356,33 @@ class McpConnection:
 
         async def listen() -> None:
             try:
-                async with client.listen(tools_list_changed=True) as subscription:
-                    async for _event in subscription:
-                        await self._refresh()
+                async with client.listen(tools_list_changed=changes["tools"],
+                                         resources_list_changed=changes["resources"],
+                                         prompts_list_changed=changes["prompts"]) as subscription:
+                    async for event in subscription:
+                        if type(event).__name__ == "ToolsListChanged":
+                            await self._refresh()
+                        else:
+                            self._catalog_changed()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - no change events: the list stays as it was
+            except Exception:  # noqa: BLE001 - no change events: the lists stay as they were
                 return
 
         return listen()
 
     async def _on_message(self, message: Any) -> None:
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed":
             task = asyncio.get_running_loop().create_task(self._refresh())
             self._refreshes.add(task)  # held until done (the loop keeps only a weak reference)
             task.add_done_callback(self._refreshes.discard)
+        elif method in ("notifications/resources/list_changed", "notifications/prompts/list_changed"):
+            self._catalog_changed()
+
+    def _catalog_changed(self) -> None:
+        if self.on_catalog is not None:
+            self.on_catalog()
 
     async def _refresh(self) -> None:
         if self._client is None:

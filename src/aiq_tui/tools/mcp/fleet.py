@@ -96,6 +96,8 @@ class McpFleet:
         self._resources: dict[str, tuple["Resource", ...]] = {}
         self._prompts: dict[str, tuple["Prompt", ...]] = {}
         self._unusable: dict[str, tuple[str, ...]] = {}
+        self._remote_tools: dict[str, tuple["RemoteTool", ...]] = {}
+        self._catalog_tasks: set[asyncio.Task[None]] = set()
         self._definitions: list[ServerDefinition] | None = None
         self._definition_problems: list[Problem] = []
         self._status: dict[str, ServerStatus] = {}
@@ -216,7 +218,7 @@ class McpFleet:
             startup_timeout=settings.startup_timeout_seconds, call_timeout=settings.call_timeout_seconds,
             on_tools=lambda tools: self._adopt(server, connection, tools),
             on_closed=lambda reason: self._closed(server, reason),
-            roots=(self.cwd,), elicit=self._elicit,
+            roots=(self.cwd,), elicit=self._elicit, on_catalog=lambda: self._catalog_changed(server, connection),
         )
         try:
             tools = await connection.start()
@@ -252,6 +254,18 @@ class McpFleet:
         except McpError:
             self._prompts[server.name] = ()
 
+    def _catalog_changed(self, server: ServerDefinition, connection: "McpConnection") -> None:
+        """The server's resources or prompts changed: list them again, then its read tool's
+        description and the announced lists follow."""
+        async def relist() -> None:
+            await self._list_catalog(server, connection)
+            if self._connections.get(server.name) is connection:
+                self._adopt(server, connection, self._remote_tools.get(server.name, ()))
+
+        task = asyncio.get_running_loop().create_task(relist())
+        self._catalog_tasks.add(task)  # held until done (the loop keeps only a weak reference)
+        task.add_done_callback(self._catalog_tasks.discard)
+
     def _project_trusted(self) -> bool:
         """Whether the user trusts the project now (asked again each time: a decision may change)."""
         from aiq_tui.trust import project_trust
@@ -273,6 +287,7 @@ class McpFleet:
                              if not key[0].startswith(tool_name(server.name, ""))}  # schemas may have changed
         names: list[str] = []
         descriptions: list[str] = []
+        self._remote_tools[server.name] = tuple(tools)
         # Tasks are not supported here: a tool that must run as one would fail every call.
         self._unusable[server.name] = tuple(remote.name for remote in tools if remote.needs_task)
         for remote in tools:
