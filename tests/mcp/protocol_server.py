@@ -6,7 +6,7 @@ Resources: ``notes://today`` (a short text), ``notes://big`` (200,000 characters
 ``notes://day/{day}``. Prompt: ``review`` (``topic`` required, ``depth`` optional). Tools:
 ``steps`` (reports progress n times), ``ask_name`` / ``ask_colour`` (ask the user through
 elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared), ``more_prompts``
-(adds the prompt ``later`` and announces it).
+(adds the prompt ``later`` and announces it), ``haiku`` (asks the client's model: sampling).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import json
 from typing import Annotated
 
 import mcp_types as types
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
 from pydantic import BaseModel, Field
 
 
@@ -42,6 +42,11 @@ def want_colour() -> Elicit[Colour]:
 
 def want_roots() -> ListRoots:
     return ListRoots()
+
+
+def want_haiku(topic: str) -> Sample:
+    return Sample([types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"A haiku on {topic}"))],
+                  max_tokens=60, system_prompt="You write haiku.")
 
 
 def main() -> None:
@@ -91,6 +96,10 @@ def main() -> None:
         server.prompt(name="later", description="Added at run time")(later)
         await ctx.notify_prompts_changed()
         return "added"
+
+    @server.tool(description="A haiku from the client's model (sampling).")
+    def haiku(topic: str, sampled: Annotated[types.CreateMessageResult, Resolve(want_haiku)]) -> str:
+        return f"sampled: {sampled.content.text} ({sampled.model})"
 
     @server.tool(description="What the client declared.")
     def client_capabilities(ctx: Context) -> str:

@@ -217,6 +217,45 @@ async def test_a_changed_prompt_list_is_followed(tmp_path: Path, isolated_home: 
     assert announced[-1] == ("/mcp__p__review", "/mcp__p__later")
 
 
+# -- sampling ---------------------------------------------------------------------------------
+
+async def test_sampling_is_refused_unless_configured_then_asked_and_answered_by_the_model(
+        project: Path, isolated_home: Home) -> None:
+    from aiq_tui.tools.base import Decision
+    from tests.agent.helpers import openai_engine
+    from tests.llm.fakes import FakeModelServer, openai_text_stream, sse_reply
+    from tests.mcp.conftest import write_config
+
+    async def haiku(sampling: bool, decision: Decision) -> tuple[str, list[Any], list[Any]]:
+        write_config(isolated_home, {"p": protocol_server()}, tools={"permissions": {"mcp__p": "allow"}},
+                     mcp={"sampling": sampling})
+        asked: list[Any] = []
+
+        async def approver(request: Any) -> Decision:
+            asked.append(request)
+            return decision
+
+        async with FakeModelServer([sse_reply(openai_text_stream(["old pond, a frog"]))]) as server:
+            engine, _ = openai_engine(isolated_home.root, server.base_url)
+            engine.approver = approver
+            try:
+                await engine.start_mcp()
+                result = await engine.tools.get("mcp__p__haiku").run({"topic": "ponds"})  # type: ignore[union-attr]
+            finally:
+                await engine.aclose()
+            return result.to_model_text(), asked, server.requests
+
+    text, asked, requests = await haiku(False, Decision.ALLOW_ONCE)
+    assert "sampled:" not in text and asked == [] and requests == []  # not declared: the server gets an error
+    text, asked, requests = await haiku(True, Decision.DENY)
+    assert "sampled:" not in text and len(asked) == 1 and requests == []
+    assert asked[0].title == "Let MCP server p use the model" and "A haiku on ponds" in asked[0].detail
+    text, asked, requests = await haiku(True, Decision.ALLOW_ONCE)
+    assert text == "sampled: old pond, a frog (gpt-4o-mini)"
+    sent = json.dumps(requests[0].body)  # the server's system prompt and message, and no tools
+    assert "You write haiku." in sent and "A haiku on ponds" in sent and not requests[0].body.get("tools")
+
+
 # -- server-everything ------------------------------------------------------------------------
 
 async def test_server_everything_shows_what_a_capable_client_gets(tmp_path: Path, isolated_home: Home) -> None:

@@ -147,6 +147,11 @@ class Engine:
         # (start_mcp(), or the first turn); their tools join self.tools as mcp__<server>__<tool>.
         self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._emit,
                             on_tools_changed=self._update_budget)
+        if self.config.mcp.sampling:  # servers may use the model, each request asked first
+            from aiq_tui.agent.mcp_sampling import make_sampler
+
+            self.mcp.sampler = make_sampler(lambda: self.provider, lambda: self.approver,
+                                            self.config.mcp.sampling_max_tokens)
         self.sessions = SessionStore(workspace.home.sessions_dir)
         self.session = self._new_session()
         self.approver: Approver | None = None

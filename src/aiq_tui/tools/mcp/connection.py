@@ -20,8 +20,8 @@ What a caller may rely on:
   (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers);
   ``on_catalog()`` when its resources or prompts changed (the same two ways).
 * The client declares what it can answer: ``roots`` (the project folder), ``elicitation``
-  (answered by ``elicit``: the TUI's dialog, or a headless refusal) — never ``sampling``, which
-  the SDK then refuses. A tool whose ``execution.taskSupport`` is ``required`` is listed with
+  (answered by ``elicit``: the TUI's dialog, or a headless refusal) and, only when given a
+  ``sample`` (``mcp.sampling``), ``sampling``; otherwise the SDK refuses sampling requests. A tool whose ``execution.taskSupport`` is ``required`` is listed with
   :attr:`RemoteTool.needs_task` set: this client does not augment calls with tasks, so the
   fleet never offers it.
 * :meth:`call` sends a progress token when given ``on_progress``; the server's
@@ -49,6 +49,7 @@ from aiq_tui.trace_context import endpoint_of
 
 if TYPE_CHECKING:
     from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+    from aiq_tui.tools.mcp.sampling import Sampler
 
 Elicitor = Callable[["ElicitationRequest"], Awaitable["ElicitationAnswer"]]
 ProgressSink = Callable[[float, "float | None", "str | None"], None]
@@ -159,8 +160,10 @@ class McpConnection:
     def __init__(self, server: ServerDefinition, *, cwd: Path, log_path: Path, startup_timeout: float,
                  call_timeout: float, on_tools: Callable[[list[RemoteTool]], None] | None = None,
                  on_closed: Callable[[str], None] | None = None, roots: Sequence[Path] = (),
-                 elicit: Elicitor | None = None, on_catalog: Callable[[], None] | None = None) -> None:
+                 elicit: Elicitor | None = None, on_catalog: Callable[[], None] | None = None,
+                 sample: "Sampler | None" = None) -> None:
         self.server = server
+        self.sample = sample
         self.on_catalog = on_catalog
         self.roots = tuple(roots)
         self.elicit = elicit
@@ -281,11 +284,12 @@ class McpConnection:
             async with AsyncExitStack() as stack:
                 transport = self._transport(expanded, stack, closed)
                 # A callback given is a capability declared (the SDK builds clientCapabilities
-                # from them): roots and elicitation, never sampling.
+                # from them): roots and elicitation; sampling only when mcp.sampling is on.
                 client = sdk.Client(transport, cache=None, message_handler=self._on_message,
                                     client_info=sdk.types.Implementation(name="aiq-tui", version=__version__),
                                     list_roots_callback=self._list_roots if self.roots else None,
-                                    elicitation_callback=self._on_elicit if self.elicit is not None else None)
+                                    elicitation_callback=self._on_elicit if self.elicit is not None else None,
+                                    sampling_callback=self._on_sample if self.sample is not None else None)
                 self._client = await stack.enter_async_context(client)
                 self.protocol_version = client.protocol_version
                 self.capabilities = getattr(client, "server_capabilities", None)
@@ -419,6 +423,23 @@ class McpConnection:
         except Exception:  # noqa: BLE001 - a failed dialog declines
             return types.ElicitResult(action="decline")
         return types.ElicitResult(action=answer.action, content=dict(answer.content) if answer.content else None)
+
+    async def _on_sample(self, _context: Any, params: Any) -> Any:
+        """A server asks for the model (``sampling/createMessage``): the sampler answers or
+        refuses; a refusal or a failure is an error the server receives."""
+        from aiq_tui.tools.mcp.sampling import request_from
+
+        types = self._sdk.types
+        try:
+            answer = await self.sample(request_from(self.server.name, params))  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the model failed: the server is told
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"sampling failed: {_describe(exc)}")
+        if answer.refused:
+            return types.ErrorData(code=types.INVALID_REQUEST, message=answer.refused)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=answer.text),
+                                         model=answer.model or "unknown", stop_reason="endTurn")
 
     # -- resources and prompts ------------------------------------------------------------
     def offers(self, feature: str) -> bool:

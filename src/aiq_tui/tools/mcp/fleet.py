@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from aiq_tui.tools.mcp.catalog import Prompt, Resource
     from aiq_tui.tools.mcp.connection import Elicitor, McpConnection, RemoteTool
     from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+    from aiq_tui.tools.mcp.sampling import Sampler
     from aiq_tui.tools.registry import ToolRegistry
 
 ServerApprover = Callable[[ServerDefinition], Awaitable["Answer | None"]]
@@ -92,6 +93,9 @@ class McpFleet:
         self._on_tools_changed = on_tools_changed
         self.approver: ServerApprover | None = None
         self.elicitor: "Elicitor | None" = None
+        self.sampler: "Sampler | None" = None
+        """Answers servers' sampling requests (set before :meth:`start` when ``mcp.sampling``);
+        None: sampling is not declared."""
         """Answers a server's questions to the user; None: declined (a headless run)."""
         self._resources: dict[str, tuple["Resource", ...]] = {}
         self._prompts: dict[str, tuple["Prompt", ...]] = {}
@@ -219,6 +223,7 @@ class McpFleet:
             on_tools=lambda tools: self._adopt(server, connection, tools),
             on_closed=lambda reason: self._closed(server, reason),
             roots=(self.cwd,), elicit=self._elicit, on_catalog=lambda: self._catalog_changed(server, connection),
+            sample=self.sampler,
         )
         try:
             tools = await connection.start()
