@@ -28,6 +28,18 @@ def test_a_form_field_checks_what_was_typed() -> None:
     assert coerce(ElicitationField("n", "integer"), "four")[1] == "n: expected a whole number"
     assert coerce(ElicitationField("ok", "boolean"), "yes") == (True, "")
     assert coerce(ElicitationField("c", "choice", choices=("red", "blue")), "green")[1] == "c: one of red, blue"
+    fish = ElicitationField("fish", "multi", choices=("cod", "eel"))
+    assert coerce(fish, "cod, eel") == (["cod", "eel"], "")
+    assert coerce(fish, "cod, shark")[1] == "fish: shark is not one of cod, eel"
+
+
+def test_a_multiple_choice_field_is_read_from_the_servers_schema() -> None:
+    from aiq_tui.tools.mcp.elicitation import request_from
+
+    schema = {"type": "object", "properties": {"fish": {"type": "array", "title": "Fish", "items": {
+        "anyOf": [{"const": "cod", "title": "Cod"}, {"const": "eel", "title": "Eel"}]}, "default": ["cod"]}}}
+    request = request_from("s", {"mode": "form", "message": "?", "requestedSchema": schema})
+    assert request.fields == (ElicitationField("fish", "multi", "Fish", "", False, ["cod"], ("cod", "eel")),)
 
 
 def test_mentions_name_a_server_and_a_uri_with_its_scheme() -> None:

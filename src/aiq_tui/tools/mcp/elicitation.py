@@ -21,7 +21,8 @@ Value = str | int | float | bool | list[str] | None
 
 @dataclass(frozen=True)
 class ElicitationField:
-    """One field of a form: ``kind`` is string | number | integer | boolean | choice."""
+    """One field of a form: ``kind`` is string | number | integer | boolean | choice | multi (a
+    list of strings, typed comma-separated)."""
 
     name: str
     kind: str
@@ -61,15 +62,27 @@ def _get(obj: Any, *names: str) -> Any:
     return None
 
 
+def _choices(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    """``enum`` values, or the ``const`` of each ``oneOf`` / ``anyOf`` option (titled enums)."""
+    options = schema.get("enum") or [o.get("const") for o in (schema.get("oneOf") or schema.get("anyOf") or ())
+                                     if isinstance(o, Mapping)]
+    return tuple(str(o) for o in options if o is not None) if isinstance(options, list) else ()
+
+
 def _field(name: str, schema: Mapping[str, Any], required: bool) -> ElicitationField:
     kind = str(schema.get("type") or "string")
-    options = schema.get("enum") or [o.get("const") for o in schema.get("oneOf") or () if isinstance(o, Mapping)]
-    choices = tuple(str(o) for o in options if o is not None) if isinstance(options, list) else ()
+    default = schema.get("default")
+    items = schema.get("items")
+    if kind == "array" and isinstance(items, Mapping):  # a multiple choice: a list of strings
+        choices = _choices(items)
+        kept = [str(v) for v in default] if isinstance(default, list) else None
+        return ElicitationField(name, "multi", str(schema.get("title") or ""), str(schema.get("description") or ""),
+                                required, kept, choices)
+    choices = _choices(schema)
     if choices:
         kind = "choice"
     elif kind not in ("string", "number", "integer", "boolean"):
         kind = "string"
-    default = schema.get("default")
     return ElicitationField(name, kind, str(schema.get("title") or ""), str(schema.get("description") or ""),
                             required, default if isinstance(default, (str, int, float, bool)) else None, choices)
 
@@ -105,6 +118,12 @@ def coerce(spec: ElicitationField, text: str) -> tuple[Value, str]:
             return (int(text) if spec.kind == "integer" else float(text)), ""
         except ValueError:
             return None, f"{spec.label}: expected {'a whole number' if spec.kind == 'integer' else 'a number'}"
+    if spec.kind == "multi":  # comma-separated
+        picked = [part.strip() for part in text.split(",") if part.strip()]
+        wrong = [part for part in picked if spec.choices and part not in spec.choices]
+        if wrong:
+            return None, f"{spec.label}: {', '.join(wrong)} is not one of {', '.join(spec.choices)}"
+        return picked, ""
     if spec.kind == "choice" and text not in spec.choices:
         return None, f"{spec.label}: one of {', '.join(spec.choices)}"
     return text, ""

@@ -22,7 +22,7 @@ from aiq_tui.ui.screens.dialog import Dialog
 def field_hint(spec: ElicitationField) -> str:
     parts = [spec.description] if spec.description else []
     if spec.choices:
-        parts.append("one of: " + ", ".join(spec.choices))
+        parts.append(("any of (comma-separated): " if spec.kind == "multi" else "one of: ") + ", ".join(spec.choices))
     elif spec.kind == "boolean":
         parts.append("yes or no")
     elif spec.kind in ("number", "integer"):
@@ -32,6 +32,8 @@ def field_hint(spec: ElicitationField) -> str:
 
 
 def _shown(value: object) -> str:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value)
     if isinstance(value, bool):
         return "yes" if value else "no"
     return "" if value is None else str(value)
