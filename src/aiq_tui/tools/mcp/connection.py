@@ -476,13 +476,14 @@ class McpConnection:
         client = self._client
         if client is None or not self.offers("resources"):
             return [], []
-        resources = await self._request(self._paged(lambda c: client.list_resources(cursor=c), "resources"))
-        try:
-            templates = await self._request(self._paged(lambda c: client.list_resource_templates(cursor=c),
-                                                        "resource_templates"))
-        except McpError:
-            templates = []  # templates are optional even where resources are offered
-        return resources, templates
+        resources, templates = await asyncio.gather(  # two round trips at once: the start waits for them
+            self._request(self._paged(lambda c: client.list_resources(cursor=c), "resources")),
+            self._request(self._paged(lambda c: client.list_resource_templates(cursor=c), "resource_templates")),
+            return_exceptions=True)
+        if isinstance(resources, BaseException):
+            raise resources
+        # Templates are optional even where resources are offered.
+        return resources, templates if not isinstance(templates, BaseException) else []
 
     async def list_prompts(self) -> list[Any]:
         client = self._client

@@ -249,15 +249,13 @@ class McpFleet:
         from aiq_tui.tools.mcp.catalog import prompts_from, resources_from
         from aiq_tui.tools.mcp.connection import McpError
 
-        try:
-            resources, templates = await connection.list_resources()
-            self._resources[server.name] = resources_from(server.name, resources, templates)
-        except McpError:
-            self._resources[server.name] = ()
-        try:
-            self._prompts[server.name] = prompts_from(server.name, await connection.list_prompts())
-        except McpError:
-            self._prompts[server.name] = ()
+        listed, prompts = await asyncio.gather(connection.list_resources(), connection.list_prompts(),
+                                               return_exceptions=True)
+        for failed in (listed, prompts):
+            if isinstance(failed, BaseException) and not isinstance(failed, McpError):
+                raise failed  # cancelled, or a bug: not a server's refusal
+        self._resources[server.name] = () if isinstance(listed, McpError) else resources_from(server.name, *listed)
+        self._prompts[server.name] = () if isinstance(prompts, McpError) else prompts_from(server.name, prompts)
 
     def _catalog_changed(self, server: ServerDefinition, connection: "McpConnection") -> None:
         """The server's resources or prompts changed: list them again, then its read tool's
