@@ -457,7 +457,7 @@ class McpFleet:
     # -- stopping ---------------------------------------------------------------------------
     async def aclose(self) -> None:
         """Stop every server (and a pending approval question)."""
-        for task in (self._approvals_task, self._start_task):
+        for task in (self._approvals_task, self._start_task, *self._catalog_tasks):
             if task is not None and not task.done():
                 task.cancel()
                 await asyncio.wait({task}, timeout=15)
