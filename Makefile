@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 # versions a fresh, unpinned install gets, so CI shows a breaking release before a user does.
 LOCK   := constraints.txt
 
-.PHONY: run test test-latest lock bench screenshots install clean semantic docs
+.PHONY: run test test-latest lock bench screenshots install clean semantic docs test-servers
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -67,9 +67,16 @@ semantic: $(STAMP)
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
+## The reference MCP server the protocol tests also run against (tests/mcp/test_protocol_features.py):
+## server-everything from npm into .test-servers/ (git-ignored; never into ~). Needs node and npm;
+## without it those tests skip and say so.
+EVERYTHING_VERSION := 2026.8.31
+test-servers:
+	npm install --no-audit --no-fund --no-save --prefix .test-servers @modelcontextprotocol/server-everything@$(EVERYTHING_VERSION)
+
 ## Regenerate the SVG screenshots in screenshots/.
 screenshots: $(STAMP)
 	$(BIN)/python -m bench.screenshots
 
 clean:
-	rm -rf $(VENV) .venv-latest .venv-lock build site *.egg-info src/*.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-latest .venv-lock build site *.egg-info src/*.egg-info .pytest_cache .test-servers

@@ -415,6 +415,14 @@ class McpSettings(_Section):
     """One tool call may take this long; then it fails (the server stays up)."""
     result_max_bytes: PositiveInt = 64_000
     """A tool result is cut to this many bytes of text before it reaches the model (and says so)."""
+    resource_max_bytes: PositiveInt = 64_000
+    """A server's resource (read by the model, or attached with ``@server:uri``) or prompt is cut
+    to this many bytes of text (and says so)."""
+    sampling: bool = False
+    """Let servers use the session's model (MCP sampling): each request is asked first like a tool
+    call (refused headless unless ``--yes``). False: not offered to servers; their requests are refused."""
+    sampling_max_tokens: PositiveInt = 1024
+    """A sampling answer's output limit (the server's own ``maxTokens`` when smaller)."""
     tools_share: PositiveFraction = 0.15
     """Largest share of the window MCP tool definitions may take; tools past it are not offered
     up front (and named in the warnings) so a server with many tools cannot crowd out the skills."""

@@ -200,6 +200,9 @@ class McpServerChanged:
     tools: tuple[str, ...] = ()
     message: str = ""
     omitted: tuple[str, ...] = ()
+    resources: tuple[str, ...] = ()  # the URIs (and URI templates) it lists
+    prompts: tuple[str, ...] = ()  # its prompts as slash commands: /mcp__<server>__<prompt>
+    unusable: tuple[str, ...] = ()  # its tools this client cannot call (they need task augmentation)
 
 
 @dataclass(frozen=True)
@@ -219,6 +222,23 @@ class McpCallStarted:
 
 
 @dataclass(frozen=True)
+class McpProgress:
+    """A server's ``notifications/progress`` for a running call: ``progress`` of ``total`` (0
+    when the server gave none), with its message. The tool log and the status line show it."""
+
+    call_id: str
+    server: str
+    progress: float
+    total: float = 0.0
+    message: str = ""
+
+    def label(self) -> str:
+        """``3/4`` (or ``3`` with no total): what fits the tool log's status column."""
+        done = f"{self.progress:g}"
+        return f"{done}/{self.total:g}" if self.total else done
+
+
+@dataclass(frozen=True)
 class McpCallFinished:
     """The request :class:`McpCallStarted` sent has its answer. ``error_type``: "" when the
     server answered; the JSON-RPC error code ("-32601"); ``tool_error`` (the result's
@@ -234,7 +254,7 @@ Event = Union[
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
     SemanticProgress, McpServerChanged, ModelRequestStarted, ModelRequestFinished,
-    McpCallStarted, McpCallFinished,
+    McpCallStarted, McpCallFinished, McpProgress,
 ]
 
 EventSink = Callable[[Event], None]

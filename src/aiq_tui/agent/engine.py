@@ -151,6 +151,11 @@ class Engine:
         # The tools past mcp.tools_share stay reachable: the model searches them (offered only then).
         self.tool_search = ToolSearchTool(self.mcp)
         self.tools.add(self.tool_search)
+        if self.config.mcp.sampling:  # servers may use the model, each request asked first
+            from aiq_tui.agent.mcp_sampling import make_sampler
+
+            self.mcp.sampler = make_sampler(lambda: self.provider, lambda: self.approver,
+                                            self.config.mcp.sampling_max_tokens)
         self.sessions = SessionStore(workspace.home.sessions_dir)
         self.session = self._new_session()
         self.approver: Approver | None = None
@@ -332,8 +337,10 @@ class Engine:
 
     # -- the turn ---------------------------------------------------------------------------------
     async def send(self, text: str) -> str:
-        """Run one turn for the user's ``text``; returns the final answer ("" on failure)."""
-        message = Message(Role.USER, text, id=self._new_id())
+        """Run one turn for the user's ``text``; returns the final answer ("" on failure). Each
+        ``@server:uri`` in it attaches that MCP resource to the message the model receives."""
+        content = await self.mcp.attach_mentions(text)
+        message = Message(Role.USER, content, id=self._new_id())
         self.session.messages.append(message)
         return await self._turn(text, message.id)
 

@@ -33,7 +33,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "streams to stdout and the engine's events (skills, tool calls, budget, compression) "
             "go to stderr. With --json every event is one JSON line on stdout. The turn is saved "
             "as a session; continue it with --session ID. Tool calls that need approval are "
-            "asked on the terminal, approved with --yes, or refused with --deny-all. With "
+            "asked on the terminal, approved with --yes, or refused with --deny-all. @SERVER:URI in "
+            "the question attaches that MCP server's resource (aiq-tui mcp resources lists them). With "
             "OTEL_EXPORTER_OTLP_ENDPOINT set (or telemetry: in config.yaml) the turn is also exported "
             "as OpenTelemetry traces (needs the telemetry extra); OTEL_TRACES_EXPORTER=console prints "
             "the spans on stderr instead."
@@ -45,7 +46,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     approval = parser.add_mutually_exclusive_group()
     approval.add_argument("--yes", action="store_true",
                           help="approve every tool call that asks, except a write that git, a hook manager or "
-                               "aiq-tui itself will run (only an interactive yes approves that)")
+                               "aiq-tui itself will run (only an interactive yes approves that); an MCP server's "
+                               "question is accepted with the server's defaults (without --yes it is declined)")
     approval.add_argument("--deny-all", action="store_true", help="refuse every tool call that asks")
     parser.set_defaults(handler=_ask)
 
@@ -90,6 +92,7 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
                 return EXIT_USAGE
         engine.approver = _approver(args, console, as_json)
+        engine.mcp.elicitor = _elicitor(bool(option(args, "yes")), console, as_json)
         engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json
                                                else _text_sink(console, failed, engine.workspace.cwd,
                                                                            engine.config.mcp.tool_search)))
@@ -127,6 +130,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
     from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
+        McpProgress,
         McpServerChanged,
         RetryScheduled,
         SkillStateChanged,
@@ -192,6 +196,8 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
             note(f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "yellow")
         elif isinstance(event, McpServerChanged):
             note_mcp(event)
+        elif isinstance(event, McpProgress):
+            note(f"mcp {event.server}: {event.label()}" + (f" — {event.message}" if event.message else ""))
         elif isinstance(event, ErrorRaised):
             failed.append(event.message)
             note(f"error: {event.message}", "bold red")
@@ -207,6 +213,23 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
 
 
 # -- approval -----------------------------------------------------------------------------------
+def _elicitor(yes: bool, console: "Console", as_json: bool) -> Any:
+    """A server's question to the user (MCP elicitation): nobody is asked in a headless run, so
+    it is declined — with --yes, accepted with the server's own defaults when every required
+    field has one (:func:`~aiq_tui.tools.mcp.elicitation.headless_answer`). Either way the
+    user is told on stderr."""
+    from aiq_tui.tools.mcp.elicitation import headless_answer
+
+    async def answer(request: Any) -> Any:
+        given = headless_answer(request, yes)
+        if not as_json:
+            what = "accepted with its defaults" if given.action == "accept" else f"declined: {given.reason}"
+            console.print(f"mcp {request.server} asked: {request.message} — {what}", style="yellow", markup=False)
+        return given
+
+    return answer
+
+
 def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> Any:
     from aiq_tui.tools.registry import approve_all, deny_all
 

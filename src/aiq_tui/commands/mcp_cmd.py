@@ -1,4 +1,4 @@
-"""``aiq-tui mcp list|add|rm|approve``: the MCP servers whose tools the agent may call.
+"""``aiq-tui mcp list|add|rm|approve`` (``resources`` and ``prompts``: :mod:`.mcp_catalog_cmd`): the MCP servers whose tools the agent may call.
 
 ``list`` starts each server the way a turn would (same fleet, same trust rules) and shows its
 state and tools; ``add`` / ``rm`` edit ``mcp.servers`` in config.yaml atomically, keeping the
@@ -75,6 +75,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     answer.add_argument("--reject", action="store_true", help="never start it (the TUI stops asking)")
     answer.add_argument("--forget", action="store_true", help="forget the answer (ask again)")
     approve.set_defaults(handler=_approve)
+
+    from aiq_tui.commands.mcp_catalog_cmd import register as register_catalog
+
+    register_catalog(actions, parents)  # mcp resources, mcp prompts
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
@@ -194,7 +198,8 @@ def _print_rows(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         tools = f", {len(row['tools'])} tools" if row["state"] == "ready" else ""
         print(f"{row['name']}  [{row['state']}{tools}]  {row['transport']}: {row['target']}  ({row['source']})")
-        if row["state"] != "ready" and row["message"]:
+        # A ready server's message says more than its tool count when some tool cannot be offered.
+        if row["message"] and (row["state"] != "ready" or row["message"] != f"{len(row['tools'])} tools"):
             for line in row["message"].splitlines():
                 print(f"    {line}")
         for tool in row["tools"]:

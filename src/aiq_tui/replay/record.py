@@ -25,6 +25,7 @@ from aiq_tui.events import (
     CatalogReloaded,
     McpCallFinished,
     McpCallStarted,
+    McpProgress,
     McpServerChanged,
     SemanticProgress,
     Event,
@@ -50,7 +51,7 @@ ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
 def compact_event(event: Event) -> dict[str, Any] | None:
     """The saved form of one event, or None for events replay does not need."""
     if isinstance(event, (SessionSaved, ModelRequestFinished, SemanticProgress, McpServerChanged,
-                          McpCallStarted, McpCallFinished)):
+                          McpCallStarted, McpCallFinished, McpProgress)):
         return None  # the turn's figures are in turn_finished; the rest is the app's chrome (or traces')
     if isinstance(event, ModelRequestStarted):
         return {"type": "model_request_started"}  # where the prompt-size sparkline takes its sample
@@ -100,6 +101,8 @@ def live_record(event: Event) -> dict[str, Any] | None:
     events the view state does not hold."""
     if isinstance(event, (SemanticProgress, McpServerChanged, SessionSaved)):
         return None
+    if isinstance(event, McpProgress):  # the tool log's running call; not saved (compact_event)
+        return {"type": "mcp_progress", "call_id": event.call_id, "label": event.label()}
     data = compact_event(event)
     if data is None:
         return None

@@ -83,6 +83,7 @@ class ToolRow:
     arguments: Mapping[str, Any] = field(default_factory=dict, compare=False)
     permission: str = ""
     result: Any = field(default=None, compare=False)  # live only: sessions keep results in their messages
+    progress: str = ""  # live only: an MCP server's latest progress (``2/4``) while the call runs
 
 
 @dataclass(frozen=True)
@@ -348,6 +349,9 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         notice = Entry("notice", f"⚙ {data.get('name')}({short_args(arguments, 70)})", "tool")
         return replace(state, tools=_upsert(state.tools, row), conversation=_closed(state) + (notice,),
                        timeline=line("tool", f"{data.get('name')} {short_args(arguments, 60)}"))
+    if kind == "mcp_progress":  # live only (not saved): the tool log shows it while the call runs
+        return replace(state, tools=_update(state.tools, str(data.get("call_id", "")),
+                                            progress=str(data.get("label", ""))))
     if kind == "tool_call_approved":
         return replace(state, tools=_update(state.tools, str(data.get("call_id", "")), status="running"))
     if kind == "tool_call_denied":

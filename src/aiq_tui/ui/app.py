@@ -37,6 +37,7 @@ from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.widgets.footer import CoalescedFooter
+from aiq_tui.ui import mcp_prompts
 from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.view import StateView, fit_to_height
@@ -405,6 +406,7 @@ class AiqApp(ReadableThemes, App[int]):
         self.engine.approver = self._approve
         if getattr(self.engine, "mcp", None) is not None:
             self.engine.mcp.approver = self._approve_mcp_server
+            mcp_prompts.install_elicitor(self, self.engine.mcp)  # a server's questions: a dialog
         self.show_banner()
         self._update_subtitle()
         self._show_problems(self._problems())
@@ -752,6 +754,10 @@ class AiqApp(ReadableThemes, App[int]):
                         severity="warning")
         self._show_problems(self._problems())
 
+    async def _mcp_progress(self, event: Any) -> None:
+        if self.busy:  # the status line under the prompt, while the call runs
+            self.query_one("#prompt", PromptInput).border_subtitle = mcp_prompts.progress_line(event)
+
     async def _approve_mcp_server(self, server: Any) -> str | None:
         """The fleet's question about an untrusted project's server: a modal, answered once."""
         from aiq_tui.ui.screens.mcp_approval import McpApprovalScreen
@@ -944,6 +950,8 @@ class AiqApp(ReadableThemes, App[int]):
             self.action_replay(rest)
         elif command == "/doctor":
             self.action_doctor()
+        elif command.startswith("/mcp__") and await mcp_prompts.run_prompt_command(self, command, rest):
+            pass  # an MCP server's prompt, sent as the user's message
         else:
             known = " ".join(SLASH_COMMANDS)
             await self.note(f"unknown command {command}; try: {known}", "warning")
@@ -1658,6 +1666,7 @@ CHROME = {
     "SemanticProgress": "_on_semantic",
     "CatalogReloaded": "_on_reloaded",
     "McpServerChanged": "_mcp_changed",
+    "McpProgress": "_mcp_progress",
 }
 
 

@@ -8,6 +8,11 @@
   only, in a thread, after the first frame).
 * :mod:`.results` — a tool result (text, images, resources, errors) as the model receives it.
 * :mod:`.tool` — one server tool behind the registry's permission policy.
+* :mod:`.catalog` — a server's resources and prompts as values; a resource's or prompt's text
+  within ``mcp.resource_max_bytes``; ``@server:uri`` mentions.
+* :mod:`.resource_tool` — ``mcp__<server>__read_resource``, the model's way to read them.
+* :mod:`.elicitation` — a server's question to the user, and the headless answer.
+* :mod:`.sampling` — a server's request to use the model (only with ``mcp.sampling``).
 * :mod:`.fleet` — every server of a session: start, approve, watch, stop, and which tools
   fit ``mcp.tools_share`` of the window.
 * :mod:`.search` — ``tool_search``: the model finds the tools past the share; they are offered

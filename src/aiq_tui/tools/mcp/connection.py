@@ -17,7 +17,15 @@ What a caller may rely on:
   connection lost); ``CancelledError`` passes through.
 * ``on_closed(reason)`` is called once when a ready server goes away on its own (it crashed, its
   HTTP session ended); ``on_tools(tools)`` when its tool list changed
-  (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers).
+  (``notifications/tools/list_changed``, or a ``subscriptions/listen`` event on 2026-07-28 servers);
+  ``on_catalog()`` when its resources or prompts changed (the same two ways).
+* The client declares what it can answer: ``roots`` (the project folder), ``elicitation``
+  (answered by ``elicit``: the TUI's dialog, or a headless refusal) and, only when given a
+  ``sample`` (``mcp.sampling``), ``sampling``; otherwise the SDK refuses sampling requests. A tool whose ``execution.taskSupport`` is ``required`` is listed with
+  :attr:`RemoteTool.needs_task` set: this client does not augment calls with tasks, so the
+  fleet never offers it.
+* :meth:`call` sends a progress token when given ``on_progress``; the server's
+  ``notifications/progress`` arrive there as ``(progress, total, message)``.
 * A stdio server gets the launcher's environment allowlist (PATH, HOME, LANG, LC_*, TERM, TZ —
   :func:`aiq_tui.tools.launcher.child_environment`; the SDK adds LOGNAME, SHELL and USER) plus
   the definition's ``env``, never this process's whole environment. Its stderr goes to
@@ -34,10 +42,17 @@ import sys
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, TextIO
+from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, TextIO
 
 from aiq_tui.tools.mcp.servers import ServerDefinition, expand
 from aiq_tui.trace_context import endpoint_of
+
+if TYPE_CHECKING:
+    from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+    from aiq_tui.tools.mcp.sampling import Sampler
+
+Elicitor = Callable[["ElicitationRequest"], Awaitable["ElicitationAnswer"]]
+ProgressSink = Callable[[float, "float | None", "str | None"], None]
 
 _STDERR_TAIL_BYTES = 2000
 _CLOSE_WAIT_SECONDS = 10.0
@@ -61,6 +76,8 @@ class RemoteTool:
     description: str
     input_schema: dict[str, Any]
     title: str = ""
+    needs_task: bool = False
+    """``execution.taskSupport: required``: callable only as a task, which this client does not do."""
 
 
 def import_sdk() -> Any:
@@ -142,8 +159,14 @@ class McpConnection:
 
     def __init__(self, server: ServerDefinition, *, cwd: Path, log_path: Path, startup_timeout: float,
                  call_timeout: float, on_tools: Callable[[list[RemoteTool]], None] | None = None,
-                 on_closed: Callable[[str], None] | None = None) -> None:
+                 on_closed: Callable[[str], None] | None = None, roots: Sequence[Path] = (),
+                 elicit: Elicitor | None = None, on_catalog: Callable[[], None] | None = None,
+                 sample: "Sampler | None" = None) -> None:
         self.server = server
+        self.sample = sample
+        self.on_catalog = on_catalog
+        self.roots = tuple(roots)
+        self.elicit = elicit
         self.cwd = cwd
         self.log_path = log_path
         self.startup_timeout = startup_timeout
@@ -159,6 +182,7 @@ class McpConnection:
         self._closing = False
         self._sdk: Any = None
         self._refreshes: set[asyncio.Task[None]] = set()
+        self.capabilities: Any = None  # the server's, once it answered
 
     # -- start ----------------------------------------------------------------------------
     async def start(self) -> list[RemoteTool]:
@@ -259,10 +283,16 @@ class McpConnection:
         try:
             async with AsyncExitStack() as stack:
                 transport = self._transport(expanded, stack, closed)
+                # A callback given is a capability declared (the SDK builds clientCapabilities
+                # from them): roots and elicitation; sampling only when mcp.sampling is on.
                 client = sdk.Client(transport, cache=None, message_handler=self._on_message,
-                                    client_info=sdk.types.Implementation(name="aiq-tui", version=__version__))
+                                    client_info=sdk.types.Implementation(name="aiq-tui", version=__version__),
+                                    list_roots_callback=self._list_roots if self.roots else None,
+                                    elicitation_callback=self._on_elicit if self.elicit is not None else None,
+                                    sampling_callback=self._on_sample if self.sample is not None else None)
                 self._client = await stack.enter_async_context(client)
                 self.protocol_version = client.protocol_version
+                self.capabilities = getattr(client, "server_capabilities", None)
                 tools = await self._list_tools()
                 listener = self._listen_for_changes()
                 if listener is not None:
@@ -305,20 +335,23 @@ class McpConnection:
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
                 schema = dict(getattr(tool, "input_schema", None) or {"type": "object", "properties": {}})
+                execution = getattr(tool, "execution", None)
+                needs_task = getattr(execution, "task_support", None) == "required"
                 tools.append(RemoteTool(tool.name, (tool.description or "").strip(), schema,
-                                        getattr(tool, "title", None) or ""))
+                                        getattr(tool, "title", None) or "", needs_task))
             cursor = page.next_cursor
             if not cursor:
                 break
         return tools
 
     def _listen_for_changes(self) -> Any:
-        """A 2026-07-28 server announces tool-list changes on a ``subscriptions/listen`` stream
-        (earlier ones send a notification, see :meth:`_on_message`)."""
+        """A 2026-07-28 server announces list changes (tools, resources, prompts) on a
+        ``subscriptions/listen`` stream (earlier ones send notifications, see :meth:`_on_message`)."""
         client = self._client
         capabilities = getattr(client, "server_capabilities", None)
-        tools = getattr(capabilities, "tools", None)
-        if not getattr(tools, "list_changed", False):
+        changes = {kind: bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
+                   for kind in ("tools", "resources", "prompts")}
+        if not any(changes.values()):
             return None
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -327,21 +360,33 @@ class McpConnection:
 
         async def listen() -> None:
             try:
-                async with client.listen(tools_list_changed=True) as subscription:
-                    async for _event in subscription:
-                        await self._refresh()
+                async with client.listen(tools_list_changed=changes["tools"],
+                                         resources_list_changed=changes["resources"],
+                                         prompts_list_changed=changes["prompts"]) as subscription:
+                    async for event in subscription:
+                        if type(event).__name__ == "ToolsListChanged":
+                            await self._refresh()
+                        else:
+                            self._catalog_changed()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - no change events: the list stays as it was
+            except Exception:  # noqa: BLE001 - no change events: the lists stay as they were
                 return
 
         return listen()
 
     async def _on_message(self, message: Any) -> None:
-        if getattr(message, "method", None) == "notifications/tools/list_changed":
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed":
             task = asyncio.get_running_loop().create_task(self._refresh())
             self._refreshes.add(task)  # held until done (the loop keeps only a weak reference)
             task.add_done_callback(self._refreshes.discard)
+        elif method in ("notifications/resources/list_changed", "notifications/prompts/list_changed"):
+            self._catalog_changed()
+
+    def _catalog_changed(self) -> None:
+        if self.on_catalog is not None:
+            self.on_catalog()
 
     async def _refresh(self) -> None:
         if self._client is None:
@@ -359,16 +404,121 @@ class McpConnection:
         if session:
             self.session_id = session
 
+    # -- what the client answers ------------------------------------------------------------
+    async def _list_roots(self, _context: Any) -> Any:
+        types = self._sdk.types
+        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri(), name=root.name or str(root))
+                                            for root in self.roots])
+
+    async def _on_elicit(self, _context: Any, params: Any) -> Any:
+        """A server asks the user something (``elicitation/create``): the elicitor answers;
+        whatever goes wrong there is a decline, never a hung server."""
+        from aiq_tui.tools.mcp.elicitation import request_from
+
+        types = self._sdk.types
+        try:
+            answer = await self.elicit(request_from(self.server.name, params))  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a failed dialog declines
+            return types.ElicitResult(action="decline")
+        return types.ElicitResult(action=answer.action, content=dict(answer.content) if answer.content else None)
+
+    async def _on_sample(self, _context: Any, params: Any) -> Any:
+        """A server asks for the model (``sampling/createMessage``): the sampler answers or
+        refuses; a refusal or a failure is an error the server receives."""
+        from aiq_tui.tools.mcp.sampling import request_from
+
+        types = self._sdk.types
+        try:
+            answer = await self.sample(request_from(self.server.name, params))  # type: ignore[misc]
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - the model failed: the server is told
+            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"sampling failed: {_describe(exc)}")
+        if answer.refused:
+            return types.ErrorData(code=types.INVALID_REQUEST, message=answer.refused)
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=answer.text),
+                                         model=answer.model or "unknown", stop_reason="endTurn")
+
+    # -- resources and prompts ------------------------------------------------------------
+    def offers(self, feature: str) -> bool:
+        """Whether the server declared ``resources`` / ``prompts``."""
+        return getattr(self.capabilities, feature, None) is not None
+
+    async def _paged(self, fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:
+        items: list[Any] = []
+        cursor: str | None = None
+        for _page in range(100):  # a paginator that never ends cannot hang us
+            page = await fetch(cursor)
+            items.extend(getattr(page, field, None) or ())
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return items
+
+    async def _request(self, what: Awaitable[Any]) -> Any:
+        if self._client is None:
+            raise McpError(f"server {self.server.name!r} is not running", "not_running")
+        try:
+            return await asyncio.wait_for(what, self.call_timeout)
+        except asyncio.CancelledError:
+            raise
+        except (asyncio.TimeoutError, TimeoutError):
+            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
+        except McpError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
+            raise McpError(_describe(exc), _error_kind(exc)) from None
+
+    async def list_resources(self) -> tuple[list[Any], list[Any]]:
+        """The server's resources and resource templates (SDK objects); none when it offers none."""
+        client = self._client
+        if client is None or not self.offers("resources"):
+            return [], []
+        resources, templates = await asyncio.gather(  # two round trips at once: the start waits for them
+            self._request(self._paged(lambda c: client.list_resources(cursor=c), "resources")),
+            self._request(self._paged(lambda c: client.list_resource_templates(cursor=c), "resource_templates")),
+            return_exceptions=True)
+        if isinstance(resources, BaseException):
+            raise resources
+        # Templates are optional even where resources are offered.
+        return resources, templates if not isinstance(templates, BaseException) else []
+
+    async def list_prompts(self) -> list[Any]:
+        client = self._client
+        if client is None or not self.offers("prompts"):
+            return []
+        return await self._request(self._paged(lambda c: client.list_prompts(cursor=c), "prompts"))
+
+    async def read_resource(self, uri: str) -> Any:
+        """The SDK's ``ReadResourceResult`` for ``uri``, or :class:`McpError`."""
+        client = self._client
+        return await self._request(client.read_resource(uri) if client is not None else _not_running(self))
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
+        """The SDK's ``GetPromptResult``, or :class:`McpError`."""
+        client = self._client
+        return await self._request(client.get_prompt(name, arguments or None) if client is not None
+                                   else _not_running(self))
+
     # -- calls ----------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None) -> Any:
+    async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None,
+                   on_progress: ProgressSink | None = None) -> Any:
         """Call ``tool`` (the server's own name); see the module doc. ``meta`` goes into the
-        request's ``params._meta`` (the trace context: ``traceparent``)."""
+        request's ``params._meta`` (the trace context: ``traceparent``); ``on_progress`` gets the
+        server's progress notifications (a progress token is sent with the request)."""
         client = self._client
         if client is None:
             raise McpError(f"server {self.server.name!r} is not running", "not_running")
+        progress = None
+        if on_progress is not None:
+            async def progress(done: float, total: float | None, message: str | None) -> None:
+                on_progress(done, total, message)
         try:
             return await asyncio.wait_for(
-                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout, meta=meta or None),
+                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout, meta=meta or None,
+                                 progress_callback=progress),
                 self.call_timeout + 5,  # the SDK's own timeout first; this one if it does not fire
             )
         except asyncio.CancelledError:
@@ -405,6 +555,10 @@ def _error_kind(exc: BaseException) -> str:
     if code is None:
         code = getattr(exc, "code", None)
     return str(code) if isinstance(code, int) and not isinstance(code, bool) else type(exc).__qualname__
+
+
+async def _not_running(connection: McpConnection) -> Any:
+    raise McpError(f"server {connection.server.name!r} is not running", "not_running")
 
 
 async def _cancel(task: asyncio.Task[Any]) -> None:

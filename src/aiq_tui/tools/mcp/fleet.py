@@ -16,6 +16,14 @@ Rules a caller may rely on:
   approve``.
 * A ready server's tools are in the registry as ``mcp__<server>__<tool>``; when the server
   goes away they are removed, when its list changes they follow.
+* A tool the client cannot call (``execution.taskSupport: required``) is never registered; the
+  server's status names it (:attr:`ServerStatus.message`).
+* A server that declares ``resources`` also gets ``mcp__<server>__read_resource``
+  (:mod:`.resource_tool`); its resources and prompts are listed once at its start
+  (:meth:`resources`, :meth:`prompts`), read and run through :meth:`read_resource` and
+  :meth:`get_prompt`.
+* The server's questions to the user (``elicitation/create``) go to :attr:`McpFleet.elicitor`
+  (the TUI's dialog); with none they are declined (:func:`.elicitation.headless_answer`).
 * :meth:`offered` picks the tools whose definitions fit ``mcp.tools_share`` of the window:
   the ones ``tool_search`` found first (:meth:`load`; offered even past the share — the model
   asked for them), then the ones the active skills' ``allowed-tools`` name, then in config
@@ -39,7 +47,10 @@ if TYPE_CHECKING:
     from aiq_tui.conversation import ToolSpec
     from aiq_tui.locations import Home
     from aiq_tui.tools.mcp.approvals import Answer
-    from aiq_tui.tools.mcp.connection import McpConnection, RemoteTool
+    from aiq_tui.tools.mcp.catalog import Prompt, Resource
+    from aiq_tui.tools.mcp.connection import Elicitor, McpConnection, RemoteTool
+    from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationRequest
+    from aiq_tui.tools.mcp.sampling import Sampler
     from aiq_tui.tools.registry import ToolRegistry
 
 ServerApprover = Callable[[ServerDefinition], Awaitable["Answer | None"]]
@@ -85,6 +96,16 @@ class McpFleet:
         self._emit = emit
         self._on_tools_changed = on_tools_changed
         self.approver: ServerApprover | None = None
+        self.elicitor: "Elicitor | None" = None
+        self.sampler: "Sampler | None" = None
+        """Answers servers' sampling requests (set before :meth:`start` when ``mcp.sampling``);
+        None: sampling is not declared."""
+        """Answers a server's questions to the user; None: declined (a headless run)."""
+        self._resources: dict[str, tuple["Resource", ...]] = {}
+        self._prompts: dict[str, tuple["Prompt", ...]] = {}
+        self._unusable: dict[str, tuple[str, ...]] = {}
+        self._remote_tools: dict[str, tuple["RemoteTool", ...]] = {}
+        self._catalog_tasks: set[asyncio.Task[None]] = set()
         self._definitions: list[ServerDefinition] | None = None
         self._definition_problems: list[Problem] = []
         self._status: dict[str, ServerStatus] = {}
@@ -225,9 +246,12 @@ class McpFleet:
             startup_timeout=settings.startup_timeout_seconds, call_timeout=settings.call_timeout_seconds,
             on_tools=lambda tools: self._adopt(server, connection, tools),
             on_closed=lambda reason: self._closed(server, reason),
+            roots=(self.cwd,), elicit=self._elicit, on_catalog=lambda: self._catalog_changed(server, connection),
+            sample=self.sampler,
         )
         try:
             tools = await connection.start()
+            await self._list_catalog(server, connection)
         except McpError as exc:
             self._set(server, FAILED, str(exc))
             return
@@ -236,6 +260,38 @@ class McpFleet:
             return
         self._connections[server.name] = connection
         self._adopt(server, connection, tools)
+
+    async def _elicit(self, request: "ElicitationRequest") -> "ElicitationAnswer":
+        from aiq_tui.tools.mcp.elicitation import headless_answer
+
+        elicitor = self.elicitor
+        return await elicitor(request) if elicitor is not None else headless_answer(request, False)
+
+    async def _list_catalog(self, server: ServerDefinition, connection: "McpConnection") -> None:
+        """The server's resources and prompts, listed once at its start (a failure lists none:
+        its tools still work)."""
+        from aiq_tui.tools.mcp.catalog import prompts_from, resources_from
+        from aiq_tui.tools.mcp.connection import McpError
+
+        listed, prompts = await asyncio.gather(connection.list_resources(), connection.list_prompts(),
+                                               return_exceptions=True)
+        for failed in (listed, prompts):
+            if isinstance(failed, BaseException) and not isinstance(failed, McpError):
+                raise failed  # cancelled, or a bug: not a server's refusal
+        self._resources[server.name] = () if isinstance(listed, McpError) else resources_from(server.name, *listed)
+        self._prompts[server.name] = () if isinstance(prompts, McpError) else prompts_from(server.name, prompts)
+
+    def _catalog_changed(self, server: ServerDefinition, connection: "McpConnection") -> None:
+        """The server's resources or prompts changed: list them again, then its read tool's
+        description and the announced lists follow."""
+        async def relist() -> None:
+            await self._list_catalog(server, connection)
+            if self._connections.get(server.name) is connection:
+                self._adopt(server, connection, self._remote_tools.get(server.name, ()))
+
+        task = asyncio.get_running_loop().create_task(relist())
+        self._catalog_tasks.add(task)  # held until done (the loop keeps only a weak reference)
+        task.add_done_callback(self._catalog_tasks.discard)
 
     def _project_trusted(self) -> bool:
         """Whether the user trusts the project now (asked again each time: a decision may change)."""
@@ -250,6 +306,7 @@ class McpFleet:
     # -- tools ------------------------------------------------------------------------------
     def _adopt(self, server: ServerDefinition, connection: "McpConnection", tools: Sequence["RemoteTool"]) -> None:
         """Put ``tools`` in the registry in place of the server's previous ones."""
+        from aiq_tui.tools.mcp.resource_tool import READ_RESOURCE, McpResourceTool
         from aiq_tui.tools.mcp.tool import McpTool
 
         self._unregister(server.name)
@@ -257,7 +314,12 @@ class McpFleet:
                              if not key[0].startswith(tool_name(server.name, ""))}  # schemas may have changed
         names: list[str] = []
         descriptions: list[str] = []
+        self._remote_tools[server.name] = tuple(tools)
+        # Tasks are not supported here: a tool that must run as one would fail every call.
+        self._unusable[server.name] = tuple(remote.name for remote in tools if remote.needs_task)
         for remote in tools:
+            if remote.needs_task:
+                continue
             name = tool_name(server.name, remote.name)
             if name in self.registry:
                 continue  # two of its names that read alike once made safe: the first stays
@@ -266,7 +328,19 @@ class McpFleet:
             self.registry.add(tool)
             names.append(name)
             descriptions.append(tool.spec.description)
-        self._set(server, READY, f"{len(names)} tools", tuple(names), tuple(descriptions))
+        reader = tool_name(server.name, READ_RESOURCE)
+        if self._resources.get(server.name) and reader not in self.registry:
+            resource_tool = McpResourceTool(reader, server.name, self._resources[server.name], connection,
+                                            self.config.mcp.resource_max_bytes, from_project=not server.trusted,
+                                            project_trusted=self._project_trusted())
+            self.registry.add(resource_tool)
+            names.append(reader)
+            descriptions.append(resource_tool.spec.description)
+        message = f"{len(names)} tools"
+        if self._unusable[server.name]:
+            message += (f"; not offered, they need task augmentation, which aiq-tui does not support: "
+                        f"{', '.join(self._unusable[server.name])}")
+        self._set(server, READY, message, tuple(names), tuple(descriptions))
         if self._on_tools_changed is not None:
             self._on_tools_changed()
 
@@ -295,8 +369,73 @@ class McpFleet:
 
     def _announce(self, status: ServerStatus) -> None:
         server = status.definition
-        self._emit(McpServerChanged(server.name, status.state, server.source, server.target, status.tools,
-                                    status.message, status.omitted))
+        ready = status.state == READY
+        self._emit(McpServerChanged(
+            server.name, status.state, server.source, server.target, status.tools, status.message, status.omitted,
+            tuple(r.uri for r in self._resources.get(server.name, ())) if ready else (),
+            tuple(p.command for p in self._prompts.get(server.name, ())) if ready else (),
+            self._unusable.get(server.name, ()) if ready else ()))
+
+    # -- resources and prompts ----------------------------------------------------------------
+    def resources(self, server: str | None = None) -> list["Resource"]:
+        """The ready servers' resources (and URI templates), or one server's."""
+        return [r for status in self.statuses() if status.state == READY and server in (None, status.name)
+                for r in self._resources.get(status.name, ())]
+
+    def prompts(self, server: str | None = None) -> list["Prompt"]:
+        return [p for status in self.statuses() if status.state == READY and server in (None, status.name)
+                for p in self._prompts.get(status.name, ())]
+
+    def find_prompt(self, command: str) -> "Prompt | None":
+        """The prompt a slash command names (``/mcp__<server>__<prompt>``, case as listed)."""
+        wanted = command.lstrip("/")
+        return next((p for p in self.prompts() if p.command.lstrip("/") == wanted), None)
+
+    def _connection(self, server: str) -> "McpConnection":
+        from aiq_tui.tools.mcp.connection import McpError
+
+        found = self._connections.get(server) or next(
+            (c for name, c in self._connections.items() if name.lower() == server.lower()), None)
+        if found is None:
+            raise McpError(f"no running MCP server named {server!r}", "not_running")
+        return found
+
+    async def read_resource(self, server: str, uri: str) -> tuple[str, str]:
+        """``(text, summary)`` of one resource, cut to ``mcp.resource_max_bytes``; raises
+        :class:`~.connection.McpError` (no such server, the server's refusal)."""
+        from aiq_tui.tools.mcp.catalog import resource_text
+
+        result = await self._connection(server).read_resource(uri)
+        return resource_text(result, self.config.mcp.resource_max_bytes)
+
+    async def attach_mentions(self, text: str) -> str:
+        """``text`` with each ``@server:uri`` it names (Claude Code's form) attached below it:
+        the resource's text, cut to ``mcp.resource_max_bytes``, or why it could not be read.
+        A mention of a server that does not exist is left as it is (``@home:…`` may be prose)."""
+        from aiq_tui.tools.mcp.catalog import mentions
+        from aiq_tui.tools.mcp.connection import McpError
+
+        names = {d.name.lower(): d.name for d in self.definitions()} if "@" in text else {}
+        wanted = [(names[server.lower()], uri) for server, uri in mentions(text) if server.lower() in names]
+        if not wanted:
+            return text
+        await self.start()
+        blocks: list[str] = []
+        for server, uri in wanted:
+            try:
+                body, summary = await self.read_resource(server, uri)
+            except McpError as exc:
+                blocks.append(f"[@{server}:{uri} could not be attached: {exc}]")
+                continue
+            blocks.append(f"[attached @{server}:{uri} ({summary})]\n{body}")
+        return text + "\n\n" + "\n\n".join(blocks)
+
+    async def get_prompt(self, prompt: "Prompt", arguments: dict[str, str]) -> str:
+        """The prompt's messages as the text the user sends; raises :class:`~.connection.McpError`."""
+        from aiq_tui.tools.mcp.catalog import prompt_text
+
+        result = await self._connection(prompt.server).get_prompt(prompt.name, arguments)
+        return prompt_text(result, self.config.mcp.resource_max_bytes)
 
     def tool_names(self) -> list[str]:
         """Every ready server's tools, in config order, then the server's order."""
@@ -356,7 +495,7 @@ class McpFleet:
     # -- stopping ---------------------------------------------------------------------------
     async def aclose(self) -> None:
         """Stop every server (and a pending approval question)."""
-        for task in (self._approvals_task, self._start_task):
+        for task in (self._approvals_task, self._start_task, *self._catalog_tasks):
             if task is not None and not task.done():
                 task.cancel()
                 await asyncio.wait({task}, timeout=15)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolSpec
-from aiq_tui.events import McpCallFinished, McpCallStarted
+from aiq_tui.events import McpCallFinished, McpCallStarted, McpProgress
 from aiq_tui.tools.approval_view import one_line
 from aiq_tui.tools.base import CallObserver, ToolResult
 from aiq_tui.tools.mcp.results import convert
@@ -64,12 +64,19 @@ class McpTool:
     async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
         """The call, reported as :class:`~aiq_tui.events.McpCallStarted` / ``McpCallFinished``
         and carrying the trace context in ``params._meta`` (MCP semantic conventions, SEP-414:
-        ``traceparent``, unprefixed) when ``observer`` has one."""
+        ``traceparent``, unprefixed) when ``observer`` has one; the server's progress
+        notifications come back as :class:`~aiq_tui.events.McpProgress`."""
         from aiq_tui.tools.mcp.connection import McpError
 
         connection = self._connection
         meta: dict[str, Any] | None = None
+        on_progress = None
         if observer is not None:
+            emit, call_id, server = observer.emit, observer.call_id, self.server
+
+            def on_progress(done: float, total: float | None, message: str | None) -> None:
+                emit(McpProgress(call_id, server, float(done), float(total or 0), message or ""))
+
             address, port = connection.endpoint
             observer.emit(McpCallStarted(observer.call_id, self.server, "tools/call", self.remote_name,
                                          connection.server.transport, connection.protocol_version,
@@ -77,7 +84,7 @@ class McpTool:
             parent = observer.traceparent()
             meta = {"traceparent": parent.header()} if parent is not None else None
         try:
-            result = await connection.call(self.remote_name, arguments, meta)
+            result = await connection.call(self.remote_name, arguments, meta, on_progress)
         except McpError as exc:
             if observer is not None:
                 observer.emit(McpCallFinished(observer.call_id, exc.kind or "error", str(exc)))

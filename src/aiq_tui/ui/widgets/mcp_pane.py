@@ -1,4 +1,6 @@
-"""The MCP pane: each server's state and the tools it gives the model.
+"""The MCP pane: each server's state, the tools it gives the model, its resources (``@uri``:
+attach one to a question as ``@server:uri``) and its prompts (``/prompt``: run as
+``/mcp__server__prompt``).
 
 It draws what the engine's :class:`~aiq_tui.events.McpServerChanged` events said last, one per
 server (the app hands them over; the widget does no I/O). Enter on a row opens the server's
@@ -70,6 +72,12 @@ class McpPane(DataTable):
                     self._rows[key] = (name, tool)
                     self.add_row(name if index == 0 else "", state if index == 0 else "",
                                  Text(label, style=self._badge("muted") if tool in omitted else ""), key=key)
+                extras = [(f"@{uri}", f"{name}/resource/{uri}") for uri in event.resources]
+                extras += [("/" + short_tool(name, command.lstrip("/")), f"{name}/prompt/{command}")
+                           for command in event.prompts]
+                for label, key in extras:
+                    self._rows[key] = (name, None)
+                    self.add_row("", "", plain(label), key=key)
             else:
                 first = (event.message.splitlines() or [""])[0]
                 self._rows[name] = (name, None)
@@ -87,6 +95,12 @@ class McpPane(DataTable):
                  f"- runs: `{event.target}`", f"- tools: {len(event.tools)}"]
         if event.omitted:
             lines.append(f"- not offered (mcp.tools_share): {', '.join(event.omitted)}")
+        if event.resources:
+            lines.append(f"- resources ({len(event.resources)}; the model reads them with "
+                         f"`{PREFIX}{server}__read_resource`, a question attaches one as `@{server}:URI`):")
+            lines += [f"    - `{uri}`" for uri in event.resources]
+        if event.prompts:
+            lines.append("- prompts (slash commands): " + ", ".join(f"`{command}`" for command in event.prompts))
         if event.message:
             lines += ["", "```", event.message, "```"]
         if tool is not None:

@@ -32,6 +32,7 @@ class ToolRecord:
     summary: str = ""
     duration_s: float | None = None
     result: Any = None
+    progress: str = ""
 
     def short_args(self, limit: int = 48) -> str:
         text = ", ".join(f"{k}={_short(v)}" for k, v in self.arguments.items())
@@ -75,10 +76,12 @@ class ToolLog(DataTable):
             self.update_cell(call_id, "status", self._status(record))
 
     def _status(self, record: ToolRecord) -> Text:
+        # A running MCP call that reports progress shows it (``2/4``) in place of "running".
+        label = record.progress if record.status == "running" and record.progress else record.status
         badge = STATUS_BADGE.get(record.status)
         if badge is None or not self.is_attached:
-            return Text(record.status)
-        return Text(record.status, style=badge_style(self.app, badge, *table_grounds(self)))
+            return Text(label)
+        return Text(label, style=badge_style(self.app, badge, *table_grounds(self)))
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
         changes = for_terminal(changes)  # names, arguments, results: shown escaped, never obeyed
@@ -105,7 +108,7 @@ class ToolLog(DataTable):
             record = self.records.get(row.call_id)
             wanted = {"name": row.name, "arguments": dict(row.arguments), "permission": row.permission or "–",
                       "status": row.status, "summary": row.summary, "duration_s": row.duration_s,
-                      "result": row.result}
+                      "result": row.result, "progress": row.progress}
             if record is None or any(getattr(record, key) != value for key, value in wanted.items()):
                 self.upsert(row.call_id, **wanted)
 

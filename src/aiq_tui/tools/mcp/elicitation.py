@@ -1,0 +1,142 @@
+"""A server's question to the user (MCP ``elicitation/create``) as plain values, and its answer.
+
+A server may ask, in the middle of a tool call, for a few values (a form: flat fields of string,
+number, integer, boolean or a choice) or for the user to open a URL. Who answers is the
+caller's :data:`~aiq_tui.tools.mcp.connection.Elicitor`: the TUI shows a dialog; a headless
+run has nobody to ask, so :func:`headless_answer` declines — unless ``--yes`` was given, and
+then it accepts with the values the server itself proposed as defaults (it still declines when
+a required field has none: nothing is made up on the user's behalf).
+
+No SDK here: the request is read by attribute or key from whatever the SDK hands over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+Action = Literal["accept", "decline", "cancel"]
+Value = str | int | float | bool | list[str] | None
+
+
+@dataclass(frozen=True)
+class ElicitationField:
+    """One field of a form: ``kind`` is string | number | integer | boolean | choice | multi (a
+    list of strings, typed comma-separated)."""
+
+    name: str
+    kind: str
+    title: str = ""
+    description: str = ""
+    required: bool = False
+    default: Value = None
+    choices: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return self.title or self.name
+
+
+@dataclass(frozen=True)
+class ElicitationRequest:
+    server: str
+    message: str
+    mode: str = "form"  # form | url
+    url: str = ""
+    fields: tuple[ElicitationField, ...] = ()
+
+
+@dataclass(frozen=True)
+class ElicitationAnswer:
+    action: Action
+    content: Mapping[str, Value] = field(default_factory=dict)
+    reason: str = ""
+    """Why it was declined (for the log; the server is not told)."""
+
+
+def _get(obj: Any, *names: str) -> Any:
+    for name in names:
+        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def _choices(schema: Mapping[str, Any]) -> tuple[str, ...]:
+    """``enum`` values, or the ``const`` of each ``oneOf`` / ``anyOf`` option (titled enums)."""
+    options = schema.get("enum") or [o.get("const") for o in (schema.get("oneOf") or schema.get("anyOf") or ())
+                                     if isinstance(o, Mapping)]
+    return tuple(str(o) for o in options if o is not None) if isinstance(options, list) else ()
+
+
+def _field(name: str, schema: Mapping[str, Any], required: bool) -> ElicitationField:
+    kind = str(schema.get("type") or "string")
+    default = schema.get("default")
+    items = schema.get("items")
+    if kind == "array" and isinstance(items, Mapping):  # a multiple choice: a list of strings
+        choices = _choices(items)
+        kept = [str(v) for v in default] if isinstance(default, list) else None
+        return ElicitationField(name, "multi", str(schema.get("title") or ""), str(schema.get("description") or ""),
+                                required, kept, choices)
+    choices = _choices(schema)
+    if choices:
+        kind = "choice"
+    elif kind not in ("string", "number", "integer", "boolean"):
+        kind = "string"
+    return ElicitationField(name, kind, str(schema.get("title") or ""), str(schema.get("description") or ""),
+                            required, default if isinstance(default, (str, int, float, bool)) else None, choices)
+
+
+def request_from(server: str, params: Any) -> ElicitationRequest:
+    """The SDK's ``ElicitRequestParams`` (form or URL mode) as an :class:`ElicitationRequest`."""
+    mode = str(_get(params, "mode") or "form")
+    message = str(_get(params, "message") or "")
+    if mode == "url":
+        return ElicitationRequest(server, message, "url", str(_get(params, "url") or ""))
+    schema = _get(params, "requested_schema", "requestedSchema") or {}
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    required = set(schema.get("required") or ()) if isinstance(schema, Mapping) else set()
+    fields = tuple(_field(str(name), spec, name in required) for name, spec in (properties or {}).items()
+                   if isinstance(spec, Mapping))
+    return ElicitationRequest(server, message, "form", fields=fields)
+
+
+def coerce(spec: ElicitationField, text: str) -> tuple[Value, str]:
+    """``(value, "")`` for what the user typed, or ``(None, problem)``; empty is None."""
+    text = text.strip()
+    if not text:
+        return None, f"{spec.label} is required" if spec.required else ""
+    if spec.kind == "boolean":
+        lowered = text.lower()
+        if lowered in ("y", "yes", "true", "1", "on"):
+            return True, ""
+        if lowered in ("n", "no", "false", "0", "off"):
+            return False, ""
+        return None, f"{spec.label}: answer yes or no"
+    if spec.kind in ("number", "integer"):
+        try:
+            return (int(text) if spec.kind == "integer" else float(text)), ""
+        except ValueError:
+            return None, f"{spec.label}: expected {'a whole number' if spec.kind == 'integer' else 'a number'}"
+    if spec.kind == "multi":  # comma-separated
+        picked = [part.strip() for part in text.split(",") if part.strip()]
+        wrong = [part for part in picked if spec.choices and part not in spec.choices]
+        if wrong:
+            return None, f"{spec.label}: {', '.join(wrong)} is not one of {', '.join(spec.choices)}"
+        return picked, ""
+    if spec.kind == "choice" and text not in spec.choices:
+        return None, f"{spec.label}: one of {', '.join(spec.choices)}"
+    return text, ""
+
+
+def headless_answer(request: ElicitationRequest, yes: bool) -> ElicitationAnswer:
+    """What a run with nobody to ask answers (see the module doc)."""
+    if not yes:
+        return ElicitationAnswer("decline", reason="nobody to ask in a headless run (--yes accepts the "
+                                                   "server's defaults)")
+    if request.mode == "url":
+        return ElicitationAnswer("decline", reason="a URL cannot be opened in a headless run")
+    missing = [f.name for f in request.fields if f.required and f.default is None]
+    if missing:
+        return ElicitationAnswer("decline", reason=f"no default for {', '.join(missing)}")
+    return ElicitationAnswer("accept", {f.name: f.default for f in request.fields if f.default is not None})
