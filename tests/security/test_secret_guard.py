@@ -60,6 +60,40 @@ def test_ordinary_files_do_not_look_secret(project: Path, isolated_home: Home, n
     assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read"
 
 
+# A backup of a secret is the same secret: each of these is a secret *only* through its bare
+# name (no other pattern knows "server.pem.bak"), the case the examples above stood in for.
+BACKUP_COPIES = [
+    "server.pem.bak", "tls.key.orig", ".netrc.bak", ".pgpass~", "prod.tfstate.backup", "cert.p12.1",
+    ".npmrc.old", ".pypirc.save", "known_hosts.old", ".htpasswd.orig", ".vault-token.swp", ".my.cnf.bak",
+    ".bash_history.old", ".dev.vars.bak", "local.settings.json.bak", "service-account-prod.json.bak",
+    "vault.kdbx.bak", "server.pem.bak~", "tls.key.orig.1",  # suffixes stack: an editor's copy of a copy
+]
+# ... and a backup of what is not a secret is not one either (code, prose, committed examples).
+PLAIN_BACKUPS = ["README.md.bak", "notes.txt~", "config.json.orig", "tokenizer.json.bak", ".env.example.bak",
+                 "credentials.py.bak", "docs/credentials-howto.md.bak", "build.sh.1"]
+
+
+@pytest.mark.parametrize("name", BACKUP_COPIES)
+def test_a_backup_copy_of_a_secret_is_a_secret(project: Path, isolated_home: Home, name: str) -> None:
+    from aiq_tui.secret_guard import SecretScanner, looks_secret
+
+    assert looks_secret(name)
+    (project / name).write_text(SECRET)
+    assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read_secret"
+    assert SecretScanner().scan([str(project)]).files == (str(project / name),)  # hidden in the sandbox too
+
+
+@pytest.mark.parametrize("name", PLAIN_BACKUPS)
+def test_a_backup_copy_of_an_ordinary_file_is_ordinary(project: Path, isolated_home: Home, name: str) -> None:
+    from aiq_tui.secret_guard import looks_secret
+
+    assert not looks_secret(name)
+    path = project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("plain")
+    assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read"
+
+
 def test_suffix_variants_never_reach_the_model_under_deny_all(project: Path, monkeypatch, capsys) -> None:
     for name in (".envrc", ".env-local", ".env_prod", "id_rsa.bak", "id_ed25519~"):
         (project / name).write_text(f"{name}={SECRET}\n")
