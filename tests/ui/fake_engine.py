@@ -148,6 +148,22 @@ def make_meta(root: Path, name: str, description: str, tags: list[str] | None = 
     )
 
 
+def write_skill_files(engine: "FakeEngine", name: str) -> Path:
+    """Put the fake catalog's skill ``name`` on disk as a real skill folder (SKILL.md with the
+    same frontmatter and body, and its resources), for screens that read the file itself."""
+    meta = engine.workspace.catalog.metas[name]
+    tags = ", ".join(meta.extras.get("tags", []))
+    text = (f"---\nname: {meta.name}\ndescription: {meta.description}\nlicense: {meta.extras['license']}\n"
+            f"tags: [{tags}]\n---\n\n{engine.workspace.catalog.bodies[name]}")
+    meta.path.parent.mkdir(parents=True, exist_ok=True)
+    meta.path.write_text(text, encoding="utf-8")
+    for resource in engine.workspace.catalog.resources(name):
+        file = meta.path.parent / resource.relpath
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("#" * resource.size, encoding="utf-8")
+    return meta.path
+
+
 class FakeEngine:
     """Same attributes and coroutines as the real Engine; behaviour is scripted."""
 
