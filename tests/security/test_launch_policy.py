@@ -18,6 +18,7 @@ import pytest
 from aiq_tui.config import ToolSettings
 from aiq_tui.locations import Home
 from tests.capabilities import require
+from tests.processes import processes_in
 from tests.security.scripted import calls, of_type, run_session, write_skill
 
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
@@ -199,19 +200,6 @@ async def test_a_command_cannot_take_more_memory_than_the_limit(isolated_home: H
     assert result.stdout.strip() == "limited", result
 
 
-def _processes_in(folder: Path) -> list[int]:
-    """Processes (of anyone we can see) whose working directory is ``folder``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.readlink(f"/proc/{entry}/cwd") == str(folder):
-                    found.append(int(entry))
-            except OSError:
-                continue
-    return found
-
-
 @linux_only
 async def test_a_fork_bomb_is_bounded_and_leaves_the_machine_unaffected(isolated_home: Home,
                                                                         tmp_path: Path) -> None:
@@ -229,7 +217,7 @@ async def test_a_fork_bomb_is_bounded_and_leaves_the_machine_unaffected(isolated
     # growing — a bomb that ended before it forked bounded nothing — and never past the limit.
     peak, host_forked = 0, False
     while not task.done():
-        peak = max(peak, len(_processes_in(project)))
+        peak = max(peak, len(processes_in(project)))
         if peak > 1 and not host_forked:  # the bomb is growing: the machine can still fork
             host_forked = subprocess.run(["true"], check=False, timeout=30).returncode == 0
             assert host_forked
@@ -239,7 +227,7 @@ async def test_a_fork_bomb_is_bounded_and_leaves_the_machine_unaffected(isolated
     assert host_forked
     assert peak <= (24 if os.getuid() != 0 else PID_NAMESPACE_FLOOR) + 1  # + the helper outside
     assert result.timed_out, result  # held at the limit until the timeout ended it
-    assert _processes_in(project) == []
+    assert processes_in(project) == []  # gone when the call returns, not some time later
 
 
 # -- hidden paths --------------------------------------------------------------------------------
