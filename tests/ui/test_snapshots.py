@@ -128,10 +128,7 @@ class TestScreens:
 
         async def run_before(pilot: Pilot) -> None:
             app.send("delete order 7 from the sample database")
-            for _ in range(200):
-                await pilot.pause(0.02)
-                if isinstance(pilot.app.screen, ApprovalScreen):
-                    break
+            await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen), "the approval modal")
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
