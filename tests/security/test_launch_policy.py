@@ -148,6 +148,51 @@ def test_a_script_started_inside_the_config_home_cannot_rewrite_it(isolated_home
     assert isolated_home.config_file.read_text() == "ui:\n  theme: textual-dark\n"
 
 
+# -- the plan's other parts (found by `make mutate`) ---------------------------------------------
+
+def test_a_plan_has_no_network_unless_asked_and_the_configured_limits(isolated_home: Home, tmp_path: Path) -> None:
+    from aiq_tui.tools.launcher import ProcessLimits
+
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    policy = _policy(isolated_home, project, process_limit=16, memory_limit_mb=256, file_size_limit_mb=8)
+    plan = policy.plan()
+    assert plan.network is False and policy.plan(network=True).network is True
+    assert plan.limits == ProcessLimits(processes=16, memory_bytes=256 * 1024 * 1024, file_bytes=8 * 1024 * 1024)
+    assert plan.cwd == project and policy.plan(project / "src").cwd == project / "src"
+    assert str(project / ".git") in plan.absent  # no repository yet: a .git made by the launch is removed
+
+
+@pytest.mark.parametrize("count, note", [
+    (0, ""),
+    (2, "this command can read files the sandbox cannot hide here: f0, f1"),
+    (5, "this command can read files the sandbox cannot hide here: f0, f1, f2, f3, f4"),
+    (7, "this command can read files the sandbox cannot hide here: f0, f1, f2, f3, f4 and 2 more"),
+])
+def test_the_approval_note_names_what_cannot_be_hidden_up_to_five(isolated_home: Home, tmp_path: Path,
+                                                                  count: int, note: str) -> None:
+    from dataclasses import replace
+
+    plan = replace(_policy(isolated_home, tmp_path).plan(), exposed=tuple(f"f{i}" for i in range(count)))
+    assert plan.exposure_note() == note
+
+
+def test_without_namespaces_both_the_secrets_and_the_unchecked_rest_are_exposed(
+        isolated_home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from aiq_tui.secret_guard import SecretScanner
+    from aiq_tui.tools import launcher
+    from aiq_tui.tools.launch_policy import LaunchPolicy
+
+    monkeypatch.setattr(launcher, "_namespaces_work", lambda: False)
+    (tmp_path / ".env").write_text("x")
+    for index in range(5):
+        (tmp_path / f"file{index}.txt").write_text("x")
+    plan = LaunchPolicy(ToolSettings(), home=isolated_home, project=tmp_path, scanner=SecretScanner(budget=3)).plan()
+    assert plan.hide == ()
+    assert str(tmp_path / ".env") in plan.exposed
+    assert any("not checked for secrets" in item for item in plan.exposed)
+
+
 # -- limits ------------------------------------------------------------------------------------
 
 FORKS = ("import os, time\n"
