@@ -239,6 +239,17 @@ def test_a_setting_that_shapes_parsing_changed_between_two_starts_rebuilds_the_c
     assert (cache.last.loaded, cache.last.hits) == (True, 5)
 
 
+def test_a_skill_md_deleted_from_a_folder_that_stays_hides_none_of_the_skills_after_it(
+        skills: Path, cache: CatalogCache) -> None:
+    # The skills directory itself is unchanged (its listing comes from the cache), so the
+    # cached row of skill-1 meets a missing file: it is dropped, and the walk goes on.
+    cache.scan(dirs(skills), SkillsSettings())
+    (skills / "skill-1" / "SKILL.md").unlink()
+    result = cache.scan(dirs(skills), SkillsSettings())
+    assert sorted(result.metas) == ["skill-0", "skill-2", "skill-3", "skill-4"]
+    assert result.metas == scan(dirs(skills), SkillsSettings()).metas
+
+
 def test_a_setting_applied_after_parsing_keeps_the_cache(skills: Path, cache: CatalogCache) -> None:
     cache.scan(dirs(skills), SkillsSettings())
     settings = SkillsSettings(exclude=["skill-1"])  # include/exclude apply to what the parse gave
