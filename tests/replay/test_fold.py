@@ -166,6 +166,31 @@ def test_an_evicted_skill_keeps_its_mark_while_inactive_and_loses_it_when_it_mat
                      ("inactive", "evicted at 90 %"), ("relevant", "")]
 
 
+def test_each_skill_change_is_folded_into_its_row_and_a_worded_change() -> None:
+    """Found by `make mutate`: the row takes the event's phase, tokens and reason, and the
+    change names old → new with the timeline's word for it."""
+    def change(old: str | None, new: str | None, phase: str, tokens: int) -> dict[str, Any]:
+        return {"type": "skill_state_changed", "name": "alpha", "old": old, "new": new, "phase": phase,
+                "reason": f"to {new}", "tokens": tokens}
+
+    records = [change(None, "relevant", "brief", 180), change("relevant", "active", "full", 640),
+               change("active", "relevant", "brief", 180), change("relevant", "inactive", "meta", 0),
+               change("inactive", "active", "full", 640), change("active", None, "full", 640)]
+    rows, changes = [], []
+    for k in range(1, len(records) + 1):
+        state = fold(records[:k])
+        row = state.skill("alpha")
+        rows.append((row.state, row.phase, row.tokens, row.reason))
+        last = state.changes[-1]
+        changes.append((last.old, last.new, last.phase, last.kind))
+    assert rows == [("relevant", "brief", 180, "to relevant"), ("active", "full", 640, "to active"),
+                    ("relevant", "brief", 180, "to relevant"), ("inactive", "meta", 0, "to inactive"),
+                    ("active", "full", 640, "to active"), ("inactive", "meta", 640, "to None")]
+    assert changes == [("none", "relevant", "brief", "load"), ("relevant", "active", "full", "load"),
+                       ("active", "relevant", "brief", "demote"), ("relevant", "inactive", "meta", "unload"),
+                       ("inactive", "active", "full", "load"), ("active", "evicted", "full", "evict")]
+
+
 def test_an_unreadable_event_becomes_a_notice_not_an_exception() -> None:
     state = apply(ViewState(), {"type": "budget_changed", "parts": "nonsense", "total": "x"})
     assert state.conversation[-1].kind == "notice" and "skipped" in state.conversation[-1].text
