@@ -68,7 +68,8 @@ screenshots: $(STAMP)
 ## Mutation check, not run by CI: mutmut (installed here, not a dev dependency) mutates the rule
 ## modules named in pyproject.toml [tool.mutmut] and runs their tests against each mutant; it
 ## prints the survivors (`$(BIN)/mutmut show NAME` shows one). MUTATE=… limits it to some mutants,
-## e.g. MUTATE='aiq_tui.secret_guard.*'. Long: about an hour for all five modules on two cores.
+## e.g. MUTATE='aiq_tui.secret_guard.*'. Long: 10-15 min per module on two shared cores, and
+## replay/state alone has ~1,800 mutants (the five together: well over an hour).
 mutate: $(STAMP)
 	$(BIN)/pip install --quiet 'mutmut>=3.8,<4'
 	$(BIN)/mutmut run --max-children $$(nproc) $(MUTATE)
