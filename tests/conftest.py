@@ -1,4 +1,6 @@
-"""Fixtures every test gets: an isolated HOME and config home, and the shared corpus path."""
+"""Fixtures every test gets: an isolated HOME and config home, and the shared corpus path; the
+``needs`` marker (tests/capabilities.py: skip where the machine lacks something, fail where CI
+declared it present)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,22 @@ from pathlib import Path
 import pytest
 
 from aiq_tui.locations import Home
+from tests.capabilities import SHARED, check_needs, expected, missing
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "needs(*capabilities): skip without them, fail where AIQ_CI_EXPECT "
+                                       "declares them (tests/capabilities.py)")
+    expected()  # an unknown word in AIQ_CI_EXPECT stops the run before any test
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    declared = sorted(expected())
+    return f"AIQ_CI_EXPECT: {', '.join(declared) if declared else '(none: missing capabilities skip)'}"
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    check_needs(item)
 
 
 @pytest.fixture(autouse=True)
@@ -28,9 +44,10 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 @pytest.fixture
 def shared_dir() -> Path:
-    """../shared next to the checkout; tests that need it skip cleanly when it is absent."""
+    """../shared next to the checkout; tests that need it skip cleanly when it is absent (and
+    fail where CI declared ``shared``)."""
     if not SHARED.is_dir():
-        pytest.skip("../shared is not present next to the checkout")
+        missing("shared", "../shared is not present next to the checkout")
     return SHARED
 
 
@@ -38,5 +55,5 @@ def shared_dir() -> Path:
 def corpus_dir(shared_dir: Path) -> Path:
     corpus = shared_dir / "corpus" / "anthropic-skills"
     if not corpus.is_dir():
-        pytest.skip("../shared/corpus/anthropic-skills is not present")
+        missing("shared", "../shared/corpus/anthropic-skills is not present")
     return corpus

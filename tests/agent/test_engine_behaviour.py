@@ -112,16 +112,24 @@ async def test_a_prompt_that_cannot_fit_is_refused_not_truncated(tmp_path: Path)
 
 async def test_cancel_mid_stream_keeps_the_partial_answer_and_saves(tmp_path: Path) -> None:
     engine, seen = demo_engine(tmp_path / "home", delay=0.02)
-    started = asyncio.Event()
-    engine.subscribe(lambda e: started.set() if isinstance(e, TokenStreamed) else None)
+    streamed: list[str] = []
+    some = asyncio.Event()  # a few pieces are in: the cancel lands mid-stream, not before it
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TokenStreamed):
+            streamed.append(event.text)
+            if len(streamed) >= 5:
+                some.set()
+
+    engine.subscribe(on_event)
     task = asyncio.create_task(engine.send("Explain how skills are chosen for a question. "
                                            "(demo: answer with about 400 tokens)"))
-    await asyncio.wait_for(started.wait(), 5)
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(some.wait(), 30)
     engine.cancel()
     answer = await asyncio.wait_for(task, 5)
     done = seen.of(TurnFinished)[-1]
     assert done.cancelled and answer == done.text and 0 < len(answer) < 1500
+    assert answer == "".join(streamed), "the partial answer is what was streamed before the cancel"
     saved = json.loads(engine.sessions.path_for(engine.session.id).read_text(encoding="utf-8"))
     assert [m["role"] for m in saved["messages"]] == ["user", "assistant"]
     assert saved["messages"][1]["content"] == answer

@@ -3,6 +3,7 @@ skills (progress as events), then turns and ``explain`` use the hybrid; none of 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 
@@ -113,9 +114,9 @@ async def test_tui_embeds_after_the_first_frame_and_the_header_says_so(
     engine = Engine.create(Workspace.open(home_flag=home))
     app = AiqApp(engine, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        waited = 0.0
-        while "semantic on" not in app.sub_title and waited < 30:  # a condition, not a sleep
+        deadline = asyncio.get_running_loop().time() + 60
+        while "semantic on" not in app.sub_title:  # a condition, not a sleep
+            assert asyncio.get_running_loop().time() < deadline, f"no 'semantic on' in {app.sub_title!r}"
             await pilot.pause(0.05)
-            waited += 0.05
         assert app.sub_title.endswith("· semantic on")
         assert engine.matcher.signals_used == ("keyword", "semantic")

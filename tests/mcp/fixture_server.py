@@ -6,7 +6,8 @@ Tools: ``echo`` (text), ``fail`` (an error result), ``slow`` (waits on a file th
 appears — for timeouts and Esc), ``big`` (a large text), ``picture`` (an image), ``document``
 (an embedded resource), ``grow`` (adds the tool ``extra`` and announces the list change),
 ``crash`` (the process exits mid-call), ``env`` (the environment it got), ``count`` (how many
-calls it answered and how many were cancelled).
+calls it answered, how many were cancelled and how many ``slow`` calls are running now — what a
+test waits on instead of sleeping).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ def main() -> None:
         time.sleep(3600)
 
     server = MCPServer("fixture")
-    state = {"calls": 0, "cancelled": 0}
+    state = {"calls": 0, "cancelled": 0, "running": 0}
 
     @server.tool(description="Say the text back.")
     def echo(text: str) -> str:
@@ -52,11 +53,14 @@ def main() -> None:
 
     @server.tool(description="Wait (for timeouts and cancellation).")
     async def slow(seconds: float = 3600) -> str:
+        state["running"] += 1
         try:
             await anyio.sleep(seconds)
         except BaseException:
             state["cancelled"] += 1
             raise
+        finally:
+            state["running"] -= 1
         return "woke up"
 
     @server.tool(description="A large text.")
@@ -91,9 +95,9 @@ def main() -> None:
     def env() -> str:
         return " ".join(sorted(os.environ))
 
-    @server.tool(description="Calls answered and calls cancelled.")
+    @server.tool(description="Calls answered, calls cancelled, slow calls running.")
     def count() -> str:
-        return f"calls={state['calls']} cancelled={state['cancelled']}"
+        return f"calls={state['calls']} cancelled={state['cancelled']} running={state['running']}"
 
     def padding_tool(index: int) -> Any:
         def padding(value: str) -> str:

@@ -45,12 +45,14 @@ async def test_esc_cancels_a_running_mcp_call(project: Path, isolated_home: Home
             while not recorder.of(ToolCallApproved):
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.02)
-            await asyncio.sleep(0.3)  # the call is on the server now
+            counter = engine.tools.get("mcp__fx__count")
+            while "running=1" not in (await counter.run({})).to_model_text():  # the call is on the server now
+                assert time.monotonic() < deadline and not turn.done(), "the slow call never reached the server"
             started = time.monotonic()
             engine.cancel()
             await asyncio.wait_for(turn, 30)
             cancelled_in = time.monotonic() - started
-            count = await engine.tools.get("mcp__fx__count").run({})
+            count = await counter.run({})
         finally:
             await engine.aclose()
     assert recorder.of(TurnFinished)[-1].cancelled

@@ -84,7 +84,9 @@ async def test_a_cancelled_call_is_cancelled_on_the_server_too(tmp_path: Path) -
     try:
         await connection.start()
         call = asyncio.create_task(connection.call("slow", {"seconds": 600}))
-        await asyncio.sleep(0.5)
+        deadline = time.monotonic() + 60
+        while "running=1" not in (await connection.call("count", {})).content[0].text:  # on the server now
+            assert time.monotonic() < deadline and not call.done(), "the slow call never started on the server"
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call

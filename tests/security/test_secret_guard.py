@@ -60,6 +60,40 @@ def test_ordinary_files_do_not_look_secret(project: Path, isolated_home: Home, n
     assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read"
 
 
+# A backup of a secret is the same secret: each of these is a secret *only* through its bare
+# name (no other pattern knows "server.pem.bak"), the case the examples above stood in for.
+BACKUP_COPIES = [
+    "server.pem.bak", "tls.key.orig", ".netrc.bak", ".pgpass~", "prod.tfstate.backup", "cert.p12.1",
+    ".npmrc.old", ".pypirc.save", "known_hosts.old", ".htpasswd.orig", ".vault-token.swp", ".my.cnf.bak",
+    ".bash_history.old", ".dev.vars.bak", "local.settings.json.bak", "service-account-prod.json.bak",
+    "vault.kdbx.bak", "server.pem.bak~", "tls.key.orig.1",  # suffixes stack: an editor's copy of a copy
+]
+# ... and a backup of what is not a secret is not one either (code, prose, committed examples).
+PLAIN_BACKUPS = ["README.md.bak", "notes.txt~", "config.json.orig", "tokenizer.json.bak", ".env.example.bak",
+                 "credentials.py.bak", "docs/credentials-howto.md.bak", "build.sh.1"]
+
+
+@pytest.mark.parametrize("name", BACKUP_COPIES)
+def test_a_backup_copy_of_a_secret_is_a_secret(project: Path, isolated_home: Home, name: str) -> None:
+    from aiq_tui.secret_guard import SecretScanner, looks_secret
+
+    assert looks_secret(name)
+    (project / name).write_text(SECRET)
+    assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read_secret"
+    assert SecretScanner().scan([str(project)]).files == (str(project / name),)  # hidden in the sandbox too
+
+
+@pytest.mark.parametrize("name", PLAIN_BACKUPS)
+def test_a_backup_copy_of_an_ordinary_file_is_ordinary(project: Path, isolated_home: Home, name: str) -> None:
+    from aiq_tui.secret_guard import looks_secret
+
+    assert not looks_secret(name)
+    path = project / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("plain")
+    assert _tool(project, isolated_home).permission_key({"operation": "read", "path": name}) == "file_read"
+
+
 def test_suffix_variants_never_reach_the_model_under_deny_all(project: Path, monkeypatch, capsys) -> None:
     for name in (".envrc", ".env-local", ".env_prod", "id_rsa.bak", "id_ed25519~"):
         (project / name).write_text(f"{name}={SECRET}\n")
@@ -176,3 +210,79 @@ def test_a_skill_folder_linked_into_a_secret_folder_hands_nothing_over(project: 
     assert all(resource.rejected for resource in catalog.resources("keys"))
     with pytest.raises(Exception, match="secret"):
         catalog.read_resource("keys", "config")
+
+
+# -- found by `make mutate`: rules the examples above did not pin down ---------------------------
+
+@pytest.mark.parametrize("path", [
+    ".config/gh/hosts.yml", "home/me/.config/gh/hosts.yml", ".local/share/keyrings/login.keyring",
+    ".config/gcloud/configurations/config_default",  # a file under a folder secret only below .config
+    ".config/gh", ".ssh", "project/.aws",  # the folder itself
+])
+def test_a_path_through_or_to_a_secret_folder_looks_secret(path: str) -> None:
+    from aiq_tui.secret_guard import looks_secret
+
+    assert looks_secret(path)
+
+
+@pytest.mark.parametrize("path", ["", "/", "gh/hosts.yml", "src/gh/cli.py", "share/keyrings.md",
+                                  "src/credentials.test.ts", "types/secrets.d.ts", "lib/passwords.min.js"])
+def test_nothing_is_secret_for_a_part_of_its_place_or_name_alone(path: str) -> None:
+    """``gh`` is a secret folder only under ``.config``; code named after a secret with more dots
+    (``credentials.test.ts``) is still code — its extension is the last one."""
+    from aiq_tui.secret_guard import looks_secret
+
+    assert not looks_secret(path)
+
+
+def test_the_scanner_finds_secrets_added_after_a_folder_was_scanned(tmp_path: Path) -> None:
+    from aiq_tui.secret_guard import SecretScanner
+
+    scanner = SecretScanner()
+    assert scanner.scan([tmp_path]).files == ()
+    (tmp_path / ".env").write_text(SECRET)  # the folder's listing is cached until it changes
+    assert scanner.scan([tmp_path]).files == (str(tmp_path / ".env"),)
+
+
+def test_the_scanner_masks_folders_secret_only_under_their_parent_and_links_named_like_secrets(
+        tmp_path: Path) -> None:
+    from aiq_tui.secret_guard import SecretScanner
+
+    (tmp_path / ".config" / "gh").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "notes.txt").write_text(SECRET)
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / ".env").symlink_to(tmp_path / "elsewhere" / "notes.txt")
+    found = SecretScanner().scan([tmp_path])
+    assert found.dirs == (str(tmp_path / ".config" / "gh"),)
+    assert found.files == (str(tmp_path / "project" / ".env"),)  # the mount covers the link's target
+
+
+def test_the_scanner_does_not_walk_skipped_folders_or_linked_ones(tmp_path: Path) -> None:
+    from aiq_tui.secret_guard import SecretScanner
+
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    for folder in (root / "skipped", root / "walked", outside):
+        folder.mkdir(parents=True)
+        (folder / ".env").write_text(SECRET)
+    (root / "linked").symlink_to(outside, target_is_directory=True)
+    found = SecretScanner().scan([root], skip=[str(root / "skipped")])
+    assert found.files == (str(root / "walked" / ".env"),) and found.complete
+
+
+def test_a_tree_larger_than_the_scan_budget_is_reported_incomplete(tmp_path: Path, isolated_home: Home) -> None:
+    """Past its budget the scan stops and says so; the launch policy then lists the unchecked
+    files as exposed, so the command asks before it runs."""
+    from aiq_tui.secret_guard import SecretScanner
+    from aiq_tui.tools.launch_policy import LaunchPolicy
+
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        for index in range(5):
+            (tmp_path / folder / f"file{index}.txt").write_text("x")
+    entries = 2 + 5 + 5  # the root's two folders and their files
+    assert SecretScanner(budget=entries).scan([tmp_path]).complete is True
+    assert SecretScanner(budget=entries - 1).scan([tmp_path]).complete is False
+    plan = LaunchPolicy(ToolSettings(), home=isolated_home, project=tmp_path,
+                        scanner=SecretScanner(budget=entries - 1)).plan()
+    assert any("not checked for secrets" in item for item in plan.exposed)

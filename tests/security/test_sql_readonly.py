@@ -108,7 +108,9 @@ async def test_cancel_interrupts_a_running_query(tool: SqlTool) -> None:
     source = tool.source("sample")
     task = asyncio.create_task(tool.run({"sql": "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n) "
                                                 "SELECT max(i) FROM n"}))
+    deadline = time.monotonic() + 60
     while source._running is None:  # noqa: SLF001 - wait until the statement is really running
+        assert time.monotonic() < deadline and not task.done(), "the statement never started"
         await asyncio.sleep(0.01)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

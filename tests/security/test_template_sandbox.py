@@ -37,8 +37,7 @@ def _workers() -> list[int]:
     return found
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or launcher.sandbox_mode() != launcher.LANDLOCK,
-                    reason="the OS sandbox needs Linux with Landlock")
+@pytest.mark.needs("landlock")
 async def test_the_template_renderer_runs_restricted_by_the_launcher() -> None:
     executor = SkillExecutor(ToolSettings(template_timeout_seconds=60))
     render = asyncio.ensure_future(executor.execute(SkillProgram("slow", "template", {"template": SLOW}), {}))

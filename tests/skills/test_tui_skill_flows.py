@@ -3,6 +3,7 @@ viewer's enable/disable, and inactive skills shown with their status."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from pathlib import Path
 
@@ -28,11 +29,11 @@ def real_app(home: Path) -> AiqApp:
 
 
 async def wait_for(pilot, condition, timeout: float = 10.0) -> None:
-    waited = 0.0
-    while waited < timeout and not condition():
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"condition not met within {timeout:g} s"
         await pilot.pause(0.05)
-        waited += 0.05
-    assert condition()
 
 
 async def test_save_skill_turns_the_last_turn_into_a_composite_and_opens_it(tmp_path: Path) -> None:

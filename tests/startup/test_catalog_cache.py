@@ -100,16 +100,21 @@ def test_a_new_skill_appears(skills: Path, cache: CatalogCache) -> None:
     assert (cache.last.hits, cache.last.parsed) == (5, 1)
 
 
+def written_settings(cache: CatalogCache) -> str:
+    """The settings fingerprint the cache file was written with (whatever its spelling)."""
+    return json.loads(cache.path.read_text(encoding="utf-8"))["settings"]
+
+
 @pytest.mark.parametrize("damage", [
     b"not json at all",
-    b'{"format": %d, "settings": "max_skill_md_bytes=1000000", "skills": {"x": [1, 2]}}' % FORMAT,
-    b'{"format": %d, "settings": "max_skill_md_bytes=1000000", "skills": [' % FORMAT,  # a write cut short
+    b'{"format": %d, "settings": SETTINGS, "skills": {"x": [1, 2]}}' % FORMAT,  # right header, bad rows
+    b'{"format": %d, "settings": SETTINGS, "skills": [' % FORMAT,  # a write cut short
     b"",
     b'["a", "list"]',
 ])
 def test_a_corrupt_or_half_written_cache_is_ignored_and_rebuilt(skills: Path, cache: CatalogCache, damage: bytes) -> None:
     SkillCatalog(dirs(skills), cache=cache)
-    cache.path.write_bytes(damage)
+    cache.path.write_bytes(damage.replace(b"SETTINGS", json.dumps(written_settings(cache)).encode()))
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert len(catalog) == 5
     assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (False, 5, True)
@@ -218,6 +223,41 @@ def test_name_clashes_and_include_exclude_match_a_plain_scan(tmp_path: Path, cac
     assert "left-out" not in cached.metas
 
 
+def test_a_setting_that_shapes_parsing_changed_between_two_starts_rebuilds_the_cache(
+        skills: Path, cache: CatalogCache) -> None:
+    big = write_skill(skills, "big-one", "Large.", extra=f"notes: {'x' * 2000}\n")
+    first = cache.scan(dirs(skills), SkillsSettings())
+    assert "big-one" in first.metas and cache.last.written
+    smaller = SkillsSettings(max_skill_md_bytes=big.stat().st_size - 1)  # the user lowered the limit
+    second = cache.scan(dirs(skills), smaller)
+    assert (cache.last.loaded, cache.last.hits) == (False, 0)  # nothing taken from the old cache
+    assert "big-one" not in second.metas
+    assert any("big-one" in str(problem.path) and "limit" in problem.message for problem in second.problems)
+    plain = scan(dirs(skills), smaller)
+    assert second.metas == plain.metas and second.problems == plain.problems
+    cache.scan(dirs(skills), smaller)  # the rebuilt cache serves the next start under the new limit
+    assert (cache.last.loaded, cache.last.hits) == (True, 5)
+
+
+def test_a_skill_md_deleted_from_a_folder_that_stays_hides_none_of_the_skills_after_it(
+        skills: Path, cache: CatalogCache) -> None:
+    # The skills directory itself is unchanged (its listing comes from the cache), so the
+    # cached row of skill-1 meets a missing file: it is dropped, and the walk goes on.
+    cache.scan(dirs(skills), SkillsSettings())
+    (skills / "skill-1" / "SKILL.md").unlink()
+    result = cache.scan(dirs(skills), SkillsSettings())
+    assert sorted(result.metas) == ["skill-0", "skill-2", "skill-3", "skill-4"]
+    assert result.metas == scan(dirs(skills), SkillsSettings()).metas
+
+
+def test_a_setting_applied_after_parsing_keeps_the_cache(skills: Path, cache: CatalogCache) -> None:
+    cache.scan(dirs(skills), SkillsSettings())
+    settings = SkillsSettings(exclude=["skill-1"])  # include/exclude apply to what the parse gave
+    result = cache.scan(dirs(skills), settings)
+    assert cache.last.loaded and cache.last.parsed == 0
+    assert result.metas == scan(dirs(skills), settings).metas and "skill-1" not in result.metas
+
+
 def test_yaml_values_arrive_json_safe_so_the_cache_returns_exactly_what_a_parse_does(
         tmp_path: Path, cache: CatalogCache) -> None:
     # The parser makes every value JSON-safe (a YAML date becomes its ISO text), so a cached
@@ -284,10 +324,10 @@ def test_a_cache_written_before_the_danger_check_moved_into_the_parse_is_not_tru
         skills: Path, cache: CatalogCache) -> None:
     # A format-1 cache held script skills that had never been checked: with a matching stat
     # its row would let a dangerous one in without a look at its body.
+    cache.scan(dirs(skills), SkillsSettings())  # only for the fingerprint of these settings
     path = write_script_skill(skills, "wipe", DANGEROUS_BODY)
     info = path.stat()
-    cache.path.parent.mkdir(parents=True, exist_ok=True)
-    cache.path.write_text(json.dumps({"format": FORMAT - 1, "settings": "max_skill_md_bytes=1000000", "skills": {
+    cache.path.write_text(json.dumps({"format": FORMAT - 1, "settings": written_settings(cache), "skills": {
         str(path): [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, "wipe", "Cleans up.",
                     {"type": "script"}, 0]}}), encoding="utf-8")
     catalog = SkillCatalog(dirs(skills), cache=cache)

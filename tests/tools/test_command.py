@@ -12,6 +12,7 @@ import pytest
 from aiq_tui.config import ToolSettings
 from aiq_tui.locations import Home
 from aiq_tui.tools.command import CommandTool
+from tests.processes import until_none_in
 
 
 @pytest.fixture
@@ -58,15 +59,14 @@ async def test_command_path_to_other_binary_with_allowlisted_name_is_refused(too
 
 
 async def test_command_timeout_kills_the_whole_process_group(home: Home, project: Path) -> None:
-    marker = project / "grandchild-alive"
-    # The child starts a grandchild that would write the marker after 1.5 s.
-    tool = CommandTool(ToolSettings(command_timeout_seconds=0.5, command_allowlist=["sh"]), home=home, cwd=project)
+    # The child starts a grandchild that would run for ten minutes, says so, and waits.
+    tool = CommandTool(ToolSettings(command_timeout_seconds=2, command_allowlist=["sh"]), home=home, cwd=project)
     started = time.perf_counter()
-    result = await tool.run({"command": ["sh", "-c", f"(sleep 1.5; touch {marker}) & sleep 30"]})
-    assert not result.ok and "timed out after 0.5 s" in result.error and result.content["timed_out"]
-    assert time.perf_counter() - started < 5
-    time.sleep(1.6)
-    assert not marker.exists(), "a grandchild outlived the timeout"
+    result = await tool.run({"command": ["sh", "-c", "sleep 600 & echo forked; sleep 30"]})
+    assert not result.ok and "timed out after 2 s" in result.error and result.content["timed_out"]
+    assert result.content["stdout"] == "forked\n", result.content  # the grandchild was started
+    assert time.perf_counter() - started < 10
+    await until_none_in(project, "a grandchild")
 
 
 async def test_command_per_call_timeout_cannot_exceed_config(home: Home, project: Path) -> None:

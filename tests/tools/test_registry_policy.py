@@ -270,3 +270,25 @@ def test_skills_disabled_registers_no_skill_tools(home, project, write_skill, ma
     config = validate_config({"skills": {"enabled": False}})
     reg = build_default_tools(home, config, load_sources(home), make_catalog(tmp_path / "skills"), cwd=project)
     assert "use_skill" not in reg and not any(name.startswith("skill_") for name in reg.names())
+
+
+# -- found by `make mutate`: rules the examples above did not pin down ---------------------------
+
+def test_a_scoped_key_is_denied_with_its_base_and_otherwise_asked_not_inherited() -> None:
+    assert PermissionPolicy({"http_get": "deny"}).configured("http_get:example.org") == "deny"
+    assert PermissionPolicy({"http_get": "allow"}).configured("http_get:example.org") == "ask"
+    assert PermissionPolicy({"http_get:example.org": "allow"}).configured("http_get:example.org") == "allow"
+    assert PermissionPolicy({}).configured("http_get") == "ask"
+
+
+@pytest.mark.parametrize("entries, command, allowed", [
+    (("Bash(git:*)",), "git log --oneline -5", True),  # the program is the first word, not all but the last
+    (("Bash(git:*)",), ["/usr/bin/git", "status"], True),
+    (("Bash(git:*)",), "gitk --all", False),
+    (("", "  "), "git status", False),  # a blank allowed-tools entry grants nothing
+    (("Bash(git:*)",), "   ", False),  # malformed commands are refused, never a crash
+    (("Bash(git:*)",), [], False),
+    (("Bash(git:*)",), [5], False),
+])
+def test_a_skills_command_entries_name_the_program(entries: tuple[str, ...], command: object, allowed: bool) -> None:
+    assert allowed_by_skill(entries, "execute_command", "execute_command", {"command": command}) is allowed

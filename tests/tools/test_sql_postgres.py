@@ -1,4 +1,5 @@
-"""execute_sql against a real PostgreSQL server started by the test (skipped when unavailable).
+"""execute_sql against a real PostgreSQL server started by the test (skipped when unavailable;
+failed instead where ``AIQ_CI_EXPECT`` declares ``postgres``: tests/capabilities.py).
 
 Needs ``initdb``/``pg_ctl`` on PATH and psycopg (``pip install 'aiq-tui[postgres]'``). When the
 tests run as root (containers), the server runs as the ``postgres`` user via ``runuser``.
@@ -21,6 +22,7 @@ import pytest
 from aiq_tui.config import ToolSettings, load_sources
 from aiq_tui.locations import Home
 from aiq_tui.tools.sql import SqlTool
+from tests.capabilities import missing
 
 pytestmark = pytest.mark.slow
 
@@ -33,13 +35,16 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def postgres_dsn() -> Iterator[str]:
-    pytest.importorskip("psycopg")
+    try:
+        import psycopg  # noqa: F401 - the client the tool uses
+    except ImportError:
+        missing("postgres", "psycopg is not installed (pip install -e '.[dev]' brings it)")
     # Debian keeps the server binaries off PATH, under /usr/lib/postgresql/<version>/bin.
     server_dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
     search = os.pathsep.join([os.environ.get("PATH", ""), *server_dirs])
     initdb, pg_ctl = shutil.which("initdb", path=search), shutil.which("pg_ctl", path=search)
     if not initdb or not pg_ctl:
-        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+        missing("postgres", "PostgreSQL server binaries (initdb, pg_ctl) are not installed")
     prefix: list[str] = []
     if os.geteuid() == 0:  # initdb refuses to run as root
         runuser = shutil.which("runuser")
@@ -50,7 +55,7 @@ def postgres_dsn() -> Iterator[str]:
         except (KeyError, ImportError):
             runuser = None
         if not runuser:
-            pytest.skip("running as root without a postgres user to start the server")
+            missing("postgres", "running as root without a postgres user to start the server")
         prefix = [runuser, "-u", "postgres", "--"]
     base = Path(tempfile.mkdtemp(prefix="aiq-pg-"))
     data = base / "data"
@@ -66,7 +71,8 @@ def postgres_dsn() -> Iterator[str]:
                        check=True, capture_output=True, timeout=90)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
         shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"could not start PostgreSQL: {exc}")
+        output = (exc.stderr or b"").decode(errors="replace").strip()[-400:]
+        missing("postgres", f"could not start PostgreSQL: {exc}" + (f": {output}" if output else ""))
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:

@@ -148,6 +148,22 @@ def make_meta(root: Path, name: str, description: str, tags: list[str] | None = 
     )
 
 
+def write_skill_files(engine: "FakeEngine", name: str) -> Path:
+    """Put the fake catalog's skill ``name`` on disk as a real skill folder (SKILL.md with the
+    same frontmatter and body, and its resources), for screens that read the file itself."""
+    meta = engine.workspace.catalog.metas[name]
+    tags = ", ".join(meta.extras.get("tags", []))
+    text = (f"---\nname: {meta.name}\ndescription: {meta.description}\nlicense: {meta.extras['license']}\n"
+            f"tags: [{tags}]\n---\n\n{engine.workspace.catalog.bodies[name]}")
+    meta.path.parent.mkdir(parents=True, exist_ok=True)
+    meta.path.write_text(text, encoding="utf-8")
+    for resource in engine.workspace.catalog.resources(name):
+        file = meta.path.parent / resource.relpath
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text("#" * resource.size, encoding="utf-8")
+    return meta.path
+
+
 class FakeEngine:
     """Same attributes and coroutines as the real Engine; behaviour is scripted."""
 
@@ -189,6 +205,10 @@ class FakeEngine:
         )
         self.approver: Callable[[ApprovalRequest], Any] | None = None
         self.stream_delay = stream_delay
+        # When set, the stream holds after each piece until the gate opens (or the turn is
+        # cancelled): a test can act mid-stream without guessing how long the stream lasts.
+        self.stream_gate: asyncio.Event | None = None
+        self.streamed = 0  # pieces streamed in this turn
         self.one_piece = False  # stream the answer as one piece: as many records on every machine
         self.sent: list[str] = []
         self.cancelled = False
@@ -303,10 +323,14 @@ class FakeEngine:
             "| table | rows |\n|---|---|\n| customers | 25 |\n| orders | 60 |\n| order_items | 150 |\n| products | 18 |\n\n"
             "```sql\nSELECT name FROM sqlite_master WHERE type = 'table';\n```\n"
         )
+        self.streamed = 0
         for piece in ([answer.rstrip(" ")] if self.one_piece else answer.split(" ")):
             if self.cancelled:
                 break
             self.emit(TokenStreamed(piece + " "))
+            self.streamed += 1
+            if self.stream_gate is not None:
+                await self.stream_gate.wait()
             if self.stream_delay:
                 await asyncio.sleep(self.stream_delay)
             else:
@@ -334,6 +358,8 @@ class FakeEngine:
 
     def cancel(self) -> None:
         self.cancelled = True
+        if self.stream_gate is not None:
+            self.stream_gate.set()  # a held stream sees the cancel at once
 
     async def activate(self, name: str) -> bool:
         if name not in self._views:

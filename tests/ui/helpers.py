@@ -10,17 +10,23 @@ from textual.pilot import Pilot
 from aiq_tui.ui.app import AiqApp
 
 
-async def settle(pilot: Pilot, timeout: float = 5.0) -> None:
-    """Wait until no turn or engine action is running and queued events are handled."""
+async def settle(pilot: Pilot, timeout: float = 60.0) -> None:
+    """Wait until no turn or engine action is running and queued events are handled; fail,
+    naming what still runs, when that takes longer than ``timeout`` seconds (measured by the
+    clock: each pause may itself take a while on a loaded machine)."""
     app = pilot.app
     assert isinstance(app, AiqApp)
-    waited = 0.0
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+
+    def running() -> list[str]:
+        return [f"{w.group}:{w.name}" for w in app.workers if w.is_running and w.group in ("turn", "engine")]
+
     await pilot.pause()
-    while waited < timeout and (
-        app.busy or any(w.is_running and w.group in ("turn", "engine") for w in app.workers)
-    ):
+    while app.busy or running():
+        assert loop.time() < deadline, (f"settle: still busy after {timeout:g} s "
+                                        f"(busy={app.busy}, workers {running()}, screen {type(app.screen).__name__})")
         await pilot.pause(0.02)
-        waited += 0.02
     await pilot.pause()
     await pilot.pause()
 
@@ -33,15 +39,11 @@ async def say(pilot: Pilot, text: str) -> None:
     await pilot.press("enter")
 
 
-async def wait_for_approval(pilot: Pilot, timeout: float = 2.0) -> None:
+async def wait_for_approval(pilot: Pilot, timeout: float = 60.0) -> None:
     """Wait until the approval modal is on screen (the fake engine asks mid-turn)."""
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
-    waited = 0.0
-    while waited < timeout and not isinstance(pilot.app.screen, ApprovalScreen):
-        await pilot.pause(0.02)
-        waited += 0.02
-    assert isinstance(pilot.app.screen, ApprovalScreen)
+    await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen), "the approval modal", timeout)
 
 
 def notices(app: AiqApp) -> list[str]:

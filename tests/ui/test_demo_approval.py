@@ -11,7 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import say, settle  # noqa: E402
+from helpers import say, settle, wait_until  # noqa: E402
 
 from aiq_tui.agent.engine import Engine  # noqa: E402
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -24,11 +24,8 @@ pytestmark = pytest.mark.slow
 
 
 async def _wait_for_modal(pilot, app: AiqApp) -> ApprovalScreen:  # noqa: ANN001
-    for _ in range(500):
-        if isinstance(app.screen, ApprovalScreen):
-            return app.screen
-        await pilot.pause(0.02)
-    raise AssertionError(f"no approval modal; screen is {app.screen!r}")
+    await wait_until(lambda: isinstance(app.screen, ApprovalScreen), "the approval modal", timeout=60)
+    return app.screen
 
 
 @pytest.mark.parametrize(("question", "detail", "key", "expect"), [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -47,17 +48,21 @@ async def test_sending_a_message_moves_skills_to_active_and_relevant(fake_engine
 
 
 async def test_streamed_answer_is_one_widget_and_ui_stays_responsive(tmp_path: Path) -> None:
-    engine = FakeEngine(tmp_path, stream_delay=0.005)
+    engine = FakeEngine(tmp_path)
+    engine.stream_gate = asyncio.Event()  # the stream holds after its first piece until we open it
     app = make_app(engine)
     async with app.run_test(size=(120, 36)) as pilot:
         app.send("hello there")  # not via a key press: the pilot would wait for the whole stream
-        await pilot.pause(0.05)
+        await wait_until(lambda: engine.streamed >= 1, "the first streamed piece")
         assert app.busy
         await pilot.press("f1")  # the UI handles keys while tokens stream in
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
+        assert app.busy and engine.streamed == 1, "the keys were handled mid-stream"
+        engine.stream_gate.set()
         await settle(pilot)
         assert len(app.query(".answer")) == 1
+        assert "The sample database has" in app.query_one(Conversation).last_answer
 
 
 async def test_ask_tool_call_opens_approval_modal_and_deny_is_logged(fake_engine: FakeEngine) -> None:
@@ -199,15 +204,17 @@ async def test_copy_last_answer_uses_the_clipboard(fake_engine: FakeEngine) -> N
 
 
 async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
-    engine = FakeEngine(tmp_path, stream_delay=0.02)
+    engine = FakeEngine(tmp_path)
+    engine.stream_gate = asyncio.Event()  # held mid-stream: only the cancel lets it go on
     app = make_app(engine)
     async with app.run_test(size=(120, 36)) as pilot:
         app.send("hello there")
-        await pilot.pause(0.1)
+        await wait_until(lambda: engine.streamed >= 1, "the first streamed piece")
         assert app.busy
         await pilot.press("ctrl+c")
         await settle(pilot)
         assert engine.cancelled and not app.busy
+        assert engine.streamed == 1, "the turn stopped where it was cancelled"
 
 
 async def test_theme_toggles_between_dark_and_light(fake_engine: FakeEngine) -> None:

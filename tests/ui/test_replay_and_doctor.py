@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from conftest import fixed_clock
@@ -21,11 +22,11 @@ def real_app(home: Path) -> AiqApp:
 
 
 async def wait_until(pilot, condition, timeout: float = 10.0) -> None:  # noqa: ANN001
-    waited = 0.0
-    while not condition() and waited < timeout:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"condition not met within {timeout:g} s"
         await pilot.pause(0.05)
-        waited += 0.05
-    assert condition()
 
 
 async def test_replay_scrubs_the_session_and_esc_returns_to_live(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine, broken_skill_problem  # noqa: E402
+from fake_engine import FakeEngine, broken_skill_problem, write_skill_files  # noqa: E402
 from helpers import say, settle, wait_until  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -128,10 +128,7 @@ class TestScreens:
 
         async def run_before(pilot: Pilot) -> None:
             app.send("delete order 7 from the sample database")
-            for _ in range(200):
-                await pilot.pause(0.02)
-                if isinstance(pilot.app.screen, ApprovalScreen):
-                    break
+            await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen), "the approval modal")
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -164,7 +161,8 @@ class TestScreens:
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
     def test_skill_viewer(self, snap_compare, tmp_path: Path) -> None:
-        app, _ = make_app(tmp_path)
+        app, engine = make_app(tmp_path)
+        write_skill_files(engine, "sql-analyst")  # the Validation panel reads the file itself
 
         async def run_before(pilot: Pilot) -> None:
             await pilot.pause()

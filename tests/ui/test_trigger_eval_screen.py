@@ -3,6 +3,7 @@ open it from the viewer, watch it score again when SKILL.md changes, add the las
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -33,11 +34,11 @@ def home_with_skill(tmp_path: Path, description: str) -> tuple[Path, Path]:
 
 
 async def wait_until(pilot, condition, timeout: float = 10.0) -> None:  # noqa: ANN001
-    waited = 0.0
-    while not condition() and waited < timeout:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, f"condition not met within {timeout:g} s"
         await pilot.pause(0.05)
-        waited += 0.05
-    assert condition()
 
 
 def results(screen: TriggerEvalScreen) -> list[tuple[str, bool]]:
