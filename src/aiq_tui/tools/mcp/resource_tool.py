@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.tools.base import CallObserver, ToolResult
+from aiq_tui.tools.mcp.tool import ServerTool
 
 if TYPE_CHECKING:
     from aiq_tui.tools.mcp.catalog import Resource
@@ -40,37 +41,19 @@ def describe_resources(server: str, resources: Sequence["Resource"]) -> str:
     return "\n".join(lines)
 
 
-class McpResourceTool:
+class McpResourceTool(ServerTool):
     """Reads a resource through the server's live connection."""
 
     def __init__(self, name: str, server: str, resources: Sequence["Resource"], connection: "McpConnection",
                  max_bytes: int, *, from_project: bool = False, project_trusted: bool = False) -> None:
-        self.server = server
-        self.from_project = from_project
-        self._trusted = not from_project or project_trusted
-        self._connection = connection
-        self._limit = max_bytes
-        self._spec = ToolSpec(name=name, description=describe_resources(server, resources), parameters={
+        super().__init__(ToolSpec(name=name, description=describe_resources(server, resources), parameters={
             "type": "object",
             "properties": {"uri": {"type": "string", "description": "the resource's URI"}},
             "required": ["uri"],
-        })
-
-    @property
-    def spec(self) -> ToolSpec:
-        return self._spec
-
-    def permission_key(self, arguments: dict[str, Any]) -> str:
-        return self._spec.name
-
-    def source_trusted(self, arguments: dict[str, Any]) -> bool:
-        return self._trusted
+        }), server, connection, max_bytes, from_project=from_project, project_trusted=project_trusted)
 
     def describe(self, arguments: dict[str, Any]) -> str:
         return f"MCP server {self.server} › read resource {arguments.get('uri', '')}".rstrip()
-
-    async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return await self.run_observed(arguments, None)
 
     async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
         from aiq_tui.tools.mcp.catalog import resource_text

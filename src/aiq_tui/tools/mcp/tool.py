@@ -25,22 +25,21 @@ def input_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return shaped
 
 
-class McpTool:
-    """A server's tool; calls go to its live connection."""
+class ServerTool:
+    """What every tool backed by one server's live connection shares: its name is its own
+    permission key, and its source decides whether "always" may be remembered."""
 
-    def __init__(self, name: str, server: str, remote: "RemoteTool", connection: "McpConnection",
-                 result_max_bytes: int, *, from_project: bool = False, project_trusted: bool = False) -> None:
+    def __init__(self, spec: ToolSpec, server: str, connection: "McpConnection", limit: int, *,
+                 from_project: bool = False, project_trusted: bool = False) -> None:
         self.server = server
         # A project's server (.mcp.json) is a project source: its calls are never pre-approved by
         # a skill's allowed-tools (a user skill's `mcp__github` names the user's own server, not
         # a project's `GitHub`), and in an untrusted project they ask every time.
         self.from_project = from_project
         self._trusted = not from_project or project_trusted
-        self.remote_name = remote.name
         self._connection = connection
-        self._limit = result_max_bytes
-        description = remote.description or remote.title or f"Tool {remote.name} of the MCP server {server}."
-        self._spec = ToolSpec(name=name, description=description, parameters=input_schema(remote.input_schema))
+        self._limit = limit
+        self._spec = spec
 
     @property
     def spec(self) -> ToolSpec:
@@ -53,13 +52,28 @@ class McpTool:
         """The user's own server, or a trusted project's: "always" may be remembered for it."""
         return self._trusted
 
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.run_observed(arguments, None)
+
+    async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
+        raise NotImplementedError
+
+
+class McpTool(ServerTool):
+    """A server's tool; calls go to its live connection."""
+
+    def __init__(self, name: str, server: str, remote: "RemoteTool", connection: "McpConnection",
+                 result_max_bytes: int, *, from_project: bool = False, project_trusted: bool = False) -> None:
+        description = remote.description or remote.title or f"Tool {remote.name} of the MCP server {server}."
+        super().__init__(ToolSpec(name=name, description=description, parameters=input_schema(remote.input_schema)),
+                         server, connection, result_max_bytes, from_project=from_project,
+                         project_trusted=project_trusted)
+        self.remote_name = remote.name
+
     def describe(self, arguments: dict[str, Any]) -> str:
         # Every key, each value cut short: a long first argument cannot push ``path`` out of
         # sight (the approval lists each argument in full besides: tools.approval_view).
         return f"MCP server {self.server} › {self.remote_name} {one_line(arguments)}".rstrip()
-
-    async def run(self, arguments: dict[str, Any]) -> ToolResult:
-        return await self.run_observed(arguments, None)
 
     async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
         """The call, reported as :class:`~aiq_tui.events.McpCallStarted` / ``McpCallFinished``
