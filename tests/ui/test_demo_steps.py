@@ -92,7 +92,7 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
         assert evicted and any(r.evicted.startswith("evicted at 9") for r in evicted[-1].skills)
         pane = app.query_one(SkillsPane)
         # the end: the summary says how to replay, and the pane marks what was evicted
-        assert "the end" in bar(app)
+        assert bar(app).splitlines()[-1] == "the end · ← back · End live"  # nothing offered that does nothing
         last = app.cursor.shown.conversation[-1].text
         assert "Replay it" in last and "aiq-tui replay" in last
         from aiq_tui.skills.model import SkillState

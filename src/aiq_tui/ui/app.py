@@ -1643,8 +1643,9 @@ class DemoSteps:
         steps = sum(1 for i in range(self.start, index + 1)
                     if self.caption(cursor.records, i) is not None)
         state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
-        more = "the end — End goes live" if self.finished and cursor.after == 0 else "→ next"
-        return f"{state} {steps} · {text}\n{more} · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
+        if self.finished and cursor.after == 0:  # nothing left to play: no "→ next", no "Space plays"
+            return f"{state} {steps} · {text}\nthe end · ← back · End live"
+        return f"{state} {steps} · {text}\n→ next · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
 
 
 def paused_bar(cursor: TimeCursor) -> str:
