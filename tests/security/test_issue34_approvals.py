@@ -190,5 +190,9 @@ async def test_the_dialog_lists_every_argument_and_scrolls_to_the_last(tmp_path:
         assert scroller.max_scroll_y > 0  # taller than its box: it scrolls …
         scroller.focus()
         await pilot.press("end")
-        await pilot.pause()
+        # End scrolls with an animation: wait until it lands (or the deadline says it never does)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 10
+        while scroller.scroll_y != scroller.max_scroll_y and loop.time() < deadline:
+            await pilot.pause(0.05)
         assert scroller.scroll_y == scroller.max_scroll_y  # … to the last argument
