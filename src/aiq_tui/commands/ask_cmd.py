@@ -15,6 +15,7 @@ from aiq_tui.commands.common import (
     open_engine,
     option,
     print_json_line,
+    run_exported,
     survive_closed_stdout,
 )
 
@@ -62,22 +63,7 @@ def _ask(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     if engine is None:
         return EXIT_USAGE
-    import asyncio  # only commands that run a loop pay for it (skills list --json does not)
-
-    from aiq_tui.telemetry import attach_telemetry
-
-    # None unless an OTLP endpoint (or OTEL_TRACES_EXPORTER=console: spans on stderr) is set
-    telemetry = attach_telemetry(engine, say=_say, console=sys.stderr)
-    try:
-        return asyncio.run(_run(args, engine, question.strip(), SessionError))
-    finally:
-        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
-        if note:
-            _say(note)
-
-
-def _say(note: str) -> None:
-    print(f"aiq-tui: {note}", file=sys.stderr)
+    return run_exported(engine, lambda: _run(args, engine, question.strip(), SessionError))
 
 
 async def _run(args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]) -> int:

@@ -7,7 +7,7 @@ import json
 import re
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -274,3 +274,23 @@ def window_label(args: argparse.Namespace, config: Any) -> str:
     if window:
         return f"{window:,} (--window)"
     return config.window_info().label
+
+
+def run_exported(engine: "Engine", main: Callable[[], Awaitable[int]]) -> int:
+    """Run a headless command's event loop with its turns exported as telemetry is configured
+    (None unless an OTLP endpoint is set, or OTEL_TRACES_EXPORTER=console: spans on stderr);
+    the export's closing note, if any, goes to stderr. ``ask`` and ``demo`` share it."""
+    import asyncio  # only commands that run a loop pay for it (skills list --json does not)
+
+    from aiq_tui.telemetry import attach_telemetry
+
+    def say(note: str) -> None:
+        print(f"aiq-tui: {note}", file=sys.stderr)
+
+    telemetry = attach_telemetry(engine, say=say, console=sys.stderr)
+    try:
+        return asyncio.run(main())
+    finally:
+        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
+        if note:
+            say(note)

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, \
-    print_json_line, survive_closed_stdout
+    print_json_line, run_exported, survive_closed_stdout
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
@@ -46,22 +46,8 @@ def _demo(args: argparse.Namespace) -> int:
     engine = open_engine(args, demo_delay=0.0)
     if engine is None:
         return EXIT_USAGE
-    import asyncio
-
-    from aiq_tui.telemetry import attach_telemetry
-
-    # Exported like ask's turns when an OTLP endpoint is set (the story is a good first trace).
-    telemetry = attach_telemetry(engine, say=_say, console=sys.stderr)
-    try:
-        return asyncio.run(_play(args, engine))
-    finally:
-        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
-        if note:
-            _say(note)
-
-
-def _say(note: str) -> None:
-    print(f"aiq-tui: {note}", file=sys.stderr)
+    # Exported like ask's turns when telemetry is configured (the story is a good first trace).
+    return run_exported(engine, lambda: _play(args, engine))
 
 
 async def _play(args: argparse.Namespace, engine: Any) -> int:
