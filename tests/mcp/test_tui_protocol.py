@@ -61,7 +61,9 @@ async def test_prompts_questions_and_progress_in_the_tui(project: Path, isolated
 
             # a prompt as a slash command: its required argument is asked for
             await app.run_slash("/mcp__p__review")
-            await _until(pilot, lambda: isinstance(app.screen, McpElicitationScreen))
+            # pushed is not yet composed: wait for the dialog's own widgets, not just its screen
+            await _until(pilot, lambda: isinstance(app.screen, McpElicitationScreen)
+                         and bool(app.screen.query("#field-0")))
             app.screen.query_one("#field-0", Input).value = "the plan"
             await pilot.press("ctrl+s")
             await _until(pilot, lambda: len(server.requests) >= 1 and not app.busy)
@@ -69,7 +71,8 @@ async def test_prompts_questions_and_progress_in_the_tui(project: Path, isolated
 
             # a server's question during a call: answered in the dialog
             app.send("greet me")
-            await _until(pilot, lambda: isinstance(app.screen, McpElicitationScreen))
+            await _until(pilot, lambda: isinstance(app.screen, McpElicitationScreen)
+                         and bool(app.screen.query("#elicitation-message")))
             assert "What is your name?" in str(app.screen.query_one("#elicitation-message").render())
             app.screen.query_one("#field-0", Input).value = "Ada"
             await pilot.press("ctrl+s")
