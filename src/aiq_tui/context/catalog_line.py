@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 ELLIPSIS = "…"
 CHARS_PER_TOKEN = 4  # characters per token when a size in tokens is turned into a cut in characters
+GENEROUS_CHARS_PER_TOKEN = 6  # more characters a token than prose has: "surely over" below
 MIN_HEAD_CHARS = 24  # the least of a description's own words a shortened line keeps (SHORT, long clauses)
 
 CATALOG_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks. Each line is `name: description`.\n"
@@ -81,11 +82,20 @@ def shorten(description: str, max_chars: int) -> str:
     line = " ".join(description.split())
     if len(line) <= max_chars:
         return line
+    positive, tail = _split(line)
+    if not tail:
+        return one_line(line, max_chars)
+    return one_line(positive, _head_room(max_chars, len(tail))) + tail
+
+
+@lru_cache(maxsize=65_536)
+def _split(line: str) -> tuple[str, str]:
+    """``line``'s own words and its exclusion clauses as a shortened line keeps them ("" without
+    any) — cached: a catalog's descriptions are fitted and written again on every turn."""
     parsed = parse_exclusions(line)
     if not parsed.exclusions:
-        return one_line(line, max_chars)
-    tail = " (" + "; ".join(clause.text for clause in parsed.exclusions) + ")"
-    return one_line(parsed.positive, _head_room(max_chars, len(tail))) + tail
+        return line, ""
+    return parsed.positive, " (" + "; ".join(clause.text for clause in parsed.exclusions) + ")"
 
 
 def _head_room(max_chars: int, tail: int) -> int:
@@ -181,8 +191,15 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     floor = min(DESCRIPTION_MAX, CHARS_PER_TOKEN * disclosure.metadata_min_tokens)
     if not entries:
         return CatalogFit(DESCRIPTION_MAX, FitReason.WHOLE, window, share, budget, 0)
-    lines = [_Sizes.of(name, description) for name, description in entries]
     header = count(CATALOG_HEADER)
+    lengths = [len(name) + 5 + len(" ".join(description.split())) for name, description in entries]
+    # Even cut to the floor, the catalog passes its share however few tokens its characters make:
+    # the floor it is, without reading a clause of thousands of descriptions (the TUI's first frame).
+    least = sum(min(length, len(name) + 5 + floor) for length, (name, _) in zip(lengths, entries))
+    if least > (budget - header) * GENEROUS_CHARS_PER_TOKEN:
+        whole = header + round(sum(lengths) / CHARS_PER_TOKEN)
+        return CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole, disclosure.metadata_min_tokens)
+    lines = [_Sizes.of(name, description) for name, description in entries]
     top = min(DESCRIPTION_MAX, max(size.chars for size in lines))
 
     def chars_at(cap: int) -> int:
@@ -240,14 +257,10 @@ class _Sizes:
         return self.prefix + _head_room(cap, self.tail) + self.tail
 
 
-@lru_cache(maxsize=65_536)
 def _description_sizes(description: str) -> tuple[int, int]:
-    """(length on one line, length of the clauses a shortened line keeps) — cached: a catalog's
-    descriptions are fitted again on every turn."""
+    """(length on one line, length of the clauses a shortened line keeps)."""
     line = " ".join(description.split())
-    clauses = parse_exclusions(line).exclusions if len(line) > MIN_HEAD_CHARS else ()
-    tail = (len(" (" + "; ".join(clause.text for clause in clauses) + ")")) if clauses else 0
-    return len(line), tail
+    return len(line), (len(_split(line)[1]) if len(line) > MIN_HEAD_CHARS else 0)
 
 
 def line_cuts(entries: Sequence[tuple[str, str]], fit: CatalogFit, count: Callable[[str], int],
