@@ -32,7 +32,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         description=(
             "Build the prompt that would be sent for QUERY — system prompt (base instructions, "
             "skills catalog, matched skills, use_skill instructions), messages and tools — and "
-            "show the per-part token breakdown. With --simulate N, feed N synthetic turns and "
+            "show the per-part token breakdown and which catalog lines are shortened, from what to "
+            "what and why (disclosure.descriptions_share of the window). With --simulate N, feed N synthetic turns and "
             "print each compression stage as it fires: the conversation grows past 80 %% of the "
             "window, then one large tool result lands it past 90 %%, a later one past 95 %%, so "
             "that each stage fires at least once in enough turns (about 12 on the default window)."

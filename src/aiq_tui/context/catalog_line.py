@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 ELLIPSIS = "…"
 CHARS_PER_TOKEN = 4  # characters per token when a size in tokens is turned into a cut in characters
 GENEROUS_CHARS_PER_TOKEN = 6  # more characters a token than prose has: "surely over" below
+COUNTED_WHOLE_CHARS = 200_000  # a catalog this long is counted whole for the "why"; a longer one estimated
 MIN_HEAD_CHARS = 24  # the least of a description's own words a shortened line keeps (SHORT, long clauses)
 
 CATALOG_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks. Each line is `name: description`.\n"
@@ -198,6 +199,8 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     least = sum(min(length, len(name) + 5 + floor) for length, (name, _) in zip(lengths, entries))
     if least > (budget - header) * GENEROUS_CHARS_PER_TOKEN:
         whole = header + round(sum(lengths) / CHARS_PER_TOKEN)
+        if sum(lengths) <= COUNTED_WHOLE_CHARS:  # the figure `why()` quotes: counted where that is cheap
+            whole = header + count("".join(f"- {name}: {' '.join(text.split())}\n" for name, text in entries))
         return CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole, disclosure.metadata_min_tokens)
     lines = [_Sizes.of(name, description) for name, description in entries]
     top = min(DESCRIPTION_MAX, max(size.chars for size in lines))
