@@ -134,12 +134,13 @@ class DisclosureSettings(_Section):
     """Confidence at which a skill moves from brief to full (seed 003)."""
     brief_tokens: PositiveInt = 200
     """Target size of the brief phase."""
-    descriptions_share: PositiveFraction = 0.06
+    descriptions_share: PositiveFraction = 0.055
     """Share of the window within which every catalog line carries its skill's whole description
     (up to the Agent Skills specification's 1,024 characters). A catalog that would take more
     has its longest descriptions shortened first, to one length found so that it fits, each
     keeping its exclusion clauses ("not for …"); ``context.catalog_share`` still bounds the
-    catalog when that is smaller. 0.06: 491 tokens of the demo's 8,192, 12,000 of 200,000."""
+    catalog when that is smaller. 0.055: 450 tokens of the demo's 8,192 (about the seeds' 50 tokens
+    for each of the nine bundled skills), 11,000 of 200,000."""
     metadata_min_tokens: PositiveInt = 50
     """The least a catalog line's description is shortened to, in tokens (about 4 characters each):
     the seeds' "~50 tokens per skill", what a small window gets. A catalog still too large then

@@ -106,9 +106,9 @@ def test_metadata_tokens_is_a_fixed_cap_whatever_the_window() -> None:
 
 def test_the_builder_writes_its_catalog_with_the_fit_whatever_the_order() -> None:
     builder = PromptBuilder(COUNTER, ContextSettings())
-    entries = [(f"skill-{i}", long_description(i, 20 + 5 * i)) for i in range(10)]
-    first = builder.build(PromptInputs(catalog=entries, window=8192))
-    again = builder.build(PromptInputs(catalog=entries[::-1], window=8192))
+    entries = [(f"skill-{i}", long_description(i, 20 + 15 * i)) for i in range(10)]
+    first = builder.build(PromptInputs(catalog=entries, window=16_384))
+    again = builder.build(PromptInputs(catalog=entries[::-1], window=16_384))
     assert first.catalog_fit == again.catalog_fit and first.catalog_fit is not None
     assert first.catalog_fit.reason == FitReason.SHARE
     assert first.breakdown.catalog <= first.catalog_fit.budget

@@ -146,7 +146,7 @@ class CatalogFit:
         if self.reason == FitReason.WHOLE:
             return f"longer than the Agent Skills specification's {DESCRIPTION_MAX:,} characters"
         over = (f"whole, the descriptions would take about {self.whole_tokens:,} tokens, more than "
-                f"{self.share:.0%} of the {self.window:,}-token window ({self.budget:,} tokens, "
+                f"{self.share * 100:g} % of the {self.window:,}-token window ({self.budget:,} tokens, "
                 "disclosure.descriptions_share)")
         if self.reason == FitReason.SHARE:
             return over + f"; the longest are shortened to {self.cap_chars:,} characters so that the catalog fits"
