@@ -25,7 +25,6 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from aiq_tui.ranking.exclusions import parse_exclusions
 from aiq_tui.skills.validate import DESCRIPTION_MAX
 
 if TYPE_CHECKING:
@@ -93,6 +92,8 @@ def shorten(description: str, max_chars: int) -> str:
 def _split(line: str) -> tuple[str, str]:
     """``line``'s own words and its exclusion clauses as a shortened line keeps them ("" without
     any) — cached: a catalog's descriptions are fitted and written again on every turn."""
+    from aiq_tui.ranking.exclusions import parse_exclusions  # its patterns cost the TUI's start ~7 ms: when a line is cut
+
     parsed = parse_exclusions(line)
     if not parsed.exclusions:
         return line, ""
