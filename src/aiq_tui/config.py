@@ -134,9 +134,13 @@ class DisclosureSettings(_Section):
     """Confidence at which a skill moves from brief to full (seed 003)."""
     brief_tokens: PositiveInt = 200
     """Target size of the brief phase."""
+    description_max_chars: PositiveInt = 1536
+    """The longest a catalog line's description ever is, in characters. 1,536 is what Claude Code
+    sends, so a description its model sees whole is seen whole here too; the Agent Skills
+    specification allows 1,024, and ``skills validate`` warns about a longer one."""
     descriptions_share: PositiveFraction = 0.055
     """Share of the window within which every catalog line carries its skill's whole description
-    (up to the Agent Skills specification's 1,024 characters). A catalog that would take more
+    (up to ``description_max_chars``). A catalog that would take more
     has its longest descriptions shortened first, to one length found so that it fits, each
     keeping its exclusion clauses ("not for …"); ``context.catalog_share`` still bounds the
     catalog when that is smaller. 0.055: 450 tokens of the demo's 8,192 (about the seeds' 50 tokens

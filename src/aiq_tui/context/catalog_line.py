@@ -1,7 +1,7 @@
 """One skill's line in the prompt's catalog, and how long its description may be.
 
 A model decides from the catalog which skill to load, so each line carries the skill's whole
-description (up to the Agent Skills specification's 1,024 characters) while the catalog stays
+description (up to ``disclosure.description_max_chars``, 1,536 characters as in Claude Code) while the catalog stays
 within ``disclosure.descriptions_share`` of the window. Past that share the longest
 descriptions are shortened first — one cap for all, found so that the catalog fits
 (:func:`fit_catalog`) — never below ``disclosure.metadata_min_tokens`` (the seeds' "~50 tokens
@@ -25,7 +25,6 @@ from enum import IntEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from aiq_tui.skills.validate import DESCRIPTION_MAX
 
 if TYPE_CHECKING:
     from aiq_tui.config import DisclosureSettings
@@ -121,7 +120,7 @@ def catalog_line(name: str, description: str, entry_chars: int, level: CatalogLe
 class FitReason:
     """Why a catalog's descriptions are as long as they are (:attr:`CatalogFit.reason`)."""
 
-    WHOLE = "whole"  # every description whole (the specification's 1,024 characters at most)
+    WHOLE = "whole"  # every description whole (disclosure.description_max_chars at most)
     SHARE = "share"  # the longest shortened so that the catalog stays within its share
     FLOOR = "floor"  # at disclosure.metadata_min_tokens and still over the share
     FIXED = "metadata_tokens"  # disclosure.metadata_tokens caps every line
@@ -145,7 +144,8 @@ class CatalogFit:
             return (f"disclosure.metadata_tokens caps every description at {self.setting_tokens:,} tokens "
                     f"(about {self.cap_chars:,} characters), whatever the window")
         if self.reason == FitReason.WHOLE:
-            return f"longer than the Agent Skills specification's {DESCRIPTION_MAX:,} characters"
+            return (f"longer than {self.cap_chars:,} characters (disclosure.description_max_chars; "
+                    "the Agent Skills specification allows 1,024)")
         over = (f"whole, the descriptions would take about {self.whole_tokens:,} tokens, more than "
                 f"{self.share * 100:g} % of the {self.window:,}-token window ({self.budget:,} tokens, "
                 "disclosure.descriptions_share)")
@@ -185,14 +185,15 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     longest cap that keeps it there, never below ``metadata_min_tokens``. Counted with ``count``
     (the prompt builder's counter) where the catalog could fit; sizes are estimated from
     characters first, so a catalog of thousands of skills is not counted line by line."""
+    most = disclosure.description_max_chars
     share = min(disclosure.descriptions_share, catalog_share)
     budget = int(window * share)
     if disclosure.metadata_tokens:
-        cap = min(DESCRIPTION_MAX, CHARS_PER_TOKEN * disclosure.metadata_tokens)
+        cap = min(most, CHARS_PER_TOKEN * disclosure.metadata_tokens)
         return CatalogFit(cap, FitReason.FIXED, window, share, budget, 0, disclosure.metadata_tokens)
-    floor = min(DESCRIPTION_MAX, CHARS_PER_TOKEN * disclosure.metadata_min_tokens)
+    floor = min(most, CHARS_PER_TOKEN * disclosure.metadata_min_tokens)
     if not entries:
-        return CatalogFit(DESCRIPTION_MAX, FitReason.WHOLE, window, share, budget, 0)
+        return CatalogFit(most, FitReason.WHOLE, window, share, budget, 0)
     header = count(CATALOG_HEADER)
     lengths = [len(name) + 5 + len(" ".join(description.split())) for name, description in entries]
     # Even cut to the floor, the catalog passes its share however few tokens its characters make:
@@ -204,7 +205,7 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
             whole = header + count("".join(f"- {name}: {' '.join(text.split())}\n" for name, text in entries))
         return CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole, disclosure.metadata_min_tokens)
     lines = [_Sizes.of(name, description) for name, description in entries]
-    top = min(DESCRIPTION_MAX, max(size.chars for size in lines))
+    top = min(most, max(size.chars for size in lines))
 
     def chars_at(cap: int) -> int:
         return sum(size.line_chars(cap) for size in lines)
@@ -219,7 +220,7 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     if whole_chars <= 3 * CHARS_PER_TOKEN * budget:
         whole_tokens = tokens_at(top)
         if whole_tokens <= budget:
-            return CatalogFit(DESCRIPTION_MAX, FitReason.WHOLE, window, share, budget, whole_tokens)
+            return CatalogFit(most, FitReason.WHOLE, window, share, budget, whole_tokens)
         ratio = whole_chars / max(1, whole_tokens - header)
     at_floor = CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole_tokens, disclosure.metadata_min_tokens)
     target = (budget - header) * ratio
