@@ -134,8 +134,24 @@ class DisclosureSettings(_Section):
     """Confidence at which a skill moves from brief to full (seed 003)."""
     brief_tokens: PositiveInt = 200
     """Target size of the brief phase."""
-    metadata_tokens: PositiveInt = 50
-    """Target size of one catalog entry."""
+    description_max_chars: PositiveInt = 1536
+    """The longest a catalog line's description ever is, in characters. 1,536 is what Claude Code
+    sends, so a description its model sees whole is seen whole here too; the Agent Skills
+    specification allows 1,024, and ``skills validate`` warns about a longer one."""
+    descriptions_share: PositiveFraction = 0.055
+    """Share of the window within which every catalog line carries its skill's whole description
+    (up to ``description_max_chars``). A catalog that would take more
+    has its longest descriptions shortened first, to one length found so that it fits, each
+    keeping its exclusion clauses ("not for …"); ``context.catalog_share`` still bounds the
+    catalog when that is smaller. 0.055: 450 tokens of the demo's 8,192 (about the seeds' 50 tokens
+    for each of the nine bundled skills), 11,000 of 200,000."""
+    metadata_min_tokens: PositiveInt = 50
+    """The least a catalog line's description is shortened to, in tokens (about 4 characters each):
+    the seeds' "~50 tokens per skill", what a small window gets. A catalog still too large then
+    leaves its lowest-ranked lines out (``context.catalog_share``)."""
+    metadata_tokens: NonNegativeInt | None = None
+    """A fixed size for every catalog line's description, in tokens (about 4 characters each),
+    whatever the window: 50 is the seeds' budget. None or 0: follow the window (above)."""
     brief_ttl_seconds: NonNegativeFloat = 1800
     """Brief descriptions are cached this long (seed 003: 30 min)."""
     full_ttl_seconds: NonNegativeFloat = 900

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings as hsettings, strategies as st
 
-from aiq_tui.config import ContextSettings
+from aiq_tui.config import ContextSettings, DisclosureSettings
 from aiq_tui.context.prompt import (
     USE_SKILL_INSTRUCTIONS,
     CatalogLevel,
@@ -99,8 +99,9 @@ def test_catalog_that_fits_has_no_overflow_note(counter: TokenCounter) -> None:
     assert prompt.catalog_omitted == 0 and "more skills not listed" not in prompt.system
 
 
-def test_long_catalog_descriptions_are_cut_to_one_short_line(counter: TokenCounter) -> None:
-    prompt = PromptBuilder(counter, entry_tokens=10).build(PromptInputs(catalog=[("a", text(200))]))
+def test_a_fixed_metadata_tokens_cuts_long_descriptions_to_one_short_line(counter: TokenCounter) -> None:
+    fixed = DisclosureSettings(metadata_tokens=10)
+    prompt = PromptBuilder(counter, disclosure=fixed).build(PromptInputs(catalog=[("a", text(200))], window=200_000))
     line = next(line for line in prompt.system.splitlines() if line.startswith("- a: "))
     assert len(line) <= 5 + 40 and line.endswith("…")
 

@@ -51,6 +51,7 @@ from aiq_tui.agent.views import SkillView
 from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.context.compress import ContextState, compress, stage_for
 from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
+from aiq_tui.context.catalog_line import CatalogFit, LineCut, line_cuts
 from aiq_tui.context.prompt import CatalogLevel, Prompt, PromptBuilder, PromptInputs
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
@@ -120,7 +121,7 @@ class Engine:
         # defer_tokenizer (the TUI): estimate until warm_up() loads the encoding off the UI thread.
         self.counter = TokenCounter(self.config.context.encoding, model=provider.model, deferred=defer_tokenizer,
                                     cache_dir=workspace.home.tokenizer_cache_dir)
-        self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure.metadata_tokens)
+        self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure)
         # Built on first use (or by warm_up() in a background thread): with thousands of
         # skills it takes a second or more, and the first frame does not need it.
         self._index: SkillIndex | None = None
@@ -132,7 +133,8 @@ class Engine:
         from aiq_tui.skills.imported import granted_tools
 
         self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line,
-                                   granted=lambda meta: granted_tools(workspace.home, meta))
+                                   granted=lambda meta: granted_tools(workspace.home, meta),
+                                   line_cap=lambda: self.builder.line_cap)
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
         # One launcher policy for every process the agent starts (commands and scripts).
@@ -308,6 +310,18 @@ class Engine:
     def explain(self, query: str, name: str) -> str:
         explanation = self.matcher.explain(query, name, top_k=self.config.matching.top_k)
         return f"{name}: " + "; ".join(explanation.reasons)
+
+    def catalog_cut(self, name: str) -> tuple[LineCut | None, CatalogFit | None]:
+        """How the catalog line the model reads for ``name`` is shortened in the prompt the next
+        request sends (None: whole, or not listed), and the fit that decided it (its ``why()``)
+        — the prompt builder's own figures, as ``aiq-tui prompt`` shows them."""
+        prompt = self.current_prompt()
+        fit = prompt.catalog_fit
+        listed = [entry for entry in prompt.catalog_entries if entry[0] == name]
+        if fit is None or not listed:
+            return None, fit
+        cuts = line_cuts(listed, fit, self.counter.count, prompt.catalog_level)
+        return (cuts[0] if cuts else None), fit
 
     def signal_words(self, query: str, name: str) -> dict[str, str]:
         """Each term a match of ``name`` for ``query`` can score (a stem) → the word written."""

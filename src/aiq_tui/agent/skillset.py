@@ -48,7 +48,8 @@ class LoadedSkills:
 
     def __init__(self, catalog, config: AppConfig, counter: TokenCounter,
                  catalog_line: Callable[[str, str], str],
-                 granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None) -> None:
+                 granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None,
+                 line_cap: Callable[[], int | None] = lambda: None) -> None:
         self.catalog = catalog
         # What a skill's allowed-tools may pre-approve (skills.imported.granted_tools: nothing of
         # an imported skill the user has not confirmed, never a bare `*`); default: all of them.
@@ -56,6 +57,8 @@ class LoadedSkills:
         self.config = config
         self.counter = counter
         self._catalog_line = catalog_line  # the prompt builder's: a skill costs what it is sent as
+        # How long the builder's lines are now: a catalog or window change moves it, and every count.
+        self._line_cap = line_cap
         self.texts = SkillTexts(
             catalog.load, config.disclosure, lookup=catalog.get, resources=catalog.resources,
             count=counter.count,
@@ -67,6 +70,7 @@ class LoadedSkills:
         self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
         self._catalog_tokens: dict[tuple[str, str], int] = {}
         self._catalog_encoding = counter.encoding  # the counts above are in this encoding
+        self._catalog_cap: int | None = None  # … and for lines cut at this length
         self._turn = 0  # questions ranked so far: the clock of ``_referenced``
         self._referenced: dict[str, int] = {}  # name → the question that last referenced it
         self._loaded_at: dict[str, int] = {}  # name → load order, while it is loaded
@@ -183,9 +187,10 @@ class LoadedSkills:
 
     def catalog_tokens(self, name: str, description: str) -> int:
         """What the skill's catalog line costs (cached: the pane asks for thousands)."""
-        if self._catalog_encoding != self.counter.encoding:  # a deferred tokenizer has loaded
-            self._catalog_tokens = {}
-            self._catalog_encoding = self.counter.encoding
+        cap = self._line_cap()
+        if self._catalog_encoding != self.counter.encoding or cap != self._catalog_cap:
+            self._catalog_tokens = {}  # a deferred tokenizer has loaded, or the lines' length moved
+            self._catalog_encoding, self._catalog_cap = self.counter.encoding, cap
         key = (name, description)
         tokens = self._catalog_tokens.get(key)
         if tokens is None:

@@ -60,12 +60,15 @@ def starting_views(workspace: Any) -> list[SkillView]:
     estimated, as :class:`~aiq_tui.agent.engine.Engine` counts it before its tokenizer loads),
     without building the engine: the TUI shows the skills from this ~0.2 s before the engine's
     modules have loaded (tests/agent check that both agree)."""
-    from aiq_tui.context.catalog_line import CHARS_PER_TOKEN, catalog_line
+    from aiq_tui.context.catalog_line import catalog_line, fit_catalog
     from aiq_tui.context.tokens import estimate_tokens
 
     # A deferred counter counts every text by estimate: the line the prompt builder writes
-    # (the same function), estimated directly — neither the builder's modules nor a counter
+    # (the same functions), estimated directly — neither the builder's modules nor a counter
     # nobody keeps on the way to the first frame (10,000 lines on a large catalog's start).
-    chars = CHARS_PER_TOKEN * workspace.config.disclosure.metadata_tokens
+    config = workspace.config
+    entries = [(meta.name, meta.description) for meta in workspace.catalog] if config.skills.enabled else []
+    fit = fit_catalog(entries, config.context_window(), config.disclosure, config.context.catalog_share,
+                      estimate_tokens)
     return catalog_views(workspace.catalog,
-                         lambda name, description: estimate_tokens(catalog_line(name, description, chars)))
+                         lambda name, description: estimate_tokens(catalog_line(name, description, fit.cap_chars)))

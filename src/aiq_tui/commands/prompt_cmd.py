@@ -32,7 +32,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         description=(
             "Build the prompt that would be sent for QUERY — system prompt (base instructions, "
             "skills catalog, matched skills, use_skill instructions), messages and tools — and "
-            "show the per-part token breakdown. With --simulate N, feed N synthetic turns and "
+            "show the per-part token breakdown and which catalog lines are shortened, from what to "
+            "what and why (disclosure.descriptions_share of the window). With --simulate N, feed N synthetic turns and "
             "print each compression stage as it fires: the conversation grows past 80 %% of the "
             "window, then one large tool result lands it past 90 %%, a later one past 95 %%, so "
             "that each stage fires at least once in enough turns (about 12 on the default window)."
@@ -114,10 +115,22 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", A
     return prompt, engine.skills, engine.counter
 
 
+def _catalog_json(prompt: "Prompt", cuts: tuple[Any, ...]) -> dict[str, Any]:
+    fit = prompt.catalog_fit
+    shape = {} if fit is None else {
+        "description_chars": fit.cap_chars, "reason": fit.reason, "share": fit.share, "budget": fit.budget,
+        "why": fit.why() if cuts else "",
+    }
+    return {"listed": prompt.catalog_listed, "omitted": prompt.catalog_omitted, **shape,
+            "shortened": [cut.to_json() for cut in cuts]}
+
+
 def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
     from aiq_tui.context.budget import stage_for
+    from aiq_tui.context.prompt import catalog_cuts
 
     prompt, skills, counter = _build(workspace, query, window)
+    cuts = catalog_cuts(prompt, counter.count)
     loaded = skills.loaded()
     b = prompt.breakdown
     over = b.total > b.window
@@ -127,7 +140,7 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
             "messages": [m.to_json() for m in prompt.messages],
             "tools": [spec.name for spec in prompt.tools],
             "skills": [{"name": s.name, "state": s.state.value, "phase": s.phase.label} for s in loaded],
-            "catalog": {"listed": prompt.catalog_listed, "omitted": prompt.catalog_omitted},
+            "catalog": _catalog_json(prompt, cuts),
             "breakdown": _breakdown_json(b),
             "window_source": window_label(args, workspace.config),
             "stage": int(stage_for(b.fraction, workspace.config.context)),
@@ -160,6 +173,12 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
     if prompt.catalog_omitted:
         console.print(f"catalog: {prompt.catalog_listed} listed, {prompt.catalog_omitted} left out "
                       f"(context.catalog_share)", markup=False)
+    if cuts and prompt.catalog_fit is not None:
+        console.print(f"catalog: {len(cuts)} description(s) shortened — {prompt.catalog_fit.why()}:", markup=False)
+        for cut in cuts:
+            console.print(f"  {cut.text()}", markup=False)
+    elif prompt.catalog_listed:
+        console.print(f"catalog: every description whole ({prompt.catalog_listed} listed)", markup=False)
     stage = stage_for(b.fraction, workspace.config.context)
     if stage:
         console.print(f"compression stage {int(stage)} % would apply before sending", markup=False)

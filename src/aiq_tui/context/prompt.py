@@ -3,9 +3,11 @@
 The system prompt is, in order (seed 000, seed 004, Agent Skills client guidance):
 
 1. base instructions;
-2. the skills catalog — one line per skill (name + one-line description) in the caller's
-   rank order, bounded by ``context.catalog_share`` of the window; what does not fit is
-   named by count ("(+12 more skills not listed; use use_skill with a name)"). When a
+2. the skills catalog — one line per skill (name + description) in the caller's rank order,
+   each description as long as :func:`~aiq_tui.context.catalog_line.fit_catalog` allows for the
+   whole catalog and the window (whole while the catalog keeps to
+   ``disclosure.descriptions_share``), bounded by ``context.catalog_share`` of the window; what
+   does not fit is named by count ("(+12 more skills not listed; use use_skill with a name)"). When a
    prompt would not fit the window otherwise, compression shortens it for the turn
    (:class:`CatalogLevel`: shorter descriptions, then names only, then only the Active
    skills) — never dropping an Active skill;
@@ -29,12 +31,23 @@ exactly what :class:`~aiq_tui.context.tokens.TokenCounter` counts for the reques
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from aiq_tui.config import ContextSettings, DisclosureSettings
-from aiq_tui.context.catalog_line import CHARS_PER_TOKEN, CatalogLevel, catalog_line
+from aiq_tui.context.catalog_line import (
+    CATALOG_HEADER,
+    NAMES_HEADER,
+    CatalogFit,
+    CatalogLevel,
+    LineCut,
+    catalog_line,
+    fit_catalog,
+    line_cuts,
+)
 from aiq_tui.context.model import Breakdown, CatalogOption
+from aiq_tui.skills.validate import DESCRIPTION_MAX
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
 from aiq_tui.skills.model import Phase, SkillState
 
@@ -47,8 +60,6 @@ DEFAULT_BASE_INSTRUCTIONS = (
     "change before you change it, and say so plainly when you do not know."
 )
 
-CATALOG_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks. Each line is `name: description`.\n"
-NAMES_HEADER = "# Available skills\nSkills are folders of instructions for specific tasks; use_skill loads one by name.\n"
 
 USE_SKILL_INSTRUCTIONS = (
     "# Using skills\n"
@@ -92,6 +103,9 @@ class Prompt:
     catalog_listed: int = 0
     catalog_omitted: int = 0
     skills_order: tuple[str, ...] = field(default_factory=tuple)
+    catalog_fit: CatalogFit | None = None  # how long its catalog lines' descriptions may be, and why
+    catalog_entries: tuple[tuple[str, str], ...] = ()  # (name, description) of the lines listed, in order
+    catalog_level: CatalogLevel = CatalogLevel.FULL
 
     @property
     def sent_tokens(self) -> int:
@@ -114,37 +128,78 @@ def order_skills(skills: Sequence[LoadedSkill]) -> list[LoadedSkill]:
     return sorted(skills, key=lambda skill: STATE_ORDER[skill.state])
 
 
+def catalog_cuts(prompt: Prompt, count: Callable[[str], int]) -> tuple[LineCut, ...]:
+    """The lines of ``prompt``'s catalog whose description is shortened, from what to what
+    (counted with ``count``, the builder's counter); why is ``prompt.catalog_fit.why()``."""
+    if prompt.catalog_fit is None:
+        return ()
+    return line_cuts(prompt.catalog_entries, prompt.catalog_fit, count, prompt.catalog_level)
+
+
 def omitted_note(count: int) -> str:
     return f"(+{count} more skills not listed; use use_skill with a name)\n"
 
 
+FITS_KEPT = 4  # catalog fits remembered (by window, encoding and catalog): a turn asks for one several times
+
+
 class PromptBuilder:
-    """Builds a :class:`Prompt` from :class:`PromptInputs`; holds nothing but the counter."""
+    """Builds a :class:`Prompt` from :class:`PromptInputs`; holds the counter, the settings and
+    the catalog fit it last wrote with (:attr:`fit`)."""
 
     def __init__(
         self,
         counter: TokenCounter,
         settings: ContextSettings | None = None,
-        entry_tokens: int | None = None,
+        disclosure: DisclosureSettings | None = None,
     ) -> None:
         self.counter = counter
         self.settings = settings or ContextSettings()
-        # One catalog entry's target size (disclosure.metadata_tokens).
-        self.entry_chars = CHARS_PER_TOKEN * (entry_tokens or DisclosureSettings().metadata_tokens)
+        self.disclosure = disclosure or DisclosureSettings()
+        self._fits: dict[tuple[object, ...], CatalogFit] = {}
+        self._fits_lock = threading.Lock()
+        # The fit of the catalog last written: the skills pane prices each line with it.
+        self.fit: CatalogFit | None = None
 
     # -- catalog --------------------------------------------------------------------------
 
-    def catalog_line(self, name: str, description: str, level: CatalogLevel = CatalogLevel.FULL) -> str:
-        """One skill's line in the catalog (what its metadata costs in the prompt)."""
-        return catalog_line(name, description, self.entry_chars, level)
+    def fit_catalog(self, entries: Sequence[tuple[str, str]], window: int) -> CatalogFit:
+        """How long ``entries``' descriptions may be in a ``window``-token prompt
+        (:func:`~aiq_tui.context.catalog_line.fit_catalog`; the same for any order of them)."""
+        # The settings are in the key: the TUI's settings screen changes them in place.
+        key = (window, self.counter.encoding, self.settings.catalog_share, self.disclosure.descriptions_share,
+               self.disclosure.metadata_min_tokens, self.disclosure.metadata_tokens, frozenset(entries))
+        with self._fits_lock:  # the doctor's thread may ask while a turn builds
+            fit = self._fits.get(key)
+        if fit is None:
+            fit = fit_catalog(entries, window, self.disclosure, self.settings.catalog_share, self.counter.count)
+            with self._fits_lock:
+                if len(self._fits) >= FITS_KEPT:
+                    self._fits.pop(next(iter(self._fits)))
+                self._fits[key] = fit
+        return fit
+
+    @property
+    def line_cap(self) -> int | None:
+        """The description length :meth:`catalog_line` cuts at now (None before any catalog)."""
+        return self.fit.cap_chars if self.fit is not None else None
+
+    def catalog_line(self, name: str, description: str, level: CatalogLevel = CatalogLevel.FULL,
+                     fit: CatalogFit | None = None) -> str:
+        """One skill's line in the catalog (what its metadata costs in the prompt), as ``fit``
+        shapes it (default: the catalog last written; whole before any)."""
+        fit = fit or self.fit
+        return catalog_line(name, description, fit.cap_chars if fit is not None else DESCRIPTION_MAX, level)
 
     def catalog_section(self, entries: Sequence[tuple[str, str]], window: int,
                         level: CatalogLevel = CatalogLevel.FULL,
                         active: Sequence[str] = ()) -> tuple[str, int, int]:
-        """``(text, listed, omitted)`` — best-ranked entries within the catalog share; at
-        :attr:`CatalogLevel.ACTIVE` only the ``active`` skills are listed."""
+        """``(text, listed, omitted)`` — best-ranked entries within the catalog share, each
+        line as :meth:`fit_catalog` allows; at :attr:`CatalogLevel.ACTIVE` only the ``active``
+        skills are listed."""
         if not entries:
             return "", 0, 0
+        fit = self.fit = self.fit_catalog(entries, window)
         limit = int(window * self.settings.catalog_share)
         count = self.counter.count
         header = CATALOG_HEADER if level < CatalogLevel.NAMES else NAMES_HEADER
@@ -152,7 +207,7 @@ class PromptBuilder:
         used = count(header)
         lines: list[str] = []
         for index, (name, description) in enumerate(listed_entries):
-            line = self.catalog_line(name, description, level)
+            line = self.catalog_line(name, description, level, fit)
             remaining = len(entries) - index - 1
             # Keep room for the "+N more" note that would follow if the rest is left out.
             note = count(omitted_note(remaining)) if remaining else 0
@@ -189,6 +244,13 @@ class PromptBuilder:
                 options.append(CatalogOption(int(level), level.label, cost))
                 tokens = cost
         return tuple(options)
+
+    def _listed(self, inputs: PromptInputs, listed: int) -> tuple[tuple[str, str], ...]:
+        """The entries of the ``listed`` lines :meth:`catalog_section` wrote for ``inputs``."""
+        if inputs.catalog_level is not CatalogLevel.ACTIVE:
+            return tuple(inputs.catalog[:listed])
+        active = self._active_names(inputs)
+        return tuple(entry for entry in inputs.catalog if entry[0] in active)[:listed]
 
     @staticmethod
     def _active_names(inputs: PromptInputs) -> tuple[str, ...]:
@@ -243,4 +305,7 @@ class PromptBuilder:
             catalog_listed=listed,
             catalog_omitted=omitted,
             skills_order=tuple(skill.name for skill in ordered),
+            catalog_fit=self.fit if catalog else None,
+            catalog_entries=self._listed(inputs, listed),
+            catalog_level=inputs.catalog_level,
         )

@@ -1,8 +1,10 @@
 """Budget checks: what each skill costs in the prompt the engine builds, and what overflows.
 
-Costs come from the engine's own parts: the prompt builder's catalog line and catalog section
-(bounded by ``context.catalog_share``), the disclosure texts and ``## Skill:`` section the engine
-loads at the full phase, and the token counter of the configured model.
+Costs come from the engine's own parts: the prompt builder's catalog fit, catalog line and
+catalog section (bounded by ``context.catalog_share``), the disclosure texts and ``## Skill:``
+section the engine loads at the full phase, and the token counter of the configured model. The
+shortened descriptions are the builder's own cut (:func:`~aiq_tui.context.catalog_line.line_cuts`),
+the figures ``aiq-tui prompt`` and the match inspector show.
 """
 
 from __future__ import annotations
@@ -10,21 +12,24 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from aiq_tui.config import AppConfig
-from aiq_tui.context.prompt import CATALOG_HEADER, LoadedSkill, PromptBuilder, skill_section
+from aiq_tui.context.catalog_line import CATALOG_HEADER, line_cuts
+from aiq_tui.context.prompt import LoadedSkill, PromptBuilder, skill_section
 from aiq_tui.doctor.model import CatalogFigures, Finding, Kind, Level, SkillCost
 from aiq_tui.skills.model import Phase, SkillMeta, SkillState
 
 SHOWN_CUT = 8  # skills named in the overflow finding; the JSON lists them all
 
 
-def skill_costs(metas: Sequence[SkillMeta], builder: PromptBuilder,
-                full_text: Callable[[str], str]) -> tuple[list[SkillCost], list[str]]:
-    """Per-skill costs, plus names whose full text could not be read (reported elsewhere)."""
+def skill_costs(metas: Sequence[SkillMeta], builder: PromptBuilder, full_text: Callable[[str], str],
+                window: int) -> tuple[list[SkillCost], list[str]]:
+    """Per-skill costs in a ``window``-token prompt, plus names whose full text could not be
+    read (reported elsewhere)."""
     count = builder.counter.count
     costs: list[SkillCost] = []
     unreadable: list[str] = []
+    fit = builder.fit_catalog([(meta.name, meta.description) for meta in metas], window)
     for meta in metas:
-        line = builder.catalog_line(meta.name, meta.description)
+        line = builder.catalog_line(meta.name, meta.description, fit=fit)
         whole = f"- {meta.name}: {' '.join(meta.description.split())}\n"
         try:
             content = full_text(meta.name)
@@ -60,13 +65,14 @@ def budget_findings(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], buil
     catalog = catalog_figures(metas, costs, builder, config, window)
     shortened = catalog.shortened
     if shortened:
+        cuts = "; ".join(cut.text() for cut in catalog.cuts[:SHOWN_CUT])
         findings.append(Finding(
             Kind.BUDGET, Level.INFO, shortened,
             f"{len(shortened)} description(s) are shortened in the catalog",
-            why=(f"the catalog shows about {builder.entry_chars} characters per skill "
-                 "(disclosure.metadata_tokens); the model never sees the rest: " + ", ".join(shortened[:SHOWN_CUT])
-                 + (" …" if len(shortened) > SHOWN_CUT else "")),
-            fix="put what the skill does and when to use it in the first sentence",
+            why=(f"{catalog.cut_why}; the model never sees the rest (exclusion clauses are kept): "
+                 + cuts + (" …" if len(shortened) > SHOWN_CUT else "")),
+            fix=("put what the skill does and when to use it in the first sentence"
+                 + ("" if config.disclosure.metadata_tokens else ", or raise disclosure.descriptions_share")),
         ))
     if catalog.omitted:
         cut = ", ".join(catalog.omitted[:SHOWN_CUT]) + (" …" if len(catalog.omitted) > SHOWN_CUT else "")
@@ -93,6 +99,8 @@ def catalog_figures(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], buil
     entries = [(meta.name, meta.description) for meta in metas]  # the engine's order before any match
     text, listed, omitted = builder.catalog_section(entries, window)
     count = builder.counter.count
+    fit = builder.fit_catalog(entries, window)
+    cuts = line_cuts(entries[:listed], fit, count)
     average = sum(c.catalog_tokens for c in costs) / len(costs) if costs else 0.0
     header = count(CATALOG_HEADER)
     projections = tuple((n, int(round(header + n * average))) for n in config.doctor.catalog_scales)
@@ -100,5 +108,5 @@ def catalog_figures(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], buil
         window=window, catalog_limit=int(window * config.context.catalog_share), catalog_tokens=count(text),
         listed=listed, omitted=tuple(name for name, _ in entries[listed:]) if omitted else (),
         average_line=average, projections=projections,
-        shortened=tuple(cost.name for cost in costs[:listed] if cost.description_cut),
+        shortened=tuple(cut.name for cut in cuts), cuts=cuts, cut_why=fit.why(),
     )

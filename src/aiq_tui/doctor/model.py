@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aiq_tui.context.catalog_line import LineCut
 
 
 class Level(str, Enum):
@@ -68,6 +71,8 @@ class CatalogFigures:
     average_line: float
     projections: tuple[tuple[int, int], ...]  # (skills, catalog tokens) at collection sizes
     shortened: tuple[str, ...] = ()  # listed skills whose description the catalog line shortens
+    cuts: tuple[LineCut, ...] = ()  # … from what to what (the prompt builder's own figures)
+    cut_why: str = ""  # … and why (the catalog fit's reason, naming its setting)
 
     def counts(self) -> str:
         """The catalog's figures in one phrase, the one source for every place that says them:
@@ -80,6 +85,7 @@ class CatalogFigures:
             "window": self.window, "catalog_limit": self.catalog_limit,
             "catalog_tokens": self.catalog_tokens, "listed": self.listed,
             "omitted": list(self.omitted), "shortened": list(self.shortened),
+            "cuts": [cut.to_json() for cut in self.cuts], "cut_why": self.cut_why,
             "average_line_tokens": round(self.average_line, 2),
             "projections": [{"skills": n, "catalog_tokens": t, "fits": t <= self.catalog_limit}
                             for n, t in self.projections],

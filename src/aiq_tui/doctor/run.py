@@ -56,8 +56,9 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
 
     config: AppConfig = workspace.config
     counter = TokenCounter.for_config(config, workspace.home.tokenizer_cache_dir)
-    builder = PromptBuilder(counter, config.context, config.disclosure.metadata_tokens)
-    skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line)
+    builder = PromptBuilder(counter, config.context, config.disclosure)
+    skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line,
+                          line_cap=lambda: builder.line_cap)
     return DoctorInputs(
         catalog=workspace.catalog, config=config, index=SkillIndex(workspace.catalog, Calibration.from_config(config.matching)), builder=builder,
         window=config.context_window(), full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
@@ -89,7 +90,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     catalog = None
     with ThreadPoolExecutor(max_workers=1) as pool:
         # Token counting (tiktoken) releases the GIL: cost the skills while the other checks run.
-        costing = pool.submit(skill_costs, metas, inputs.builder, inputs.full_text) if "budget" in checks else None
+        costing = pool.submit(skill_costs, metas, inputs.builder, inputs.full_text, inputs.window) if "budget" in checks else None
         if "routing" in checks:
             doctor = inputs.config.doctor
             found["routing"] = routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)

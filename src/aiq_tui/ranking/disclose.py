@@ -295,7 +295,9 @@ class SkillTexts:
         cached = self._cached(meta.name, Phase.METADATA, mtime)
         if cached is not None:
             return cached
-        text = metadata_text(meta, self._settings.metadata_tokens, self._count)
+        # The seeds' phase-1 text: the fixed catalog size when one is set, else the seeds' budget.
+        tokens = self._settings.metadata_tokens or self._settings.metadata_min_tokens
+        text = metadata_text(meta, tokens, self._count)
         return self._store(meta.name, Phase.METADATA, text, mtime, None)
 
     def brief_text(self, skill: Skill) -> str:

@@ -41,7 +41,7 @@ _LEAD = re.compile(
     r"|\b(?:skip|avoid)\b(?:\s+(?:this\s+skill|it|using(?:\s+it|\s+this\s+skill)?))?(?:\s+only)?\s+(?:when|if|for)\b",
     re.IGNORECASE,
 )
-_LEAD_WORDS = ("not", "n't", "n’t", "never", "skip", "avoid", "rather")  # in every lead: a cheap first look
+_LEAD_WORDS = ("not", "never", "skip", "avoid", "rather")  # every lead has one as a word, or a "n't": a cheap first look
 _NEGATED = re.compile(r"\b(?:don['’]t|do\s+not|never|not)\s*$", re.IGNORECASE)
 # A sentence ends at . ! ? followed by whitespace and a capital (or an opening quote/bracket),
 # or at a line break: "p5.js", "claude.ai" and "us.anthropic.*" are not ends.
@@ -75,8 +75,7 @@ class ParsedDescription:
 def parse_exclusions(description: str) -> ParsedDescription:
     """Split ``description`` into its positive text and its exclusion clauses (in order)."""
     text = description or ""
-    lowered = text.lower()
-    if not any(word in lowered for word in _LEAD_WORDS):
+    if not _may_have_lead(text.lower()):
         return ParsedDescription(text)  # most descriptions: no regex pass (10,000 at index build)
     found: list[Exclusion] = []
     position = 0
@@ -92,6 +91,22 @@ def parse_exclusions(description: str) -> ParsedDescription:
     if not found:
         return ParsedDescription(text)
     return ParsedDescription(_cut(text, found), tuple(found))
+
+
+def _may_have_lead(lowered: str) -> bool:
+    """Whether ``lowered`` has a word every lead needs: string searches, not a regex, since the
+    catalog shortens thousands of descriptions (a regex scan costs ~20 µs each), and as whole
+    words, so that "notes", "another" or "annotation" do not send one through ``_LEAD``."""
+    if "n't" in lowered or "n’t" in lowered:
+        return True
+    for word in _LEAD_WORDS:
+        at = lowered.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if (at == 0 or not lowered[at - 1].isalnum()) and (end == len(lowered) or not lowered[end].isalnum()):
+                return True
+            at = lowered.find(word, at + 1)
+    return False
 
 
 def is_exclusion(text: str) -> bool:

@@ -54,6 +54,18 @@ def signals_note(engine: Any) -> str:
     return " · keyword + semantic (similarity→embedding)" if "semantic" in used else ""
 
 
+def catalog_note(engine: Any, name: str) -> str:
+    """What of ``name``'s description the model reads in the catalog: a shortened line says
+    from what to what and why (the prompt builder's figures); "" when it reads it whole."""
+    cut_of = getattr(engine, "catalog_cut", None)
+    if cut_of is None:
+        return ""
+    cut, fit = cut_of(name)
+    if cut is None or fit is None:
+        return ""
+    return f"In the catalog the model reads {name}'s description shortened, {cut.figures()}: {fit.why()}."
+
+
 class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
@@ -144,7 +156,8 @@ class InspectorScreen(Screen[None]):
         if match is not None:
             typed = as_typed(query)
             lines += [f"  {typed.get(s.term, s.term)!r} in {s.field}: {s.weight:+.2f}" for s in match.signals]
-        why.update("\n".join(lines))
+        lines.append(catalog_note(self.engine, name))
+        why.update("\n".join(line for line in lines if line))
 
     def action_focus_why(self) -> None:
         self.query_one("#why-name", Input).focus()
