@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from textual import events, on, work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
@@ -26,12 +25,14 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from aiq_tui.skills.model import SkillState
 from aiq_tui.terminal_text import for_terminal, printable
+from aiq_tui.ui.bindings import APP_BINDINGS, MAIN_SCREEN_ONLY, NEEDS_ENGINE, THEMES
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
 from aiq_tui.ui.history import append_history, history_path, load_history
 from aiq_tui.replay.cursor import TimeCursor
+from aiq_tui.ui.main_screen import MainScreen
 from aiq_tui.ui.messages import (
-    Drained, EngineEvent, ListEdge, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
+    Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
 )
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
@@ -58,23 +59,11 @@ if TYPE_CHECKING:
 
 # Fits 80 columns: one line saying how to connect a real model.
 DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
-THEMES = ("textual-dark", "textual-light")
 READ_AHEAD_WAIT_S = 0.25
 """How long the first frame waits for a catalog read beside the imports (10,000 cached skills
 take ≈ 0.1 s of that thread's time): a late list would cost a second layout of the screen,
 drawn while the engine's build shares the interpreter with it. A slower read (a cold disk)
 is listed by the start worker after the frame."""
-# Actions that need the engine: while a deferred start builds it they are shown disabled.
-NEEDS_ENGINE = frozenset({
-    "settings", "inspector", "sessions", "replay", "doctor", "warnings", "reload_skills", "compact",
-    "clear", "activate_skill", "set_skill_status", "open_skill", "long_demo",
-})
-
-# The workbench's own keys: off (and out of the footer) while a dialog is open on top of it.
-MAIN_SCREEN_ONLY = frozenset({
-    "show_help", "settings", "inspector", "sessions", "warnings", "copy_answer", "toggle_theme",
-    "reload_skills", "toggle_activity", "maximize_activity", "scroll_conversation",
-})
 
 
 @dataclass(frozen=True)
@@ -91,98 +80,6 @@ class EngineStart:
     read_ahead: "Future[Any] | None" = None
     """``listing``'s result, read by a thread beside the UI's imports (from a catalog cache):
     listed in the first frame when it is ready by then (:data:`READ_AHEAD_WAIT_S`)."""
-
-
-class MainScreen(Screen[None]):
-    """The workbench screen. Keys that would otherwise be lost go to the prompt.
-
-    Tab stops once per pane — the prompt, the skills (its three sections are crossed with ↑ ↓),
-    the Tools / Timeline tabs — and the conversation scrolls from the prompt (PgUp / PgDn)."""
-
-    PANES = ("#skills", "#activity")
-    """Panes with more than one focusable widget inside: one Tab stop each."""
-
-    def _pane_of(self, widget: Any) -> Any:
-        for selector in self.PANES:
-            for pane in self.query(selector):
-                if widget is pane or pane in widget.ancestors:
-                    return pane
-        return None
-
-    def entry_of(self, pane: Any) -> Any:
-        """Where Tab lands in ``pane``: the section or tab that has something to act on."""
-        inside = [w for w in self.focus_chain if w is not pane and pane in w.ancestors]
-        if pane.id == "skills":
-            filled = [w for w in inside if getattr(w, "rows", None)]
-            return (filled or inside or [None])[0]
-        lists = [w for w in inside if type(w).__name__ != "ContentTabs"]  # the active tab's list
-        return (lists or inside or [None])[0]
-
-    def _stops(self) -> list[Any]:
-        stops: list[Any] = []
-        for widget in self.focus_chain:
-            pane = self._pane_of(widget)
-            stop = pane if pane is not None else widget
-            if stop not in stops:
-                stops.append(stop)
-        return stops
-
-    def _step(self, direction: int) -> Any:
-        stops = self._stops()
-        if not stops:
-            return None
-        focused = self.focused
-        here = (self._pane_of(focused) or focused) if focused is not None else None
-        index = stops.index(here) if here in stops else (-1 if direction > 0 else 0)
-        stop = stops[(index + direction) % len(stops)]
-        target = self.entry_of(stop) if stop.id in ("skills", "activity") else stop
-        if target is not None:
-            target.focus()
-        return target
-
-    def focus_next(self, selector: Any = "*") -> Any:
-        return self._step(1)
-
-    def focus_previous(self, selector: Any = "*") -> Any:
-        return self._step(-1)
-
-    def on_list_edge(self, message: ListEdge) -> None:
-        """↑ on a section's first skill, ↓ on its last: the next section with skills in it."""
-        from aiq_tui.ui.widgets.skill_list import SkillList
-
-        lists = [w for w in self.query(SkillList) if w.rows]
-        current = self.focused  # the list that had the key
-        if current not in lists:
-            return
-        index = lists.index(current) + message.direction
-        if 0 <= index < len(lists):
-            target = lists[index]
-            target.cursor = 0 if message.direction > 0 else len(target.rows) - 1
-            target.focus()
-
-    def on_screen_resume(self) -> None:
-        # After any dialog or screen on top closes, typing and Enter belong to the prompt again
-        # (focus left on the tool log made Enter open a tool's details instead of sending).
-        if self.is_mounted:
-            self.call_after_refresh(self._focus_prompt)
-
-    def _focus_prompt(self) -> None:
-        prompts = self.query("#prompt")
-        if prompts:
-            prompts.first().focus()
-
-    def on_key(self, event: events.Key) -> None:
-        # Typing in a pane (skills, tool log) starts a message instead of being swallowed.
-        focused = self.focused
-        if not event.is_printable or not event.character or focused is None or focused.id == "prompt":
-            return
-        from aiq_tui.ui.widgets.prompt import PromptInput
-
-        prompt = self.query_one("#prompt", PromptInput)
-        prompt.focus()
-        prompt.insert_text_at_cursor(event.character)
-        event.stop()
-        event.prevent_default()
 
 
 def semantic_label(event: SemanticProgress) -> str:
@@ -203,31 +100,7 @@ class AiqApp(ReadableThemes, App[int]):
     # Classes on the screen by size, used by app.tcss to fit 80×24 and scale up.
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
-    BINDINGS = [
-        Binding("ctrl+c", "interrupt", "Cancel/quit", show=False, priority=True),
-        Binding("escape", "cancel_turn", "Cancel turn", show=False),
-        Binding("f1", "show_help", "Help"),
-        Binding("f2", "settings", "Settings"),
-        Binding("f3", "inspector", "Inspector"),
-        Binding("f4", "sessions", "Sessions"),
-        Binding("f5", "reload_skills", "Reload", show=False),
-        Binding("f6", "warnings", "Warnings"),
-        Binding("ctrl+y", "copy_answer", "Copy answer"),
-        Binding("ctrl+t", "toggle_theme", "Theme"),
-        Binding("ctrl+r", "reload_skills", "Reload", show=False),
-        Binding("ctrl+o", "toggle_activity", "Tools/Timeline", show=False),
-        Binding("f7", "maximize_activity", "Tools full", show=False),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
-        # Reading from the prompt: panes with their own lists (skills, tool log) keep these keys.
-        Binding("pageup", "scroll_conversation('page_up')", "Scroll up", show=False),
-        Binding("pagedown", "scroll_conversation('page_down')", "Scroll down", show=False),
-        Binding("ctrl+home", "scroll_conversation('top')", "Oldest message", show=False),
-        Binding("ctrl+end", "scroll_conversation('end')", "Newest message", show=False),
-        # The time cursor's keys act on the empty prompt (check_action below says when): its
-        # arrows and End are the prompt's bindings, Space is typed there unless it pauses
-        # (PromptInput._on_key) — decided in typing order. Here for the footer, after the rest.
-        Binding("space", "toggle_pause", "Pause", key_display="␣"),
-    ]
+    BINDINGS = APP_BINDINGS
 
     def __init__(
         self,
