@@ -24,15 +24,17 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from aiq_tui.skills.model import SkillState
-from aiq_tui.terminal_text import for_terminal, printable
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.bindings import APP_BINDINGS, MAIN_SCREEN_ONLY, NEEDS_ENGINE, THEMES
 from aiq_tui.ui.commands import AiqCommands
 from aiq_tui.ui.crash import write_crash_report
+from aiq_tui.ui.cursor_control import CURSOR_ACTIONS, CursorKeys
+from aiq_tui.ui.engine_bridge import EngineEvents
 from aiq_tui.ui.history import append_history, history_path, load_history
 from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.main_screen import MainScreen
 from aiq_tui.ui.messages import (
-    Drained, EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
+    EngineEvent, ReplayRequested, SessionDeleted, SkillChosen, StreamedText,
 )
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
@@ -91,7 +93,7 @@ def semantic_label(event: SemanticProgress) -> str:
     return f"embedding skills {event.done}/{event.total}"
 
 
-class AiqApp(ReadableThemes, App[int]):
+class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
     TITLE = "aiq-tui"
@@ -456,137 +458,12 @@ class AiqApp(ReadableThemes, App[int]):
 
         await self.apply_event(BudgetChanged(self.engine.breakdown))
 
-    # -- engine → UI -------------------------------------------------------------------
-    def _sink(self, event: Event) -> None:
-        from aiq_tui.events import TokenStreamed
-
-        event = for_terminal(event)  # what the model and the tools wrote: shown escaped, never obeyed
-        if isinstance(event, TokenStreamed):
-            if self._open_stream is not None and self._open_stream.open:
-                self._open_stream.parts.append(event.text)
-            else:
-                self._open_stream = StreamedText(event.text)
-                self.post_message(self._open_stream)
-            return
-        if self._open_stream is not None:  # later tokens must not jump ahead of this event
-            self._open_stream.open = False
-            self._open_stream = None
-        self.post_message(EngineEvent(event))
-
-    async def on_streamed_text(self, message: StreamedText) -> None:
-        # The fast path for tokens: many fragments, one record (the fold joins them the same way).
-        await self.take({"type": "token_streamed", "text": message.take()})
-
-    def on_drained(self, message: Drained) -> None:
-        message.done.set()  # type: ignore[attr-defined]
-
-    async def drained(self) -> None:
-        """Return once every engine event posted so far has been handled (shown)."""
-        done = asyncio.Event()
-        self.post_message(Drained(done))
-        await done.wait()
-
     def _handle_exception(self, error: Exception) -> None:
         # Textual's last stop for an unhandled error: keep a report before the app exits
         # (run_tui prints its path and exits 1).
         if self.crash is None:
             self.crash = (error, write_crash_report(self.home.root, error))
         super()._handle_exception(error)
-
-    async def on_engine_event(self, message: EngineEvent) -> None:
-        if self._held_events is not None:  # Replay mode draws with the same widgets: live waits
-            self._held_events.append(message.event)
-            return
-        await self.apply_event(message.event)
-
-    async def apply_event(self, event: Event) -> None:
-        """One engine event: folded into the view state (what every pane draws), plus what only
-        the app's chrome shows (header, MCP tab, toasts, the problems banner)."""
-        from aiq_tui.replay.record import live_record
-
-        chrome = CHROME.get(type(event).__name__)
-        if chrome is not None:
-            await getattr(self, chrome)(event)
-        record = live_record(event)
-        if record is not None:
-            await self.take(record)
-
-    async def take(self, record: dict[str, Any]) -> None:
-        """Fold ``record`` (stamped with the clock's time) and draw the result if live."""
-        record.setdefault("clock", self.clock().strftime("%H:%M:%S"))
-        before = self.cursor.head.running
-        self.cursor.add(record)
-        demo = self.demo
-        if demo is not None and demo.step_pending and self.cursor.paused and self.cursor.next_step(self._is_step):
-            demo.step_pending = False  # the step asked for before it existed
-        if self.cursor.head.running != before:
-            self._set_busy(self.cursor.head.running)
-            if before and self._waiting:
-                self.call_later(self._send_waiting)
-        await self.draw()
-
-    async def note(self, text: str, style: str = "info") -> None:
-        """A line of the app's own in the conversation (slash-command output), folded like any event."""
-        await self.take({"type": "notice", "text": text, "style": style})
-
-    async def draw(self) -> None:
-        """Draw the state at the cursor (the head when live) and the cursor's bar."""
-        self._cursor_moved.set()  # an approval waiting for its step looks again
-        self._show_cursor_bar()
-        if self.view.drawn is self.cursor.shown:
-            return
-        await self.view.draw(self.cursor.shown)
-
-    # -- the time cursor --------------------------------------------------------------------
-    def _show_cursor_bar(self) -> None:
-        bars = self.screen_stack[0].query("#cursor-bar") if self.screen_stack else []
-        if not bars:
-            return
-        bar = bars.first()
-        cursor = self.cursor
-        bar.display = cursor.paused
-        if not cursor.paused:
-            return
-        shown = cursor.shown
-        if self.demo is not None:
-            bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
-            return
-        bar.update(paused_bar(cursor))
-
-    async def action_toggle_pause(self) -> None:
-        if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
-            self._play(not self.demo.playing)
-            return
-        if self.cursor.paused:
-            await self.action_cursor_live()
-        elif self.cursor.pause():
-            await self.draw()
-        self.refresh_bindings()
-
-    async def action_cursor_step(self, delta: int) -> None:
-        if self.demo is not None:  # the demo moves by steps (events with a caption)
-            self._play(False)
-            if delta > 0:
-                await self._demo_next()
-            else:
-                self.cursor.previous_step(self._is_step)
-                await self.draw()
-            return
-        self.cursor.step(delta)
-        await self.draw()
-
-    async def action_cursor_turn(self, delta: int) -> None:
-        self.cursor.turn(delta)
-        await self.draw()
-
-    async def action_cursor_live(self) -> None:
-        if self.demo is not None:  # the rest of the demo plays live
-            self._play(False)
-            self.demo.wanted = True
-            self.demo.go.set()
-        self.cursor.live()
-        await self.draw()
-        self.refresh_bindings()
 
     # -- what only the chrome shows (CHROME below names these per event type) ---------------------
     async def _on_error(self, event: Any) -> None:
@@ -1521,27 +1398,6 @@ class DemoSteps:
         return f"{state} {steps} · {text}\n→ next · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
 
 
-def paused_bar(cursor: TimeCursor) -> str:
-    """The bar above the prompt while the live view is paused: which event of how many is shown
-    and how many arrived since the pause (stepping back queues nothing)."""
-    shown, queued = cursor.shown, cursor.queued
-    what = shown.last_event.replace("_", " ")
-    arrived = f" · {queued} new event{'s' if queued != 1 else ''} since the pause" if queued else ""
-    return (f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
-            " · ←/→ event · ↑/↓ turn · Space resume · End live")
-
-
-CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
-
-# Events that change the app's chrome besides the view state: the handler's name per type.
-CHROME = {
-    "ErrorRaised": "_on_error",
-    "SessionSaved": "_on_session_saved",
-    "SemanticProgress": "_on_semantic",
-    "CatalogReloaded": "_on_reloaded",
-    "McpServerChanged": "_mcp_changed",
-    "McpProgress": "_mcp_progress",
-}
 
 
 def history_records(session: Any) -> list[dict[str, Any]]:
