@@ -1,9 +1,11 @@
-"""The time cursor's keys on the live screen: the actions that move it and the bar they show.
+"""The time cursor's keys on the live screen: when they apply, and the bar they show.
 
 The cursor itself is :class:`~aiq_tui.replay.cursor.TimeCursor` (shared with Replay);
 :class:`CursorKeys`, part of the app, moves it (``action_toggle_pause`` / ``action_cursor_*``;
-the step-through demo moves it by steps) and draws the bar above the prompt. Paused outside
-the demo, :func:`paused_bar` says where the view is.
+the step-through demo moves it by steps) and draws the bar above the prompt. Its keys act on
+the main screen's empty, focused prompt (typing keeps its keys): Space when there is something
+to pause, the arrows and End only while paused (:func:`cursor_keys_apply`). Paused outside the
+demo, :func:`paused_bar` says where the view is.
 """
 
 from __future__ import annotations
@@ -12,9 +14,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from aiq_tui.replay.cursor import TimeCursor
-    from aiq_tui.ui.app import DemoSteps
+    from aiq_tui.ui.app import AiqApp
+    from aiq_tui.ui.demo_control import DemoControl, DemoSteps
 
 CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
+
+
+def cursor_keys_apply(app: AiqApp, action: str) -> bool:
+    """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
+    Space when there is something to pause, the arrows and End only while paused."""
+    if not app.is_mounted or app.screen is not app.screen_stack[0] or not app.cursor.states:
+        return False
+    prompts = app.screen.query("#prompt")
+    if not prompts or prompts.first().value or app.screen.focused is not prompts.first():
+        return False
+    return action == "toggle_pause" or app.cursor.paused
 
 
 def paused_bar(cursor: TimeCursor) -> str:
@@ -33,6 +47,7 @@ class CursorKeys:
 
     cursor: TimeCursor
     demo: DemoSteps | None
+    demo_control: DemoControl
     engine: Any
 
     # -- the time cursor --------------------------------------------------------------------
@@ -85,3 +100,13 @@ class CursorKeys:
         self.cursor.live()
         await self.draw()
         self.refresh_bindings()
+
+    # -- the step-through demo moves by steps (aiq_tui.ui.demo_control) ---------------------------
+    def _is_step(self, index: int) -> bool:
+        return self.demo_control.is_step(index)
+
+    def _play(self, on: bool) -> None:
+        self.demo_control.play(on)
+
+    async def _demo_next(self) -> bool:
+        return await self.demo_control.next()
