@@ -70,7 +70,7 @@ def edit_section(path: Path, key: str, change: Callable[[dict[str, Any]], None])
         same = False
     if not same:  # a layout the line edit cannot follow: write the data whole
         rendered = yaml.safe_dump(updated, sort_keys=False, allow_unicode=True)
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
 
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -130,7 +130,7 @@ def project_trust(home: Home, path: str | os.PathLike[str]) -> ProjectTrust:
 def record(home: Home, path: str | os.PathLike[str], level: TrustLevel | None) -> Path:
     """Remember ``level`` for the folder ``path`` (None forgets its own decision); returns the
     resolved folder. Written atomically, so a crash never leaves half a file."""
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
 
     folder = resolved(path)
     decisions = load_decisions(home)

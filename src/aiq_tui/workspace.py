@@ -152,7 +152,8 @@ class WorkspaceStart(msgspec.Struct, frozen=True):
 
 def _install_defaults(home: Home) -> list[str]:
     """Install bundled skills not offered before (a user's deletion is respected)."""
-    from aiq_tui.skills.store import atomic_write, bundled_defaults, ensure_defaults
+    from aiq_tui.file_io import atomic_write
+    from aiq_tui.skills.store import bundled_defaults, ensure_defaults
 
     marker = home.data_dir / DEFAULTS_MARKER
     try:

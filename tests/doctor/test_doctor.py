@@ -180,7 +180,7 @@ def test_the_corpus_gets_a_report(corpus_dir: Path) -> None:
 
 def test_the_skill_viewer_and_the_doctor_give_one_verdict(tmp_path: Path) -> None:
     from aiq_tui.doctor.spec import skill_verdict
-    from aiq_tui.ui.app import validation_problems
+    from aiq_tui.ui.skill_actions import validation_problems
 
     folder = skill(tmp_path, "first-one", "First skill for grouping.", version='"1.0"')
     workspace = Workspace.open(skills_dirs=(str(tmp_path),))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from aiq_tui.events import SemanticProgress, SkillsMatched
-from aiq_tui.ui.app import semantic_label
+from aiq_tui.ui.chrome import semantic_label
 from tests.agent.helpers import demo_engine
 
 

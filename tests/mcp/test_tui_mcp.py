@@ -179,7 +179,7 @@ class TestMcpScreens:
                                   env=(("LOG_LEVEL", "debug"),))
 
         async def run_before(pilot: Pilot) -> None:
-            app.run_worker(app._approve_mcp_server(server), group="mcp-ask", exit_on_error=False)
+            app.run_worker(app.project_trust.approve_mcp_server(server), group="mcp-ask", exit_on_error=False)
             await _until(pilot, lambda: isinstance(app.screen, McpApprovalScreen))
             await pilot.pause()
 

@@ -16,7 +16,8 @@ from aiq_tui.config import AppConfig, ToolSettings, load_sources, validate_confi
 from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.tools.base import ApprovalRequest, Decision, ToolResult
 from aiq_tui.tools.policy import PermissionPolicy, allowed_by_skill
-from aiq_tui.tools.registry import ToolRegistry, approve_all, build_default_tools, deny_all
+from aiq_tui.skill_tools.default_tools import build_default_tools
+from aiq_tui.tools.registry import ToolRegistry, approve_all, deny_all
 
 
 class EchoTool:

@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Callable
 
 from aiq_tui.skills.catalog import SkillCatalog
-from aiq_tui.tools.skill_tools import InstructionSkillTool, render_content, skill_tools, tool_name_for
-from aiq_tui.tools.use_skill import UseSkillTool
+from aiq_tui.skill_tools.skill_as_tool import InstructionSkillTool, render_content, skill_tools
+from aiq_tui.skill_tools.use_skill import UseSkillTool
+from aiq_tui.skills.tool_names import tool_name_for
 
 
 async def test_use_skill_activate_by_exact_name_returns_instructions_and_resources(

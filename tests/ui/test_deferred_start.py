@@ -23,15 +23,16 @@ from helpers import wait_until  # noqa: E402
 def held_app(home: Path) -> tuple[AiqApp, threading.Event]:
     """The CLI's app, whose engine build waits until the returned event is set."""
     app = create_app(argparse.Namespace(home=str(home)), watch=False)
-    assert app is not None and app._start is not None
+    assert app is not None and app.starter.spec is not None
     release = threading.Event()
-    build = app._start.build
+    start = app.starter.spec
+    build = start.build
 
     def held_build() -> Any:
         release.wait(timeout=60)
         return build()
 
-    app._start = type(app._start)(app._start.config, app._start.home, held_build)
+    app.starter.spec = type(start)(start.config, start.home, held_build)
     return app, release
 
 
@@ -89,7 +90,7 @@ async def test_a_message_typed_while_starting_is_sent_once_ready(tmp_path: Path)
         for key in "hello":
             await pilot.press(key)
         await pilot.press("enter")
-        assert app.engine is None and app._queued == ["hello"]
+        assert app.engine is None and app.starter.queued == ["hello"]
         release.set()
         await wait_until(lambda: app.engine is not None and len(app.engine.session.messages) >= 2
                          and not app._turn_running(), "the queued message's answer")

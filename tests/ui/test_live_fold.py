@@ -234,7 +234,7 @@ async def test_a_resumed_session_shows_tool_calls_as_live_does(tmp_path: Path) -
         saved = app.engine.session.id
         await say(pilot, "/clear")
         await settle(pilot)
-        app._resume(saved)
+        app.session_control.resume(saved)
         await wait_until(lambda: app.engine.session.id == saved and any(
             e.kind == "user" for e in app.cursor.head.conversation), "the resumed conversation")
         await settle(pilot)

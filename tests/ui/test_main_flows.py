@@ -82,7 +82,7 @@ async def test_allowing_runs_the_tool_and_passes_the_choice_on(fake_engine: Fake
     decisions: list[Decision] = []
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
-        original = app._approve
+        original = app.bridge.approve
 
         async def recording(request):  # noqa: ANN001, ANN202
             decision = await original(request)

@@ -399,7 +399,7 @@ async def test_a_resumed_session_gets_its_tool_log_back(tmp_path: Path) -> None:
         await say(pilot, "/clear")
         await settle(pilot)
         assert not app.query_one(ToolLog).records
-        app._resume(saved)
+        app.session_control.resume(saved)
         await settle(pilot)
         assert {record.name for record in app.query_one(ToolLog).records.values()} == calls
 

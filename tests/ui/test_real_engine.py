@@ -87,7 +87,7 @@ async def test_session_is_saved_and_resumed(tmp_path: Path) -> None:
         await say(pilot, "/clear")
         await settle(pilot)
         assert app.engine.session.id != saved_id
-        app._resume(saved_id)
+        app.session_control.resume(saved_id)
         await settle(pilot)
         assert app.engine.session.id == saved_id
         assert app.query_one(Conversation).last_answer

@@ -47,7 +47,7 @@ from aiq_tui.events import (
 )
 from aiq_tui.agent.sessions import Session, SessionStore, TokenFigures, ToolCallRecord, new_session_id
 from aiq_tui.agent.skillset import LoadedSkills
-from aiq_tui.agent.views import SkillView
+from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.context.compress import ContextState, compress, stage_for
 from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
@@ -67,9 +67,11 @@ from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
 from aiq_tui.tools.mcp.search import TOOL_SEARCH, ToolSearchTool
 from aiq_tui.tools.policy import allowed_by_skill
-from aiq_tui.tools.registry import ToolRegistry, build_default_tools, project_layout_of
+from aiq_tui.skill_tools.default_tools import build_default_tools
+from aiq_tui.tools.registry import ToolRegistry, project_layout_of
 from aiq_tui.skills.executor import SkillExecutor
-from aiq_tui.tools.skill_tools import skill_for_tool, skill_tools, tool_name_for
+from aiq_tui.skill_tools.skill_as_tool import skill_tools
+from aiq_tui.skills.tool_names import skill_for_tool, tool_name_for
 from aiq_tui.workspace import Workspace
 
 EXPLICIT_REASON = "active: explicitly activated"

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Mapping
 
 from aiq_tui.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
-from aiq_tui.agent.views import SkillView, dormant_view, listed_view
+from aiq_tui.skills.skill_view import SkillView, dormant_view, listed_view
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost, priority_order
 from aiq_tui.context.prompt import LoadedSkill, skill_section

@@ -89,7 +89,7 @@ async def _execute(args: argparse.Namespace, engine: Any, intent: str, minimum: 
                    params: dict[str, Any]) -> int:
     from aiq_tui.commands.ask_cmd import _approver
     from aiq_tui.conversation import ToolCall
-    from aiq_tui.tools.skill_tools import tool_name_for
+    from aiq_tui.skills.tool_names import tool_name_for
 
     as_json = bool(option(args, "json"))
     console = make_console(args, stderr=True)
@@ -155,6 +155,6 @@ def _print_result(kind: str, result: Any) -> None:
         if not content.get("output", "").endswith("\n"):
             sys.stdout.write("\n")
     elif kind == "composite":
-        from aiq_tui.tools.skill_tools import format_plan
+        from aiq_tui.skills.executor import format_plan
 
         print(format_plan(content) or "")

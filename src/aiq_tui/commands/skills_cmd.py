@@ -430,7 +430,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
     from aiq_tui.skills.validate import DESCRIPTION_MAX, name_problem
 
     name: str = args.name

@@ -97,7 +97,7 @@ def _parameters(extras: Mapping[str, Any]) -> list[str]:
 def _parameter_line(name: str, spec: Any) -> str:
     if isinstance(spec, Mapping):
         kind = spec.get("type")
-        # As the tool's JSON schema has it (tools.skill_tools.parameters_schema): a declared
+        # As the tool's JSON schema has it (skill_tools.skill_as_tool.parameters_schema): a declared
         # parameter without a default is required unless it says otherwise.
         required = ", required" if spec.get("required", "default" not in spec) else ""
         description = spec.get("description")
@@ -161,7 +161,7 @@ def tool_usage(meta: SkillMeta) -> str:
     does = _RUNS.get(meta.type)
     if does is None:
         return ""
-    from aiq_tui.tools.skill_tools import tool_name_for  # the one mapping of skill → tool name
+    from aiq_tui.skills.tool_names import tool_name_for  # the one mapping of skill → tool name
 
     return f"This is a {meta.type} skill: call the tool `{tool_name_for(meta.name)}`, which {does}."
 

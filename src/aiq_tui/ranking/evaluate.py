@@ -29,7 +29,7 @@ def read_eval_file(path: Path, max_bytes: int | None = None) -> bytes:
     An eval set comes with a cloned skill: a FIFO or a link to ``/dev/zero`` is refused, never
     waited on or read into memory. Raises :class:`EvalFileError`."""
     from aiq_tui.config import EvalSettings
-    from aiq_tui.skills.parse import read_regular
+    from aiq_tui.file_io import read_regular
 
     try:
         return read_regular(path, max_bytes or EvalSettings().max_file_bytes)

@@ -211,7 +211,7 @@ def add_trigger_query(path: Path, query: str, should_trigger: bool) -> str:
     way skill-creator stores it; items and keys already there are kept. Returns what was done:
     ``"added"``, ``"relabelled"`` (the query was there with the other label) or ``"kept"``.
     Raises :class:`EvalFileError` (and writes nothing) when the file is not a trigger set."""
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
 
     query = query.strip()
     if not query:

@@ -111,7 +111,7 @@ def live_record(event: Event) -> dict[str, Any] | None:
     elif isinstance(event, ToolCallFinished):
         data["result"] = event.result
         if event.ok:
-            from aiq_tui.tools.skill_tools import format_plan
+            from aiq_tui.skills.executor import format_plan
 
             plan = format_plan(event.result)
             if plan:

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
-from aiq_tui.agent.views import SkillView
+from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.conversation import Message, Role
 from aiq_tui.skills.model import Phase, SkillState
 

@@ -20,7 +20,8 @@ from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD
 from aiq_tui.skills.model import SkillMeta
-from aiq_tui.skills.parse import NotRegularFile, open_regular_fd, read_frontmatter_fd
+from aiq_tui.file_io import NotRegularFile, open_regular_fd
+from aiq_tui.skills.parse import read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import validate
 

@@ -486,3 +486,14 @@ def _parameter_lines(params: Mapping[str, Any]) -> str:
         text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
         lines.append(f"{key}={shlex.quote(text)}\n")
     return "".join(lines)
+
+
+def format_plan(result: Any) -> str | None:
+    """A composite skill's plan as numbered lines (``1. execute_sql {"sql": …}``), or None when
+    ``result`` is not a plan. ``aiq-tui run`` prints it and the TUI shows it as a notice."""
+    import json
+
+    if not isinstance(result, Mapping) or result.get("type") != "composite":
+        return None
+    return "\n".join(f"{step['step']}. {step['tool']} {json.dumps(step['params'], ensure_ascii=False)}"
+                     for step in result.get("plan", ()))

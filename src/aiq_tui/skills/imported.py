@@ -85,7 +85,7 @@ def pending_tools(home: "Home", meta: "SkillMeta") -> tuple[str, ...]:
 def confirm(home: "Home", meta: "SkillMeta", *, forget: bool = False) -> Path:
     """Record that the user confirmed ``meta``'s present ``allowed-tools`` (``forget``: withdraw
     it). Atomic, private (0600)."""
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
 
     entries = _load(home)
     if forget:

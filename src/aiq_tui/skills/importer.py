@@ -30,7 +30,8 @@ from aiq_tui.config import AppConfig
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.skills.store import DIR_MODE, StoreError, atomic_write, check_skill_name, set_frontmatter_field
+from aiq_tui.file_io import DIR_MODE, atomic_write
+from aiq_tui.skills.store import StoreError, check_skill_name, set_frontmatter_field
 
 if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx

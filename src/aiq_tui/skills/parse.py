@@ -15,7 +15,7 @@ Hostile YAML is bounded before it is built (:func:`yaml_limits_problem`): at mos
 :data:`MAX_EXPANDED_NODES` nodes once aliases are expanded (a 575-byte alias bomb expands to
 billions); an alias inside its own anchor is refused. Every value that comes back is
 JSON-safe (dates → ISO text, binary → base64, sets → lists), so ``--json`` never fails on a
-field. :func:`open_regular` opens a SKILL.md without blocking on a FIFO and refuses anything
+field. :func:`~aiq_tui.file_io.open_regular` opens a SKILL.md without blocking on a FIFO and refuses anything
 that is not a regular file.
 
 The fields the Agent Skills specification defines as text (:data:`TEXT_FIELDS`, and the values
@@ -35,12 +35,12 @@ import json
 import math
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Mapping
 
 import msgspec
 
+from aiq_tui.file_io import open_regular
 from aiq_tui.problems import Problem, Severity
 
 # libyaml's loader is ~10x faster; the pure-Python one behaves the same.
@@ -138,7 +138,7 @@ def read_frontmatter_from(handle: BinaryIO, path: Path | str, max_bytes: int) ->
 
 
 def read_frontmatter_fd(fd: int, path: Path | str, max_bytes: int) -> ParseResult:
-    """:func:`read_frontmatter` on an open descriptor (discovery's: see :func:`open_regular_fd`)."""
+    """:func:`read_frontmatter` on an open descriptor (discovery's: see :func:`~aiq_tui.file_io.open_regular_fd`)."""
     return _read_frontmatter(functools.partial(os.read, fd), path, max_bytes)
 
 
@@ -506,57 +506,6 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
         items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
         return [json_safe(item, _depth + 1) for item in items]
     return str(value)
-
-
-def open_regular(path: str | os.PathLike[str]) -> tuple[Any, os.stat_result]:
-    """Open ``path`` for binary reading without blocking (a FIFO named SKILL.md would hang a
-    plain open) and insist on a regular file. Raises ``OSError`` (``FileNotFoundError`` …) or
-    :class:`NotRegularFile`."""
-    fd, info = open_regular_fd(path)
-    try:
-        os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb"), info
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def open_regular_fd(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
-    """:func:`open_regular` as a bare descriptor that the caller closes: no file object, and
-    left non-blocking, which changes nothing for a regular file — half the cost per file of
-    a 10,000-skill scan."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NotRegularFile(f"{os.fspath(path)} is not a regular file")
-        return fd, info
-    except BaseException:
-        os.close(fd)
-        raise
-
-
-def read_regular(path: str | os.PathLike[str], max_bytes: int) -> bytes:
-    """The whole of a small input file a project may bring (an eval set, ``.mcp.json``),
-    opened as :func:`open_regular` opens a SKILL.md: a FIFO does not hang, a link to
-    ``/dev/zero`` is refused, and at most ``max_bytes`` are read. Raises ``OSError``
-    (:class:`NotRegularFile`, :class:`FileTooLarge`, ``FileNotFoundError`` …)."""
-    handle, info = open_regular(path)
-    with handle:
-        if info.st_size > max_bytes:
-            raise FileTooLarge(f"{os.fspath(path)} is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit")
-        data = handle.read(max_bytes + 1)  # the file may grow between fstat and read
-    if len(data) > max_bytes:
-        raise FileTooLarge(f"{os.fspath(path)} is over the {max_bytes:,}-byte limit")
-    return data
-
-
-class NotRegularFile(OSError):
-    """A SKILL.md (or resource) that is a FIFO, socket, device or directory."""
-
-
-class FileTooLarge(OSError):
-    """An input file over the size its reader accepts."""
 
 
 # -- problems -------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 import msgspec
 
+from aiq_tui.file_io import DIR_MODE, FILE_MODE, atomic_write
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import definition_of
 from aiq_tui.skills.parse import parse_skill_text
@@ -24,8 +25,6 @@ from aiq_tui.skills.validate import SKILL_TYPES, STATUSES, status_of, validate
 if TYPE_CHECKING:
     from importlib.abc import Traversable
 
-DIR_MODE = 0o700
-FILE_MODE = 0o644
 _DEFINITION_KEYS = ("steps", "script", "template")
 _KNOWN_KEYS = frozenset({"name", "description", "type", "status", "parameters", "source",
                          "allowed-tools", "created-by", *_DEFINITION_KEYS})
@@ -136,41 +135,6 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
         created_by=fields.get("created-by") or "",
         extras={key: value for key, value in fields.items() if key not in _KNOWN_KEYS},
     )
-
-
-# -- atomic files -------------------------------------------------------------------------------
-
-
-def atomic_write(path: Path, data: bytes | str, mode: int = FILE_MODE) -> None:
-    """Write ``data`` to ``path`` via a temp file + fsync + rename: readers never see half a file."""
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    path.parent.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
-    import tempfile  # writes only: a start that reads never loads it
-
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-    try:  # make the rename itself durable
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(dir_fd)
-    except OSError:
-        pass
-    finally:
-        os.close(dir_fd)
 
 
 # -- skill folders on disk ----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from aiq_tui.events import (
     EventSink,
@@ -26,8 +26,7 @@ from aiq_tui.trace_context import TraceContextSource
 from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, INTERACTIVE_ONLY_KEYS, PermissionPolicy, Ruling, allowed_by_skill
 
 if TYPE_CHECKING:
-    from aiq_tui.config import AppConfig, SourcesFile
-    from aiq_tui.locations import Home
+    from aiq_tui.config import AppConfig
 
 _JSON_TYPES: Mapping[str, tuple[type, ...]] = {
     "string": (str,),
@@ -384,49 +383,3 @@ def project_layout_of(project: Path, config: "AppConfig", catalog: Any = None) -
 
     scanned = [directory.path for directory in getattr(catalog, "dirs", ()) or ()]
     return project_layout(project, config.skills, scanned)
-
-
-def build_default_tools(
-    home: "Home",
-    config: "AppConfig",
-    sources: "SourcesFile",
-    catalog: Any,
-    cwd: Path | None = None,
-    on_activate: Callable[[str], None] | None = None,
-    executor: Any = None,
-) -> ToolRegistry:
-    """Every built-in tool, wired to this home/config/catalog, behind the config's policy.
-
-    ``use_skill`` and the ``skill_<name>`` tools are registered only when
-    ``config.skills.enabled`` (seed 002: skill system disabled → no skill tools).
-    """
-    from aiq_tui.tools.command import CommandTool
-    from aiq_tui.tools.files import FileOperationsTool
-    from aiq_tui.tools.http import HttpRequestTool
-    from aiq_tui.skills.executor import SkillExecutor
-    from aiq_tui.tools.skill_tools import skill_tools
-    from aiq_tui.tools.sql import SqlTool
-    from aiq_tui.tools.use_skill import ReadSkillResourceTool, UseSkillTool
-    from aiq_tui.tools.launch_policy import LaunchPolicy
-
-    working = (cwd or Path.cwd()).resolve()
-    settings = config.tools
-    layout = project_layout_of(working, config, catalog)
-    # One launcher policy for every process: commands and script skills share it.
-    if executor is None:
-        executor = SkillExecutor(settings, cwd=working,
-                                 launch=LaunchPolicy(settings, home=home, project=working, layout=layout))
-    launch = executor.launch
-    tools: list[Tool] = [
-        HttpRequestTool(settings),
-        CommandTool(settings, home=home, cwd=working, launch=launch),
-        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
-                           resource_cap=config.skills.max_resource_bytes, layout=layout),
-        SqlTool(settings, home=home, sources=sources),
-    ]
-    if config.skills.enabled and catalog is not None:
-        tools.append(UseSkillTool(catalog, on_activate=on_activate))
-        tools.append(ReadSkillResourceTool(catalog))
-        tools.extend(skill_tools(catalog, executor))
-    return ToolRegistry(tools, PermissionPolicy(settings.permissions),
-                        skill_allowed_tools=config.agent.skill_allowed_tools)

@@ -24,7 +24,7 @@ from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, pr
 
 if TYPE_CHECKING:
     from aiq_tui.agent.engine import Engine
-    from aiq_tui.agent.views import SkillView
+    from aiq_tui.skills.skill_view import SkillView
     from aiq_tui.telemetry import Telemetry
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.workspace import Workspace

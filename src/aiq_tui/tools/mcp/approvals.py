@@ -61,7 +61,7 @@ def answer_for(home: "Home", project: str | os.PathLike[str], server: "ServerDef
 
 def record(home: "Home", project: str | os.PathLike[str], server: "ServerDefinition", answer: Answer | None) -> None:
     """Remember ``answer`` for this definition (None forgets the server's answer). Atomic."""
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import atomic_write
     from aiq_tui.tools.mcp.servers import fingerprint
 
     entries = _load(home)

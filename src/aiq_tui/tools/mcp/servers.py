@@ -125,7 +125,7 @@ def project_servers(cwd: Path, max_bytes: int | None = None) -> tuple[list[Serve
 
 def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefinition], list[Problem]]:
     from aiq_tui.config import McpServerSettings, McpSettings, parse_settings, ConfigError
-    from aiq_tui.skills.parse import read_regular
+    from aiq_tui.file_io import read_regular
 
     path = cwd / PROJECT_FILE
     try:
@@ -180,8 +180,8 @@ def add_project_server(cwd: Path, name: str, entry: Mapping[str, Any]) -> Server
     user) when the file cannot be read as Claude Code's format, the name is taken (ignoring
     case) or the entry is not a valid server."""
     from aiq_tui.config import ConfigError, McpServerSettings, McpSettings, parse_settings
-    from aiq_tui.skills.parse import read_regular
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import read_regular
+    from aiq_tui.file_io import atomic_write
 
     path = cwd / PROJECT_FILE
     try:
@@ -211,8 +211,8 @@ def remove_project_server(cwd: Path, name: str) -> str | None:
     ``cwd/.mcp.json``, keeping the rest, atomically; the key as the file spelled it, or None
     when it is not there. Raises ValueError when the file cannot be read."""
     from aiq_tui.config import McpSettings
-    from aiq_tui.skills.parse import read_regular
-    from aiq_tui.skills.store import atomic_write
+    from aiq_tui.file_io import read_regular
+    from aiq_tui.file_io import atomic_write
 
     path = cwd / PROJECT_FILE
     try:

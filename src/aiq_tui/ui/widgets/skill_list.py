@@ -24,7 +24,7 @@ from aiq_tui.ui.badges import badge_style
 from aiq_tui.ui.messages import ListEdge, SkillChosen
 
 if TYPE_CHECKING:
-    from aiq_tui.agent.views import SkillView
+    from aiq_tui.skills.skill_view import SkillView
 
 FLASH_STYLE = "bold black on yellow"
 TAIL = 18  # phase (5) + tokens (7) + confidence (6)

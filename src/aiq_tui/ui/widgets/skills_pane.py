@@ -18,7 +18,7 @@ from aiq_tui.terminal_text import printable
 from aiq_tui.ui.widgets.skill_list import SkillList
 
 if TYPE_CHECKING:
-    from aiq_tui.agent.views import SkillView
+    from aiq_tui.skills.skill_view import SkillView
 
 SECTIONS = (SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE)
 SMALL_SECTION_ROWS = 5  # Active/Relevant grow up to this many rows, then scroll

@@ -1,4 +1,4 @@
-"""Skills as ``skill_<name>`` tools (seed 002), and the one mapping tool name ↔ skill.
+"""Skills as ``skill_<name>`` tools (seed 002); the names come from :mod:`aiq_tui.skills.tool_names`.
 
 Every active skill of the catalog becomes a tool; the engine offers a ``skill_<name>`` tool to
 the model only while its skill is loaded (thousands of skills must not become thousands of
@@ -17,47 +17,13 @@ Content and definitions are read when the tool is called, never at registration.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
 from typing import Any, Callable, Iterable, Mapping
 
 from aiq_tui.conversation import ToolSpec
+from aiq_tui.skills.tool_names import tool_name_for
 from aiq_tui.tools.base import ToolResult
 
 _FENCED = re.compile(r"\A\s*(```|~~~)[^\n]*\n(?P<inner>.*)\n\1\s*\Z", re.DOTALL)
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-MAX_TOOL_NAME = 64  # OpenAI / Anthropic function-name limit
-
-
-def tool_name_for(skill_name: str) -> str:
-    """``skill_<name>`` with characters function names may not hold replaced by ``_``."""
-    return ("skill_" + _UNSAFE.sub("_", skill_name))[:MAX_TOOL_NAME]
-
-
-# Per catalog object (weakly held: a catalog that goes away takes its map with it).
-_MAPPINGS: "weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str]]]" = weakref.WeakKeyDictionary()
-_MAPPING_LOCK = threading.Lock()
-
-
-def skill_for_tool(catalog: Any, tool_name: str) -> str | None:
-    """The active skill whose ``skill_<name>`` tool is ``tool_name``, or None (never raises).
-
-    One cached map per catalog, rebuilt when the catalog's ``generation`` changes (a rescan);
-    the engine, ``aiq-tui run`` and the TUI all ask here. Two names that sanitise alike: the
-    first by name wins, as in :func:`skill_tools`.
-    """
-    if not isinstance(tool_name, str) or not tool_name.startswith("skill_"):
-        return None
-    generation = getattr(catalog, "generation", 0)
-    with _MAPPING_LOCK:
-        cached = _MAPPINGS.get(catalog)
-        if cached is None or cached[0] != generation:
-            mapping: dict[str, str] = {}
-            for meta in catalog:
-                mapping.setdefault(tool_name_for(meta.name), meta.name)
-            cached = (generation, mapping)
-            _MAPPINGS[catalog] = cached
-    return cached[1].get(tool_name)
 
 
 def render_content(content: str) -> str:
@@ -234,14 +200,3 @@ def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
             seen.add(tool.spec.name)
             tools.append(tool)
     return tools
-
-
-def format_plan(result: Any) -> str | None:
-    """A composite skill's plan as numbered lines (``1. execute_sql {"sql": …}``), or None when
-    ``result`` is not a plan. ``aiq-tui run`` prints it and the TUI shows it as a notice."""
-    import json
-
-    if not isinstance(result, Mapping) or result.get("type") != "composite":
-        return None
-    return "\n".join(f"{step['step']}. {step['tool']} {json.dumps(step['params'], ensure_ascii=False)}"
-                     for step in result.get("plan", ()))
