@@ -286,7 +286,7 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     import numpy as np
 
     from aiq_tui.config import AppConfig
-    from aiq_tui.models import query_adapter_for
+    from aiq_tui.models import query_adapter_for, query_adapter_strength
     from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
@@ -300,10 +300,12 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
                                                  other_model.fingerprint), metas)
         companion_model = SemanticModel(other_model.path, other_vectors, name=other_model.name,
                                         encoder_factory=lambda _path: other_encoder,
-                                        query_adapter=query_adapter_for(config, other_model))
+                                        query_adapter=query_adapter_for(config, other_model),
+                                        query_adapter_strength=query_adapter_strength(config, other_model))
     vectors = SkillVectors(VectorCache(RESULTS / "metatool-skills.npz", model.fingerprint), metas)
     semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder, companion=companion_model,
-                             query_adapter=query_adapter_for(config, model))
+                             query_adapter=query_adapter_for(config, model),
+                             query_adapter_strength=query_adapter_strength(config, model))
     semantic.prepare()
     skills_seconds = time.perf_counter() - started
     started = time.perf_counter()

@@ -33,17 +33,18 @@ from bench.panel.scoring import ADAPTER_FOLDED_ALPHA, Settings
 # The settings before issue 36 (fusion 0.5 / 15, floor 0.1, companion 0.5, no adapter): the guard's baseline.
 BASELINE = Settings(weight=0.5, keyword_half=15.0, floor=0.1, companion_weight=0.5, alpha=0.0)
 GRID = {
-    "weight": (0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75),
-    "keyword_half": (5.0, 10.0, 15.0, 20.0, 30.0),
-    "floor": (0.1, 0.15, 0.2),
-    "companion_weight": (0.0, 0.3, 0.4, 0.5, 0.6),
+    "weight": (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7),
+    "keyword_half": (10.0, 15.0, 20.0, 30.0, 40.0, 60.0),
+    "floor": (0.15, 0.1, 0.05),  # ties go to the first: the higher floor (fewer candidates)
+    "companion_weight": (0.0, 0.2, 0.3, 0.4, 0.5, 0.6),
     "alpha": (0.0, 0.3, 0.5, 0.7, 1.0, 1.3),
 }
-# Worst-case gains within this of the best are told apart by their mean gain (one query of the
-# smallest tuning part moves its relative gain by about this much).
+# Worst-case gains within this of the best are told apart by their mean gain: noise, not a
+# difference (one StableToolBench tuning query, hit@3, moves its relative gain by 0.0066).
 TOLERANCE = 0.01
 GOAL = {"min_gain_over_keyword_hit@3": 0.03, "metatool": {"hit@3": 0.78, "mrr@10": 0.70}}
 FUSE_CHECK = 150  # held-out queries per set ranked through Matcher.fuse itself, to check the re-score
+CALIBRATION_MATCHES = 50  # keyword top-3 matches over a threshold a set needs for its precision to count
 SIMILARITY_GRID = tuple(round(0.2 + 0.01 * i, 2) for i in range(70))
 
 
@@ -51,7 +52,7 @@ def shipped_settings() -> Settings:
     from aiq_tui.config import AppConfig
 
     matching = AppConfig().matching
-    alpha = ADAPTER_FOLDED_ALPHA if matching.semantic_query_adapter else 0.0
+    alpha = matching.semantic_query_adapter_alpha if matching.semantic_query_adapter else 0.0
     return Settings(matching.semantic_weight, matching.semantic_keyword_half, matching.semantic_floor,
                     matching.semantic_companion_weight, round(alpha, 4))
 
@@ -78,38 +79,52 @@ def _models() -> tuple[Any, Any] | str:
     return models, matrix
 
 
-def _trial_figures(features: Any, cosines: Any, companion: Any, settings: Settings) -> dict[str, float]:
-    from bench.panel.scoring import fused_scores, gold_ranks
-    from bench.panel.stats import figures
-
-    return figures(gold_ranks(fused_scores(features.keyword, features.exclusion, cosines, companion, settings),
-                              features.gold))
-
-
 def search(tuning: dict[str, Any], matrix: Any) -> tuple[Settings, dict[str, Any]]:
-    """Every grid point on every tuning part; the choice across them (stats.choose)."""
-    from bench.panel.scoring import companion_cosines, cosines_for
+    """Weight × saturation × companion × α on every tuning part at the floor of ``BASELINE``, then
+    the floor at the settings chosen (as bench/match.py tunes it: the floor barely moves ranks);
+    the choice across the sets is stats.choose."""
     from bench.panel.stats import choose, figures
 
     has_companion = all(f.companion_queries is not None for f in tuning.values())
     alphas = GRID["alpha"] if matrix is not None else (0.0,)
     companions = GRID["companion_weight"] if has_companion else (0.0,)
     keyword = {name: figures(f.keyword_rank) for name, f in tuning.items()}
-    others = {name: companion_cosines(f) for name, f in tuning.items()}
-    trials: dict[Settings, dict[str, dict[str, float]]] = {}
-    for alpha in alphas:
-        cosines = {name: cosines_for(f, matrix, alpha) for name, f in tuning.items()}
-        for weight, half, floor, share in itertools.product(GRID["weight"], GRID["keyword_half"], GRID["floor"], companions):
-            settings = Settings(weight, half, floor, share, alpha)
-            trials[settings] = {name: _trial_figures(f, cosines[name], others[name], settings) for name, f in tuning.items()}
-    chosen = choose(trials, keyword, TOLERANCE)
+    trials = _trials(tuning, matrix, [Settings(weight, half, BASELINE.floor, share, alpha) for alpha, weight, half, share
+                                      in itertools.product(alphas, GRID["weight"], GRID["keyword_half"], companions)])
+    best = choose(trials, keyword, TOLERANCE)
+    floors = _trials(tuning, matrix, [replace(best, floor=floor) for floor in GRID["floor"]])
+    chosen = choose(floors, keyword, TOLERANCE)
+    trials.update(floors)
     by_alpha = {f"{alpha:g}": choose({k: v for k, v in trials.items() if k.alpha == alpha}, keyword, TOLERANCE)
                 for alpha in alphas}
     return chosen, {"trials": len(trials), "keyword_tuning": keyword, "chosen_tuning": trials[chosen],
                     "baseline_tuning": trials.get(BASELINE) or {},
+                    "by_floor_tuning": {f"{k.floor:g}": v for k, v in floors.items()},
                     "best_per_alpha": {alpha: {"settings": asdict(s), "tuning": trials[s]} for alpha, s in by_alpha.items()},
                     "best_per_set": {name: asdict(max(trials, key=lambda k: trials[k][name]["hit@3"] + trials[k][name]["mrr@10"]))
                                      for name in tuning}}
+
+
+def _trials(tuning: dict[str, Any], matrix: Any, grid: Sequence[Settings]) -> dict[Settings, dict[str, dict[str, float]]]:
+    """Each settings' figures on each tuning part; the parts every trial shares (scaled
+    similarities per α, kw′ per saturation, candidates per floor) computed once."""
+    from bench.panel.scoring import combine, companion_cosines, cosines_for, gold_ranks, saturated, scaled
+    from bench.panel.stats import figures
+
+    trials: dict[Settings, dict[str, dict[str, float]]] = {}
+    for name, f in tuning.items():
+        other = companion_cosines(f)
+        other_scaled = None if other is None else scaled(other)
+        kw = {half: saturated(f.keyword, half) for half in {s.keyword_half for s in grid}}
+        for alpha in sorted({s.alpha for s in grid}):
+            print(f"panel: {name} trials at α {alpha:g} …", file=sys.stderr, flush=True)
+            cosines = cosines_for(f, matrix, alpha)
+            sim = scaled(cosines)
+            candidates = {floor: (f.keyword > 0) | (cosines >= floor) for floor in {s.floor for s in grid}}
+            for settings in (s for s in grid if s.alpha == alpha):
+                fused = combine(sim, other_scaled, kw[settings.keyword_half], f.exclusion, candidates[settings.floor], settings)
+                trials.setdefault(settings, {})[name] = figures(gold_ranks(fused, f.gold))
+    return trials
 
 
 def similarity_points(tuning: dict[str, Any], matrix: Any, settings: Settings) -> dict[str, Any]:
@@ -137,8 +152,11 @@ def similarity_points(tuning: dict[str, Any], matrix: Any, settings: Settings) -
                           if (lambda hits: hits and sum(hits) / len(hits) >= target)([r for v, r in pairs if v >= c])), None)
             per_set[name][label] = point
             per_set[name][f"{label}_keyword_precision"] = round(target, 4)
-    chosen = {label: max((points[label] for points in per_set.values() if points[label] is not None), default=None)
-              for label in thresholds}
+            per_set[name][f"{label}_keyword_matches"] = len(kept)
+    # A set's point counts where its keyword precision rests on enough matches to be a target.
+    chosen = {label: max((points[label] for points in per_set.values()
+                          if points[label] is not None and points[f"{label}_keyword_matches"] >= CALIBRATION_MATCHES),
+                         default=None) for label in thresholds}
     return {"per_set": per_set, "chosen": chosen}
 
 
@@ -219,7 +237,7 @@ def fuse_check(datasets: dict[str, Dataset], held: dict[str, Any], matrix: Any, 
 
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from bench.panel.features import part_features
-    from bench.panel.stats import bootstrap_difference, guard
+    from bench.panel.stats import guard
 
     started = time.perf_counter()
     loaded = load_all()
@@ -258,7 +276,6 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     report["fuse_check"] = fuse_check(datasets, held, matrix, shipped)
     report["note"] = closing_note(table, report["guard"], report["skipped"])
     report["seconds"] = round(time.perf_counter() - started, 1)
-    del bootstrap_difference
     return report
 
 

@@ -5,8 +5,8 @@ Where each is read from (an environment variable names another place):
 
 - **MetaTool** — ``AIQ_BENCH_METATOOL`` (default ``../shared/bench/metatool``, as bench/match.py).
   Split by a hash of the query's text (bench/match.py's ``is_tuning``: 30 % tuning), so the
-  held-out part is the one every earlier MetaTool figure was given on. The tuning part is a
-  seeded sample of 1,500 of its queries.
+  held-out part is the one every earlier MetaTool figure was given on. The whole tuning part
+  (6,261 queries) is tuned on.
 - **ToolLens** — ``AIQ_BENCH_TOOLLENS``: a clone of https://github.com/quchangle1/COLT (a checkout,
   or a bare clone / mirror read at HEAD), files ``datasets/ToolLens/{corpus,queries}.jsonl`` and
   ``qrels/{train,test}.tsv``. Its queries are written from templates, about forty per set of
@@ -59,7 +59,7 @@ ENV = {
     "stabletoolbench": "AIQ_BENCH_STABLETOOLBENCH",
     "authored": "AIQ_BENCH_CORPUS",
 }
-TUNE_SAMPLE = {"metatool": 1500, "toollens": 2000}
+TUNE_SAMPLE = {"metatool": None, "toollens": 2000}  # MetaTool: its whole tuning part (6,261)
 SAMPLE_SEED = 36
 
 

@@ -45,8 +45,12 @@ def _digest(*parts: Any) -> str:
     return hasher.hexdigest()[:16]
 
 
+# What the keyword ranker (SkillIndex.rank) is made of: a change to any is a new cache key.
+KEYWORD_SOURCES = ("match.py", "tokenize.py", "synonyms.py", "signal_words.py", "exclusions.py")
+
+
 def ranking_code_digest() -> str:
-    return _digest(*(path.read_bytes() for path in sorted(RANKING_SOURCES.glob("*.py"))))
+    return _digest(*((RANKING_SOURCES / name).read_bytes() for name in KEYWORD_SOURCES))
 
 
 def cached(label: str, key: str, compute: Any) -> Any:

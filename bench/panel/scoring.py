@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-ADAPTER_FOLDED_ALPHA = 1.3  # the strength folded into ranking/adapters/minilm.npy (its README)
+from aiq_tui.models import MODELS
+
+ADAPTER_FOLDED_ALPHA = MODELS["minilm"].query_adapter_alpha  # the α folded into ranking/adapters/minilm.npy
 
 
 @dataclass(frozen=True)
@@ -29,26 +31,17 @@ class Settings:
                 f"companion {self.companion_weight:g} · α {self.alpha:g}")
 
 
-def adapter_at(matrix: Any, alpha: float) -> Any:
-    """The adapter of strength ``alpha`` from the shipped one (strength 1.3): I + α/1.3·(W′ − I)."""
-    import numpy as np
-
-    eye = np.eye(matrix.shape[0], dtype=np.float64)
-    return eye + (alpha / ADAPTER_FOLDED_ALPHA) * (matrix.astype(np.float64) - eye)
-
-
 def adapted(queries: Any, matrix: Any | None, alpha: float) -> Any:
-    """Query vectors as the product compares them: through the adapter, rows back to unit length."""
-    import numpy as np
-
+    """Query vectors as the product compares them at strength ``alpha``: through the shipped
+    adapter (folded at ADAPTER_FOLDED_ALPHA) moved α/α₀ as far, rows back to unit length."""
     if matrix is None or alpha == 0:
         return queries
     from aiq_tui.ranking.query_adapter import QueryAdapter
 
-    return QueryAdapter(adapter_at(matrix, alpha).astype(np.float32)).apply(queries)
+    return QueryAdapter(matrix).at_strength(alpha / ADAPTER_FOLDED_ALPHA).apply(queries)
 
 
-def _scaled(cosines: Any) -> Any:
+def scaled(cosines: Any) -> Any:
     import numpy as np
 
     low = cosines.min(axis=1, keepdims=True)
@@ -56,19 +49,32 @@ def _scaled(cosines: Any) -> Any:
     return (cosines - low) / spread
 
 
-def fused_scores(keyword: Any, exclusion: Any, cosines: Any, companion: Any | None, settings: Settings) -> Any:
-    """(Q, T) fused scores as Matcher.fuse computes them; −inf where a tool is not a candidate."""
+def saturated(keyword: Any, half: float) -> Any:
+    """kw′ = kw / (kw + h), 0 for a tool sharing no term."""
+    import numpy as np
+
+    return np.where(keyword > 0, keyword / (keyword + half), 0.0)
+
+
+def combine(similarity: Any, other_similarity: Any | None, kw: Any, exclusion: Any, candidates: Any, settings: Settings) -> Any:
+    """The fused score from its parts: similarities min-max scaled per query, kw′ saturated, each
+    computed once for a whole grid of trials (panel.search)."""
     import numpy as np
 
     weight = settings.weight
-    other_weight = weight * settings.companion_weight if companion is not None else 0.0
+    other_weight = weight * settings.companion_weight if other_similarity is not None else 0.0
     total = weight + other_weight + (1 - weight)
-    kw = np.where(keyword > 0, keyword / (keyword + settings.keyword_half), 0.0)
-    fused = weight * _scaled(cosines) + (1 - weight) * kw
+    fused = weight * similarity + (1 - weight) * kw
     if other_weight:
-        fused = fused + other_weight * _scaled(companion)
-    fused = fused * exclusion / total
-    return np.where((keyword > 0) | (cosines >= settings.floor), fused, -np.inf)
+        fused = fused + other_weight * other_similarity
+    return np.where(candidates, fused * exclusion / total, -np.inf)
+
+
+def fused_scores(keyword: Any, exclusion: Any, cosines: Any, companion: Any | None, settings: Settings) -> Any:
+    """(Q, T) fused scores as Matcher.fuse computes them; −inf where a tool is not a candidate."""
+    return combine(scaled(cosines), None if companion is None else scaled(companion),
+                   saturated(keyword, settings.keyword_half), exclusion,
+                   (keyword > 0) | (cosines >= settings.floor), settings)
 
 
 def gold_ranks(fused: Any, gold: Any) -> Any:

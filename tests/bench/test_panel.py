@@ -85,6 +85,17 @@ def test_near_ties_on_the_worst_set_are_told_apart_by_the_mean_gain() -> None:
     assert stats.choose(trials, keyword, tolerance=0.02) == "y"
 
 
+def test_among_near_ties_a_near_perfect_set_does_not_outweigh_a_larger_gain_in_points() -> None:
+    # b has little room left (keyword 1.85 of 2): 0.015 more there is a large relative gain, but
+    # a is where x gains 0.07 more — and both are within the tolerance of the best worst case.
+    keyword = {"a": {"hit@3": 0.5, "mrr@10": 0.4}, "b": {"hit@3": 0.95, "mrr@10": 0.9}}
+    trials = {
+        "x": {"a": {"hit@3": 0.65, "mrr@10": 0.55}, "b": {"hit@3": 0.965, "mrr@10": 0.915}},
+        "y": {"a": {"hit@3": 0.615, "mrr@10": 0.515}, "b": {"hit@3": 0.9725, "mrr@10": 0.9225}},
+    }
+    assert stats.choose(trials, keyword, tolerance=0.02) == "x"
+
+
 # -- the guard ----------------------------------------------------------------------------------
 
 

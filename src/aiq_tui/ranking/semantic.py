@@ -71,13 +71,13 @@ COMPANION_FIELD = "companion"  # Signal.field of the companion model's similarit
 class FusionSettings:
     """The fusion's knobs (their one home is ``config.MatchingSettings``)."""
 
-    weight: float = 0.65
+    weight: float = 0.35
     floor: float = 0.1
-    keyword_half: float = 10.0
-    brief_similarity: float = 0.23
-    full_similarity: float = 0.43
+    keyword_half: float = 40.0
+    brief_similarity: float = 0.44
+    full_similarity: float = 0.56
     lead_margin: float = 0.1
-    companion_weight: float = 0.4
+    companion_weight: float = 0.3
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -112,13 +112,15 @@ class SemanticModel:
 
     def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
                  encoder_factory: Callable[[Path], "Encoder"] | None = None,
-                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None) -> None:
+                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None,
+                 query_adapter_strength: float = 1.0) -> None:
         self.model_dir = model_dir
         self.name = name
         self.vectors = vectors
         # A linear map applied to each request's vector (ranking/query_adapter.py); loaded with
         # the encoder. None: the model's own query vectors.
         self.query_adapter = query_adapter
+        self.query_adapter_strength = query_adapter_strength  # share of the file's move (models.query_adapter_strength)
         self._adapter: "QueryAdapter | None" = None
         # A second model fused beside this one (see the module docstring); prepared after this
         # one, and left out while not ready or when it failed — it never holds matching back.
@@ -158,7 +160,7 @@ class SemanticModel:
                 if self.query_adapter is not None and self._adapter is None:
                     from aiq_tui.ranking.query_adapter import QueryAdapter
 
-                    self._adapter = QueryAdapter.load(self.query_adapter)
+                    self._adapter = QueryAdapter.load(self.query_adapter).at_strength(self.query_adapter_strength)
                 self.state = "embedding"
                 if on_progress is not None:
                     on_progress(self.progress)
