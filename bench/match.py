@@ -7,6 +7,8 @@ split once, by a hash of their text, into a **tuning** part (30 %) and a **held-
 (coordinate-wise: weight × saturation at the configured floor, then the floor), the
 similarity ↔ confidence calibration — is chosen on the tuning part only; the figures
 reported are the held-out part's.
+The settings it tunes here are MetaTool's own best and are reported (``fusion.tuned``) beside the
+configured ones; the shipped settings are chosen across several benchmarks by bench/panel.
 Quality figures come from :func:`aiq_tui.ranking.evaluate.evaluate`, the code behind
 ``aiq-tui match --eval``. So that a goal is shown to hold generally and not on one lucky draw,
 held-out figures are given on three seeded 2,000-query samples of the held-out part and on

@@ -179,3 +179,36 @@ def test_make_bench_runs_the_panel() -> None:
     from bench.run import BENCHMARKS
 
     assert "panel" in BENCHMARKS
+
+
+def test_the_help_says_where_each_dataset_is_read_from(capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.panel import main
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for variable in data.ENV.values():
+        assert variable in out
+    assert "quchangle1/COLT" in out and "THUNLP-MT/StableToolBench" in out
+
+
+def test_a_toollens_clone_is_split_by_gold_set(tmp_path: Path) -> None:
+    import json
+
+    root = tmp_path / "COLT" / "datasets" / "ToolLens"
+    (root / "qrels").mkdir(parents=True)
+    corpus = [{"_id": str(i), "text": f"category_name:Food, tool_name:Tool {i}, api_name:Api {i}, "
+                                      f"api_description:Does thing {i}, required_params: []"} for i in range(6)]
+    (root / "corpus.jsonl").write_text("\n".join(json.dumps(row) for row in corpus), encoding="utf-8")
+    queries = [{"_id": str(q), "text": f"request number {q}"} for q in range(60)]
+    (root / "queries.jsonl").write_text("\n".join(json.dumps(row) for row in queries), encoding="utf-8")
+    gold = {q: sorted({q % 6, (q + 1) % 6}) for q in range(60)}  # six gold sets, templated
+    for part, ids in (("train", range(0, 40)), ("test", range(40, 60))):
+        rows = ["query-id\tcorpus-id\tscore"] + [f"{q}\t{t}\t1" for q in ids for t in gold[q]]
+        (root / "qrels" / f"{part}.tsv").write_text("\n".join(rows), encoding="utf-8")
+    dataset = data.toollens(tmp_path / "COLT")
+    assert isinstance(dataset, data.Dataset) and len(dataset.metas) == 6
+    assert dataset.tuning and dataset.held_out
+    assert {c.group for c in dataset.tuning}.isdisjoint({c.group for c in dataset.held_out})
+    assert all(c.query in {f"request number {q}" for q in range(40, 60)} for c in dataset.held_out)
+    assert dataset.metas[0].name == "tool-0-api-0" and "Does thing 0" in dataset.metas[0].description
