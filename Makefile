@@ -46,7 +46,8 @@ lock:
 	rm -rf .venv-lock
 	@echo "wrote $(LOCK); run make test to check the suite on it"
 
-## Benchmarks: writes bench/results/report.json.
+## Benchmarks: writes bench/results/report.json. The matching panel (bench/panel) also reads clones of
+## ToolLens and StableToolBench from AIQ_BENCH_TOOLLENS / AIQ_BENCH_STABLETOOLBENCH (python -m bench.panel --help).
 bench: $(STAMP)
 	$(BIN)/python -m bench.run
 

@@ -7,6 +7,8 @@ split once, by a hash of their text, into a **tuning** part (30 %) and a **held-
 (coordinate-wise: weight × saturation at the configured floor, then the floor), the
 similarity ↔ confidence calibration — is chosen on the tuning part only; the figures
 reported are the held-out part's.
+The settings it tunes here are MetaTool's own best and are reported (``fusion.tuned``) beside the
+configured ones; the shipped settings are chosen across several benchmarks by bench/panel.
 Quality figures come from :func:`aiq_tui.ranking.evaluate.evaluate`, the code behind
 ``aiq-tui match --eval``. So that a goal is shown to hold generally and not on one lucky draw,
 held-out figures are given on three seeded 2,000-query samples of the held-out part and on
@@ -286,7 +288,7 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
     import numpy as np
 
     from aiq_tui.config import AppConfig
-    from aiq_tui.models import query_adapter_for
+    from aiq_tui.models import query_adapter_for, query_adapter_strength
     from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
@@ -300,10 +302,12 @@ def hybrid(index: SkillIndex, metas: list[SkillMeta], cases: list[Case], tuning:
                                                  other_model.fingerprint), metas)
         companion_model = SemanticModel(other_model.path, other_vectors, name=other_model.name,
                                         encoder_factory=lambda _path: other_encoder,
-                                        query_adapter=query_adapter_for(config, other_model))
+                                        query_adapter=query_adapter_for(config, other_model),
+                                        query_adapter_strength=query_adapter_strength(config, other_model))
     vectors = SkillVectors(VectorCache(RESULTS / "metatool-skills.npz", model.fingerprint), metas)
     semantic = SemanticModel(model.path, vectors, encoder_factory=lambda _path: encoder, companion=companion_model,
-                             query_adapter=query_adapter_for(config, model))
+                             query_adapter=query_adapter_for(config, model),
+                             query_adapter_strength=query_adapter_strength(config, model))
     semantic.prepare()
     skills_seconds = time.perf_counter() - started
     started = time.perf_counter()

@@ -16,8 +16,10 @@ from pathlib import Path
 # first, from a small parent: its processes are timed from spawn, and a parent grown by the
 # matching benchmark (a model, 20,000 query vectors) made every spawn slower. Opening Replay
 # (replay) runs in a pseudo-terminal too; the theme toggle (theme) runs the app in this process. The
+# panel (bench/panel: ranking settings judged on MetaTool, ToolLens, StableToolBench and the authored
+# requests together; a regression against the baseline settings is flagged in its report) follows match. The
 # soak (a live session of AIQ_BENCH_SOAK_TURNS turns, default 300: minutes) runs last, in a child process.
-BENCHMARKS = ("tui", "replay", "scan", "match", "tokens", "tools", "doctor", "telemetry", "theme", "soak")
+BENCHMARKS = ("tui", "replay", "scan", "match", "panel", "tokens", "tools", "doctor", "telemetry", "theme", "soak")
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

@@ -100,26 +100,35 @@ class MatchingSettings(_Section):
     semantic: Literal["auto", "on", "off"] | bool = "auto"
     """auto: use the embedding model when installed; on: same, and say so when it is not; off: keywords only.
     (Always one of the three words once built: YAML 1.1 reads a bare on/off as a boolean.)"""
-    semantic_weight: Fraction = 0.65
-    """Share of the scaled similarity in the fused score (tuned on a held-out MetaTool split)."""
-    semantic_keyword_half: PositiveFloat = 10.0
+    # The semantic_* ranking settings below (weight, saturation, floor, companion weight, adapter α,
+    # similarity points) are chosen together on the tuning parts of the benchmark panel (bench/panel:
+    # MetaTool, ToolLens, StableToolBench, the authored requests) by the best worst-set gain over
+    # keyword matching, never on one benchmark.
+    semantic_weight: Fraction = 0.35
+    """Share of the scaled similarity in the fused score."""
+    semantic_keyword_half: PositiveFloat = 40.0
     """Keyword score that counts as half the keyword evidence: kw′ = score / (score + this)."""
     semantic_floor: Cosine = 0.1
     """Cosine a skill sharing no query word needs to be a match at all."""
-    semantic_brief_similarity: Cosine = 0.23
-    """Cosine mapped to disclosure.brief_threshold (calibrated: same precision as keyword brief)."""
-    semantic_full_similarity: Cosine = 0.43
-    """Cosine mapped to disclosure.full_threshold (calibrated: same precision as keyword full)."""
+    semantic_brief_similarity: Cosine = 0.44
+    """Cosine mapped to disclosure.brief_threshold (calibrated: at least the precision of a keyword
+    brief on every panel set with enough keyword matches to say)."""
+    semantic_full_similarity: Cosine = 0.56
+    """Cosine mapped to disclosure.full_threshold (calibrated the same way against keyword full)."""
     semantic_lead_margin: PositiveFraction = 0.1
     """Lead of the best fused score over the runner-up at which the top hybrid match gets its whole
     confidence (as ``confidence_lead_margin`` does for keywords; fused scores lie in 0–1)."""
-    semantic_companion_weight: Fraction = 0.4
+    semantic_companion_weight: Fraction = 0.3
     """Weight of the companion model's scaled similarity (`aiq-tui models install wordllama`),
-    relative to MiniLM's, when both are installed; 0 leaves the companion out (tuned on MetaTool)."""
+    relative to MiniLM's, when both are installed; 0 leaves the companion out."""
     semantic_query_adapter: bool = True
     """Move each request's embedding with the query adapter shipped for its model (a linear map
     trained on tool-retrieval sets other than MetaTool; ranking/query_adapter.py) before comparing
     it with the skills; false compares the model's own vectors."""
+    semantic_query_adapter_alpha: NonNegativeFloat = 0.5
+    """How far the adapter moves a request, α: q·(I + α/α₀·(W′ − I)), where the shipped file holds
+    α₀ (1.3 for MiniLM, as trained); 0 leaves requests as the model gives them. Chosen with the
+    other semantic_* settings across the benchmark panel (bench/panel)."""
 
     def __post_init__(self) -> None:
         # YAML 1.1 reads a bare on/off as a boolean: `semantic: off` must still mean "off".

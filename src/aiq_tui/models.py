@@ -53,6 +53,9 @@ class ModelSpec(msgspec.Struct, frozen=True):
     wheel_tags: tuple[str, ...] = ()
     # A query adapter trained for exactly these weights (ranking/adapters/<file>), "" for none.
     query_adapter: str = ""
+    # The strength α folded into that file (W′ = α·W − (α − 1)·I, its README);
+    # matching.semantic_query_adapter_alpha is applied relative to it (query_adapter_strength).
+    query_adapter_alpha: float = 0.0
 
 
 MODELS: dict[str, ModelSpec] = {
@@ -68,6 +71,7 @@ MODELS: dict[str, ModelSpec] = {
             "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
         },
         query_adapter="minilm.npy",
+        query_adapter_alpha=1.3,
     ),
     # The companion: a second, different signal beside MiniLM (matching.semantic_companion_weight).
     "wordllama": ModelSpec(
@@ -294,20 +298,32 @@ def open_semantic(home: Home, config: "AppConfig", metas: Iterable["SkillMeta"])
     cache = VectorCache(vectors_path(home, status.model.name), status.model.fingerprint)
     return SemanticModel(status.model.path, SkillVectors(cache, metas), name=status.model.name,
                          companion=_open_companion(home, config, metas),
-                         query_adapter=query_adapter_for(config, status.model))
+                         query_adapter=query_adapter_for(config, status.model),
+                         query_adapter_strength=query_adapter_strength(config, status.model))
 
 
 def query_adapter_for(config: "AppConfig", model: InstalledModel) -> Path | None:
     """The query adapter shipped for ``model``'s exact weights (an adapter fits only the vectors
-    it was trained on), unless ``matching.semantic_query_adapter`` is off."""
+    it was trained on), unless ``matching.semantic_query_adapter`` is off or its α is 0."""
     spec = MODELS.get(model.name)
     if not config.matching.semantic_query_adapter or spec is None or not spec.query_adapter:
+        return None
+    if config.matching.semantic_query_adapter_alpha <= 0:
         return None
     if model.fingerprint != spec.files.get(spec.weights):
         return None
     from aiq_tui.ranking.query_adapter import shipped_adapter
 
     return shipped_adapter(spec.query_adapter)
+
+
+def query_adapter_strength(config: "AppConfig", model: InstalledModel) -> float:
+    """The share of the shipped adapter's move to apply: the configured α over the α the file
+    was folded at (1 for a model whose spec records none)."""
+    spec = MODELS.get(model.name)
+    if spec is None or spec.query_adapter_alpha <= 0:
+        return 1.0
+    return config.matching.semantic_query_adapter_alpha / spec.query_adapter_alpha
 
 
 def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -> "SemanticModel | None":
@@ -323,7 +339,8 @@ def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -
     cache = VectorCache(vectors_path(home, model.name), model.fingerprint)
     return SemanticModel(model.path, SkillVectors(cache, metas), name=model.name,
                          encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]),
-                         query_adapter=query_adapter_for(config, model))
+                         query_adapter=query_adapter_for(config, model),
+                         query_adapter_strength=query_adapter_strength(config, model))
 
 
 def encoder_factory(spec: ModelSpec) -> Callable[[Path], Any] | None:

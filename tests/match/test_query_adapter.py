@@ -15,7 +15,7 @@ import pytest
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed")
 
 from aiq_tui.config import AppConfig, MatchingSettings  # noqa: E402
-from aiq_tui.models import MODELS, InstalledModel, query_adapter_for  # noqa: E402
+from aiq_tui.models import MODELS, InstalledModel, query_adapter_for, query_adapter_strength  # noqa: E402
 from aiq_tui.ranking.match import SkillIndex  # noqa: E402
 from aiq_tui.ranking.query_adapter import QueryAdapter, QueryAdapterError, shipped_adapter  # noqa: E402
 from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel  # noqa: E402
@@ -120,6 +120,32 @@ def test_minilm_has_a_shipped_adapter_used_unless_the_config_turns_it_off() -> N
     assert query_adapter_for(AppConfig(), minilm) == path
     off = AppConfig(matching=MatchingSettings(semantic_query_adapter=False))
     assert query_adapter_for(off, minilm) is None
+
+
+def test_the_configured_alpha_scales_the_shipped_move_and_zero_turns_it_off() -> None:
+    spec = MODELS["minilm"]
+    minilm = installed("minilm", spec.files[spec.weights])
+    at = lambda alpha: AppConfig(matching=MatchingSettings(semantic_query_adapter_alpha=alpha))  # noqa: E731
+    assert query_adapter_strength(at(spec.query_adapter_alpha), minilm) == 1.0  # the file as trained
+    assert query_adapter_strength(at(0.65), minilm) == pytest.approx(0.65 / spec.query_adapter_alpha)
+    assert query_adapter_for(at(0.0), minilm) is None
+    matrix = np.array([[1.0, 2.0], [0.0, 3.0]], dtype=np.float32)
+    half = QueryAdapter(matrix).at_strength(0.5).matrix
+    assert np.allclose(half, [[1.0, 1.0], [0.0, 2.0]])  # I + ½ (W − I)
+    assert np.allclose(QueryAdapter(matrix).at_strength(0.0).matrix, np.eye(2))
+
+
+def test_a_weaker_adapter_moves_a_request_part_of_the_way(tmp_path: Path) -> None:
+    path = chat_means_pictures(tmp_path)
+    full, weak = (SemanticModel(tmp_path, SkillVectors(VectorCache(tmp_path / f"{share}.npz", "topic-v1"), SKILLS),
+                                encoder_factory=lambda _path: TopicEncoder(), query_adapter=path,
+                                query_adapter_strength=share) for share in (1.0, 0.25))
+    for model in (full, weak):
+        model.prepare()
+    raw = TopicEncoder().encode(["team channel"])
+    plain_image = float(raw[0][IMAGE])
+    weak_image, full_image = float(weak.query_vectors(raw)[0][IMAGE]), float(full.query_vectors(raw)[0][IMAGE])
+    assert plain_image < weak_image < full_image
 
 
 def test_an_adapter_fits_only_the_weights_it_was_trained_for() -> None:

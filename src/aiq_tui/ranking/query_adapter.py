@@ -63,6 +63,17 @@ class QueryAdapter:
         except QueryAdapterError as exc:
             raise QueryAdapterError(f"{path}: {exc}") from exc
 
+    def at_strength(self, share: float) -> "QueryAdapter":
+        """The same move, ``share`` times as far: I + share·(W − I) (1 = the file as shipped, 0 =
+        the identity). A shipped file folds in the strength α it was trained at (ModelSpec.
+        query_adapter_alpha); ``matching.semantic_query_adapter_alpha`` is applied relative to it."""
+        import numpy as np
+
+        if share == 1.0:
+            return self
+        eye = np.eye(self.dimensions, dtype=np.float64)
+        return QueryAdapter((eye + share * (self.matrix.astype(np.float64) - eye)).astype(np.float32))
+
     @property
     def dimensions(self) -> int:
         return int(self.matrix.shape[0])

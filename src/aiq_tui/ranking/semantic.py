@@ -13,10 +13,11 @@ score of ``h`` = ``matching.semantic_keyword_half`` counts half). Saturating rat
 dividing by the query's best keyword score keeps how much the words matched: a skill that
 is merely the best of several weak keyword matches no longer gets full keyword credit over
 a close paraphrase (MetaTool tuning split hit@3 0.765 → 0.769, held-out 0.761 → 0.765).
-``w`` = ``matching.semantic_weight`` and ``h`` were tuned together on the tuning split of
-MetaTool (see bench/match.py). A skill with no keyword hit is a candidate only when its
-similarity reaches ``matching.semantic_floor`` (0.1, tuned too: at 0.3 the floor hid right
-answers phrased in other words, tuning hit@3 −0.006). A candidate below the calibrated
+``w`` = ``matching.semantic_weight``, ``h``, the floor, the companion's weight and the query
+adapter's strength are chosen together on the tuning parts of the benchmark panel (bench/panel:
+MetaTool, ToolLens, StableToolBench, the authored requests), by the best worst-set gain over
+keyword matching. A skill with no keyword hit is a candidate only when its similarity reaches
+``matching.semantic_floor`` (0.1: at 0.3 the floor hid right answers phrased in other words). A candidate below the calibrated
 brief similarity gets a confidence under 0.15: the catalog line is all it ever discloses.
 
 With a **companion** model installed beside MiniLM (``aiq-tui models install wordllama``:
@@ -25,22 +26,22 @@ static token embeddings, a signal whose mistakes differ from MiniLM's), its scal
 
     fused = (w · sim′ + w·c · com′ + (1 − w) · kw′) / (w + w·c + (1 − w))
 
-so without it the formula above is unchanged (MetaTool, with the query adapter, c = 0.4:
-held-out hit@3 +0.0095 to +0.019 on every sample, MRR@10 +0.005 to +0.016; see docs/benchmarks.md). Which skills are
+so without it the formula above is unchanged (c = 0.3; see docs/benchmarks.md). Which skills are
 candidates, and their confidence, still come from the words and MiniLM's cosine alone: the
 companion reorders, it never admits a skill nor loads one on its own.
 
 For the MiniLM weights it was trained on, each request's vector first goes through a
 **query adapter** (``ranking/query_adapter.py``): a linear map learned on tool-retrieval sets
-other than MetaTool that moves "what I want done" towards "what this tool does". Skill vectors
-are untouched; ``matching.semantic_query_adapter: false`` compares the model's own vectors.
+other than MetaTool that moves "what I want done" towards "what this tool does", as far as
+``matching.semantic_query_adapter_alpha`` says (relative to the strength folded into the file).
+Skill vectors are untouched; ``matching.semantic_query_adapter: false`` compares the model's own vectors.
 
 Confidence keeps the keyword ranker's scale, so the disclosure thresholds (0.15 / 0.7)
 mean the same with and without the extra: the similarity is mapped piecewise-linearly
 onto that scale — ``semantic_brief_similarity`` → 0.15, ``semantic_full_similarity`` →
-0.7 — where the two similarities were calibrated on the tuning split so that a match at
-or above each threshold is the right skill as often as a keyword match at that
-threshold is (same precision per phase); the hybrid confidence is the larger of the two.
+0.7 — where the two similarities were calibrated on the panel's tuning parts so that a match
+at or above each threshold is the right skill at least as often as a keyword match at that
+threshold is, on every set (same precision per phase); the hybrid confidence is the larger of the two.
 
 numpy is imported only when vectors exist: the keyword path stays light.
 """
@@ -71,13 +72,13 @@ COMPANION_FIELD = "companion"  # Signal.field of the companion model's similarit
 class FusionSettings:
     """The fusion's knobs (their one home is ``config.MatchingSettings``)."""
 
-    weight: float = 0.65
+    weight: float = 0.35
     floor: float = 0.1
-    keyword_half: float = 10.0
-    brief_similarity: float = 0.23
-    full_similarity: float = 0.43
+    keyword_half: float = 40.0
+    brief_similarity: float = 0.44
+    full_similarity: float = 0.56
     lead_margin: float = 0.1
-    companion_weight: float = 0.4
+    companion_weight: float = 0.3
 
     @classmethod
     def from_config(cls, matching: Any) -> "FusionSettings":
@@ -112,13 +113,15 @@ class SemanticModel:
 
     def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
                  encoder_factory: Callable[[Path], "Encoder"] | None = None,
-                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None) -> None:
+                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None,
+                 query_adapter_strength: float = 1.0) -> None:
         self.model_dir = model_dir
         self.name = name
         self.vectors = vectors
         # A linear map applied to each request's vector (ranking/query_adapter.py); loaded with
         # the encoder. None: the model's own query vectors.
         self.query_adapter = query_adapter
+        self.query_adapter_strength = query_adapter_strength  # share of the file's move (models.query_adapter_strength)
         self._adapter: "QueryAdapter | None" = None
         # A second model fused beside this one (see the module docstring); prepared after this
         # one, and left out while not ready or when it failed — it never holds matching back.
@@ -158,7 +161,7 @@ class SemanticModel:
                 if self.query_adapter is not None and self._adapter is None:
                     from aiq_tui.ranking.query_adapter import QueryAdapter
 
-                    self._adapter = QueryAdapter.load(self.query_adapter)
+                    self._adapter = QueryAdapter.load(self.query_adapter).at_strength(self.query_adapter_strength)
                 self.state = "embedding"
                 if on_progress is not None:
                     on_progress(self.progress)

@@ -1,0 +1,5 @@
+import sys
+
+from bench.panel import main
+
+sys.exit(main())
