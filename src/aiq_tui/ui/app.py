@@ -666,10 +666,9 @@ class AiqApp(ReadableThemes, App[int]):
 
     # -- the time cursor --------------------------------------------------------------------
     def _show_cursor_bar(self) -> None:
-        bars = self.screen_stack[0].query("#cursor-bar") if self.screen_stack else []
-        if not bars:
+        bar = self.view.find("#cursor-bar") if self.view is not None else None  # held: no query per event
+        if bar is None:
             return
-        bar = bars.first()
         cursor = self.cursor
         bar.display = cursor.paused
         if not cursor.paused:
