@@ -309,10 +309,10 @@ class AiqApp(ReadableThemes, App[int]):
     def _cursor_keys_apply(self, action: str) -> bool:
         """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
         Space when there is something to pause, the arrows and End only while paused."""
-        if not self.is_mounted or self.screen is not self.screen_stack[0] or not self.cursor.states:
+        if not self.is_mounted or self.screen is not self.screen_stack[0] or not self.cursor.records:
             return False
-        prompts = self.screen.query("#prompt")
-        if not prompts or prompts.first().value or self.screen.focused is not prompts.first():
+        prompt = self.view.find("#prompt") if self.view is not None else None  # held: asked per key
+        if prompt is None or prompt.value or self.screen.focused is not prompt:
             return False
         return action == "toggle_pause" or self.cursor.paused
 
