@@ -291,8 +291,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def dumps_session_json(data: Any) -> str:
     """JSON text that always encodes as UTF-8: lone surrogates become ``\\uXXXX`` escapes
-    (valid JSON; ``json.loads`` restores them). They can only occur inside strings."""
-    text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+    (valid JSON; ``json.loads`` restores them). They can only occur inside strings.
+
+    Not indented: the session is written after every turn, and an indent makes ``json`` use its
+    pure-Python encoder — at turn 150 of a long session that was a quarter of each turn (0.26 s),
+    where the C encoder takes a third of the time for a file a third smaller."""
+    text = json.dumps(data, ensure_ascii=False, default=str)
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group(0)):04x}", text)
 
 

@@ -6,26 +6,60 @@ current event while later ones keep arriving (:attr:`queued` counts the arrivals
 pause, :attr:`after` every event past the shown one); stepping moves it
 by event or by turn; :meth:`live` goes back to the head. The step-through demo moves by
 *steps*: the events a caption describes.
+
+The cursor keeps the events, the head's state and a *keyframe* — the whole state — every
+:data:`KEYFRAME_EVERY` events, as a video seeks from its keyframes: the state at any other
+event is folded again from the nearest keyframe before it. A state per event cost memory that
+grew with the square of the session (each state holds the conversation, the timeline and the
+tool calls up to it); keyframes cost one state per :data:`KEYFRAME_EVERY` events, and a step
+refolds at most that many events.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence, overload
 
 from aiq_tui.replay.state import ViewState, apply
+
+KEYFRAME_EVERY = 32
+"""Events between two kept states. A step refolds at most this many events (a fold of one event
+is a few microseconds, so a step stays well under a millisecond), and the keyframes hold
+1/KEYFRAME_EVERY of what a state per event held. Not a setting: nothing a user sees depends on it."""
 
 
 @dataclass
 class TimeCursor:
     records: list[Mapping[str, Any]] = field(default_factory=list)
-    states: list[ViewState] = field(default_factory=list)  # states[i]: after records[:i + 1]
     position: int | None = None  # None: live (the head)
     paused_at: int = 0  # how many events there were when the cursor was paused
+    base: ViewState = field(default_factory=ViewState)  # the state before the first record
+    head: ViewState = field(init=False)  # the state after every record
+    _keyframes: list[ViewState] = field(init=False, repr=False)  # [j]: after records[:j * KEYFRAME_EVERY]
+    _turn_ends: list[int] = field(init=False, repr=False)  # indices of the ``turn_finished`` records
+    _shown: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # what ``shown`` gave
+    _last: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # the last refold
+
+    def __post_init__(self) -> None:
+        records, self.records = list(self.records), []
+        self.head = self.base
+        self._keyframes = [self.base]
+        self._turn_ends = []
+        for record in records:
+            self.add(record)
 
     @property
-    def head(self) -> ViewState:
-        return self.states[-1] if self.states else ViewState()
+    def states(self) -> "CursorStates":
+        """The state after each event, as a sequence (``states[i]``: after ``records[:i + 1]``),
+        each folded from its keyframe when asked for."""
+        return CursorStates(self)
+
+    @property
+    def kept(self) -> int:
+        """How many whole states the cursor holds (its keyframes and the head): what its memory
+        grows with, beside the events themselves."""
+        return len(self._keyframes) + 1
 
     @property
     def paused(self) -> bool:
@@ -34,67 +68,100 @@ class TimeCursor:
     @property
     def index(self) -> int:
         """The shown event's index (the head's when live; -1 before any event)."""
-        return len(self.states) - 1 if self.position is None else self.position
+        return len(self.records) - 1 if self.position is None else self.position
 
     @property
     def shown(self) -> ViewState:
-        return self.states[self.index] if self.states and self.index >= 0 else ViewState()
+        """The state at the cursor: the same object for as long as the cursor stays on its
+        event (the view compares what it drew by identity)."""
+        index = self.index
+        if index < 0:
+            return ViewState()
+        if index == len(self.records) - 1:
+            return self.head
+        if self._shown is None or self._shown[0] != index:
+            self._shown = (index, self.at(index))
+        return self._shown[1]
 
     @property
     def after(self) -> int:
         """Events past the shown one (0 when live): what → still has to show."""
-        return len(self.states) - 1 - self.index
+        return len(self.records) - 1 - self.index
 
     @property
     def queued(self) -> int:
         """Events that arrived since the pause (0 when live): stepping back shows older events,
         it queues nothing."""
-        return len(self.states) - self.paused_at if self.paused else 0
+        return len(self.records) - self.paused_at if self.paused else 0
+
+    def at(self, index: int) -> ViewState:
+        """The state after ``records[:index + 1]``, folded from the nearest keyframe before it
+        (or on from the last state folded, when that is nearer: a step forward folds one event)."""
+        if not 0 <= index < len(self.records):
+            raise IndexError(f"no event {index} (the cursor holds {len(self.records)})")
+        if index == len(self.records) - 1:
+            return self.head
+        if self._shown is not None and self._shown[0] == index:
+            return self._shown[1]
+        start = (index + 1) // KEYFRAME_EVERY * KEYFRAME_EVERY  # records before it are in its keyframe
+        state = self._keyframes[start // KEYFRAME_EVERY]
+        last = self._last
+        if last is not None and start <= last[0] + 1 <= index + 1:
+            start, state = last[0] + 1, last[1]
+        for record in self.records[start:index + 1]:
+            state = apply(state, record)
+        self._last = (index, state)
+        return state
 
     def fresh(self, record: Mapping[str, Any]) -> "TimeCursor":
         """A new story (a new or resumed session): a live cursor whose only event is ``record``,
         folded over this cursor's head (a ``reset`` keeps what the fold says it keeps)."""
-        return TimeCursor([record], [apply(self.head, record)])
+        return TimeCursor([record], base=self.head)
 
     def add(self, record: Mapping[str, Any]) -> ViewState:
         state = apply(self.head, record)
         self.records.append(record)
-        self.states.append(state)
+        self.head = state
+        if len(self.records) % KEYFRAME_EVERY == 0:
+            self._keyframes.append(state)
+        if record.get("type") == "turn_finished":
+            self._turn_ends.append(len(self.records) - 1)
         return state
 
     def pause(self) -> bool:
-        if not self.states:
+        if not self.records:
             return False
-        self.position = len(self.states) - 1
-        self.paused_at = len(self.states)
+        self.position = len(self.records) - 1
+        self.paused_at = len(self.records)
         return True
 
     def pause_at(self, index: int) -> None:
         """Paused on ``index`` (the step-through demo's first step): what arrives later is queued."""
         self.position = index
-        self.paused_at = len(self.states)
+        self.paused_at = len(self.records)
 
     def live(self) -> None:
         self.position = None
 
     def step(self, delta: int) -> None:
-        if self.states:
-            self.position = max(0, min(len(self.states) - 1, self.index + delta))
+        if self.records:
+            self.position = max(0, min(len(self.records) - 1, self.index + delta))
 
     def turn(self, delta: int) -> None:
         """To the end of the previous / next turn (a ``turn_finished``), or the first / last event."""
-        if not self.states:
+        if not self.records:
             return
-        ends = [i for i, r in enumerate(self.records) if r.get("type") == "turn_finished"]
-        here = self.index
+        ends, here = self._turn_ends, self.index
         if delta < 0:
-            self.position = max((i for i in ends if i < here), default=0)
+            earlier = bisect_left(ends, here)
+            self.position = ends[earlier - 1] if earlier else 0
         else:
-            self.position = min((i for i in ends if i > here), default=len(self.states) - 1)
+            later = bisect_right(ends, here)
+            self.position = ends[later] if later < len(ends) else len(self.records) - 1
 
     def next_step(self, is_step: Callable[[int], bool]) -> bool:
         """To the next event ``is_step`` accepts; False (and no move) when none has arrived yet."""
-        for index in range(self.index + 1, len(self.states)):
+        for index in range(self.index + 1, len(self.records)):
             if is_step(index):
                 self.position = index
                 return True
@@ -105,7 +172,35 @@ class TimeCursor:
             if is_step(index):
                 self.position = index
                 return
-        self.position = 0 if self.states else None
+        self.position = 0 if self.records else None
 
     def before(self, index: int) -> ViewState:
-        return self.states[index - 1] if index > 0 else ViewState()
+        return self.at(index - 1) if index > 0 else ViewState()
+
+
+class CursorStates(Sequence[ViewState]):
+    """:attr:`TimeCursor.states`: ``len`` and indexing as a list of every state would give,
+    without holding them."""
+
+    def __init__(self, cursor: TimeCursor) -> None:
+        self._cursor = cursor
+
+    def __len__(self) -> int:
+        return len(self._cursor.records)
+
+    @overload
+    def __getitem__(self, index: int) -> ViewState: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ViewState]: ...
+
+    def __getitem__(self, index: int | slice) -> ViewState | list[ViewState]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        return self._cursor.at(index)
+
+    def __iter__(self) -> Iterator[ViewState]:
+        for index in range(len(self)):
+            yield self._cursor.at(index)

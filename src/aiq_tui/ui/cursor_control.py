@@ -23,10 +23,10 @@ CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "curso
 def cursor_keys_apply(app: AiqApp, action: str) -> bool:
     """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
     Space when there is something to pause, the arrows and End only while paused."""
-    if not app.is_mounted or app.screen is not app.screen_stack[0] or not app.cursor.states:
+    if not app.is_mounted or app.screen is not app.screen_stack[0] or not app.cursor.records:
         return False
-    prompts = app.screen.query("#prompt")
-    if not prompts or prompts.first().value or app.screen.focused is not prompts.first():
+    prompt = app.view.find("#prompt") if app.view is not None else None  # held: asked per key
+    if prompt is None or prompt.value or app.screen.focused is not prompt:
         return False
     return action == "toggle_pause" or app.cursor.paused
 
@@ -52,10 +52,9 @@ class CursorKeys:
 
     # -- the time cursor --------------------------------------------------------------------
     def _show_cursor_bar(self) -> None:
-        bars = self.screen_stack[0].query("#cursor-bar") if self.screen_stack else []
-        if not bars:
+        bar = self.view.find("#cursor-bar") if self.view is not None else None  # held: no query per event
+        if bar is None:
             return
-        bar = bars.first()
         cursor = self.cursor
         bar.display = cursor.paused
         if not cursor.paused:

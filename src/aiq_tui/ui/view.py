@@ -12,7 +12,7 @@ from typing import Any, Callable, Sequence
 
 from textual.dom import DOMNode
 
-from aiq_tui.agent.views import SkillView
+from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.context.model import Breakdown
 from aiq_tui.replay.state import Budget, ViewState, skill_views
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
@@ -44,22 +44,40 @@ class StateView:
         self.flash = flash
         self.drawn: ViewState | None = None
         self._catalog_stale = True
+        self._held: dict[Any, Any] = {}
 
     def catalog_changed(self) -> None:
         """The catalog (not an event) changed: the skills pane is redrawn on the next draw."""
         self._catalog_stale = True
 
+    def find(self, selector: Any) -> Any | None:
+        """The first widget under the root that ``selector`` (a type or a CSS selector) names, or
+        None. Looked up once and then held: a CSS query matches the selector against every node
+        of the screen, and drawing on every event must not cost what the screen holds. Looked up
+        again only while it is not mounted yet (the activity tabs follow the first frame) or
+        after it left the screen."""
+        widget = self._held.get(selector)
+        if widget is not None and widget.is_attached:
+            return widget
+        found = self.root.query(selector)
+        widget = found.first() if found else None
+        if widget is None:
+            self._held.pop(selector, None)
+        else:
+            self._held[selector] = widget
+        return widget
+
     async def draw(self, state: ViewState) -> None:
-        root, before = self.root, self.drawn
-        conversations = root.query(Conversation)
-        if not conversations:  # the screen is closing (the app exits): nothing left to draw on
+        before = self.drawn
+        conversation = self.find(Conversation)
+        if conversation is None:  # the screen is closing (the app exits): nothing left to draw on
             return
         self.drawn = state
-        await conversations.first().show(state.conversation)
-        panes = root.query(SkillsPane)
-        if not panes:  # the screen closed while the conversation drew (the app exits)
+        if conversation.shown is not state.conversation:
+            await conversation.show(state.conversation)
+        pane = self.find(SkillsPane)
+        if pane is None:  # the screen closed while the conversation drew (the app exits)
             return
-        pane = panes.first()
         if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
             self._catalog_stale = False
             if self.flash is not None and before is not None:  # highlighted in the redraw below
@@ -68,17 +86,20 @@ class StateView:
                 if moved:
                     self.flash(moved)
             pane.set_views(skill_views(state, self.catalog()))
-        if before is None or state.changes != before.changes:
+        if before is None or (state.changes is not before.changes and state.changes != before.changes):
             pane.show_changes(state.changes)
-        gauge = root.query_one(BudgetGauge)
-        if before is None or state.budget != before.budget:
-            gauge.breakdown = breakdown_of(state.budget)
-        gauge.stage_note = state.stage_note
-        gauge.requests = state.requests
-        for timeline in root.query("#timeline"):  # mounted after the first frame
-            timeline.show(state.timeline)  # type: ignore[attr-defined]
-        for log in root.query("#tool-log"):
-            log.show(state.tools)  # type: ignore[attr-defined]
+        gauge = self.find(BudgetGauge)
+        if gauge is not None:
+            if before is None or (state.budget is not before.budget and state.budget != before.budget):
+                gauge.breakdown = breakdown_of(state.budget)
+            gauge.stage_note = state.stage_note
+            gauge.requests = state.requests
+        timeline = self.find("#timeline")  # mounted after the first frame
+        if timeline is not None:
+            timeline.show(state.timeline)
+        log = self.find("#tool-log")
+        if log is not None:
+            log.show(state.tools)
 
 
 SHORT_ROWS = 30

@@ -78,8 +78,11 @@ class Welcome(Static):
 
 NEW_BELOW = "↓ new messages below — PgDn / End"
 WINDOW = 80
-"""Entries a conversation drawn afresh mounts (the newest); more as the view scrolls up. Above
-the step-through demo's 65, so its pictures show every entry."""
+"""Entries mounted at the bottom of the conversation (the newest), live and in Replay alike; more
+as the view scrolls up. Above the step-through demo's 65, so its pictures show every entry."""
+TRIM_SLACK = 20
+"""Entries mounted past :data:`WINDOW` before the oldest are unmounted again, while the view
+follows the newest: trimming in batches, not one widget per new entry."""
 
 
 class Conversation(VerticalScroll):
@@ -96,14 +99,21 @@ class Conversation(VerticalScroll):
         self._blocks: list[Any] = []
         self._first = 0
         self._earlier: Static | None = None  # "⋯ N earlier entries" above the blocks while _first > 0
+        self._welcome: Welcome | None = None  # held, not queried: a query walks every block
         self._lock = asyncio.Lock()  # show() and show_earlier() both move the blocks
 
     async def on_mount(self) -> None:
         self.anchor()
-        await self.mount(Welcome())
+        await self._show_welcome()
+
+    async def _show_welcome(self) -> None:
+        if self._welcome is None:
+            self._welcome = Welcome()
+            await self.mount(self._welcome)
 
     async def _leave_welcome(self) -> None:
-        for welcome in self.query(Welcome):
+        welcome, self._welcome = self._welcome, None
+        if welcome is not None:
             await welcome.remove()
 
     # -- reading: scroll from the prompt, and the "new messages below" marker -------------
@@ -122,6 +132,9 @@ class Conversation(VerticalScroll):
             self.border_subtitle = ""
         if self._first and new_value < 1 and self.scrolled_up:  # at the top: the earlier entries
             self.run_worker(self.show_earlier(), group="conversation-earlier", exclusive=True)
+        elif len(self._blocks) > WINDOW + TRIM_SLACK and not self.scrolled_up and new_value >= self.max_scroll_y:
+            # back at the newest entries: what scrolling up mounted goes again
+            self.run_worker(self._trim_locked(), group="conversation-trim", exclusive=True)
 
     def page(self, direction: int) -> None:
         if direction < 0:
@@ -139,6 +152,8 @@ class Conversation(VerticalScroll):
     def to_end(self) -> None:
         self.scroll_end(animate=False)  # re-anchors: new messages are followed again
         self.border_subtitle = ""
+        # What scrolling up mounted goes again — once an earlier mount under way is done.
+        self.run_worker(self._trim_locked(), group="conversation-trim", exclusive=True)
 
     # -- content ---------------------------------------------------------------------------
     # Every text enters here made printable: a model's answer, a tool's output or a session
@@ -220,20 +235,26 @@ class Conversation(VerticalScroll):
         touching only what changed: a streaming answer grows in place (its new text streams in),
         a summarised turn is dimmed in place, later blocks are mounted; the rest stays.
 
-        A long conversation drawn afresh (Replay opening a long session, a step far back)
-        mounts only its newest :data:`WINDOW` entries — what the pane, anchored at the bottom,
-        shows — under a line counting the earlier ones, which are mounted as the view is
-        scrolled up to them (:meth:`show_earlier`)."""
+        Only the newest :data:`WINDOW` entries — what the pane, anchored at the bottom, shows —
+        have widgets, under a line counting the earlier ones, which are mounted as the view is
+        scrolled up to them (:meth:`show_earlier`): a long conversation drawn afresh (Replay
+        opening a long session, a step far back) mounts a window, and while the view follows
+        the newest entries the oldest widgets are unmounted as new ones come (:meth:`_trim`),
+        so a day-long session draws what a short one does."""
         entries = tuple(entries)
-        if entries == self.shown:
+        if entries is self.shown or entries == self.shown:
             return
         async with self._lock:
             await self._show(entries)
 
     async def _show(self, entries: tuple[Any, ...]) -> None:
         shown, blocks, first = self.shown, self._blocks, self._first
-        keep = 0
-        while keep < min(len(shown), len(entries)):
+        keep, common = 0, min(len(shown), len(entries))
+        # Usually only the last entry changed (a streamed answer, a new block): the rest is
+        # compared at once (the same objects: the fold reuses what did not change).
+        if common > 1 and shown[:common - 1] == entries[:common - 1]:
+            keep = common - 1
+        while keep < common:
             old, new = shown[keep], entries[keep]
             if old == new:
                 keep += 1
@@ -269,14 +290,16 @@ class Conversation(VerticalScroll):
         self._first = first
         # The welcome stays until the first question or answer (notices sit below it), whatever
         # was drawn before: it went with a question only when nothing else had been drawn.
-        if any(entry.kind != "notice" for entry in entries):
+        if self._welcome is not None and any(entry.kind != "notice" for entry in entries):
             await self._leave_welcome()
-        elif not blocks and not self.query(Welcome):
-            await self.mount(Welcome())
+        elif not blocks and not any(entry.kind != "notice" for entry in entries):
+            await self._show_welcome()
         fresh = [self._block(entry) for entry in entries[keep:]]
         if fresh:  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
         blocks += fresh
+        if not self.scrolled_up:
+            await self._trim()
         await self._count_earlier()
         last = entries[-1] if entries else None
         if fresh and last is not None and last.kind == "answer" and last.open:
@@ -285,6 +308,26 @@ class Conversation(VerticalScroll):
         self.shown = entries
         if len(entries) > keep:
             self._arrived()
+
+    async def _trim(self) -> None:
+        """Unmount the oldest blocks past :data:`WINDOW` (once :data:`TRIM_SLACK` more piled up):
+        the view is at the newest entries, where the window is what the pane shows. The
+        entries stay in :attr:`shown`; scrolling up mounts them again."""
+        blocks = self._blocks
+        if len(blocks) <= WINDOW + TRIM_SLACK:
+            return
+        count = len(blocks) - WINDOW
+        gone = blocks[:count]
+        del blocks[:count]
+        self._first += count
+        await self.remove_children(gone)
+
+    async def _trim_locked(self) -> None:
+        """End was pressed: the view goes to the newest entries (the scroll lands after the
+        next refresh, so the anchor is not asked)."""
+        async with self._lock:
+            await self._trim()
+            await self._count_earlier()
 
     async def _count_earlier(self) -> None:
         """The line above the mounted blocks: how many earlier entries are not drawn yet."""
@@ -303,7 +346,7 @@ class Conversation(VerticalScroll):
         """Mount up to :data:`WINDOW` more of the earlier entries above the drawn ones; how many."""
         async with self._lock:
             count = min(WINDOW, self._first)
-            if not count or not self._blocks:
+            if not count or not self._blocks or not self.scrolled_up:  # End came first
                 return 0
             start = self._first - count
             widgets = [self._block(entry) for entry in self.shown[start:self._first]]
@@ -333,8 +376,9 @@ class Conversation(VerticalScroll):
     async def _reset(self) -> None:
         self.shown, self._blocks, self._first = (), [], 0
         self._earlier = None
+        self._welcome = None
         self._answer = None
         self.last_answer = ""
         await self.remove_children()
-        await self.mount(Welcome())
+        await self._show_welcome()
         self.to_end()

@@ -9,8 +9,9 @@ bindings as they are by then — so what the footer shows is the same.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from textual.app import ComposeResult
 from textual.widgets import Footer
 
 if TYPE_CHECKING:
@@ -38,3 +39,15 @@ class CoalescedFooter(Footer):
 
     def _recompose_done(self) -> None:
         self._recompose_due = False
+
+    def compose(self) -> ComposeResult:
+        # Each key Textual's footer yields binds its ``compact`` to the footer's, which adds the
+        # key to the footer's watcher list; a recompose removes the keys but the list keeps
+        # them (Textual prunes it only when ``compact`` changes, which it never does here), so
+        # every pause, step and turn's bindings change kept a dozen dead keys alive: a day-long
+        # session grew by megabytes. The keys being replaced are all gone by now.
+        watchers: dict[str, list[Any]] = getattr(self, "__watchers", None) or {}
+        for name, entries in watchers.items():
+            entries[:] = [(node, callback) for node, callback in entries
+                          if node is self or node.parent is not None and node.is_attached]
+        yield from super().compose()

@@ -46,6 +46,8 @@ class Timeline(RichLog):
         timeline that is not a continuation of the one shown (or adds more than
         :data:`TAIL_ROWS` rows at once) is drawn afresh."""
         shown = self._rows
+        if rows is shown:  # the fold's tuples are immutable: the same rows, nothing to draw
+            return
         if rows[:len(shown)] == shown and len(rows) - len(shown) <= TAIL_ROWS:
             new = rows[len(shown):]
         else:

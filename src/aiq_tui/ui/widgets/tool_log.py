@@ -59,6 +59,7 @@ class ToolLog(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.records: dict[str, ToolRecord] = {}
+        self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
 
     def on_mount(self) -> None:
         # Fixed widths: a column that grows as results arrive would reflow the table
@@ -100,18 +101,35 @@ class ToolLog(DataTable):
 
     def show(self, rows: Any) -> None:
         """Draw the view state's tool calls (:class:`~aiq_tui.replay.state.ToolRow`): changed rows
-        are updated in place, new ones appended; another session's calls start the table afresh."""
-        ids = [row.call_id for row in rows]
-        if list(self.records)[:len(ids)] != ids[:len(self.records)] or len(self.records) > len(ids):
+        are updated in place, new ones appended, rows past the state's (a step back) removed;
+        another session's calls start the table afresh. The fold's rows are immutable, so a row
+        that is the one drawn last time is skipped without a look: a draw costs the rows that
+        changed, not every call of the session."""
+        rows = tuple(rows)
+        drawn = self._drawn
+        if rows is drawn:
+            return
+        ids = list(self.records)
+        if len(ids) > len(rows) and all(row.call_id == key for row, key in zip(rows, ids)):
+            for key in ids[len(rows):]:  # a step back: the later calls go, the rest stay
+                self.records.pop(key)
+                self.remove_row(key)
+            ids = ids[:len(rows)]
+        if len(ids) > len(rows) or any(row.call_id != key for row, key in zip(rows, ids)):
             self.clear_records()
-        for row in rows:
+            drawn = ()
+        for index, row in enumerate(rows):
+            if index < len(drawn) and drawn[index] is row:
+                continue
             record = self.records.get(row.call_id)
             wanted = {"name": row.name, "arguments": dict(row.arguments), "permission": row.permission or "–",
                       "status": row.status, "summary": row.summary, "duration_s": row.duration_s,
                       "result": row.result, "progress": row.progress}
             if record is None or any(getattr(record, key) != value for key, value in wanted.items()):
                 self.upsert(row.call_id, **wanted)
+        self._drawn = rows
 
     def clear_records(self) -> None:
+        self._drawn = ()
         self.records.clear()
         self.clear()

@@ -1,0 +1,82 @@
+"""The time cursor keeps the events and a keyframe state every KEYFRAME_EVERY events, not a state
+per event (issue 32): any event's state is folded again from the keyframe before it, and is the
+same state the fold of the events up to it gives."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aiq_tui.replay.cursor import KEYFRAME_EVERY, TimeCursor
+from aiq_tui.replay.state import fold
+
+FIXTURE = Path(__file__).parent / "fixtures" / "session_demo.json"
+
+
+def records(copies: int) -> list[dict[str, Any]]:
+    session = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    once = [dict(event) for turn in session["replay"]["turns"] for event in turn["events"]]
+    return once * copies
+
+
+def test_a_long_cursor_holds_a_state_per_keyframe_not_per_event() -> None:
+    cursor = TimeCursor()
+    for record in records(20):
+        cursor.add(record)
+    events = len(cursor.records)
+    assert events > 20 * KEYFRAME_EVERY
+    assert cursor.kept <= events // KEYFRAME_EVERY + 2, "a state per keyframe (and the head)"
+
+
+def test_every_event_s_state_is_the_fold_of_the_events_up_to_it() -> None:
+    events = records(3)
+    cursor = TimeCursor()
+    for record in events:
+        cursor.add(record)
+    assert len(cursor.states) == len(events)
+    for index in range(len(events)):
+        assert cursor.states[index] == fold(events[:index + 1]), index
+    assert cursor.states[-1] is cursor.head
+
+
+def test_stepping_back_and_forth_shows_each_event_s_fold_and_keeps_showing_the_same_object() -> None:
+    events = records(2)
+    cursor = TimeCursor()
+    for record in events:
+        cursor.add(record)
+    cursor.pause()
+    for delta in [-1] * (2 * KEYFRAME_EVERY + 3) + [1] * 5 + [-7, 9, -40]:
+        cursor.step(delta)
+        shown = cursor.shown
+        assert shown == fold(events[:cursor.index + 1]), cursor.index
+        assert cursor.shown is shown, "the view compares what it drew by identity"
+
+
+def test_a_turn_step_lands_on_the_turn_ends_around_the_cursor() -> None:
+    events = records(2)
+    cursor = TimeCursor()
+    for record in events:
+        cursor.add(record)
+    ends = [i for i, record in enumerate(events) if record["type"] == "turn_finished"]
+    cursor.pause()
+    cursor.turn(-1)
+    assert cursor.index == max(i for i in ends if i < len(events) - 1)
+    cursor.position = ends[1]
+    cursor.turn(-1)
+    assert cursor.index == ends[0]
+    cursor.turn(1)
+    assert cursor.index == ends[1]
+    cursor.position = ends[0] - 1
+    cursor.turn(1)
+    assert cursor.index == ends[0]
+
+
+def test_a_fresh_story_folds_its_first_event_over_the_old_head() -> None:
+    cursor = TimeCursor()
+    for record in records(1):
+        cursor.add(record)
+    reset = {"type": "reset", "session": "resumed"}
+    fresh = cursor.fresh(reset)
+    assert fresh.records == [reset] and not fresh.paused
+    assert fresh.head == fold([reset], cursor.head) and fresh.states[0] is fresh.head
