@@ -3,7 +3,13 @@
 A :class:`Session` is the engine's working state for one conversation (mutable on purpose);
 :class:`SessionStore` saves it after every turn with temp file + fsync + ``os.replace`` +
 directory fsync, so a crash (even SIGKILL mid-write) leaves either the previous or the new
-complete file, never a torn one. A file that does not parse is reported as a
+complete file, never a torn one. A long session (from :data:`JOURNAL_FROM_BYTES`) is not
+rewritten after every turn: the save appends what the turn added, one JSON line, to its journal
+``session_<id>.jsonl`` (write + fsync; a line torn by a crash is ignored on load), and the whole
+file is written again only when the journal has grown as large as it or compression rewrote the
+history — so a turn's save costs the turn, not the session. Each journal line names the file
+it extends, so lines left over from before a rewrite are never applied twice. Session files
+written before the journal existed (one JSON file) load as before. A file that does not parse is reported as a
 :class:`~aiq_tui.problems.Problem` and skipped — it is never overwritten or deleted, so the
 user can still rescue it by hand. API keys are never part of a session: only the provider's
 config name and model are stored.
@@ -35,8 +41,15 @@ from aiq_tui.replay.record import dump_turns, load_turns
 from aiq_tui.skills.model import Phase, SkillState
 
 SESSION_VERSION = 1
+JOURNALED_VERSION = 2
+"""A base file whose later turns are in its journal: an aiq-tui that knows only version 1 refuses
+it rather than show a session missing its newest turns."""
 FILE_PREFIX = "session_"
 FILE_SUFFIX = ".json"
+JOURNAL_SUFFIX = ".jsonl"
+JOURNAL_FROM_BYTES = 256 * 1024
+"""A session file smaller than this is rewritten whole at every save (as cheap as an append);
+from this size on, a save appends what the turn added to the journal."""
 _TEMP_SUFFIX = ".tmp"
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -199,7 +212,16 @@ class Session:
         its shape (nested a million deep, a list where an object belongs, 1e999 tokens), the
         only error is a ValueError saying what is wrong."""
         try:
-            return cls.from_json(json.loads(text))
+            data = json.loads(text)
+        except RecursionError as exc:
+            raise ValueError(f"not a session file (RecursionError: {exc})") from None
+        return cls.from_data(data)
+
+    @classmethod
+    def from_data(cls, data: Any) -> "Session":
+        """A session from its file's parsed JSON; any shape error is a ValueError (see :meth:`from_text`)."""
+        try:
+            return cls.from_json(data)
         except ValueError:
             raise
         except (KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
@@ -213,10 +235,10 @@ class Session:
         if not isinstance(data.get("id"), str) or not _ID_PATTERN.match(data["id"]):
             raise ValueError(f"the session id {str(data.get('id'))[:80]!r} is not letters, digits, '-' and '_'")
         version = int(data.get("version", 0))
-        if version > SESSION_VERSION:
+        if version > JOURNALED_VERSION:
             raise ValueError(
                 f"session format version {version} is newer than this aiq-tui understands "
-                f"({SESSION_VERSION}); upgrade aiq-tui"
+                f"({JOURNALED_VERSION}); upgrade aiq-tui"
             )
         return cls(
             id=str(data["id"]),
@@ -324,6 +346,78 @@ def atomic_write_text(path: Path, text: str) -> None:
     _fsync_dir(path.parent)
 
 
+def journal_path(path: Path) -> Path:
+    """The journal beside a session file: ``session_<id>.jsonl`` (not a ``session_*.json`` file)."""
+    return path.with_suffix(JOURNAL_SUFFIX)
+
+
+_HEAD_FIELDS = ("title", "created_at", "updated_at", "provider", "model", "skill_states", "summaries", "tokens")
+
+
+def apply_journal(data: Any, journal: str) -> Any:
+    """The session file's JSON with its journal's entries applied, in order.
+
+    A journal entry counts only if it is a whole line (a save killed mid-append leaves a torn
+    last line: ignored) and names the base it extends (``"journal"``: a base rewritten after
+    the journal was appended to already holds those entries, so they are skipped). The first
+    line that does not parse ends the journal: what follows a damaged line cannot be trusted."""
+    if not isinstance(data, dict) or not isinstance(data.get("journal"), str) or not journal:
+        return data
+    generation = data["journal"]
+    lines = journal.split("\n")[:-1]  # the piece after the last newline is torn or empty
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            break
+        if not isinstance(entry, dict) or entry.get("journal") != generation:
+            continue
+        for key in ("messages", "tool_calls"):
+            if not isinstance(data.get(key), list):
+                data[key] = list(data.get(key) or ())
+            data[key].extend(entry.get(key) or ())
+        replay = data.get("replay")
+        if isinstance(replay, dict) and isinstance(replay.get("turns"), list):
+            replay["turns"].extend(entry.get("turns") or ())
+        head = entry.get("head")
+        if isinstance(head, dict):
+            data.update({key: head[key] for key in _HEAD_FIELDS if key in head})
+    return data
+
+
+def read_session_file(path: Path) -> "Session":
+    """The session saved at ``path``, its journal (if any) applied; errors as :meth:`Session.from_text`."""
+    text = path.read_text(encoding="utf-8")
+    try:
+        journal = journal_path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        journal = ""
+    if not journal:
+        return Session.from_text(text)
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        return Session.from_text(text)  # the error worded as every bad file's
+    return Session.from_data(apply_journal(data, journal))
+
+
+@dataclass
+class _Written:
+    """What the last save put on disk, by reference: a save whose lists still start with these
+    very objects (the engine only appends; compression builds a new history) appends the rest."""
+
+    generation: str
+    messages: tuple[Any, ...]
+    tool_calls: tuple[Any, ...]
+    turns: tuple[Any, ...]
+    base_bytes: int
+    journal_bytes: int = 0
+
+
+def _extends(items: list[Any], written: tuple[Any, ...]) -> bool:
+    return len(items) >= len(written) and all(a is b for a, b in zip(items, written))
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -337,11 +431,13 @@ def _pid_alive(pid: int) -> bool:
 class SessionStore:
     """Sessions in one directory (``home.sessions_dir``)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, *, journal_from: int = JOURNAL_FROM_BYTES):
         self.directory = Path(directory)
-        # What this store last loaded or wrote, per id: (inode, mtime_ns, size). A different
-        # file on disk at save time means another process wrote the session meanwhile.
-        self._seen: dict[str, tuple[int, int, int]] = {}
+        self.journal_from = journal_from
+        # What this store last loaded or wrote, per id: the file's and the journal's (inode,
+        # mtime_ns, size). A change on disk at save time means another process wrote meanwhile.
+        self._seen: dict[str, tuple[Any, Any]] = {}
+        self._written: dict[str, _Written] = {}  # what a save may append to, per id
         self._clean_stale_temps()  # start-up: temp files of killed saves go
 
     # -- paths -----------------------------------------------------------------------------
@@ -377,12 +473,16 @@ class SessionStore:
         return session
 
     @staticmethod
-    def _signature(path: Path) -> tuple[int, int, int] | None:
+    def _stat(path: Path) -> tuple[int, int, int] | None:
         try:
             info = path.stat()
         except OSError:
             return None
         return (info.st_ino, info.st_mtime_ns, info.st_size)
+
+    def _signature(self, path: Path) -> tuple[Any, Any] | None:
+        base = self._stat(path)
+        return None if base is None else (base, self._stat(journal_path(path)))
 
     def _lock(self, session_id: str) -> int:
         """The session's lock (an open fd holding ``flock``); :class:`SessionBusy` if taken."""
@@ -417,7 +517,8 @@ class SessionStore:
                     f"nothing was overwritten — this turn was saved as session {session.id} ({forked})"
                 )
             session.updated_at = _now()
-            atomic_write_text(path, dumps_session_json(session.to_json()) + "\n")
+            if not self._append(session, path):
+                self._write_whole(session, path)
             signature = self._signature(path)
             if signature is not None:
                 self._seen[session.id] = signature
@@ -425,6 +526,68 @@ class SessionStore:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
         return path
+
+    def _write_whole(self, session: Session, path: Path) -> None:
+        """The whole session in one atomic write; a large one becomes the base of a new journal
+        (the old journal's entries, named for the old base, are in this file and no longer apply)."""
+        self._written.pop(session.id, None)
+        data = session.to_json()
+        text = dumps_session_json(data) + "\n"
+        generation = ""
+        if len(text) >= self.journal_from:
+            generation = secrets.token_hex(8)
+            data["version"], data["journal"] = JOURNALED_VERSION, generation
+            text = dumps_session_json(data) + "\n"
+        atomic_write_text(path, text)
+        journal = journal_path(path)
+        if journal.exists():
+            journal.unlink(missing_ok=True)
+            _fsync_dir(path.parent)
+        if generation:
+            self._written[session.id] = _Written(
+                generation, tuple(session.messages), tuple(session.tool_calls), tuple(session.replay),
+                base_bytes=len(text))
+
+    def _append(self, session: Session, path: Path) -> bool:
+        """Append what this save adds to the journal; False when the session must be written
+        whole (nothing written yet, history rewritten by compression, journal as large as the base)."""
+        written = self._written.get(session.id)
+        if (written is None or written.journal_bytes >= written.base_bytes
+                or not _extends(session.messages, written.messages)
+                or not _extends(session.tool_calls, written.tool_calls)
+                or not _extends(session.replay, written.turns)):
+            return False
+        entry = {
+            "journal": written.generation,
+            "messages": [m.to_json() for m in session.messages[len(written.messages):]],
+            "tool_calls": [c.to_json() for c in session.tool_calls[len(written.tool_calls):]],
+            "turns": session.replay[len(written.turns):],
+            "head": {"title": session.title, "created_at": session.created_at, "updated_at": session.updated_at,
+                     "provider": session.provider, "model": session.model,
+                     "skill_states": {name: s.to_json() for name, s in session.skill_states.items()},
+                     "summaries": list(session.summaries), "tokens": session.tokens.to_json()},
+        }
+        line = (dumps_session_json(entry) + "\n").encode("utf-8")
+        journal = journal_path(path)
+        created = not journal.exists()
+        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except BaseException:
+            # A torn line is ignored on load; the next save writes the session whole.
+            self._written.pop(session.id, None)
+            raise
+        finally:
+            os.close(fd)
+        if created:
+            _fsync_dir(path.parent)
+        written.messages, written.tool_calls = tuple(session.messages), tuple(session.tool_calls)
+        written.turns = tuple(session.replay)
+        written.journal_bytes += len(line)
+        return True
 
     def resolve_id(self, id_or_prefix: str) -> str:
         """The full id for an id or a unique prefix of one."""
@@ -452,7 +615,7 @@ class SessionStore:
         path = self.path_for(session_id)
         try:
             signature = self._signature(path)
-            session = Session.from_text(path.read_text(encoding="utf-8"))
+            session = read_session_file(path)
             if signature is not None:
                 self._seen[session.id] = signature
             return session
@@ -468,7 +631,7 @@ class SessionStore:
         problems: list[Problem] = []
         for path in self._files():
             try:
-                session = Session.from_text(path.read_text(encoding="utf-8"))
+                session = read_session_file(path)
             except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as exc:
                 problems.append(Problem(
                     path=path, message=f"corrupt session file skipped: {exc}",
@@ -497,6 +660,8 @@ class SessionStore:
         session_id = self.resolve_id(id_or_prefix)
         path = self.path_for(session_id)
         path.unlink()
+        journal_path(path).unlink(missing_ok=True)
+        self._written.pop(session_id, None)
         (self.directory / f".{FILE_PREFIX}{session_id}.lock").unlink(missing_ok=True)
         _fsync_dir(self.directory)
         return path

@@ -76,12 +76,12 @@ def _captions(args: argparse.Namespace) -> int:
 
 def load_session(args: argparse.Namespace) -> "Session | None":
     """The session SESSION names; on failure, say why on stderr and return None."""
-    from aiq_tui.agent.sessions import Session, SessionError, SessionStore
+    from aiq_tui.agent.sessions import SessionError, SessionStore, read_session_file
 
     given = Path(args.session)
     if given.suffix == ".json" or given.is_file():
         try:
-            return Session.from_text(given.read_text(encoding="utf-8"))
+            return read_session_file(given)
         except (OSError, ValueError) as exc:
             print(f"aiq-tui replay: {given}: cannot read session ({exc})", file=sys.stderr)
             return None

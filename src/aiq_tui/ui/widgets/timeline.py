@@ -4,7 +4,10 @@ Rows wrap at the pane's width and are re-wrapped whenever that width changes (te
 resize, the tab becoming visible), so a long row never loses its middle. A timeline drawn
 afresh (Replay opening a long session, a step back) writes its newest :data:`TAIL_ROWS` rows
 under a line counting the earlier ones: each row costs a rendering, and a session of
-thousands of events would otherwise hold the screen for seconds.
+thousands of events would otherwise hold the screen for seconds. A live timeline that follows
+its newest row is bounded the same way: once more than :data:`KEEP_ROWS` rows are written it
+is drawn afresh with its newest :data:`TAIL_ROWS`, so a day-long session keeps a few hundred
+rendered lines, not the thousand RichLog would (each line is strips and caches held in memory).
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ KIND_BADGE = {"load": "success", "unload": "warning", "demote": "warning", "evic
 """Each kind's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the pane in every theme."""
 KIND_WIDTH = 9
 TAIL_ROWS = 100
+KEEP_ROWS = 2 * TAIL_ROWS
+"""Rows written before a timeline that follows its newest row is drawn afresh with its tail:
+twice the tail, so the redraw (about a hundred rows) comes once per hundred rows added."""
 
 
 class Timeline(RichLog):
@@ -73,8 +79,15 @@ class Timeline(RichLog):
             self._times.append(time)
         if not rows:
             return
+        if self._width and len(self.entries) - self._hidden > KEEP_ROWS and self.is_vertical_scroll_end:
+            # Following the newest rows: the earlier ones are counted, no longer kept drawn.
+            self._hidden = len(self.entries) - TAIL_ROWS
+            self._stale = True
         if self._width and not self.scrollable_content_region.width:
             self._stale = True  # hidden behind the Tools tab: written when it has a width again
+            return
+        if self._stale and self._width:
+            self._rewrite()
             return
         self._write_rows(self._times[start:], self.entries[start:])
 

@@ -2,6 +2,13 @@
 
 Enter on a row opens the full arguments and result in a modal (the app does that; this
 widget only keeps the records and draws the table).
+
+The table holds rows for a window of the calls, not for every call of the session: a table's
+rows cost layout, offsets and caches on every repaint, and a day-long session makes thousands
+of calls. While the newest call is shown the window is the newest :data:`WINDOW` calls (older
+rows go in batches of :data:`TRIM_SLACK`); moving the cursor past either end of the window
+(↑/↓, Page Up/Down, Ctrl+Home/End) or scrolling to its top brings in the calls beyond it.
+``records`` keeps every call, so a selected row always opens its own call.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from rich.text import Text
+from textual.events import MouseScrollUp
 from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
@@ -20,6 +28,11 @@ from aiq_tui.ui.plain import plain
 STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
                 "failed": "error", "denied": "error"}
 """Each status's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
+WINDOW = 100
+"""Rows the table holds while it follows the newest call (at most twice this while browsing)."""
+TRIM_SLACK = 20
+"""Rows past :data:`WINDOW` before the oldest are removed: removing rows one by one per call
+would re-lay the table out on every call."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +72,8 @@ class ToolLog(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.records: dict[str, ToolRecord] = {}
+        self._order: list[str] = []  # the records' ids in call order
+        self._first = 0  # the table's rows are the calls _order[_first:_first + row_count]
         self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
 
     def on_mount(self) -> None:
@@ -73,8 +88,91 @@ class ToolLog(DataTable):
         redraw_on_theme_change(self, self._retheme)  # the status colours
 
     def _retheme(self) -> None:
-        for call_id, record in self.records.items():
-            self.update_cell(call_id, "status", self._status(record))
+        for call_id in self._shown():
+            self.update_cell(call_id, "status", self._status(self.records[call_id]))
+
+    @property
+    def window(self) -> tuple[int, int]:
+        """The calls that have rows: ``(first, end)`` indices into the calls in order."""
+        return self._first, self._first + self.row_count
+
+    def _shown(self) -> list[str]:
+        first, end = self.window
+        return self._order[first:end]
+
+    def _add(self, record: ToolRecord) -> None:
+        duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
+        self.add_row(plain(record.name), self._status(record), duration, plain(record.short_args()),
+                     key=record.call_id)
+
+    def _place(self, first: int, end: int, call_id: str | None, *, scroll: bool = True) -> None:
+        """Rows for the calls ``first:end`` (a rebuild: DataTable adds rows only at its end),
+        the cursor on ``call_id``'s row."""
+        self.clear()
+        self._first = first
+        for key in self._order[first:end]:
+            self._add(self.records[key])
+        if call_id is not None and first <= self._order.index(call_id) < end:
+            self.move_cursor(row=self._order.index(call_id) - first, scroll=scroll)
+
+    def _cursor_id(self) -> str | None:
+        shown = self._shown()
+        row = self.cursor_row
+        return shown[row] if 0 <= row < len(shown) else None
+
+    def _earlier(self) -> None:
+        """Rows for up to :data:`WINDOW` earlier calls, the cursor staying on its call."""
+        first, end = self.window
+        if first > 0:
+            start = max(0, first - WINDOW)
+            self._place(start, min(end, start + 2 * WINDOW), self._cursor_id())
+
+    def _later(self) -> None:
+        first, end = self.window
+        if end < len(self._order):
+            stop = min(len(self._order), end + WINDOW)
+            self._place(max(first, stop - 2 * WINDOW), stop, self._cursor_id())
+
+    def action_cursor_up(self) -> None:
+        if self.cursor_row <= 0:
+            self._earlier()
+        super().action_cursor_up()
+
+    def action_cursor_down(self) -> None:
+        if self.cursor_row >= self.row_count - 1:
+            self._later()
+        super().action_cursor_down()
+
+    def action_page_up(self) -> None:
+        if self.cursor_row < self.scrollable_content_region.height:
+            self._earlier()
+        super().action_page_up()
+
+    def action_page_down(self) -> None:
+        if self.row_count - self.cursor_row <= self.scrollable_content_region.height:
+            self._later()
+        super().action_page_down()
+
+    def action_scroll_top(self) -> None:
+        if self._first:
+            self._place(0, min(len(self._order), WINDOW), None)
+        super().action_scroll_top()
+
+    def action_scroll_bottom(self) -> None:
+        if self.window[1] < len(self._order):
+            self._place(max(0, len(self._order) - WINDOW), len(self._order), None)
+        super().action_scroll_bottom()
+
+    def _on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        if self.scroll_y <= 0 and self._first and not (event.ctrl or event.shift):
+            # The wheel at the window's top: the earlier calls come in above, the view stays put.
+            first, end = self.window
+            start = max(0, first - WINDOW)
+            self._place(start, min(end, start + 2 * WINDOW), self._cursor_id(), scroll=False)
+            self.scroll_to(y=first - start, animate=False, immediate=True)
+            event.stop()
+            return
+        super()._on_mouse_scroll_up(event)
 
     def _status(self, record: ToolRecord) -> Text:
         # A running MCP call that reports progress shows it (``2/4``) in place of "running".
@@ -89,13 +187,19 @@ class ToolLog(DataTable):
         old = self.records.get(call_id)
         record = replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
         self.records[call_id] = record
-        status = self._status(record)
-        duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
         if old is None:
-            self.add_row(plain(record.name), status, duration, plain(record.short_args()), key=call_id)
-            self.move_cursor(row=self.row_count - 1)
-        else:
-            self.update_cell(call_id, "status", status)
+            following = self.window[1] == len(self._order)
+            self._order.append(call_id)
+            if following:  # the newest call is shown: its row is added and the cursor follows
+                self._add(record)
+                if self.row_count > WINDOW + TRIM_SLACK:
+                    for key in self._order[self._first:self._first + self.row_count - WINDOW]:
+                        self.remove_row(key)
+                    self._first = len(self._order) - self.row_count
+                self.move_cursor(row=self.row_count - 1)
+        elif call_id in self.rows:
+            duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
+            self.update_cell(call_id, "status", self._status(record))
             self.update_cell(call_id, "time", duration)
         return record
 
@@ -109,12 +213,15 @@ class ToolLog(DataTable):
         drawn = self._drawn
         if rows is drawn:
             return
-        ids = list(self.records)
+        ids = self._order
         if len(ids) > len(rows) and all(row.call_id == key for row, key in zip(rows, ids)):
             for key in ids[len(rows):]:  # a step back: the later calls go, the rest stay
                 self.records.pop(key)
-                self.remove_row(key)
-            ids = ids[:len(rows)]
+                if key in self.rows:
+                    self.remove_row(key)
+            del ids[len(rows):]
+            if not self.row_count:  # the window was all later calls: show the newest
+                self._place(max(0, len(ids) - WINDOW), len(ids), ids[-1] if ids else None)
         if len(ids) > len(rows) or any(row.call_id != key for row, key in zip(rows, ids)):
             self.clear_records()
             drawn = ()
@@ -132,4 +239,6 @@ class ToolLog(DataTable):
     def clear_records(self) -> None:
         self._drawn = ()
         self.records.clear()
+        self._order.clear()
+        self._first = 0
         self.clear()
