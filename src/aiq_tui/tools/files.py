@@ -40,11 +40,11 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from aiq_tui.config import ToolSettings
+from aiq_tui.file_io import atomic_write
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.secret_guard import SecretGuard
@@ -260,18 +260,7 @@ class FileOperationsTool:
             raise PathRefused(f"{directory!r} resolves outside the writable roots")
         existed = os.path.exists(path)
         mode = stat.S_IMODE(os.stat(path).st_mode) if existed else 0o644
-        fd, temp = tempfile.mkstemp(prefix=".aiq-", suffix=".tmp", dir=directory)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(temp, mode)
-            os.replace(temp, path)
-        except BaseException:
-            if os.path.exists(temp):
-                os.unlink(temp)
-            raise
+        atomic_write(Path(path), data, mode)
         return ToolResult(ok=True, content={"path": path, "bytes": len(data), "created": not existed},
                           summary=f"wrote {len(data)} bytes")
 
