@@ -160,7 +160,7 @@ class Engine:
 
             self.mcp.sampler = make_sampler(lambda: self.provider, lambda: self.approver,
                                             self.config.mcp.sampling_max_tokens)
-        self.sessions = SessionStore(workspace.home.sessions_dir)
+        self.sessions = SessionStore(workspace.home.sessions_dir, limits=self.config.sessions)
         self.session = self._new_session()
         self.approver: Approver | None = None
         self._sinks: list[EventSink] = []
