@@ -783,6 +783,7 @@ class Engine:
         # were validated together (save_settings), so they are copied as they are.
         for name in type(self.config.context).__struct_fields__:
             setattr(self.config.context, name, getattr(config.context, name))
+        self.config.sessions = self.sessions.limits = config.sessions  # the next read of a saved session
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
         self.session.provider, self.session.model = provider.name, provider.model

@@ -32,6 +32,7 @@ import re
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -420,32 +421,30 @@ def _read_bounded(path: Path, budget: int) -> tuple[bytes, int] | None:
     return data, max(info.st_size, len(data))
 
 
+_CONTAINERS = frozenset((dict, list))
+
+
 def _json_depth_over(root: Any, limit: int) -> bool:
     """Whether ``root`` nests containers more than ``limit`` deep. Level by level, without
-    recursion: a few ms a megabyte (about a third of what parsing it takes)."""
+    recursion, one comprehension a level: 10 ms for a 300-turn session (2 MB), a quarter of
+    what reading it takes."""
     level, depth = [root], 0
     while level:
         depth += 1
         if depth > limit:
             return True
-        below: list[Any] = []
-        for container in level:
-            items = container.values() if type(container) is dict else container
-            below += [item for item in items if type(item) is dict or type(item) is list]
-        level = below
+        items = chain.from_iterable([c.values() if type(c) is dict else c for c in level])
+        level = [item for item in items if type(item) in _CONTAINERS]
     return False
 
 
 def _parse(path: Path, text: str, limits: SessionSettings) -> Any:
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except RecursionError:  # json's own limit, near 1,000 levels: past max_json_depth (≤ 500)
         raise _too_deep(path, limits) from None
     except ValueError as exc:
         raise SessionUnreadable(path, f"not JSON: {exc}") from None
-    if isinstance(data, (dict, list)) and _json_depth_over(data, limits.max_json_depth):
-        raise _too_deep(path, limits)
-    return data
 
 
 def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Session":
@@ -478,8 +477,9 @@ def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Ses
             parsed = apply_journal(parsed, journal_text)
         except (TypeError, ValueError, AttributeError) as exc:  # an entry of the wrong shape
             raise SessionUnreadable(path, f"journal {journal_path(path).name}: {exc}") from None
-        if isinstance(parsed, (dict, list)) and _json_depth_over(parsed, limits.max_json_depth):
-            raise _too_deep(path, limits)
+    # Once, over the file with its journal applied (an entry's lists join the file's at their depth).
+    if isinstance(parsed, (dict, list)) and _json_depth_over(parsed, limits.max_json_depth):
+        raise _too_deep(path, limits)
     try:
         return Session.from_data(parsed)
     except ValueError as exc:
