@@ -14,7 +14,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser = subparsers.add_parser(
         "sessions", parents=parents, help="list, show, rename, delete or export saved sessions",
         description="Saved conversations (sessions/session_<id>.json in the config home). "
-                    "IDs may be shortened to any unique prefix.",
+                    "IDs may be shortened to any unique prefix. A file that cannot be read (not JSON, "
+                    "not a regular file, over sessions.max_file_bytes or sessions.max_json_depth in "
+                    "config.yaml) is a warning in `list` and exit 1 in show, rename and export, "
+                    "which leave it untouched (rm still deletes it).",
     )
     actions = parser.add_subparsers(dest="sessions_action", metavar="ACTION")
 
