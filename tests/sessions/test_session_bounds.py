@@ -251,3 +251,17 @@ def test_the_commands_read_the_limits_from_config_yaml(home_with_a_big_session: 
     home_with_a_big_session.config_file.write_text("sessions:\n  max_json_depth: many\n")
     assert main(["sessions", "list"]) == 2
     assert "sessions.max_json_depth" in capsys.readouterr().err
+
+
+def test_replay_of_a_path_whose_journal_has_an_entry_of_the_wrong_shape_exits_1(tmp_path: Path, capsys) -> None:
+    store = SessionStore(tmp_path, journal_from=1)
+    session = _saved(store)
+    session.messages.append(Message(Role.USER, "journalled"))
+    store.save(session)
+    path = store.path_for(session.id)
+    generation = json.loads(path.read_text())["journal"]
+    with journal_path(path).open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps({"journal": generation, "messages": 5}) + "\n")
+    assert main(["replay", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert str(path) in err and "journal" in err and "Traceback" not in err
