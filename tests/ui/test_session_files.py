@@ -99,3 +99,25 @@ async def test_unreadable_session_files_are_named_and_the_app_keeps_its_own_sess
             await settle(pilot)
             assert engine.session.id == current and len(engine.session.messages) >= 2
     assert not stuck.is_set(), "the sessions list waited on a FIFO"
+
+
+async def test_renaming_a_session_whose_file_went_bad_says_why_in_the_dialog(tmp_path: Path) -> None:
+    from fake_engine import FakeEngine
+
+    engine = FakeEngine(tmp_path)
+    engine.sessions = SessionStore(tmp_path / "sessions")
+    engine.sessions.save(Session(id=GOOD, title="the good one"))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f4")
+        await wait_until(lambda: isinstance(app.screen, SessionsScreen), "the sessions list")
+        screen = app.screen
+        (tmp_path / "sessions" / f"session_{GOOD}.json").write_text("[" * 100_000)  # changed meanwhile
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press("x", "enter")
+        await pilot.pause()
+        status = str(screen.query_one("#sessions-status").render())
+        assert status.startswith("not renamed:") and f"session_{GOOD}.json" in status
+        assert "nested deeper than 100 levels" in status
+        assert app.screen is screen and app.is_running
