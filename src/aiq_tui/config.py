@@ -372,6 +372,24 @@ class EvalSettings(_Section):
     refused, as a SKILL.md over ``skills.max_skill_md_bytes`` is."""
 
 
+class SessionSettings(_Section):
+    """Reading saved sessions (``sessions/session_<id>.json`` and its journal ``.jsonl``): a
+    session file is input, never authority, so what is read of it is bounded."""
+
+    max_file_bytes: PositiveInt = 64_000_000
+    """A session file and its journal together may be this large; a larger one (or one that is
+    not a regular file: a FIFO, a link to a device) is reported and not read — never
+    overwritten. A 300-turn demo session is about 2 MB, and a turn's tool results are cut to
+    ``tools.*_max_bytes`` (1 MB) and cleared by compression, so a genuinely long session stays
+    well under 64 MB; a file past it would take seconds and gigabytes to read and fold."""
+    max_json_depth: Annotated[int, Meta(ge=1, le=500)] = 100
+    """A session nested deeper than this is reported and not read. aiq-tui's own structure is
+    10 levels deep, so 100 leaves 90 for what a model nested in a tool call's arguments.
+    Python's ``json`` gives up near 1,000 levels minus the caller's stack (so whether a file
+    loads would depend on where it is read from), and re-saving or drawing a session recurses
+    again: at most 500, far from that end."""
+
+
 class AgentSettings(_Section):
     max_tool_rounds: PositiveInt = 25
     """Model calls per turn (each may call tools); the turn stops with a clear error past it."""
@@ -524,6 +542,7 @@ class AppConfig(_Section):
     doctor: DoctorSettings = field(default_factory=DoctorSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
     evals: EvalSettings = field(default_factory=EvalSettings)
+    sessions: SessionSettings = field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
 
     def context_window(self) -> int:

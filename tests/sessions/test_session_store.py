@@ -99,7 +99,7 @@ def test_corrupt_session_file_is_reported_and_skipped_never_touched(tmp_path: Pa
     assert [s.id for s in listing.sessions] == [good.id]
     assert len(listing.problems) == 1
     problem = listing.problems[0]
-    assert problem.path == corrupt and "corrupt session file skipped" in problem.message
+    assert problem.path == corrupt and "session file skipped" in problem.message
     assert corrupt.read_text() == '{"id": "broken", "messages": ['
     with pytest.raises(SessionError, match="left untouched"):
         store.load("broken")

@@ -40,7 +40,7 @@ def test_list_as_table_and_warning_on_stderr(isolated_home: Home, capsys: pytest
     assert main(["sessions", "list"]) == 0
     out, err = capsys.readouterr()
     assert "abc123" in out and "Books" in out
-    assert "session_bad.json" in err and "corrupt session file skipped" in err
+    assert "session_bad.json" in err and "session file skipped" in err
 
 
 def test_show_by_prefix_as_markdown_and_json(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:

@@ -115,6 +115,11 @@ class FakeSessionStore:
     def list(self) -> list[FakeSummary]:
         return list(self.items)
 
+    def scan(self) -> Any:
+        from aiq_tui.agent.sessions import SessionListing
+
+        return SessionListing(tuple(self.items), ())  # type: ignore[arg-type]
+
     def rename(self, session_id: str, title: str) -> None:
         self.items = [replace(s, title=title) if s.id == session_id else s for s in self.items]
 

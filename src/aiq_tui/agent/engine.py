@@ -160,7 +160,7 @@ class Engine:
 
             self.mcp.sampler = make_sampler(lambda: self.provider, lambda: self.approver,
                                             self.config.mcp.sampling_max_tokens)
-        self.sessions = SessionStore(workspace.home.sessions_dir)
+        self.sessions = SessionStore(workspace.home.sessions_dir, limits=self.config.sessions)
         self.session = self._new_session()
         self.approver: Approver | None = None
         self._sinks: list[EventSink] = []
@@ -783,6 +783,7 @@ class Engine:
         # were validated together (save_settings), so they are copied as they are.
         for name in type(self.config.context).__struct_fields__:
             setattr(self.config.context, name, getattr(config.context, name))
+        self.config.sessions = self.sessions.limits = config.sessions  # the next read of a saved session
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
         self.session.provider, self.session.model = provider.name, provider.model

@@ -79,17 +79,21 @@ def load_session(args: argparse.Namespace) -> "Session | None":
     from aiq_tui.agent.sessions import SessionError, SessionStore, read_session_file
 
     given = Path(args.session)
-    if given.suffix == ".json" or given.is_file():
-        try:
-            return read_session_file(given)
-        except (OSError, ValueError) as exc:
-            print(f"aiq-tui replay: {given}: cannot read session ({exc})", file=sys.stderr)
-            return None
-    workspace = open_workspace(args)
-    if workspace is None:
-        return None
     try:
-        return SessionStore(workspace.home.sessions_dir).load(args.session)
+        if given.suffix == ".json" or (given.exists() and not given.is_dir()):  # a FIFO too: refused, not waited on
+            from aiq_tui.config import ConfigError, load_config
+            from aiq_tui.locations import resolve_home
+
+            try:
+                limits = load_config(resolve_home(option(args, "home"))).sessions
+            except ConfigError as exc:
+                print(f"aiq-tui: {exc}", file=sys.stderr)
+                return None
+            return read_session_file(given, limits)
+        workspace = open_workspace(args)
+        if workspace is None:
+            return None
+        return SessionStore(workspace.home.sessions_dir, limits=workspace.config.sessions).load(args.session)
     except SessionError as exc:
         print(f"aiq-tui replay: {exc}", file=sys.stderr)
         return None

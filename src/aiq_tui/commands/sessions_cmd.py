@@ -14,7 +14,10 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
     parser = subparsers.add_parser(
         "sessions", parents=parents, help="list, show, rename, delete or export saved sessions",
         description="Saved conversations (sessions/session_<id>.json in the config home). "
-                    "IDs may be shortened to any unique prefix.",
+                    "IDs may be shortened to any unique prefix. A file that cannot be read (not JSON, "
+                    "not a regular file, over sessions.max_file_bytes or sessions.max_json_depth in "
+                    "config.yaml) is a warning in `list` and exit 1 in show, rename and export, "
+                    "which leave it untouched (rm still deletes it).",
     )
     actions = parser.add_subparsers(dest="sessions_action", metavar="ACTION")
 
@@ -50,12 +53,20 @@ def _usage(parser: argparse.ArgumentParser) -> int:
 
 
 def _store(args: argparse.Namespace) -> Any:
+    """The home's session store, reading with config.yaml's ``sessions`` limits; None (said
+    on stderr) when config.yaml cannot be used."""
     from aiq_tui.agent.sessions import SessionStore
+    from aiq_tui.config import ConfigError, load_config
     from aiq_tui.locations import resolve_home
 
     home = resolve_home(option(args, "home"))
     home.ensure()
-    return SessionStore(home.sessions_dir)
+    try:
+        limits = load_config(home).sessions
+    except ConfigError as exc:
+        print(f"aiq-tui: {exc}", file=sys.stderr)
+        return None
+    return SessionStore(home.sessions_dir, limits=limits)
 
 
 def _fail(args: argparse.Namespace, exc: Exception) -> int:
@@ -67,6 +78,8 @@ def _fail(args: argparse.Namespace, exc: Exception) -> int:
 
 def _list(args: argparse.Namespace) -> int:
     store = _store(args)
+    if store is None:
+        return EXIT_USAGE
     listing = store.scan()
     if option(args, "json"):
         print_json({"sessions": [s.to_json() for s in listing.sessions],
@@ -99,6 +112,8 @@ def _show(args: argparse.Namespace) -> int:
     from aiq_tui.agent.sessions import SessionError, session_markdown
 
     store = _store(args)
+    if store is None:
+        return EXIT_USAGE
     try:
         session = store.load(args.id)
     except SessionError as exc:
@@ -113,8 +128,11 @@ def _show(args: argparse.Namespace) -> int:
 def _remove(args: argparse.Namespace) -> int:
     from aiq_tui.agent.sessions import SessionError
 
+    store = _store(args)
+    if store is None:
+        return EXIT_USAGE
     try:
-        path = _store(args).delete(args.id)
+        path = store.delete(args.id)
     except SessionError as exc:
         return _fail(args, exc)
     make_console(args).print(f"deleted {path}", markup=False)
@@ -124,8 +142,11 @@ def _remove(args: argparse.Namespace) -> int:
 def _rename(args: argparse.Namespace) -> int:
     from aiq_tui.agent.sessions import SessionError
 
+    store = _store(args)
+    if store is None:
+        return EXIT_USAGE
     try:
-        session = _store(args).rename(args.id, args.title)
+        session = store.rename(args.id, args.title)
     except SessionError as exc:
         return _fail(args, exc)
     make_console(args).print(f"renamed {session.id} to {session.title!r}", markup=False)
@@ -135,8 +156,11 @@ def _rename(args: argparse.Namespace) -> int:
 def _export(args: argparse.Namespace) -> int:
     from aiq_tui.agent.sessions import SessionError
 
+    store = _store(args)
+    if store is None:
+        return EXIT_USAGE
     try:
-        text = _store(args).export_markdown(args.id)
+        text = store.export_markdown(args.id)
     except SessionError as exc:
         return _fail(args, exc)
     output = option(args, "output")

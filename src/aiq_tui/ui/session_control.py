@@ -61,10 +61,17 @@ class SessionControl:
     async def _resume(self, session_id: str) -> None:
         """The resumed session's recorded turns are folded as they were shown live (tool calls
         as ``⚙`` lines, compressions, skill changes); then the engine restores its skills."""
+        from aiq_tui.agent.sessions import SessionError
+        from aiq_tui.terminal_text import printable
+
         app = self.app
         if app.busy:
             app.engine.cancel()
-        await app.engine.resume(session_id)
+        try:
+            await app.engine.resume(session_id)
+        except SessionError as exc:  # a session file is input: one that cannot be read is said, the app goes on
+            app.notify(printable(str(exc)), title="Cannot resume", severity="error", markup=False, timeout=15)
+            return
         await app.drained()  # the skills it restored are folded before its history
         await self.new_story({"type": "reset"})
         for record in history_records(app.engine.session):

@@ -48,21 +48,28 @@ class SessionsScreen(ModalScreen[str | None]):
         # Fixed widths from the dialog's: a long title is cut ("…", the whole title is what n
         # renames), never the `updated` and `messages` columns after it.
         inner = min(100, self.app.size.width * 95 // 100) - 8  # border, padding, scrollbar
-        ids = max([len(s.id) for s in self.engine.sessions.list()] + [2])
+        listing = self.engine.sessions.scan()
+        ids = max([len(s.id) for s in listing.sessions] + [2])
         self._title_width = max(10, inner - ids - len(UPDATED) - len("messages") - 8)  # 2 a column
         table.add_column("id", width=ids)
         table.add_column("title", width=self._title_width)
         table.add_column("updated", width=len(UPDATED))
         table.add_column("messages", width=len("messages"))
         self._show_rename(False)
-        self.reload()
+        self.reload(listing)
         table.focus()
+        if listing.problems:  # session files are input: one that cannot be read is named, not listed
+            shown = "\n".join(printable(str(problem)) for problem in listing.problems[:3])
+            more = len(listing.problems) - 3
+            self.app.notify(shown + (f"\n… and {more} more (aiq-tui sessions list names them)" if more > 0 else ""),
+                            title=f"{len(listing.problems)} session file(s) skipped", severity="warning",
+                            markup=False, timeout=15)
 
-    def reload(self) -> None:
+    def reload(self, listing: Any = None) -> None:
         table = self.query_one(DataTable)
         table.clear()
         current = getattr(self.engine.session, "id", None)
-        for summary in self.engine.sessions.list():
+        for summary in (listing or self.engine.sessions.scan()).sessions:
             marker = " (current)" if summary.id == current else ""
             title = fit(printable((summary.title or "(untitled)") + marker, one_line=True), self._title_width)
             table.add_row(plain(summary.id), plain(title),
@@ -109,8 +116,15 @@ class SessionsScreen(ModalScreen[str | None]):
     def _renamed(self, event: Input.Submitted) -> None:
         session_id = self._selected()
         if session_id and event.value.strip():
-            self.engine.sessions.rename(session_id, event.value.strip())
-            self.query_one("#sessions-status", Label).update(f"renamed {session_id}")
+            from aiq_tui.agent.sessions import SessionError
+
+            status = self.query_one("#sessions-status", Label)
+            try:
+                self.engine.sessions.rename(session_id, event.value.strip())
+            except SessionError as exc:  # read again to rename: it may have changed meanwhile
+                status.update(plain(f"not renamed: {exc}"))
+            else:
+                status.update(f"renamed {session_id}")
         self._show_rename(False)
         self.reload()
         self.query_one(DataTable).focus()
@@ -128,8 +142,15 @@ class SessionsScreen(ModalScreen[str | None]):
             self._armed_delete = None
             status.update("a turn is running in this session — cancel it first (Esc), then delete")
             return
-        self.engine.sessions.delete(session_id)
+        from aiq_tui.agent.sessions import SessionError
+
         self._armed_delete = None
+        try:
+            self.engine.sessions.delete(session_id)
+        except (SessionError, OSError) as exc:  # gone or unreachable since the list was read
+            status.update(plain(f"not deleted: {exc}"))
+            self.reload()
+            return
         status.update(f"deleted {session_id}")
         self.post_message(SessionDeleted(session_id))
         self.reload()
