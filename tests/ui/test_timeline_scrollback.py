@@ -6,9 +6,20 @@ same widget: a step back redraws it at the newest rows of the state stepped to."
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from textual.app import App, ComposeResult
 
-from aiq_tui.ui.widgets.timeline import KEEP_ROWS, TAIL_ROWS, Timeline
+sys.path.insert(0, str(Path(__file__).parent))
+
+from conftest import fixed_clock  # noqa: E402
+from fake_engine import FakeEngine  # noqa: E402
+from helpers import settle, wait_until  # noqa: E402
+
+from aiq_tui.events import CatalogReloaded  # noqa: E402
+from aiq_tui.ui.app import AiqApp  # noqa: E402
+from aiq_tui.ui.widgets.timeline import KEEP_ROWS, TAIL_ROWS, Timeline  # noqa: E402
 
 ROWS = 1_000
 SIZE = (100, 30)
@@ -109,3 +120,31 @@ async def test_rows_arriving_while_earlier_rows_are_read_leave_the_view_where_it
         timeline.show(shown)
         await pilot.pause()
         assert "skill number 1300 loaded" in on_screen(timeline)[-1]
+
+
+async def test_the_live_timeline_tab_scrolls_back_to_its_first_row_and_end_follows_the_newest(tmp_path: Path) -> None:
+    engine = FakeEngine(tmp_path)
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.query_one("#activity").active = "tab-timeline"
+        timeline = app.query_one(Timeline)
+        reloads = KEEP_ROWS + TAIL_ROWS + 50
+        for number in range(reloads):  # one "reload" row each, as a day of edited skills adds them
+            engine.emit(CatalogReloaded(added=(f"skill-{number}",), changed=(), removed=()))
+            if number % 25 == 0:
+                await pilot.pause()  # drawn as they come, between turns
+        await wait_until(lambda: sum(kind == "reload" for kind, _ in timeline.entries) == reloads, "every reload row")
+        await settle(pilot)
+        assert "skill-349" in "\n".join(on_screen(timeline))
+        timeline.focus()
+        for _ in range(reloads):
+            await pilot.press("pageup")  # the timeline's own keys while it has focus
+            if "earlier row" not in timeline.lines[0].text and timeline.scroll_y == 0:
+                break
+        assert "skill-0" in "\n".join(on_screen(timeline)), "the first reload is reached"
+        await pilot.press("end")
+        await pilot.pause()
+        assert "skill-349" in "\n".join(on_screen(timeline))
+        first, end = timeline.window
+        assert end - first == TAIL_ROWS and end == len(timeline.entries)
