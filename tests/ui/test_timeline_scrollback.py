@@ -148,3 +148,27 @@ async def test_the_live_timeline_tab_scrolls_back_to_its_first_row_and_end_follo
         assert "skill-349" in "\n".join(on_screen(timeline))
         first, end = timeline.window
         assert end - first == TAIL_ROWS and end == len(timeline.entries)
+
+
+async def test_a_step_back_drops_the_later_rows_and_keeps_the_rest_rendered() -> None:
+    app = Host()
+    async with app.run_test(size=SIZE) as pilot:
+        timeline = app.query_one(Timeline)
+        shown = rows(ROWS)
+        timeline.show(shown)
+        await pilot.pause()
+        kept = timeline.lines[-2]
+        timeline.show(shown[:-1])  # the cursor one event back: the newest row goes
+        await pilot.pause()
+        assert "skill number 998 loaded" in on_screen(timeline)[-1]
+        assert timeline.lines[-1] is kept, "the rows that stay are not rendered again"
+        assert f"{ROWS - 1 - TAIL_ROWS:,} earlier rows" in timeline.lines[0].text
+        assert len(timeline.lines) == TAIL_ROWS + 1
+        timeline.focus()
+        await pilot.press("home")
+        before = on_screen(timeline)
+        timeline.show(shown[:500])  # stepped back while the first rows are read: they stay in view
+        await pilot.pause()
+        assert on_screen(timeline) == before
+        assert "400 later rows" in timeline.lines[-1].text
+        assert [text for _, text in timeline.entries] == [text for _, _, text in shown[:500]]

@@ -84,16 +84,20 @@ class Timeline(ScrollView, can_focus=True):
     # -- the view state in ---------------------------------------------------------------
     def show(self, rows: tuple[Row, ...]) -> None:
         """Draw the view state's timeline ``(time, kind, text)``: new rows are appended (drawn
-        if the window reaches the newest row); a timeline that does not continue the one shown
-        (a step back, another session) is drawn afresh at its newest rows."""
+        if the window reaches the newest row); a step back removes the later rows, the rest
+        staying rendered; a timeline that is neither (another session) is drawn afresh at its
+        newest rows."""
         shown = self._rows
         if rows is shown:  # the fold's tuples are immutable: the same rows, nothing to draw
             return
-        # The fold only appends rows, so the last shown row (the same object) at its place means
-        # the rest is the same too: a live row does not compare the whole timeline.
+        # The fold only appends rows, so the last row of the shorter timeline (the same object)
+        # at its place in the longer means the rest is the same too: a draw does not compare
+        # the whole timeline.
         if len(rows) >= len(shown) and (not shown or rows[len(shown) - 1] is shown[-1] or rows[:len(shown)] == shown):
             if len(rows) > len(shown):
                 self._add_rows(rows[len(shown):])
+        elif rows and (rows[-1] is shown[len(rows) - 1] or shown[:len(rows)] == rows):
+            self._cut(len(rows))
         else:
             self.entries.clear()
             self._times.clear()
@@ -116,6 +120,20 @@ class Timeline(ScrollView, can_focus=True):
         if self._following and total - first > KEEP_ROWS:
             first = total - TAIL_ROWS  # the earlier rows are counted, no longer kept rendered
         self._move(first, total)
+        if self._following:
+            self._to_bottom()
+
+    def _cut(self, count: int) -> None:
+        """A step back: rows past ``count`` go. A view that follows the newest row keeps
+        following it (the window extended back to :data:`TAIL_ROWS` rows); one reading earlier
+        rows stays on them."""
+        del self.entries[count:], self._times[count:]
+        first, end = self._first, min(self._end, count)
+        if first >= count:  # the rows being read are gone: the newest are shown
+            self._following = True
+        if self._following:
+            first, end = min(first, max(0, count - TAIL_ROWS)), count
+        self._move(first, end)
         if self._following:
             self._to_bottom()
 
