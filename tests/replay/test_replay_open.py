@@ -20,7 +20,7 @@ from textual.app import App
 from aiq_tui.replay.state import SessionStates, all_states
 from aiq_tui.ui.screens.replay import Recorded, ReplayApp, ReplayScreen, ReplayUnavailable
 from aiq_tui.ui.widgets.conversation import WINDOW, Conversation, UserTurn
-from aiq_tui.ui.widgets.timeline import TAIL_ROWS, Timeline
+from aiq_tui.ui.widgets.timeline import KEEP_ROWS, TAIL_ROWS, Timeline
 
 FIXTURE = Path(__file__).parent / "fixtures" / "session_demo.json"
 SIZE = (120, 36)
@@ -122,6 +122,46 @@ async def test_a_long_session_mounts_only_the_newest_entries_and_rows_then_more_
         conversation.to_top()  # scrolled up to the line: the earlier entries come in
         await until(lambda: len(conversation.children) > WINDOW + 1, "earlier entries mounted")
         assert len(conversation.children) == 2 * WINDOW + 1
+
+
+async def test_the_wheel_reaches_a_long_timelines_first_row_and_steps_back_keep_the_view() -> None:
+    from textual.events import MouseScrollUp
+
+    turns = long_turns(3_000)
+    app = ReplayApp(turns, "a long session")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.replay
+        await until(lambda: screen.loaded and screen._drawn is not None, "the folded session drawn")
+        timeline = screen.query_one(Timeline)
+        height = timeline.scrollable_content_region.height
+
+        def on_screen() -> list[str]:
+            return [timeline.render_line(y).text for y in range(height)]
+
+        async def turn_back() -> None:
+            await pilot.press("up")
+            await until(lambda: screen._drawn == (screen.turn, screen.event) and not screen._drawing, "the step drawn")
+            assert [text for _, text in timeline.entries] == [text for _, _, text in screen.state.timeline]
+
+        await turn_back()  # at the newest rows: they are followed back
+        assert timeline.lines[-1].text == on_screen()[-1]
+        assert f"{len(timeline.entries) - TAIL_ROWS:,} earlier rows" in timeline.lines[0].text
+        time, kind, text = screen.state.timeline[0]
+        assert len(screen.state.timeline) > 5 * TAIL_ROWS
+        for _ in range(len(screen.state.timeline)):  # the wheel (the cursor has the keys in Replay)
+            timeline.scroll_to(y=2, animate=False)  # the scrollbar dragged near the top …
+            await pilot.pause()
+            timeline.post_message(MouseScrollUp(timeline, 1, 1, 0, -1, 0, False, False, False))  # … a turn of the wheel
+            await pilot.pause()
+            if on_screen()[0] == timeline.lines[0].text:
+                break
+        assert "earlier row" not in timeline.lines[0].text, "the first row is reached"
+        assert on_screen()[0].startswith(f"{time} {kind}") and text.split()[0] in on_screen()[0]
+        first, end = timeline.window
+        assert end - first <= KEEP_ROWS  # a window of rows rendered, not every row
+        reading = on_screen()
+        await turn_back()  # reading the first rows: a step leaves them in view
+        assert on_screen() == reading
 
 
 async def test_stepping_back_an_event_keeps_the_drawn_widgets_that_did_not_change() -> None:

@@ -75,7 +75,7 @@ NOT_BEFORE_FIRST_FRAME = (
     "aiq_tui.events",
     "pydantic",  # the config model is msgspec: pydantic's import alone was ~0.2 s
     # The Tools / Timeline tabs are mounted after the first frame (the Timeline with the engine):
-    # TabbedContent, the tool log's DataTable and RichLog (which loads rich.pretty and attrs).
+    # TabbedContent, the tool log's DataTable; no RichLog (it loads rich.pretty and attrs).
     "textual.widgets._tabbed_content",
     "textual.widgets._data_table",
     "textual.widgets._rich_log",

@@ -51,7 +51,7 @@ async def test_the_first_frame_shows_before_the_engine_exists(tmp_path: Path) ->
 
 
 async def test_the_tools_tabs_follow_the_first_frame_in_its_place_and_the_timeline_the_engine(tmp_path: Path) -> None:
-    # Issue 24 §3: the tabs (DataTable, TabbedContent) and the Timeline (RichLog) are not in the
+    # Issue 24 §3: the tabs (DataTable, TabbedContent) and the Timeline are not in the
     # first frame; a pane of the same height holds their place, so nothing moves when they come.
     app, release = held_app(tmp_path)
     async with app.run_test(size=(120, 36)) as pilot:

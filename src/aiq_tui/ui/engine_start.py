@@ -91,8 +91,9 @@ class DeferredStart:
 
     def mount_timeline(self) -> None:
         """A deferred start mounts the Timeline, in a tab that is hidden at the start, with the
-        engine, after the first frame: its widget, Textual's RichLog, imports ``rich.pretty``
-        and ``attrs`` (≈ 10 ms) that the frame need not wait for. It shows what was drawn so far."""
+        engine, after the first frame, which need not wait for its module and styles (the
+        widget was a RichLog, whose ``rich.pretty`` and ``attrs`` cost ≈ 10 ms). It shows what
+        was drawn so far."""
         app = self.app
         main = app.screen_stack[0]
         if main.query("#timeline") or not main.query("#tab-timeline"):
