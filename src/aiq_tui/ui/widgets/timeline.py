@@ -79,12 +79,15 @@ class Timeline(RichLog):
             self._times.append(time)
         if not rows:
             return
-        if self._width and len(self.entries) - self._hidden > KEEP_ROWS and self.is_vertical_scroll_end:
+        if len(self.entries) - self._hidden > KEEP_ROWS and (not self._width or self.is_vertical_scroll_end):
             # Following the newest rows: the earlier ones are counted, no longer kept drawn.
             self._hidden = len(self.entries) - TAIL_ROWS
             self._stale = True
-        if self._width and not self.scrollable_content_region.width:
-            self._stale = True  # hidden behind the Tools tab: written when it has a width again
+        if not self._width or not self.scrollable_content_region.width:
+            # Behind the Tools tab (never shown yet, or not now): written when it has a width.
+            # RichLog would keep every write until then, and a day-long session never shown
+            # its timeline would hold thousands of renderables and draw them all at once.
+            self._stale = True
             return
         if self._stale and self._width:
             self._rewrite()
@@ -127,10 +130,7 @@ class Timeline(RichLog):
         width = self.scrollable_content_region.width
         if not width or (width == self._width and not self._stale):
             return
-        first = not self._width
         self._width = width
-        if first and not self.lines:
-            return  # RichLog writes what was deferred until the size was known
         self._rewrite()
 
     def _rewrite(self) -> None:
