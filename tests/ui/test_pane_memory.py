@@ -70,3 +70,33 @@ async def test_the_tool_logs_rendered_rows_stay_a_few_screens_however_many_calls
         assert len(caches["_row_render_cache"]) <= RENDER_CACHE_ROWS
         assert len(caches["_line_cache"]) <= RENDER_CACHE_ROWS
         assert len(caches["_cell_render_cache"]) <= 4 * RENDER_CACHE_ROWS
+
+
+async def test_blocks_that_left_the_conversation_leave_no_renderings_behind() -> None:
+    """The conversation's window removes its oldest blocks as a session goes on; what Textual
+    drew for them goes with them (it kept the last 1,024 widgets' rendered lines)."""
+    import gc
+
+    from textual.widget import Widget
+
+    from aiq_tui.replay.state import Entry
+    from aiq_tui.ui.widgets.conversation import Conversation
+
+    class Chat(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Conversation(id="conversation")
+
+    app = Chat()
+    async with app.run_test(size=(100, 30)) as pilot:
+        conversation = app.query_one(Conversation)
+        entries: tuple[Entry, ...] = ()
+        for number in range(150):  # a turn at a time: question, tool notice, answer
+            entries += (Entry("user", f"question {number}", message_id=f"u{number}"),
+                        Entry("notice", f"⚙ execute_sql(query=SELECT {number})", "tool"),
+                        Entry("answer", f"answer {number}\n\n" + "a line of the answer\n" * 5))
+            await conversation.show(entries)
+            await pilot.pause()  # drawn, as each turn is
+        gc.collect()
+        widgets = sum(1 for thing in gc.get_objects() if isinstance(thing, Widget))
+        drawn = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "StylesCache")
+        assert drawn <= widgets, f"{drawn - widgets} removed widgets' renderings are still held"
