@@ -2,7 +2,7 @@
 
 From ``journal_from`` bytes on, a save appends what the turn added (messages, tool calls, replay
 turns, the small header fields) to ``session_<id>.jsonl``; the base file stays as it was until
-the journal is as large as the base or compression rewrites the history. Loading applies the
+the journal is as large as the base (a compressed history is appended whole). Loading applies the
 journal; a torn last line (a save killed mid-append) and a journal left from an older base are
 ignored. Sessions written before the journal existed load as before.
 """
@@ -76,17 +76,36 @@ def test_the_journal_is_folded_into_the_file_once_it_is_as_large_as_the_file(tmp
     assert store.load(session.id).messages == session.messages
 
 
-def test_compression_rewrites_the_file_and_drops_the_journal(tmp_path: Path) -> None:
+def test_compression_appends_the_new_history_and_leaves_the_file_alone(tmp_path: Path) -> None:
     store = SessionStore(tmp_path, journal_from=16 * 1024)
     session = _long_session(store, 20)
     path = store.path_for(session.id)
+    base = path.read_bytes()
     _turn(session, 20)
     store.save(session)
-    assert journal_path(path).exists()
     session.messages = [Message(Role.SYSTEM, "[summary]", summary=True, id="s1"), *session.messages[-4:]]
+    before = journal_path(path).stat().st_size
     store.save(session)
-    assert not journal_path(path).exists()
+    assert path.read_bytes() == base, "a compressed history is not a reason to write the session again"
+    assert journal_path(path).stat().st_size - before < 6 * len(FILLER), "the line holds the new history, not the session"
     assert store.load(session.id).messages == session.messages
+    _turn(session, 21)  # later turns append after the new history
+    store.save(session)
+    assert path.read_bytes() == base
+    loaded = SessionStore(tmp_path).load(session.id)
+    assert loaded.messages == session.messages and loaded.replay == session.replay
+    assert [m.id for m in loaded.messages][:2] == ["s1", "u19"]
+
+
+def test_a_version_2_journal_still_loads(tmp_path: Path) -> None:
+    """Files written before a journal line could replace the history: their lines append."""
+    path = tmp_path / "session_v2.json"
+    path.write_text(json.dumps({"version": 2, "id": "v2", "journal": "g1", "messages": [
+        {"role": "user", "content": "one", "id": "m1"}], "replay": {"version": 1, "turns": []}}) + "\n")
+    journal_path(path).write_text(json.dumps({"journal": "g1", "messages": [
+        {"role": "assistant", "content": "two", "id": "m2"}], "turns": [{"events": []}]}) + "\n")
+    loaded = read_session_file(path)
+    assert [m.content for m in loaded.messages] == ["one", "two"] and len(loaded.replay) == 1
 
 
 def test_a_torn_last_line_and_a_journal_of_an_older_file_are_ignored(tmp_path: Path) -> None:

@@ -6,8 +6,9 @@ directory fsync, so a crash (even SIGKILL mid-write) leaves either the previous 
 complete file, never a torn one. A long session (from :data:`JOURNAL_FROM_BYTES`) is not
 rewritten after every turn: the save appends what the turn added, one JSON line, to its journal
 ``session_<id>.jsonl`` (write + fsync; a line torn by a crash is ignored on load), and the whole
-file is written again only when the journal has grown as large as it or compression rewrote the
-history — so a turn's save costs the turn, not the session. Each journal line names the file
+file is written again only when the journal has grown as large as it — so a turn's save costs the
+turn, not the session. A turn whose compression rewrote the history appends the new history
+whole (it is what fits the model's window, not the session) in place of the added messages. Each journal line names the file
 it extends, so lines left over from before a rewrite are never applied twice. Session files
 written before the journal existed (one JSON file) load as before. A file that does not parse is reported as a
 :class:`~aiq_tui.problems.Problem` and skipped — it is never overwritten or deleted, so the
@@ -44,9 +45,11 @@ from aiq_tui.replay.record import dump_turns, load_turns
 from aiq_tui.skills.model import Phase, SkillState
 
 SESSION_VERSION = 1
-JOURNALED_VERSION = 2
+JOURNALED_VERSION = 3
 """A base file whose later turns are in its journal: an aiq-tui that knows only version 1 refuses
-it rather than show a session missing its newest turns."""
+it rather than show a session missing its newest turns. Version 3's journal lines may replace the
+history (``"history"``, after a compression), which version 2 would have appended to instead:
+version 2 files still load."""
 FILE_PREFIX = "session_"
 FILE_SUFFIX = ".json"
 JOURNAL_SUFFIX = ".jsonl"
@@ -379,6 +382,9 @@ def apply_journal(data: Any, journal: str) -> Any:
             break
         if not isinstance(entry, dict) or entry.get("journal") != generation:
             continue
+        history = entry.get("history")
+        if isinstance(history, list):  # compression rewrote the history: this is all of it now
+            data["messages"] = list(history)
         for key in ("messages", "tool_calls"):
             if not isinstance(data.get(key), list):
                 data[key] = list(data.get(key) or ())
@@ -489,7 +495,8 @@ def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Ses
 @dataclass
 class _Written:
     """What the last save put on disk, by reference: a save whose lists still start with these
-    very objects (the engine only appends; compression builds a new history) appends the rest."""
+    very objects (the engine only appends) appends the rest; a history compression rebuilt is
+    appended whole."""
 
     generation: str
     messages: tuple[Any, ...]
@@ -637,16 +644,22 @@ class SessionStore:
 
     def _append(self, session: Session, path: Path) -> bool:
         """Append what this save adds to the journal; False when the session must be written
-        whole (nothing written yet, history rewritten by compression, journal as large as the base)."""
+        whole (nothing written yet, the journal as large as the base, a list other than the
+        history no longer starting with what was written)."""
         written = self._written.get(session.id)
         if (written is None or written.journal_bytes >= written.base_bytes
-                or not _extends(session.messages, written.messages)
                 or not _extends(session.tool_calls, written.tool_calls)
                 or not _extends(session.replay, written.turns)):
             return False
+        # Compression rebuilds the history every few turns of a long session; the new history
+        # is bounded by the model's window, so it goes in whole instead of the session again.
+        if _extends(session.messages, written.messages):
+            history = {"messages": [m.to_json() for m in session.messages[len(written.messages):]]}
+        else:
+            history = {"history": [m.to_json() for m in session.messages]}
         entry = {
             "journal": written.generation,
-            "messages": [m.to_json() for m in session.messages[len(written.messages):]],
+            **history,
             "tool_calls": [c.to_json() for c in session.tool_calls[len(written.tool_calls):]],
             "turns": session.replay[len(written.turns):],
             "head": {"title": session.title, "created_at": session.created_at, "updated_at": session.updated_at,

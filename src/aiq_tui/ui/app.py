@@ -51,6 +51,7 @@ from aiq_tui.ui.main_screen import MainScreen
 from aiq_tui.ui.messages import ReplayRequested, SessionDeleted, SkillChosen, StreamedText
 from aiq_tui.ui.pane_actions import PaneActions
 from aiq_tui.ui.project_trust import ProjectTrust
+from aiq_tui.ui.render_caches import release_removed_widgets
 from aiq_tui.ui.session_control import SessionControl
 from aiq_tui.ui.settings_control import SettingsControl
 from aiq_tui.ui.skill_actions import SkillActions
@@ -290,6 +291,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         prompt = self.query_one("#prompt", PromptInput)
         prompt.border_subtitle = "working… Esc cancels" if busy else ""
         prompt.set_class(busy, "-busy")
+        if not busy:  # a turn ended: what it removed from the screen (footer keys, old blocks) can go
+            release_removed_widgets()
 
     # -- input --------------------------------------------------------------------------
     @on(PromptInput.Changed, "#prompt")

@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.render_caches import release_removed_widgets
 
 if TYPE_CHECKING:
     from aiq_tui.ui.widgets.answer import AnswerView
@@ -283,6 +284,7 @@ class Conversation(VerticalScroll):
             for widget in blocks:
                 await widget.remove()
             blocks.clear()
+            release_removed_widgets()
         else:
             for widget in blocks[keep - first:]:
                 await widget.remove()
@@ -321,6 +323,7 @@ class Conversation(VerticalScroll):
         del blocks[:count]
         self._first += count
         await self.remove_children(gone)
+        release_removed_widgets()
 
     async def _trim_locked(self) -> None:
         """End was pressed: the view goes to the newest entries (the scroll lands after the
@@ -380,5 +383,6 @@ class Conversation(VerticalScroll):
         self._answer = None
         self.last_answer = ""
         await self.remove_children()
+        release_removed_widgets()
         await self._show_welcome()
         self.to_end()

@@ -33,6 +33,11 @@ WINDOW = 100
 TRIM_SLACK = 20
 """Rows past :data:`WINDOW` before the oldest are removed: removing rows one by one per call
 would re-lay the table out on every call."""
+RENDER_CACHE_ROWS = 250
+"""Rows (and lines) whose rendering the table keeps: a few screens of them. Textual's DataTable
+keeps 1,000 rows, 1,000 lines and 10,000 cells, and every update or cursor move renders new
+ones: a long session filled those caches over its first two hundred turns, about 10 MB
+of rendered segments for rows long gone from the screen."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,18 @@ class ToolLog(DataTable):
         self._order: list[str] = []  # the records' ids in call order
         self._first = 0  # the table's rows are the calls _order[_first:_first + row_count]
         self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
+        self._bound_render_caches()
+
+    def _bound_render_caches(self) -> None:
+        """Textual's render caches sized to :data:`RENDER_CACHE_ROWS` (cells: that many rows of
+        every column, four). Private names of DataTable's: a Textual that renames them keeps its
+        own sizes, and the table works the same."""
+        for name, size in (("_row_render_cache", RENDER_CACHE_ROWS), ("_line_cache", RENDER_CACHE_ROWS),
+                           ("_row_renderable_cache", RENDER_CACHE_ROWS),
+                           ("_cell_render_cache", 4 * RENDER_CACHE_ROWS)):
+            cache = getattr(self, name, None)
+            if cache is not None and isinstance(getattr(cache, "maxsize", None), int):
+                cache.maxsize = min(cache.maxsize, size)
 
     def on_mount(self) -> None:
         # Fixed widths: a column that grows as results arrive would reflow the table
