@@ -80,3 +80,27 @@ def test_a_fresh_story_folds_its_first_event_over_the_old_head() -> None:
     fresh = cursor.fresh(reset)
     assert fresh.records == [reset] and not fresh.paused
     assert fresh.head == fold([reset], cursor.head) and fresh.states[0] is fresh.head
+
+
+def test_a_day_long_cursor_keeps_a_bounded_number_of_states_and_each_event_s_fold() -> None:
+    """Past MAX_KEYFRAMES the spacing doubles: the cursor's states stay bounded however long the
+    session, and every event's state is still the fold of the events up to it."""
+    from aiq_tui.replay.cursor import MAX_KEYFRAMES
+    from aiq_tui.replay.state import ViewState, apply
+
+    once = records(1)
+    events = once * (1 + 5 * MAX_KEYFRAMES * KEYFRAME_EVERY // len(once))  # two doublings and more
+    cursor = TimeCursor()
+    for record in events:
+        cursor.add(record)
+    assert cursor.kept <= MAX_KEYFRAMES + 2, "the keyframes (and the head), however many events"
+    samples = set(range(0, len(events), 97)) | {len(events) - 2, 2 * MAX_KEYFRAMES * KEYFRAME_EVERY - 1}
+    state = ViewState()
+    for index, record in enumerate(events):  # the fold, once through, compared where sampled
+        state = apply(state, record)
+        if index in samples:
+            assert cursor.at(index) == state, index
+    cursor.pause()
+    for delta in (-1, -1, -300, 5, -1):
+        cursor.step(delta)
+        assert cursor.shown == fold(events[:cursor.index + 1]), cursor.index

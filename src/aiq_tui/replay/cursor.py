@@ -11,8 +11,10 @@ The cursor keeps the events, the head's state and a *keyframe* — the whole sta
 :data:`KEYFRAME_EVERY` events, as a video seeks from its keyframes: the state at any other
 event is folded again from the nearest keyframe before it. A state per event cost memory that
 grew with the square of the session (each state holds the conversation, the timeline and the
-tool calls up to it); keyframes cost one state per :data:`KEYFRAME_EVERY` events, and a step
-refolds at most that many events.
+tool calls up to it). Keyframes at a fixed spacing still do, more slowly; so past
+:data:`MAX_KEYFRAMES` every other one is dropped and the spacing doubles: the keyframes hold at
+most that many states, a turn costs its own events plus a constant share of a state, and a step
+refolds at most the spacing (a few hundred events in a day-long session: a millisecond or two).
 """
 
 from __future__ import annotations
@@ -27,6 +29,11 @@ KEYFRAME_EVERY = 32
 """Events between two kept states. A step refolds at most this many events (a fold of one event
 is a few microseconds, so a step stays well under a millisecond), and the keyframes hold
 1/KEYFRAME_EVERY of what a state per event held. Not a setting: nothing a user sees depends on it."""
+MAX_KEYFRAMES = 64
+"""Keyframes kept at most: past it every other one goes and the spacing doubles. Each keyframe
+holds the whole conversation, timeline and tool calls of its moment (references, but one per
+entry), so their count is what a long session's cursor grows with, in memory and in what the
+garbage collector walks."""
 
 
 @dataclass
@@ -36,7 +43,8 @@ class TimeCursor:
     paused_at: int = 0  # how many events there were when the cursor was paused
     base: ViewState = field(default_factory=ViewState)  # the state before the first record
     head: ViewState = field(init=False)  # the state after every record
-    _keyframes: list[ViewState] = field(init=False, repr=False)  # [j]: after records[:j * KEYFRAME_EVERY]
+    _keyframes: list[ViewState] = field(init=False, repr=False)  # [j]: after records[:j * _every]
+    _every: int = field(init=False, repr=False, default=KEYFRAME_EVERY)  # events between keyframes
     _turn_ends: list[int] = field(init=False, repr=False)  # indices of the ``turn_finished`` records
     _shown: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # what ``shown`` gave
     _last: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # the last refold
@@ -45,6 +53,7 @@ class TimeCursor:
         records, self.records = list(self.records), []
         self.head = self.base
         self._keyframes = [self.base]
+        self._every = KEYFRAME_EVERY
         self._turn_ends = []
         for record in records:
             self.add(record)
@@ -103,8 +112,9 @@ class TimeCursor:
             return self.head
         if self._shown is not None and self._shown[0] == index:
             return self._shown[1]
-        start = (index + 1) // KEYFRAME_EVERY * KEYFRAME_EVERY  # records before it are in its keyframe
-        state = self._keyframes[start // KEYFRAME_EVERY]
+        every = self._every
+        start = (index + 1) // every * every  # records before it are in its keyframe
+        state = self._keyframes[start // every]
         last = self._last
         if last is not None and start <= last[0] + 1 <= index + 1:
             start, state = last[0] + 1, last[1]
@@ -122,8 +132,11 @@ class TimeCursor:
         state = apply(self.head, record)
         self.records.append(record)
         self.head = state
-        if len(self.records) % KEYFRAME_EVERY == 0:
+        if len(self.records) % self._every == 0:
             self._keyframes.append(state)
+            if len(self._keyframes) > MAX_KEYFRAMES:  # [j] after j * every events: keep the even j
+                self._keyframes = self._keyframes[::2]
+                self._every *= 2
         if record.get("type") == "turn_finished":
             self._turn_ends.append(len(self.records) - 1)
         return state
