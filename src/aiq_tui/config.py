@@ -226,6 +226,12 @@ class ProviderSettings(_Section):
     max_tool_arguments_bytes: PositiveInt = 2_000_000
     """One tool call's arguments (JSON text) may be this large; a larger call is not kept — the
     model gets an error result for it, and the session stays small enough to continue."""
+    max_tool_arguments_depth: Annotated[int, Meta(ge=1, le=400)] = 64
+    """One tool call's arguments may nest this many levels (objects and arrays); a deeper call
+    is answered with an error result the model sees, and the turn goes on. The session keeps
+    the arguments, so this stays under ``sessions.max_json_depth`` (100) less the session's own
+    10 levels — a session holding them can be read again. Python's ``json`` gives up near
+    1,000 levels; at most 400 keeps far from that end."""
     max_reply_bytes: PositiveInt = 8_000_000
     """One streamed reply's text and tool-call arguments together (and any single event of it);
     past it the reply is cut: its tool calls come back to the model as error results."""
@@ -304,6 +310,9 @@ class ToolSettings(_Section):
     """Hosts http_request may reach without asking; any other host asks once per session."""
     http_timeout_seconds: PositiveFloat = 30
     http_max_bytes: PositiveInt = 1_000_000
+    http_max_json_depth: Annotated[int, Meta(ge=1, le=400)] = 64
+    """A JSON answer nested deeper than this is passed as text (``body``), not parsed (``json``):
+    what is kept of it is dumped, drawn and saved again, each recursing once per level."""
     http_max_redirects: NonNegativeInt = 5
     sql_row_cap: PositiveInt = 200
     sql_cell_bytes: PositiveInt = 4000

@@ -175,6 +175,21 @@ async def test_malformed_tool_arguments_are_answered_with_an_error_the_model_can
     assert "not valid JSON" in tool["content"]
 
 
+async def test_tool_arguments_nested_too_deep_fail_as_a_tool_error_and_the_turn_goes_on(tmp_path: Path) -> None:
+    deep = '{"sql": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    replies = [sse_reply(openai_tool_stream([("call_deep", "execute_sql", deep)])),
+               sse_reply(openai_text_stream(["flatter now"]))]
+    async with FakeModelServer(replies) as server:
+        engine, seen = openai_engine(tmp_path / "home", server.base_url)
+        assert await engine.send("run a query") == "flatter now"
+        second = server.requests[1].body["messages"]
+    finished = seen.of(ToolCallFinished)[0]
+    assert not finished.ok and "nested deeper than 64 levels" in finished.result
+    tool = next(m for m in second if m["role"] == "tool")
+    assert "nested deeper than 64 levels" in tool["content"]
+    assert not seen.of(ErrorRaised)
+
+
 async def test_tool_loops_are_bounded(tmp_path: Path) -> None:
     call = ("call_{}", "file_operations", '{"operation": "exists", "path": "."}')
     replies = [sse_reply(openai_tool_stream([(call[0].format(i), call[1], call[2])])) for i in range(3)]

@@ -175,3 +175,15 @@ async def test_key_never_appears_in_errors() -> None:
         with pytest.raises(ProviderError) as caught:
             await collect(provider)
     assert KEY not in str(caught.value) and "ANTHROPIC_API_KEY" in str(caught.value)
+
+
+async def test_input_json_nested_past_the_limit_is_marked_invalid_not_a_crash() -> None:
+    deep = '{"query": ' + "[" * 5_000 + "]" * 5_000 + "}"
+    frames = anthropic_tool_stream([("toolu_deep", "execute_sql", deep)])
+    async with FakeModelServer([sse_reply(frames)]) as server:
+        provider = make_provider("anthropic", server.base_url, env=ENV)
+        events = await collect(provider)
+    (call,) = calls_of(events)
+    error = invalid_arguments(call.arguments)
+    assert error is not None and "nested deeper than 64 levels" in error
+    assert "llm.providers.fake.max_tool_arguments_depth" in error

@@ -12,7 +12,7 @@ from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.llm.base import ProviderError, TextDelta, Usage
 from aiq_tui.llm.common import invalid_arguments
 from tests.llm.fakes import (
-    FakeModelServer, json_reply, openai_text_stream, openai_tool_stream, rechunk, sse_reply,
+    FakeModelServer, Reply, json_reply, openai_text_stream, openai_tool_stream, rechunk, sse_reply,
 )
 from tests.llm.helpers import (
     SQL_TOOL, RetryLog, SleepRecorder, calls_of, collect, done_of, make_provider, text_of,
@@ -91,6 +91,50 @@ async def test_malformed_tool_json_is_delivered_with_an_invalid_arguments_marker
     error = invalid_arguments(call.arguments)
     assert error is not None and "not valid JSON" in error
     assert done_of(events).finish_reason == "tool_calls"
+
+
+def _nested(levels: int) -> str:
+    """Tool arguments nesting ``levels`` levels in all: ``{"query": [[...]]}``."""
+    inner = levels - 1
+    return '{"query": ' + "[" * inner + "]" * inner + "}"
+
+
+async def test_tool_arguments_at_the_depth_limit_are_delivered() -> None:
+    frames = openai_tool_stream([("call_ok", "execute_sql", _nested(64))], pieces=2)
+    async with FakeModelServer([sse_reply(frames)]) as server:
+        provider = make_provider("openai", server.base_url)
+        events = await collect(provider, tools=[SQL_TOOL])
+    (call,) = calls_of(events)
+    assert invalid_arguments(call.arguments) is None
+
+
+@pytest.mark.parametrize("levels", [65, 5_000])
+async def test_tool_arguments_nested_past_the_limit_are_an_invalid_call_not_a_crash(levels: int) -> None:
+    frames = openai_tool_stream([("call_deep", "execute_sql", _nested(levels))], pieces=2)
+    async with FakeModelServer([sse_reply(frames)]) as server:
+        provider = make_provider("openai", server.base_url)
+        events = await collect(provider, tools=[SQL_TOOL])
+    (call,) = calls_of(events)
+    error = invalid_arguments(call.arguments)
+    assert error is not None and "nested deeper than 64 levels" in error
+    assert "llm.providers.fake.max_tool_arguments_depth" in error
+    assert done_of(events).finish_reason == "tool_calls"
+
+
+async def test_an_event_nested_too_deep_for_json_is_a_provider_error_not_a_recursion_error() -> None:
+    frame = "data: " + "[" * 100_000 + "]" * 100_000 + "\n\n"
+    async with FakeModelServer([sse_reply([frame])]) as server:
+        provider = make_provider("openai", server.base_url, max_retries=0)
+        with pytest.raises(ProviderError, match="malformed event"):
+            await collect(provider)
+
+
+async def test_an_error_body_nested_too_deep_is_quoted_not_a_recursion_error() -> None:
+    deep = ("[" * 100_000 + "]" * 100_000).encode()
+    async with FakeModelServer([Reply(400, {"content-type": "application/json"}, [deep])]) as server:
+        provider = make_provider("openai", server.base_url)
+        with pytest.raises(ProviderError, match="HTTP 400"):
+            await collect(provider)
 
 
 async def test_429_with_retry_after_is_retried_after_the_delay_the_server_asked_for() -> None:

@@ -140,3 +140,16 @@ def test_project_server_names_are_made_safe() -> None:
     assert server_name("my server.v2") == "my-server-v2"
     assert server_name("a__b") == "a_b"
     assert server_name("___") == ""
+
+
+@pytest.mark.parametrize("change", ["add", "remove"])
+def test_editing_a_project_file_nested_too_deep_is_a_clear_error_not_a_recursion_error(
+        tmp_path: Path, change: str) -> None:
+    from aiq_tui.tools.mcp.servers import add_project_server, remove_project_server
+
+    (tmp_path / ".mcp.json").write_text('{"mcpServers": {"x": ' + "[" * 5_000 + "]" * 5_000 + "}}")
+    with pytest.raises(ValueError, match=r"cannot read .*\.mcp\.json: nested too deep"):
+        if change == "add":
+            add_project_server(tmp_path, "fs", {"command": "npx", "args": []})
+        else:
+            remove_project_server(tmp_path, "x")

@@ -47,6 +47,9 @@ class Handler(BaseHTTPRequestHandler):
             import time
             time.sleep(1.0)
             self._reply(200, b"late", "text/plain")
+        elif self.path.startswith("/deep/"):  # a JSON answer nesting N arrays
+            levels = int(self.path.rsplit("/", 1)[1])
+            self._reply(200, b"[" * levels + b"]" * levels)
         elif self.path.startswith("/missing"):
             self._reply(404, b"not here", "text/plain")
         else:
@@ -82,6 +85,21 @@ async def test_http_get_with_query_and_headers(server: str, tool: HttpRequestToo
     assert result.content["json"]["path"] == "/echo?q=books&n=2"
     assert result.content["json"]["x_test"] == "yes"
     assert not result.content["truncated"]
+
+
+@pytest.mark.parametrize("levels", [65, 5_000])
+async def test_a_json_answer_nested_past_the_limit_comes_back_as_text_not_a_crash(server: str, levels: int) -> None:
+    deep = HttpRequestTool(ToolSettings(http_max_bytes=100_000, http_timeout_seconds=5))
+    result = await deep.run({"url": f"{server}/deep/{levels}"})
+    assert result.ok and "json" not in result.content
+    assert result.content["body"] == "[" * levels + "]" * levels
+
+
+async def test_a_json_answer_at_the_depth_limit_is_parsed(server: str) -> None:
+    deep = HttpRequestTool(ToolSettings(http_max_bytes=100_000, http_timeout_seconds=5))
+    result = await deep.run({"url": f"{server}/deep/64"})
+    assert result.ok and "body" not in result.content
+    assert json.dumps(result.content["json"]) == "[" * 64 + "]" * 64
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from textual.pilot import Pilot
 
 from aiq_tui.ui.app import AiqApp
+
+if TYPE_CHECKING:
+    from aiq_tui.ui.screens.sessions import SessionsScreen
 
 
 async def settle(pilot: Pilot, timeout: float = 60.0) -> None:
@@ -79,3 +82,17 @@ async def deny_approvals_until(pilot: Pilot, condition: Callable[[], bool], what
             await pilot.press("n")
         await asyncio.sleep(0.02)
     return len(answered)
+
+
+async def open_sessions_list(pilot: Pilot, timeout: float = 60.0) -> "SessionsScreen":
+    """Press F4 and wait until the sessions dialog is up and its rows have arrived (the
+    sessions are read in a worker while the dialog is already open)."""
+    from aiq_tui.ui.screens.sessions import SessionsScreen
+
+    await pilot.press("f4")
+    await wait_until(lambda: isinstance(pilot.app.screen, SessionsScreen), "the sessions list", timeout)
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    await wait_until(lambda: not screen.reading, "the sessions read", timeout)
+    await pilot.pause()
+    return screen

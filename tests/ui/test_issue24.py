@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
 import pytest  # noqa: E402
-from helpers import say, settle, wait_until  # noqa: E402
+from helpers import open_sessions_list, say, settle, wait_until  # noqa: E402
 from textual.widgets import Input, Label  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -29,10 +29,7 @@ def toasts(app: AiqApp) -> list[str]:
 async def test_rename_has_a_label_and_starts_from_the_current_title(fake_engine: FakeEngine) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
+        screen = await open_sessions_list(pilot)
         await pilot.press("down", "n")
         await pilot.pause()
         label = screen.query_one("#rename-label", Label)
@@ -636,8 +633,7 @@ async def test_sessions_keep_the_updated_column_visible_at_80_columns(fake_engin
         "2026-11-25T10:58:34.123456+00:00", 12))
     app = make_app(fake_engine)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("f4")
-        await pilot.pause()
+        await open_sessions_list(pilot)
         shown = "\n".join(screen_text(app))
         assert "2026-11-25 10:58" in shown and "12" in shown.split("2026-11-25 10:58")[1].split("\n")[0]
 

@@ -4,13 +4,15 @@ and the reason shown when a skill changes state."""
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, say, settle  # noqa: E402
+from helpers import notices, open_sessions_list, say, settle, wait_until  # noqa: E402
 from textual.widgets import DataTable, Input, Static  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
@@ -27,11 +29,7 @@ def text_of(widget: Static) -> str:
 
 
 async def open_sessions(pilot) -> SessionsScreen:  # noqa: ANN001
-    await pilot.press("f4")
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, SessionsScreen)
-    return screen
+    return await open_sessions_list(pilot)
 
 
 async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEngine) -> None:
@@ -65,6 +63,65 @@ async def test_sessions_picker_deletes_only_on_a_second_press(fake_engine: FakeE
         await pilot.pause()
         assert [s.id for s in fake_engine.sessions.list()] == ["s-0001"]
         assert screen.query_one(DataTable).row_count == 1
+
+
+class SlowSessionStore:
+    """The fake store, whose scan waits until the test releases it (or 10 s pass: on a UI
+    thread that would freeze the app, which is what the test then reports)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.released = threading.Event()
+        self.started = threading.Event()
+        self.timed_out = False
+
+    def scan(self) -> Any:
+        self.started.set()
+        self.timed_out = not self.released.wait(10)
+        return self.store.scan()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def test_sessions_picker_opens_and_answers_keys_while_the_sessions_are_still_read(
+        fake_engine: FakeEngine) -> None:
+    slow = SlowSessionStore(fake_engine.sessions)
+    fake_engine.sessions = slow
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f4")
+        await wait_until(lambda: slow.started.is_set(), "the read to start")
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert text_of(screen.query_one("#sessions-status")) == "reading sessions…" and screen.reading
+        assert screen.query_one(DataTable).row_count == 0
+        await pilot.press("d", "n")  # no rows yet: nothing to delete or rename, nothing breaks
+        assert not screen.query_one("#rename", Input).display
+        slow.released.set()
+        await wait_until(lambda: not screen.reading, "the listing")
+        await pilot.pause()
+        assert not slow.timed_out, "the read blocked the app until it gave up"
+        assert screen.query_one(DataTable).row_count == 2
+        assert text_of(screen.query_one("#sessions-status")) == ""
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+
+
+async def test_sessions_picker_closes_while_the_sessions_are_still_read(fake_engine: FakeEngine) -> None:
+    slow = SlowSessionStore(fake_engine.sessions)
+    fake_engine.sessions = slow
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.press("f4")
+        await wait_until(lambda: slow.started.is_set(), "the read to start")
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+        slow.released.set()  # the listing arrives for a dialog that is gone: dropped, no error
+        await wait_until(lambda: not any(w.is_running for w in app.workers if w.group == "sessions-read"),
+                         "the read to end")
+        await pilot.pause()
+        assert not slow.timed_out and app.is_running
 
 
 async def test_sessions_picker_enter_resumes_the_chosen_session(fake_engine: FakeEngine) -> None:

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 engine_module = pytest.importorskip("aiq_tui.agent.engine")
 
 from conftest import fixed_clock  # noqa: E402
-from helpers import say, settle, wait_until  # noqa: E402
+from helpers import open_sessions_list, say, settle, wait_until  # noqa: E402
 from textual.widgets import DataTable  # noqa: E402
 
 from aiq_tui.agent.sessions import Session, SessionStore  # noqa: E402
@@ -73,8 +73,7 @@ async def test_unreadable_session_files_are_named_and_the_app_keeps_its_own_sess
     with released_if_stuck(fifo) as stuck:
         async with app.run_test(size=(120, 36)) as pilot:
             await settle(pilot)
-            await pilot.press("f4")
-            await wait_until(lambda: isinstance(app.screen, SessionsScreen), "the sessions list")
+            await open_sessions_list(pilot)
             table = app.screen.query_one(DataTable)
             listed = {row.value for row in table.rows}
             assert GOOD in listed and BIG not in listed and FIFO not in listed
@@ -109,9 +108,7 @@ async def test_renaming_a_session_whose_file_went_bad_says_why_in_the_dialog(tmp
     engine.sessions.save(Session(id=GOOD, title="the good one"))
     app = AiqApp(engine, clock=fixed_clock, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
-        await pilot.press("f4")
-        await wait_until(lambda: isinstance(app.screen, SessionsScreen), "the sessions list")
-        screen = app.screen
+        screen = await open_sessions_list(pilot)
         (tmp_path / "sessions" / f"session_{GOOD}.json").write_text("[" * 100_000)  # changed meanwhile
         await pilot.press("n")
         await pilot.pause()

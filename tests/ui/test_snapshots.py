@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine, broken_skill_problem, write_skill_files  # noqa: E402
-from helpers import say, settle, wait_until  # noqa: E402
+from helpers import open_sessions_list, say, settle, wait_until  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
 from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
@@ -234,7 +234,7 @@ class TestScreens:
 
     def test_sessions_picker(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
-        assert snap_compare(app, terminal_size=SIZE, press=["f4"])
+        assert snap_compare(app, terminal_size=SIZE, run_before=open_sessions_list)
 
     def test_settings(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)

@@ -10,12 +10,12 @@ arguments were invalid and can try again — the turn is not lost.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
 
 from aiq_tui.config import ProviderSettings
 from aiq_tui.conversation import Message, Role, ToolSpec
+from aiq_tui.json_bounds import JSONTooDeep, loads_bounded
 from aiq_tui.llm.base import ProviderError, StreamDone, StreamEvent, TextDelta
 from aiq_tui.llm.retry import OnRetry, RetryPolicy, Sleep, with_retries
 
@@ -32,12 +32,17 @@ SUMMARY_INSTRUCTIONS = (
 )
 
 
-def decode_arguments(raw: str) -> dict[str, Any]:
-    """Tool arguments from their JSON text; invalid JSON yields the error marker mapping."""
+def decode_arguments(raw: str, max_depth: int, setting: str) -> dict[str, Any]:
+    """Tool arguments from their JSON text; invalid JSON, or JSON nested more than
+    ``max_depth`` levels (``setting`` names the limit for the model), yields the error marker
+    mapping — never an exception, however deep the text nests."""
     if not raw.strip():
         return {}
     try:
-        value = json.loads(raw)
+        value = loads_bounded(raw, max_depth)
+    except JSONTooDeep:
+        return {INVALID_ARGUMENTS_KEY: raw, ARGUMENTS_ERROR_KEY: (
+            f"arguments nested deeper than {max_depth} levels ({setting}); nothing ran: send flatter arguments")}
     except ValueError as exc:
         return {INVALID_ARGUMENTS_KEY: raw, ARGUMENTS_ERROR_KEY: f"arguments are not valid JSON: {exc}"}
     if not isinstance(value, dict):
@@ -68,6 +73,7 @@ class ReplyLimits:
     def __init__(self, settings: ProviderSettings, provider: str) -> None:
         self.arguments_cap = settings.max_tool_arguments_bytes
         self.reply_cap = settings.max_reply_bytes
+        self.depth_cap = settings.max_tool_arguments_depth
         self.provider = provider
         self.received = 0
         self.cut = False
@@ -99,7 +105,8 @@ class ReplyLimits:
                 "send less in one call (write a large file in parts, with append)")
         if self.cut:
             return refused_arguments(self.cut_reason())
-        return decode_arguments(parts.joined())
+        return decode_arguments(parts.joined(), self.depth_cap,
+                                f"llm.providers.{self.provider}.max_tool_arguments_depth")
 
 
 class ArgumentText:

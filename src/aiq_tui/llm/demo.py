@@ -29,6 +29,7 @@ from typing import Any, AsyncIterator, Sequence
 
 from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
+from aiq_tui.json_bounds import loads_bounded
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
 from aiq_tui.llm.demo_routes import (
     LIST_TABLES_SQL,
@@ -159,8 +160,8 @@ def _enum_choice(spec: ToolSpec, key: str, wanted: str) -> str:
 
 def _decode(content: str) -> Any:
     try:
-        return json.loads(content)
-    except ValueError:
+        return loads_bounded(content)
+    except ValueError:  # a tool result nested too deep for json is text too
         return content
 
 

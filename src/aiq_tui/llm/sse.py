@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 import httpx
 from httpx_sse import ServerSentEvent, SSEError
 
+from aiq_tui.json_bounds import loads_bounded
 from aiq_tui.llm.base import ProviderError
 from aiq_tui.llm.retry import parse_retry_after
 
@@ -66,8 +67,8 @@ class Endpoint:
 def _api_message(body: bytes) -> str:
     text = body.decode("utf-8", errors="replace").strip()
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = loads_bounded(text)
+    except ValueError:  # not JSON, or too deep for json to read: shown as text
         return text[:_BODY_PREVIEW]
     if isinstance(data, dict):
         error = data.get("error", data)
@@ -263,8 +264,8 @@ def _too_long(endpoint: Endpoint, max_seconds: float | None) -> Exception:
 
 def decode_data(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:
     try:
-        data = json.loads(event.data)
-    except ValueError as exc:
+        data = loads_bounded(event.data)
+    except ValueError as exc:  # JSONTooDeep included: json's RecursionError would end the turn
         raise endpoint.error(
             f"malformed event from {endpoint.url}: {event.data[:120]!r}", retryable=True
         ) from exc

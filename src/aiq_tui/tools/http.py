@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
+from aiq_tui.json_bounds import loads_bounded
 from aiq_tui.tools.base import ToolResult
 
 if TYPE_CHECKING:  # imported when a request is made: the tool is built at start-up, used later
@@ -337,9 +338,9 @@ class HttpRequestTool:
         }
         if not truncated and "json" in response.headers.get("content-type", "") and text.strip():
             try:
-                content["json"] = json.loads(text)
+                content["json"] = loads_bounded(text, self._settings.http_max_json_depth)
                 del content["body"]
-            except ValueError:
+            except ValueError:  # not JSON, or nested too deep (JSONTooDeep): passed as text
                 pass
         summary = f"{response.status_code} {response.reason_phrase}, {size} bytes" + (
             " (truncated)" if truncated else ""

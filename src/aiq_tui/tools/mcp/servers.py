@@ -26,6 +26,7 @@ import msgspec
 
 from aiq_tui.env_vars import VARIABLE
 from aiq_tui.env_vars import fill as fill_variables
+from aiq_tui.json_bounds import loads_bounded
 from aiq_tui.problems import Problem, Severity
 
 if TYPE_CHECKING:
@@ -136,7 +137,7 @@ def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefin
         return [], [Problem(path, f"cannot read the project's MCP servers: {exc}", severity=Severity.WARNING,
                             hint="its servers are not started (mcp.project_file_max_bytes caps its size)")]
     try:
-        data = json.loads(raw)
+        data = loads_bounded(raw)
     except ValueError as exc:
         return [], [Problem(path, f"not valid JSON: {exc}", hint="fix the file; its servers are not started",
                             severity=Severity.WARNING)]
@@ -185,7 +186,7 @@ def add_project_server(cwd: Path, name: str, entry: Mapping[str, Any]) -> Server
 
     path = cwd / PROJECT_FILE
     try:
-        data = json.loads(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+        data = loads_bounded(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
     except FileNotFoundError:
         data = {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
@@ -216,7 +217,7 @@ def remove_project_server(cwd: Path, name: str) -> str | None:
 
     path = cwd / PROJECT_FILE
     try:
-        data = json.loads(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+        data = loads_bounded(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, ValueError) as exc:

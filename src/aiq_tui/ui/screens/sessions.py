@@ -1,13 +1,18 @@
-"""The sessions picker: resume (Enter), replay (r), rename (n), delete (d, press twice)."""
+"""The sessions picker: resume (Enter), replay (r), rename (n), delete (d, press twice).
+
+Listing the sessions reads and parses every session file (up to 64 MB each), so it runs in a
+thread worker: the dialog opens at once saying "reading sessions…" and its keys work while the
+read runs; the rows arrive as a :class:`SessionsScreen.Listed` message."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Input, Label
 
@@ -17,6 +22,7 @@ from aiq_tui.ui.plain import plain
 from aiq_tui.ui.text_fit import fit
 
 UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart
+READING = "reading sessions…"
 
 
 class SessionsScreen(ModalScreen[str | None]):
@@ -29,10 +35,23 @@ class SessionsScreen(ModalScreen[str | None]):
         Binding("d", "delete", "Delete"),
     ]
 
+    class Listed(Message):
+        """A read of the sessions folder finished: its listing, or why it failed."""
+
+        def __init__(self, read: int, listing: Any = None, error: str | None = None) -> None:
+            super().__init__()
+            self.read = read
+            self.listing = listing
+            self.error = error
+
     def __init__(self, engine: Any) -> None:
         super().__init__(classes="modal")
         self.engine = engine
         self._armed_delete: str | None = None
+        self._reads = 0  # numbers each read: only the latest one's listing is shown
+        self.reading = False
+        """True from a read's start until its listing is shown (tests wait on it)."""
+        self._titles: dict[str, str] = {}  # id → stored title, from the last listing (n edits it)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="sessions-dialog"):
@@ -44,38 +63,79 @@ class SessionsScreen(ModalScreen[str | None]):
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
+        self._show_rename(False)
+        self.query_one(DataTable).focus()
+        self.reload()
+
+    def reload(self) -> None:
+        """Read the sessions again, off the UI thread; the rows are replaced when it finishes."""
+        self._reads += 1
+        self.reading = True
+        status = self.query_one("#sessions-status", Label)
+        if not str(status.render()):  # a message already there (why a rename failed) stays
+            status.update(READING)
+        self._read_sessions(self._reads)
+
+    @work(thread=True, group="sessions-read", exit_on_error=False)
+    def _read_sessions(self, read: int) -> None:
+        try:
+            listing = self.engine.sessions.scan()
+        except Exception as exc:  # the folder itself unreadable: say so in the dialog, never crash
+            self.post_message(self.Listed(read, error=f"cannot read the sessions: {exc}"))
+        else:
+            self.post_message(self.Listed(read, listing))
+
+    @on(Listed)
+    def _listed(self, event: Listed) -> None:
+        if event.read != self._reads:  # an earlier read finished after a later one started
+            return
+        self.reading = False
+        status = self.query_one("#sessions-status", Label)
+        if str(status.render()) == READING:
+            status.update("")
+        if event.error is not None:
+            status.update(plain(event.error))
+            return
+        self._fill(event.listing)
+        problems = event.listing.problems
+        if problems and event.read == 1:  # session files are input: one that cannot be read is named, not listed
+            # (once, when the dialog opens: a read again after a failed rename would repeat it)
+            shown = "\n".join(printable(str(problem)) for problem in problems[:3])
+            more = len(problems) - 3
+            self.app.notify(shown + (f"\n… and {more} more (aiq-tui sessions list names them)" if more > 0 else ""),
+                            title=f"{len(problems)} session file(s) skipped", severity="warning",
+                            markup=False, timeout=15)
+
+    def _add_columns(self, listing: Any) -> None:
         # Fixed widths from the dialog's: a long title is cut ("…", the whole title is what n
         # renames), never the `updated` and `messages` columns after it.
+        table = self.query_one(DataTable)
         inner = min(100, self.app.size.width * 95 // 100) - 8  # border, padding, scrollbar
-        listing = self.engine.sessions.scan()
         ids = max([len(s.id) for s in listing.sessions] + [2])
         self._title_width = max(10, inner - ids - len(UPDATED) - len("messages") - 8)  # 2 a column
         table.add_column("id", width=ids)
         table.add_column("title", width=self._title_width)
         table.add_column("updated", width=len(UPDATED))
         table.add_column("messages", width=len("messages"))
-        self._show_rename(False)
-        self.reload(listing)
-        table.focus()
-        if listing.problems:  # session files are input: one that cannot be read is named, not listed
-            shown = "\n".join(printable(str(problem)) for problem in listing.problems[:3])
-            more = len(listing.problems) - 3
-            self.app.notify(shown + (f"\n… and {more} more (aiq-tui sessions list names them)" if more > 0 else ""),
-                            title=f"{len(listing.problems)} session file(s) skipped", severity="warning",
-                            markup=False, timeout=15)
 
-    def reload(self, listing: Any = None) -> None:
+    def _fill(self, listing: Any) -> None:
         table = self.query_one(DataTable)
+        if not table.columns:
+            self._add_columns(listing)
+        selected = self._selected()
         table.clear()
-        current = getattr(self.engine.session, "id", None)
-        for summary in (listing or self.engine.sessions.scan()).sessions:
-            marker = " (current)" if summary.id == current else ""
-            title = fit(printable((summary.title or "(untitled)") + marker, one_line=True), self._title_width)
-            table.add_row(plain(summary.id), plain(title),
+        self._titles = {summary.id: summary.title or "" for summary in listing.sessions}
+        for summary in listing.sessions:
+            table.add_row(plain(summary.id), self._title_cell(summary.id, summary.title),
                           plain(summary.updated_at[:16].replace("T", " ")),
                           str(summary.messages),
                           key=summary.id)
+        if selected is not None and selected in self._titles:  # the cursor stays on its session
+            table.move_cursor(row=table.get_row_index(selected))
+
+    def _title_cell(self, session_id: str, title: str) -> Any:
+        marker = " (current)" if session_id == getattr(self.engine.session, "id", None) else ""
+        return plain(fit(printable((title or "(untitled)") + marker, one_line=True), self._title_width))
 
     def _selected(self) -> str | None:
         table = self.query_one(DataTable)
@@ -104,7 +164,7 @@ class SessionsScreen(ModalScreen[str | None]):
         session_id = self._selected()
         if session_id is None:
             return
-        title = next((s.title for s in self.engine.sessions.list() if s.id == session_id), "") or ""
+        title = self._titles.get(session_id, "")  # from the listing: no second read of every file
         self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
         field = self.query_one("#rename", Input)
         self._show_rename(True)
@@ -119,14 +179,18 @@ class SessionsScreen(ModalScreen[str | None]):
             from aiq_tui.agent.sessions import SessionError
 
             status = self.query_one("#sessions-status", Label)
+            title = event.value.strip()
             try:
-                self.engine.sessions.rename(session_id, event.value.strip())
+                self.engine.sessions.rename(session_id, title)
             except SessionError as exc:  # read again to rename: it may have changed meanwhile
                 status.update(plain(f"not renamed: {exc}"))
+                self.reload()
             else:
                 status.update(f"renamed {session_id}")
+                self._titles[session_id] = title  # one row changed: no need to read every file again
+                table = self.query_one(DataTable)
+                table.update_cell(session_id, table.ordered_columns[1].key, self._title_cell(session_id, title))
         self._show_rename(False)
-        self.reload()
         self.query_one(DataTable).focus()
 
     def action_delete(self) -> None:
@@ -153,7 +217,8 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         status.update(f"deleted {session_id}")
         self.post_message(SessionDeleted(session_id))
-        self.reload()
+        self.query_one(DataTable).remove_row(session_id)  # one row gone: no need to read every file again
+        self._titles.pop(session_id, None)
 
     def action_close(self) -> None:
         field = self.query_one("#rename", Input)
