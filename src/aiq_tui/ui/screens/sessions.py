@@ -177,7 +177,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def action_rename(self) -> None:
         session_id = self._selected()
-        if session_id is None:
+        if session_id is None or self.writing:
             return
         title = self._titles.get(session_id, "")  # from the listing: no second read of every file
         self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
