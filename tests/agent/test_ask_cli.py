@@ -56,3 +56,38 @@ def test_ask_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[
         raise SystemExit(main(argv))
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.strip()
+
+
+def _saved_session_ids(capsys: pytest.CaptureFixture[str], count: int) -> list[str]:
+    ids = []
+    for _ in range(count):
+        assert main(["ask", "--json", "hello"]) == 0
+        ids.append([json.loads(x) for x in capsys.readouterr().out.splitlines()][-1]["session_id"])
+    return ids
+
+
+def test_ask_on_an_unreadable_session_exits_1_with_the_message_sessions_show_gives(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    [session_id] = _saved_session_ids(capsys, 1)
+    assert main(["ask", "--json", "--session", session_id, "hi"]) == 0
+    path = [json.loads(x) for x in capsys.readouterr().out.splitlines()][-1]["path"]
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("[" * 100_000)  # a file, not a usage error: it exists and cannot be read
+    assert main(["sessions", "show", session_id]) == 1
+    shown = capsys.readouterr().err
+    assert main(["ask", "--session", session_id, "hi"]) == 1
+    asked = capsys.readouterr().err
+    assert "nested deeper than 100 levels" in asked and path in asked
+    # the same words (the console may wrap the line sessions show prints)
+    assert "".join(shown.removeprefix("error: ").split()) == "".join(asked.removeprefix("aiq-tui ask: ").split())
+
+
+def test_ask_on_an_ambiguous_session_prefix_is_a_usage_error_as_in_sessions_show(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = _saved_session_ids(capsys, 2)
+    common = next(i for i, (a, b) in enumerate(zip(first, second)) if a != b)
+    assert common > 0, "the two ids share no prefix"
+    prefix = first[:common]
+    assert main(["sessions", "show", prefix]) == 2
+    assert main(["ask", "--session", prefix, "hi"]) == 2
+    assert "ambiguous" in capsys.readouterr().err

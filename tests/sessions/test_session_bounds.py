@@ -213,7 +213,8 @@ def test_sessions_list_names_an_oversized_file_in_a_warning_and_in_json(home_wit
 
 
 @pytest.mark.parametrize("argv", [["sessions", "show", BIG_ID], ["sessions", "export", BIG_ID],
-                                  ["sessions", "rename", BIG_ID, "new title"], ["replay", BIG_ID]])
+                                  ["sessions", "rename", BIG_ID, "new title"], ["replay", BIG_ID],
+                                  ["ask", "--session", BIG_ID, "hi"]])
 def test_commands_on_an_oversized_session_exit_1_naming_the_file_and_the_limit(
         home_with_a_big_session: Home, argv: list[str], capsys) -> None:
     assert main(argv) == 1

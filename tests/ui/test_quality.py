@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock  # noqa: E402
 from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, say, settle  # noqa: E402
+from helpers import notices, open_sessions_list, say, settle, wait_until  # noqa: E402
 
 from aiq_tui.ui.app import AiqApp  # noqa: E402
 from aiq_tui.ui.crash import print_crash_note  # noqa: E402
@@ -154,9 +154,11 @@ async def test_deleting_the_current_session_in_f4_sticks(tmp_path: Path) -> None
         await settle(pilot, timeout=30)
         deleted = engine.session.id
         assert deleted in [s.id for s in engine.sessions.list()]
-        await pilot.press("f4")
-        await pilot.pause()
+        screen = await open_sessions_list(pilot)
         await pilot.press("d", "d")  # the current session is the newest, on the first row
+        await wait_until(lambda: str(screen.query_one("#sessions-status").render()) == f"deleted {deleted}",
+                         "the delete")
+        await wait_until(lambda: engine.session.id != deleted, "a new session")
         await settle(pilot)
         await pilot.press("escape")
         await say(pilot, "and another question")

@@ -42,7 +42,7 @@ async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEng
         assert field.display and field.has_focus
         field.value = "Bookshop tables"
         await pilot.press("enter")
-        await pilot.pause()
+        await wait_until(lambda: text_of(screen.query_one("#sessions-status")) == "renamed s-0000", "the rename")
         titles = {s.id: s.title for s in fake_engine.sessions.list()}
         assert titles["s-0000"] == "Bookshop tables"
         table = screen.query_one(DataTable)
@@ -56,11 +56,10 @@ async def test_sessions_picker_deletes_only_on_a_second_press(fake_engine: FakeE
         screen = await open_sessions(pilot)
         await pilot.press("down")
         await pilot.press("d")
-        await pilot.pause()
+        await wait_until(lambda: "press d again" in text_of(screen.query_one("#sessions-status")), "the warning")
         assert [s.id for s in fake_engine.sessions.list()] == ["s-0001", "s-0000"]
-        assert "press d again" in text_of(screen.query_one("#sessions-status"))
         await pilot.press("d")
-        await pilot.pause()
+        await wait_until(lambda: text_of(screen.query_one("#sessions-status")) == "deleted s-0000", "the delete")
         assert [s.id for s in fake_engine.sessions.list()] == ["s-0001"]
         assert screen.query_one(DataTable).row_count == 1
 
@@ -122,6 +121,77 @@ async def test_sessions_picker_closes_while_the_sessions_are_still_read(fake_eng
                          "the read to end")
         await pilot.pause()
         assert not slow.timed_out and app.is_running
+
+
+class SlowRenameStore:
+    """The fake store, whose rename waits until the test releases it (or 10 s pass: on the UI
+    thread that would freeze the dialog, which is what the test then reports)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.released = threading.Event()
+        self.started = threading.Event()
+        self.timed_out = False
+
+    def rename(self, session_id: str, title: str) -> None:
+        self.started.set()
+        self.timed_out = not self.released.wait(10)
+        self.store.rename(session_id, title)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+
+async def test_sessions_picker_answers_keys_while_a_rename_is_still_saved(fake_engine: FakeEngine) -> None:
+    slow = SlowRenameStore(fake_engine.sessions)
+    fake_engine.sessions = slow
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        screen = await open_sessions(pilot)
+        status = screen.query_one("#sessions-status")
+        await pilot.press("n")
+        screen.query_one("#rename", Input).value = "Renamed slowly"
+        await pilot.press("enter")
+        await wait_until(lambda: slow.started.is_set(), "the rename to start")
+        assert text_of(status) == "renaming s-0001…" and screen.writing
+        table = screen.query_one(DataTable)
+        await pilot.press("down")  # the dialog answers keys meanwhile
+        await wait_until(lambda: table.cursor_row == 1, "the cursor to move")
+        await pilot.press("d", "n")  # one write at a time: no delete or second rename meanwhile
+        assert text_of(status) == "renaming s-0001…" and not screen.query_one("#rename", Input).display
+        slow.released.set()
+        await wait_until(lambda: text_of(status) == "renamed s-0001", "the rename to finish")
+        assert not slow.timed_out, "the rename blocked the dialog until it gave up"
+        assert "Renamed slowly" in str(table.get_row("s-0001")[1])
+        assert {s.id: s.title for s in slow.list()}["s-0001"] == "Renamed slowly"
+        assert [s.id for s in slow.list()] == ["s-0001", "s-0000"]
+
+
+class SlowDeleteStore(SlowRenameStore):
+    """The fake store, whose delete waits until the test releases it."""
+
+    def delete(self, session_id: str) -> None:
+        self.started.set()
+        self.timed_out = not self.released.wait(10)
+        self.store.delete(session_id)
+
+
+async def test_deleting_the_current_session_reaches_the_app_after_the_dialog_closed(
+        fake_engine: FakeEngine) -> None:
+    slow = SlowDeleteStore(fake_engine.sessions)
+    fake_engine.sessions = slow
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await open_sessions(pilot)
+        assert fake_engine.session.id == "s-0001"  # the current session, on the first row
+        await pilot.press("d", "d")
+        await wait_until(lambda: slow.started.is_set(), "the delete to start")
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+        slow.released.set()
+        await wait_until(lambda: fake_engine.session.id != "s-0001", "a new session")
+        assert not slow.timed_out and [s.id for s in slow.list()] == ["s-0000"]
+        await settle(pilot)
 
 
 async def test_sessions_picker_enter_resumes_the_chosen_session(fake_engine: FakeEngine) -> None:

@@ -113,7 +113,8 @@ async def test_renaming_a_session_whose_file_went_bad_says_why_in_the_dialog(tmp
         await pilot.press("n")
         await pilot.pause()
         await pilot.press("x", "enter")
-        await pilot.pause()
+        await wait_until(lambda: str(screen.query_one("#sessions-status").render()).startswith("not renamed:"),
+                         "the rename to fail")
         status = str(screen.query_one("#sessions-status").render())
         assert status.startswith("not renamed:") and f"session_{GOOD}.json" in status
         assert "nested deeper than 100 levels" in status

@@ -68,7 +68,12 @@ class SessionBusy(SessionError, OSError):
     """Another process holds or changed the session; ``str()`` says what happened to this turn."""
 
 
-class SessionNotFound(SessionError, KeyError):
+class SessionNameError(SessionError):
+    """The id given names no single session: not a valid id, an ambiguous prefix, or unknown.
+    A usage error for commands (exit 2), where an unreadable file is a failure (exit 1)."""
+
+
+class SessionNotFound(SessionNameError, KeyError):
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "session not found"
 
@@ -299,7 +304,7 @@ class SessionListing:
 def _check_id(session_id: str) -> str:
     # Ids become file names: refuse anything that could leave the sessions directory.
     if not _ID_PATTERN.match(session_id):
-        raise SessionError(
+        raise SessionNameError(
             f"invalid session id {session_id!r}: use letters, digits, '-' and '_' only"
         )
     return session_id
@@ -685,7 +690,7 @@ class SessionStore:
             if len(found) == 1:
                 return found[0]
             if len(found) > 1:
-                raise SessionError(
+                raise SessionNameError(
                     f"session id prefix {id_or_prefix!r} is ambiguous: {', '.join(found[:5])}"
                     " — give more characters"
                 )

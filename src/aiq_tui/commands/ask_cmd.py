@@ -16,6 +16,7 @@ from aiq_tui.commands.common import (
     option,
     print_json_line,
     run_exported,
+    session_exit_code,
     survive_closed_stdout,
 )
 
@@ -74,9 +75,9 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
         if option(args, "session"):
             try:
                 await engine.resume(args.session)
-            except session_error as exc:
+            except session_error as exc:  # unknown id: usage (2); unreadable file: failure (1)
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
-                return EXIT_USAGE
+                return session_exit_code(exc)
         engine.approver = _approver(args, console, as_json)
         engine.mcp.elicitor = _elicitor(bool(option(args, "yes")), console, as_json)
         engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json

@@ -55,6 +55,14 @@ def add_global_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def session_exit_code(exc: Exception) -> int:
+    """The exit code for a session that cannot be used: an id that names no single session is
+    a usage error; a session file that exists but cannot be read (or is busy) is a failure."""
+    from aiq_tui.agent.sessions import SessionNameError
+
+    return EXIT_USAGE if isinstance(exc, SessionNameError) else EXIT_FAILED
+
+
 def option(args: argparse.Namespace, name: str, default: Any = None) -> Any:
     return getattr(args, name, default)
 

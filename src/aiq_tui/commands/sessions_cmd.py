@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, option, print_json
+from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, option, print_json, session_exit_code
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
@@ -70,10 +70,8 @@ def _store(args: argparse.Namespace) -> Any:
 
 
 def _fail(args: argparse.Namespace, exc: Exception) -> int:
-    from aiq_tui.agent.sessions import SessionNotFound
-
     make_console(args, stderr=True).print(f"error: {exc}", markup=False)
-    return EXIT_USAGE if isinstance(exc, SessionNotFound) or "ambiguous" in str(exc) or "invalid session id" in str(exc) else EXIT_FAILED
+    return session_exit_code(exc)
 
 
 def _list(args: argparse.Namespace) -> int:

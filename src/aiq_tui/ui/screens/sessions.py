@@ -2,7 +2,9 @@
 
 Listing the sessions reads and parses every session file (up to 64 MB each), so it runs in a
 thread worker: the dialog opens at once saying "reading sessions…" and its keys work while the
-read runs; the rows arrive as a :class:`SessionsScreen.Listed` message."""
+read runs; the rows arrive as a :class:`SessionsScreen.Listed` message. Renaming loads and saves
+one such file, so it too runs in a worker ("renaming…" meanwhile), and so does deleting; their
+outcome arrives as a :class:`SessionsScreen.Written` message."""
 
 from __future__ import annotations
 
@@ -44,6 +46,16 @@ class SessionsScreen(ModalScreen[str | None]):
             self.listing = listing
             self.error = error
 
+    class Written(Message):
+        """A rename or delete finished: ``error`` says why it failed, or is None."""
+
+        def __init__(self, action: str, session_id: str, title: str = "", error: str | None = None) -> None:
+            super().__init__()
+            self.action = action  # "rename" or "delete"
+            self.session_id = session_id
+            self.title = title
+            self.error = error
+
     def __init__(self, engine: Any) -> None:
         super().__init__(classes="modal")
         self.engine = engine
@@ -52,6 +64,9 @@ class SessionsScreen(ModalScreen[str | None]):
         self.reading = False
         """True from a read's start until its listing is shown (tests wait on it)."""
         self._titles: dict[str, str] = {}  # id → stored title, from the last listing (n edits it)
+        self.writing = False
+        """True from a rename's or delete's start until its outcome is shown (tests wait on it);
+        meanwhile n and d do nothing (one write at a time: the row they act on may be going)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="sessions-dialog"):
@@ -162,7 +177,7 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def action_rename(self) -> None:
         session_id = self._selected()
-        if session_id is None:
+        if session_id is None or self.writing:
             return
         title = self._titles.get(session_id, "")  # from the listing: no second read of every file
         self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
@@ -175,27 +190,15 @@ class SessionsScreen(ModalScreen[str | None]):
     @on(Input.Submitted, "#rename")
     def _renamed(self, event: Input.Submitted) -> None:
         session_id = self._selected()
-        if session_id and event.value.strip():
-            from aiq_tui.agent.sessions import SessionError
-
-            status = self.query_one("#sessions-status", Label)
-            title = event.value.strip()
-            try:
-                self.engine.sessions.rename(session_id, title)
-            except SessionError as exc:  # read again to rename: it may have changed meanwhile
-                status.update(plain(f"not renamed: {exc}"))
-                self.reload()
-            else:
-                status.update(f"renamed {session_id}")
-                self._titles[session_id] = title  # one row changed: no need to read every file again
-                table = self.query_one(DataTable)
-                table.update_cell(session_id, table.ordered_columns[1].key, self._title_cell(session_id, title))
+        if session_id and event.value.strip() and not self.writing:
+            self._start_write(f"renaming {session_id}…")
+            self._write(self.app, "rename", session_id, event.value.strip())
         self._show_rename(False)
         self.query_one(DataTable).focus()
 
     def action_delete(self) -> None:
         session_id = self._selected()
-        if session_id is None:
+        if session_id is None or self.writing:
             return
         status = self.query_one("#sessions-status", Label)
         if self._armed_delete != session_id:
@@ -206,19 +209,52 @@ class SessionsScreen(ModalScreen[str | None]):
             self._armed_delete = None
             status.update("a turn is running in this session — cancel it first (Esc), then delete")
             return
+        self._armed_delete = None
+        self._start_write(f"deleting {session_id}…")
+        self._write(self.app, "delete", session_id)
+
+    def _start_write(self, doing: str) -> None:
+        self.writing = True
+        self.query_one("#sessions-status", Label).update(doing)
+
+    @work(thread=True, group="sessions-write", exit_on_error=False)
+    def _write(self, app: Any, action: str, session_id: str, title: str = "") -> None:
         from aiq_tui.agent.sessions import SessionError
 
-        self._armed_delete = None
         try:
-            self.engine.sessions.delete(session_id)
-        except (SessionError, OSError) as exc:  # gone or unreachable since the list was read
-            status.update(plain(f"not deleted: {exc}"))
-            self.reload()
+            if action == "rename":
+                self.engine.sessions.rename(session_id, title)
+            else:
+                self.engine.sessions.delete(session_id)
+        except (SessionError, OSError) as exc:  # changed, gone or unreachable since the list was read
+            self.post_message(self.Written(action, session_id, title, error=str(exc)))
             return
-        status.update(f"deleted {session_id}")
-        self.post_message(SessionDeleted(session_id))
-        self.query_one(DataTable).remove_row(session_id)  # one row gone: no need to read every file again
-        self._titles.pop(session_id, None)
+        if action == "delete":
+            # To the app itself, not through this dialog: if it was closed meanwhile, the app
+            # must still learn that its session's file is gone (or its next turn writes it back).
+            app.post_message(SessionDeleted(session_id))
+        self.post_message(self.Written(action, session_id, title))
+
+    @on(Written)
+    def _written(self, event: Written) -> None:
+        self.writing = False
+        status = self.query_one("#sessions-status", Label)
+        if event.error is not None:
+            status.update(plain(f"not {event.action}d: {event.error}"))
+            self.reload()  # read again: the file may have changed or gone meanwhile
+            return
+        status.update(f"{event.action}d {event.session_id}")
+        table = self.query_one(DataTable)
+        if event.session_id not in self._titles:  # a listing read meanwhile no longer has it
+            return
+        # One row changed or gone: no need to read every file again.
+        if event.action == "rename":
+            self._titles[event.session_id] = event.title
+            table.update_cell(event.session_id, table.ordered_columns[1].key,
+                              self._title_cell(event.session_id, event.title))
+        else:
+            table.remove_row(event.session_id)
+            self._titles.pop(event.session_id, None)
 
     def action_close(self) -> None:
         field = self.query_one("#rename", Input)
