@@ -44,7 +44,7 @@ def test_a_saved_session_is_found_by_id_prefix(capsys: pytest.CaptureFixture[str
 def test_usage_and_missing_sessions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(FIXTURE), "--turn", "9"]) == 2
     assert "out of range" in capsys.readouterr().err
-    assert main(["replay", "no-such-session"]) == 1
+    assert main(["replay", "no-such-session"]) == 2, "an id that names no session is a usage error, as in sessions show"
     assert "no session" in capsys.readouterr().err
 
 

@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json, session_exit_code,
+)
 
 if TYPE_CHECKING:
     from aiq_tui.agent.sessions import Session
@@ -53,8 +55,8 @@ def _captions(args: argparse.Namespace) -> int:
     from aiq_tui.replay.captions import demo_summary, turn_captions
 
     session = load_session(args)
-    if session is None:
-        return EXIT_FAILED
+    if isinstance(session, int):
+        return session
     turns, note = turns_of(session)
     only = option(args, "turn")
     if only is not None and not 1 <= only <= len(turns):
@@ -74,8 +76,10 @@ def _captions(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def load_session(args: argparse.Namespace) -> "Session | None":
-    """The session SESSION names; on failure, say why on stderr and return None."""
+def load_session(args: argparse.Namespace) -> "Session | int":
+    """The session SESSION names, or the exit code after saying why on stderr: 2 for an unusable
+    config or an id that names no single session, 1 for a file that cannot be read (as
+    ``sessions show`` does)."""
     from aiq_tui.agent.sessions import SessionError, SessionStore, read_session_file
 
     given = Path(args.session)
@@ -88,15 +92,15 @@ def load_session(args: argparse.Namespace) -> "Session | None":
                 limits = load_config(resolve_home(option(args, "home"))).sessions
             except ConfigError as exc:
                 print(f"aiq-tui: {exc}", file=sys.stderr)
-                return None
+                return EXIT_USAGE
             return read_session_file(given, limits)
         workspace = open_workspace(args)
         if workspace is None:
-            return None
+            return EXIT_USAGE
         return SessionStore(workspace.home.sessions_dir, limits=workspace.config.sessions).load(args.session)
     except SessionError as exc:
         print(f"aiq-tui replay: {exc}", file=sys.stderr)
-        return None
+        return session_exit_code(exc)
 
 
 def turns_of(session: "Session") -> tuple[list[dict[str, Any]], str]:
@@ -117,8 +121,8 @@ def _replay(args: argparse.Namespace) -> int:
         print("aiq-tui replay: --event needs --turn (the event is counted within that turn)", file=sys.stderr)
         return EXIT_USAGE
     session = load_session(args)
-    if session is None:
-        return EXIT_FAILED
+    if isinstance(session, int):
+        return session
     turns, note = turns_of(session)
     if turn is not None and not 1 <= turn <= len(turns):
         print(f"aiq-tui replay: --turn {turn} is out of range; session {session.id} has {len(turns)} turn(s)",
