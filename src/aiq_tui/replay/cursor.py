@@ -29,7 +29,7 @@ KEYFRAME_EVERY = 32
 """Events between two kept states. A step refolds at most this many events (a fold of one event
 is a few microseconds, so a step stays well under a millisecond), and the keyframes hold
 1/KEYFRAME_EVERY of what a state per event held. Not a setting: nothing a user sees depends on it."""
-MAX_KEYFRAMES = 64
+MAX_KEYFRAMES = 128
 """Keyframes kept at most: past it every other one goes and the spacing doubles. Each keyframe
 holds the whole conversation, timeline and tool calls of its moment (references, but one per
 entry), so their count is what a long session's cursor grows with, in memory and in what the

@@ -366,7 +366,7 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         if "result" in data:
             changes["result"] = data["result"]
         tools = state.tools
-        if not any(t.call_id == call_id for t in tools):  # a resumed session's call: no request recorded
+        if _index(tools, call_id) is None:  # a resumed session's call: no request recorded
             tools = tools + (ToolRow(call_id, str(data.get("name", "")), "running",
                                      arguments=dict(data.get("arguments") or {})),)
         tools = _update(tools, call_id, **changes)
@@ -500,8 +500,16 @@ def _closed(state: ViewState) -> tuple[Entry, ...]:
 
 
 def _turn_answers(conversation: tuple[Entry, ...]) -> list[Entry]:
-    start = max((i for i, entry in enumerate(conversation) if entry.kind == "user"), default=-1)
-    return [e for e in conversation[start + 1:] if e.kind == "answer"]
+    """The answers since the last question. Looked for from the end: a fold step costs the turn,
+    not the conversation (the time cursor refolds up to a keyframe's spacing of events a step)."""
+    answers: list[Entry] = []
+    for entry in reversed(conversation):
+        if entry.kind == "user":
+            break
+        if entry.kind == "answer":
+            answers.append(entry)
+    answers.reverse()
+    return answers
 
 
 def _summarised(conversation: tuple[Entry, ...], ids: set[str]) -> tuple[Entry, ...]:
@@ -520,13 +528,22 @@ def _summarised(conversation: tuple[Entry, ...], ids: set[str]) -> tuple[Entry, 
 
 
 def _upsert(rows: tuple[ToolRow, ...], row: ToolRow) -> tuple[ToolRow, ...]:
-    if any(r.call_id == row.call_id for r in rows):
-        return tuple(row if r.call_id == row.call_id else r for r in rows)
-    return rows + (row,)
+    at = _index(rows, row.call_id)
+    return rows + (row,) if at is None else rows[:at] + (row,) + rows[at + 1:]
 
 
 def _update(rows: tuple[ToolRow, ...], call_id: str, **changes: Any) -> tuple[ToolRow, ...]:
-    return tuple(replace(r, **changes) if r.call_id == call_id else r for r in rows)
+    at = _index(rows, call_id)
+    return rows if at is None else rows[:at] + (replace(rows[at], **changes),) + rows[at + 1:]
+
+
+def _index(rows: tuple[ToolRow, ...], call_id: str) -> int | None:
+    """Where ``call_id``'s row is, looked for from the newest: a call is updated while it runs,
+    so its row is nearly always among the last (call ids are unique within a session)."""
+    for at in range(len(rows) - 1, -1, -1):
+        if rows[at].call_id == call_id:
+            return at
+    return None
 
 
 def short_args(arguments: Mapping[str, Any], limit: int) -> str:
