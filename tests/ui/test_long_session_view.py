@@ -83,3 +83,22 @@ async def test_drawing_an_event_queries_neither_the_screen_nor_the_conversation(
             await app.note(f"note {number}")
         assert app.view.drawn is app.cursor.head and conversation.shown is app.cursor.head.conversation
         assert queries == [], f"drawing looked widgets up by query: {queries[:5]}"
+
+
+async def test_a_pane_taller_than_the_window_still_fills_and_scrolls_to_the_earlier_entries(tmp_path: Path) -> None:
+    """The window is never fewer entries than the pane has rows: on a tall terminal the newest
+    entries still overflow the pane, so scrolling up is possible and brings the earlier ones."""
+    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 3 * WINDOW)) as pilot:
+        await settle(pilot)
+        conversation = app.query_one(Conversation)
+        assert conversation.size.height > WINDOW, "a pane with more rows than WINDOW entries"
+        turns = 2 * conversation.size.height
+        for number in range(turns):
+            await ask(app, number)
+        await settle(pilot)
+        mounted = blocks(conversation)
+        assert len(mounted) >= conversation.size.height, "a pane-height of entries at least"
+        assert conversation.max_scroll_y > 0, "they overflow the pane: it can be scrolled up"
+        conversation.to_top()
+        await wait_until(lambda: len(blocks(conversation)) > len(mounted), "earlier entries mounted")

@@ -78,9 +78,12 @@ class Welcome(Static):
 
 
 NEW_BELOW = "↓ new messages below — PgDn / End"
-WINDOW = 80
-"""Entries mounted at the bottom of the conversation (the newest), live and in Replay alike; more
-as the view scrolls up. Above the step-through demo's 65, so its pictures show every entry."""
+WINDOW = 40
+"""Entries mounted at the bottom of the conversation (the newest), live and in Replay alike, or
+the pane's height in rows when that is more (an entry takes a row at least, so the window always
+fills the pane and can be scrolled up to the earlier ones); more as the view scrolls up. Every
+mounted block is laid out again on every change of the screen's layout — a step of the paused
+cursor relaid 100 of them — so the window is a few screens, not a chapter."""
 TRIM_SLACK = 20
 """Entries mounted past :data:`WINDOW` before the oldest are unmounted again, while the view
 follows the newest: trimming in batches, not one widget per new entry."""
@@ -117,6 +120,12 @@ class Conversation(VerticalScroll):
         if welcome is not None:
             await welcome.remove()
 
+    @property
+    def window(self) -> int:
+        """Entries mounted while the view follows the newest: :data:`WINDOW`, or the pane's
+        height in rows if a taller pane would show more."""
+        return max(WINDOW, self.size.height)
+
     # -- reading: scroll from the prompt, and the "new messages below" marker -------------
     @property
     def scrolled_up(self) -> bool:
@@ -133,7 +142,7 @@ class Conversation(VerticalScroll):
             self.border_subtitle = ""
         if self._first and new_value < 1 and self.scrolled_up:  # at the top: the earlier entries
             self.run_worker(self.show_earlier(), group="conversation-earlier", exclusive=True)
-        elif len(self._blocks) > WINDOW + TRIM_SLACK and not self.scrolled_up and new_value >= self.max_scroll_y:
+        elif len(self._blocks) > self.window + TRIM_SLACK and not self.scrolled_up and new_value >= self.max_scroll_y:
             # back at the newest entries: what scrolling up mounted goes again
             self.run_worker(self._trim_locked(), group="conversation-trim", exclusive=True)
 
@@ -279,8 +288,8 @@ class Conversation(VerticalScroll):
             if old.kind == "user":
                 block.mark(new.summarised)
             keep += 1
-        if keep < first or len(entries) - keep > WINDOW:  # afresh: the newest entries only
-            keep = first = max(0, len(entries) - WINDOW)
+        if keep < first or len(entries) - keep > self.window:  # afresh: the newest entries only
+            keep = first = max(0, len(entries) - self.window)
             for widget in blocks:
                 await widget.remove()
             blocks.clear()
@@ -316,9 +325,9 @@ class Conversation(VerticalScroll):
         the view is at the newest entries, where the window is what the pane shows. The
         entries stay in :attr:`shown`; scrolling up mounts them again."""
         blocks = self._blocks
-        if len(blocks) <= WINDOW + TRIM_SLACK:
+        if len(blocks) <= self.window + TRIM_SLACK:
             return
-        count = len(blocks) - WINDOW
+        count = len(blocks) - self.window
         gone = blocks[:count]
         del blocks[:count]
         self._first += count
@@ -348,7 +357,7 @@ class Conversation(VerticalScroll):
     async def show_earlier(self) -> int:
         """Mount up to :data:`WINDOW` more of the earlier entries above the drawn ones; how many."""
         async with self._lock:
-            count = min(WINDOW, self._first)
+            count = min(self.window, self._first)
             if not count or not self._blocks or not self.scrolled_up:  # End came first
                 return 0
             start = self._first - count
