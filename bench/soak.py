@@ -52,8 +52,10 @@ TURNS = int(os.environ.get("AIQ_BENCH_SOAK_TURNS", "300"))
 REPLAY_EVENTS = int(os.environ.get("AIQ_BENCH_SOAK_REPLAY_EVENTS", "5000"))
 WINDOW = 10
 """Turns per mean (11–20 and the last 10) and between samples of memory and the ← step."""
-STEPS = 3
-"""← steps timed at each sample; their median is the sample's figure."""
+STEPS = 9
+"""← steps timed at each sample; their median is the sample's figure. A step lands on one of
+Textual's 60-a-second paints, so single steps spread over two or three frames (20–60 ms): nine
+give a median that says what a step costs, where three moved by a frame from sample to sample."""
 TURN_POLL = 0.002
 """Seconds between looks at a running turn (finer polling would take the loop from the app)."""
 MIN_TURNS = 3
