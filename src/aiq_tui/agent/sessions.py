@@ -382,8 +382,8 @@ def apply_journal(data: Any, journal: str) -> Any:
     lines = journal.split("\n")[:-1]  # the piece after the last newline is torn or empty
     for line in lines:
         try:
-            entry = json.loads(line)
-        except (ValueError, RecursionError):
+            entry = loads_bounded(line)
+        except ValueError:  # JSONTooDeep too: a line nested past json's own limit
             break
         if not isinstance(entry, dict) or entry.get("journal") != generation:
             continue
@@ -472,7 +472,7 @@ def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Ses
         except (TypeError, ValueError, AttributeError) as exc:  # an entry of the wrong shape
             raise SessionUnreadable(path, f"journal {journal_path(path).name}: {exc}") from None
     # Once, over the file with its journal applied (an entry's lists join the file's at their depth).
-    if isinstance(parsed, (dict, list)) and nested_deeper_than(parsed, limits.max_json_depth):
+    if nested_deeper_than(parsed, limits.max_json_depth):
         raise _too_deep(path, limits)
     try:
         return Session.from_data(parsed)
