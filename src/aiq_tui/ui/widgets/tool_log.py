@@ -66,6 +66,11 @@ class ToolRecord:
                 f"### Result\n\n```\n{result}\n```\n")
 
 
+def _duration(record: ToolRecord) -> str:
+    """The time column: milliseconds once the call finished, empty while it runs."""
+    return f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
+
+
 def _short(value: Any) -> str:
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     return " ".join(text.split())
@@ -118,8 +123,7 @@ class ToolLog(DataTable):
         return self._order[first:end]
 
     def _add(self, record: ToolRecord) -> None:
-        duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
-        self.add_row(plain(record.name), self._status(record), duration, plain(record.short_args()),
+        self.add_row(plain(record.name), self._status(record), _duration(record), plain(record.short_args()),
                      key=record.call_id)
 
     def _place(self, first: int, end: int, call_id: str | None, *, scroll: bool = True) -> None:
@@ -129,8 +133,9 @@ class ToolLog(DataTable):
         self._first = first
         for key in self._order[first:end]:
             self._add(self.records[key])
-        if call_id is not None and first <= self._order.index(call_id) < end:
-            self.move_cursor(row=self._order.index(call_id) - first, scroll=scroll)
+        at = self._order.index(call_id) if call_id is not None else -1
+        if first <= at < end:
+            self.move_cursor(row=at - first, scroll=scroll)
 
     def _cursor_id(self) -> str | None:
         shown = self._shown()
@@ -215,9 +220,8 @@ class ToolLog(DataTable):
                     self._first = len(self._order) - self.row_count
                 self.move_cursor(row=self.row_count - 1)
         elif call_id in self.rows:
-            duration = f"{record.duration_s * 1000:.0f} ms" if record.duration_s is not None else ""
             self.update_cell(call_id, "status", self._status(record))
-            self.update_cell(call_id, "time", duration)
+            self.update_cell(call_id, "time", _duration(record))
         return record
 
     def show(self, rows: Any) -> None:
