@@ -484,6 +484,13 @@ class McpSettings(_Section):
     False: tools past the share stay out of reach."""
     tool_search_results: PositiveInt = 5
     """Most tools one ``tool_search`` call returns (and offers)."""
+    subscribe_resources: bool = True
+    """Watch the resources the conversation uses (attached with ``@server:uri`` or read by the
+    model) on servers that declare ``resources.subscribe``: a changed one is announced, and your
+    next message carries its fresh text (attached) or tells the model (read). False: never subscribe."""
+    max_subscriptions: Annotated[int, Meta(ge=0, le=1000)] = 32
+    """Most resources watched at once (per conversation, all servers together); past it the least
+    recently used one stops being watched. 0: none."""
 
 
 class UISettings(_Section):

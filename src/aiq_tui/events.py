@@ -249,12 +249,38 @@ class McpCallFinished:
     error: str = ""
 
 
+@dataclass(frozen=True)
+class McpResourceUpdated:
+    """A server said a resource the conversation uses changed (``notifications/resources/updated``
+    for a URI the client subscribed to). ``use``: ``attached`` (the user attached it with
+    ``@server:uri``: the next message carries its fresh text) or ``read`` (the model read it: the
+    next message tells the model). Coalesced: at most one per resource until that next message."""
+
+    server: str
+    uri: str
+    use: str  # attached | read
+
+
+@dataclass(frozen=True)
+class McpResourceRefreshed:
+    """The user's message carries an update :class:`McpResourceUpdated` announced. ``outcome``:
+    ``attached`` (its fresh text, re-read now), ``unchanged`` (re-read: the same text as attached
+    before, not sent again), ``failed`` (it could not be re-read: the model is told so) or
+    ``told`` (a resource the model read: the model is told it changed). ``summary``: the size
+    or why it failed."""
+
+    server: str
+    uri: str
+    outcome: str
+    summary: str = ""
+
+
 Event = Union[
     TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
     ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
     TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
     SemanticProgress, McpServerChanged, ModelRequestStarted, ModelRequestFinished,
-    McpCallStarted, McpCallFinished, McpProgress,
+    McpCallStarted, McpCallFinished, McpProgress, McpResourceUpdated, McpResourceRefreshed,
 ]
 
 EventSink = Callable[[Event], None]

@@ -6,7 +6,8 @@ Resources: ``notes://today`` (a short text), ``notes://big`` (200,000 characters
 ``notes://day/{day}``. Prompt: ``review`` (``topic`` required, ``depth`` optional). Tools:
 ``steps`` (reports progress n times), ``ask_name`` / ``ask_colour`` (ask the user through
 elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared), ``more_prompts``
-(adds the prompt ``later`` and announces it), ``haiku`` (asks the client's model: sampling).
+(adds the prompt ``later`` and announces it), ``haiku`` (asks the client's model: sampling),
+``rewrite_today`` (changes ``notes://today`` and announces the update to listen streams).
 """
 
 from __future__ import annotations
@@ -51,10 +52,11 @@ def want_haiku(topic: str) -> Sample:
 
 def main() -> None:
     server = MCPServer("protocol")
+    notes = {"today": "buy milk"}
 
     @server.resource("notes://today", name="today", description="Today's note", mime_type="text/plain")
     def today() -> str:
-        return "buy milk"
+        return notes["today"]
 
     @server.resource("notes://big", name="big", mime_type="text/plain")
     def big() -> str:
@@ -100,6 +102,13 @@ def main() -> None:
     @server.tool(description="A haiku from the client's model (sampling).")
     def haiku(topic: str, sampled: Annotated[types.CreateMessageResult, Resolve(want_haiku)]) -> str:
         return f"sampled: {sampled.content.text} ({sampled.model})"
+
+    @server.tool(description="Rewrite today's note and announce the update `times` times.")
+    async def rewrite_today(text: str, ctx: Context, times: int = 1) -> str:
+        notes["today"] = text
+        for _ in range(times):
+            await ctx.notify_resource_updated("notes://today")
+        return "rewritten"
 
     @server.tool(description="What the client declared.")
     def client_capabilities(ctx: Context) -> str:

@@ -32,6 +32,7 @@ from aiq_tui.events import (
     ErrorRaised,
     Event,
     EventSink,
+    McpServerChanged,
     ModelRequestFinished,
     ModelRequestContent,
     ModelRequestStarted,
@@ -66,6 +67,7 @@ from aiq_tui.skills.model import Ranking
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
 from aiq_tui.tools.mcp.search import TOOL_SEARCH, ToolSearchTool
+from aiq_tui.tools.mcp.subscriptions import ResourceWatch
 from aiq_tui.tools.policy import allowed_by_skill
 from aiq_tui.skill_tools.default_tools import build_default_tools
 from aiq_tui.tools.registry import ToolRegistry, project_layout_of
@@ -150,8 +152,11 @@ class Engine:
         )
         # MCP servers (issue 26): defined now, started on the loop that runs the turns
         # (start_mcp(), or the first turn); their tools join self.tools as mcp__<server>__<tool>.
-        self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._emit,
+        self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._fleet_event,
                             on_tools_changed=self._update_budget)
+        # The resources the conversation uses are watched (subscribed to) where servers allow it:
+        # the next message carries what changed (tools/mcp/subscriptions.py).
+        self.resource_watch = ResourceWatch(self.mcp, self.config, self._emit)
         # The tools past mcp.tools_share stay reachable: the model searches them (offered only then).
         self.tool_search = ToolSearchTool(self.mcp)
         self.tools.add(self.tool_search)
@@ -344,6 +349,10 @@ class Engine:
         for sink in list(self._sinks):
             sink(event)
 
+    def _fleet_event(self, event: McpServerChanged) -> None:
+        self._emit(event)
+        self.resource_watch.server_changed(event)  # a server gone, or running again
+
     def _emit_all(self, events: Sequence[Event]) -> None:
         for event in events:
             self._emit(event)
@@ -354,8 +363,11 @@ class Engine:
     # -- the turn ---------------------------------------------------------------------------------
     async def send(self, text: str) -> str:
         """Run one turn for the user's ``text``; returns the final answer ("" on failure). Each
-        ``@server:uri`` in it attaches that MCP resource to the message the model receives."""
-        content = await self.mcp.attach_mentions(text)
+        ``@server:uri`` in it attaches that MCP resource to the message the model receives, and
+        the message carries what changed in the resources the conversation watches."""
+        attached: list[tuple[str, str, str]] = []
+        content = await self.mcp.attach_mentions(text, attached.append)
+        content += await self.resource_watch.for_message(attached)
         message = Message(Role.USER, content, id=self._new_id())
         self.session.messages.append(message)
         return await self._turn(text, message.id)
@@ -675,6 +687,8 @@ class Engine:
                     self._update_budget()
             result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
                                              preapproving=self.skills.preapproving_tools())
+            if result.ok:  # a resource the model read is watched from now on
+                self.resource_watch.model_read(self.tools.get(call.name), call.arguments)
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()
@@ -741,6 +755,7 @@ class Engine:
         self._emit_all(self.skills.clear())
         self._update_budget()
         self._recorder.reset()  # the old session's unloads are not part of the new one's replay
+        self.resource_watch.reset()  # what the old conversation used is no longer watched
 
     async def resume(self, session_id: str) -> Session:
         """Continue a saved session (id or unique prefix): history, skills and budget restored.
@@ -750,6 +765,7 @@ class Engine:
         session = self.sessions.load(session_id)
         self.session = session
         self.tools.policy.forget()  # "allow always" belonged to the conversation left behind
+        self.resource_watch.reset()  # watched from its next attach or read on
         self._next_id = 0
         self._catalog_level = CatalogLevel.FULL
         states = session.skill_states
@@ -836,6 +852,7 @@ class Engine:
         return event
 
     async def aclose(self) -> None:
+        await self.resource_watch.aclose()
         await self.mcp.aclose()
         await self.provider.aclose()
 

@@ -383,6 +383,8 @@ class McpConnection:
             task.add_done_callback(self._refreshes.discard)
         elif method in ("notifications/resources/list_changed", "notifications/prompts/list_changed"):
             self._catalog_changed()
+        elif method == "notifications/resources/updated":
+            self._resource_updated(message)
 
     def _catalog_changed(self) -> None:
         if self.on_catalog is not None:
@@ -501,6 +503,55 @@ class McpConnection:
         client = self._client
         return await self._request(client.get_prompt(name, arguments or None) if client is not None
                                    else _not_running(self))
+
+    # -- resource subscriptions (what to subscribe to: .subscriptions) -----------------------
+    on_resource_updated: Callable[[str], None] | None = None
+    """Called with the URI of each ``notifications/resources/updated`` the server sends (on a
+    2026-07-28 connection they arrive on a ``subscriptions/listen`` stream and are passed on here
+    too); set by :class:`~.subscriptions.ResourceWatch`."""
+
+    @property
+    def subscribable(self) -> bool:
+        """Whether the server declared ``resources.subscribe``: only then is it asked to subscribe."""
+        return bool(getattr(getattr(self.capabilities, "resources", None), "subscribe", False))
+
+    @property
+    def listens(self) -> bool:
+        """A 2026-07-28 connection: subscriptions are a ``subscriptions/listen`` stream's filter
+        (:meth:`listen_resources`), not ``resources/subscribe`` requests."""
+        from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+        return self.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    def _resource_updated(self, message: Any) -> None:
+        uri = getattr(getattr(message, "params", None), "uri", None)
+        if uri is not None and self.on_resource_updated is not None:
+            self.on_resource_updated(str(uri))
+
+    async def subscribe_resource(self, uri: str) -> None:
+        """``resources/subscribe`` (a 2025-era server); raises :class:`McpError`."""
+        await self._resource_request("SubscribeRequest", "SubscribeRequestParams", uri)
+
+    async def unsubscribe_resource(self, uri: str) -> None:
+        """``resources/unsubscribe`` (a 2025-era server); raises :class:`McpError`."""
+        await self._resource_request("UnsubscribeRequest", "UnsubscribeRequestParams", uri)
+
+    async def _resource_request(self, request: str, params: str, uri: str) -> None:
+        client = self._client
+        if client is None:
+            raise McpError(f"server {self.server.name!r} is not running", "not_running")
+        types = self._sdk.types
+        # Sent as the request it is: the SDK's helpers for it warn (the method is gone in 2026-07-28).
+        message = getattr(types, request)(params=getattr(types, params)(uri=uri))
+        await self._request(client.session.send_request(message, types.EmptyResult))
+
+    def listen_resources(self, uris: Sequence[str]) -> Any:
+        """An async context manager: a ``subscriptions/listen`` stream for ``uris`` (2026-07-28),
+        iterated until the server ends it; raises :class:`McpError` when not running."""
+        client = self._client
+        if client is None:
+            raise McpError(f"server {self.server.name!r} is not running", "not_running")
+        return client.listen(resource_subscriptions=list(uris))
 
     # -- calls ----------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None,

@@ -400,6 +400,11 @@ class McpFleet:
             raise McpError(f"no running MCP server named {server!r}", "not_running")
         return found
 
+    def live_connection(self, server: str) -> "McpConnection | None":
+        """The running connection of ``server`` (its name as configured), or None: a server that
+        stopped and started again has a new one (what :mod:`.subscriptions` subscribes on)."""
+        return self._connections.get(server)
+
     async def read_resource(self, server: str, uri: str) -> tuple[str, str]:
         """``(text, summary)`` of one resource, cut to ``mcp.resource_max_bytes``; raises
         :class:`~.connection.McpError` (no such server, the server's refusal)."""
@@ -408,10 +413,12 @@ class McpFleet:
         result = await self._connection(server).read_resource(uri)
         return resource_text(result, self.config.mcp.resource_max_bytes)
 
-    async def attach_mentions(self, text: str) -> str:
+    async def attach_mentions(self, text: str,
+                              on_attached: Callable[[tuple[str, str, str]], None] | None = None) -> str:
         """``text`` with each ``@server:uri`` it names (Claude Code's form) attached below it:
         the resource's text, cut to ``mcp.resource_max_bytes``, or why it could not be read.
-        A mention of a server that does not exist is left as it is (``@home:…`` may be prose)."""
+        A mention of a server that does not exist is left as it is (``@home:…`` may be prose).
+        ``on_attached((server, uri, text))`` hears of each one attached (what the session watches)."""
         from aiq_tui.tools.mcp.catalog import mentions
         from aiq_tui.tools.mcp.connection import McpError
 
@@ -428,6 +435,8 @@ class McpFleet:
                 blocks.append(f"[@{server}:{uri} could not be attached: {exc}]")
                 continue
             blocks.append(f"[attached @{server}:{uri} ({summary})]\n{body}")
+            if on_attached is not None:
+                on_attached((server, uri, body))
         return text + "\n\n" + "\n\n".join(blocks)
 
     async def get_prompt(self, prompt: "Prompt", arguments: dict[str, str]) -> str:
