@@ -264,3 +264,52 @@ async def test_a_2026_server_is_watched_through_a_listen_stream(project: Path, i
     assert len(recorder.of(McpResourceUpdated)) == 1
     assert user_messages(engine)[1].endswith("was updated since the user attached it; its current text "
                                              "(9 bytes)]\nbuy bread")
+
+
+def test_ask_json_prints_an_update_that_arrives_during_the_turn(project: Path, isolated_home: Home,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.mcp.test_protocol_features import _ask
+    from tests.security.test_ask_hostile_model import ScriptedModel
+
+    write_config(isolated_home, {"s": subscription_server()}, tools={"permissions": {"mcp__s": "allow"}})
+    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__touch", '{"uri": "notes://a", "times": 3}')])),
+               sse_reply(openai_text_stream(["It changed."]))]
+    with ScriptedModel(replies) as model:
+        code = _ask(monkeypatch, model, "--json", question="watch @s:notes://a")
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert [line for line in lines if line["type"] == "mcp_resource_updated"] == [
+        {"type": "mcp_resource_updated", "server": "s", "uri": "notes://a", "use": "attached"}]
+
+
+# -- the reference server-everything (make test-servers) ------------------------------------------
+
+async def test_server_everything_announces_updates_of_a_subscribed_resource(project: Path,
+                                                                          isolated_home: Home) -> None:
+    """server-everything subscribes on ``resources/subscribe`` and, once its tool
+    ``toggle-subscriber-updates`` is called, sends ``notifications/resources/updated`` for each
+    subscribed URI at once and then every 5 s (its text never changes: the update is not sent again)."""
+    from tests.mcp.test_protocol_features import everything_server
+
+    write_config(isolated_home, {"everything": everything_server()})
+    uri = "demo://resource/static/document/architecture.md"
+    async with FakeModelServer(answers(2)) as model:
+        engine, recorder = openai_engine(isolated_home.root, model.base_url)
+        try:
+            await engine.send(f"summarise @everything:{uri}")
+            subscribed = engine.resource_watch.subscribed("everything")
+            toggle = "mcp__everything__toggle-subscriber-updates"
+            started = await tool(engine, toggle)
+            await until(lambda: bool(recorder.of(McpResourceUpdated)), "server-everything's update")
+            stopped = await tool(engine, toggle)
+            await engine.send("has it changed?")
+        finally:
+            await engine.aclose()
+    assert subscribed == frozenset({uri})
+    assert "Started simulated resource updated notifications" in started and "Stopped" in stopped
+    assert [(e.server, e.uri, e.use) for e in recorder.of(McpResourceUpdated)][:1] == [("everything", uri, "attached")]
+    assert len(recorder.of(McpResourceUpdated)) == 1  # one until the next message, however many it sent
+    assert [(e.uri, e.outcome) for e in recorder.of(McpResourceRefreshed)] == [(uri, "unchanged")]
+    assert user_messages(engine)[1] == "has it changed?"

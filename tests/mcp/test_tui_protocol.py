@@ -82,3 +82,42 @@ async def test_prompts_questions_and_progress_in_the_tui(project: Path, isolated
             log = app.query_one(ToolLog).records
             assert log["call_2"].progress == "3/3"  # the server's progress reached the tool log
             await app.action_quit()
+
+
+async def test_an_updated_resource_is_marked_said_and_carried_by_the_next_message(project: Path,
+                                                                                 isolated_home: Home) -> None:
+    from aiq_tui.agent.sessions import SessionStore
+    from aiq_tui.replay.state import turn_states
+    from tests.mcp.test_resource_subscriptions import subscription_server
+
+    write_config(isolated_home, {"s": subscription_server()})
+    replies = [sse_reply(openai_text_stream(["Noted."])), sse_reply(openai_text_stream(["Changed."]))]
+    async with FakeModelServer(replies) as server:
+        engine, _ = openai_engine(isolated_home.root, server.base_url)
+        app = AiqApp(engine, clock=fixed_clock, watch=False)
+        async with app.run_test(size=SIZE) as pilot:
+            await _until(pilot, lambda: getattr(app.mcp_servers.get("s"), "state", "") == "ready")
+            app.send("summarise @s:notes://a")
+            await _until(pilot, lambda: len(server.requests) >= 1 and not app.busy)
+            await engine.resource_watch.settled()
+            await engine.tools.get("mcp__s__edit").run({"uri": "notes://a", "text": "second text of a"})
+            await engine.tools.get("mcp__s__touch").run({"uri": "notes://a"})
+            pane = app.query_one("#mcp-pane", McpPane)
+
+            def cells() -> list[str]:
+                return [str(pane.get_row_at(index)[2]) for index in range(pane.row_count)]
+
+            await _until(pilot, lambda: "@notes://a ↻ updated" in cells())
+            said = app.cursor.head.conversation[-1]
+            assert said.text == ("↻ resource @s:notes://a updated on the server — your next message re-reads it "
+                                 "and sends the model its new text")
+            assert app.cursor.head.timeline[-1][1:] == ("mcp", "@s:notes://a updated")
+
+            app.send("and now?")
+            await _until(pilot, lambda: len(server.requests) >= 2 and not app.busy)
+            assert _user_messages(server, 1)[-1].endswith("its current text (16 bytes)]\nsecond text of a")
+            await _until(pilot, lambda: "@notes://a" in cells())  # the update went with the message
+            live = [entry.text for entry in app.cursor.head.conversation]
+            await app.action_quit()
+    replayed = turn_states(SessionStore(engine.sessions.directory).load(engine.session.id).replay)[-1]
+    assert [entry.text for entry in replayed.conversation] == live  # Replay shows what live showed

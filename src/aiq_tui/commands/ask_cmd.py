@@ -118,6 +118,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
         CompressionApplied,
         ErrorRaised,
         McpProgress,
+        McpResourceUpdated,
         McpServerChanged,
         RetryScheduled,
         SkillStateChanged,
@@ -185,6 +186,8 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
             note_mcp(event)
         elif isinstance(event, McpProgress):
             note(f"mcp {event.server}: {event.label()}" + (f" — {event.message}" if event.message else ""))
+        elif isinstance(event, McpResourceUpdated):  # a watched resource changed during the answer
+            note(f"mcp {event.server}: resource @{event.server}:{event.uri} updated on the server")
         elif isinstance(event, ErrorRaised):
             failed.append(event.message)
             note(f"error: {event.message}", "bold red")

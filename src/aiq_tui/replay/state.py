@@ -404,6 +404,8 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
                                                                    str(data.get("style", "info"))),))
     if kind == "mcp_server_changed":
         return replace(state, timeline=line("mcp", str(data.get("line", f"{data.get('name')}: {data.get('state')}"))))
+    if kind in ("mcp_resource_updated", "mcp_resource_refreshed"):
+        return _resource_news(state, kind, data, line)
     if kind == "reset":  # a new or resumed session: what was shown belonged to the one left behind
         # A resumed session keeps the skills its engine restored (folded just before); a new one
         # starts with none loaded and no eviction marks from the old one's compressions.
@@ -476,6 +478,28 @@ def _skill_changed(state: ViewState, data: Mapping[str, Any], line: Any) -> View
     earlier = () if state.turn_over else state.changes  # the last turn's list ends with it
     return replace(state, skills=skills, changes=earlier + (change,), turn_over=False,
                    timeline=line(kind, change.text))
+
+
+def _resource_news(state: ViewState, kind: str, data: Mapping[str, Any], line: Any) -> ViewState:
+    """A watched MCP resource changed on its server, and what the next message did about it
+    (:class:`~aiq_tui.events.McpResourceUpdated` / ``McpResourceRefreshed``)."""
+    server, uri = str(data.get("server", "")), str(data.get("uri", ""))
+    mention = f"@{server}:{uri}"
+    if kind == "mcp_resource_updated":
+        promise = ("your next message re-reads it and sends the model its new text" if data.get("use") == "attached"
+                   else "your next message tells the model, which read it earlier")
+        notice = Entry("notice", f"↻ resource {mention} updated on the server — {promise}", "info")
+        return replace(state, conversation=_closed(state) + (notice,), timeline=line("mcp", f"{mention} updated"))
+    outcome, summary = str(data.get("outcome", "")), str(data.get("summary", ""))
+    said = {"attached": f"new text sent with your message ({summary})",
+            "unchanged": "re-read: the same text you attached, not sent again",
+            "failed": f"could not be re-read ({summary}); the model is told so",
+            "told": "the model is told it changed"}.get(outcome, outcome)
+    timeline = line("mcp", f"{mention} {said}")
+    if outcome not in ("unchanged", "failed"):
+        return replace(state, timeline=timeline)
+    notice = Entry("notice", f"↻ {mention} {said}", "warning" if outcome == "failed" else "info")
+    return replace(state, conversation=_closed(state) + (notice,), timeline=timeline)
 
 
 def _match(item: Any) -> MatchRow:

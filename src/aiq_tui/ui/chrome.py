@@ -34,6 +34,8 @@ CHROME = {
     "CatalogReloaded": "_on_reloaded",
     "McpServerChanged": "_mcp_changed",
     "McpProgress": "_mcp_progress",
+    "McpResourceUpdated": "_mcp_resource",
+    "McpResourceRefreshed": "_mcp_resource",
 }
 
 
@@ -159,6 +161,15 @@ class Chrome:
             app.notify((event.message.splitlines() or [""])[0], title=f"MCP server {event.name}: {event.state}",
                        severity="warning")
         self.show_problems()
+
+    async def mcp_resource(self, event: Any) -> None:
+        """A watched resource was updated (marked in the MCP tab), or the update went with a
+        message (unmarked)."""
+        from aiq_tui.events import McpResourceUpdated
+        from aiq_tui.ui.widgets.mcp_pane import McpPane
+
+        for pane in self.app.query("#mcp-pane").results(McpPane):
+            pane.mark_updated(event.server, event.uri, isinstance(event, McpResourceUpdated))
 
     async def mcp_progress(self, event: Any) -> None:
         if self.app.busy:  # the status line under the prompt, while the call runs

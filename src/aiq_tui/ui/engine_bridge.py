@@ -148,6 +148,9 @@ class EngineEvents:
     async def _mcp_progress(self, event: Any) -> None:
         await self.chrome.mcp_progress(event)
 
+    async def _mcp_resource(self, event: Any) -> None:
+        await self.chrome.mcp_resource(event)
+
 
 class EngineBridge:
     """Workers for the engine's turns, and the approvals it asks for."""

@@ -105,6 +105,7 @@ class ResourceWatch:
             blocks += await self._carry(server, uri, use, (server, uri) in fresh)
         for (server, uri), text in fresh.items():
             self._use(server, uri, ATTACHED, digest(text))
+        await self.settled()  # subscribed before the model reads them: no update in between is missed
         return "".join(f"\n\n{block}" for block in blocks)
 
     def model_read(self, tool: Any, arguments: Mapping[str, Any]) -> None:

@@ -5,7 +5,8 @@ attach one to a question as ``@server:uri``) and its prompts (``/prompt``: run a
 It draws what the engine's :class:`~aiq_tui.events.McpServerChanged` events said last, one per
 server (the app hands them over; the widget does no I/O). Enter on a row opens the server's
 details — its command or URL, why it failed, a tool's description — in a modal (the app does
-that with :meth:`McpPane.details`).
+that with :meth:`McpPane.details`). A watched resource the server updated is marked ``↻`` until
+the next message carries the update (:meth:`McpPane.mark_updated`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ STATE_BADGE = {"ready": "success", "starting": "primary", "failed": "error", "no
                "awaiting approval": "warning", "rejected": "muted", "disabled": "muted", "stopped": "muted"}
 """Each state's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 PREFIX = "mcp__"
+UPDATED = " ↻ updated"
 
 
 def short_tool(server: str, name: str) -> str:
@@ -40,6 +42,7 @@ class McpPane(DataTable):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.servers: dict[str, "McpServerChanged"] = {}
+        self.updated: dict[tuple[str, str], None] = {}  # (server, uri) of the updates not yet carried
         self._rows: dict[str, tuple[str, str | None]] = {}
 
     def on_mount(self) -> None:
@@ -72,7 +75,11 @@ class McpPane(DataTable):
                     self._rows[key] = (name, tool)
                     self.add_row(name if index == 0 else "", state if index == 0 else "",
                                  Text(label, style=self._badge("muted") if tool in omitted else ""), key=key)
-                extras = [(f"@{uri}", f"{name}/resource/{uri}") for uri in event.resources]
+                # A watched URI the server does not list (a template's, filled in) shows when updated.
+                uris = list(event.resources) + [uri for server, uri in self.updated
+                                                if server == name and uri not in event.resources]
+                extras = [(f"@{uri}" + (UPDATED if (name, uri) in self.updated else ""), f"{name}/resource/{uri}")
+                          for uri in uris]
                 extras += [("/" + short_tool(name, command.lstrip("/")), f"{name}/prompt/{command}")
                            for command in event.prompts]
                 for label, key in extras:
@@ -82,6 +89,14 @@ class McpPane(DataTable):
                 first = (event.message.splitlines() or [""])[0]
                 self._rows[name] = (name, None)
                 self.add_row(name, state, plain(first, style=self._badge("muted")), key=name)
+
+    def mark_updated(self, server: str, uri: str, updated: bool) -> None:
+        """Mark (or unmark: the update went with a message) a resource the server updated."""
+        if updated:
+            self.updated[(server, uri)] = None
+        else:
+            self.updated.pop((server, uri), None)
+        self.show(self.servers)
 
     def details(self, row_key: str, describe: Callable[[str], str] = lambda tool: "") -> tuple[str, str] | None:
         """``(title, markdown)`` for the row (``describe(tool)``: its description), or None."""
@@ -98,7 +113,8 @@ class McpPane(DataTable):
         if event.resources:
             lines.append(f"- resources ({len(event.resources)}; the model reads them with "
                          f"`{PREFIX}{server}__read_resource`, a question attaches one as `@{server}:URI`):")
-            lines += [f"    - `{uri}`" for uri in event.resources]
+            lines += [f"    - `{uri}`" + (" — updated on the server; your next message carries it"
+                                        if (server, uri) in self.updated else "") for uri in event.resources]
         if event.prompts:
             lines.append("- prompts (slash commands): " + ", ".join(f"`{command}`" for command in event.prompts))
         if event.message:
