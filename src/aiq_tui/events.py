@@ -265,9 +265,9 @@ class McpResourceUpdated:
 class McpResourceRefreshed:
     """The user's message carries an update :class:`McpResourceUpdated` announced. ``outcome``:
     ``attached`` (its fresh text, re-read now), ``unchanged`` (re-read: the same text as attached
-    before, not sent again), ``failed`` (it could not be re-read: the model is told so) or
-    ``told`` (a resource the model read: the model is told it changed). ``summary``: the size
-    or why it failed."""
+    before, not sent again), ``failed`` (it could not be re-read: the model is told so),
+    ``told`` (a resource the model read: the model is told it changed) or ``dropped`` (a new
+    conversation began first: no message carries it). ``summary``: the size, or why."""
 
     server: str
     uri: str

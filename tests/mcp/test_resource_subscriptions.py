@@ -162,6 +162,7 @@ async def test_a_new_conversation_unsubscribes_and_hears_no_more_updates(project
         try:
             await engine.send("summarise @s:notes://a")
             await requests(engine)
+            await touched(engine, recorder, "notes://a")
             engine.clear()
             asked = await requests(engine)
             await tool(engine, "mcp__s__touch", uri="notes://a")
@@ -169,8 +170,9 @@ async def test_a_new_conversation_unsubscribes_and_hears_no_more_updates(project
         finally:
             await engine.aclose()
     assert asked == [["resources/subscribe", "notes://a"], ["resources/unsubscribe", "notes://a"]]
-    assert recorder.of(McpResourceUpdated) == []
-    assert engine.resource_watch.watched() == {}
+    assert len(recorder.of(McpResourceUpdated)) == 1  # the one before /clear
+    assert [(e.uri, e.outcome) for e in recorder.of(McpResourceRefreshed)] == [("notes://a", "dropped")]
+    assert engine.resource_watch.watched() == {} and engine.resource_watch.pending() == {}
 
 
 async def test_past_max_subscriptions_the_least_recently_used_stops_being_watched(

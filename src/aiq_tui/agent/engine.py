@@ -752,10 +752,10 @@ class Engine:
         self._next_id = 0
         self._last_ranking = None
         self._catalog_level = CatalogLevel.FULL
+        self.resource_watch.reset()  # what the old conversation used is no longer watched
         self._emit_all(self.skills.clear())
         self._update_budget()
         self._recorder.reset()  # the old session's unloads are not part of the new one's replay
-        self.resource_watch.reset()  # what the old conversation used is no longer watched
 
     async def resume(self, session_id: str) -> Session:
         """Continue a saved session (id or unique prefix): history, skills and budget restored.

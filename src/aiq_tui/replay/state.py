@@ -494,7 +494,8 @@ def _resource_news(state: ViewState, kind: str, data: Mapping[str, Any], line: A
     said = {"attached": f"new text sent with your message ({summary})",
             "unchanged": "re-read: the same text you attached, not sent again",
             "failed": f"could not be re-read ({summary}); the model is told so",
-            "told": "the model is told it changed"}.get(outcome, outcome)
+            "told": "the model is told it changed",
+            "dropped": f"not carried: {summary or 'a new conversation'}"}.get(outcome, outcome)
     timeline = line("mcp", f"{mention} {said}")
     if outcome not in ("unchanged", "failed"):
         return replace(state, timeline=timeline)

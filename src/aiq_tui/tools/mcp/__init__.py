@@ -17,4 +17,6 @@
   fit ``mcp.tools_share`` of the window.
 * :mod:`.search` — ``tool_search``: the model finds the tools past the share; they are offered
   from its next request on.
+* :mod:`.subscriptions` — the resources a conversation uses, watched (``resources/subscribe``):
+  an update is announced once and carried by the user's next message.
 """

@@ -26,6 +26,10 @@ What a caller may rely on:
   fleet never offers it.
 * :meth:`call` sends a progress token when given ``on_progress``; the server's
   ``notifications/progress`` arrive there as ``(progress, total, message)``.
+* Resource subscriptions: :attr:`subscribable` says whether the server declared
+  ``resources.subscribe``; :meth:`subscribe_resource` / :meth:`unsubscribe_resource` on a
+  2025-era connection, :meth:`listen_resources` (a ``subscriptions/listen`` stream) on a
+  2026-07-28 one; each ``notifications/resources/updated`` reaches :attr:`on_resource_updated`.
 * A stdio server gets the launcher's environment allowlist (PATH, HOME, LANG, LC_*, TERM, TZ —
   :func:`aiq_tui.tools.launcher.child_environment`; the SDK adds LOGNAME, SHELL and USER) plus
   the definition's ``env``, never this process's whole environment. Its stderr goes to

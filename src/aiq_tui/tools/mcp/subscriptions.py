@@ -121,7 +121,7 @@ class ResourceWatch:
 
         item = self._watched.get((server, uri))
         if attached_now:  # the message attaches it again: its current text is there already
-            self._emit(McpResourceRefreshed(server, uri, "attached", "attached again with this message"))
+            self._emit(McpResourceRefreshed(server, uri, "attached", "attached again"))
             return []
         if use != ATTACHED:
             self._emit(McpResourceRefreshed(server, uri, "told"))
@@ -178,13 +178,20 @@ class ResourceWatch:
         """A server's state changed: subscribe again on a new connection, forget a gone one."""
         if event.state != "ready":
             self._drop(event.name)
-        elif any(server == event.name for server, _uri in self._watched):
-            self._schedule(event.name)  # a no-op unless the connection is new
+            return
+        link = self._links.get(event.name)
+        if link is not None and link.connection is self._fleet.live_connection(event.name):
+            return  # the same connection announced again (its tools, what the prompt offers)
+        if any(server == event.name for server, _uri in self._watched):
+            self._schedule(event.name)
 
     def reset(self) -> None:
-        """A new or resumed conversation: nothing is watched, every subscription is ended."""
+        """A new or resumed conversation: nothing is watched, every subscription is ended, and
+        each update still pending is reported ``dropped`` (no message will carry it)."""
         self._watched.clear()
-        self._pending.clear()
+        pending, self._pending = self._pending, {}
+        for server, uri in pending:
+            self._emit(McpResourceRefreshed(server, uri, "dropped", "a new conversation"))
         for server in list(self._links):
             self._schedule(server)
 
