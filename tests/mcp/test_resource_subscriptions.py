@@ -286,6 +286,22 @@ def test_ask_json_prints_an_update_that_arrives_during_the_turn(project: Path, i
         {"type": "mcp_resource_updated", "server": "s", "uri": "notes://a", "use": "attached"}]
 
 
+def test_ask_says_on_stderr_that_a_resource_was_updated(project: Path, isolated_home: Home,
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.mcp.test_protocol_features import _ask
+    from tests.security.test_ask_hostile_model import ScriptedModel
+
+    write_config(isolated_home, {"s": subscription_server()}, tools={"permissions": {"mcp__s": "allow"}})
+    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__touch", '{"uri": "notes://a"}')])),
+               sse_reply(openai_text_stream(["It changed."]))]
+    with ScriptedModel(replies) as model:
+        code = _ask(monkeypatch, model, question="watch @s:notes://a")
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert "mcp s: resource @s:notes://a updated on the server" in err
+
+
 # -- the reference server-everything (make test-servers) ------------------------------------------
 
 async def test_server_everything_announces_updates_of_a_subscribed_resource(project: Path,

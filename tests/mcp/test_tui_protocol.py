@@ -112,12 +112,20 @@ async def test_an_updated_resource_is_marked_said_and_carried_by_the_next_messag
             assert said.text == ("↻ resource @s:notes://a updated on the server — your next message re-reads it "
                                  "and sends the model its new text")
             assert app.cursor.head.timeline[-1][1:] == ("mcp", "@s:notes://a updated")
+            shown = [str(notice.render()) for notice in app.query(".notice")]
+            assert any(text.startswith("↻ resource @s:notes://a updated") for text in shown)  # drawn as said
 
             app.send("and now?")
             await _until(pilot, lambda: len(server.requests) >= 2 and not app.busy)
             assert _user_messages(server, 1)[-1].endswith("its current text (16 bytes)]\nsecond text of a")
             await _until(pilot, lambda: "@notes://a" in cells())  # the update went with the message
             live = [entry.text for entry in app.cursor.head.conversation]
+            session_id = engine.session.id
+
+            await engine.tools.get("mcp__s__touch").run({"uri": "notes://a"})
+            await _until(pilot, lambda: "@notes://a ↻ updated" in cells())
+            await app.run_slash("/clear")  # a new conversation: no message will carry it
+            await _until(pilot, lambda: "@notes://a" in cells())
             await app.action_quit()
-    replayed = turn_states(SessionStore(engine.sessions.directory).load(engine.session.id).replay)[-1]
+    replayed = turn_states(SessionStore(engine.sessions.directory).load(session_id).replay)[-1]
     assert [entry.text for entry in replayed.conversation] == live  # Replay shows what live showed

@@ -140,7 +140,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
             sys.stdout.write("\n")
             sys.stdout.flush()
             streamed[0] = False
-        console.print(text, style=style, markup=False)
+        console.print(text, style=style, markup=False, emoji=False)  # `@s:notes://a` is not :notes:
 
     def note_mcp(event: "McpServerChanged") -> None:
         # A failed or refused server is a warning, not a failed turn: its tools are simply absent.
