@@ -331,3 +331,20 @@ async def test_server_everything_announces_updates_of_a_subscribed_resource(proj
     assert len(recorder.of(McpResourceUpdated)) == 1  # one until the next message, however many it sent
     assert [(e.uri, e.outcome) for e in recorder.of(McpResourceRefreshed)] == [(uri, "unchanged")]
     assert user_messages(engine)[1] == "has it changed?"
+
+
+async def test_the_fresh_text_is_cut_to_resource_max_bytes_as_an_attach_is(project: Path, isolated_home: Home) -> None:
+    write_config(isolated_home, {"s": subscription_server()}, mcp={"resource_max_bytes": 20})
+    async with FakeModelServer(answers(2)) as model:
+        engine, recorder = openai_engine(isolated_home.root, model.base_url)
+        try:
+            await engine.send("summarise @s:notes://a")
+            await requests(engine)
+            await tool(engine, "mcp__s__edit", uri="notes://a", text="y" * 5000)
+            await touched(engine, recorder, "notes://a")
+            await engine.send("and now?")
+        finally:
+            await engine.aclose()
+    carried = user_messages(engine)[1]
+    assert "its current text (5,000 bytes (cut))]\n" + "y" * 20 + "\n…[cut: 20 of 5,000 bytes shown" in carried
+    assert len(carried) < 300
