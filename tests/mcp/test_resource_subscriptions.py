@@ -249,22 +249,23 @@ async def test_a_server_that_stops_drops_its_subscriptions_and_subscribes_again_
 async def test_a_2026_server_is_watched_through_a_listen_stream(project: Path, isolated_home: Home) -> None:
     write_config(isolated_home, {"p": {"command": sys.executable, "args": [str(PROTOCOL_SERVER)]}},
                  tools={"permissions": {"mcp__p": "allow"}})
-    async with FakeModelServer(answers(2)) as model:
+    async with FakeModelServer(answers(3)) as model:
         engine, recorder = openai_engine(isolated_home.root, model.base_url)
         try:
             await engine.send("what is on @p:notes://today?")
-            await engine.resource_watch.settled()
-            listening = engine.resource_watch.subscribed("p")
+            first = engine.resource_watch.subscribed("p")
+            await engine.send("and on @p:notes://day/monday?")  # the stream is replaced by one for both
+            both = engine.resource_watch.subscribed("p")
             await tool(engine, "mcp__p__rewrite_today", text="buy bread", times=5)
             await until(lambda: bool(recorder.of(McpResourceUpdated)), "the update of notes://today")
             await tool(engine, "mcp__p__client_capabilities")  # every update was handled by its answer
             await engine.send("and now?")
         finally:
             await engine.aclose()
-    assert engine.mcp.live_connection("p") is None  # closed
-    assert listening == frozenset({"notes://today"})
-    assert len(recorder.of(McpResourceUpdated)) == 1
-    assert user_messages(engine)[1].endswith("was updated since the user attached it; its current text "
+    assert first == frozenset({"notes://today"})
+    assert both == frozenset({"notes://today", "notes://day/monday"})
+    assert [(e.uri, e.use) for e in recorder.of(McpResourceUpdated)] == [("notes://today", "attached")]
+    assert user_messages(engine)[2].endswith("was updated since the user attached it; its current text "
                                              "(9 bytes)]\nbuy bread")
 
 

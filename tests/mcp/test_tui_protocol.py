@@ -107,7 +107,7 @@ async def test_an_updated_resource_is_marked_said_and_carried_by_the_next_messag
             def cells() -> list[str]:
                 return [str(pane.get_row_at(index)[2]) for index in range(pane.row_count)]
 
-            await _until(pilot, lambda: "@notes://a ↻ updated" in cells())
+            await _until(pilot, lambda: "↻ @notes://a" in cells())
             said = app.cursor.head.conversation[-1]
             assert said.text == ("↻ resource @s:notes://a updated on the server — your next message re-reads it "
                                  "and sends the model its new text")
@@ -123,7 +123,7 @@ async def test_an_updated_resource_is_marked_said_and_carried_by_the_next_messag
             session_id = engine.session.id
 
             await engine.tools.get("mcp__s__touch").run({"uri": "notes://a"})
-            await _until(pilot, lambda: "@notes://a ↻ updated" in cells())
+            await _until(pilot, lambda: "↻ @notes://a" in cells())
             await app.run_slash("/clear")  # a new conversation: no message will carry it
             await _until(pilot, lambda: "@notes://a" in cells())
             await app.action_quit()

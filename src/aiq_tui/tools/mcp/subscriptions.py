@@ -258,21 +258,25 @@ class ResourceWatch:
                 link.subscribed -= {uri}
 
     async def _listen(self, link: _Link, wanted: frozenset[str]) -> None:
-        """A 2026-07-28 server: one ``subscriptions/listen`` stream whose filter is ``wanted``,
-        opened again when that changes (the old one is closed first)."""
-        if link.listener is not None:
-            link.listener.cancel()
-            await asyncio.wait({link.listener}, timeout=self._config.mcp.call_timeout_seconds)
-            link.listener, link.subscribed = None, frozenset()
-        if not wanted:
-            return
-        acked: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        link.listener = asyncio.get_running_loop().create_task(self._stream(link, wanted, acked))
-        try:
-            await asyncio.wait_for(asyncio.shield(acked), self._config.mcp.call_timeout_seconds)
-        except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - refused or lost: not watched
-            return
-        link.subscribed = wanted
+        """A 2026-07-28 server: one ``subscriptions/listen`` stream whose filter is ``wanted``.
+        A filter cannot change, so a new stream replaces the old one — opened first, so that no
+        update falls between the two (one heard on both is folded into one, see :meth:`_updated`)."""
+        old, link.listener = link.listener, None
+        if wanted:
+            loop = asyncio.get_running_loop()
+            acked: asyncio.Future[None] = loop.create_future()
+            link.listener = loop.create_task(self._stream(link, wanted, acked))
+            try:
+                await asyncio.wait_for(asyncio.shield(acked), self._config.mcp.call_timeout_seconds)
+                link.subscribed = wanted
+            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - refused or lost: not watched
+                link.listener.cancel()
+                link.listener, link.subscribed = None, frozenset()
+        else:
+            link.subscribed = frozenset()
+        if old is not None:
+            old.cancel()
+            await asyncio.wait({old}, timeout=self._config.mcp.call_timeout_seconds)
 
     async def _stream(self, link: _Link, wanted: frozenset[str], acked: asyncio.Future[None]) -> None:
         try:
@@ -280,13 +284,13 @@ class ResourceWatch:
                 acked.set_result(None)
                 async for _event in stream:
                     pass  # drained: the SDK passes each event to the connection's message handler too
-            link.subscribed = frozenset()  # the server ended the stream
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # noqa: BLE001 - refused, or the stream was lost
             if not acked.done():
                 acked.set_exception(exc)
-            link.subscribed = frozenset()
+        if link.listener is asyncio.current_task():  # the server ended the stream in use
+            link.listener, link.subscribed = None, frozenset()
 
     # -- waiting and stopping ----------------------------------------------------------------------
     async def settled(self) -> None:

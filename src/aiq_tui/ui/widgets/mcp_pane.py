@@ -27,7 +27,7 @@ STATE_BADGE = {"ready": "success", "starting": "primary", "failed": "error", "no
                "awaiting approval": "warning", "rejected": "muted", "disabled": "muted", "stopped": "muted"}
 """Each state's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 PREFIX = "mcp__"
-UPDATED = " ↻ updated"
+UPDATED = "↻ "  # first: a long URI is cut at the column's end
 
 
 def short_tool(server: str, name: str) -> str:
@@ -78,7 +78,7 @@ class McpPane(DataTable):
                 # A watched URI the server does not list (a template's, filled in) shows when updated.
                 uris = list(event.resources) + [uri for server, uri in self.updated
                                                 if server == name and uri not in event.resources]
-                extras = [(f"@{uri}" + (UPDATED if (name, uri) in self.updated else ""), f"{name}/resource/{uri}")
+                extras = [((UPDATED if (name, uri) in self.updated else "") + f"@{uri}", f"{name}/resource/{uri}")
                           for uri in uris]
                 extras += [("/" + short_tool(name, command.lstrip("/")), f"{name}/prompt/{command}")
                            for command in event.prompts]
