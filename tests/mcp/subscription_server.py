@@ -6,7 +6,7 @@ to the ``initialize`` handshake and ``resources/subscribe`` as 2025-06-18 has th
 
 Resources: ``notes://a`` and ``notes://b`` (their text changes with ``edit``). Capability
 ``resources.subscribe`` unless ``--no-subscribe``. Tools: ``edit`` (``uri``, ``text``: set a
-resource's text, no notification), ``touch`` (``uri``, ``times``: send that many
+resource's text, no notification), ``remove`` (``uri``: reading it fails from then on), ``touch`` (``uri``, ``times``: send that many
 ``notifications/resources/updated`` for it, whether subscribed or not, before answering),
 ``requests`` (every ``resources/subscribe`` and ``resources/unsubscribe`` received, as JSON
 ``[[method, uri], …]``: what a test waits on).
@@ -23,6 +23,8 @@ TOOLS = [
     {"name": "edit", "description": "Set a resource's text.",
      "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}, "text": {"type": "string"}},
                      "required": ["uri", "text"]}},
+    {"name": "remove", "description": "Remove a resource (reading it fails from then on).",
+     "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]}},
     {"name": "touch", "description": "Announce updates of a resource.",
      "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}, "times": {"type": "integer"}},
                      "required": ["uri"]}},
@@ -82,6 +84,9 @@ def main() -> None:
             if name == "edit":
                 notes[arguments["uri"]] = arguments["text"]
                 result = text("edited")
+            elif name == "remove":
+                notes.pop(arguments["uri"], None)
+                result = text("removed")
             elif name == "touch":
                 for _ in range(int(arguments.get("times", 1))):
                     send({"jsonrpc": "2.0", "method": "notifications/resources/updated",

@@ -134,6 +134,25 @@ async def test_an_update_that_leaves_the_text_as_attached_is_not_sent_again(proj
         ("notes://a", "unchanged", "15 bytes")]
 
 
+async def test_an_attachment_that_cannot_be_read_again_is_said_to_the_model(project: Path,
+                                                                           isolated_home: Home) -> None:
+    write_config(isolated_home, {"s": subscription_server()})
+    async with FakeModelServer(answers(2)) as model:
+        engine, recorder = openai_engine(isolated_home.root, model.base_url)
+        try:
+            await engine.send("summarise @s:notes://a")
+            await requests(engine)
+            await tool(engine, "mcp__s__remove", uri="notes://a")
+            await touched(engine, recorder, "notes://a")
+            await engine.send("and now?")
+        finally:
+            await engine.aclose()
+    assert user_messages(engine)[1].startswith("and now?\n\n[@s:notes://a, which the user attached earlier, was "
+                                               "updated since but could not be read again: ")
+    assert "no resource notes://a" in user_messages(engine)[1]
+    assert [(e.uri, e.outcome) for e in recorder.of(McpResourceRefreshed)] == [("notes://a", "failed")]
+
+
 async def test_the_model_is_told_that_a_resource_it_read_changed(project: Path, isolated_home: Home) -> None:
     write_config(isolated_home, {"s": subscription_server()}, tools={"permissions": {"mcp__s": "allow"}})
     replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__read_resource", '{"uri": "notes://b"}')])),

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from aiq_tui.tools.mcp.fleet import McpFleet
 
 ATTACHED, READ = "attached", "read"
+REASON_CHARS = 300  # of a server's refusal to be read again: its words, kept short in the message and the journal
 Key = tuple[str, str]  # (server, uri)
 
 
@@ -130,9 +131,10 @@ class ResourceWatch:
         try:
             body, summary = await self._fleet.read_resource(server, uri)
         except McpError as exc:
-            self._emit(McpResourceRefreshed(server, uri, "failed", str(exc)))
+            reason = str(exc) if len(str(exc)) <= REASON_CHARS else str(exc)[:REASON_CHARS] + "…"
+            self._emit(McpResourceRefreshed(server, uri, "failed", reason))
             return [f"[@{server}:{uri}, which the user attached earlier, was updated since but could not be "
-                    f"read again: {exc}]"]
+                    f"read again: {reason}]"]
         if item is not None and item.digest == digest(body):
             self._emit(McpResourceRefreshed(server, uri, "unchanged", summary))
             return []
