@@ -234,10 +234,15 @@ def _argument(start: int, end: int, word: str, line: str, prompt: Prompt,
               can_complete: Callable[[str], bool]) -> Completion | None:
     names = [argument.name for argument in prompt.arguments]
     given: dict[str, str] = {}
-    for other in (line[:start] + " " + line[end:]).split()[1:]:
+    rest = line[:start] + " " + line[end:]
+    try:
+        words = shlex.split(rest)  # as the command reads them (mcp_prompts.prompt_arguments)
+    except ValueError:
+        words = rest.split()
+    for other in words[1:]:
         name, found, value = other.partition("=")
         if found and name in names:
-            given[name] = value.strip("'\"")
+            given[name] = value
     name, found, value = word.partition("=")
     if found:
         if name not in names or not can_complete(prompt.server):
