@@ -35,6 +35,7 @@ class PromptCompletion:
         self.prompt: PromptInput | None = None
         self.choice_list: ChoiceList | None = None
         self.completion: Completion | None = None
+        self._line: tuple[str, int] | None = None  # the line and cursor the completion is for
 
     def attach(self, prompt: PromptInput, choice_list: ChoiceList) -> None:
         self.prompt, self.choice_list = prompt, choice_list
@@ -68,11 +69,15 @@ class PromptCompletion:
         if prompt is None or fleet is None or not prompt.value:
             self.dismiss()
             return
+        line = (prompt.value, prompt.cursor_position)
+        if line == self._line and self.completion is not None:
+            return  # a keystroke moves the cursor and changes the text: one update (one request) for both
         completion = completion_at(prompt.value, prompt.cursor_position, fleet.resources(), fleet.prompts(),
                                    fleet.offers_completions)
         if completion is None:
             self.dismiss()
             return
+        self._line = line
         previous, self.completion = self.completion, completion
         if completion.request is None:
             self._show(completion.choices)
@@ -80,7 +85,6 @@ class PromptCompletion:
         # Values are asked for: the ones shown for this same argument stay until the answer comes.
         if previous is None or previous.request is None or previous.request.argument != completion.request.argument:
             self._hide()
-        line = (prompt.value, prompt.cursor_position)
         self.app.run_worker(self._ask(completion, line), group=WORKER_GROUP, exclusive=True, exit_on_error=False)
 
     async def _ask(self, completion: Completion, line: tuple[str, int]) -> None:
@@ -124,6 +128,7 @@ class PromptCompletion:
     def dismiss(self) -> None:
         """Esc, or nothing to offer: the list closes and a pending request is dropped."""
         self.completion = None
+        self._line = None
         self.app.workers.cancel_group(self.app, WORKER_GROUP)
         self._hide()
 

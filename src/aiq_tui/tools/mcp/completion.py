@@ -23,11 +23,13 @@ from __future__ import annotations
 import re
 import shlex
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, Sequence
 from urllib.parse import quote, unquote
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.tools.mcp.catalog import Prompt, Resource
+
+if TYPE_CHECKING:  # the prompt imports this module before the first frame; the catalog loads the tools
+    from aiq_tui.tools.mcp.catalog import Prompt, Resource
 
 MAX_CHOICES = 100
 """MCP's own cap: a ``completion/complete`` answer holds at most 100 values; the lists of
