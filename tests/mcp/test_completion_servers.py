@@ -4,7 +4,6 @@ server-everything when installed (``make test-servers``)."""
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
 from pathlib import Path
