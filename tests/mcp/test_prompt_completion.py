@@ -282,3 +282,26 @@ class TestSnapshot:
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_the_list_is_readable_in_both_themes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every word of the open list, the highlighted choice and the dim details, at 4.5:1 or more."""
+    from test_issue24 import drawn_contrasts  # noqa: E402  (tests/ui)
+
+    monkeypatch.delenv("NO_COLOR")
+    app = _app(tmp_path, ScriptedFleet())
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "read @")
+        await _until(pilot, lambda: len(_shown(app)) == 4)
+        faint, drawn = [], set()
+        for theme in ("textual-light", "textual-dark", "textual-light"):  # drawn again per theme
+            app.theme = theme
+            await pilot.pause()
+            await pilot.pause()
+            region = app.query_one("#choices", ChoiceList).region.shrink((1, 1, 1, 1))  # inside the border
+            for ratio, text in drawn_contrasts(app, region):
+                drawn.add(text)
+                if ratio < 4.5:
+                    faint.append((theme, text, ratio))
+        assert {"@notes:notes://today", "Today's note"} & drawn
+        assert not faint, faint
