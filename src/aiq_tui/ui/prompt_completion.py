@@ -66,7 +66,8 @@ class PromptCompletion:
 
     def update(self) -> None:
         prompt, fleet = self.prompt, self._fleet()
-        if prompt is None or fleet is None or not prompt.value:
+        if prompt is None or fleet is None or ("@" not in prompt.value and not prompt.value.startswith("/")):
+            # most typing: nothing to look up
             self.dismiss()
             return
         line = (prompt.value, prompt.cursor_position)
@@ -127,8 +128,10 @@ class PromptCompletion:
 
     def dismiss(self) -> None:
         """Esc, or nothing to offer: the list closes and a pending request is dropped."""
-        self.completion = None
         self._line = None
+        if self.completion is None:
+            return
+        self.completion = None
         self.app.workers.cancel_group(self.app, WORKER_GROUP)
         self._hide()
 
