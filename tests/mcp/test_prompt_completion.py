@@ -270,7 +270,6 @@ async def test_the_paused_time_cursor_keeps_its_keys_on_the_empty_prompt(tmp_pat
         assert not app.cursor.paused
 
 
-@pytest.mark.slow
 class TestSnapshot:
     def test_the_open_list_of_resources(self, snap_compare, tmp_path: Path) -> None:
         app = _app(tmp_path, ScriptedFleet())
