@@ -465,6 +465,11 @@ class McpSettings(_Section):
     """A server not ready this long after its start is reported and left out."""
     call_timeout_seconds: PositiveFloat = 120
     """One tool call may take this long; then it fails (the server stays up)."""
+    completion_timeout_seconds: PositiveFloat = 2
+    """How long the prompt waits for a server's ``completion/complete`` values (typing ``@`` or
+    ``/mcp__``); a slower or failing server offers none."""
+    completion_value_max_chars: PositiveInt = 200
+    """A server's completion value longer than this is left out of the list."""
     result_max_bytes: PositiveInt = 64_000
     """A tool result is cut to this many bytes of text before it reaches the model (and says so)."""
     resource_max_bytes: PositiveInt = 64_000

@@ -16,6 +16,7 @@ Where each concern lives (the app holds one of each; ``action_*`` methods hand o
 * ``app.skill_watch`` — :mod:`~aiq_tui.ui.skill_watch`: watching the skill folders
 * ``app.skill_actions`` — :mod:`~aiq_tui.ui.skill_actions`: activate, open, enable, save a skill
 * ``app.slash`` — :mod:`~aiq_tui.ui.slash`: the slash commands
+* ``app.prompt_completion`` — :mod:`~aiq_tui.ui.prompt_completion`: ``@SERVER:URI`` and ``/mcp__…`` choices
 * ``app.session_control`` — :mod:`~aiq_tui.ui.session_control`: new, resumed, deleted sessions; Replay
 * ``app.settings_control`` — :mod:`~aiq_tui.ui.settings_control`: settings, theme, prompt history
 * ``app.pane_actions`` — :mod:`~aiq_tui.ui.pane_actions`: tabs, full screen, scrolling, copying
@@ -51,6 +52,7 @@ from aiq_tui.ui.main_screen import MainScreen
 from aiq_tui.ui.messages import ReplayRequested, SessionDeleted, SkillChosen, StreamedText
 from aiq_tui.ui.pane_actions import PaneActions
 from aiq_tui.ui.project_trust import ProjectTrust
+from aiq_tui.ui.prompt_completion import PromptCompletion
 from aiq_tui.ui.render_caches import release_removed_widgets
 from aiq_tui.ui.session_control import SessionControl
 from aiq_tui.ui.settings_control import SettingsControl
@@ -58,6 +60,7 @@ from aiq_tui.ui.skill_actions import SkillActions
 from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+from aiq_tui.ui.widgets.choice_list import ChoiceList
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.widgets.footer import CoalescedFooter
@@ -129,6 +132,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.skill_watch = SkillWatch(self)
         self.skill_actions = SkillActions(self)
         self.slash = SlashCommands(self)
+        self.prompt_completion = PromptCompletion(self)
         self.session_control = SessionControl(self)
         self.settings_control = SettingsControl(self)
         self.pane_actions = PaneActions(self)
@@ -184,6 +188,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
                 yield conversation
                 yield Static("", id="cursor-bar", markup=False)
                 yield PromptInput(self._skill_names, id="prompt")
+                yield ChoiceList(id="choices")  # drawn over the conversation, above the prompt
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
                 yield BudgetGauge((context.compress_at, context.evict_at, context.aggressive_at), id="gauge")
@@ -219,6 +224,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         settings = self.settings_control
         prompt.load_history(load_history(settings.history_file(), settings.history_size()))
         prompt.border_title = "Prompt"
+        self.prompt_completion.attach(prompt, self.query_one("#choices", ChoiceList))
         if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
             prompt.cursor_blink = False
         prompt.focus()
@@ -299,6 +305,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     def _prompt_changed(self, event: PromptInput.Changed) -> None:
         if not event.value or len(event.value) == 1:  # emptiness decides which keys the cursor takes
             self.refresh_bindings()
+        self.prompt_completion.changed()
 
     @on(PromptInput.Submitted, "#prompt")
     async def _submitted(self, event: PromptInput.Submitted) -> None:

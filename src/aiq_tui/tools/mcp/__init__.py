@@ -15,6 +15,8 @@
 * :mod:`.sampling` — a server's request to use the model (only with ``mcp.sampling``).
 * :mod:`.fleet` — every server of a session: start, approve, watch, stop, and which tools
   fit ``mcp.tools_share`` of the window.
+* :mod:`.completion` — what the prompt offers while ``@SERVER:URI`` or ``/mcp__…`` is typed,
+  and the ``completion/complete`` request for a template variable's or an argument's values.
 * :mod:`.search` — ``tool_search``: the model finds the tools past the share; they are offered
   from its next request on.
 * :mod:`.subscriptions` — the resources a conversation uses, watched (``resources/subscribe``):

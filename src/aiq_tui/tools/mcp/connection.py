@@ -557,6 +557,28 @@ class McpConnection:
             raise McpError(f"server {self.server.name!r} is not running", "not_running")
         return client.listen(resource_subscriptions=list(uris))
 
+    async def complete(self, kind: str, ref: str, argument: str, value: str, context: dict[str, str],
+                       timeout: float) -> list[str]:
+        """The server's ``completion/complete`` values for ``argument`` (of the template or prompt
+        ``ref``, ``kind`` ``ref/resource`` / ``ref/prompt``), or :class:`McpError` (not offered,
+        no answer within ``timeout``, the server's error)."""
+        client = self._client
+        if client is None or not self.offers("completions"):
+            raise McpError(f"server {self.server.name!r} offers no completions", "not_offered")
+        types = self._sdk.types
+        reference = (types.ResourceTemplateReference(type="ref/resource", uri=ref) if kind == "ref/resource"
+                     else types.PromptReference(type="ref/prompt", name=ref))
+        try:
+            result = await asyncio.wait_for(
+                client.complete(reference, {"name": argument, "value": value}, context or None), timeout)
+        except asyncio.CancelledError:
+            raise
+        except (asyncio.TimeoutError, TimeoutError):
+            raise McpError(f"no completions within {timeout:g} s (mcp.completion_timeout_seconds)", "timeout") from None
+        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
+            raise McpError(_describe(exc), _error_kind(exc)) from None
+        return list(getattr(getattr(result, "completion", None), "values", None) or ())
+
     # -- calls ----------------------------------------------------------------------------
     async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None,
                    on_progress: ProgressSink | None = None) -> Any:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from aiq_tui.locations import Home
     from aiq_tui.tools.mcp.approvals import Answer
     from aiq_tui.tools.mcp.catalog import Prompt, Resource
+    from aiq_tui.tools.mcp.completion import ValueRequest
     from aiq_tui.tools.mcp.connection import Elicitor, McpConnection, RemoteTool
     from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationRequest
     from aiq_tui.tools.mcp.sampling import Sampler
@@ -445,6 +446,18 @@ class McpFleet:
 
         result = await self._connection(prompt.server).get_prompt(prompt.name, arguments)
         return prompt_text(result, self.config.mcp.resource_max_bytes)
+
+    def offers_completions(self, server: str) -> bool:
+        """Whether the ready server ``server`` declared ``completions`` (``completion/complete``)."""
+        connection = self._connections.get(server)
+        return connection is not None and connection.offers("completions")
+
+    async def complete(self, request: "ValueRequest") -> list[str]:
+        """The values ``request``'s server offers (:mod:`.completion`), within
+        ``mcp.completion_timeout_seconds``; raises :class:`~.connection.McpError`."""
+        return await self._connection(request.server).complete(
+            request.kind, request.ref, request.argument, request.value, dict(request.context),
+            self.config.mcp.completion_timeout_seconds)
 
     def tool_names(self) -> list[str]:
         """Every ready server's tools, in config order, then the server's order."""

@@ -1,8 +1,10 @@
-"""The prompt: an input with history (up/down) and slash-command autocomplete (→ / Tab)."""
+"""The prompt: an input with history (up/down) and slash-command autocomplete (→ / Tab); while
+MCP completion choices show above it (``@SERVER:URI``, ``/mcp__…``), ↑/↓ move in them, Tab
+accepts, Enter accepts an unfinished word and Esc closes them."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Protocol
 
 from textual import events
 from textual.binding import Binding
@@ -48,6 +50,16 @@ class SlashSuggester(Suggester):
         return None
 
 
+class Completer(Protocol):
+    """What fills the choices list (:class:`aiq_tui.ui.prompt_completion.PromptCompletion`)."""
+
+    @property
+    def showing(self) -> bool: ...
+    def move(self, step: int) -> None: ...
+    def accept(self, *, by_enter: bool = False) -> bool: ...
+    def dismiss(self) -> None: ...
+
+
 class PromptInput(Input):
     """Enter sends; up/down walk through what was sent before."""
 
@@ -55,6 +67,8 @@ class PromptInput(Input):
         Binding("up", "history(-1)", "Previous", show=False),
         Binding("down", "history(1)", "Next", show=False),
         Binding("tab", "complete", "Complete", show=False),
+        # Only while completion choices show (check_action); else Esc is the app's (cancel a turn).
+        Binding("escape", "dismiss_choices", "Close list", show=False),
         # On an empty prompt Home/End scroll the conversation; with text they move the cursor.
         Binding("home", "home_or_top", show=False),
         Binding("end", "end_or_bottom", show=False),
@@ -85,6 +99,8 @@ class PromptInput(Input):
         return super().check_consume_key(key, character)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "dismiss_choices":
+            return self.completer is not None and self.completer.showing
         # The cursor's binding for the same key comes next and takes it.
         cursor = getattr(self.app, "cursor", None)
         if action in self.CURSOR_KEYS_ACTIONS and not self.value and cursor is not None and cursor.paused:
@@ -111,6 +127,9 @@ class PromptInput(Input):
         self.history: list[str] = []
         self._cursor = 0  # == len(history) while editing a fresh line
         self._draft = ""
+        self.completer: Completer | None = None
+        self.recalled: str | None = None
+        """The line last recalled from history (↑/↓): it opens no completion choices."""
 
     def load_history(self, lines: list[str]) -> None:
         """Earlier runs' prompts (oldest first), before anything typed in this run."""
@@ -124,12 +143,16 @@ class PromptInput(Input):
         self._draft = ""
 
     def action_history(self, step: int) -> None:
+        if self.completer is not None and self.completer.showing:
+            self.completer.move(step)
+            return
         if not self.history:
             return
         if self._cursor == len(self.history):
             self._draft = self.value
         self._cursor = max(0, min(len(self.history), self._cursor + step))
-        self.value = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
+        self.recalled = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
+        self.value = self.recalled
         self.cursor_position = len(self.value)
 
     async def action_home_or_top(self) -> None:
@@ -144,8 +167,20 @@ class PromptInput(Input):
         else:
             await self.run_action("app.scroll_conversation('end')")
 
+    def action_dismiss_choices(self) -> None:
+        if self.completer is not None:
+            self.completer.dismiss()
+
+    async def action_submit(self) -> None:
+        # Enter picks a choice still being typed (as in Claude Code); else it sends.
+        if self.completer is not None and self.completer.showing and self.completer.accept(by_enter=True):
+            return
+        await super().action_submit()
+
     async def action_complete(self) -> None:
-        # Accept the completion if there is one; otherwise Tab moves focus as usual.
+        # A shown choice first; else the inline suggestion; otherwise Tab moves focus as usual.
+        if self.completer is not None and self.completer.showing and self.completer.accept():
+            return
         suggestion = await self.suggester.get_suggestion(self.value) if self.suggester else None
         if suggestion and self.cursor_at_end:
             self.value = suggestion
