@@ -151,3 +151,53 @@ async def test_the_tui_skill_viewer_offers_the_confirmation(tmp_path: Path, isol
                 break
             await pilot.pause(0.05)
         assert granted_tools(isolated_home, meta) == ("file_operations",)
+
+
+# -- an imported skill's script is someone else's code ---------------------------------------------
+
+def _script_zip(tmp_path: Path) -> Path:
+    archive = tmp_path / "build.zip"
+    with zipfile.ZipFile(archive, "w") as handle:
+        handle.writestr("build/SKILL.md", "---\nname: build\ndescription: Builds the project's notes\n"
+                                          "type: script\n---\n```sh\ntouch ran\n```\n")
+    return archive
+
+
+@pytest.mark.parametrize("confirmed", [False, True], ids=["as-imported", "after-skills-trust"])
+def test_an_imported_skills_script_asks_even_when_scripts_are_allowed(project: Path, isolated_home: Home,
+                                                                      tmp_path: Path, monkeypatch, capsys,
+                                                                      confirmed: bool) -> None:
+    """``execute_skill_script: allow`` is for the user's own scripts. An imported skill lands in
+    the config home, but its script was written elsewhere: it asks every time (here nobody can
+    answer, so it is refused), as an untrusted project's does."""
+    isolated_home.ensure()
+    isolated_home.config_file.write_text("tools:\n  permissions:\n    execute_skill_script: allow\n")
+    assert "its script asks before every run" in _import(_script_zip(tmp_path), capsys)
+    if confirmed:  # confirming allowed-tools is not a yes to the script
+        assert main(["skills", "trust", "build"]) == 0
+    events, _, _ = run_session(calls(("skill_build", {})), monkeypatch, capsys, "--deny-all")
+    assert not (project / "ran").exists()
+    assert [event["name"] for event in of_type(events, "tool_call_denied")] == ["skill_build"]
+
+
+def test_the_users_own_script_still_runs_when_scripts_are_allowed(project: Path, isolated_home: Home,
+                                                                  monkeypatch, capsys) -> None:
+    isolated_home.ensure()
+    isolated_home.config_file.write_text("tools:\n  permissions:\n    execute_skill_script: allow\n")
+    write_skill(isolated_home.skills_dir, "build", "type: script\n", body="```sh\ntouch ran\n```\n")
+    run_session(calls(("skill_build", {})), monkeypatch, capsys, "--deny-all")
+    assert (project / "ran").exists()
+
+
+def test_the_approval_of_an_imported_script_says_where_it_came_from(isolated_home: Home, tmp_path: Path,
+                                                                   capsys) -> None:
+    from aiq_tui.skill_tools.skill_as_tool import ExecutableSkillTool
+    from aiq_tui.skills.catalog import SkillCatalog
+    from aiq_tui.skills.discover import SkillDir
+
+    isolated_home.ensure()
+    _import(_script_zip(tmp_path), capsys)
+    catalog = SkillCatalog([SkillDir(isolated_home.skills_dir, "user")])
+    tool = ExecutableSkillTool(catalog.get("build"), catalog, executor=None)
+    assert not tool.source_trusted({})
+    assert "imported from" in tool.describe({}) and "build.zip" in tool.describe({})

@@ -622,14 +622,19 @@ def _imported_tools(workspace: Any, name: str) -> tuple[tuple[str, ...], tuple[s
 
 
 def _import_notes(workspace: Any, name: str) -> list[str]:
-    """What an import says about the skill's allowed-tools: they wait for the user's yes."""
+    """What an import says about the skill's allowed-tools (they wait for the user's yes) and
+    its script (asked before every run)."""
     from aiq_tui.terminal_text import printable
 
+    meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else None
+    lines = []
+    if meta is not None and meta.type == "script":
+        lines.append("  its script asks before every run, even with execute_skill_script: allow")
     tools, refused = _imported_tools(workspace, name)
     if not tools:
-        return []
-    lines = [f"  allowed-tools: {printable(' '.join(tools), one_line=True)}",
-             f"  they pre-approve nothing until you confirm them: aiq-tui skills trust {name}"]
+        return lines
+    lines += [f"  allowed-tools: {printable(' '.join(tools), one_line=True)}",
+              f"  they pre-approve nothing until you confirm them: aiq-tui skills trust {name}"]
     if refused:
         lines.append("  warning: `*` would pre-approve every tool; it is refused and matches nothing")
     return lines

@@ -130,10 +130,25 @@ class ExecutableSkillTool:
         return "execute_skill_script" if self.skill_type == "script" else "skill"
 
     def source_trusted(self, arguments: dict[str, Any]) -> bool:
-        """A script of an untrusted project always asks (the registry reads this). Asked of
-        the catalog at call time: trusting the project in the TUI takes effect at once."""
-        meta = self._catalog.get(self.skill_name) if hasattr(self._catalog, "get") else None
-        return bool((meta or self._meta).trusted_source) if self.skill_type == "script" else True
+        """A script someone else wrote always asks, whatever ``execute_skill_script`` says, and
+        "always" is not remembered for it (the registry reads this): an untrusted project's, and
+        an imported skill's — it sits in the config home, but ``skills import`` brought it from
+        elsewhere. Asked of the catalog at call time: trusting the project in the TUI takes
+        effect at once."""
+        if self.skill_type != "script":
+            return True
+        return self._origin() is None
+
+    def _origin(self) -> str | None:
+        """Why this script is not the user's own (None when it is)."""
+        from aiq_tui.skills.imported import is_imported
+
+        meta = (self._catalog.get(self.skill_name) if hasattr(self._catalog, "get") else None) or self._meta
+        if not meta.trusted_source:
+            return "from an untrusted project"
+        if is_imported(meta):
+            return f"imported from {meta.source}"
+        return None
 
     def program(self) -> Any:
         from aiq_tui.skills.executor import SkillProgram
@@ -149,7 +164,8 @@ class ExecutableSkillTool:
             except Exception as exc:  # noqa: BLE001 - shown, then run() reports the failure
                 script = f"(cannot read the script: {exc})"
             env = "".join(f"\nSKILL_{k.upper()}={v!r}" for k, v in arguments.items())
-            origin = "" if self.source_trusted(arguments) else " — from an untrusted project"
+            origin = self._origin()
+            origin = f" — {origin}" if origin else ""
             return (f"sh script of skill {self.skill_name}{origin} (cwd: project directory){env}\n\n"
                     f"{script.rstrip()}")
         return f"{self._spec.name} ({self.skill_type})"

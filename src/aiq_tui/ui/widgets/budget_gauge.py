@@ -5,7 +5,7 @@ It draws what the engine computed (a ``Breakdown``) and never counts tokens itse
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.reactive import reactive
@@ -54,6 +54,28 @@ def stacked_cells(parts: dict[str, int], window: int, width: int) -> list[str | 
     return cells
 
 
+class Runs:
+    """Appends cells to a :class:`Text` one span per run of a style, not one per cell: the
+    gauge is redrawn whenever the budget moves (every step of the time cursor through a turn),
+    and a bar of single-cell spans took most of its drawing time."""
+
+    def __init__(self, text: Text) -> None:
+        self.text = text
+        self.chars: list[str] = []
+        self.style: Any = None
+
+    def add(self, char: str, style: Any) -> None:
+        if self.chars and style != self.style:
+            self.close()
+        self.chars.append(char)
+        self.style = style
+
+    def close(self) -> None:
+        if self.chars:
+            self.text.append("".join(self.chars), style=self.style or None)
+            self.chars = []
+
+
 class BudgetGauge(Widget):
     """Stacked bar + marks at the compression thresholds + figures + legend."""
 
@@ -85,11 +107,13 @@ class BudgetGauge(Widget):
         label = "per request "
         shown = self.requests[-max(1, width - len(label)):]
         line = Text(label, style="dim")
+        runs = Runs(line)
         for total in shown:
             share = total / window
             level = SPARK[min(len(SPARK) - 1, int(share * len(SPARK)))]
             crossed = sum(share >= t for t in self.thresholds)
-            line.append(level, style=MARK_STYLE[crossed - 1] if crossed else "cyan")
+            runs.add(level, MARK_STYLE[crossed - 1] if crossed else "cyan")
+        runs.close()
         return line
 
     def render(self) -> Text:
@@ -104,16 +128,18 @@ class BudgetGauge(Widget):
         marks = {min(width - 1, int(width * t)): badge_style(self.app, MARK_BADGES[i], background)
                  for i, t in enumerate(self.thresholds)}
         text = Text()
+        runs = Runs(text)
         for index, owner in enumerate(cells):
             if owner is None:
-                text.append("│" if index in marks else "░", style=marks.get(index, "grey35"))
+                runs.add("│" if index in marks else "░", marks.get(index, "grey35"))
             else:
-                text.append("█", style=PART_STYLE[owner][1])
-        text.append("\n")
+                runs.add("█", PART_STYLE[owner][1])
+        runs.add("\n", "")
         if not self.compact:  # compact: the bar's own │ marks; its rows go to the skill sections
             for index in range(width):
-                text.append("▲" if index in marks else " ", style=marks.get(index, ""))
-            text.append("\n")
+                runs.add("▲" if index in marks else " ", marks.get(index, ""))
+            runs.add("\n", "")
+        runs.close()
         percent = breakdown.fraction * 100
         # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
         level = "error" if breakdown.fraction >= self.thresholds[2] else (

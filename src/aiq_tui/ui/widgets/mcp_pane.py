@@ -19,6 +19,7 @@ from textual.widgets import DataTable
 
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 if TYPE_CHECKING:
     from aiq_tui.events import McpServerChanged
@@ -36,7 +37,7 @@ def short_tool(server: str, name: str) -> str:
     return name[len(head):] if name.startswith(head) else name
 
 
-class McpPane(DataTable):
+class McpPane(OwnVirtualSize, DataTable):
     """One row per tool of a ready server, one row with the reason for any other server."""
 
     def __init__(self, *, id: str | None = None) -> None:

@@ -10,6 +10,7 @@ from textual import events
 from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
+from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 SLASH_COMMANDS: dict[str, str] = {
     "/skill": "activate a skill by name: /skill NAME",
@@ -60,7 +61,7 @@ class Completer(Protocol):
     def dismiss(self) -> None: ...
 
 
-class PromptInput(Input):
+class PromptInput(OwnVirtualSize, Input):
     """Enter sends; up/down walk through what was sent before."""
 
     BINDINGS = [

@@ -22,6 +22,7 @@ from textual.strip import Strip
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style
 from aiq_tui.ui.messages import ListEdge, SkillChosen
+from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 if TYPE_CHECKING:
     from aiq_tui.skills.skill_view import SkillView
@@ -55,7 +56,7 @@ def skill_line(view: SkillView, width: int, *, flash: bool = False,
     return line
 
 
-class SkillList(ScrollView, can_focus=True):
+class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
     """Rows of :class:`SkillView`; Enter or a click opens the skill (posts ``SkillChosen``)."""
 
     COMPONENT_CLASSES = {"skill-list--cursor"}

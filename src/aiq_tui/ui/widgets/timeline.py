@@ -29,6 +29,7 @@ from textual.strip import Strip
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change
+from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 KIND_BADGE = {"load": "success", "unload": "warning", "demote": "warning", "evict": "evict", "compress": "accent",
               "reload": "primary", "warn": "error", "tool": "primary", "info": "muted"}
@@ -44,7 +45,7 @@ it (the trim is cheap, it drops rendered rows), and a window being browsed never
 Row = tuple[str, str, str]
 
 
-class Timeline(ScrollView, can_focus=True):
+class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
     """The view state's timeline: rows ``(time, kind, text)`` with their times as recorded."""
 
     DEFAULT_CSS = """

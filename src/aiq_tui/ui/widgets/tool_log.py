@@ -24,6 +24,7 @@ from textual.widgets import DataTable
 from aiq_tui.terminal_text import for_terminal
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
+from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
                 "failed": "error", "denied": "error"}
@@ -76,7 +77,7 @@ def _short(value: Any) -> str:
     return " ".join(text.split())
 
 
-class ToolLog(DataTable):
+class ToolLog(OwnVirtualSize, DataTable):
     """Newest call at the bottom; the cursor follows it."""
 
     def __init__(self, *, id: str | None = None) -> None:
