@@ -10,6 +10,7 @@ from textual import events
 from textual.binding import Binding
 from textual.suggester import Suggester
 from textual.widgets import Input
+
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 SLASH_COMMANDS: dict[str, str] = {
