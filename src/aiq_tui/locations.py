@@ -7,6 +7,7 @@ the ``--home`` flag. Nothing else in the code base builds these paths by hand.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import msgspec
@@ -84,15 +85,24 @@ PRIVATE_DIR_MODE = 0o700
 def private_dir(path: Path) -> Path:
     """``path`` as a folder only its owner can enter: created 0700 (parents too), or
     tightened to 0700 when it exists and belongs to this user (another user's folder, a
-    shared ``AIQ_HOME``, is left as it is)."""
+    shared ``AIQ_HOME``, is left as it is). Never a folder that is everyone's by design — a
+    sticky one like ``/tmp`` (root owns it, so ``--home /tmp`` run as root locked every other
+    user, and PostgreSQL's, out of it), ``/`` or the user's home."""
     path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     try:
         info = path.stat()
-        if info.st_uid == os.getuid() and info.st_mode & 0o077:
+        if (info.st_uid == os.getuid() and info.st_mode & 0o077 and not info.st_mode & stat.S_ISVTX
+                and not _shared_root(path)):
             os.chmod(path, PRIVATE_DIR_MODE)
     except OSError:  # a read-only mount: the folder stays as it is, and works
         pass
     return path
+
+
+def _shared_root(path: Path) -> bool:
+    """``/`` or the user's home: a folder the config home may be put in, never one to close."""
+    resolved = path.resolve()
+    return resolved == Path(resolved.anchor) or resolved == Path.home().resolve()
 
 
 def resolve_home(flag: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Home:

@@ -82,3 +82,28 @@ def test_a_new_home_is_private_from_its_first_start(isolated_home: Home, tmp_pat
     capsys.readouterr()
     for folder in (isolated_home.root, *isolated_home.layout_dirs()):
         assert _mode(folder) == 0o700, folder
+
+
+@pytest.mark.parametrize("shared", ["sticky", "home"])
+def test_a_folder_that_is_everyones_is_never_closed(tmp_path: Path, monkeypatch, shared: str) -> None:
+    """``--home /tmp`` (run as root, which owns /tmp) made /tmp 0700: every other user, and the
+    PostgreSQL server the tests start, was locked out. A sticky folder, ``/`` and the user's
+    home are left as they are; the config home's own folders are still tightened."""
+    from aiq_tui.locations import private_dir
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    if shared == "sticky":
+        os.chmod(folder, 0o1777)
+        expected = 0o1777
+    else:
+        os.chmod(folder, 0o755)
+        expected = 0o755
+        monkeypatch.setenv("HOME", str(folder))
+    private_dir(folder)
+    assert _mode(folder) == expected
+    inside = folder / "aiq-home"
+    inside.mkdir(mode=0o755)
+    os.chmod(inside, 0o755)
+    private_dir(inside)
+    assert _mode(inside) == 0o700
