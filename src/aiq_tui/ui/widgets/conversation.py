@@ -78,13 +78,13 @@ class Welcome(Static):
 
 
 NEW_BELOW = "↓ new messages below — PgDn / End"
-WINDOW = 40
+WINDOW = 30
 """Entries mounted at the bottom of the conversation (the newest), live and in Replay alike, or
 the pane's height in rows when that is more (an entry takes a row at least, so the window always
 fills the pane and can be scrolled up to the earlier ones); more as the view scrolls up. Every
 mounted block is laid out again on every change of the screen's layout — a step of the paused
 cursor relaid 100 of them — so the window is a few screens, not a chapter."""
-TRIM_SLACK = 20
+TRIM_SLACK = 10
 """Entries mounted past :data:`WINDOW` before the oldest are unmounted again, while the view
 follows the newest: trimming in batches, not one widget per new entry."""
 
