@@ -288,19 +288,27 @@ async def test_a_2026_server_is_watched_through_a_listen_stream(project: Path, i
                                              "(9 bytes)]\nbuy bread")
 
 
-def test_ask_json_prints_an_update_that_arrives_during_the_turn(project: Path, isolated_home: Home,
-                                                                monkeypatch: pytest.MonkeyPatch,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def _ask_touching(isolated_home: Home, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                  touch: str, *flags: str) -> tuple[str, str]:
+    """``ask FLAGS "watch @s:notes://a"`` with a model that calls ``mcp__s__touch`` (``touch``: its
+    arguments), so the server announces updates of the attached resource during the turn."""
     from tests.mcp.test_protocol_features import _ask
     from tests.security.test_ask_hostile_model import ScriptedModel
 
     write_config(isolated_home, {"s": subscription_server()}, tools={"permissions": {"mcp__s": "allow"}})
-    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__touch", '{"uri": "notes://a", "times": 3}')])),
+    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__touch", touch)])),
                sse_reply(openai_text_stream(["It changed."]))]
     with ScriptedModel(replies) as model:
-        code = _ask(monkeypatch, model, "--json", question="watch @s:notes://a")
+        code = _ask(monkeypatch, model, *flags, question="watch @s:notes://a")
     out, err = capsys.readouterr()
     assert code == 0, err
+    return out, err
+
+
+def test_ask_json_prints_an_update_that_arrives_during_the_turn(project: Path, isolated_home: Home,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out, _ = _ask_touching(isolated_home, monkeypatch, capsys, '{"uri": "notes://a", "times": 3}', "--json")
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert [line for line in lines if line["type"] == "mcp_resource_updated"] == [
         {"type": "mcp_resource_updated", "server": "s", "uri": "notes://a", "use": "attached"}]
@@ -309,16 +317,7 @@ def test_ask_json_prints_an_update_that_arrives_during_the_turn(project: Path, i
 def test_ask_says_on_stderr_that_a_resource_was_updated(project: Path, isolated_home: Home,
                                                        monkeypatch: pytest.MonkeyPatch,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    from tests.mcp.test_protocol_features import _ask
-    from tests.security.test_ask_hostile_model import ScriptedModel
-
-    write_config(isolated_home, {"s": subscription_server()}, tools={"permissions": {"mcp__s": "allow"}})
-    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__s__touch", '{"uri": "notes://a"}')])),
-               sse_reply(openai_text_stream(["It changed."]))]
-    with ScriptedModel(replies) as model:
-        code = _ask(monkeypatch, model, question="watch @s:notes://a")
-    _, err = capsys.readouterr()
-    assert code == 0, err
+    _, err = _ask_touching(isolated_home, monkeypatch, capsys, '{"uri": "notes://a"}')
     assert "mcp s: resource @s:notes://a updated on the server" in err
 
 

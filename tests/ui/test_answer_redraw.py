@@ -36,21 +36,23 @@ def _counting_parses(monkeypatch) -> list[str]:
     return parsed
 
 
+async def _mounted(app: Host, pilot, text: str) -> AnswerView:
+    view = AnswerView(text)
+    await app.query_one("#pane").mount(view)
+    await pilot.pause()
+    return view
+
+
 async def test_the_same_answer_mounted_again_is_neither_parsed_nor_drawn_again(monkeypatch, request) -> None:
     text = table(request)
     parsed = _counting_parses(monkeypatch)
     app = Host()
     async with app.run_test(size=(70, 20)) as pilot:
-        pane = app.query_one("#pane")
-        first = AnswerView(text)
-        await pane.mount(first)
-        await pilot.pause()
+        first = await _mounted(app, pilot, text)
         assert parsed == [text]
         drawn = first.render()
         await first.remove()
-        again = AnswerView(text)  # what a step back and forth mounts
-        await pane.mount(again)
-        await pilot.pause()
+        again = await _mounted(app, pilot, text)  # what a step back and forth mounts
         assert parsed == [text], "drawn from what the first widget drew"
         assert again.render() is drawn
         assert "Edsger" in again.render().plain
@@ -61,10 +63,7 @@ async def test_a_new_text_or_theme_is_drawn_afresh(monkeypatch, request) -> None
     parsed = _counting_parses(monkeypatch)
     app = Host()
     async with app.run_test(size=(70, 20)) as pilot:
-        pane = app.query_one("#pane")
-        view = AnswerView(text)
-        await pane.mount(view)
-        await pilot.pause()
+        view = await _mounted(app, pilot, text)
         assert len(parsed) == 1
         await view.write("| 4 | Barbara |\n")
         await pilot.pause()

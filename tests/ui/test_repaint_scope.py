@@ -55,13 +55,19 @@ async def _scrollbar_refreshes_while(app: Host, pilot, change) -> int:
     return len(counted)
 
 
+async def _log_showing(app: Host, pilot, count: int) -> ToolLog:
+    """The tool log showing ``count`` calls, with the scrollbar that many rows in 6 give it."""
+    log = app.query_one(ToolLog)
+    log.show(calls(count))
+    await pilot.pause()
+    assert log.show_vertical_scrollbar
+    return log
+
+
 async def test_a_relayout_beside_the_tool_log_leaves_its_scrollbar_alone() -> None:
     app = Host()
     async with app.run_test(size=(80, 12)) as pilot:
-        log = app.query_one(ToolLog)
-        log.show(calls(20))
-        await pilot.pause()
-        assert log.show_vertical_scrollbar  # 20 rows in 6: there is a scrollbar to keep
+        await _log_showing(app, pilot, 20)
         left = app.query_one("#left", Static)
         texts = iter(["two\nlines", "three\nlines\nnow", "one"])
         for _ in range(3):  # the conversation's height changes: a layout pass of the whole screen
@@ -71,10 +77,7 @@ async def test_a_relayout_beside_the_tool_log_leaves_its_scrollbar_alone() -> No
 async def test_the_scrollbar_still_follows_the_pane_s_own_rows() -> None:
     app = Host()
     async with app.run_test(size=(80, 12)) as pilot:
-        log = app.query_one(ToolLog)
-        log.show(calls(10))
-        await pilot.pause()
-        assert log.show_vertical_scrollbar
+        log = await _log_showing(app, pilot, 10)
         before = log.vertical_scrollbar.window_virtual_size
         log.show(calls(30))
         await pilot.pause()
