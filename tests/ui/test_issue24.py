@@ -528,13 +528,14 @@ async def test_doctor_severities_and_trigger_verdicts_are_readable_in_both_theme
 
 async def test_ctrl_t_with_a_long_conversation_keeps_every_message_on_screen(fake_engine: FakeEngine) -> None:
     """Ctrl+T restyles every widget: each message is one widget (an answer's markdown included,
-    not one per paragraph, table cell and code line), and after the toggle all 40 still show."""
+    not one per paragraph, table cell and code line), and after the toggle all still show (as
+    many as the conversation mounts: its window)."""
     from aiq_tui.replay.state import Entry
     from aiq_tui.ui.widgets.answer import AnswerView
-    from aiq_tui.ui.widgets.conversation import Conversation, UserTurn
+    from aiq_tui.ui.widgets.conversation import WINDOW, Conversation, UserTurn
 
     entries = []
-    for turn in range(20):
+    for turn in range(WINDOW // 2):
         entries += [Entry("user", f"question {turn} about the books", message_id=f"m{turn}"),
                     Entry("answer", f"Answer {turn}:\n\n| title | sold |\n|---|---|\n| book {turn} | {turn} |\n\n"
                                     f"```sql\nSELECT {turn};\n```\n")]
