@@ -21,13 +21,13 @@ when the first answer arrives, not before the app's first frame.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.content import Content
 from textual.widget import Widget
@@ -84,32 +84,13 @@ def markdown_theme(app: App[object], background: Color) -> Theme:
     return cached
 
 
-class RecentlyDrawn:
-    """The last :data:`RECENTLY_DRAWN` answers drawn, by text, width and theme, whichever widget
-    drew them. Stepping the time cursor back and forth (and back to live) unmounts answers and
-    mounts them again as new widgets; a demo answer with a table took 6.5 ms to draw, most of a
-    frame, each time. :class:`~textual.content.Content` is immutable: widgets can share it."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._drawn: OrderedDict[tuple[object, ...], Content] = OrderedDict()
-
-    def get(self, key: tuple[object, ...]) -> Content | None:
-        content = self._drawn.get(key)
-        if content is not None:
-            self._drawn.move_to_end(key)
-        return content
-
-    def put(self, key: tuple[object, ...], content: Content) -> None:
-        self._drawn[key] = content
-        self._drawn.move_to_end(key)
-        while len(self._drawn) > self.size:
-            self._drawn.popitem(last=False)
-
-
 RECENTLY_DRAWN = 32
-"""Answers whose drawing is kept beyond their widget: a few screens of the conversation."""
-_recently_drawn = RecentlyDrawn(RECENTLY_DRAWN)
+"""Answers whose drawing is kept beyond their widget, by text, width and theme, whichever widget
+drew them: a few screens of the conversation. Stepping the time cursor back and forth (and back
+to live) unmounts answers and mounts them again as new widgets; a demo answer with a table took
+6.5 ms to parse and draw, most of a frame, each time. :class:`~textual.content.Content` is
+immutable: widgets can share it."""
+_recently_drawn: LRUCache[tuple[object, ...], Content] = LRUCache(RECENTLY_DRAWN)
 
 
 class ThemedMarkdown:
@@ -176,7 +157,7 @@ class AnswerView(Widget):
                         if not segment.control:
                             text.append(segment.text, segment.style)
                 content = Content.from_rich_text(text, console)
-            _recently_drawn.put(key, content)
+                _recently_drawn.set(key, content)
             self._drawn = (key, content)
         return self._drawn[1]
 
