@@ -130,3 +130,19 @@ def test_stepping_back_event_by_event_folds_each_event_about_once(monkeypatch) -
         cursor.step(1)
     assert len(folded) - before <= 3 * KEYFRAME_EVERY
     assert cursor.shown == fold(events[:cursor.index + 1])
+
+
+def test_a_state_that_is_a_keyframe_itself_and_the_steps_around_it() -> None:
+    """The event just before a keyframe's spacing ends is the keyframe's own state (nothing to
+    refold); stepping on from it folds on as from any other."""
+    events = records(3)
+    cursor = TimeCursor()
+    for record in events:
+        cursor.add(record)
+    cursor.pause()
+    on_keyframe = 2 * KEYFRAME_EVERY - 1
+    cursor.step(on_keyframe - cursor.index)
+    assert cursor.index == on_keyframe and cursor.shown == fold(events[:on_keyframe + 1])
+    for delta in (1, 1, -1, -1, -1, 1):
+        cursor.step(delta)
+        assert cursor.shown == fold(events[:cursor.index + 1]), cursor.index

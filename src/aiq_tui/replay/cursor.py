@@ -49,8 +49,7 @@ class TimeCursor:
     _every: int = field(init=False, repr=False, default=KEYFRAME_EVERY)  # events between keyframes
     _turn_ends: list[int] = field(init=False, repr=False)  # indices of the ``turn_finished`` records
     _shown: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # what ``shown`` gave
-    _last: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # the last refold
-    _run: tuple[int, list[ViewState]] | None = field(init=False, repr=False, default=None)  # its states
+    _run: tuple[int, list[ViewState]] | None = field(init=False, repr=False, default=None)  # the last refold's states
 
     def __post_init__(self) -> None:
         records, self.records = list(self.records), []
@@ -107,8 +106,9 @@ class TimeCursor:
         return len(self.records) - self.paused_at if self.paused else 0
 
     def at(self, index: int) -> ViewState:
-        """The state after ``records[:index + 1]``, folded from the nearest keyframe before it
-        (or on from the last state folded, when that is nearer: a step forward folds one event)."""
+        """The state after ``records[:index + 1]``: one the last refold passed through, or folded
+        from the nearest keyframe before it (or on from that refold's end, when that is nearer: a
+        step forward folds one event)."""
         if not 0 <= index < len(self.records):
             raise IndexError(f"no event {index} (the cursor holds {len(self.records)})")
         if index == len(self.records) - 1:
@@ -117,27 +117,22 @@ class TimeCursor:
             return self._shown[1]
         run = self._run
         if run is not None and run[0] <= index < run[0] + len(run[1]):
-            state = run[1][index - run[0]]  # ← after a refold: folded on the way there already
-            self._last = (index, state)
-            return state
+            return run[1][index - run[0]]  # ← after a refold: folded on the way there already
         every = self._every
         start = (index + 1) // every * every  # records before it are in its keyframe
-        state = self._keyframes[start // every]
-        states: list[ViewState] = []
-        last = self._last
-        if last is not None and start <= last[0] + 1 <= index + 1:
-            start, state = last[0] + 1, last[1]
-            if run is not None and run[0] + len(run[1]) == start:  # a step forward: the run goes on
-                states, start = run[1], run[0]
-        first = start + len(states)
-        for record in self.records[first:index + 1]:
+        if run is not None and start <= run[0] + len(run[1]) <= index:  # a step forward: the run goes on
+            start, states = run
+            state = states[-1]
+        else:
+            states, state = [], self._keyframes[start // every]
+        for record in self.records[start + len(states):index + 1]:
             state = apply(state, record)
             states.append(state)
         if len(states) > 2 * every:  # stepping forward a long way keeps the last stretch only
             start += len(states) - every
             states = states[-every:]
-        self._run = (start, states)
-        self._last = (index, state)
+        if states:  # none: the state is the keyframe itself
+            self._run = (start, states)  # states[k]: after records[:start + k + 1]
         return state
 
     def fresh(self, record: Mapping[str, Any]) -> "TimeCursor":
