@@ -17,16 +17,38 @@ from pathlib import Path
 
 SKILLS = 1000
 GOAL_SECONDS = 2.0
-_SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "zu", "an", "el", "or", "is", "um")
+_SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "su",
+    "ta",
+    "ri",
+    "po",
+    "ve",
+    "zu",
+    "an",
+    "el",
+    "or",
+    "is",
+    "um",
+)
 
 
 def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
     """English words from the project's own docs (realistic for the tokenizer and the
     matcher's stemmer), topped up with made-up words when the docs are short."""
     root = Path(__file__).resolve().parents[1]
-    text = " ".join(p.read_text(encoding="utf-8", errors="replace")
-                    for p in [root / "README.md", *sorted((root / "docs").rglob("*.md")),
-                              *sorted((root / "src").rglob("*.md"))] if p.is_file())
+    text = " ".join(
+        p.read_text(encoding="utf-8", errors="replace")
+        for p in [
+            root / "README.md",
+            *sorted((root / "docs").rglob("*.md")),
+            *sorted((root / "src").rglob("*.md")),
+        ]
+        if p.is_file()
+    )
     words = {w for w in re.findall(r"[a-z]{4,12}", text.lower())}
     while len(words) < size:
         words.add("".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 4))))
@@ -36,21 +58,35 @@ def _vocabulary(rng: random.Random, size: int = 3000) -> list[str]:
 def generate(root: Path, count: int = SKILLS, seed: int = 17) -> None:
     rng = random.Random(seed)
     vocabulary = _vocabulary(rng)
-    common = vocabulary[:60]  # domain words many skills share: where collisions come from
+    common = vocabulary[
+        :60
+    ]  # domain words many skills share: where collisions come from
     for i in range(count):
         name = f"{rng.choice(vocabulary)}-{rng.choice(vocabulary)}-{i}"
         words = rng.sample(vocabulary, 14) + rng.sample(common, 4)
         rng.shuffle(words)
-        description = f"{name.replace('-', ' ')} — " + " ".join(words) + ". Use when the user asks about " + " ".join(words[:3]) + "."
-        body = "\n\n".join(" ".join(rng.choices(vocabulary, k=60)) for _ in range(rng.randint(3, 10)))
+        description = (
+            f"{name.replace('-', ' ')} — "
+            + " ".join(words)
+            + ". Use when the user asks about "
+            + " ".join(words[:3])
+            + "."
+        )
+        body = "\n\n".join(
+            " ".join(rng.choices(vocabulary, k=60)) for _ in range(rng.randint(3, 10))
+        )
         folder = root / name
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n",
-                                         encoding="utf-8")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\n{body}\n",
+            encoding="utf-8",
+        )
         if i % 10 == 0:
             (folder / "scripts").mkdir()
             script = folder / "scripts" / "run.sh"
-            script.write_text("#!/bin/sh\necho run\n" if i % 20 else "echo run\n", encoding="utf-8")
+            script.write_text(
+                "#!/bin/sh\necho run\n" if i % 20 else "echo run\n", encoding="utf-8"
+            )
             if i % 20:
                 os.chmod(script, 0o755)
 
@@ -75,21 +111,28 @@ def run() -> dict[str, object]:
         validate = time.perf_counter() - started
         timings: dict[str, float] = {}
         for check in ("routing", "budget", "content", "spec"):
-            inputs = inputs_for_workspace(Workspace.open(home_flag=home, skills_dirs=(str(root),)))
+            inputs = inputs_for_workspace(
+                Workspace.open(home_flag=home, skills_dirs=(str(root),))
+            )
             started = time.perf_counter()
             run_doctor(inputs, checks=(check,))
             timings[check] = round(time.perf_counter() - started, 3)
         started, cpu = time.perf_counter(), time.process_time()
-        inputs = inputs_for_workspace(workspace)  # builds the index and the counter, as the CLI does
+        inputs = inputs_for_workspace(
+            workspace
+        )  # builds the index and the counter, as the CLI does
         report = run_doctor(inputs)
         doctor, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {
         "skills": report.skills,
         "doctor_seconds": round(doctor, 3),
-        "doctor_cpu_seconds": round(cpu, 3),  # less sensitive to other load on the 2 shared cores
+        "doctor_cpu_seconds": round(
+            cpu, 3
+        ),  # less sensitive to other load on the 2 shared cores
         "goal_seconds": GOAL_SECONDS,
         "meets_goal": doctor < GOAL_SECONDS,  # wall clock, as a user waits
-        "meets_goal_cpu": cpu < GOAL_SECONDS,  # the same goal in CPU time: steady when other jobs share the cores
+        "meets_goal_cpu": cpu
+        < GOAL_SECONDS,  # the same goal in CPU time: steady when other jobs share the cores
         "per_check_seconds": timings,
         "baseline_validate_strict_seconds": round(validate, 3),
         "ratio_to_validate_strict": round(doctor / validate, 2) if validate else None,

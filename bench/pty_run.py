@@ -23,13 +23,15 @@ import signal
 import struct
 import termios
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
 
 # CSI (colours, cursor moves, modes), OSC (titles, clipboard), DCS/PM/APC strings, character
 # set designations, then any other two-byte escape.
-_ESCAPES = re.compile(rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P^_][^\x1b]*\x1b\\"
-                      rb"|\x1b[()*+].|\x1b.")
+_ESCAPES = re.compile(
+    rb"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[P^_][^\x1b]*\x1b\\"
+    rb"|\x1b[()*+].|\x1b."
+)
 IDLE_SECONDS = 0.6
 """How long the process must use (almost) no CPU before its work counts as finished."""
 IDLE_CPU = 0.03
@@ -69,9 +71,16 @@ def _peak_rss_mb(pid: int) -> float:
     return 0.0
 
 
-def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[int, int] = (120, 36),
-               env: Mapping[str, str] | None = None, cwd: str | None = None, timeout: float = 120.0,
-               settle: bool = True) -> PtyRun:
+def run_in_pty(
+    argv: Sequence[str],
+    markers: Mapping[str, str],
+    *,
+    size: tuple[int, int] = (120, 36),
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    timeout: float = 120.0,
+    settle: bool = True,
+) -> PtyRun:
     """Spawn ``argv`` in a ``size`` (columns, rows) pty and time each marker (name → regex over
     the visible text, matched in order of appearance anywhere so far). Raises TimeoutError if a
     marker does not show within ``timeout`` seconds, RuntimeError if the program exits first."""
@@ -84,8 +93,10 @@ def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[i
         deadline = started + timeout
         while len(result.seen_s) < len(patterns):
             if not _read(fd, raw, min(0.5, deadline - time.perf_counter())):
-                raise RuntimeError(f"{argv[0]} exited before {sorted(set(patterns) - set(result.seen_s))}:\n"
-                                   f"{visible_text(bytes(raw))[-800:]}")
+                raise RuntimeError(
+                    f"{argv[0]} exited before {sorted(set(patterns) - set(result.seen_s))}:\n"
+                    f"{visible_text(bytes(raw))[-800:]}"
+                )
             now = time.perf_counter()
             text = visible_text(bytes(raw))
             for name, pattern in patterns.items():
@@ -97,8 +108,10 @@ def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[i
                     result.cpu_s[name] = _cpu_seconds(pid)
                     result.groups[name] = found.groups()
             if now > deadline:
-                raise TimeoutError(f"{argv[0]}: no {sorted(set(patterns) - set(result.seen_s))} "
-                                   f"in {timeout:.0f} s:\n{text[-800:]}")
+                raise TimeoutError(
+                    f"{argv[0]}: no {sorted(set(patterns) - set(result.seen_s))} "
+                    f"in {timeout:.0f} s:\n{text[-800:]}"
+                )
         if settle:
             _wait_idle(pid, fd, raw, deadline)
         result.peak_rss_mb = _peak_rss_mb(pid)
@@ -113,12 +126,21 @@ def run_in_pty(argv: Sequence[str], markers: Mapping[str, str], *, size: tuple[i
     return result
 
 
-def _spawn(argv: Sequence[str], size: tuple[int, int], env: Mapping[str, str] | None,
-           cwd: str | None) -> tuple[int, int]:
+def _spawn(
+    argv: Sequence[str],
+    size: tuple[int, int],
+    env: Mapping[str, str] | None,
+    cwd: str | None,
+) -> tuple[int, int]:
     """Fork ``argv`` onto a new pty of ``size`` (columns, rows): (pid, the parent's fd)."""
     columns, rows = size
     environment = dict(os.environ if env is None else env)
-    environment.update(TERM="xterm-256color", COLORTERM="truecolor", COLUMNS=str(columns), LINES=str(rows))
+    environment.update(
+        TERM="xterm-256color",
+        COLORTERM="truecolor",
+        COLUMNS=str(columns),
+        LINES=str(rows),
+    )
     pid, fd = pty.fork()
     if pid == 0:  # the child: size the terminal before the program can ask for it
         try:
@@ -139,14 +161,21 @@ class Terminal:
     a marker that was already on screen does not count.
     """
 
-    def __init__(self, argv: Sequence[str], *, size: tuple[int, int] = (120, 36),
-                 env: Mapping[str, str] | None = None, cwd: str | None = None, timeout: float = 120.0) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        size: tuple[int, int] = (120, 36),
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        timeout: float = 120.0,
+    ) -> None:
         self.argv, self.timeout = list(argv), timeout
         self.raw = bytearray()
         self._since = 0  # where the output after the last keys starts
         self.pid, self.fd = _spawn(argv, size, env, cwd)
 
-    def __enter__(self) -> "Terminal":
+    def __enter__(self) -> Terminal:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -161,14 +190,18 @@ class Terminal:
         pattern = re.compile(regex)
         deadline = time.perf_counter() + self.timeout
         while True:
-            found = pattern.search(visible_text(bytes(self.raw[self._since:])))
+            found = pattern.search(visible_text(bytes(self.raw[self._since :])))
             if found:
                 return found
             if time.perf_counter() > deadline:
-                raise TimeoutError(f"{self.argv[0]}: no {regex!r} in {self.timeout:.0f} s:\n"
-                                   f"{visible_text(bytes(self.raw))[-800:]}")
+                raise TimeoutError(
+                    f"{self.argv[0]}: no {regex!r} in {self.timeout:.0f} s:\n"
+                    f"{visible_text(bytes(self.raw))[-800:]}"
+                )
             if not _read(self.fd, self.raw, min(0.5, deadline - time.perf_counter())):
-                raise RuntimeError(f"{self.argv[0]} exited before {regex!r}:\n{visible_text(bytes(self.raw))[-800:]}")
+                raise RuntimeError(
+                    f"{self.argv[0]} exited before {regex!r}:\n{visible_text(bytes(self.raw))[-800:]}"
+                )
 
     def timed(self, keys: bytes, regex: str) -> float:
         """Seconds from sending ``keys`` to the read that first shows ``regex``."""

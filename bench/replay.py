@@ -30,7 +30,13 @@ from bench.tui import _aiq_tui, compile_package
 ROUNDS = int(os.environ.get("AIQ_BENCH_ROUNDS", "7"))
 OPENS = 3
 SIZE = (120, 36)
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "replay" / "fixtures" / "session_demo.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "replay"
+    / "fixtures"
+    / "session_demo.json"
+)
 BIG_EVENTS = 5_000
 
 F1, F4, ESC = b"\x1bOP", b"\x1bOS", b"\x1b"
@@ -45,11 +51,17 @@ def big_session(fixture: dict, events: int) -> dict:
     while count < events:
         copy += 1
         for turn in fixture["replay"]["turns"]:
-            text = json.dumps(turn).replace('"message_id": "', f'"message_id": "c{copy}-')
+            text = json.dumps(turn).replace(
+                '"message_id": "', f'"message_id": "c{copy}-'
+            )
             turns.append(json.loads(text))
             count += len(turn["events"])
-    return {**fixture, "id": "20250102130000-big001", "title": "big session",
-            "replay": {**fixture["replay"], "turns": turns}}
+    return {
+        **fixture,
+        "id": "20250102130000-big001",
+        "title": "big session",
+        "replay": {**fixture["replay"], "turns": turns},
+    }
 
 
 def _placed(turns: list[dict]) -> str:
@@ -60,7 +72,9 @@ def _placed(turns: list[dict]) -> str:
 def _open_replay(term: Terminal, session_id: str, placed: str) -> tuple[float, float]:
     """F4, the session selected, then ``r``: (seconds to the screen's first frame, to the state)."""
     term.send(F4)
-    term.expect(session_id[-6:])  # the sessions list (the home's only saved session, selected)
+    term.expect(
+        session_id[-6:]
+    )  # the sessions list (the home's only saved session, selected)
     term.idle()
     started = time.perf_counter()
     term.send(b"r")
@@ -92,17 +106,25 @@ def stepping(turns: list[dict], repeats: int = 15) -> dict[str, float]:
             while not (screen.loaded and screen._drawn):
                 await asyncio.sleep(0.01)
             await asyncio.sleep(0.5)
-            steps = (("event_back", lambda: screen.action_step(-1)), ("turn_back", lambda: screen.action_turn(-1)),
-                     ("turn_forward", lambda: screen.action_turn(1)))
+            steps = (
+                ("event_back", lambda: screen.action_step(-1)),
+                ("turn_back", lambda: screen.action_turn(-1)),
+                ("turn_forward", lambda: screen.action_turn(1)),
+            )
             for name, step in steps:
                 times = []
                 for _ in range(repeats):
                     started = time.perf_counter()
                     step()
-                    while screen._drawing or screen._drawn != (screen.turn, screen.event):
+                    while screen._drawing or screen._drawn != (
+                        screen.turn,
+                        screen.event,
+                    ):
                         await asyncio.sleep(0.0005)
                     times.append(time.perf_counter() - started)
-                    await asyncio.sleep(0.05)  # the frame of the step before the next key
+                    await asyncio.sleep(
+                        0.05
+                    )  # the frame of the step before the next key
                 figures[f"step_ms_{name}"] = round(statistics.median(times) * 1000, 1)
         return figures
 
@@ -113,27 +135,64 @@ def run() -> dict[str, object]:
     compile_package()
     fixture = json.loads(FIXTURE.read_text(encoding="utf-8"))
     big = big_session(fixture, BIG_EVENTS)
-    samples: dict[str, list[float]] = {k: [] for k in (
-        "help_first", "help", "replay_first", "replay", "big_frame", "big_state")}
+    samples: dict[str, list[float]] = {
+        k: []
+        for k in (
+            "help_first",
+            "help",
+            "replay_first",
+            "replay",
+            "big_frame",
+            "big_state",
+        )
+    }
     with tempfile.TemporaryDirectory(prefix="aiq-bench-replay-") as base:
-        home, big_home, cwd = Path(base) / "home", Path(base) / "big", Path(base) / "cwd"
+        home, big_home, cwd = (
+            Path(base) / "home",
+            Path(base) / "big",
+            Path(base) / "cwd",
+        )
         cwd.mkdir()
         for where, session in ((home, fixture), (big_home, big)):
-            subprocess.run([*_aiq_tui(), "--home", str(where), "--create", "skills", "list", "--json"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, timeout=600)
-            (where / "sessions" / f"session_{session['id']}.json").write_text(json.dumps(session), encoding="utf-8")
-        placed, big_placed = _placed(fixture["replay"]["turns"]), _placed(big["replay"]["turns"])
+            subprocess.run(
+                [
+                    *_aiq_tui(),
+                    "--home",
+                    str(where),
+                    "--create",
+                    "skills",
+                    "list",
+                    "--json",
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                check=True,
+                timeout=600,
+            )
+            (where / "sessions" / f"session_{session['id']}.json").write_text(
+                json.dumps(session), encoding="utf-8"
+            )
+        placed, big_placed = (
+            _placed(fixture["replay"]["turns"]),
+            _placed(big["replay"]["turns"]),
+        )
         for _ in range(ROUNDS):
-            with Terminal([*_aiq_tui(), "--home", str(home)], size=SIZE, cwd=str(cwd)) as term:
+            with Terminal(
+                [*_aiq_tui(), "--home", str(home)], size=SIZE, cwd=str(cwd)
+            ) as term:
                 term.expect(r"Inactive \([1-9]")
                 term.idle()
                 for index in range(OPENS):
                     suffix = "_first" if index == 0 else ""
                     samples["help" + suffix].append(term.timed(F1, HELP_SHOWN))
                     _close(term)
-                    samples["replay" + suffix].append(_open_replay(term, fixture["id"], placed)[1])
+                    samples["replay" + suffix].append(
+                        _open_replay(term, fixture["id"], placed)[1]
+                    )
                     _close(term)
-            with Terminal([*_aiq_tui(), "--home", str(big_home)], size=SIZE, cwd=str(cwd)) as term:
+            with Terminal(
+                [*_aiq_tui(), "--home", str(big_home)], size=SIZE, cwd=str(cwd)
+            ) as term:
                 term.expect(r"Inactive \([1-9]")
                 term.idle()
                 frame, state = _open_replay(term, big["id"], big_placed)
@@ -146,7 +205,7 @@ def run() -> dict[str, object]:
 
     report: dict[str, object] = {
         "method": "F4 then r (Replay) and F1 (Help, the baseline) in a 120x36 pty, key to the first read "
-                  "showing the screen's marker; medians, first open per process apart from later ones",
+        "showing the screen's marker; medians, first open per process apart from later ones",
         "rounds": ROUNDS,
         "fixture_events": sum(len(t["events"]) for t in fixture["replay"]["turns"]),
         "big_events": sum(len(t["events"]) for t in big["replay"]["turns"]),
@@ -154,7 +213,9 @@ def run() -> dict[str, object]:
         "help_s": round(median("help"), 3),
         "open_s_fixture_first": round(median("replay_first"), 3),
         "open_s_fixture": round(median("replay"), 3),
-        "open_ratio_fixture_first": round(median("replay_first") / median("help_first"), 2),
+        "open_ratio_fixture_first": round(
+            median("replay_first") / median("help_first"), 2
+        ),
         "open_ratio_fixture": round(median("replay") / median("help"), 2),
         "big_first_frame_s": round(median("big_frame"), 3),
         "big_state_s": round(median("big_state"), 3),

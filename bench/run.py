@@ -19,14 +19,29 @@ from pathlib import Path
 # panel (bench/panel: ranking settings judged on MetaTool, ToolLens, StableToolBench and the authored
 # requests together; a regression against the baseline settings is flagged in its report) follows match. The
 # soak (a live session of AIQ_BENCH_SOAK_TURNS turns, default 300: minutes) runs last, in a child process.
-BENCHMARKS = ("tui", "replay", "scan", "match", "panel", "tokens", "tools", "doctor", "telemetry", "theme", "soak")
+BENCHMARKS = (
+    "tui",
+    "replay",
+    "scan",
+    "match",
+    "panel",
+    "tokens",
+    "tools",
+    "doctor",
+    "telemetry",
+    "theme",
+    "soak",
+)
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def main(argv: list[str] | None = None) -> int:
     selected = (argv if argv is not None else sys.argv[1:]) or list(BENCHMARKS)
     report: dict[str, object] = {
-        "machine": {"python": platform.python_version(), "platform": platform.platform()},
+        "machine": {
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
         "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
     for name in selected:

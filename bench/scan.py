@@ -22,8 +22,26 @@ from aiq_tui.skills.discover import SkillDir
 
 SKILLS = 10_000
 RUNS = 5
-_WORDS = ("query", "report", "deploy", "invoice", "chart", "parse", "csv", "sql", "http", "review",
-          "lint", "backup", "email", "calendar", "image", "audio", "translate", "summarise")
+_WORDS = (
+    "query",
+    "report",
+    "deploy",
+    "invoice",
+    "chart",
+    "parse",
+    "csv",
+    "sql",
+    "http",
+    "review",
+    "lint",
+    "backup",
+    "email",
+    "calendar",
+    "image",
+    "audio",
+    "translate",
+    "summarise",
+)
 
 
 def generate(root: Path, count: int = SKILLS) -> None:
@@ -35,8 +53,10 @@ def generate(root: Path, count: int = SKILLS) -> None:
         folder = root / name
         folder.mkdir(parents=True)
         if index % 10 == 0:
-            front = (f'name: {name}\ndescription: "Handles {" and ".join(words)}: use when asked"\n'
-                     f"tags: [{', '.join(words)}]\nmetadata:\n  author: bench\n")
+            front = (
+                f'name: {name}\ndescription: "Handles {" and ".join(words)}: use when asked"\n'
+                f"tags: [{', '.join(words)}]\nmetadata:\n  author: bench\n"
+            )
         else:
             front = f"name: {name}\ndescription: Handles {' and '.join(words)} tasks for the user\nlicense: MIT\n"
         (folder / "SKILL.md").write_text(f"---\n{front}---\n{body}", encoding="utf-8")

@@ -22,17 +22,26 @@ async def capture(home: Path) -> list[Path]:
     from aiq_tui.workspace import Workspace
 
     engine = Engine.create(Workspace.open(home_flag=home))
-    engine.config.ui.demo_turn_pause = 0  # pictures, not a show: no pause between demo turns
-    engine.config.ui.demo_step_seconds = 0  # … nor between the step-through demo's steps
-    app = AiqApp(engine, clock=lambda: datetime(2025, 1, 2, 12, 0, 0), watch=False, flash_seconds=3600)
+    engine.config.ui.demo_turn_pause = (
+        0  # pictures, not a show: no pause between demo turns
+    )
+    engine.config.ui.demo_step_seconds = (
+        0  # … nor between the step-through demo's steps
+    )
+    app = AiqApp(
+        engine,
+        clock=lambda: datetime(2025, 1, 2, 12, 0, 0),
+        watch=False,
+        flash_seconds=3600,
+    )
     app.animation_level = "none"
     written: list[Path] = []
 
-    async def shot(pilot, name: str) -> None:  # noqa: ANN001
+    async def shot(pilot, name: str) -> None:
         await pilot.pause(0.2)
         written.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
 
-    async def settle(pilot, timeout: float = 15.0) -> None:  # noqa: ANN001
+    async def settle(pilot, timeout: float = 15.0) -> None:
         """Wait until no turn runs — the long demo counts as one, between its turns too — and
         every event it emitted is on screen, answering the approvals /demo asks for (deny: the
         repository's working directory stays untouched). Plain sleeps: pilot.pause() would
@@ -57,7 +66,9 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("ctrl+o")
         await shot(pilot, "03-timeline")
         await pilot.press("ctrl+o")
-        app.query_one("#prompt").value = "/demo play"  # the step-through demo, played to its end
+        app.query_one(
+            "#prompt"
+        ).value = "/demo play"  # the step-through demo, played to its end
         await pilot.press("enter")
         await settle(pilot, timeout=120)  # the scripted story: about 10 turns
         await pilot.press("ctrl+o")
@@ -68,7 +79,9 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("escape")
         names = sorted(engine.workspace.catalog.names())
         if names:
-            app.action_open_skill("sql-explorer" if "sql-explorer" in names else names[0])
+            app.action_open_skill(
+                "sql-explorer" if "sql-explorer" in names else names[0]
+            )
             await shot(pilot, "06-skill-viewer")
             await pilot.press("escape")
         await pilot.press("f4")
@@ -81,13 +94,21 @@ async def capture(home: Path) -> list[Path]:
         await pilot.press("enter")
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 15
-        while not isinstance(app.screen, ApprovalScreen) and app._turn_running() and loop.time() < deadline:
+        while (
+            not isinstance(app.screen, ApprovalScreen)
+            and app._turn_running()
+            and loop.time() < deadline
+        ):
             await asyncio.sleep(0.05)
-        if isinstance(app.screen, ApprovalScreen):  # the demo model asks before running a command
+        if isinstance(
+            app.screen, ApprovalScreen
+        ):  # the demo model asks before running a command
             await shot(pilot, "09-approval")
             await pilot.press("n")
         await settle(pilot)
-        await pilot.press("f4")  # r on the current session: Replay mode at its last turn
+        await pilot.press(
+            "f4"
+        )  # r on the current session: Replay mode at its last turn
         await pilot.pause(0.2)
         await pilot.press("r")
         for _ in range(200):  # the session is read and folded by the screen's worker
@@ -107,7 +128,9 @@ async def capture(home: Path) -> list[Path]:
 
 def main() -> int:
     OUT.mkdir(exist_ok=True)
-    for old in OUT.glob("*.svg"):  # names change when screens are added; keep only current ones
+    for old in OUT.glob(
+        "*.svg"
+    ):  # names change when screens are added; keep only current ones
         old.unlink()
     with tempfile.TemporaryDirectory(prefix="aiq-shots-") as home:
         written = asyncio.run(capture(Path(home)))

@@ -44,9 +44,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 TURNS = int(os.environ.get("AIQ_BENCH_SOAK_TURNS", "300"))
 REPLAY_EVENTS = int(os.environ.get("AIQ_BENCH_SOAK_REPLAY_EVENTS", "5000"))
@@ -73,7 +74,13 @@ QUESTIONS = (
 )
 # Issue 32, "Done when": each figure at most this.
 GOALS = {"turn_ratio_last_to_early": 1.3, "rss_mb_per_turn": 0.1, "step_ms_last": 50.0}
-FIXTURE = Path(__file__).resolve().parents[1] / "tests" / "replay" / "fixtures" / "session_demo.json"
+FIXTURE = (
+    Path(__file__).resolve().parents[1]
+    / "tests"
+    / "replay"
+    / "fixtures"
+    / "session_demo.json"
+)
 
 
 def windows(turns: int) -> tuple[int, tuple[int, int], tuple[int, int]]:
@@ -99,7 +106,12 @@ def rss_mb() -> float:
     return 0.0
 
 
-async def until(condition: Callable[[], bool], what: str, timeout: float = TIMEOUT, poll: float = 0.0005) -> None:
+async def until(
+    condition: Callable[[], bool],
+    what: str,
+    timeout: float = TIMEOUT,
+    poll: float = 0.0005,
+) -> None:
     """Poll ``condition`` every ``poll`` seconds with plain asyncio sleeps (no pilot.pause: it
     waits for every widget to go idle, which is not what is timed here). Half a millisecond by
     default: a step's goal is 50 ms."""
@@ -175,10 +187,14 @@ async def turn(app: Any, question: str) -> tuple[tuple[float, float], int]:
             denied.append(screen)
             _key(app, "n", "n")
         if time.perf_counter() > deadline:
-            raise TimeoutError(f"soak: turn {number} ({question!r}) did not finish within {TIMEOUT:.0f} s")
+            raise TimeoutError(
+                f"soak: turn {number} ({question!r}) did not finish within {TIMEOUT:.0f} s"
+            )
         await asyncio.sleep(TURN_POLL)
     await app.drained()
-    await until(lambda: _cursor_drawn(app) and app.screen is app.screen_stack[0], "turn drawn")
+    await until(
+        lambda: _cursor_drawn(app) and app.screen is app.screen_stack[0], "turn drawn"
+    )
     await _repainted(app.screen)
     return clock.read(), len(denied)
 
@@ -196,7 +212,9 @@ async def paused_steps(app: Any, steps: int = STEPS) -> list[tuple[float, float]
         target = app.cursor.index - 1
         clock = Stopwatch()
         _key(app, "left")
-        await until(lambda: app.cursor.index == target and _cursor_drawn(app), "← step drawn")
+        await until(
+            lambda: app.cursor.index == target and _cursor_drawn(app), "← step drawn"
+        )
         await _repainted(screen)
         seconds.append(clock.read())
     _key(app, "end")
@@ -213,7 +231,9 @@ def replay_session(events: int) -> dict[str, Any]:
     return big_session(fixture, events)
 
 
-async def replay(app: Any, session: dict[str, Any], steps: int = STEPS) -> dict[str, float]:
+async def replay(
+    app: Any, session: dict[str, Any], steps: int = STEPS
+) -> dict[str, float]:
     """Open ``session`` in Replay from the live app twice (the first open also imports and
     builds what later ones reuse), each timed to its state drawn and painted; step ← back in
     the second; Esc back to live."""
@@ -221,8 +241,12 @@ async def replay(app: Any, session: dict[str, Any], steps: int = STEPS) -> dict[
 
     def placed() -> bool:
         screen = app.screen
-        return (isinstance(screen, ReplayScreen) and screen.loaded and not screen._drawing
-                and screen._drawn == (screen.turn, screen.event))
+        return (
+            isinstance(screen, ReplayScreen)
+            and screen.loaded
+            and not screen._drawing
+            and screen._drawn == (screen.turn, screen.event)
+        )
 
     def live() -> bool:
         return len(app.screen_stack) == 1 and not app.cursor.paused
@@ -244,13 +268,19 @@ async def replay(app: Any, session: dict[str, Any], steps: int = STEPS) -> dict[
         before = (screen.turn, screen.event)
         started = time.perf_counter()
         _key(app, "left")
-        await until(lambda: (screen.turn, screen.event) != before and placed(), "Replay ← step drawn")
+        await until(
+            lambda: (screen.turn, screen.event) != before and placed(),
+            "Replay ← step drawn",
+        )
         await _repainted(screen)
         seconds.append(time.perf_counter() - started)
     _key(app, "escape")
     await until(live, "back to live")
-    return {"replay_open_s_first": round(opens[0], 3), "replay_open_s": round(opens[1], 3),
-            "replay_step_ms": round(statistics.median(seconds) * 1000, 1)}
+    return {
+        "replay_open_s_first": round(opens[0], 3),
+        "replay_open_s": round(opens[1], 3),
+        "replay_step_ms": round(statistics.median(seconds) * 1000, 1),
+    }
 
 
 @contextmanager
@@ -295,26 +325,47 @@ async def soak(home: Path, cwd: Path, turns: int, replay_events: int) -> dict[st
         floor = await frame_floor(app)
         rss[0] = round(rss_mb(), 1)
         for number in range(1, turns + 1):
-            (took, used), refused = await turn(app, QUESTIONS[(number - 1) % len(QUESTIONS)])
+            (took, used), refused = await turn(
+                app, QUESTIONS[(number - 1) % len(QUESTIONS)]
+            )
             seconds.append(took)
             cpu.append(used)
             denied += refused
             if number in samples:
                 stepped = await paused_steps(app)
-                steps[number] = round(statistics.median(wall for wall, _ in stepped) * 1000, 1)
-                step_cpu[number] = round(statistics.median(used for _, used in stepped) * 1000, 1)
+                steps[number] = round(
+                    statistics.median(wall for wall, _ in stepped) * 1000, 1
+                )
+                step_cpu[number] = round(
+                    statistics.median(used for _, used in stepped) * 1000, 1
+                )
                 rss[number] = round(rss_mb(), 1)
-                recent = seconds[-windows(turns)[0]:]
-                print(f"soak: turn {number}/{turns} · {statistics.mean(recent):.2f} s a turn lately · "
-                      f"← {steps[number]:.0f} ms · RSS {rss[number]:.0f} MB", file=sys.stderr, flush=True)
+                recent = seconds[-windows(turns)[0] :]
+                print(
+                    f"soak: turn {number}/{turns} · {statistics.mean(recent):.2f} s a turn lately · "
+                    f"← {steps[number]:.0f} ms · RSS {rss[number]:.0f} MB",
+                    file=sys.stderr,
+                    flush=True,
+                )
         events, entries = len(app.cursor.records), len(app.cursor.head.conversation)
         sessions = app.engine.workspace.home.sessions_dir
-        (sessions / f"session_{session['id']}.json").write_text(json.dumps(session), encoding="utf-8")
+        (sessions / f"session_{session['id']}.json").write_text(
+            json.dumps(session), encoding="utf-8"
+        )
         replayed = await replay(app, session)
-    return {"seconds": seconds, "cpu": cpu, "rss": rss, "steps": steps, "step_cpu": step_cpu,
-            "frame_floor_ms": floor, "denied": denied, "events": events,
-            "entries": entries, "replay_events": sum(len(t["events"]) for t in session["replay"]["turns"]),
-            **replayed}
+    return {
+        "seconds": seconds,
+        "cpu": cpu,
+        "rss": rss,
+        "steps": steps,
+        "step_cpu": step_cpu,
+        "frame_floor_ms": floor,
+        "denied": denied,
+        "events": events,
+        "entries": entries,
+        "replay_events": sum(len(t["events"]) for t in session["replay"]["turns"]),
+        **replayed,
+    }
 
 
 def report(turns: int, raw: dict[str, Any]) -> dict[str, Any]:
@@ -323,19 +374,23 @@ def report(turns: int, raw: dict[str, Any]) -> dict[str, Any]:
     seconds, cpu, rss, steps = raw["seconds"], raw["cpu"], raw["rss"], raw["steps"]
 
     def mean(figures: list[float], turns: tuple[int, int]) -> float:
-        return statistics.mean(figures[turns[0] - 1:turns[1]])
+        return statistics.mean(figures[turns[0] - 1 : turns[1]])
 
     mean_early, mean_last = mean(seconds, early), mean(seconds, last)
     cpu_early, cpu_last = mean(cpu, early), mean(cpu, last)
     base = early[1]  # turn 20: the growth is measured from there to the last turn
     figures: dict[str, Any] = {
         "method": f"headless pilot {SIZE[0]}x{SIZE[1]}, real engine on the offline demo model, one live session; "
-                  "a turn is timed from Enter to its end drawn and painted, a ← step from the key to its state drawn "
-                  "and painted",
+        "a turn is timed from Enter to its end drawn and painted, a ← step from the key to its state drawn "
+        "and painted",
         "turns": turns,
         "questions": len(QUESTIONS),
         "approvals_denied": raw["denied"],
-        "windows": {"early": f"{early[0]}-{early[1]}", "last": f"{last[0]}-{last[1]}", "rss_from": base},
+        "windows": {
+            "early": f"{early[0]}-{early[1]}",
+            "last": f"{last[0]}-{last[1]}",
+            "rss_from": base,
+        },
         "turn_s_early": round(mean_early, 3),
         "turn_s_last": round(mean_last, 3),
         "turn_ratio_last_to_early": round(mean_last / mean_early, 2),
@@ -359,16 +414,22 @@ def report(turns: int, raw: dict[str, Any]) -> dict[str, Any]:
         "step_ms": {str(number): ms for number, ms in steps.items()},
         "turn_cpu_s": [round(s, 3) for s in cpu],
     }
-    figures["goals"] = {key: {"at_most": goal, "measured": figures[key], "met": figures[key] <= goal}
-                        for key, goal in GOALS.items()}
-    figures["goals_met"] = {key: entry["met"] for key, entry in figures["goals"].items()}
+    figures["goals"] = {
+        key: {"at_most": goal, "measured": figures[key], "met": figures[key] <= goal}
+        for key, goal in GOALS.items()
+    }
+    figures["goals_met"] = {
+        key: entry["met"] for key, entry in figures["goals"].items()
+    }
     return figures
 
 
 def measure(turns: int, replay_events: int) -> dict[str, Any]:
     """The soak in this process (see :func:`run`)."""
     if turns < MIN_TURNS:
-        raise ValueError(f"the soak needs at least {MIN_TURNS} turns (got {turns}): the means need two windows")
+        raise ValueError(
+            f"the soak needs at least {MIN_TURNS} turns (got {turns}): the means need two windows"
+        )
     with isolated_home() as (home, cwd):
         raw = asyncio.run(soak(home, cwd, turns, replay_events))
     return report(turns, raw)
@@ -383,27 +444,61 @@ def run(turns: int | None = None, replay_events: int | None = None) -> dict[str,
     turns = TURNS if turns is None else turns
     events = REPLAY_EVENTS if replay_events is None else replay_events
     root = Path(__file__).resolve().parents[1]
-    done = subprocess.run([sys.executable, "-m", "bench.soak", "--in-process", "--turns", str(turns),
-                           "--replay-events", str(events)],
-                          cwd=root, stdout=subprocess.PIPE, text=True)  # its progress and errors on stderr
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.soak",
+            "--in-process",
+            "--turns",
+            str(turns),
+            "--replay-events",
+            str(events),
+        ],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )  # its progress and errors on stderr
     if done.returncode != 0:
-        raise RuntimeError(f"the soak failed (exit {done.returncode}; its traceback is above)")
+        raise RuntimeError(
+            f"the soak failed (exit {done.returncode}; its traceback is above)"
+        )
     return json.loads(done.stdout)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.soak", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--turns", type=int, default=TURNS,
-                        help=f"turns of the live session (default: AIQ_BENCH_SOAK_TURNS or 300; at least {MIN_TURNS})")
-    parser.add_argument("--replay-events", type=int, default=REPLAY_EVENTS,
-                        help="events of the Replayed session (default: AIQ_BENCH_SOAK_REPLAY_EVENTS or 5000)")
-    parser.add_argument("--in-process", action="store_true",
-                        help="soak in this process (run() starts one with this flag)")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.soak",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--turns",
+        type=int,
+        default=TURNS,
+        help=f"turns of the live session (default: AIQ_BENCH_SOAK_TURNS or 300; at least {MIN_TURNS})",
+    )
+    parser.add_argument(
+        "--replay-events",
+        type=int,
+        default=REPLAY_EVENTS,
+        help="events of the Replayed session (default: AIQ_BENCH_SOAK_REPLAY_EVENTS or 5000)",
+    )
+    parser.add_argument(
+        "--in-process",
+        action="store_true",
+        help="soak in this process (run() starts one with this flag)",
+    )
     args = parser.parse_args(argv)
     if args.turns < MIN_TURNS:
-        parser.error(f"--turns must be at least {MIN_TURNS} (got {args.turns}): the means need two windows")
-    figures = measure(args.turns, args.replay_events) if args.in_process else run(args.turns, args.replay_events)
+        parser.error(
+            f"--turns must be at least {MIN_TURNS} (got {args.turns}): the means need two windows"
+        )
+    figures = (
+        measure(args.turns, args.replay_events)
+        if args.in_process
+        else run(args.turns, args.replay_events)
+    )
     print(json.dumps(figures, indent=2))
     return 0
 

@@ -18,10 +18,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 QUESTION = "how many customers are there?"
 RUNS = 9
@@ -29,7 +30,7 @@ RUNS_BLACKHOLE = 3  # each waits the flush bound
 
 
 class _Collector(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("content-length", "0")))
         self.send_response(200)
         self.send_header("content-length", "0")
@@ -88,7 +89,9 @@ def _ask_seconds(env: dict[str, str], runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
         started = time.perf_counter()
-        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            command, env=env, capture_output=True, text=True, timeout=120
+        )
         samples.append(time.perf_counter() - started)
         if done.returncode != 0:
             raise RuntimeError(done.stderr[-2000:])
@@ -99,16 +102,32 @@ def run() -> dict[str, object]:
     with tempfile.TemporaryDirectory() as tmp:
         base = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
         base.update(HOME=tmp, AIQ_HOME=str(Path(tmp) / ".aiqconfig"), NO_COLOR="1")
-        _ask_seconds(base, 2)  # the home is created, the sample database built, caches written
+        _ask_seconds(
+            base, 2
+        )  # the home is created, the sample database built, caches written
         samples: dict[str, list[float]] = {"off": _ask_seconds(base, RUNS)}
         with _collector() as endpoint:
-            samples["collector"] = _ask_seconds({**base, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}, RUNS)
-        samples["closed_port"] = _ask_seconds({**base, "OTEL_EXPORTER_OTLP_ENDPOINT": _closed_port()}, RUNS)
+            samples["collector"] = _ask_seconds(
+                {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}, RUNS
+            )
+        samples["closed_port"] = _ask_seconds(
+            {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": _closed_port()}, RUNS
+        )
         with _blackhole() as endpoint:
-            samples["never_answers"] = _ask_seconds({**base, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}, RUNS_BLACKHOLE)
+            samples["never_answers"] = _ask_seconds(
+                {**base, "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint}, RUNS_BLACKHOLE
+            )
     medians = {kind: statistics.median(values) for kind, values in samples.items()}
-    figures: dict[str, object] = {f"ask_s_{kind}": round(value, 3) for kind, value in medians.items()}
-    figures.update({f"ratio_{kind}": round(value / medians["off"], 2) for kind, value in medians.items() if kind != "off"})
+    figures: dict[str, object] = {
+        f"ask_s_{kind}": round(value, 3) for kind, value in medians.items()
+    }
+    figures.update(
+        {
+            f"ratio_{kind}": round(value / medians["off"], 2)
+            for kind, value in medians.items()
+            if kind != "off"
+        }
+    )
     from aiq_tui.config import TelemetrySettings
 
     figures["flush_timeout_seconds"] = TelemetrySettings().flush_timeout_seconds

@@ -32,14 +32,21 @@ BLOCKS = TURNS * 3  # a question, a tool notice, an answer
 ROUNDS = int(os.environ.get("AIQ_BENCH_ROUNDS", "5"))
 TOGGLES = 4
 SIZE = (120, 36)
-GOALS = {"toggle_ratio_conversation_to_bare": 2.0, "toggle_ratio_conversation_to_empty": 1.5}
+GOALS = {
+    "toggle_ratio_conversation_to_bare": 2.0,
+    "toggle_ratio_conversation_to_empty": 1.5,
+}
 
 
 def answer(turn: int) -> str:
-    rows = "\n".join(f"| Book {turn}-{row} | {10 + row} | {row * 3.5:.2f} |" for row in range(5))
-    return (f"The sample database answers question {turn}:\n\n| title | sold | revenue |\n|---|---|---|\n{rows}\n\n"
-            f"SQL:\n\n```sql\nSELECT title, sold FROM books ORDER BY sold DESC LIMIT {turn + 5}\n```\n\n"
-            "From the skill **sql-analyst**: the figures come from the sample database.")
+    rows = "\n".join(
+        f"| Book {turn}-{row} | {10 + row} | {row * 3.5:.2f} |" for row in range(5)
+    )
+    return (
+        f"The sample database answers question {turn}:\n\n| title | sold | revenue |\n|---|---|---|\n{rows}\n\n"
+        f"SQL:\n\n```sql\nSELECT title, sold FROM books ORDER BY sold DESC LIMIT {turn + 5}\n```\n\n"
+        "From the skill **sql-analyst**: the figures come from the sample database."
+    )
 
 
 def entries() -> list[Any]:
@@ -47,9 +54,19 @@ def entries() -> list[Any]:
 
     shown: list[Any] = []
     for turn in range(TURNS):
-        shown += [Entry("user", f"Question {turn}: which books sell best?", message_id=f"m{turn}"),
-                  Entry("notice", f"⚙ sql_query(source=sample, sql=SELECT title … LIMIT {turn + 5})", style="tool"),
-                  Entry("answer", answer(turn))]
+        shown += [
+            Entry(
+                "user",
+                f"Question {turn}: which books sell best?",
+                message_id=f"m{turn}",
+            ),
+            Entry(
+                "notice",
+                f"⚙ sql_query(source=sample, sql=SELECT title … LIMIT {turn + 5})",
+                style="tool",
+            ),
+            Entry("answer", answer(turn)),
+        ]
     return shown
 
 
@@ -70,7 +87,9 @@ def bare_app() -> Any:
             yield Footer()
 
         def action_toggle(self) -> None:
-            self.theme = "textual-light" if self.theme == "textual-dark" else "textual-dark"
+            self.theme = (
+                "textual-light" if self.theme == "textual-dark" else "textual-dark"
+            )
 
     return Bare()
 
@@ -110,7 +129,9 @@ async def toggles(app: Any, fill: bool) -> dict[str, Any]:
 
 
 def run() -> dict[str, object]:
-    samples: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": []} for k in ("bare", "empty", "conversation")}
+    samples: dict[str, dict[str, list[float]]] = {
+        k: {"wall": [], "cpu": []} for k in ("bare", "empty", "conversation")
+    }
     widgets: dict[str, int] = {}
     with tempfile.TemporaryDirectory(prefix="aiq-bench-theme-") as base:
         home = Path(base) / "home"
@@ -124,7 +145,9 @@ def run() -> dict[str, object]:
                 samples[kind]["cpu"] += figures["cpu"]
                 widgets[kind] = figures["widgets"]
 
-        asyncio.run(one_round())  # warm-up: imports, the config home, caches; not counted
+        asyncio.run(
+            one_round()
+        )  # warm-up: imports, the config home, caches; not counted
         samples = {k: {"wall": [], "cpu": []} for k in samples}
         for _ in range(ROUNDS):
             asyncio.run(one_round())
@@ -142,10 +165,18 @@ def run() -> dict[str, object]:
     for kind in samples:
         report[f"toggle_s_{kind}"] = round(median(kind), 3)
         report[f"toggle_cpu_s_{kind}"] = round(median(kind, "cpu"), 3)
-    report["toggle_ratio_conversation_to_bare"] = round(median("conversation") / median("bare"), 2)
-    report["toggle_ratio_conversation_to_empty"] = round(median("conversation") / median("empty"), 2)
-    report["toggle_cpu_ratio_conversation_to_bare"] = round(median("conversation", "cpu") / median("bare", "cpu"), 2)
-    report["samples_toggle_s"] = {k: [round(v, 3) for v in s["wall"]] for k, s in samples.items()}
+    report["toggle_ratio_conversation_to_bare"] = round(
+        median("conversation") / median("bare"), 2
+    )
+    report["toggle_ratio_conversation_to_empty"] = round(
+        median("conversation") / median("empty"), 2
+    )
+    report["toggle_cpu_ratio_conversation_to_bare"] = round(
+        median("conversation", "cpu") / median("bare", "cpu"), 2
+    )
+    report["samples_toggle_s"] = {
+        k: [round(v, 3) for v in s["wall"]] for k, s in samples.items()
+    }
     report["goals"] = GOALS
     report["goals_met"] = {key: report[key] <= goal for key, goal in GOALS.items()}  # type: ignore[operator]
     return report

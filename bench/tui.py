@@ -113,7 +113,10 @@ def mcp_servers() -> dict[str, dict[str, object]]:
         return {}
     servers: dict[str, dict[str, object]] = {"time": {"command": str(time_server)}}
     if git_server.is_file():
-        servers["git"] = {"command": str(git_server), "args": ["--repository", str(Path(__file__).parents[1])]}
+        servers["git"] = {
+            "command": str(git_server),
+            "args": ["--repository", str(Path(__file__).parents[1])],
+        }
     else:
         servers["time2"] = {"command": str(time_server)}
     return servers
@@ -137,12 +140,17 @@ def _figures(run: PtyRun, markers: dict[str, str]) -> dict[str, float]:
 
 
 def _bare(script: Path, cwd: str) -> dict[str, float]:
-    return _figures(run_in_pty([sys.executable, str(script)], BARE_MARKERS, size=SIZE, cwd=cwd), BARE_MARKERS)
+    return _figures(
+        run_in_pty([sys.executable, str(script)], BARE_MARKERS, size=SIZE, cwd=cwd),
+        BARE_MARKERS,
+    )
 
 
 def _aiq(home: Path, cwd: str) -> dict[str, float]:
     """aiq-tui on ``home`` from an empty folder (no project skills: no trust question)."""
-    run = run_in_pty([*_aiq_tui(), "--home", str(home)], AIQ_MARKERS, size=SIZE, cwd=cwd)
+    run = run_in_pty(
+        [*_aiq_tui(), "--home", str(home)], AIQ_MARKERS, size=SIZE, cwd=cwd
+    )
     return _figures(run, AIQ_MARKERS)
 
 
@@ -151,13 +159,20 @@ def _list_seconds(home: Path) -> tuple[float, float]:
     ``skills list --json``, read through a pipe as ``| jq`` would."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([*_aiq_tui(), "--home", str(home), "skills", "list", "--json"],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    done = subprocess.run(
+        [*_aiq_tui(), "--home", str(home), "skills", "list", "--json"],
+        capture_output=True,
+        timeout=600,
+    )
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
-        raise RuntimeError(f"skills list failed: {done.stderr.decode(errors='replace')[-800:]}")
-    return seconds, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        raise RuntimeError(
+            f"skills list failed: {done.stderr.decode(errors='replace')[-800:]}"
+        )
+    return seconds, (after.ru_utime + after.ru_stime) - (
+        before.ru_utime + before.ru_stime
+    )
 
 
 def _forget_cache(home: Path) -> None:
@@ -180,18 +195,29 @@ def _setup(home: Path, config: dict[str, object] | None = None) -> None:
     if config is not None:
         (home / "config").mkdir(parents=True)
         (home / "config" / "config.yaml").write_text(json.dumps(config))
-    subprocess.run([*_aiq_tui(), "--home", str(home), "--create", "skills", "list", "--json"],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=True, timeout=600)
+    subprocess.run(
+        [*_aiq_tui(), "--home", str(home), "--create", "skills", "list", "--json"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        check=True,
+        timeout=600,
+    )
 
 
 def run() -> dict[str, object]:
     compile_package()
-    samples: dict[str, list[dict[str, float]]] = {k: [] for k in ("bare", "bundled", "mcp", "cold", "warm")}
+    samples: dict[str, list[dict[str, float]]] = {
+        k: [] for k in ("bare", "bundled", "mcp", "cold", "warm")
+    }
     servers = mcp_servers()
     lists: dict[str, list[float]] = {"cold": [], "warm": []}
     list_cpu: dict[str, list[float]] = {"cold": [], "warm": []}
     with tempfile.TemporaryDirectory(prefix="aiq-bench-tui-") as base:
-        bundled_home, big_home, mcp_home = Path(base) / "bundled", Path(base) / "big", Path(base) / "mcp"
+        bundled_home, big_home, mcp_home = (
+            Path(base) / "bundled",
+            Path(base) / "big",
+            Path(base) / "mcp",
+        )
         cwd = Path(base) / "cwd"
         cwd.mkdir()
         bare_app = Path(base) / "bare_app.py"
@@ -201,7 +227,9 @@ def run() -> dict[str, object]:
             _setup(mcp_home, {"mcp": {"servers": servers}})
         _setup(big_home)
         generate_skills(big_home / "skills", GENERATED)
-        _bare(bare_app, str(cwd))  # the first start of each pays for cold disk caches: not counted
+        _bare(
+            bare_app, str(cwd)
+        )  # the first start of each pays for cold disk caches: not counted
         _aiq(bundled_home, str(cwd))
         for _ in range(ROUNDS):
             samples["bare"].append(_bare(bare_app, str(cwd)))
@@ -222,7 +250,12 @@ def run() -> dict[str, object]:
         return statistics.median(sample[key] for sample in samples[kind])
 
     bare, bare_cpu = median("bare", "frame_s"), median("bare", "frame_cpu_s")
-    subjects = {"bundled": "bundled", "10k_cold": "cold", "10k_warm": "warm", **({"mcp": "mcp"} if servers else {})}
+    subjects = {
+        "bundled": "bundled",
+        "10k_cold": "cold",
+        "10k_warm": "warm",
+        **({"mcp": "mcp"} if servers else {}),
+    }
     report: dict[str, object] = {
         "method": "console script in a 120x36 pty, spawn to the first read showing the marker",
         "rounds": ROUNDS,
@@ -233,34 +266,74 @@ def run() -> dict[str, object]:
     for label, kind in subjects.items():  # the skills listed: issue 24's goal
         report[f"list_s_{label}"] = round(median(kind, "listed_s"), 3)
         report[f"list_ratio_{label}"] = round(median(kind, "listed_s") / bare, 2)
-        report[f"list_cpu_ratio_{label}"] = round(median(kind, "listed_cpu_s") / bare_cpu, 2)
-    for label, kind in subjects.items():  # the first frame (panes drawn, skills loading)
+        report[f"list_cpu_ratio_{label}"] = round(
+            median(kind, "listed_cpu_s") / bare_cpu, 2
+        )
+    for (
+        label,
+        kind,
+    ) in subjects.items():  # the first frame (panes drawn, skills loading)
         report[f"first_frame_s_{label}"] = round(median(kind, "frame_s"), 3)
         report[f"first_frame_ratio_{label}"] = round(median(kind, "frame_s") / bare, 2)
-        report[f"first_frame_cpu_ratio_{label}"] = round(median(kind, "frame_cpu_s") / bare_cpu, 2)
-    report.update({
-        "skills_bundled": samples["bundled"][-1]["skills"],
-        "skills_10k": samples["warm"][-1]["skills"],
-        "mcp_servers": list(servers),
-        "peak_rss_mb_bare": round(max(s["peak_rss_mb"] for s in samples["bare"]), 1),
-        "peak_rss_mb_bundled": round(max(s["peak_rss_mb"] for s in samples["bundled"]), 1),
-        **({"peak_rss_mb_mcp": round(max(s["peak_rss_mb"] for s in samples["mcp"]), 1)} if servers else {}),
-        "peak_rss_mb_10k": round(max(s["peak_rss_mb"] for s in samples["cold"] + samples["warm"]), 1),
-        "list_10k_cold_s": round(statistics.median(lists["cold"]), 3),
-        "list_10k_warm_s": round(statistics.median(lists["warm"]), 3),
-        "list_10k_cpu_s": {k: round(statistics.median(v), 3) for k, v in list_cpu.items()},
-        "list_command": " ".join(Path(part).name for part in _aiq_tui()),
-        # The fastest sample: what the code costs when nothing else runs (noise only adds).
-        "min_first_frame_s": {k: round(min(s["frame_s"] for s in v), 3) for k, v in samples.items() if v},
-        "min_listed_s": {k: round(min(s["listed_s"] for s in v), 3) for k, v in samples.items() if v and k != "bare"},
-        "min_list_s": {k: round(min(v), 3) for k, v in lists.items()},
-        "samples_first_frame_s": {k: [round(s["frame_s"], 3) for s in v] for k, v in samples.items()},
-        "samples_listed_s": {k: [round(s["listed_s"], 3) for s in v] for k, v in samples.items() if k != "bare"},
-        "samples_list_s": {k: [round(s, 3) for s in v] for k, v in lists.items()},
-        "goals": GOALS,
-    })
+        report[f"first_frame_cpu_ratio_{label}"] = round(
+            median(kind, "frame_cpu_s") / bare_cpu, 2
+        )
+    report.update(
+        {
+            "skills_bundled": samples["bundled"][-1]["skills"],
+            "skills_10k": samples["warm"][-1]["skills"],
+            "mcp_servers": list(servers),
+            "peak_rss_mb_bare": round(
+                max(s["peak_rss_mb"] for s in samples["bare"]), 1
+            ),
+            "peak_rss_mb_bundled": round(
+                max(s["peak_rss_mb"] for s in samples["bundled"]), 1
+            ),
+            **(
+                {
+                    "peak_rss_mb_mcp": round(
+                        max(s["peak_rss_mb"] for s in samples["mcp"]), 1
+                    )
+                }
+                if servers
+                else {}
+            ),
+            "peak_rss_mb_10k": round(
+                max(s["peak_rss_mb"] for s in samples["cold"] + samples["warm"]), 1
+            ),
+            "list_10k_cold_s": round(statistics.median(lists["cold"]), 3),
+            "list_10k_warm_s": round(statistics.median(lists["warm"]), 3),
+            "list_10k_cpu_s": {
+                k: round(statistics.median(v), 3) for k, v in list_cpu.items()
+            },
+            "list_command": " ".join(Path(part).name for part in _aiq_tui()),
+            # The fastest sample: what the code costs when nothing else runs (noise only adds).
+            "min_first_frame_s": {
+                k: round(min(s["frame_s"] for s in v), 3)
+                for k, v in samples.items()
+                if v
+            },
+            "min_listed_s": {
+                k: round(min(s["listed_s"] for s in v), 3)
+                for k, v in samples.items()
+                if v and k != "bare"
+            },
+            "min_list_s": {k: round(min(v), 3) for k, v in lists.items()},
+            "samples_first_frame_s": {
+                k: [round(s["frame_s"], 3) for s in v] for k, v in samples.items()
+            },
+            "samples_listed_s": {
+                k: [round(s["listed_s"], 3) for s in v]
+                for k, v in samples.items()
+                if k != "bare"
+            },
+            "samples_list_s": {k: [round(s, 3) for s in v] for k, v in lists.items()},
+            "goals": GOALS,
+        }
+    )
     report["goals_met"] = {
-        key: report[key] <= goal for key, goal in GOALS.items()  # type: ignore[operator]
+        key: report[key] <= goal
+        for key, goal in GOALS.items()  # type: ignore[operator]
     }
     return report
 

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import NoReturn
 
 import pytest
 
@@ -48,20 +49,30 @@ def _shared() -> bool:
 # capability → (probe used by the marker, what its absence means); "postgres" is decided where
 # the server is started (tests/tools/test_sql_postgres.py), so it has no probe here.
 CAPABILITIES: dict[str, tuple[Callable[[], bool] | None, str]] = {
-    "userns": (_namespaces, "unprivileged user/mount/network namespaces are unavailable"),
+    "userns": (
+        _namespaces,
+        "unprivileged user/mount/network namespaces are unavailable",
+    ),
     "landlock": (_landlock, "the kernel has no Landlock (sandbox: policy only)"),
     "postgres": (None, "a PostgreSQL server cannot be started here"),
-    "shared": (_shared, "../shared/corpus/anthropic-skills is not present next to the checkout"),
+    "shared": (
+        _shared,
+        "../shared/corpus/anthropic-skills is not present next to the checkout",
+    ),
 }
 
 
 def expected() -> frozenset[str]:
     """The capabilities CI declared present (empty on a plain local run)."""
-    words = frozenset(word.strip() for word in os.environ.get(VARIABLE, "").split(",") if word.strip())
+    words = frozenset(
+        word.strip() for word in os.environ.get(VARIABLE, "").split(",") if word.strip()
+    )
     unknown = sorted(words - CAPABILITIES.keys())
     if unknown:  # a typo must not quietly turn a declaration into a skip
-        raise pytest.UsageError(f"{VARIABLE}: unknown capability {', '.join(unknown)} "
-                                f"(known: {', '.join(sorted(CAPABILITIES))})")
+        raise pytest.UsageError(
+            f"{VARIABLE}: unknown capability {', '.join(unknown)} "
+            f"(known: {', '.join(sorted(CAPABILITIES))})"
+        )
     return words
 
 
@@ -71,7 +82,10 @@ def missing(capability: str, why: str = "") -> NoReturn:
         raise ValueError(f"unknown capability {capability!r}")
     why = why or CAPABILITIES[capability][1]
     if capability in expected():
-        pytest.fail(f"{why} — but {VARIABLE} declares {capability!r} present on this machine", pytrace=False)
+        pytest.fail(
+            f"{why} — but {VARIABLE} declares {capability!r} present on this machine",
+            pytrace=False,
+        )
     pytest.skip(why)
 
 
@@ -88,5 +102,7 @@ def check_needs(item: pytest.Item) -> None:
         for capability in mark.args:
             probe, why = CAPABILITIES[capability]
             if probe is None:
-                raise pytest.UsageError(f"needs({capability!r}) has no probe; call missing() where it is decided")
+                raise pytest.UsageError(
+                    f"needs({capability!r}) has no probe; call missing() where it is decided"
+                )
             require(capability, probe(), mark.kwargs.get("reason", why))

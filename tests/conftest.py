@@ -14,8 +14,11 @@ from tests.capabilities import SHARED, check_needs, expected, missing
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "needs(*capabilities): skip without them, fail where AIQ_CI_EXPECT "
-                                       "declares them (tests/capabilities.py)")
+    config.addinivalue_line(
+        "markers",
+        "needs(*capabilities): skip without them, fail where AIQ_CI_EXPECT "
+        "declares them (tests/capabilities.py)",
+    )
     expected()  # an unknown word in AIQ_CI_EXPECT stops the run before any test
 
 
@@ -29,14 +32,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture(autouse=True)
-def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Home:
+def isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Home:
     """Every test runs with its own HOME and AIQ_HOME: the real ~ is never read or written."""
     base = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(base))
     monkeypatch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
-    for variable in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+    for variable in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+    ):
         monkeypatch.delenv(variable, raising=False)
-    for variable in [name for name in os.environ if name.startswith("OTEL_")]:  # a developer's collector
+    for variable in [
+        name for name in os.environ if name.startswith("OTEL_")
+    ]:  # a developer's collector
         monkeypatch.delenv(variable)
     monkeypatch.setenv("NO_COLOR", "1")
     return Home(base / ".aiqconfig")

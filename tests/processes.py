@@ -19,7 +19,7 @@ def _alive(pid: str) -> bool:
             stat = handle.read()
     except OSError:
         return False
-    return stat[stat.rfind(b")") + 2:][:1] not in (b"Z", b"X")
+    return stat[stat.rfind(b")") + 2 :][:1] not in (b"Z", b"X")
 
 
 def processes_in(folder: Path) -> list[int]:
@@ -47,5 +47,7 @@ async def until_none_in(folder: Path, what: str, timeout: float = 15.0) -> None:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            raise AssertionError(f"{what} outlived the call: pids {survivors} still run in {folder}")
+            raise AssertionError(
+                f"{what} outlived the call: pids {survivors} still run in {folder}"
+            )
         await asyncio.sleep(0.02)

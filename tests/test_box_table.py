@@ -13,12 +13,20 @@ from aiq_tui.commands.box_table import Column, box_table
 
 Capsys = pytest.CaptureFixture[str]
 
-COLUMNS = (Column("name", style="bold", max_width=8), Column("status"), Column("description"))
+COLUMNS = (
+    Column("name", style="bold", max_width=8),
+    Column("status"),
+    Column("description"),
+)
 
 
 def test_the_table_reads_like_richs_heavy_head_table() -> None:
-    table = box_table("2 skill(s)", COLUMNS, [("pdf", "active", "Fill forms"),
-                                              ("sql", ("draft", "yellow"), "Query data")], 60)
+    table = box_table(
+        "2 skill(s)",
+        COLUMNS,
+        [("pdf", "active", "Fill forms"), ("sql", ("draft", "yellow"), "Query data")],
+        60,
+    )
     assert table.plain.splitlines() == [
         "2 skill(s)",
         "┏━━━━━━┳━━━━━━━━┳━━━━━━━━━━━━━┓",
@@ -32,9 +40,13 @@ def test_the_table_reads_like_richs_heavy_head_table() -> None:
 
 def test_styles_cover_their_cells_only() -> None:
     table = box_table("", COLUMNS, [("pdf", ("draft", "yellow"), "x")], 60)
-    styled = {table.plain[span.start:span.end]: str(span.style) for span in table.spans}
+    styled = {
+        table.plain[span.start : span.end]: str(span.style) for span in table.spans
+    }
     assert styled["pdf "] == "bold" and styled["draft "] == "yellow"
-    assert styled["name"] == styled["status"] == styled["description"] == "bold"  # the header
+    assert (
+        styled["name"] == styled["status"] == styled["description"] == "bold"
+    )  # the header
     assert "x" not in "".join(styled)
 
 
@@ -56,8 +68,10 @@ def test_a_long_listing_prints_every_skill(tmp_path: Path, capsys: Capsys) -> No
     for index in range(1500):
         folder = tmp_path / f"skill-{index:04d}"
         folder.mkdir()
-        (folder / "SKILL.md").write_text(f"---\nname: skill-{index:04d}\ndescription: Number {index}.\n---\n",
-                                         encoding="utf-8")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{index:04d}\ndescription: Number {index}.\n---\n",
+            encoding="utf-8",
+        )
     assert main(["skills", "list", "--skills-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert all(f"│ skill-{index:04d} " in out for index in range(1500))

@@ -17,15 +17,21 @@ from aiq_tui.locations import Home
 Capsys = pytest.CaptureFixture[str]
 
 
-def test_validate_a_missing_path_is_a_usage_error_naming_it(tmp_path: Path, capsys: Capsys) -> None:
+def test_validate_a_missing_path_is_a_usage_error_naming_it(
+    tmp_path: Path, capsys: Capsys
+) -> None:
     missing = tmp_path / "nonexistent"
     assert main(["skills", "validate", str(missing)]) == 2
     err = capsys.readouterr().err
     assert str(missing) in err and "no such file or directory" in err
 
 
-@pytest.mark.parametrize("command", [["skills", "list"], ["match", "sql"], ["prompt", "hello"]])
-def test_a_missing_skills_dir_is_a_usage_error_naming_it(command: list[str], tmp_path: Path, capsys: Capsys) -> None:
+@pytest.mark.parametrize(
+    "command", [["skills", "list"], ["match", "sql"], ["prompt", "hello"]]
+)
+def test_a_missing_skills_dir_is_a_usage_error_naming_it(
+    command: list[str], tmp_path: Path, capsys: Capsys
+) -> None:
     missing = tmp_path / "nonexistent"
     assert main(["--skills-dir", str(missing), *command]) == 2
     err = capsys.readouterr().err
@@ -52,10 +58,14 @@ def test_create_sets_up_a_new_home(tmp_path: Path, capsys: Capsys) -> None:
     home = tmp_path / "new-home"
     assert main(["--home", str(home), "--create", "skills", "list", "--json"]) == 0
     assert Home(home).skills_dir.is_dir()
-    assert main(["--home", str(home), "skills", "list", "--json"]) == 0  # now it exists: no flag needed
+    assert (
+        main(["--home", str(home), "skills", "list", "--json"]) == 0
+    )  # now it exists: no flag needed
 
 
-def test_new_skill_without_description_is_a_usage_error(tmp_path: Path, capsys: Capsys) -> None:
+def test_new_skill_without_description_is_a_usage_error(
+    tmp_path: Path, capsys: Capsys
+) -> None:
     assert main(["skills", "new", "pdf-tools", "--dir", str(tmp_path)]) == 2
     assert "--description is required" in capsys.readouterr().err
     assert not (tmp_path / "pdf-tools").exists()
@@ -68,28 +78,47 @@ def test_long_lines_are_not_wrapped_into_a_pipe(capsys: Capsys) -> None:
     assert DEFAULT_BASE_INSTRUCTIONS in out.splitlines()
 
 
-def _run_into_closed_pipe(args: list[str], home: Path) -> subprocess.CompletedProcess[bytes]:
+def _run_into_closed_pipe(
+    args: list[str], home: Path
+) -> subprocess.CompletedProcess[bytes]:
     """Run ``aiq-tui ARGS`` with stdout a pipe whose reader has already gone (``| head -0``)."""
     read_end, write_end = os.pipe()
     os.close(read_end)
     env = {**os.environ, "AIQ_HOME": str(home), "NO_COLOR": "1"}
     env.pop("COLUMNS", None)
     try:
-        return subprocess.run([sys.executable, "-m", "aiq_tui", *args], stdout=write_end, stderr=subprocess.PIPE,
-                              env=env, timeout=120, check=False)
+        return subprocess.run(
+            [sys.executable, "-m", "aiq_tui", *args],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            env=env,
+            timeout=120,
+            check=False,
+        )
     finally:
         os.close(write_end)
 
 
-@pytest.mark.parametrize("args", [["skills", "list"], ["prompt", "hello", "--json"], ["--help"],
-                                  ["ask", "how many customers are there?"]])
-def test_a_closed_pipe_exits_0_without_a_traceback(args: list[str], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["skills", "list"],
+        ["prompt", "hello", "--json"],
+        ["--help"],
+        ["ask", "how many customers are there?"],
+    ],
+)
+def test_a_closed_pipe_exits_0_without_a_traceback(
+    args: list[str], tmp_path: Path
+) -> None:
     done = _run_into_closed_pipe(args, tmp_path / "home")
     assert done.returncode == 0, done.stderr.decode()
     assert b"Traceback" not in done.stderr and b"BrokenPipe" not in done.stderr
 
 
-def test_ask_into_a_closed_pipe_still_finishes_and_saves_the_turn(tmp_path: Path) -> None:
+def test_ask_into_a_closed_pipe_still_finishes_and_saves_the_turn(
+    tmp_path: Path,
+) -> None:
     home = tmp_path / "home"
     done = _run_into_closed_pipe(["ask", "how many customers are there?"], home)
     assert done.returncode == 0 and b"session " in done.stderr

@@ -50,20 +50,27 @@ def slug(heading: str) -> str:
 
 
 def anchors(page: Path) -> set[str]:
-    return {slug(line.lstrip("#")) for _, line in prose_lines(page, keep_code_spans=True)
-            if re.match(r"#{1,6} ", line)}
+    return {
+        slug(line.lstrip("#"))
+        for _, line in prose_lines(page, keep_code_spans=True)
+        if re.match(r"#{1,6} ", line)
+    }
 
 
 def relative_links(page: Path) -> Iterator[tuple[int, str]]:
     for number, line in prose_lines(page):
         for target in _LINK.findall(line):
-            if not re.match(r"[a-z][a-z0-9+.-]*:", target):  # http:, https:, mailto: are not checked
+            if not re.match(
+                r"[a-z][a-z0-9+.-]*:", target
+            ):  # http:, https:, mailto: are not checked
                 yield number, target
 
 
 def test_readme_is_a_page_a_newcomer_reads_to_the_end() -> None:
     lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-    assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines (at most {README_MAX_LINES}): move detail to docs/"
+    assert len(lines) <= README_MAX_LINES, (
+        f"README.md has {len(lines)} lines (at most {README_MAX_LINES}): move detail to docs/"
+    )
 
 
 def test_readme_keeps_the_two_set_up_commands_ci_relies_on() -> None:
@@ -73,9 +80,14 @@ def test_readme_keeps_the_two_set_up_commands_ci_relies_on() -> None:
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_prose_line_is_longer_than_a_wide_screen(page: Path) -> None:
-    long = [f"{page.name}:{number} ({len(line)} chars)" for number, line in prose_lines(page, keep_code_spans=True)
-            if len(line) > PROSE_MAX_CHARS and not line.lstrip().startswith("|")]
-    assert long == [], "break these lines (tables and code blocks may be wider): " + ", ".join(long)
+    long = [
+        f"{page.name}:{number} ({len(line)} chars)"
+        for number, line in prose_lines(page, keep_code_spans=True)
+        if len(line) > PROSE_MAX_CHARS and not line.lstrip().startswith("|")
+    ]
+    assert long == [], (
+        "break these lines (tables and code blocks may be wider): " + ", ".join(long)
+    )
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
@@ -87,17 +99,26 @@ def test_every_relative_link_leads_to_a_file_and_heading_that_exist(page: Path) 
         if not goal.exists():
             broken.append(f"{page.name}:{number} {target} (no such file)")
         elif anchor and goal.suffix == ".md" and anchor not in anchors(goal):
-            broken.append(f"{page.name}:{number} {target} (no heading #{anchor} in {goal.name})")
+            broken.append(
+                f"{page.name}:{number} {target} (no heading #{anchor} in {goal.name})"
+            )
     assert broken == []
 
 
 def test_the_checks_above_find_what_they_look_for(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
-    page.write_text("# A `code` title\n\n[x](other.md#there) ![y](pic.svg) `[not](a-link.md)`\n"
-                    "```\n[inside](code.md)\n```\n| " + "w" * 300 + " |\n", encoding="utf-8")
+    page.write_text(
+        "# A `code` title\n\n[x](other.md#there) ![y](pic.svg) `[not](a-link.md)`\n"
+        "```\n[inside](code.md)\n```\n| " + "w" * 300 + " |\n",
+        encoding="utf-8",
+    )
     assert list(relative_links(page)) == [(3, "other.md#there"), (3, "pic.svg")]
     assert anchors(page) == {"a-code-title"}
-    assert [n for n, line in prose_lines(page, keep_code_spans=True) if len(line) > PROSE_MAX_CHARS] == [7]  # a table row
+    assert [
+        n
+        for n, line in prose_lines(page, keep_code_spans=True)
+        if len(line) > PROSE_MAX_CHARS
+    ] == [7]  # a table row
 
 
 def test_every_docs_page_is_in_the_site_navigation() -> None:

@@ -39,7 +39,7 @@ def same(shown: Any, actual: Any) -> bool:
     """Equal, reading a list the page cuts short with "…" as the start of the real one."""
     if isinstance(actual, (list, tuple)) and isinstance(shown, list):
         if shown and shown[-1] == "…":
-            return list(actual[:len(shown) - 1]) == shown[:-1]
+            return list(actual[: len(shown) - 1]) == shown[:-1]
         return list(actual) == shown
     return shown == actual
 
@@ -48,6 +48,11 @@ def test_every_default_the_docs_give_is_the_config_models_default() -> None:
     shown = leaves(documented_defaults())
     actual = leaves(msgspec.to_builtins(AppConfig()))
     assert len(shown) > 30  # the block was found and read
-    wrong = {key: (value, actual.get(key, "no such setting")) for key, value in shown.items()
-             if key not in actual or not same(value, actual[key])}
-    assert wrong == {}, "docs/configuration.md shows (value, but the code has): " + repr(wrong)
+    wrong = {
+        key: (value, actual.get(key, "no such setting"))
+        for key, value in shown.items()
+        if key not in actual or not same(value, actual[key])
+    }
+    assert wrong == {}, (
+        "docs/configuration.md shows (value, but the code has): " + repr(wrong)
+    )

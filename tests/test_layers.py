@@ -35,14 +35,24 @@ def _imports(path: Path) -> list[Import]:
 
     def visit(node: ast.AST, lazy: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            inner = lazy or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
             if isinstance(child, ast.Import):
-                found.extend(Import(source, alias.name, child.lineno, lazy) for alias in child.names)
-            elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
+                found.extend(
+                    Import(source, alias.name, child.lineno, lazy)
+                    for alias in child.names
+                )
+            elif (
+                isinstance(child, ast.ImportFrom) and child.level == 0 and child.module
+            ):
                 found.append(Import(source, child.module, child.lineno, lazy))
                 # ``from aiq_tui import skills`` imports the package named in the alias
-                found.extend(Import(source, f"{child.module}.{alias.name}", child.lineno, lazy)
-                             for alias in child.names if child.module == "aiq_tui")
+                found.extend(
+                    Import(source, f"{child.module}.{alias.name}", child.lineno, lazy)
+                    for alias in child.names
+                    if child.module == "aiq_tui"
+                )
             visit(child, inner)
 
     visit(tree, False)
@@ -72,25 +82,71 @@ class Rule:
 
 RULES = (
     Rule("aiq_tui.file_io", ("aiq_tui.",), "the file helpers sit below every layer"),
-    Rule("aiq_tui.tools", ("aiq_tui.skills", "aiq_tui.skill_tools", "aiq_tui.ranking", "aiq_tui.agent",
-                           "aiq_tui.replay", "aiq_tui.ui", "aiq_tui.commands"),
-         "tools/ sits below skills/ (script skills launch through it); the tools that wrap skills "
-         "live in skill_tools/, above both"),
-    Rule("aiq_tui.trust", ("aiq_tui.skills", "aiq_tui.tools", "aiq_tui.agent", "aiq_tui.ui"),
-         "which folders the user trusts is decided below the layers that ask"),
-    Rule("aiq_tui.skills", ("aiq_tui.skill_tools", "aiq_tui.ranking", "aiq_tui.agent", "aiq_tui.replay",
-                            "aiq_tui.ui", "aiq_tui.commands"),
-         "skills/ is read by everything above it"),
-    Rule("aiq_tui.ranking", ("aiq_tui.skill_tools", "aiq_tui.tools", "aiq_tui.agent", "aiq_tui.ui",
-                             "aiq_tui.commands"),
-         "matching knows skills, not the tools that run them or the engine"),
-    Rule("aiq_tui.replay", ("aiq_tui.agent", "aiq_tui.ui", "aiq_tui.commands"),
-         "the fold is shared by the engine's front ends; it reads events, not the engine"),
-    Rule("aiq_tui.events", ("aiq_tui.agent", "aiq_tui.tools", "aiq_tui.ui"),
-         "every layer may emit events"),
+    Rule(
+        "aiq_tui.tools",
+        (
+            "aiq_tui.skills",
+            "aiq_tui.skill_tools",
+            "aiq_tui.ranking",
+            "aiq_tui.agent",
+            "aiq_tui.replay",
+            "aiq_tui.ui",
+            "aiq_tui.commands",
+        ),
+        "tools/ sits below skills/ (script skills launch through it); the tools that wrap skills "
+        "live in skill_tools/, above both",
+    ),
+    Rule(
+        "aiq_tui.trust",
+        ("aiq_tui.skills", "aiq_tui.tools", "aiq_tui.agent", "aiq_tui.ui"),
+        "which folders the user trusts is decided below the layers that ask",
+    ),
+    Rule(
+        "aiq_tui.skills",
+        (
+            "aiq_tui.skill_tools",
+            "aiq_tui.ranking",
+            "aiq_tui.agent",
+            "aiq_tui.replay",
+            "aiq_tui.ui",
+            "aiq_tui.commands",
+        ),
+        "skills/ is read by everything above it",
+    ),
+    Rule(
+        "aiq_tui.ranking",
+        (
+            "aiq_tui.skill_tools",
+            "aiq_tui.tools",
+            "aiq_tui.agent",
+            "aiq_tui.ui",
+            "aiq_tui.commands",
+        ),
+        "matching knows skills, not the tools that run them or the engine",
+    ),
+    Rule(
+        "aiq_tui.replay",
+        ("aiq_tui.agent", "aiq_tui.ui", "aiq_tui.commands"),
+        "the fold is shared by the engine's front ends; it reads events, not the engine",
+    ),
+    Rule(
+        "aiq_tui.events",
+        ("aiq_tui.agent", "aiq_tui.tools", "aiq_tui.ui"),
+        "every layer may emit events",
+    ),
 )
-CORE = ("aiq_tui.skills", "aiq_tui.skill_tools", "aiq_tui.context", "aiq_tui.tools", "aiq_tui.llm",
-        "aiq_tui.agent", "aiq_tui.ranking", "aiq_tui.replay", "aiq_tui.events", "aiq_tui.trust")
+CORE = (
+    "aiq_tui.skills",
+    "aiq_tui.skill_tools",
+    "aiq_tui.context",
+    "aiq_tui.tools",
+    "aiq_tui.llm",
+    "aiq_tui.agent",
+    "aiq_tui.ranking",
+    "aiq_tui.replay",
+    "aiq_tui.events",
+    "aiq_tui.trust",
+)
 
 
 @pytest.fixture(scope="module")
@@ -98,34 +154,67 @@ def imports() -> list[Import]:
     return _all_imports()
 
 
-@pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.package.removeprefix("aiq_tui."))
-def test_a_lower_layer_never_imports_a_higher_one(imports: list[Import], rule: Rule) -> None:
-    wrong = [str(found) for found in imports
-             if _in(_unit(found.source), rule.package) and any(_in(found.target, never) or
-                                                               (never.endswith(".") and found.target.startswith(never))
-                                                               for never in rule.never)]
-    assert not wrong, f"{rule.package} must not import {', '.join(rule.never)} ({rule.why}):\n" + "\n".join(wrong)
+@pytest.mark.parametrize(
+    "rule", RULES, ids=lambda rule: rule.package.removeprefix("aiq_tui.")
+)
+def test_a_lower_layer_never_imports_a_higher_one(
+    imports: list[Import], rule: Rule
+) -> None:
+    wrong = [
+        str(found)
+        for found in imports
+        if _in(_unit(found.source), rule.package)
+        and any(
+            _in(found.target, never)
+            or (never.endswith(".") and found.target.startswith(never))
+            for never in rule.never
+        )
+    ]
+    assert not wrong, (
+        f"{rule.package} must not import {', '.join(rule.never)} ({rule.why}):\n"
+        + "\n".join(wrong)
+    )
 
 
-@pytest.mark.parametrize("package", CORE, ids=lambda package: package.removeprefix("aiq_tui."))
-def test_the_core_never_imports_the_ui_or_textual(imports: list[Import], package: str) -> None:
-    wrong = [str(found) for found in imports if _in(_unit(found.source), package)
-             and (_in(found.target, "aiq_tui.ui") or _in(found.target, "textual"))]
+@pytest.mark.parametrize(
+    "package", CORE, ids=lambda package: package.removeprefix("aiq_tui.")
+)
+def test_the_core_never_imports_the_ui_or_textual(
+    imports: list[Import], package: str
+) -> None:
+    wrong = [
+        str(found)
+        for found in imports
+        if _in(_unit(found.source), package)
+        and (_in(found.target, "aiq_tui.ui") or _in(found.target, "textual"))
+    ]
     assert not wrong, "\n".join(wrong)
 
 
-def test_headless_commands_import_the_ui_only_to_open_the_replay_tui(imports: list[Import]) -> None:
+def test_headless_commands_import_the_ui_only_to_open_the_replay_tui(
+    imports: list[Import],
+) -> None:
     """``aiq-tui replay`` opens Replay in a terminal: its one import of ``ui/``, inside the function
     that opens it, so every other command starts without Textual."""
-    into_ui = [found for found in imports if _in(_unit(found.source), "aiq_tui.commands")
-               and (_in(found.target, "aiq_tui.ui") or _in(found.target, "textual"))]
+    into_ui = [
+        found
+        for found in imports
+        if _in(_unit(found.source), "aiq_tui.commands")
+        and (_in(found.target, "aiq_tui.ui") or _in(found.target, "textual"))
+    ]
     assert [(found.source, found.target, found.lazy) for found in into_ui] == [
-        ("commands/replay_cmd.py", "aiq_tui.ui.screens.replay", True)], "\n".join(map(str, into_ui))
+        ("commands/replay_cmd.py", "aiq_tui.ui.screens.replay", True)
+    ], "\n".join(map(str, into_ui))
 
 
 def test_the_rules_see_imports_inside_functions_and_type_checking_blocks() -> None:
     """The reader itself: a lazy import and a type-only import are both found (the rules would
     pass vacuously on a reader that saw neither)."""
-    found = {(i.target, i.lazy) for i in _imports(SRC / "skill_tools" / "default_tools.py")}
-    assert ("aiq_tui.skill_tools.use_skill", True) in found  # inside build_default_tools
+    found = {
+        (i.target, i.lazy) for i in _imports(SRC / "skill_tools" / "default_tools.py")
+    }
+    assert (
+        "aiq_tui.skill_tools.use_skill",
+        True,
+    ) in found  # inside build_default_tools
     assert ("aiq_tui.config", False) in found  # under TYPE_CHECKING

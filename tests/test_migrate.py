@@ -29,7 +29,10 @@ def test_migration_moves_flat_files_into_new_layout_and_reports(tmp_path: Path) 
     assert not (home.root / "config.yaml").exists()
     assert (home.root / "notes.txt").exists()
     assert {new for _, new in report.moved} == {
-        home.config_file, home.sources_file, home.sessions_dir / "session_1.json", home.sessions_dir / "session_2.json"
+        home.config_file,
+        home.sources_file,
+        home.sessions_dir / "session_1.json",
+        home.sessions_dir / "session_2.json",
     }
     assert "moved 4 file(s)" in report.summary()
 
@@ -37,9 +40,14 @@ def test_migration_moves_flat_files_into_new_layout_and_reports(tmp_path: Path) 
 def test_migration_backs_up_originals_first(tmp_path: Path) -> None:
     home = flat_home(tmp_path)
     report = migrate_flat_layout(home, now=0)
-    assert report.backup_dir is not None and report.backup_dir.name.startswith("backup-")
+    assert report.backup_dir is not None and report.backup_dir.name.startswith(
+        "backup-"
+    )
     assert sorted(p.name for p in report.backup_dir.iterdir()) == [
-        "config.yaml", "session_1.json", "session_2.json", "sources.yaml"
+        "config.yaml",
+        "session_1.json",
+        "session_2.json",
+        "sources.yaml",
     ]
     assert (report.backup_dir / "config.yaml").read_text() == "llm: old\n"
 
@@ -62,7 +70,10 @@ def test_migration_never_overwrites_and_reports_conflict(tmp_path: Path) -> None
     assert (home.root / "config.yaml").read_text() == "llm: old\n"  # left in place
     assert report.skipped == (home.root / "config.yaml",)
     [problem] = report.problems
-    assert problem.path == home.root / "config.yaml" and "already exists" in problem.message
+    assert (
+        problem.path == home.root / "config.yaml"
+        and "already exists" in problem.message
+    )
     assert home.sources_file.exists()  # the rest still moved
 
 

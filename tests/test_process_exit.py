@@ -14,8 +14,13 @@ from aiq_tui.locations import Home
 
 
 def run_python(source: str, **options: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(source)], capture_output=True, text=True,
-                          timeout=120, **options)  # type: ignore[call-overload]
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(source)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **options,
+    )  # type: ignore[call-overload]
 
 
 def test_output_still_buffered_is_written_and_the_code_kept() -> None:
@@ -58,30 +63,64 @@ def many_skills(root: Path, count: int) -> None:
     for index in range(count):
         folder = root / f"skill-{index:04d}"
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: skill-{index:04d}\ndescription: Skill number {index}, "
-                                         "with a description long enough to fill a pipe.\n---\n",
-                                         encoding="utf-8")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: skill-{index:04d}\ndescription: Skill number {index}, "
+            "with a description long enough to fill a pipe.\n---\n",
+            encoding="utf-8",
+        )
 
 
-def test_a_listing_through_the_entry_point_is_whole(isolated_home: Home, tmp_path: Path) -> None:
+def test_a_listing_through_the_entry_point_is_whole(
+    isolated_home: Home, tmp_path: Path
+) -> None:
     many_skills(tmp_path / "skills", 300)
-    done = subprocess.run([sys.executable, "-m", "aiq_tui", "--skills-dir", str(tmp_path / "skills"),
-                           "skills", "list", "--json"], capture_output=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "aiq_tui",
+            "--skills-dir",
+            str(tmp_path / "skills"),
+            "skills",
+            "list",
+            "--json",
+        ],
+        capture_output=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     listed = {skill["name"] for skill in json.loads(done.stdout)["skills"]}
     assert {f"skill-{index:04d}" for index in range(300)} <= listed
 
 
 def test_a_usage_error_keeps_exit_code_2(isolated_home: Home) -> None:
-    done = subprocess.run([sys.executable, "-m", "aiq_tui", "skills", "show", "no-such-skill"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "aiq_tui", "skills", "show", "no-such-skill"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and "no-such-skill" in done.stderr
 
 
-def test_a_reader_that_goes_away_is_no_error(isolated_home: Home, tmp_path: Path) -> None:
+def test_a_reader_that_goes_away_is_no_error(
+    isolated_home: Home, tmp_path: Path
+) -> None:
     many_skills(tmp_path / "skills", 600)  # well over a pipe's buffer
-    reader = subprocess.Popen([sys.executable, "-m", "aiq_tui", "--skills-dir", str(tmp_path / "skills"),
-                               "skills", "list", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    reader = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "aiq_tui",
+            "--skills-dir",
+            str(tmp_path / "skills"),
+            "skills",
+            "list",
+            "--json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     assert reader.stdout is not None and reader.stderr is not None
     assert reader.stdout.read(20).startswith(b"{")
     reader.stdout.close()  # like `| head -c 20`

@@ -35,9 +35,10 @@ import os
 import random
 import re
 import subprocess
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from aiq_tui.skills.model import SkillMeta
 
@@ -59,7 +60,10 @@ ENV = {
     "stabletoolbench": "AIQ_BENCH_STABLETOOLBENCH",
     "authored": "AIQ_BENCH_CORPUS",
 }
-TUNE_SAMPLE = {"metatool": None, "toollens": 2000}  # MetaTool: its whole tuning part (6,261)
+TUNE_SAMPLE = {
+    "metatool": None,
+    "toollens": 2000,
+}  # MetaTool: its whole tuning part (6,261)
 SAMPLE_SEED = 36
 
 
@@ -90,11 +94,15 @@ class Missing:
 
 def share_of(key: str, salt: str = "") -> float:
     """A stable number in [0, 1) from ``key``: the deterministic split (no RNG state, no order)."""
-    return int(hashlib.sha1((salt + key).encode("utf-8")).hexdigest()[:8], 16) / 0x1_0000_0000
+    return (
+        int(hashlib.sha1((salt + key).encode("utf-8")).hexdigest()[:8], 16)
+        / 0x1_0000_0000
+    )
 
 
-def split(items: Iterable[Any], key: Callable[[Any], str], tuning_share: float,
-          salt: str = "") -> tuple[list[Any], list[Any]]:
+def split(
+    items: Iterable[Any], key: Callable[[Any], str], tuning_share: float, salt: str = ""
+) -> tuple[list[Any], list[Any]]:
     """(tuning, held_out): an item is tuning when its key's hash falls below ``tuning_share``.
     Items with the same key always land on the same side."""
     tuning: list[Any] = []
@@ -115,14 +123,21 @@ def sample(cases: Sequence[PanelCase], size: int | None) -> list[PanelCase]:
 
 
 def _meta(name: str, description: str, root: Path) -> SkillMeta:
-    return SkillMeta(name=name, description=description, path=root / name / "SKILL.md", source_dir=root)
+    return SkillMeta(
+        name=name,
+        description=description,
+        path=root / name / "SKILL.md",
+        source_dir=root,
+    )
 
 
 def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "tool"
 
 
-def api_meta(tool: str, api: str, description: str, category: str, root: Path, taken: set[str]) -> SkillMeta:
+def api_meta(
+    tool: str, api: str, description: str, category: str, root: Path, taken: set[str]
+) -> SkillMeta:
     """A RapidAPI endpoint as a skill: named "<tool>-<api>", described by what it does."""
     name = slug(f"{tool} {api}")
     base, number = name, 2
@@ -147,8 +162,11 @@ def read_tree(root: Path, relative: str) -> bytes | None:
         return file.read_bytes()
     if _is_git_dir(root):
         try:
-            done = subprocess.run(["git", "--git-dir", str(root), "show", f"HEAD:{relative}"],
-                                  capture_output=True, check=False)
+            done = subprocess.run(
+                ["git", "--git-dir", str(root), "show", f"HEAD:{relative}"],
+                capture_output=True,
+                check=False,
+            )
         except OSError:
             return None
         return done.stdout if done.returncode == 0 else None
@@ -164,43 +182,86 @@ def configured(name: str, default: Path | None) -> Path | None:
 
 
 def metatool(root: Path | None) -> Dataset | Missing:
-    if root is None or not (root / "plugin_des.json").is_file() or not (root / "all_clean_data.csv").is_file():
-        return Missing("metatool", f"MetaTool data not found in {root} (plugin_des.json, all_clean_data.csv); "
-                       f"set {ENV['metatool']}")
+    if (
+        root is None
+        or not (root / "plugin_des.json").is_file()
+        or not (root / "all_clean_data.csv").is_file()
+    ):
+        return Missing(
+            "metatool",
+            f"MetaTool data not found in {root} (plugin_des.json, all_clean_data.csv); "
+            f"set {ENV['metatool']}",
+        )
     from bench.match import is_tuning
 
-    tools: dict[str, str] = json.loads((root / "plugin_des.json").read_text(encoding="utf-8"))
+    tools: dict[str, str] = json.loads(
+        (root / "plugin_des.json").read_text(encoding="utf-8")
+    )
     with (root / "all_clean_data.csv").open(encoding="utf-8", newline="") as handle:
-        cases = [PanelCase(row["Query"], frozenset({row["Tool"]}), row["Tool"]) for row in csv.DictReader(handle)]
+        cases = [
+            PanelCase(row["Query"], frozenset({row["Tool"]}), row["Tool"])
+            for row in csv.DictReader(handle)
+        ]
     tuning = [case for case in cases if is_tuning(case.query)]
     held = [case for case in cases if not is_tuning(case.query)]
-    return Dataset("metatool", tuple(_meta(n, d, root) for n, d in tools.items()),
-                   tuple(sample(tuning, TUNE_SAMPLE["metatool"])), tuple(held), str(root),
-                   {"split": "hash of the query text (bench/match.py is_tuning, 30 % tuning)",
-                    "tuning_pool": len(tuning)})
+    return Dataset(
+        "metatool",
+        tuple(_meta(n, d, root) for n, d in tools.items()),
+        tuple(sample(tuning, TUNE_SAMPLE["metatool"])),
+        tuple(held),
+        str(root),
+        {
+            "split": "hash of the query text (bench/match.py is_tuning, 30 % tuning)",
+            "tuning_pool": len(tuning),
+        },
+    )
 
 
 TOOLLENS = "datasets/ToolLens"
 
 
 def toollens(root: Path | None) -> Dataset | Missing:
-    files = {part: read_tree(root, f"{TOOLLENS}/{part}") if root else None
-             for part in ("corpus.jsonl", "queries.jsonl", "qrels/train.tsv", "qrels/test.tsv")}
+    files = {
+        part: read_tree(root, f"{TOOLLENS}/{part}") if root else None
+        for part in (
+            "corpus.jsonl",
+            "queries.jsonl",
+            "qrels/train.tsv",
+            "qrels/test.tsv",
+        )
+    }
     absent = [part for part, data in files.items() if data is None]
     if absent:
-        return Missing("toollens", f"ToolLens not found in {root} (no {TOOLLENS}/{absent[0]}); set "
-                       f"{ENV['toollens']} to a clone of https://github.com/quchangle1/COLT")
+        return Missing(
+            "toollens",
+            f"ToolLens not found in {root} (no {TOOLLENS}/{absent[0]}); set "
+            f"{ENV['toollens']} to a clone of https://github.com/quchangle1/COLT",
+        )
     taken: set[str] = set()
     name_of: dict[str, str] = {}
     metas = []
     for line in files["corpus.jsonl"].decode("utf-8").splitlines():  # type: ignore[union-attr]
         row = json.loads(line)
-        fields = dict(re.findall(r"(category_name|tool_name|api_name|api_description):(.*?)(?=, \w+:|$)", row["text"]))
-        meta = api_meta(fields.get("tool_name", ""), fields.get("api_name", ""), fields.get("api_description", ""),
-                        fields.get("category_name", ""), root, taken)  # type: ignore[arg-type]
+        fields = dict(
+            re.findall(
+                r"(category_name|tool_name|api_name|api_description):(.*?)(?=, \w+:|$)",
+                row["text"],
+            )
+        )
+        meta = api_meta(
+            fields.get("tool_name", ""),
+            fields.get("api_name", ""),
+            fields.get("api_description", ""),
+            fields.get("category_name", ""),
+            root,
+            taken,
+        )  # type: ignore[arg-type]
         name_of[row["_id"]] = meta.name
         metas.append(meta)
-    text = {row["_id"]: row["text"] for row in map(json.loads, files["queries.jsonl"].decode("utf-8").splitlines())}  # type: ignore[union-attr]
+    text = {
+        row["_id"]: row["text"]
+        for row in map(json.loads, files["queries.jsonl"].decode("utf-8").splitlines())
+    }  # type: ignore[union-attr]
 
     def qrels(data: bytes) -> dict[str, frozenset[str]]:
         gold: dict[str, set[str]] = {}
@@ -210,29 +271,58 @@ def toollens(root: Path | None) -> Dataset | Missing:
         return {query: frozenset(tools) for query, tools in gold.items()}
 
     def cases(gold: dict[str, frozenset[str]]) -> list[PanelCase]:
-        return [PanelCase(text[q], tools, gold_key(tools)) for q, tools in sorted(gold.items(), key=lambda i: int(i[0]))]
+        return [
+            PanelCase(text[q], tools, gold_key(tools))
+            for q, tools in sorted(gold.items(), key=lambda i: int(i[0]))
+        ]
 
-    train, test = cases(qrels(files["qrels/train.tsv"])), cases(qrels(files["qrels/test.tsv"]))  # type: ignore[arg-type]
+    train, test = (
+        cases(qrels(files["qrels/train.tsv"])),
+        cases(qrels(files["qrels/test.tsv"])),
+    )  # type: ignore[arg-type]
     tuning, _ = split(train, lambda case: case.group, 0.3, "toollens")
     _, held = split(test, lambda case: case.group, 0.3, "toollens")
-    return Dataset("toollens", tuple(metas), tuple(sample(tuning, TOOLLENS_SAMPLE)), tuple(held), str(root),
-                   {"split": "hash of the gold-tool set (30 % of gold sets tuning): held-out = test queries "
-                             "of held-out gold sets, tuning = train queries of tuning gold sets",
-                    "tuning_pool": len(tuning), "test_queries": len(test)})
+    return Dataset(
+        "toollens",
+        tuple(metas),
+        tuple(sample(tuning, TOOLLENS_SAMPLE)),
+        tuple(held),
+        str(root),
+        {
+            "split": "hash of the gold-tool set (30 % of gold sets tuning): held-out = test queries "
+            "of held-out gold sets, tuning = train queries of tuning gold sets",
+            "tuning_pool": len(tuning),
+            "test_queries": len(test),
+        },
+    )
 
 
 TOOLLENS_SAMPLE = TUNE_SAMPLE["toollens"]
-STB_SETS = ("G1_instruction", "G1_category", "G1_tool", "G2_instruction", "G2_category", "G3_instruction")
+STB_SETS = (
+    "G1_instruction",
+    "G1_category",
+    "G1_tool",
+    "G2_instruction",
+    "G2_category",
+    "G3_instruction",
+)
 
 
 def stabletoolbench(root: Path | None) -> Dataset | Missing:
     loaded = {}
     for name in STB_SETS:
-        data = read_tree(root, f"solvable_queries/test_instruction/{name}.json") if root else None
+        data = (
+            read_tree(root, f"solvable_queries/test_instruction/{name}.json")
+            if root
+            else None
+        )
         if data is None:
-            return Missing("stabletoolbench", f"StableToolBench not found in {root} (no solvable_queries/"
-                           f"test_instruction/{name}.json); set {ENV['stabletoolbench']} to a clone of "
-                           "https://github.com/THUNLP-MT/StableToolBench")
+            return Missing(
+                "stabletoolbench",
+                f"StableToolBench not found in {root} (no solvable_queries/"
+                f"test_instruction/{name}.json); set {ENV['stabletoolbench']} to a clone of "
+                "https://github.com/THUNLP-MT/StableToolBench",
+            )
         loaded[name] = json.loads(data)
     taken: set[str] = set()
     name_of: dict[tuple[str, str], str] = {}
@@ -243,44 +333,94 @@ def stabletoolbench(root: Path | None) -> Dataset | Missing:
             for api in item["api_list"]:
                 key = (api["tool_name"], api["api_name"])
                 if key not in name_of:
-                    meta = api_meta(*key, api.get("api_description", ""), api.get("category_name", ""), root, taken)  # type: ignore[arg-type]
+                    meta = api_meta(
+                        *key,
+                        api.get("api_description", ""),
+                        api.get("category_name", ""),
+                        root,
+                        taken,
+                    )  # type: ignore[arg-type]
                     name_of[key] = meta.name
                     metas.append(meta)
-            gold = frozenset(name_of[tuple(pair)] for pair in item["relevant APIs"] if tuple(pair) in name_of)
+            gold = frozenset(
+                name_of[tuple(pair)]
+                for pair in item["relevant APIs"]
+                if tuple(pair) in name_of
+            )
             if gold:
-                cases.append((f"{set_name}/{item['query_id']}", PanelCase(item["query"], gold, gold_key(gold))))
+                cases.append(
+                    (
+                        f"{set_name}/{item['query_id']}",
+                        PanelCase(item["query"], gold, gold_key(gold)),
+                    )
+                )
     tuning, held = split(cases, lambda pair: pair[0], 0.4, "stabletoolbench")
-    return Dataset("stabletoolbench", tuple(metas), tuple(case for _, case in tuning),
-                   tuple(case for _, case in held), str(root),
-                   {"split": "hash of the set and query id (40 % tuning)"})
+    return Dataset(
+        "stabletoolbench",
+        tuple(metas),
+        tuple(case for _, case in tuning),
+        tuple(case for _, case in held),
+        str(root),
+        {"split": "hash of the set and query id (40 % tuning)"},
+    )
 
 
 def authored(corpus: Path | None) -> Dataset | Missing:
     if corpus is None or not corpus.is_dir():
-        return Missing("authored", f"the Anthropic skills corpus not found in {corpus}; set {ENV['authored']}")
+        return Missing(
+            "authored",
+            f"the Anthropic skills corpus not found in {corpus}; set {ENV['authored']}",
+        )
     from aiq_tui.config import SkillsSettings
     from aiq_tui.skills.discover import SkillDir, scan
     from aiq_tui.skills.store import bundled_defaults
 
-    result = scan([SkillDir(corpus, "flag"), SkillDir(Path(str(bundled_defaults())), "flag")], SkillsSettings())
-    metas = tuple(result.metas.values()) if isinstance(result.metas, dict) else tuple(result.metas)
+    result = scan(
+        [SkillDir(corpus, "flag"), SkillDir(Path(str(bundled_defaults())), "flag")],
+        SkillsSettings(),
+    )
+    metas = (
+        tuple(result.metas.values())
+        if isinstance(result.metas, dict)
+        else tuple(result.metas)
+    )
     tests = ROOT / "tests"
     tuned_sets: list[PanelCase] = []
     for path in sorted((tests / "match" / "data" / "trigger_evals").glob("*.json")):
-        tuned_sets += [PanelCase(item["query"], frozenset({path.stem}), path.stem)
-                       for item in json.loads(path.read_text(encoding="utf-8")) if item.get("should_trigger")]
-    for line in (tests / "match" / "data" / "corpus_requests.tsv").read_text(encoding="utf-8").splitlines():
+        tuned_sets += [
+            PanelCase(item["query"], frozenset({path.stem}), path.stem)
+            for item in json.loads(path.read_text(encoding="utf-8"))
+            if item.get("should_trigger")
+        ]
+    for line in (
+        (tests / "match" / "data" / "corpus_requests.tsv")
+        .read_text(encoding="utf-8")
+        .splitlines()
+    ):
         if line.strip() and not line.startswith("#"):
             query, skill = line.split("\t")
-            tuned_sets.append(PanelCase(query.strip(), frozenset({skill.strip()}), skill.strip()))
+            tuned_sets.append(
+                PanelCase(query.strip(), frozenset({skill.strip()}), skill.strip())
+            )
     later: list[PanelCase] = []
     for path in sorted((tests / "evals" / "data").glob("*.json")):
-        later += [PanelCase(item["query"], frozenset({path.stem}), path.stem)
-                  for item in json.loads(path.read_text(encoding="utf-8")) if item.get("should_trigger")]
+        later += [
+            PanelCase(item["query"], frozenset({path.stem}), path.stem)
+            for item in json.loads(path.read_text(encoding="utf-8"))
+            if item.get("should_trigger")
+        ]
     tuning, held = split(tuned_sets, lambda case: case.query, 0.4, "authored")
-    return Dataset("authored", metas, tuple(tuning), tuple(held + later), str(corpus),
-                   {"split": "hash of the query (40 % tuning) of trigger_evals + corpus_requests.tsv; "
-                             "tests/evals/data held out whole"})
+    return Dataset(
+        "authored",
+        metas,
+        tuple(tuning),
+        tuple(held + later),
+        str(corpus),
+        {
+            "split": "hash of the query (40 % tuning) of trigger_evals + corpus_requests.tsv; "
+            "tests/evals/data held out whole"
+        },
+    )
 
 
 def load_all() -> list[Dataset | Missing]:

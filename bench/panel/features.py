@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from bench.panel.data import Dataset, PanelCase
 
@@ -28,7 +29,9 @@ class PartFeatures:
     keyword: Any  # (Q, T) float64 keyword score, 0 = no hit
     exclusion: Any  # (Q, T) float64 exclusion factor (1 = none)
     keyword_rank: Any  # (Q,) best gold rank in the keyword ranking, 0 = not ranked
-    keyword_top3: list[list[tuple[float, bool]]]  # per query: the keyword top 3 (confidence, right)
+    keyword_top3: list[
+        list[tuple[float, bool]]
+    ]  # per query: the keyword top 3 (confidence, right)
     gold: Any  # (Q, T) bool
     groups: tuple[str, ...]
     queries: Any  # (Q, d) MiniLM query vectors, before any adapter
@@ -46,7 +49,13 @@ def _digest(*parts: Any) -> str:
 
 
 # What the keyword ranker (SkillIndex.rank) is made of: a change to any is a new cache key.
-KEYWORD_SOURCES = ("match.py", "tokenize.py", "synonyms.py", "signal_words.py", "exclusions.py")
+KEYWORD_SOURCES = (
+    "match.py",
+    "tokenize.py",
+    "synonyms.py",
+    "signal_words.py",
+    "exclusions.py",
+)
 
 
 def ranking_code_digest() -> str:
@@ -70,8 +79,13 @@ def cached(label: str, key: str, compute: Any) -> Any:
 def encode(encoder: Any, fingerprint: str, label: str, texts: Sequence[str]) -> Any:
     import numpy as np
 
-    return cached(f"{label}-vectors", _digest(fingerprint, list(texts)),
-                  lambda: np.asarray(encoder.encode(list(texts), batch_size=64), dtype=np.float32))
+    return cached(
+        f"{label}-vectors",
+        _digest(fingerprint, list(texts)),
+        lambda: np.asarray(
+            encoder.encode(list(texts), batch_size=64), dtype=np.float32
+        ),
+    )
 
 
 def keyword_features(dataset: Dataset, cases: Sequence[PanelCase]) -> dict[str, Any]:
@@ -90,20 +104,36 @@ def keyword_features(dataset: Dataset, cases: Sequence[PanelCase]) -> dict[str, 
         top3 = []
         for row, case in enumerate(cases):
             matches = index.rank(case.query, top_k=None).matches
-            for position, match in enumerate(matches):
+            for _position, match in enumerate(matches):
                 keyword[row, column[match.name]] = match.score
                 exclusion[row, column[match.name]] = exclusion_factor(match)
-            found = [position + 1 for position, match in enumerate(matches) if match.name in case.gold]
+            found = [
+                position + 1
+                for position, match in enumerate(matches)
+                if match.name in case.gold
+            ]
             ranks[row] = found[0] if found else 0
-            top3.append([(match.confidence, match.name in case.gold) for match in matches[:3]])
-        return {"names": names, "keyword": keyword, "exclusion": exclusion, "keyword_rank": ranks, "top3": top3}
+            top3.append(
+                [(match.confidence, match.name in case.gold) for match in matches[:3]]
+            )
+        return {
+            "names": names,
+            "keyword": keyword,
+            "exclusion": exclusion,
+            "keyword_rank": ranks,
+            "top3": top3,
+        }
 
     texts = [(case.query, tuple(sorted(case.gold))) for case in cases]
     metas = [(meta.name, meta.description, str(meta.path)) for meta in dataset.metas]
-    return cached(f"{dataset.name}-keyword", _digest(texts, metas, ranking_code_digest()), compute)
+    return cached(
+        f"{dataset.name}-keyword", _digest(texts, metas, ranking_code_digest()), compute
+    )
 
 
-def part_features(dataset: Dataset, cases: Sequence[PanelCase], models: Any) -> PartFeatures:
+def part_features(
+    dataset: Dataset, cases: Sequence[PanelCase], models: Any
+) -> PartFeatures:
     """``models``: (minilm encoder, fingerprint, companion encoder or None, its fingerprint)."""
     import numpy as np
 
@@ -122,11 +152,21 @@ def part_features(dataset: Dataset, cases: Sequence[PanelCase], models: Any) -> 
             if name in column:
                 gold[row, column[name]] = True
     features = PartFeatures(
-        names=names, keyword=words["keyword"], exclusion=words["exclusion"], keyword_rank=words["keyword_rank"],
-        keyword_top3=words["top3"], gold=gold, groups=tuple(case.group for case in cases),
+        names=names,
+        keyword=words["keyword"],
+        exclusion=words["exclusion"],
+        keyword_rank=words["keyword_rank"],
+        keyword_top3=words["top3"],
+        gold=gold,
+        groups=tuple(case.group for case in cases),
         queries=encode(encoder, fingerprint, f"{dataset.name}-queries", queries),
-        tools=encode(encoder, fingerprint, f"{dataset.name}-tools", tool_texts))
+        tools=encode(encoder, fingerprint, f"{dataset.name}-tools", tool_texts),
+    )
     if other is not None:
-        features.companion_queries = encode(other, other_fingerprint, f"{dataset.name}-companion-queries", queries)
-        features.companion_tools = encode(other, other_fingerprint, f"{dataset.name}-companion-tools", tool_texts)
+        features.companion_queries = encode(
+            other, other_fingerprint, f"{dataset.name}-companion-queries", queries
+        )
+        features.companion_tools = encode(
+            other, other_fingerprint, f"{dataset.name}-companion-tools", tool_texts
+        )
     return features

@@ -13,7 +13,9 @@ from typing import Any
 
 from aiq_tui.models import MODELS
 
-ADAPTER_FOLDED_ALPHA = MODELS["minilm"].query_adapter_alpha  # the α folded into ranking/adapters/minilm.npy
+ADAPTER_FOLDED_ALPHA = MODELS[
+    "minilm"
+].query_adapter_alpha  # the α folded into ranking/adapters/minilm.npy
 
 
 @dataclass(frozen=True)
@@ -27,8 +29,10 @@ class Settings:
     alpha: float  # the query adapter's strength: 0 = off, 1.3 = the file as trained
 
     def label(self) -> str:
-        return (f"w {self.weight:g} · h {self.keyword_half:g} · floor {self.floor:g} · "
-                f"companion {self.companion_weight:g} · α {self.alpha:g}")
+        return (
+            f"w {self.weight:g} · h {self.keyword_half:g} · floor {self.floor:g} · "
+            f"companion {self.companion_weight:g} · α {self.alpha:g}"
+        )
 
 
 def adapted(queries: Any, matrix: Any | None, alpha: float) -> Any:
@@ -56,13 +60,22 @@ def saturated(keyword: Any, half: float) -> Any:
     return np.where(keyword > 0, keyword / (keyword + half), 0.0)
 
 
-def combine(similarity: Any, other_similarity: Any | None, kw: Any, exclusion: Any, candidates: Any, settings: Settings) -> Any:
+def combine(
+    similarity: Any,
+    other_similarity: Any | None,
+    kw: Any,
+    exclusion: Any,
+    candidates: Any,
+    settings: Settings,
+) -> Any:
     """The fused score from its parts: similarities min-max scaled per query, kw′ saturated, each
     computed once for a whole grid of trials (panel.search)."""
     import numpy as np
 
     weight = settings.weight
-    other_weight = weight * settings.companion_weight if other_similarity is not None else 0.0
+    other_weight = (
+        weight * settings.companion_weight if other_similarity is not None else 0.0
+    )
     total = weight + other_weight + (1 - weight)
     fused = weight * similarity + (1 - weight) * kw
     if other_weight:
@@ -70,11 +83,22 @@ def combine(similarity: Any, other_similarity: Any | None, kw: Any, exclusion: A
     return np.where(candidates, fused * exclusion / total, -np.inf)
 
 
-def fused_scores(keyword: Any, exclusion: Any, cosines: Any, companion: Any | None, settings: Settings) -> Any:
+def fused_scores(
+    keyword: Any,
+    exclusion: Any,
+    cosines: Any,
+    companion: Any | None,
+    settings: Settings,
+) -> Any:
     """(Q, T) fused scores as Matcher.fuse computes them; −inf where a tool is not a candidate."""
-    return combine(scaled(cosines), None if companion is None else scaled(companion),
-                   saturated(keyword, settings.keyword_half), exclusion,
-                   (keyword > 0) | (cosines >= settings.floor), settings)
+    return combine(
+        scaled(cosines),
+        None if companion is None else scaled(companion),
+        saturated(keyword, settings.keyword_half),
+        exclusion,
+        (keyword > 0) | (cosines >= settings.floor),
+        settings,
+    )
 
 
 def gold_ranks(fused: Any, gold: Any) -> Any:
@@ -87,7 +111,9 @@ def gold_ranks(fused: Any, gold: Any) -> Any:
     at_best = gold & (fused == best_score[:, None])
     best_column = np.where(at_best, columns, fused.shape[1]).min(axis=1)
     above = (fused > best_score[:, None]).sum(axis=1)
-    tied_before = ((fused == best_score[:, None]) & (columns[None, :] < best_column[:, None])).sum(axis=1)
+    tied_before = (
+        (fused == best_score[:, None]) & (columns[None, :] < best_column[:, None])
+    ).sum(axis=1)
     return np.where(np.isfinite(best_score), above + tied_before + 1, 0)
 
 
@@ -96,7 +122,9 @@ def cosines_for(features: Any, matrix: Any | None, alpha: float) -> Any:
 
     # float32 products then float64, as the product computes them (matrix @ vector, then tolist)
     queries = adapted(features.queries, matrix, alpha)
-    return (queries.astype(np.float32) @ features.tools.astype(np.float32).T).astype(np.float64)
+    return (queries.astype(np.float32) @ features.tools.astype(np.float32).T).astype(
+        np.float64
+    )
 
 
 def companion_cosines(features: Any) -> Any | None:
@@ -104,5 +132,7 @@ def companion_cosines(features: Any) -> Any | None:
 
     if features.companion_queries is None:
         return None
-    return (features.companion_queries.astype(np.float32)
-            @ features.companion_tools.astype(np.float32).T).astype(np.float64)
+    return (
+        features.companion_queries.astype(np.float32)
+        @ features.companion_tools.astype(np.float32).T
+    ).astype(np.float64)

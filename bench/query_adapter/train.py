@@ -33,20 +33,29 @@ import math
 import subprocess
 import sys
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from aiq_tui.ranking.vectors import skill_text
 from aiq_tui.skills.model import SkillMeta
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "results" / "query_adapter" / "minilm.npy"
-ENCODE_BATCH = 64  # texts per encoder batch, as bench/match.py encodes MetaTool's queries
-MAX_SEAL_TOOLS = 3  # a Seal-Tools query calling more tools is a plan, not a request for one tool
+DEFAULT_OUT = (
+    Path(__file__).resolve().parents[1] / "results" / "query_adapter" / "minilm.npy"
+)
+ENCODE_BATCH = (
+    64  # texts per encoder batch, as bench/match.py encodes MetaTool's queries
+)
+MAX_SEAL_TOOLS = (
+    3  # a Seal-Tools query calling more tools is a plan, not a request for one tool
+)
 MAX_QUERY_CHARS = 400  # longer BFCL "questions" are pasted documents, not requests
-TORCH_HINT = "pip install torch==2.13.0  (training only; aiq-tui itself does not need torch)"
+TORCH_HINT = (
+    "pip install torch==2.13.0  (training only; aiq-tui itself does not need torch)"
+)
 
 
 @dataclass(frozen=True)
@@ -60,19 +69,44 @@ class Source:
     licence: str = "Apache-2.0"
 
 
-BFCL_SETS = ("simple_python", "multiple", "live_simple", "live_multiple", "parallel_multiple",
-             "live_parallel_multiple")
+BFCL_SETS = (
+    "simple_python",
+    "multiple",
+    "live_simple",
+    "live_multiple",
+    "parallel_multiple",
+    "live_parallel_multiple",
+)
 _BFCL_DATA = "berkeley-function-call-leaderboard/bfcl_eval/data"
 
-SEAL_TOOLS = Source("seal-tools", "fairyshine/Seal-Tools", "ce753ecd60ed08dd376984035de531ab8421f1c6",
-                    tuple(f"Seal-Tools_Dataset/{part}.jsonl"
-                          for part in ("tool", "dev", "test_in_domain", "test_out_domain")))
-TOOLALPACA = Source("toolalpaca", "tangqiaoyu/ToolAlpaca", "189069998d64a7baf1b4a1c3c4b2e75eb9d05532",
-                    ("data/eval_real.json", "data/eval_simulated.json"))
-GORILLA = Source("gorilla", "ShishirPatil/gorilla", "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8",
-                 tuple(path for name in BFCL_SETS
-                       for path in (f"{_BFCL_DATA}/BFCL_v4_{name}.json",
-                                    f"{_BFCL_DATA}/possible_answer/BFCL_v4_{name}.json")))
+SEAL_TOOLS = Source(
+    "seal-tools",
+    "fairyshine/Seal-Tools",
+    "ce753ecd60ed08dd376984035de531ab8421f1c6",
+    tuple(
+        f"Seal-Tools_Dataset/{part}.jsonl"
+        for part in ("tool", "dev", "test_in_domain", "test_out_domain")
+    ),
+)
+TOOLALPACA = Source(
+    "toolalpaca",
+    "tangqiaoyu/ToolAlpaca",
+    "189069998d64a7baf1b4a1c3c4b2e75eb9d05532",
+    ("data/eval_real.json", "data/eval_simulated.json"),
+)
+GORILLA = Source(
+    "gorilla",
+    "ShishirPatil/gorilla",
+    "6ea57973c7a6097fd7c5915698c54c17c5b1b6c8",
+    tuple(
+        path
+        for name in BFCL_SETS
+        for path in (
+            f"{_BFCL_DATA}/BFCL_v4_{name}.json",
+            f"{_BFCL_DATA}/possible_answer/BFCL_v4_{name}.json",
+        )
+    ),
+)
 SOURCES = (SEAL_TOOLS, TOOLALPACA, GORILLA)
 
 
@@ -96,8 +130,10 @@ class SourceTree:
             shown = _git(self.root, "show", f"HEAD:{relative}")
             if shown is not None:
                 return shown
-        raise SourceError(f"{self.root}: no {relative} — --{self.source.option} takes a clone of "
-                          f"https://github.com/{self.source.repo} (trained at commit {self.source.commit})")
+        raise SourceError(
+            f"{self.root}: no {relative} — --{self.source.option} takes a clone of "
+            f"https://github.com/{self.source.repo} (trained at commit {self.source.commit})"
+        )
 
     def commit(self) -> str | None:
         """The commit checked out (or the mirror's HEAD); None outside git."""
@@ -111,7 +147,11 @@ class SourceTree:
         except SourceError:
             return "no LICENSE file"
         opening = " ".join(text.split()[:6])
-        return self.source.licence if "Apache License Version 2.0" in opening else f"not Apache-2.0: {opening!r}"
+        return (
+            self.source.licence
+            if "Apache License Version 2.0" in opening
+            else f"not Apache-2.0: {opening!r}"
+        )
 
 
 def _is_git_dir(path: Path) -> bool:
@@ -141,18 +181,30 @@ class Group:
 def tool_text(name: str, description: str) -> str:
     """A tool as the product would embed a skill of that name and description, so W learns to
     move requests towards the kind of text it meets in use ("name in words: description")."""
-    return skill_text(SkillMeta(name=name, description=description, path=Path(name) / "SKILL.md",
-                                source_dir=Path(".")))
+    return skill_text(
+        SkillMeta(
+            name=name,
+            description=description,
+            path=Path(name) / "SKILL.md",
+            source_dir=Path("."),
+        )
+    )
 
 
-def seal_tools_group(tools: Sequence[Mapping[str, Any]], queries: Iterable[Mapping[str, Any]]) -> Group:
+def seal_tools_group(
+    tools: Sequence[Mapping[str, Any]], queries: Iterable[Mapping[str, Any]]
+) -> Group:
     """Seal-Tools: ``tool.jsonl`` is the catalog; each query's positives are the tools it calls."""
     row_of = {tool["api_name"]: row for row, tool in enumerate(tools)}
-    catalog = tuple(tool_text(tool["api_name"], tool["api_description"]) for tool in tools)
+    catalog = tuple(
+        tool_text(tool["api_name"], tool["api_description"]) for tool in tools
+    )
     texts: list[str] = []
     positives: list[tuple[int, ...]] = []
     for record in queries:
-        rows = sorted({row_of[call["api"]] for call in record["calling"] if call["api"] in row_of})
+        rows = sorted(
+            {row_of[call["api"]] for call in record["calling"] if call["api"] in row_of}
+        )
         if rows and len(rows) <= MAX_SEAL_TOOLS:
             texts.append(record["query"])
             positives.append(tuple(rows))
@@ -207,7 +259,9 @@ def bfcl_group(sets: Iterable[BfclSet]) -> Group:
                 offered[key[0]] = row_of[key]
             query = last_user_turn(entry["question"])
             called = part.answers.get(entry["id"], ())
-            rows = sorted({offered[name] for call in called for name in call if name in offered})
+            rows = sorted(
+                {offered[name] for call in called for name in call if name in offered}
+            )
             if query and rows and len(query) < MAX_QUERY_CHARS:
                 texts.append(query)
                 positives.append(tuple(rows))
@@ -219,13 +273,19 @@ def last_user_turn(question: Any) -> str | None:
     message); the request is what the user said last. None when the user says nothing."""
     if isinstance(question, str):
         return question
-    messages = [message for turn in question for message in (turn if isinstance(turn, list) else [turn])]
+    messages = [
+        message
+        for turn in question
+        for message in (turn if isinstance(turn, list) else [turn])
+    ]
     said = [message["content"] for message in messages if message.get("role") == "user"]
     return said[-1] if said else None
 
 
 def _json_lines(data: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    return [
+        json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()
+    ]
 
 
 def load_groups(trees: Mapping[str, SourceTree]) -> tuple[Group, ...]:
@@ -233,16 +293,24 @@ def load_groups(trees: Mapping[str, SourceTree]) -> tuple[Group, ...]:
     which batches a seed draws, hence W)."""
     seal = trees[SEAL_TOOLS.option]
     tools, *query_files = SEAL_TOOLS.files
-    seal_queries = [record for path in query_files for record in _json_lines(seal.read(path))]
+    seal_queries = [
+        record for path in query_files for record in _json_lines(seal.read(path))
+    ]
     alpaca = trees[TOOLALPACA.option]
     apis = [api for path in TOOLALPACA.files for api in json.loads(alpaca.read(path))]
     gorilla = trees[GORILLA.option]
     sets = []
     for entries_path, answers_path in zip(GORILLA.files[::2], GORILLA.files[1::2]):
-        answers = {record["id"]: record["ground_truth"] for record in _json_lines(gorilla.read(answers_path))}
+        answers = {
+            record["id"]: record["ground_truth"]
+            for record in _json_lines(gorilla.read(answers_path))
+        }
         sets.append(BfclSet(tuple(_json_lines(gorilla.read(entries_path))), answers))
-    return (seal_tools_group(_json_lines(seal.read(tools)), seal_queries), toolalpaca_group(apis),
-            bfcl_group(sets))
+    return (
+        seal_tools_group(_json_lines(seal.read(tools)), seal_queries),
+        toolalpaca_group(apis),
+        bfcl_group(sets),
+    )
 
 
 @dataclass(frozen=True)
@@ -263,8 +331,12 @@ def embed(groups: Sequence[Group], encoder: Any) -> list[EmbeddedGroup]:
     """Both sides of each group through ``encoder.encode`` (the product's MiniLM encoder)."""
     embedded = []
     for group in groups:
-        tools = unit_rows(np.asarray(encoder.encode(list(group.catalog), batch_size=ENCODE_BATCH)))
-        queries = unit_rows(np.asarray(encoder.encode(list(group.queries), batch_size=ENCODE_BATCH)))
+        tools = unit_rows(
+            np.asarray(encoder.encode(list(group.catalog), batch_size=ENCODE_BATCH))
+        )
+        queries = unit_rows(
+            np.asarray(encoder.encode(list(group.queries), batch_size=ENCODE_BATCH))
+        )
         embedded.append(EmbeddedGroup(group.name, tools, queries, group.positives))
     return embedded
 
@@ -273,39 +345,63 @@ def embed(groups: Sequence[Group], encoder: Any) -> list[EmbeddedGroup]:
 class TrainingSettings:
     """How W is learnt; the defaults are the shipped adapter's."""
 
-    reg: float = 0.01  # weight of ‖W − I‖²_F: W moves queries, it must not forget the model
+    reg: float = (
+        0.01  # weight of ‖W − I‖²_F: W moves queries, it must not forget the model
+    )
     tau: float = 0.05  # InfoNCE temperature
     epochs: int = 20
     batch: int = 64  # requests per step, all from one group (that group's catalog is the negatives)
     lr: float = 1e-3  # Adam's learning rate
-    seeds: tuple[int, ...] = (0, 1, 2)  # one W per seed; their mean is steadier than any one
+    seeds: tuple[int, ...] = (
+        0,
+        1,
+        2,
+    )  # one W per seed; their mean is steadier than any one
     threads: int = 2  # torch CPU threads (the shipped W was trained with 2)
 
 
-def epoch_batches(sizes: Sequence[int], batch: int, rng: np.random.Generator) -> list[tuple[int, np.ndarray]]:
+def epoch_batches(
+    sizes: Sequence[int], batch: int, rng: np.random.Generator
+) -> list[tuple[int, np.ndarray]]:
     """One epoch's steps as (group, query rows): each group's queries shuffled and cut into
     batches, the batches of all groups in a random order. ``rng`` is drawn from in a fixed order
     (one permutation per group, then the batch order), so a seed always gives the same W."""
-    order = [(group, start) for group, size in enumerate(sizes) for start in range(0, size, batch)]
+    order = [
+        (group, start)
+        for group, size in enumerate(sizes)
+        for start in range(0, size, batch)
+    ]
     shuffled = [rng.permutation(size) for size in sizes]
     rng.shuffle(order)
-    return [(group, shuffled[group][start:start + batch]) for group, start in order]
+    return [(group, shuffled[group][start : start + batch]) for group, start in order]
 
 
-def train_seed(groups: Sequence[EmbeddedGroup], settings: TrainingSettings, seed: int) -> np.ndarray:
+def train_seed(
+    groups: Sequence[EmbeddedGroup], settings: TrainingSettings, seed: int
+) -> np.ndarray:
     """W (d × d, float32) learnt from ``groups`` with one seed."""
     import torch
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    data = [(torch.tensor(group.queries, dtype=torch.float32), torch.tensor(group.tools, dtype=torch.float32),
-             torch.from_numpy(positive_mask(group.positives, len(group.tools)))) for group in groups]
+    data = [
+        (
+            torch.tensor(group.queries, dtype=torch.float32),
+            torch.tensor(group.tools, dtype=torch.float32),
+            torch.from_numpy(positive_mask(group.positives, len(group.tools))),
+        )
+        for group in groups
+    ]
     dim = data[0][0].shape[1]
     eye = torch.eye(dim)
-    delta = torch.nn.Parameter(torch.zeros(dim, dim))  # W = I + Δ: training starts at "no change"
+    delta = torch.nn.Parameter(
+        torch.zeros(dim, dim)
+    )  # W = I + Δ: training starts at "no change"
     optimiser = torch.optim.Adam([delta], lr=settings.lr)
     for _ in range(settings.epochs):
-        for group, rows in epoch_batches([len(queries) for queries, _, _ in data], settings.batch, rng):
+        for group, rows in epoch_batches(
+            [len(queries) for queries, _, _ in data], settings.batch, rng
+        ):
             queries, tools, mask = data[group]
             index = torch.from_numpy(rows)
             matrix = eye + delta
@@ -313,7 +409,9 @@ def train_seed(groups: Sequence[EmbeddedGroup], settings: TrainingSettings, seed
             logits = moved @ tools.T / settings.tau
             # Multi-positive InfoNCE: −log of the softmax mass on the rows that serve the request.
             served = torch.logsumexp(logits.masked_fill(~mask[index], -1e9), 1)
-            loss = (torch.logsumexp(logits, 1) - served).mean() + settings.reg * ((matrix - eye) ** 2).sum()
+            loss = (torch.logsumexp(logits, 1) - served).mean() + settings.reg * (
+                (matrix - eye) ** 2
+            ).sum()
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
@@ -345,22 +443,31 @@ def write_adapter(out: Path, matrix: np.ndarray, sidecar: dict[str, Any]) -> str
     out.parent.mkdir(parents=True, exist_ok=True)
     np.save(out, matrix.astype(np.float32), allow_pickle=False)
     digest = sha256_of(out.read_bytes())
-    out.with_suffix(".json").write_text(json.dumps({"file": out.name, "sha256": digest, **sidecar}, indent=2) + "\n",
-                                        encoding="utf-8")
+    out.with_suffix(".json").write_text(
+        json.dumps({"file": out.name, "sha256": digest, **sidecar}, indent=2) + "\n",
+        encoding="utf-8",
+    )
     return digest
 
 
 def source_record(tree: SourceTree) -> dict[str, Any]:
     commit = tree.commit()
-    return {"repo": tree.source.repo, "commit": commit, "shipped_from_commit": tree.source.commit,
-            "licence": tree.licence_found(),
-            "files": {path: sha256_of(tree.read(path)) for path in tree.source.files}}
+    return {
+        "repo": tree.source.repo,
+        "commit": commit,
+        "shipped_from_commit": tree.source.commit,
+        "licence": tree.licence_found(),
+        "files": {path: sha256_of(tree.read(path)) for path in tree.source.files},
+    }
 
 
 def _parser() -> argparse.ArgumentParser:
     defaults = TrainingSettings()
-    clones = "\n".join(f"  git clone https://github.com/{source.repo}  &&  git -C {source.repo.split('/')[1]} "
-                       f"checkout {source.commit}" for source in SOURCES)
+    clones = "\n".join(
+        f"  git clone https://github.com/{source.repo}  &&  git -C {source.repo.split('/')[1]} "
+        f"checkout {source.commit}"
+        for source in SOURCES
+    )
     parser = argparse.ArgumentParser(
         prog="python -m bench.query_adapter.train",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -374,7 +481,8 @@ def _parser() -> argparse.ArgumentParser:
             f"  .venv/bin/{TORCH_HINT}\n"
             "About 4 minutes on 2 idle cores, 7 on busy ones (embedding ≈ 10,000 texts, then 3 seeds × 20\n"
             "epochs). With torch 2.13.0 on CPU and the default 2 threads, a rerun gave the shipped file\n"
-            "bit for bit."),
+            "bit for bit."
+        ),
         epilog=(
             "The sources (each option takes a checkout, or a bare clone / mirror git directory read at HEAD):\n"
             f"{clones}\n"
@@ -388,39 +496,98 @@ def _parser() -> argparse.ArgumentParser:
             "one W per seed, averaged; then W' = alpha·W − (alpha−1)·I is written.\n"
             "Writes OUT (float32 .npy) and OUT with .json: settings, sources (commit, licence, file sha256),\n"
             "group sizes, model fingerprint, torch version, sha256 of the .npy.\n"
-            "Exit status: 0 done, 1 torch or the model missing, 2 usage (bad option, a source lacks a file)."))
+            "Exit status: 0 done, 1 torch or the model missing, 2 usage (bad option, a source lacks a file)."
+        ),
+    )
     for source in SOURCES:
-        parser.add_argument(f"--{source.option}", type=Path, required=True, metavar="DIR",
-                            help=f"local copy of {source.repo} (trained at {source.commit[:12]})")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, metavar="FILE",
-                        help="the .npy to write, its .json beside it (default: bench/results/query_adapter/"
-                             "minilm.npy; to replace the shipped one: src/aiq_tui/ranking/adapters/minilm.npy)")
-    parser.add_argument("--alpha", type=float, default=1.3,
-                        help="strength folded into the file: W' = alpha·W − (alpha−1)·I; 1 writes W (default 1.3)")
-    parser.add_argument("--seeds", default=",".join(map(str, defaults.seeds)),
-                        help="comma-separated seeds, one W each, averaged (default %(default)s)")
-    parser.add_argument("--reg", type=float, default=defaults.reg, help="weight of ‖W − I‖²_F (default %(default)s)")
-    parser.add_argument("--tau", type=float, default=defaults.tau, help="InfoNCE temperature (default %(default)s)")
-    parser.add_argument("--epochs", type=int, default=defaults.epochs, help="default %(default)s")
-    parser.add_argument("--batch", type=int, default=defaults.batch, help="requests per step (default %(default)s)")
-    parser.add_argument("--lr", type=float, default=defaults.lr, help="Adam learning rate (default %(default)s)")
-    parser.add_argument("--threads", type=int, default=defaults.threads,
-                        help="torch CPU threads (default %(default)s, as the shipped file was trained)")
-    parser.add_argument("--compare", type=Path, metavar="FILE",
-                        help="also print the largest absolute difference between the written matrix and FILE "
-                             "(e.g. the shipped src/aiq_tui/ranking/adapters/minilm.npy)")
-    parser.add_argument("--check-data", action="store_true",
-                        help="only read the sources and print each group's size and an example (no model, no torch)")
+        parser.add_argument(
+            f"--{source.option}",
+            type=Path,
+            required=True,
+            metavar="DIR",
+            help=f"local copy of {source.repo} (trained at {source.commit[:12]})",
+        )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        metavar="FILE",
+        help="the .npy to write, its .json beside it (default: bench/results/query_adapter/"
+        "minilm.npy; to replace the shipped one: src/aiq_tui/ranking/adapters/minilm.npy)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=float,
+        default=1.3,
+        help="strength folded into the file: W' = alpha·W − (alpha−1)·I; 1 writes W (default 1.3)",
+    )
+    parser.add_argument(
+        "--seeds",
+        default=",".join(map(str, defaults.seeds)),
+        help="comma-separated seeds, one W each, averaged (default %(default)s)",
+    )
+    parser.add_argument(
+        "--reg",
+        type=float,
+        default=defaults.reg,
+        help="weight of ‖W − I‖²_F (default %(default)s)",
+    )
+    parser.add_argument(
+        "--tau",
+        type=float,
+        default=defaults.tau,
+        help="InfoNCE temperature (default %(default)s)",
+    )
+    parser.add_argument(
+        "--epochs", type=int, default=defaults.epochs, help="default %(default)s"
+    )
+    parser.add_argument(
+        "--batch",
+        type=int,
+        default=defaults.batch,
+        help="requests per step (default %(default)s)",
+    )
+    parser.add_argument(
+        "--lr",
+        type=float,
+        default=defaults.lr,
+        help="Adam learning rate (default %(default)s)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=defaults.threads,
+        help="torch CPU threads (default %(default)s, as the shipped file was trained)",
+    )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="FILE",
+        help="also print the largest absolute difference between the written matrix and FILE "
+        "(e.g. the shipped src/aiq_tui/ranking/adapters/minilm.npy)",
+    )
+    parser.add_argument(
+        "--check-data",
+        action="store_true",
+        help="only read the sources and print each group's size and an example (no model, no torch)",
+    )
     return parser
 
 
-def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> TrainingSettings:
+def _settings(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> TrainingSettings:
     try:
         seeds = tuple(int(seed) for seed in args.seeds.split(","))
     except ValueError:
         parser.error(f"--seeds takes comma-separated integers, not {args.seeds!r}")
-    positive = {"--tau": args.tau, "--lr": args.lr, "--epochs": args.epochs, "--batch": args.batch,
-                "--threads": args.threads}
+    positive = {
+        "--tau": args.tau,
+        "--lr": args.lr,
+        "--epochs": args.epochs,
+        "--batch": args.batch,
+        "--threads": args.threads,
+    }
     for option, value in positive.items():
         if not (math.isfinite(value) and value > 0):
             parser.error(f"{option} must be positive, not {value}")
@@ -428,15 +595,24 @@ def _settings(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Trai
         parser.error(f"--reg must be 0 or more, not {args.reg}")
     if not math.isfinite(args.alpha):
         parser.error(f"--alpha must be a finite number, not {args.alpha}")
-    return TrainingSettings(reg=args.reg, tau=args.tau, epochs=args.epochs, batch=args.batch, lr=args.lr,
-                            seeds=seeds, threads=args.threads)
+    return TrainingSettings(
+        reg=args.reg,
+        tau=args.tau,
+        epochs=args.epochs,
+        batch=args.batch,
+        lr=args.lr,
+        seeds=seeds,
+        threads=args.threads,
+    )
 
 
 def _say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _open_sources(args: argparse.Namespace, parser: argparse.ArgumentParser) -> dict[str, SourceTree]:
+def _open_sources(
+    args: argparse.Namespace, parser: argparse.ArgumentParser
+) -> dict[str, SourceTree]:
     trees = {}
     for source in SOURCES:
         root = getattr(args, source.option.replace("-", "_"))
@@ -448,36 +624,65 @@ def _open_sources(args: argparse.Namespace, parser: argparse.ArgumentParser) -> 
 
 def _announce(groups: Sequence[Group], sources: Sequence[Mapping[str, Any]]) -> None:
     for group, record in zip(groups, sources):
-        _say(f"{group.name}: {len(group.queries)} requests over {len(group.catalog)} tools "
-             f"({record['repo']} @ {(record['commit'] or 'no git')[:12]}, {record['licence']})")
+        _say(
+            f"{group.name}: {len(group.queries)} requests over {len(group.catalog)} tools "
+            f"({record['repo']} @ {(record['commit'] or 'no git')[:12]}, {record['licence']})"
+        )
         if record["commit"] not in (None, record["shipped_from_commit"]):
-            _say(f"  note: the shipped adapter was trained at {record['shipped_from_commit']}")
+            _say(
+                f"  note: the shipped adapter was trained at {record['shipped_from_commit']}"
+            )
 
 
-def train_average(embedded: Sequence[EmbeddedGroup], settings: TrainingSettings) -> np.ndarray:
+def train_average(
+    embedded: Sequence[EmbeddedGroup], settings: TrainingSettings
+) -> np.ndarray:
     """The mean of one W per seed (float32)."""
     matrices = []
     for seed in settings.seeds:
         started = time.perf_counter()
         matrices.append(train_seed(embedded, settings, seed))
-        _say(f"seed {seed}: ‖W − I‖_F {np.linalg.norm(matrices[-1] - np.eye(len(matrices[-1]))):.3f} "
-             f"in {time.perf_counter() - started:.0f} s")
+        _say(
+            f"seed {seed}: ‖W − I‖_F {np.linalg.norm(matrices[-1] - np.eye(len(matrices[-1]))):.3f} "
+            f"in {time.perf_counter() - started:.0f} s"
+        )
     return np.mean(matrices, 0)
 
 
-def _sidecar(args: argparse.Namespace, settings: TrainingSettings, model: Any, averaged: np.ndarray,
-             groups: Sequence[Group], sources: list[dict[str, Any]], torch_version: str) -> dict[str, Any]:
+def _sidecar(
+    args: argparse.Namespace,
+    settings: TrainingSettings,
+    model: Any,
+    averaged: np.ndarray,
+    groups: Sequence[Group],
+    sources: list[dict[str, Any]],
+    torch_version: str,
+) -> dict[str, Any]:
     return {
-        "dtype": "float32", "shape": list(averaged.shape),
+        "dtype": "float32",
+        "shape": list(averaged.shape),
         "model": {"name": model.name, "fingerprint": model.fingerprint},
         "applied_as": "q' = normalise(q @ W'), q the model's unit query vector (ranking/query_adapter.py)",
-        "alpha": args.alpha, "folded": "W' = alpha*W - (alpha-1)*I, W the mean of the seeds' matrices",
-        "training": {**asdict(settings), "loss": "multi-positive InfoNCE over each group's whole catalog "
-                     "+ reg*||W - I||_F^2; W = I + delta, delta from zeros; Adam",
-                     "encode_batch": ENCODE_BATCH, "torch": torch_version},
-        "unfolded_sha256": sha256_of(np.ascontiguousarray(averaged, dtype=np.float32).tobytes()),
-        "groups": [{"name": group.name, "tools": len(group.catalog), "requests": len(group.queries)}
-                   for group in groups],
+        "alpha": args.alpha,
+        "folded": "W' = alpha*W - (alpha-1)*I, W the mean of the seeds' matrices",
+        "training": {
+            **asdict(settings),
+            "loss": "multi-positive InfoNCE over each group's whole catalog "
+            "+ reg*||W - I||_F^2; W = I + delta, delta from zeros; Adam",
+            "encode_batch": ENCODE_BATCH,
+            "torch": torch_version,
+        },
+        "unfolded_sha256": sha256_of(
+            np.ascontiguousarray(averaged, dtype=np.float32).tobytes()
+        ),
+        "groups": [
+            {
+                "name": group.name,
+                "tools": len(group.catalog),
+                "requests": len(group.queries),
+            }
+            for group in groups
+        ],
         "sources": sources,
     }
 
@@ -505,7 +710,9 @@ def main(argv: list[str] | None = None) -> int:
     _announce(groups, sources)
     if args.check_data:
         for group in groups:
-            print(f"{group.name}: {group.queries[0]!r} → {group.catalog[group.positives[0][0]]!r}")
+            print(
+                f"{group.name}: {group.queries[0]!r} → {group.catalog[group.positives[0][0]]!r}"
+            )
         return 0
     try:
         import torch
@@ -525,9 +732,14 @@ def main(argv: list[str] | None = None) -> int:
     _say(f"embedded in {time.perf_counter() - started:.0f} s")
     averaged = train_average(embedded, settings)
     folded = fold_strength(averaged, args.alpha)
-    digest = write_adapter(args.out, folded, _sidecar(args, settings, model, averaged, groups, sources,
-                                                      torch.__version__))
-    print(f"wrote {args.out} (sha256 {digest}) and {args.out.with_suffix('.json').name}")
+    digest = write_adapter(
+        args.out,
+        folded,
+        _sidecar(args, settings, model, averaged, groups, sources, torch.__version__),
+    )
+    print(
+        f"wrote {args.out} (sha256 {digest}) and {args.out.with_suffix('.json').name}"
+    )
     if args.compare is not None:
         print(_compare(folded, args.compare))
     return 0

@@ -12,7 +12,8 @@ import gc
 import importlib
 import os
 import sys
-from typing import Iterator, NoReturn, Sequence
+from collections.abc import Iterator, Sequence
+from typing import NoReturn
 
 from aiq_tui import __version__
 from aiq_tui.commands.common import (
@@ -27,8 +28,20 @@ from aiq_tui.commands.common import (
 # Each module exposes ``register(subparsers, parents, action)``, ``action`` being the word after
 # the command when it is certain (:func:`action_named`): a module with actions may register that
 # one alone. The order is the order in --help.
-COMMAND_MODULES = ("skills", "match", "prompt", "ask", "demo", "run", "sessions", "replay", "models", "sources", "mcp",
-                   "trust")
+COMMAND_MODULES = (
+    "skills",
+    "match",
+    "prompt",
+    "ask",
+    "demo",
+    "run",
+    "sessions",
+    "replay",
+    "models",
+    "sources",
+    "mcp",
+    "trust",
+)
 
 
 _VALUE_OPTIONS = frozenset({"--home", "--skills-dir", "--cwd", "--provider", "--model"})
@@ -54,7 +67,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in commands_needed(argv) if argv is not None else COMMAND_MODULES:
         module = importlib.import_module(f"aiq_tui.commands.{name}_cmd")
-        module.register(subparsers, [common], action_named(argv, name) if argv is not None else None)
+        module.register(
+            subparsers, [common], action_named(argv, name) if argv is not None else None
+        )
     return parser
 
 
@@ -89,8 +104,12 @@ def _next_word(tokens: Iterator[str]) -> str | None:
     """The next token that is not an exact global option or its value (None at the end)."""
     for token in tokens:
         if token in _VALUE_OPTIONS:
-            next(tokens, None)  # argparse takes the next token as the value, whatever it is
-        elif token in _FLAG_OPTIONS or ("=" in token and token.split("=", 1)[0] in _VALUE_OPTIONS):
+            next(
+                tokens, None
+            )  # argparse takes the next token as the value, whatever it is
+        elif token in _FLAG_OPTIONS or (
+            "=" in token and token.split("=", 1)[0] in _VALUE_OPTIONS
+        ):
             continue
         else:
             return token
@@ -114,14 +133,21 @@ def end_process(code: int) -> NoReturn:
     import atexit
     import threading
 
-    pending = getattr(atexit, "_ncallbacks", None)  # CPython's count; elsewhere, exit as usual
+    pending = getattr(
+        atexit, "_ncallbacks", None
+    )  # CPython's count; elsewhere, exit as usual
     if pending is None or pending() or threading.active_count() != 1:
         sys.exit(code)
     try:
         sys.stdout.flush()
-    except BrokenPipeError:  # the reader went away before the last piece: what it read stands
+    except (
+        BrokenPipeError
+    ):  # the reader went away before the last piece: what it read stands
         stdout_to_devnull()
-    except (OSError, ValueError):  # stdout closed or failing: let the interpreter report it
+    except (
+        OSError,
+        ValueError,
+    ):  # stdout closed or failing: let the interpreter report it
         sys.exit(code)
     try:
         sys.stderr.flush()
@@ -160,7 +186,9 @@ def _main(argv: Sequence[str] | None) -> int:
     from aiq_tui.commands.terminal_output import sanitised_streams
 
     try:
-        with sanitised_streams():  # what a model, tool, skill or session wrote is shown, not obeyed
+        with (
+            sanitised_streams()
+        ):  # what a model, tool, skill or session wrote is shown, not obeyed
             return int(handler(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

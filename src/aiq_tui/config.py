@@ -55,7 +55,9 @@ class SkillsSettings(_Section):
     """Extra skill directories, highest precedence after ``--skills-dir``. Relative → the
     project directory (``--cwd`` / ``tools.cwd``, else the current directory), and then its
     skills are the project's: trusted only when the project is (``aiq-tui trust``)."""
-    project_dirs: list[str] = field(default_factory=lambda: [".agents/skills", ".aiq/skills", ".claude/skills"])
+    project_dirs: list[str] = field(
+        default_factory=lambda: [".agents/skills", ".aiq/skills", ".claude/skills"]
+    )
     """Project-local directories, resolved against the project directory, earlier ones winning a
     name clash; ``.claude/skills`` is where Claude Code keeps a project's skills. Their skills
     are trusted only when the project is (``aiq-tui trust``)."""
@@ -76,7 +78,12 @@ class SkillsSettings(_Section):
     resource_include: list[str] = field(default_factory=lambda: ["**/*"])
     """Glob patterns (relative to the skill folder) a resource must match."""
     resource_exclude: list[str] = field(
-        default_factory=lambda: ["**/.*", "**/.*/**", "**/__pycache__/**", "**/node_modules/**"]
+        default_factory=lambda: [
+            "**/.*",
+            "**/.*/**",
+            "**/__pycache__/**",
+            "**/node_modules/**",
+        ]
     )
     """Glob patterns of files never listed as resources."""
     watch: bool = True
@@ -201,7 +208,9 @@ class ContextSettings(_Section):
 
     def __post_init__(self) -> None:
         if not self.compress_at <= self.evict_at <= self.aggressive_at:
-            raise ValueError("thresholds must satisfy compress_at <= evict_at <= aggressive_at")
+            raise ValueError(
+                "thresholds must satisfy compress_at <= evict_at <= aggressive_at"
+            )
         if self.keep_last_aggressive > self.keep_last:
             raise ValueError("keep_last_aggressive must not exceed keep_last")
 
@@ -244,8 +253,12 @@ def _default_providers() -> dict[str, ProviderSettings]:
         # No context_window: each follows its model (llm.windows), so changing the model
         # changes the window.
         "demo": ProviderSettings(kind="demo", model="aiq-demo"),
-        "openai": ProviderSettings(kind="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY"),
-        "anthropic": ProviderSettings(kind="anthropic", model="claude-sonnet-4-5", api_key_env="ANTHROPIC_API_KEY"),
+        "openai": ProviderSettings(
+            kind="openai", model="gpt-4o-mini", api_key_env="OPENAI_API_KEY"
+        ),
+        "anthropic": ProviderSettings(
+            kind="anthropic", model="claude-sonnet-4-5", api_key_env="ANTHROPIC_API_KEY"
+        ),
     }
 
 
@@ -291,8 +304,23 @@ class ToolSettings(_Section):
     """allow / ask / deny per permission key (see ``tools.policy``)."""
     command_allowlist: list[str] = field(
         default_factory=lambda: [
-            "ls", "cat", "head", "tail", "wc", "grep", "echo", "pwd", "date", "whoami",
-            "uname", "uniq", "cut", "du", "df", "file", "stat",
+            "ls",
+            "cat",
+            "head",
+            "tail",
+            "wc",
+            "grep",
+            "echo",
+            "pwd",
+            "date",
+            "whoami",
+            "uname",
+            "uniq",
+            "cut",
+            "du",
+            "df",
+            "file",
+            "stat",
         ]
     )
     """Programs ``execute_command`` may run (an allowlist, never a blocklist). Interpreters and
@@ -439,14 +467,18 @@ class McpServerSettings(_Section):
 
     def __post_init__(self) -> None:
         if (self.command is None) == (self.url is None):
-            raise ValueError("give either `command` (a stdio server) or `url` (an HTTP server), not both or neither")
+            raise ValueError(
+                "give either `command` (a stdio server) or `url` (an HTTP server), not both or neither"
+            )
         if self.command is not None and not self.command.strip():
             raise ValueError("`command` is empty")
         if self.transport is None:
             self.transport = "stdio" if self.command is not None else "http"
         elif (self.transport == "stdio") != (self.command is not None):
-            raise ValueError(f"transport {self.transport!r} does not fit "
-                             f"{'`command`' if self.command is not None else '`url`'}")
+            raise ValueError(
+                f"transport {self.transport!r} does not fit "
+                f"{'`command`' if self.command is not None else '`url`'}"
+            )
 
 
 class McpSettings(_Section):
@@ -454,7 +486,9 @@ class McpSettings(_Section):
     ``ask`` unless ``tools.permissions`` names the server (``mcp__time: allow``) or the tool
     (``mcp__time__get_current_time: deny``)."""
 
-    servers: dict[Annotated[str, Meta(pattern=MCP_SERVER_NAME)], McpServerSettings] = field(default_factory=dict)
+    servers: dict[Annotated[str, Meta(pattern=MCP_SERVER_NAME)], McpServerSettings] = (
+        field(default_factory=dict)
+    )
     """Your servers by name (letters, digits, ``-`` and ``_``); ``aiq-tui mcp add`` writes here."""
     project_servers: bool = True
     """Read the project's ``.mcp.json`` (Claude Code's format). Its servers start only in a trusted
@@ -546,9 +580,13 @@ class TelemetrySettings(_Section):
     that has not answered by then is given up on (said once, on stderr or in the app)."""
 
     def __post_init__(self) -> None:
-        if self.endpoint is not None and not self.endpoint.startswith(("http://", "https://")):
-            raise ValueError(f"endpoint must be an http:// or https:// URL (got {self.endpoint!r}), "
-                             "e.g. http://localhost:4318")
+        if self.endpoint is not None and not self.endpoint.startswith(
+            ("http://", "https://")
+        ):
+            raise ValueError(
+                f"endpoint must be an http:// or https:// URL (got {self.endpoint!r}), "
+                "e.g. http://localhost:4318"
+            )
 
 
 class AppConfig(_Section):
@@ -570,7 +608,9 @@ class AppConfig(_Section):
         """The window in force for the active provider (see :meth:`window_info`)."""
         return self.window_info().tokens
 
-    def window_info(self, provider: str | None = None, model: str | None = None) -> "ContextWindow":
+    def window_info(
+        self, provider: str | None = None, model: str | None = None
+    ) -> ContextWindow:
         """The :class:`~aiq_tui.llm.windows.ContextWindow` for ``provider`` (default: the
         active one): config override, else the provider's own setting, else the model's known
         window, else the kind's default — with its source."""
@@ -599,7 +639,13 @@ class ConfigError(Exception):
     complete, user-facing message; ``field`` is the dotted setting (``context.keep_last``,
     ``llm.providers.local.kind``) and ``message`` says what is wrong with it."""
 
-    def __init__(self, path: Path, message: str, line: int | None = None, field: str | None = None):
+    def __init__(
+        self,
+        path: Path,
+        message: str,
+        line: int | None = None,
+        field: str | None = None,
+    ):
         self.path, self.line, self.field, self.message = path, line, field, message
         where = f"{path}:{line}" if line else str(path)
         what = f" [{field}]" if field else ""
@@ -618,15 +664,23 @@ def read_yaml_mapping(path: Path) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(path, f"invalid YAML: {problem}. Fix the syntax on that line.", line) from exc
-    except RecursionError:  # PyYAML's composer recurses per level: 100,000 `[` run out of stack
-        raise ConfigError(path, "invalid YAML: nested too deeply. Fix the file.") from None
+        raise ConfigError(
+            path, f"invalid YAML: {problem}. Fix the syntax on that line.", line
+        ) from exc
+    except (
+        RecursionError
+    ):  # PyYAML's composer recurses per level: 100,000 `[` run out of stack
+        raise ConfigError(
+            path, "invalid YAML: nested too deeply. Fix the file."
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(path, f"cannot read file: {exc}") from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise ConfigError(path, f"expected a mapping of settings, found {type(data).__name__}")
+        raise ConfigError(
+            path, f"expected a mapping of settings, found {type(data).__name__}"
+        )
     return data
 
 
@@ -635,13 +689,17 @@ SectionT = TypeVar("SectionT", bound=_Section)
 _NO_FILE = Path("config.yaml")
 
 
-def parse_settings(model: type[SectionT], data: dict[str, Any], path: Path = _NO_FILE) -> SectionT:
+def parse_settings(
+    model: type[SectionT], data: dict[str, Any], path: Path = _NO_FILE
+) -> SectionT:
     """``data`` (parsed YAML) checked against ``model`` — types, limits, cross-field rules —
     or :class:`ConfigError` naming ``path``, the first wrong setting and what is wrong."""
     try:
         return msgspec.convert(data, model)
     except msgspec.ValidationError as exc:
-        from aiq_tui.config_errors import explain  # only a broken file pays for the wording
+        from aiq_tui.config_errors import (
+            explain,
+        )  # only a broken file pays for the wording
 
         field_path, message = explain(exc, model, data)
         raise ConfigError(path, message, field=field_path) from exc
@@ -659,7 +717,9 @@ def load_config(home: Home) -> AppConfig:
 
 def load_sources(home: Home) -> SourcesFile:
     """``config/sources.yaml`` validated; the bundled sample database is always available."""
-    sources = parse_settings(SourcesFile, read_yaml_mapping(home.sources_file), home.sources_file)
+    sources = parse_settings(
+        SourcesFile, read_yaml_mapping(home.sources_file), home.sources_file
+    )
     if "sample" not in sources.sources:
         sources.sources["sample"] = SourceSettings(
             engine="sqlite",

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import copy
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiq_tui.config import AppConfig, read_yaml_mapping, validate_config
 
@@ -24,11 +25,23 @@ def section_lines(text: str, key: str) -> tuple[int, int] | None:
     """``(first, end)`` line indexes of the top-level ``key:`` block (``end`` exclusive,
     blank and column-0 comment lines before the next key left outside), or None."""
     lines = text.splitlines(keepends=True)
-    start = next((i for i, line in enumerate(lines) if re.match(rf"^{re.escape(key)}\s*:", line)), None)
+    start = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if re.match(rf"^{re.escape(key)}\s*:", line)
+        ),
+        None,
+    )
     if start is None:
         return None
-    end = next((i for i in range(start + 1, len(lines)) if _TOP_LEVEL.match(lines[i])), len(lines))
-    while end - 1 > start and (not lines[end - 1].strip() or lines[end - 1].startswith("#")):
+    end = next(
+        (i for i in range(start + 1, len(lines)) if _TOP_LEVEL.match(lines[i])),
+        len(lines),
+    )
+    while end - 1 > start and (
+        not lines[end - 1].strip() or lines[end - 1].startswith("#")
+    ):
         end -= 1
     return start, end
 
@@ -36,8 +49,16 @@ def section_lines(text: str, key: str) -> tuple[int, int] | None:
 def _render(text: str, key: str, data: dict[str, Any]) -> str:
     import yaml
 
-    block = yaml.safe_dump({key: data[key]}, sort_keys=False, allow_unicode=True, default_flow_style=False) \
-        if key in data else ""
+    block = (
+        yaml.safe_dump(
+            {key: data[key]},
+            sort_keys=False,
+            allow_unicode=True,
+            default_flow_style=False,
+        )
+        if key in data
+        else ""
+    )
     where = section_lines(text, key)
     lines = text.splitlines(keepends=True)
     if where is None:
@@ -49,7 +70,9 @@ def _render(text: str, key: str, data: dict[str, Any]) -> str:
     return "".join(lines[:start]) + block + "".join(lines[end:])
 
 
-def edit_section(path: Path, key: str, change: Callable[[dict[str, Any]], None]) -> AppConfig:
+def edit_section(
+    path: Path, key: str, change: Callable[[dict[str, Any]], None]
+) -> AppConfig:
     """Apply ``change`` to the parsed file's data (in place), validate, write; returns the new
     config. Raises :class:`~aiq_tui.config.ConfigError` (nothing written) when the result is
     invalid or the file cannot be read."""

@@ -15,7 +15,9 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 
 import msgspec
 
-_WHERE = re.compile(r"^(?P<what>.*) - at `(?P<at>[^`]*)`(?: in `(?P<inside>[^`]*)`)?$", re.DOTALL)
+_WHERE = re.compile(
+    r"^(?P<what>.*) - at `(?P<at>[^`]*)`(?: in `(?P<inside>[^`]*)`)?$", re.DOTALL
+)
 _STEP = re.compile(r"\.(\w+)|\[(\d+|\.\.\.)\]")
 _UNKNOWN = re.compile(r"^Object contains unknown field `(?P<name>[^`]*)`")
 _MISSING = re.compile(r"^Object missing required field `(?P<name>[^`]*)`")
@@ -24,42 +26,75 @@ _MISSING_VALUE = object()
 _REFERENCE = "see docs/configuration.md"
 
 
-def explain(exc: msgspec.ValidationError, model: type, data: Any) -> tuple[str | None, str]:
+def explain(
+    exc: msgspec.ValidationError, model: type, data: Any
+) -> tuple[str | None, str]:
     """``(dotted field or None, message)`` for the first problem ``exc`` reports in ``data``
     converted to ``model``."""
     try:
         return _explain(str(exc), model, data)
-    except (LookupError, TypeError, ValueError, AttributeError):  # a shape not foreseen here:
+    except (
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+    ):  # a shape not foreseen here:
         return None, str(exc)  # msgspec's own words still name the place
 
 
 def _explain(error: str, model: type, data: Any) -> tuple[str | None, str]:
     match = _WHERE.match(error)
     # No "- at" part: the problem is at the top level of the file.
-    what, at, inside = (match["what"], match["at"], match["inside"]) if match else (error, "$", None)
+    what, at, inside = (
+        (match["what"], match["at"], match["inside"]) if match else (error, "$", None)
+    )
     key_problem = at == "key" and inside is not None
     parts, declared, value = _walk(model, data, inside if key_problem else at)
     where = ".".join(parts) or None
     if key_problem:
-        if pattern := _PATTERN.search(what):  # a name that must look a certain way (MCP servers)
-            bad = next((k for k in value if isinstance(k, str) and not re.match(pattern["regex"], k)), "?") \
-                if isinstance(value, dict) else "?"
-            return where, (f"names may hold letters, digits, `-` and single `_` between them, at most 40 characters "
-                           f"(got {_shown(bad)})")
-        return where, f"names must be text (got {_shown(_first_bad_key(value))}; put it in quotes)"
+        if pattern := _PATTERN.search(
+            what
+        ):  # a name that must look a certain way (MCP servers)
+            bad = (
+                next(
+                    (
+                        k
+                        for k in value
+                        if isinstance(k, str) and not re.match(pattern["regex"], k)
+                    ),
+                    "?",
+                )
+                if isinstance(value, dict)
+                else "?"
+            )
+            return where, (
+                f"names may hold letters, digits, `-` and single `_` between them, at most 40 characters "
+                f"(got {_shown(bad)})"
+            )
+        return (
+            where,
+            f"names must be text (got {_shown(_first_bad_key(value))}; put it in quotes)",
+        )
     if _is_struct(declared):
         if unknown := _UNKNOWN.match(what):
             name = unknown["name"]
-            close = difflib.get_close_matches(name, declared.__struct_fields__, n=1, cutoff=0.75)
+            close = difflib.get_close_matches(
+                name, declared.__struct_fields__, n=1, cutoff=0.75
+            )
             hint = f"did you mean `{close[0]}`? " if close else "check the spelling; "
             return _join(where, name), f"unknown setting `{name}` ({hint}{_REFERENCE})"
         if missing := _MISSING.match(what):
             name = missing["name"]
-            return _join(where, name), f"is missing (must be {_describe(_hints(declared)[name])})"
+            return _join(
+                where, name
+            ), f"is missing (must be {_describe(_hints(declared)[name])})"
         if what.startswith("Expected `object`"):
             return where, f"must be a mapping of settings (got {_shown(value)})"
         return where, what  # a cross-field rule (``__post_init__``): its own words
-    return where, f"must be {_describe(declared)} (got {_shown(value)}{_quoted_number_hint(declared, value)})"
+    return (
+        where,
+        f"must be {_describe(declared)} (got {_shown(value)}{_quoted_number_hint(declared, value)})",
+    )
 
 
 def _walk(model: type, data: Any, at: str) -> tuple[list[str], Any, Any]:
@@ -71,20 +106,32 @@ def _walk(model: type, data: Any, at: str) -> tuple[list[str], Any, Any]:
     for name, index in _STEP.findall(at.removeprefix("$")):
         declared = _core(declared)
         if name:
-            value = value.get(name, _MISSING_VALUE) if isinstance(value, dict) else _MISSING_VALUE
+            value = (
+                value.get(name, _MISSING_VALUE)
+                if isinstance(value, dict)
+                else _MISSING_VALUE
+            )
             declared = _hints(declared).get(name, Any)
             parts.append(name)
-        elif index == "...":  # msgspec does not say which key: the first whose value fails
+        elif (
+            index == "..."
+        ):  # msgspec does not say which key: the first whose value fails
             item_type = get_args(declared)[1] if get_args(declared) else Any
             mapping = value if isinstance(value, dict) else {}
-            key = next((k for k, v in mapping.items() if not _converts(v, item_type)), "?")
+            key = next(
+                (k for k, v in mapping.items() if not _converts(v, item_type)), "?"
+            )
             value = mapping.get(key, _MISSING_VALUE)
             declared = item_type
             parts.append(str(key))
         else:
             args = get_args(declared)
             declared = args[0] if args else Any
-            value = value[int(index)] if isinstance(value, list) and int(index) < len(value) else _MISSING_VALUE
+            value = (
+                value[int(index)]
+                if isinstance(value, list) and int(index) < len(value)
+                else _MISSING_VALUE
+            )
             parts[-1:] = [f"{parts[-1] if parts else ''}[{index}]"]
     return parts, declared, value
 
@@ -106,7 +153,9 @@ def _describe(declared: Any) -> str:
         return _describe(base) + "".join(_limits(m, whole=base is int) for m in limits)
     if origin in (Union, types.UnionType):
         options = [a for a in get_args(declared) if a is not type(None)]
-        if any(get_origin(a) is Literal for a in options):  # `semantic: on` arrives as a bool
+        if any(
+            get_origin(a) is Literal for a in options
+        ):  # `semantic: on` arrives as a bool
             options = [a for a in options if a is not bool]
         words = " or ".join(_describe(a) for a in options)
         return f"{words} or null" if type(None) in get_args(declared) else words
@@ -118,24 +167,46 @@ def _describe(declared: Any) -> str:
         return f"a mapping of names to {_plural(_describe(get_args(declared)[1]))}"
     if _is_struct(declared):
         return "a mapping of settings"
-    return {bool: "true or false", int: "an integer", float: "a number", str: "text"}.get(declared, str(declared))
+    return {
+        bool: "true or false",
+        int: "an integer",
+        float: "a number",
+        str: "text",
+    }.get(declared, str(declared))
 
 
 def _limits(meta: msgspec.Meta, whole: bool) -> str:
     if whole and meta.gt is not None:  # "an integer > 0" reads better as "≥ 1"
         meta = msgspec.Meta(ge=meta.gt + 1, le=meta.le, lt=meta.lt)
-    low = f" ≥ {meta.ge:g}" if meta.ge is not None else f" > {meta.gt:g}" if meta.gt is not None else ""
-    high = f" ≤ {meta.le:g}" if meta.le is not None else f" < {meta.lt:g}" if meta.lt is not None else ""
+    low = (
+        f" ≥ {meta.ge:g}"
+        if meta.ge is not None
+        else f" > {meta.gt:g}"
+        if meta.gt is not None
+        else ""
+    )
+    high = (
+        f" ≤ {meta.le:g}"
+        if meta.le is not None
+        else f" < {meta.lt:g}"
+        if meta.lt is not None
+        else ""
+    )
     if meta.ge is not None and meta.le is not None:
         return f" from {meta.ge:g} to {meta.le:g}"
     return f"{low} and{high}" if low and high else low or high
 
 
 def _plural(words: str) -> str:
-    for single, many in (("an integer", "integers"), ("a number", "numbers"), ("text", "text"),
-                         ("true or false", "true/false values"), ("a mapping of settings", "settings")):
+    for single, many in (
+        ("an integer", "integers"),
+        ("a number", "numbers"),
+        ("text", "text"),
+        ("true or false", "true/false values"),
+        ("a mapping of settings", "settings"),
+    ):
         if words.startswith(single):
-            return many + words[len(single):]
+            return many + words[len(single) :]
     return words
 
 
@@ -168,7 +239,11 @@ def _shown(value: Any) -> str:
 
 
 def _first_bad_key(mapping: Any) -> Any:
-    return next((k for k in mapping if not isinstance(k, str)), "?") if isinstance(mapping, dict) else "?"
+    return (
+        next((k for k in mapping if not isinstance(k, str)), "?")
+        if isinstance(mapping, dict)
+        else "?"
+    )
 
 
 def _core(declared: Any) -> Any:
@@ -200,4 +275,3 @@ def _hints(struct: type) -> dict[str, Any]:
 
 def _join(where: str | None, name: str) -> str:
     return f"{where}.{name}" if where else name
-

@@ -48,7 +48,8 @@ class Message:
         data: dict[str, Any] = {"role": self.role.value, "content": self.content}
         if self.tool_calls:
             data["tool_calls"] = [
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
+                {"id": c.id, "name": c.name, "arguments": c.arguments}
+                for c in self.tool_calls
             ]
         if self.tool_call_id:
             data["tool_call_id"] = self.tool_call_id
@@ -61,12 +62,14 @@ class Message:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Message":
+    def from_json(cls, data: dict[str, Any]) -> Message:
         return cls(
             role=Role(data["role"]),
             content=str(data.get("content") or ""),
             tool_calls=tuple(
-                ToolCall(id=c["id"], name=c["name"], arguments=dict(c.get("arguments") or {}))
+                ToolCall(
+                    id=c["id"], name=c["name"], arguments=dict(c.get("arguments") or {})
+                )
                 for c in data.get("tool_calls") or ()
             ),
             tool_call_id=data.get("tool_call_id"),
@@ -83,5 +86,9 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict[str, Any] = field(
-        default_factory=lambda: {"type": "object", "properties": {}, "additionalProperties": False}
+        default_factory=lambda: {
+            "type": "object",
+            "properties": {},
+            "additionalProperties": False,
+        }
     )

@@ -6,9 +6,11 @@ variable; a variable with neither a value nor a default is reported as missing."
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
-VARIABLE = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}")
+VARIABLE = re.compile(
+    r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?::-(?P<default>[^}]*))?\}"
+)
 
 
 def fill(text: str, environ: Mapping[str, str], missing: list[str]) -> str:

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Union
 
 from aiq_tui.context.model import Breakdown, CompressionPlan
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Phase, Ranking, SkillState
-
 
 NOT_PRINTED = {"printed": False}
 """Field metadata: kept from ``to_json`` (``--json`` lines, replays) — bulky or already said
@@ -64,7 +64,9 @@ class ToolCallRequested:
     name: str
     arguments: Mapping[str, Any]
     permission: str  # allow | ask | deny
-    description: str = field(default="", metadata=NOT_PRINTED)  # the tool's own (gen_ai.tool.description)
+    description: str = field(
+        default="", metadata=NOT_PRINTED
+    )  # the tool's own (gen_ai.tool.description)
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,9 @@ class ModelRequestStarted:
     max_tokens: int = 0
     address: str = ""  # the endpoint's host (server.address); "" for the demo model
     port: int = 0
-    request: "ModelRequestContent | None" = field(default=None, compare=False, metadata=NOT_PRINTED)
+    request: ModelRequestContent | None = field(
+        default=None, compare=False, metadata=NOT_PRINTED
+    )
 
 
 @dataclass(frozen=True)
@@ -127,7 +131,9 @@ class ModelRequestFinished:
     finish_reason: str = ""  # stop | tool_calls | length | cancelled | error
     duration_s: float = 0.0
     error: str = ""  # why it failed ("" when it answered)
-    response_id: str = ""  # the provider's id of the response (gen_ai.response.id), "" when none
+    response_id: str = (
+        ""  # the provider's id of the response (gen_ai.response.id), "" when none
+    )
 
 
 @dataclass(frozen=True)
@@ -201,8 +207,12 @@ class McpServerChanged:
     message: str = ""
     omitted: tuple[str, ...] = ()
     resources: tuple[str, ...] = ()  # the URIs (and URI templates) it lists
-    prompts: tuple[str, ...] = ()  # its prompts as slash commands: /mcp__<server>__<prompt>
-    unusable: tuple[str, ...] = ()  # its tools this client cannot call (they need task augmentation)
+    prompts: tuple[
+        str, ...
+    ] = ()  # its prompts as slash commands: /mcp__<server>__<prompt>
+    unusable: tuple[
+        str, ...
+    ] = ()  # its tools this client cannot call (they need task augmentation)
 
 
 @dataclass(frozen=True)
@@ -276,11 +286,30 @@ class McpResourceRefreshed:
 
 
 Event = Union[
-    TurnStarted, SkillsMatched, SkillStateChanged, BudgetChanged, CompressionApplied,
-    ToolCallRequested, ToolCallApproved, ToolCallDenied, ToolCallFinished, TokenStreamed,
-    TurnFinished, ErrorRaised, RetryScheduled, CatalogReloaded, SessionSaved,
-    SemanticProgress, McpServerChanged, ModelRequestStarted, ModelRequestFinished,
-    McpCallStarted, McpCallFinished, McpProgress, McpResourceUpdated, McpResourceRefreshed,
+    TurnStarted,
+    SkillsMatched,
+    SkillStateChanged,
+    BudgetChanged,
+    CompressionApplied,
+    ToolCallRequested,
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    TokenStreamed,
+    TurnFinished,
+    ErrorRaised,
+    RetryScheduled,
+    CatalogReloaded,
+    SessionSaved,
+    SemanticProgress,
+    McpServerChanged,
+    ModelRequestStarted,
+    ModelRequestFinished,
+    McpCallStarted,
+    McpCallFinished,
+    McpProgress,
+    McpResourceUpdated,
+    McpResourceRefreshed,
 ]
 
 EventSink = Callable[[Event], None]
@@ -292,8 +321,11 @@ def event_type(event: object) -> str:
 
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        data = {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
-                if f.metadata.get("printed", True)}
+        data = {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.metadata.get("printed", True)
+        }
         # Derived figures are part of what consumers need (gauge totals, phase labels).
         for derived in ("total", "fraction", "skills_total"):
             if hasattr(type(value), derived):

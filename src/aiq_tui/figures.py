@@ -6,7 +6,7 @@ place that prints a figure next to a threshold or a rival figure takes its digit
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 def decisive(value: float, others: Sequence[float]) -> str:

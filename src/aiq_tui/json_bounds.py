@@ -22,7 +22,9 @@ class JSONTooDeep(ValueError):
 
     def __init__(self, limit: int | None):
         self.limit = limit
-        super().__init__(f"nested deeper than {limit} levels" if limit else "nested too deep to read")
+        super().__init__(
+            f"nested deeper than {limit} levels" if limit else "nested too deep to read"
+        )
 
 
 def nested_deeper_than(root: Any, limit: int) -> bool:
@@ -35,7 +37,9 @@ def nested_deeper_than(root: Any, limit: int) -> bool:
         depth += 1
         if depth > limit:
             return True
-        items = chain.from_iterable([c.values() if type(c) is dict else c for c in level])
+        items = chain.from_iterable(
+            [c.values() if type(c) is dict else c for c in level]
+        )
         level = [item for item in items if type(item) in _CONTAINERS]
     return False
 

@@ -65,7 +65,13 @@ class Home(msgspec.Struct, frozen=True):
         return self.data_dir / "sample.db"
 
     def layout_dirs(self) -> tuple[Path, ...]:
-        return (self.config_dir, self.sessions_dir, self.skills_dir, self.tools_dir, self.data_dir)
+        return (
+            self.config_dir,
+            self.sessions_dir,
+            self.skills_dir,
+            self.tools_dir,
+            self.data_dir,
+        )
 
     def ensure(self) -> None:
         """Create the layout if missing (first run), private to the user (0700): sessions,
@@ -91,8 +97,12 @@ def private_dir(path: Path) -> Path:
     path.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     try:
         info = path.stat()
-        if (info.st_uid == os.getuid() and info.st_mode & 0o077 and not info.st_mode & stat.S_ISVTX
-                and not _shared_root(path)):
+        if (
+            info.st_uid == os.getuid()
+            and info.st_mode & 0o077
+            and not info.st_mode & stat.S_ISVTX
+            and not _shared_root(path)
+        ):
             os.chmod(path, PRIVATE_DIR_MODE)
     except OSError:  # a read-only mount: the folder stays as it is, and works
         pass
@@ -105,7 +115,9 @@ def _shared_root(path: Path) -> bool:
     return resolved == Path(resolved.anchor) or resolved == Path.home().resolve()
 
 
-def resolve_home(flag: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None) -> Home:
+def resolve_home(
+    flag: str | os.PathLike[str] | None = None, env: dict[str, str] | None = None
+) -> Home:
     """The home chosen by ``--home``, else ``$AIQ_HOME``, else ``~/.aiqconfig``."""
     environ = os.environ if env is None else env
     if flag:

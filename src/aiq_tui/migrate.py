@@ -37,9 +37,13 @@ class MigrationReport(msgspec.Struct, frozen=True):
             return "nothing to migrate"
         parts = []
         if self.moved:
-            parts.append(f"moved {len(self.moved)} file(s) into the new layout (backup: {self.backup_dir})")
+            parts.append(
+                f"moved {len(self.moved)} file(s) into the new layout (backup: {self.backup_dir})"
+            )
         if self.skipped:
-            parts.append(f"left {len(self.skipped)} file(s) in place because the new location exists")
+            parts.append(
+                f"left {len(self.skipped)} file(s) in place because the new location exists"
+            )
         return "; ".join(parts)
 
 
@@ -54,8 +58,11 @@ def planned_moves(home: Home) -> list[tuple[Path, Path]]:
         names = sorted(os.listdir(root))
     except OSError:
         return []
-    moves += [(root / name, home.sessions_dir / name)
-              for name in names if name.startswith("session_") and name.endswith(".json")]
+    moves += [
+        (root / name, home.sessions_dir / name)
+        for name in names
+        if name.startswith("session_") and name.endswith(".json")
+    ]
     return [(old, new) for old, new in moves if old.is_file()]
 
 
@@ -67,9 +74,14 @@ def migrate_flat_layout(home: Home, now: float | None = None) -> MigrationReport
     todo = [(old, new) for old, new in plan if not (new.exists() or new.is_symlink())]
     skipped = tuple(old for old, new in plan if (old, new) not in todo)
     problems = [
-        Problem(old, f"not migrated: {new} already exists", hint=f"compare the two, keep one, and delete {old}",
-                severity=Severity.WARNING)
-        for old, new in plan if (old, new) not in todo
+        Problem(
+            old,
+            f"not migrated: {new} already exists",
+            hint=f"compare the two, keep one, and delete {old}",
+            severity=Severity.WARNING,
+        )
+        for old, new in plan
+        if (old, new) not in todo
     ]
     if not todo:
         return MigrationReport(skipped=skipped, problems=tuple(problems))
@@ -83,8 +95,13 @@ def migrate_flat_layout(home: Home, now: float | None = None) -> MigrationReport
             shutil.copy2(old, backup / old.name)
     except OSError as exc:
         # Without a complete backup nothing is moved.
-        problems.append(Problem(backup, f"cannot back up the old files ({exc.strerror or exc}); nothing was moved",
-                                hint="free disk space or fix permissions, then start again"))
+        problems.append(
+            Problem(
+                backup,
+                f"cannot back up the old files ({exc.strerror or exc}); nothing was moved",
+                hint="free disk space or fix permissions, then start again",
+            )
+        )
         return MigrationReport(skipped=skipped, problems=tuple(problems))
     for old, new in todo:
         try:
@@ -95,8 +112,13 @@ def migrate_flat_layout(home: Home, now: float | None = None) -> MigrationReport
             os.replace(old, new)
             moved.append((old, new))
         except OSError as exc:
-            problems.append(Problem(old, f"cannot move to {new}: {exc.strerror or exc}",
-                                    hint=f"move it by hand; a copy is in {backup}"))
+            problems.append(
+                Problem(
+                    old,
+                    f"cannot move to {new}: {exc.strerror or exc}",
+                    hint=f"move it by hand; a copy is in {backup}",
+                )
+            )
     return MigrationReport(tuple(moved), skipped, backup, tuple(problems))
 
 

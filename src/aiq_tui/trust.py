@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -82,21 +83,29 @@ def load_decisions(home: Home) -> dict[Path, TrustLevel]:
     except FileNotFoundError:
         return {}
     except OSError as exc:
-        raise TrustFileError(f"{path}: cannot read the trusted projects ({exc.strerror or exc})") from exc
+        raise TrustFileError(
+            f"{path}: cannot read the trusted projects ({exc.strerror or exc})"
+        ) from exc
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
-        raise TrustFileError(f"{path}: not valid JSON ({exc}); fix it or delete it to decide again") from exc
+        raise TrustFileError(
+            f"{path}: not valid JSON ({exc}); fix it or delete it to decide again"
+        ) from exc
     projects = data.get("projects") if isinstance(data, dict) else None
     if not isinstance(projects, dict):
-        raise TrustFileError(f'{path}: expected {{"projects": {{PATH: "trusted" | "untrusted"}}}}; '
-                             "fix it or delete it to decide again")
+        raise TrustFileError(
+            f'{path}: expected {{"projects": {{PATH: "trusted" | "untrusted"}}}}; '
+            "fix it or delete it to decide again"
+        )
     decisions: dict[Path, TrustLevel] = {}
     for key, value in projects.items():
         try:
             decisions[Path(key)] = TrustLevel(value)
         except ValueError:
-            raise TrustFileError(f'{path}: projects["{key}"] is {value!r}; use "trusted" or "untrusted"') from None
+            raise TrustFileError(
+                f'{path}: projects["{key}"] is {value!r}; use "trusted" or "untrusted"'
+            ) from None
     return decisions
 
 
@@ -105,7 +114,9 @@ def _not_inherited() -> frozenset[Path]:
     return frozenset({Path("/"), resolved(Path.home())})
 
 
-def decision_for(decisions: Mapping[Path, TrustLevel], path: str | os.PathLike[str]) -> ProjectTrust:
+def decision_for(
+    decisions: Mapping[Path, TrustLevel], path: str | os.PathLike[str]
+) -> ProjectTrust:
     """The decision that applies to ``path``: its own, else the nearest parent's (never one
     about ``~`` or ``/``, see the module doc)."""
     project = resolved(path)
@@ -138,7 +149,9 @@ def record(home: Home, path: str | os.PathLike[str], level: TrustLevel | None) -
         decisions.pop(folder, None)
     else:
         decisions[folder] = level
-    payload = {"projects": {str(key): value.value for key, value in sorted(decisions.items())}}
+    payload = {
+        "projects": {str(key): value.value for key, value in sorted(decisions.items())}
+    }
     atomic_write(trust_file(home), json.dumps(payload, indent=2) + "\n", mode=0o600)
     return folder
 
@@ -155,28 +168,39 @@ class ProjectFolder(msgspec.Struct, frozen=True):
     skills: int  # sub-folders holding a SKILL.md
 
 
-def project_folders(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[ProjectFolder, ...]:
+def project_folders(
+    project: str | os.PathLike[str], project_dirs: Sequence[str]
+) -> tuple[ProjectFolder, ...]:
     """The configured project skill folders found in the project at ``project``."""
     root = resolved(project)
     found: list[ProjectFolder] = []
     for raw in project_dirs:
         folder = root / raw
         try:
-            count = sum(1 for entry in os.scandir(folder)
-                        if entry.name[:1] != "." and os.path.isfile(os.path.join(entry.path, "SKILL.md")))
+            count = sum(
+                1
+                for entry in os.scandir(folder)
+                if entry.name[:1] != "."
+                and os.path.isfile(os.path.join(entry.path, "SKILL.md"))
+            )
         except OSError:
             continue
         found.append(ProjectFolder(raw, folder, count))
     return tuple(found)
 
 
-def project_offers(project: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
+def project_offers(
+    project: str | os.PathLike[str], project_dirs: Sequence[str]
+) -> tuple[str, ...]:
     """What the project at ``project`` brings that trust decides about, as short phrases for the
     dialog and the notice: its skill folders that hold at least one skill, its ``.mcp.json``.
     Empty when it brings nothing (then nobody needs to be asked)."""
     root = resolved(project)
-    found = [f"{f.folder} ({f.skills} skill{'s' if f.skills != 1 else ''})"
-             for f in project_folders(root, project_dirs) if f.skills]
+    found = [
+        f"{f.folder} ({f.skills} skill{'s' if f.skills != 1 else ''})"
+        for f in project_folders(root, project_dirs)
+        if f.skills
+    ]
     for name in PROJECT_FILES:
         if (root / name).is_file():
             found.append(name)
@@ -188,10 +212,16 @@ def is_project_folder(home: Home, path: str | os.PathLike[str]) -> bool:
     "project" folders are the user's own) and not inside the config home (the user's too)."""
     folder = resolved(path)
     config_home = resolved(home.root)
-    return folder not in _not_inherited() and folder != config_home and config_home not in folder.parents
+    return (
+        folder not in _not_inherited()
+        and folder != config_home
+        and config_home not in folder.parents
+    )
 
 
-def needs_decision(home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]) -> tuple[str, ...]:
+def needs_decision(
+    home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]
+) -> tuple[str, ...]:
     """What to ask about on the first start in ``path`` (see :func:`project_offers`), or ``()``
     when the user decided already, the folder is no project, or it brings nothing."""
     if not is_project_folder(home, path) or not project_trust(home, path).undecided:
@@ -199,12 +229,16 @@ def needs_decision(home: Home, path: str | os.PathLike[str], project_dirs: Seque
     return project_offers(path, project_dirs)
 
 
-def untrusted_notice(home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]) -> str | None:
+def untrusted_notice(
+    home: Home, path: str | os.PathLike[str], project_dirs: Sequence[str]
+) -> str | None:
     """The one line headless commands print on stderr in an undecided project that brings
     something, or None."""
     offers = needs_decision(home, path, project_dirs)
     if not offers:
         return None
-    return (f"aiq-tui: treating this project as untrusted, you have not decided about it ({', '.join(offers)}): "
-            f"its skills' allowed-tools pre-approve nothing and their scripts always ask; "
-            f"`aiq-tui trust {resolved(path)}` trusts it")
+    return (
+        f"aiq-tui: treating this project as untrusted, you have not decided about it ({', '.join(offers)}): "
+        f"its skills' allowed-tools pre-approve nothing and their scripts always ask; "
+        f"`aiq-tui trust {resolved(path)}` trusts it"
+    )

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -19,7 +20,9 @@ from aiq_tui.migrate import MigrationReport, migrate_flat_layout
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.secret_guard import SecretGuard
 
-if TYPE_CHECKING:  # the catalog's modules load in complete(): the TUI's first frame needs none
+if (
+    TYPE_CHECKING
+):  # the catalog's modules load in complete(): the TUI's first frame needs none
     from aiq_tui.config import SourcesFile
     from aiq_tui.skills.catalog import SkillCatalog
     from aiq_tui.skills.discover import SkillDir
@@ -56,8 +59,15 @@ class Workspace(msgspec.Struct):
         if not self.config.skills.enabled:
             return
         flags = tuple(d.path for d in self.skill_dirs if d.origin == "flag")
-        self.skill_dirs = tuple(skill_directories(self.config, self.home, self.cwd, flags,
-                                                  project_trusted=self.trust.trusted))
+        self.skill_dirs = tuple(
+            skill_directories(
+                self.config,
+                self.home,
+                self.cwd,
+                flags,
+                project_trusted=self.trust.trusted,
+            )
+        )
         self.catalog.use_dirs(self.skill_dirs)
 
     @classmethod
@@ -67,7 +77,7 @@ class Workspace(msgspec.Struct):
         skills_dirs: Iterable[str | os.PathLike[str]] = (),
         cwd: str | os.PathLike[str] | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "Workspace":
+    ) -> Workspace:
         """Resolve the home, create its layout, migrate, load config, install defaults, scan skills.
 
         Raises :class:`~aiq_tui.config.ConfigError` (a complete user-facing message) when
@@ -76,8 +86,10 @@ class Workspace(msgspec.Struct):
         return cls.complete(cls.prepare(home_flag, env), skills_dirs, cwd)
 
     @staticmethod
-    def prepare(home_flag: str | os.PathLike[str] | None = None,
-                env: Mapping[str, str] | None = None) -> "WorkspaceStart":
+    def prepare(
+        home_flag: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> WorkspaceStart:
         """The cheap first half of :meth:`open`: home, layout, migration and the validated
         config. The TUI does this before its first frame (a broken config exits 2 before
         any screen) and :meth:`complete` after it."""
@@ -87,8 +99,12 @@ class Workspace(msgspec.Struct):
         return WorkspaceStart(home, load_config(home), migration)
 
     @classmethod
-    def complete(cls, start: "WorkspaceStart", skills_dirs: Iterable[str | os.PathLike[str]] = (),
-                 cwd: str | os.PathLike[str] | None = None) -> "Workspace":
+    def complete(
+        cls,
+        start: WorkspaceStart,
+        skills_dirs: Iterable[str | os.PathLike[str]] = (),
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> Workspace:
         """The second half of :meth:`open`: bundled skills, sources and the skills catalog."""
         from aiq_tui.config import load_sources
         from aiq_tui.skills.catalog import SkillCatalog
@@ -104,14 +120,27 @@ class Workspace(msgspec.Struct):
             try:
                 installed = _install_defaults(home)
             except OSError as exc:
-                problems.append(Problem(home.skills_dir, f"cannot install the bundled skills: {exc.strerror or exc}",
-                                        hint="check the permissions of the skills folder",
-                                        severity=Severity.WARNING))
+                problems.append(
+                    Problem(
+                        home.skills_dir,
+                        f"cannot install the bundled skills: {exc.strerror or exc}",
+                        hint="check the permissions of the skills folder",
+                        severity=Severity.WARNING,
+                    )
+                )
         sources = load_sources(home)
-        trust = project_trust(home, base)  # decided once, here, for every path that uses it
+        trust = project_trust(
+            home, base
+        )  # decided once, here, for every path that uses it
         if config.skills.enabled:
-            dirs = tuple(skill_directories(config, home, base, skills_dirs, project_trusted=trust.trusted))
-            catalog = SkillCatalog(dirs, config.skills, CatalogCache(home.catalog_cache), SecretGuard(home))
+            dirs = tuple(
+                skill_directories(
+                    config, home, base, skills_dirs, project_trusted=trust.trusted
+                )
+            )
+            catalog = SkillCatalog(
+                dirs, config.skills, CatalogCache(home.catalog_cache), SecretGuard(home)
+            )
         else:
             dirs = ()
             catalog = SkillCatalog((), config.skills)
@@ -119,11 +148,23 @@ class Workspace(msgspec.Struct):
         from aiq_tui.tools.permission_rules import startup_permission_problems
 
         problems.extend(startup_permission_problems(config, home.config_file, base))
-        return cls(home, config, sources, catalog, tuple(problems), start.migration, base, dirs, tuple(installed),
-                   trust)
+        return cls(
+            home,
+            config,
+            sources,
+            catalog,
+            tuple(problems),
+            start.migration,
+            base,
+            dirs,
+            tuple(installed),
+            trust,
+        )
 
 
-def project_directory(cwd: str | os.PathLike[str] | None, config: AppConfig, home: Home) -> Path:
+def project_directory(
+    cwd: str | os.PathLike[str] | None, config: AppConfig, home: Home
+) -> Path:
     """Where tools and scripts work and project skills are found: ``cwd`` (``--cwd``), else
     config ``tools.cwd``, else the current directory; absolute. Raises
     :class:`~aiq_tui.config.ConfigError` when ``tools.cwd`` is not a directory (``--cwd`` is
@@ -137,8 +178,11 @@ def project_directory(cwd: str | os.PathLike[str] | None, config: AppConfig, hom
         from aiq_tui.config import ConfigError
 
         what = "is not a directory" if path.exists() else "does not exist"
-        raise ConfigError(home.config_file, f"{path} {what}; set it to the project folder, or remove it",
-                          field="tools.cwd")
+        raise ConfigError(
+            home.config_file,
+            f"{path} {what}; set it to the project folder, or remove it",
+            field="tools.cwd",
+        )
     return path
 
 
@@ -160,8 +204,13 @@ def _install_defaults(home: Home) -> list[str]:
         offered = set(json.loads(marker.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, RecursionError):
         offered = set()
-    available = {item.name for item in bundled_defaults().iterdir()
-                 if item.is_dir() and not item.name.startswith(".") and item.joinpath("SKILL.md").is_file()}
+    available = {
+        item.name
+        for item in bundled_defaults().iterdir()
+        if item.is_dir()
+        and not item.name.startswith(".")
+        and item.joinpath("SKILL.md").is_file()
+    }
     if available <= offered:
         return []
     installed = ensure_defaults(home.skills_dir, only=available - offered)

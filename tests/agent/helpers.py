@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from aiq_tui.agent.engine import Engine
-from aiq_tui.events import Event
 from aiq_tui.config import ProviderSettings
+from aiq_tui.events import Event
 from aiq_tui.llm.factory import create_provider
 from aiq_tui.workspace import Workspace
 
@@ -38,15 +38,22 @@ def write_config(home: Path, text: str) -> None:
     (home / "config" / "config.yaml").write_text(text, encoding="utf-8")
 
 
-def write_skill(root: Path, name: str, description: str, body: str = "Body.\n", extra: str = "") -> Path:
+def write_skill(
+    root: Path, name: str, description: str, body: str = "Body.\n", extra: str = ""
+) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "SKILL.md"
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}", encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}",
+        encoding="utf-8",
+    )
     return path
 
 
-def demo_engine(home: Path, *, window: int | None = None, delay: float = 0.0) -> tuple[Engine, Recorder]:
+def demo_engine(
+    home: Path, *, window: int | None = None, delay: float = 0.0
+) -> tuple[Engine, Recorder]:
     if window is not None:
         write_config(home, f"context:\n  window: {window}\n")
     engine = Engine.create(Workspace.open(home_flag=home), demo_delay=delay)
@@ -55,12 +62,21 @@ def demo_engine(home: Path, *, window: int | None = None, delay: float = 0.0) ->
     return engine, recorder
 
 
-def openai_engine(home: Path, base_url: str, **settings: Any) -> tuple[Engine, Recorder]:
+def openai_engine(
+    home: Path, base_url: str, **settings: Any
+) -> tuple[Engine, Recorder]:
     """An engine whose provider talks to a fake OpenAI server (no key needed on 127.0.0.1)."""
     workspace = Workspace.open(home_flag=home)
     workspace.config.llm.providers["fake"] = ProviderSettings(
-        kind="openai", model="gpt-4o-mini", base_url=base_url, context_window=16_000, **settings)
-    provider = create_provider(workspace.config, "fake", env={}, rng=random.Random(1), sleep=_no_sleep)
+        kind="openai",
+        model="gpt-4o-mini",
+        base_url=base_url,
+        context_window=16_000,
+        **settings,
+    )
+    provider = create_provider(
+        workspace.config, "fake", env={}, rng=random.Random(1), sleep=_no_sleep
+    )
     engine = Engine(workspace, provider)
     recorder = Recorder()
     engine.subscribe(recorder)

@@ -23,14 +23,20 @@ SERIES = (
 )
 
 
-def _ask(question: str, session: str | None, capsys: pytest.CaptureFixture[str]) -> tuple[int, list[dict]]:
-    argv = ["ask", "--json", "--yes", question] + (["--session", session] if session else [])
+def _ask(
+    question: str, session: str | None, capsys: pytest.CaptureFixture[str]
+) -> tuple[int, list[dict]]:
+    argv = ["ask", "--json", "--yes", question] + (
+        ["--session", session] if session else []
+    )
     code = main(argv)
     return code, [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
 @pytest.fixture
-def series(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> tuple[str, list[tuple[int, list[dict]]]]:
+def series(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> tuple[str, list[tuple[int, list[dict]]]]:
     config = Path(isolated_home.root) / "config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.yaml").write_text("context:\n  window: 4000\n", encoding="utf-8")
@@ -46,8 +52,12 @@ def series(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> tuple[str
 
 def test_six_questions_at_a_4000_token_window_are_all_answered(series) -> None:
     _, runs = series
-    refused = [(SERIES[i], e["message"]) for i, (_, events) in enumerate(runs)
-               for e in events if e["type"] == "error_raised"]
+    refused = [
+        (SERIES[i], e["message"])
+        for i, (_, events) in enumerate(runs)
+        for e in events
+        if e["type"] == "error_raised"
+    ]
     assert refused == []
     assert [code for code, _ in runs] == [0] * len(SERIES)
     for _, events in runs:
@@ -70,19 +80,36 @@ def test_every_request_sent_fits_the_window(series) -> None:
                 last_budget = None
 
 
-def test_old_tool_results_are_cleared_to_their_extract_before_anything_is_refused(series) -> None:
+def test_old_tool_results_are_cleared_to_their_extract_before_anything_is_refused(
+    series,
+) -> None:
     _, runs = series
-    steps = [e["step"] for _, events in runs for e in events if e["type"] == "compression_applied"]
-    assert any(step.startswith("cleared") and "tool result" in step and "extract" in step for step in steps), steps
+    steps = [
+        e["step"]
+        for _, events in runs
+        for e in events
+        if e["type"] == "compression_applied"
+    ]
+    assert any(
+        step.startswith("cleared") and "tool result" in step and "extract" in step
+        for step in steps
+    ), steps
     for _, events in runs:
         for event in (e for e in events if e["type"] == "compression_applied"):
             assert event["after"] < event["before"], event["step"]
             assert "tokens)" in event["step"], "each step says what it saved"
 
 
-def test_every_compression_is_in_the_replay_of_the_session(series, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_compression_is_in_the_replay_of_the_session(
+    series, capsys: pytest.CaptureFixture[str]
+) -> None:
     session, runs = series
-    steps = [e["step"] for _, events in runs for e in events if e["type"] == "compression_applied"]
+    steps = [
+        e["step"]
+        for _, events in runs
+        for e in events
+        if e["type"] == "compression_applied"
+    ]
     assert steps
     assert main(["replay", session]) == 0
     text = capsys.readouterr().out
@@ -91,7 +118,9 @@ def test_every_compression_is_in_the_replay_of_the_session(series, capsys: pytes
     assert "error:" not in text
 
 
-def test_replay_shows_each_turns_own_answer_and_no_phantom_reload(series, capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_shows_each_turns_own_answer_and_no_phantom_reload(
+    series, capsys: pytest.CaptureFixture[str]
+) -> None:
     session, runs = series
     assert main(["replay", session]) == 0
     text = capsys.readouterr().out
@@ -99,7 +128,9 @@ def test_replay_shows_each_turns_own_answer_and_no_phantom_reload(series, capsys
     assert len(turns) == len(SERIES)
     for turn, (_, events) in zip(turns, runs):
         finished = next(e for e in events if e["type"] == "turn_finished")["text"]
-        answer = next(line for line in turn.splitlines() if line.startswith("  answer: "))
+        answer = next(
+            line for line in turn.splitlines() if line.startswith("  answer: ")
+        )
         assert " ".join(finished.split())[:100] in answer
     # sql-explorer is Active from turn 1 on: resuming the session for a later turn does not
     # show it loading again (nor unloading first).
@@ -107,8 +138,9 @@ def test_replay_shows_each_turns_own_answer_and_no_phantom_reload(series, capsys
     assert "skill sql-explorer: active → inactive" not in text
 
 
-def test_a_refused_turn_shows_its_refusal_not_the_previous_answer(isolated_home: Home,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_refused_turn_shows_its_refusal_not_the_previous_answer(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = Path(isolated_home.root) / "config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "config.yaml").write_text("context:\n  window: 4000\n", encoding="utf-8")
@@ -125,8 +157,9 @@ def test_a_refused_turn_shows_its_refusal_not_the_previous_answer(isolated_home:
     assert "answer:" not in refused
 
 
-def test_every_compression_has_a_caption_naming_its_stage_and_what_it_saved(series,
-                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_compression_has_a_caption_naming_its_stage_and_what_it_saved(
+    series, capsys: pytest.CaptureFixture[str]
+) -> None:
     from aiq_tui.replay.captions import captions
 
     session, runs = series
@@ -135,13 +168,33 @@ def test_every_compression_has_a_caption_naming_its_stage_and_what_it_saved(seri
         for event, text in zip(events, texts):
             if event["type"] == "compression_applied":
                 # clearing older tool results is the first stage's work, done first at every stage
-                stage = "80 first" if event["step"].startswith("cleared ") and event["plan"]["stage"] > 80 \
+                stage = (
+                    "80 first"
+                    if event["step"].startswith("cleared ")
+                    and event["plan"]["stage"] > 80
                     else event["plan"]["stage"]
-                assert text is not None and f"stage {stage}: " in text and "tokens)" in text
-    assert main(["replay", session, "--captions"]) == 0  # and the saved session, step by step
+                )
+                assert (
+                    text is not None
+                    and f"stage {stage}: " in text
+                    and "tokens)" in text
+                )
+    assert (
+        main(["replay", session, "--captions"]) == 0
+    )  # and the saved session, step by step
     replayed = capsys.readouterr().out
-    steps = [e["step"] for _, events in runs for e in events if e["type"] == "compression_applied"]
-    step_captions = [line for line in replayed.splitlines()
-                     if re.match(r"\s*\d+\.\d+\s+(\d+ % ≥ \d+ % → )?stage \d+(?: first)?: .*tokens\)", line)]
+    steps = [
+        e["step"]
+        for _, events in runs
+        for e in events
+        if e["type"] == "compression_applied"
+    ]
+    step_captions = [
+        line
+        for line in replayed.splitlines()
+        if re.match(
+            r"\s*\d+\.\d+\s+(\d+ % ≥ \d+ % → )?stage \d+(?: first)?: .*tokens\)", line
+        )
+    ]
     assert len(step_captions) == len(steps)
     assert "Refused" not in replayed

@@ -16,8 +16,16 @@ from tests.context.helpers import text, turns
 
 @pytest.mark.parametrize(
     "fraction, stage",
-    [(0.0, Stage.NONE), (0.79, Stage.NONE), (0.80, Stage.COMPRESS), (0.89, Stage.COMPRESS),
-     (0.90, Stage.EVICT), (0.94, Stage.EVICT), (0.95, Stage.AGGRESSIVE), (1.3, Stage.AGGRESSIVE)],
+    [
+        (0.0, Stage.NONE),
+        (0.79, Stage.NONE),
+        (0.80, Stage.COMPRESS),
+        (0.89, Stage.COMPRESS),
+        (0.90, Stage.EVICT),
+        (0.94, Stage.EVICT),
+        (0.95, Stage.AGGRESSIVE),
+        (1.3, Stage.AGGRESSIVE),
+    ],
 )
 def test_thresholds_80_90_95_choose_the_stage(fraction: float, stage: Stage) -> None:
     assert stage_for(fraction, ContextSettings()) is stage
@@ -32,13 +40,21 @@ def test_thresholds_come_from_the_config() -> None:
 
 def loaded(n: int) -> list[LoadedSkill]:
     states = [SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE]
-    return [LoadedSkill(f"skill-{i}", f"Skill {i}.", text(80, i), states[i % 3]) for i in range(n)]
+    return [
+        LoadedSkill(f"skill-{i}", f"Skill {i}.", text(80, i), states[i % 3])
+        for i in range(n)
+    ]
 
 
 def test_budget_matches_the_prompt_builder_for_the_same_inputs() -> None:
     counter, settings = TokenCounter(), ContextSettings()
-    inputs = PromptInputs(catalog=[("a", "Alpha")], loaded=loaded(6), history=turns(10, tool_every=3),
-                          window=16000, reserve=settings.reserve_output)
+    inputs = PromptInputs(
+        catalog=[("a", "Alpha")],
+        loaded=loaded(6),
+        history=turns(10, tool_every=3),
+        window=16000,
+        reserve=settings.reserve_output,
+    )
     prompt = PromptBuilder(counter, settings).build(inputs)
     budget = TokenBudget.from_prompt(counter, settings, prompt, inputs.loaded)
     assert budget.breakdown() == prompt.breakdown
@@ -51,7 +67,9 @@ def test_adding_a_message_updates_history_and_tool_results_incrementally() -> No
     before = budget.breakdown()
     tokens = budget.add_message(Message(Role.USER, "hello world", id="u1"))
     assert budget.breakdown().history == before.history + tokens
-    tool_tokens = budget.add_message(Message(Role.TOOL, "result", tool_call_id="c", name="x", id="t1"))
+    tool_tokens = budget.add_message(
+        Message(Role.TOOL, "result", tool_call_id="c", name="x", id="t1")
+    )
     assert budget.breakdown().tool_results == tool_tokens
     assert budget.total == before.total + tokens + tool_tokens
 
@@ -71,7 +89,9 @@ def test_adding_a_message_counts_only_the_new_text() -> None:
 def test_skill_phase_changes_are_counted_and_cached() -> None:
     counter = TokenCounter()
     budget = TokenBudget(counter, ContextSettings(), 8000)
-    brief = LoadedSkill("pdf", "PDF work.", "Short brief.", SkillState.RELEVANT, Phase.BRIEF)
+    brief = LoadedSkill(
+        "pdf", "PDF work.", "Short brief.", SkillState.RELEVANT, Phase.BRIEF
+    )
     full = LoadedSkill("pdf", "PDF work.", text(300), SkillState.ACTIVE, Phase.FULL)
     small = budget.set_skill(brief)
     large = budget.set_skill(full)

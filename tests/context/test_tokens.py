@@ -29,9 +29,15 @@ def test_counts_are_exact_with_offline_cl100k() -> None:
 
 @pytest.mark.parametrize(
     "model, wanted",
-    [("gpt-4o-mini", "o200k_base"), ("gpt-4.1", "o200k_base"), ("o3-mini", "o200k_base"),
-     ("gpt-5", "o200k_base"), ("gpt-4-turbo", "cl100k_base"), ("claude-sonnet-4-5", "cl100k_base"),
-     ("aiq-demo", "cl100k_base")],
+    [
+        ("gpt-4o-mini", "o200k_base"),
+        ("gpt-4.1", "o200k_base"),
+        ("o3-mini", "o200k_base"),
+        ("gpt-5", "o200k_base"),
+        ("gpt-4-turbo", "cl100k_base"),
+        ("claude-sonnet-4-5", "cl100k_base"),
+        ("aiq-demo", "cl100k_base"),
+    ],
 )
 def test_encoding_is_chosen_per_model(model: str, wanted: str) -> None:
     assert encoding_for_model(model) == wanted
@@ -53,7 +59,9 @@ def test_o200k_without_a_cached_file_falls_back_to_cl100k_without_network(
     assert "not in tiktoken's cache" in counter.info.note
 
 
-def test_a_corrupt_cached_o200k_file_is_not_used(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_corrupt_cached_o200k_file_is_not_used(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     url = tokens_module._REMOTE_FILES["o200k_base"][0]
     (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(b"garbage")
@@ -61,7 +69,9 @@ def test_a_corrupt_cached_o200k_file_is_not_used(tmp_path, monkeypatch: pytest.M
     assert TokenCounter(model="gpt-4o").encoding == "cl100k_base"
 
 
-def test_when_no_encoding_loads_the_estimator_is_used_and_marked_estimated(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_no_encoding_loads_the_estimator_is_used_and_marked_estimated(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def broken(name: str, cache_dir: object = None):
         raise RuntimeError("no tiktoken here")
 
@@ -88,8 +98,10 @@ def test_estimator_other_scripts_fall_in_between() -> None:
 
 
 def test_estimator_stays_near_real_counts_for_english() -> None:
-    sample = ("The budget is what users watch in the gauge; it must be exact, cheap to update "
-              "and honest. Counts are cached per message so adding one costs only the new text. ") * 5
+    sample = (
+        "The budget is what users watch in the gauge; it must be exact, cheap to update "
+        "and honest. Counts are cached per message so adding one costs only the new text. "
+    ) * 5
     exact = TokenCounter().count(sample)
     assert abs(estimate_tokens(sample) - exact) / exact < 0.35
 
@@ -126,15 +138,20 @@ def test_message_cost_includes_framing_and_tool_call_arguments() -> None:
     assert counter.count_message(plain) == MESSAGE_OVERHEAD + 2
     call = ToolCall("c1", "http_get", {"url": "https://example.com/a"})
     with_call = Message(Role.ASSISTANT, "", tool_calls=(call,), id="m2")
-    expected = MESSAGE_OVERHEAD + TOOL_CALL_OVERHEAD + counter.count("http_get") + counter.count(call.arguments_json())
+    expected = (
+        MESSAGE_OVERHEAD
+        + TOOL_CALL_OVERHEAD
+        + counter.count("http_get")
+        + counter.count(call.arguments_json())
+    )
     assert counter.count_message(with_call) == expected
 
 
 def test_message_cache_notices_changed_content_under_the_same_id() -> None:
     counter = TokenCounter()
-    assert counter.count_message(Message(Role.USER, "one", id="x")) != counter.count_message(
-        Message(Role.USER, "one two three four five", id="x")
-    )
+    assert counter.count_message(
+        Message(Role.USER, "one", id="x")
+    ) != counter.count_message(Message(Role.USER, "one two three four five", id="x"))
 
 
 def test_system_prompt_and_tool_specs_are_counted() -> None:

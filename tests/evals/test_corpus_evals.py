@@ -15,9 +15,11 @@ SKILLS = sorted(path.stem for path in EVALS.glob("*.json"))
 pytestmark = pytest.mark.corpus
 
 
-def test_there_is_a_set_for_each_corpus_skill_with_near_misses(corpus_dir: Path) -> None:
+def test_there_is_a_set_for_each_corpus_skill_with_near_misses(
+    corpus_dir: Path,
+) -> None:
     corpus = sorted(path.parent.name for path in corpus_dir.glob("*/SKILL.md"))
-    assert SKILLS == corpus
+    assert corpus == SKILLS
     for name in SKILLS:
         items = json.loads((EVALS / f"{name}.json").read_text(encoding="utf-8"))
         assert sum(item["should_trigger"] for item in items) >= 8
@@ -25,14 +27,24 @@ def test_there_is_a_set_for_each_corpus_skill_with_near_misses(corpus_dir: Path)
 
 
 def tune(capsys: pytest.CaptureFixture[str], corpus_dir: Path, name: str) -> dict:
-    code, out, err = run(capsys, "skills", "tune", name, "--eval", str(EVALS / f"{name}.json"),
-                         "--skills-dir", str(corpus_dir), "--json")
+    code, out, err = run(
+        capsys,
+        "skills",
+        "tune",
+        name,
+        "--eval",
+        str(EVALS / f"{name}.json"),
+        "--skills-dir",
+        str(corpus_dir),
+        "--json",
+    )
     assert code == 0, err
     return json.loads(out)
 
 
-def test_tune_never_makes_a_corpus_skill_worse_and_raises_the_weak_ones(corpus_dir: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_tune_never_makes_a_corpus_skill_worse_and_raises_the_weak_ones(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     weak_before, weak_after = [], []
     for name in SKILLS:
         data = tune(capsys, corpus_dir, name)
@@ -46,9 +58,24 @@ def test_tune_never_makes_a_corpus_skill_worse_and_raises_the_weak_ones(corpus_d
     assert weak_before and sum(weak_after) > sum(weak_before)
 
 
-def test_match_eval_reads_every_corpus_set(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_match_eval_reads_every_corpus_set(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     for name in SKILLS:  # each file is one skill's set, named after it (no "skill" key): --skill names it
-        code, out, _ = run(capsys, "match", "--eval", str(EVALS / f"{name}.json"), "--skill", name,
-                           "--skills-dir", str(corpus_dir), "--json")
+        code, out, _ = run(
+            capsys,
+            "match",
+            "--eval",
+            str(EVALS / f"{name}.json"),
+            "--skill",
+            name,
+            "--skills-dir",
+            str(corpus_dir),
+            "--json",
+        )
         data = json.loads(out)
-        assert code == 0 and data["overall"]["queries"] == 20 and data["skills"][0]["skill"] == name
+        assert (
+            code == 0
+            and data["overall"]["queries"] == 20
+            and data["skills"][0]["skill"] == name
+        )

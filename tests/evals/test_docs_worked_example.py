@@ -27,7 +27,7 @@ def worked_example() -> list[tuple[list[str], list[str]]]:
     lines = iter(block.strip("\n").splitlines())
     for line in lines:
         if line.startswith("$ aiq-tui "):
-            command = line[len("$ aiq-tui "):]
+            command = line[len("$ aiq-tui ") :]
             while command.endswith("\\"):
                 command = command[:-1] + next(lines).strip()
             commands.append((shlex.split(command), []))
@@ -43,14 +43,25 @@ def quoted(line: str) -> str:
 
 
 def test_the_documented_worked_example_matches_what_the_commands_print(
-        corpus_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    corpus_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(ROOT)
     examples = worked_example()
-    assert [argv[:2] for argv, _ in examples] == [["match", "--eval"], ["skills", "tune"]]
+    assert [argv[:2] for argv, _ in examples] == [
+        ["match", "--eval"],
+        ["skills", "tune"],
+    ]
     for argv, shown in examples:
-        argv = [str(corpus_dir) if arg == "../shared/corpus/anthropic-skills" else arg for arg in argv]
+        argv = [
+            str(corpus_dir) if arg == "../shared/corpus/anthropic-skills" else arg
+            for arg in argv
+        ]
         code, out, _ = run(capsys, *argv)
         assert code == 0
         for line in shown:
             if line.lstrip().startswith(("│", "✗", "diff:", "new collisions")):
-                assert quoted(line).strip() in out, f"docs/skill-authoring.md shows {line!r}; `aiq-tui {' '.join(argv)}` does not print it"
+                assert quoted(line).strip() in out, (
+                    f"docs/skill-authoring.md shows {line!r}; `aiq-tui {' '.join(argv)}` does not print it"
+                )

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 End = Literal["complete", "drop", "stall"]
 
@@ -23,7 +24,9 @@ End = Literal["complete", "drop", "stall"]
 class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
-    chunks: list[bytes | float] = field(default_factory=list)  # a float sleeps that long first
+    chunks: list[bytes | float] = field(
+        default_factory=list
+    )  # a float sleeps that long first
     end: End = "complete"
 
 
@@ -35,36 +38,60 @@ class RecordedRequest:
     body: Any
 
 
-def sse_reply(frames: Iterable[str], *, end: End = "complete", delay: float = 0.0,
-              status: int = 200, headers: dict[str, str] | None = None) -> Reply:
+def sse_reply(
+    frames: Iterable[str],
+    *,
+    end: End = "complete",
+    delay: float = 0.0,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+) -> Reply:
     chunks: list[bytes | float] = []
     for frame in frames:
         if delay:
             chunks.append(delay)
         chunks.append(frame.encode("utf-8"))
-    return Reply(status, {"content-type": "text/event-stream; charset=utf-8", **(headers or {})}, chunks, end)
+    return Reply(
+        status,
+        {"content-type": "text/event-stream; charset=utf-8", **(headers or {})},
+        chunks,
+        end,
+    )
 
 
 def json_reply(status: int, body: Any, headers: dict[str, str] | None = None) -> Reply:
-    return Reply(status, {"content-type": "application/json", **(headers or {})},
-                 [json.dumps(body).encode("utf-8")])
+    return Reply(
+        status,
+        {"content-type": "application/json", **(headers or {})},
+        [json.dumps(body).encode("utf-8")],
+    )
 
 
 def rechunk(reply: Reply, size: int) -> Reply:
     """The same bytes cut at arbitrary boundaries (mid-line, mid-UTF-8), as TCP may deliver them."""
     data = b"".join(c for c in reply.chunks if isinstance(c, bytes))
-    pieces: list[bytes | float] = [data[i:i + size] for i in range(0, len(data), size)]
+    pieces: list[bytes | float] = [
+        data[i : i + size] for i in range(0, len(data), size)
+    ]
     return Reply(reply.status, reply.headers, pieces, reply.end)
 
 
 class FakeModelServer:
     """``async with FakeModelServer([reply, ...]) as server: server.base_url``."""
 
-    def __init__(self, replies: Sequence[Reply] = (), respond: "Callable[[RecordedRequest], Reply] | None" = None):
+    def __init__(
+        self,
+        replies: Sequence[Reply] = (),
+        respond: Callable[[RecordedRequest], Reply] | None = None,
+    ):
         self.replies = list(replies)
-        self.respond = respond  # when given: the reply to each request, chosen from the request
+        self.respond = (
+            respond  # when given: the reply to each request, chosen from the request
+        )
         self.requests: list[RecordedRequest] = []
-        self.disconnected = asyncio.Event()  # a client went away while we were streaming
+        self.disconnected = (
+            asyncio.Event()
+        )  # a client went away while we were streaming
         self._server: asyncio.base_events.Server | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self.port = 0
@@ -73,7 +100,7 @@ class FakeModelServer:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    async def __aenter__(self) -> "FakeModelServer":
+    async def __aenter__(self) -> FakeModelServer:
         self._server = await asyncio.start_server(self._handle, "127.0.0.1", 0)
         self.port = self._server.sockets[0].getsockname()[1]
         return self
@@ -86,7 +113,9 @@ class FakeModelServer:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self._server.wait_closed()
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def _handle(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
@@ -99,7 +128,9 @@ class FakeModelServer:
             self._tasks.discard(task)
             writer.close()
 
-    async def _one_request(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+    async def _one_request(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
         head = await reader.readuntil(b"\r\n\r\n") if not reader.at_eof() else b""
         if not head:
             return False
@@ -116,9 +147,17 @@ class FakeModelServer:
         if self.respond is not None:
             reply = self.respond(self.requests[-1])
         else:
-            reply = self.replies.pop(0) if self.replies else json_reply(500, {"error": {"message": "no scripted reply"}})
-        status_line = f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}\r\n"
-        head_out = status_line + "".join(f"{k}: {v}\r\n" for k, v in reply.headers.items())
+            reply = (
+                self.replies.pop(0)
+                if self.replies
+                else json_reply(500, {"error": {"message": "no scripted reply"}})
+            )
+        status_line = (
+            f"HTTP/1.1 {reply.status} {_REASONS.get(reply.status, 'Status')}\r\n"
+        )
+        head_out = status_line + "".join(
+            f"{k}: {v}\r\n" for k, v in reply.headers.items()
+        )
         head_out += "transfer-encoding: chunked\r\n\r\n"
         writer.write(head_out.encode("latin-1"))
         await writer.drain()
@@ -141,17 +180,33 @@ class FakeModelServer:
         return True
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 429: "Too Many Requests",
-            500: "Internal Server Error", 503: "Service Unavailable", 529: "Overloaded"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+    529: "Overloaded",
+}
 
 
 # -- OpenAI Chat Completions wire format ------------------------------------------------------
 
-def _openai_chunk(choices: list[dict[str, Any]], usage: dict[str, int] | None = None,
-                  model: str = "gpt-4o-mini") -> str:
+
+def _openai_chunk(
+    choices: list[dict[str, Any]],
+    usage: dict[str, int] | None = None,
+    model: str = "gpt-4o-mini",
+) -> str:
     data = {
-        "id": "chatcmpl-fake123", "object": "chat.completion.chunk", "created": 1731000000,
-        "model": model, "system_fingerprint": "fp_fake", "choices": choices, "usage": usage,
+        "id": "chatcmpl-fake123",
+        "object": "chat.completion.chunk",
+        "created": 1731000000,
+        "model": model,
+        "system_fingerprint": "fp_fake",
+        "choices": choices,
+        "usage": usage,
     }
     return f"data: {json.dumps(data, separators=(',', ':'))}\n\n"
 
@@ -163,13 +218,30 @@ def _openai_choice(delta: dict[str, Any], finish: str | None = None) -> dict[str
 OPENAI_DONE = "data: [DONE]\n\n"
 
 
-def openai_text_stream(parts: Sequence[str], *, finish: str = "stop",
-                       usage: tuple[int, int] = (12, 7), done: bool = True) -> list[str]:
-    frames = [_openai_chunk([_openai_choice({"role": "assistant", "content": "", "refusal": None})])]
+def openai_text_stream(
+    parts: Sequence[str],
+    *,
+    finish: str = "stop",
+    usage: tuple[int, int] = (12, 7),
+    done: bool = True,
+) -> list[str]:
+    frames = [
+        _openai_chunk(
+            [_openai_choice({"role": "assistant", "content": "", "refusal": None})]
+        )
+    ]
     frames += [_openai_chunk([_openai_choice({"content": part})]) for part in parts]
     frames.append(_openai_chunk([_openai_choice({}, finish)]))
-    frames.append(_openai_chunk([], {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                                     "total_tokens": sum(usage)}))
+    frames.append(
+        _openai_chunk(
+            [],
+            {
+                "prompt_tokens": usage[0],
+                "completion_tokens": usage[1],
+                "total_tokens": sum(usage),
+            },
+        )
+    )
     if done:
         frames.append(OPENAI_DONE)
     return frames
@@ -177,64 +249,146 @@ def openai_text_stream(parts: Sequence[str], *, finish: str = "stop",
 
 def _split(text: str, pieces: int) -> list[str]:
     step = max(1, -(-len(text) // pieces))
-    return [text[i:i + step] for i in range(0, len(text), step)] or [""]
+    return [text[i : i + step] for i in range(0, len(text), step)] or [""]
 
 
-def openai_tool_stream(calls: Sequence[tuple[str, str, str]], *, pieces: int = 6,
-                       text: str = "", usage: tuple[int, int] = (40, 20)) -> list[str]:
+def openai_tool_stream(
+    calls: Sequence[tuple[str, str, str]],
+    *,
+    pieces: int = 6,
+    text: str = "",
+    usage: tuple[int, int] = (40, 20),
+) -> list[str]:
     """Tool calls (id, name, raw argument text) streamed as the API does: the first delta of a
     call carries id, type and name with empty arguments, later deltas only argument pieces."""
     frames = [_openai_chunk([_openai_choice({"role": "assistant", "content": None})])]
     if text:
         frames.append(_openai_chunk([_openai_choice({"content": text})]))
     for index, (call_id, name, arguments) in enumerate(calls):
-        frames.append(_openai_chunk([_openai_choice({"tool_calls": [{
-            "index": index, "id": call_id, "type": "function",
-            "function": {"name": name, "arguments": ""}}]})]))
+        frames.append(
+            _openai_chunk(
+                [
+                    _openai_choice(
+                        {
+                            "tool_calls": [
+                                {
+                                    "index": index,
+                                    "id": call_id,
+                                    "type": "function",
+                                    "function": {"name": name, "arguments": ""},
+                                }
+                            ]
+                        }
+                    )
+                ]
+            )
+        )
         for piece in _split(arguments, pieces):
-            frames.append(_openai_chunk([_openai_choice({"tool_calls": [{
-                "index": index, "function": {"arguments": piece}}]})]))
+            frames.append(
+                _openai_chunk(
+                    [
+                        _openai_choice(
+                            {
+                                "tool_calls": [
+                                    {"index": index, "function": {"arguments": piece}}
+                                ]
+                            }
+                        )
+                    ]
+                )
+            )
     frames.append(_openai_chunk([_openai_choice({}, "tool_calls")]))
-    frames.append(_openai_chunk([], {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-                                     "total_tokens": sum(usage)}))
+    frames.append(
+        _openai_chunk(
+            [],
+            {
+                "prompt_tokens": usage[0],
+                "completion_tokens": usage[1],
+                "total_tokens": sum(usage),
+            },
+        )
+    )
     frames.append(OPENAI_DONE)
     return frames
 
 
 # -- Anthropic Messages wire format -----------------------------------------------------------
 
+
 def anthropic_frame(event: str, data: dict[str, Any]) -> str:
     return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
 def _anthropic_start(input_tokens: int, model: str = "claude-sonnet-4-5") -> str:
-    return anthropic_frame("message_start", {"type": "message_start", "message": {
-        "id": "msg_fake01", "type": "message", "role": "assistant", "content": [], "model": model,
-        "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": input_tokens, "output_tokens": 1}}})
+    return anthropic_frame(
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {
+                "id": "msg_fake01",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": model,
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": input_tokens, "output_tokens": 1},
+            },
+        },
+    )
 
 
 def _anthropic_end(stop: str, output_tokens: int) -> list[str]:
     return [
-        anthropic_frame("message_delta", {"type": "message_delta",
-                                          "delta": {"stop_reason": stop, "stop_sequence": None},
-                                          "usage": {"output_tokens": output_tokens}}),
+        anthropic_frame(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        ),
         anthropic_frame("message_stop", {"type": "message_stop"}),
     ]
 
 
 def _anthropic_text_block(index: int, parts: Sequence[str]) -> list[str]:
-    frames = [anthropic_frame("content_block_start", {"type": "content_block_start", "index": index,
-                                                      "content_block": {"type": "text", "text": ""}})]
-    frames += [anthropic_frame("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                       "delta": {"type": "text_delta", "text": p}})
-               for p in parts]
-    frames.append(anthropic_frame("content_block_stop", {"type": "content_block_stop", "index": index}))
+    frames = [
+        anthropic_frame(
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": {"type": "text", "text": ""},
+            },
+        )
+    ]
+    frames += [
+        anthropic_frame(
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": index,
+                "delta": {"type": "text_delta", "text": p},
+            },
+        )
+        for p in parts
+    ]
+    frames.append(
+        anthropic_frame(
+            "content_block_stop", {"type": "content_block_stop", "index": index}
+        )
+    )
     return frames
 
 
-def anthropic_text_stream(parts: Sequence[str], *, stop: str = "end_turn",
-                          usage: tuple[int, int] = (25, 9), complete: bool = True) -> list[str]:
+def anthropic_text_stream(
+    parts: Sequence[str],
+    *,
+    stop: str = "end_turn",
+    usage: tuple[int, int] = (25, 9),
+    complete: bool = True,
+) -> list[str]:
     frames = [_anthropic_start(usage[0]), anthropic_frame("ping", {"type": "ping"})]
     frames += _anthropic_text_block(0, parts)
     if complete:
@@ -242,8 +396,13 @@ def anthropic_text_stream(parts: Sequence[str], *, stop: str = "end_turn",
     return frames
 
 
-def anthropic_tool_stream(calls: Sequence[tuple[str, str, str]], *, text: str = "",
-                          pieces: int = 6, usage: tuple[int, int] = (50, 30)) -> list[str]:
+def anthropic_tool_stream(
+    calls: Sequence[tuple[str, str, str]],
+    *,
+    text: str = "",
+    pieces: int = 6,
+    usage: tuple[int, int] = (50, 30),
+) -> list[str]:
     frames = [_anthropic_start(usage[0])]
     index = 0
     if text:
@@ -251,16 +410,43 @@ def anthropic_tool_stream(calls: Sequence[tuple[str, str, str]], *, text: str = 
         index = 1
     for offset, (call_id, name, arguments) in enumerate(calls):
         i = index + offset
-        frames.append(anthropic_frame("content_block_start", {
-            "type": "content_block_start", "index": i,
-            "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}))
+        frames.append(
+            anthropic_frame(
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": i,
+                    "content_block": {
+                        "type": "tool_use",
+                        "id": call_id,
+                        "name": name,
+                        "input": {},
+                    },
+                },
+            )
+        )
         for piece in _split(arguments, pieces):
-            frames.append(anthropic_frame("content_block_delta", {
-                "type": "content_block_delta", "index": i,
-                "delta": {"type": "input_json_delta", "partial_json": piece}}))
-        frames.append(anthropic_frame("content_block_stop", {"type": "content_block_stop", "index": i}))
+            frames.append(
+                anthropic_frame(
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": i,
+                        "delta": {"type": "input_json_delta", "partial_json": piece},
+                    },
+                )
+            )
+        frames.append(
+            anthropic_frame(
+                "content_block_stop", {"type": "content_block_stop", "index": i}
+            )
+        )
     return frames + _anthropic_end("tool_use", usage[1])
 
 
-def anthropic_error_event(error_type: str = "overloaded_error", message: str = "Overloaded") -> str:
-    return anthropic_frame("error", {"type": "error", "error": {"type": error_type, "message": message}})
+def anthropic_error_event(
+    error_type: str = "overloaded_error", message: str = "Overloaded"
+) -> str:
+    return anthropic_frame(
+        "error", {"type": "error", "error": {"type": error_type, "message": message}}
+    )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from aiq_tui.config import AppConfig, LLMSettings, ProviderSettings
 from aiq_tui.conversation import Message, Role, ToolSpec
@@ -30,20 +31,47 @@ class RetryLog:
         self.calls.append((attempt, delay, reason))
 
 
-def make_provider(kind: str, base_url: str, *, env: dict[str, str] | None = None,
-                  sleep: SleepRecorder | None = None, on_retry: Any = None, **settings: Any) -> Provider:
+def make_provider(
+    kind: str,
+    base_url: str,
+    *,
+    env: dict[str, str] | None = None,
+    sleep: SleepRecorder | None = None,
+    on_retry: Any = None,
+    **settings: Any,
+) -> Provider:
     model = settings.pop("model", "test-model")
-    config = AppConfig(llm=LLMSettings(provider="fake", providers={
-        "fake": ProviderSettings(kind=kind, model=model, base_url=base_url, **settings)}))  # type: ignore[arg-type]
-    return create_provider(config, "fake", env=env or {}, sleep=sleep or SleepRecorder(),
-                           on_retry=on_retry, rng=random.Random(1))
+    config = AppConfig(
+        llm=LLMSettings(
+            provider="fake",
+            providers={
+                "fake": ProviderSettings(
+                    kind=kind, model=model, base_url=base_url, **settings
+                )
+            },
+        )
+    )  # type: ignore[arg-type]
+    return create_provider(
+        config,
+        "fake",
+        env=env or {},
+        sleep=sleep or SleepRecorder(),
+        on_retry=on_retry,
+        rng=random.Random(1),
+    )
 
 
-async def collect(provider: Provider, messages: Sequence[Message] | None = None,
-                  tools: Sequence[ToolSpec] = (), system: str = "You are terse.",
-                  max_tokens: int = 256) -> list[StreamEvent]:
+async def collect(
+    provider: Provider,
+    messages: Sequence[Message] | None = None,
+    tools: Sequence[ToolSpec] = (),
+    system: str = "You are terse.",
+    max_tokens: int = 256,
+) -> list[StreamEvent]:
     events: list[StreamEvent] = []
-    async for event in provider.stream(system, messages or [Message(Role.USER, "Hi")], tools, max_tokens):
+    async for event in provider.stream(
+        system, messages or [Message(Role.USER, "Hi")], tools, max_tokens
+    ):
         events.append(event)
     return events
 
@@ -63,7 +91,11 @@ def done_of(events: Sequence[StreamEvent]) -> StreamDone:
 
 
 SQL_TOOL = ToolSpec(
-    "execute_sql", "Run SQL on a data source",
-    {"type": "object", "properties": {"query": {"type": "string"}, "source": {"type": "string"}},
-     "required": ["query"]},
+    "execute_sql",
+    "Run SQL on a data source",
+    {
+        "type": "object",
+        "properties": {"query": {"type": "string"}, "source": {"type": "string"}},
+        "required": ["query"],
+    },
 )

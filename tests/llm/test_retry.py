@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime, timedelta, timezone
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from typing import AsyncIterator
 
 import pytest
 
@@ -15,11 +15,21 @@ from tests.llm.helpers import RetryLog, SleepRecorder
 
 
 def test_retry_after_in_seconds_and_as_http_date() -> None:
-    now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+    now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
     assert parse_retry_after("3") == 3.0
     assert parse_retry_after("1.5") == 1.5
-    assert parse_retry_after(format_datetime(now + timedelta(seconds=30), usegmt=True), now=now) == 30.0
-    assert parse_retry_after(format_datetime(now - timedelta(seconds=30), usegmt=True), now=now) == 0.0
+    assert (
+        parse_retry_after(
+            format_datetime(now + timedelta(seconds=30), usegmt=True), now=now
+        )
+        == 30.0
+    )
+    assert (
+        parse_retry_after(
+            format_datetime(now - timedelta(seconds=30), usegmt=True), now=now
+        )
+        == 0.0
+    )
     assert parse_retry_after("soon") is None and parse_retry_after(None) is None
 
 
@@ -47,7 +57,10 @@ async def test_a_huge_retry_after_is_not_waited_for() -> None:
 
 
 async def test_async_retry_callback_is_awaited_and_attempts_are_numbered() -> None:
-    failures = [ProviderError("e1", retryable=True), ProviderError("e2", retryable=True)]
+    failures = [
+        ProviderError("e1", retryable=True),
+        ProviderError("e2", retryable=True),
+    ]
     seen: list[tuple[int, str]] = []
 
     async def on_retry(attempt: int, delay: float, reason: str) -> None:
@@ -59,8 +72,15 @@ async def test_async_retry_callback_is_awaited_and_attempts_are_numbered() -> No
         yield TextDelta("ok")
         yield StreamDone("stop")
 
-    events = [e async for e in with_retries(attempt, RetryPolicy(max_retries=3), on_retry=on_retry,
-                                            sleep=SleepRecorder())]
+    events = [
+        e
+        async for e in with_retries(
+            attempt,
+            RetryPolicy(max_retries=3),
+            on_retry=on_retry,
+            sleep=SleepRecorder(),
+        )
+    ]
     assert events == [TextDelta("ok"), StreamDone("stop")]
     assert seen == [(1, "e1"), (2, "e2")]
 
@@ -74,6 +94,8 @@ async def test_non_retryable_errors_pass_through_untouched() -> None:
 
     log = RetryLog()
     with pytest.raises(ProviderError) as caught:
-        async for _ in with_retries(attempt, RetryPolicy(), on_retry=log, sleep=SleepRecorder()):
+        async for _ in with_retries(
+            attempt, RetryPolicy(), on_retry=log, sleep=SleepRecorder()
+        ):
             pass
     assert caught.value is error and log.calls == []

@@ -11,8 +11,13 @@ ROOT = Path("/nonexistent/skills")
 
 
 def meta(name: str, description: str, **extras: Any) -> SkillMeta:
-    return SkillMeta(name=name, description=description, path=ROOT / name / "SKILL.md",
-                     source_dir=ROOT, extras=extras)
+    return SkillMeta(
+        name=name,
+        description=description,
+        path=ROOT / name / "SKILL.md",
+        source_dir=ROOT,
+        extras=extras,
+    )
 
 
 def skill(name: str, description: str, body: str, **extras: Any) -> Skill:

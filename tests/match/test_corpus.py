@@ -22,15 +22,21 @@ REQUESTS = [
     ("call the Claude API from python with the anthropic SDK", "claude-api"),
     ("style these slides with a preset theme", "theme-factory"),
     ("build a React artifact with Tailwind and shadcn/ui", "web-artifacts-builder"),
-    ("give my landing page a distinctive visual design, not a template look", "frontend-design"),
+    (
+        "give my landing page a distinctive visual design, not a template look",
+        "frontend-design",
+    ),
 ]
 
 
 @pytest.mark.corpus
 @pytest.mark.parametrize(("request_text", "expected"), REQUESTS)
-def test_realistic_request_finds_intended_skill_in_top_3(corpus_dir: Path, tmp_path: Path,
-                                                         request_text: str, expected: str) -> None:
-    workspace = Workspace.open(home_flag=tmp_path / "home", skills_dirs=[corpus_dir], cwd=tmp_path)
+def test_realistic_request_finds_intended_skill_in_top_3(
+    corpus_dir: Path, tmp_path: Path, request_text: str, expected: str
+) -> None:
+    workspace = Workspace.open(
+        home_flag=tmp_path / "home", skills_dirs=[corpus_dir], cwd=tmp_path
+    )
     index = SkillIndex(workspace.catalog)
     top = [match.name for match in index.rank(request_text, top_k=3).matches]
     assert expected in top, f"{request_text!r} → {top}"

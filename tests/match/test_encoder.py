@@ -16,8 +16,8 @@ np = pytest.importorskip("numpy", reason="the semantic extra is not installed")
 pytest.importorskip("tokenizers", reason="the semantic extra is not installed")
 pytest.importorskip("safetensors", reason="the semantic extra is not installed")
 
-from aiq_tui.ranking.encoder import Encoder, EncoderError, gelu  # noqa: E402
-from tests.match.tiny_bert import reference_embedding, write_tiny_bert  # noqa: E402
+from aiq_tui.ranking.encoder import Encoder, EncoderError, gelu
+from tests.match.tiny_bert import reference_embedding, write_tiny_bert
 
 TEXTS = [
     "make an animated gif for slack",
@@ -64,13 +64,17 @@ def test_long_text_is_truncated_not_rejected(tiny: Path) -> None:
 
 def test_bert_prefixed_tensor_names_load(tmp_path: Path, tiny: Path) -> None:
     prefixed = write_tiny_bert(tmp_path / "prefixed", prefix="bert.")
-    assert np.allclose(Encoder(prefixed).encode(TEXTS), Encoder(tiny).encode(TEXTS), atol=1e-6)
+    assert np.allclose(
+        Encoder(prefixed).encode(TEXTS), Encoder(tiny).encode(TEXTS), atol=1e-6
+    )
 
 
 def test_missing_file_names_the_file_and_the_fix(tmp_path: Path) -> None:
     folder = write_tiny_bert(tmp_path / "broken")
     (folder / "tokenizer.json").unlink()
-    with pytest.raises(EncoderError, match=r"tokenizer\.json is missing .*models install"):
+    with pytest.raises(
+        EncoderError, match=r"tokenizer\.json is missing .*models install"
+    ):
         Encoder(folder)
 
 
@@ -96,13 +100,26 @@ def test_gelu_is_the_exact_erf_form() -> None:
 MINILM = os.environ.get("AIQ_MINILM_DIR", "")
 
 
-@pytest.mark.skipif(not MINILM or not Path(MINILM, "model.safetensors").is_file(),
-                    reason="real MiniLM model not installed (make semantic sets AIQ_MINILM_DIR)")
+@pytest.mark.skipif(
+    not MINILM or not Path(MINILM, "model.safetensors").is_file(),
+    reason="real MiniLM model not installed (make semantic sets AIQ_MINILM_DIR)",
+)
 def test_golden_minilm_paraphrases_close_unrelated_far() -> None:
     encoder = Encoder(Path(MINILM))
     assert encoder.dimensions == 384
-    assert encoder.tokenizer.encode("hello world").ids == [101, 7592, 2088, 102]  # BERT uncased vocabulary
-    a, b, c = encoder.encode(["A man is eating food.", "Someone is having a meal.", "The stock market crashed today."])
+    assert encoder.tokenizer.encode("hello world").ids == [
+        101,
+        7592,
+        2088,
+        102,
+    ]  # BERT uncased vocabulary
+    a, b, c = encoder.encode(
+        [
+            "A man is eating food.",
+            "Someone is having a meal.",
+            "The stock market crashed today.",
+        ]
+    )
     assert float(a @ b) > 0.6
     assert float(a @ c) < 0.15
     assert abs(float(np.linalg.norm(a)) - 1) < 1e-5

@@ -17,8 +17,11 @@ SKILLS = [
     meta("pdf-tools", "Merge, split and rotate documents."),
     meta("report-writer", "Write reports; can export a summary as PDF."),
     meta("sql-query", "Run read-only SQL against a database.", tags=["database"]),
-    meta("slack-gif-creator", "Create animated GIFs optimised for Slack.",
-         triggers=["make me a gif"]),
+    meta(
+        "slack-gif-creator",
+        "Create animated GIFs optimised for Slack.",
+        triggers=["make me a gif"],
+    ),
     meta("weather", "Forecasts for any city."),
 ]
 
@@ -38,7 +41,9 @@ def test_extract_query_keywords(index: SkillIndex) -> None:
     assert ranking.terms == ("run", "sql", "queri", "databas")
 
 
-def test_score_skills_exact_name_over_partial_name_over_description_keyword(index: SkillIndex) -> None:
+def test_score_skills_exact_name_over_partial_name_over_description_keyword(
+    index: SkillIndex,
+) -> None:
     ranking = index.rank("pdf")
     assert names(ranking) == ["pdf", "pdf-tools", "report-writer"]
     exact, partial, keyword = ranking.matches
@@ -47,18 +52,24 @@ def test_score_skills_exact_name_over_partial_name_over_description_keyword(inde
     assert {s.field for s in keyword.signals} == {"description"}
 
 
-def test_a_common_name_word_does_not_pass_a_description_matching_the_whole_request() -> None:
+def test_a_common_name_word_does_not_pass_a_description_matching_the_whole_request() -> (
+    None
+):
     # The name order decides between skills covering the query equally ("pdf" above); one
     # shared word in a name ("tool") must not outrank a description that matches every word.
-    index = SkillIndex([
-        meta("finance-tool", "Stock quotes and market news"),
-        meta("law-tool", "Legal questions answered"),
-        meta("site-checker", "Run an SEO analysis of any web page"),
-    ])
+    index = SkillIndex(
+        [
+            meta("finance-tool", "Stock quotes and market news"),
+            meta("law-tool", "Legal questions answered"),
+            meta("site-checker", "Run an SEO analysis of any web page"),
+        ]
+    )
     ranking = index.rank("which tool does an SEO analysis of my page?")
     assert names(ranking)[0] == "site-checker"
     # …while a name match covering as much of the query as the description still wins.
-    index = SkillIndex([meta("seo-tool", "Helps websites"), meta("web-audit", "Audits SEO")])
+    index = SkillIndex(
+        [meta("seo-tool", "Helps websites"), meta("web-audit", "Audits SEO")]
+    )
     assert names(index.rank("seo")) == ["seo-tool", "web-audit"]
 
 
@@ -84,10 +95,14 @@ def test_partial_name_word_split_matches_identifier_queries(index: SkillIndex) -
 def test_trigger_phrase_adds_a_boost(index: SkillIndex) -> None:
     match = index.rank("make me a gif of a cat").matches[0]
     assert match.name == "slack-gif-creator"
-    assert any(s.field == "triggers" and s.term == "make me a gif" for s in match.signals)
+    assert any(
+        s.field == "triggers" and s.term == "make me a gif" for s in match.signals
+    )
 
 
-def test_clear_match_is_full_confidence_and_side_match_is_brief(index: SkillIndex) -> None:
+def test_clear_match_is_full_confidence_and_side_match_is_brief(
+    index: SkillIndex,
+) -> None:
     ranking = index.rank("create an animated gif for slack")
     assert ranking.matches[0].name == "slack-gif-creator"
     assert ranking.matches[0].confidence >= 0.7
@@ -106,7 +121,10 @@ def test_context_messages_add_down_weighted_terms(index: SkillIndex) -> None:
     with_context = index.rank("export it", context=["I am working on a slack gif"])
     assert names(without) == ["report-writer"]
     assert "slack-gif-creator" in names(with_context)
-    assert with_context.get("slack-gif-creator").score < with_context.get("report-writer").score * 10
+    assert (
+        with_context.get("slack-gif-creator").score
+        < with_context.get("report-writer").score * 10
+    )
 
 
 def test_explicit_activation_always_wins(index: SkillIndex) -> None:
@@ -138,7 +156,10 @@ def test_body_signal_is_weak_and_reported(index: SkillIndex) -> None:
 def test_explain_says_no_query_term_appears(index: SkillIndex) -> None:
     explanation = index.explain("make a gif for slack", "weather")
     assert explanation.rank is None
-    assert "no query term appears in name, description, tags or triggers" in explanation.reasons
+    assert (
+        "no query term appears in name, description, tags or triggers"
+        in explanation.reasons
+    )
     assert set(explanation.missing) == {"make", "gif", "slack"}
 
 
@@ -146,7 +167,11 @@ def test_explanations_speak_in_the_users_words_not_stems(index: SkillIndex) -> N
     explanation = index.explain("sample tables from databases", "weather")
     assert "missing terms: sample, tables, databases" in explanation.reasons
     assert explanation.missing_words == ("sample", "tables", "databases")
-    assert explanation.missing == ("sampl", "tabl", "databas")  # the match terms stay stems
+    assert explanation.missing == (
+        "sampl",
+        "tabl",
+        "databas",
+    )  # the match terms stay stems
 
 
 def test_a_related_word_is_shown_as_the_skill_wrote_it() -> None:
@@ -158,11 +183,19 @@ def test_a_related_word_is_shown_as_the_skill_wrote_it() -> None:
 def test_a_term_met_through_a_related_word_is_not_called_missing() -> None:
     index = SkillIndex([meta("showtimes", "Showtimes for films near you.")])
     explanation = index.explain("movie tonight", "showtimes")
-    assert "movie" not in explanation.missing_words and "tonight" in explanation.missing_words
-    assert not any("missing terms" in reason and "movie" in reason for reason in explanation.reasons)
+    assert (
+        "movie" not in explanation.missing_words
+        and "tonight" in explanation.missing_words
+    )
+    assert not any(
+        "missing terms" in reason and "movie" in reason
+        for reason in explanation.reasons
+    )
 
 
-def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(index: SkillIndex) -> None:
+def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(
+    index: SkillIndex,
+) -> None:
     index.add_body("weather", "Attach the PDF forecast.")
     explanation = index.explain("pdf", "weather", top_k=3)
     assert "terms pdf matched only the body" in explanation.reasons
@@ -170,11 +203,15 @@ def test_explain_says_terms_matched_only_the_body_and_rank_below_top_k(index: Sk
 
 
 def test_explain_unknown_skill() -> None:
-    assert SkillIndex().explain("x", "ghost").reasons == ("no skill named 'ghost' is indexed",)
+    assert SkillIndex().explain("x", "ghost").reasons == (
+        "no skill named 'ghost' is indexed",
+    )
 
 
 def test_chinese_query_matches_chinese_description() -> None:
-    index = SkillIndex([meta("image-convert", "将图片转换为PDF文件"), meta("weather", "天气预报")])
+    index = SkillIndex(
+        [meta("image-convert", "将图片转换为PDF文件"), meta("weather", "天气预报")]
+    )
     assert names(index.rank("请把图片转换一下", top_k=1)) == ["image-convert"]
 
 
@@ -194,21 +231,41 @@ def test_property_ranking_is_deterministic_and_sorted(query_words: list[str]) ->
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet="xyzq", min_size=4, max_size=9), min_size=1, max_size=6))
+@given(
+    st.lists(st.text(alphabet="xyzq", min_size=4, max_size=9), min_size=1, max_size=6)
+)
 def test_property_unrelated_queries_score_zero(query_words: list[str]) -> None:
     # No skill text contains x, y, z or q words: nothing may match.
     assert SkillIndex(SKILLS).rank(" ".join(query_words)).matches == ()
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=5))
+@given(
+    st.integers(min_value=0, max_value=10_000), st.integers(min_value=1, max_value=5)
+)
 def test_property_pruned_top_k_equals_full_ranking_prefix(seed: int, k: int) -> None:
     import random
 
     rng = random.Random(seed)
-    vocabulary = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
+    vocabulary = [
+        "alpha",
+        "bravo",
+        "charlie",
+        "delta",
+        "echo",
+        "foxtrot",
+        "golf",
+        "hotel",
+    ]
     index = SkillIndex(
-        meta(f"s{i}", " ".join(rng.choices(vocabulary, weights=[8, 6, 4, 3, 2, 1, 1, 1], k=rng.randint(2, 9))))
+        meta(
+            f"s{i}",
+            " ".join(
+                rng.choices(
+                    vocabulary, weights=[8, 6, 4, 3, 2, 1, 1, 1], k=rng.randint(2, 9)
+                )
+            ),
+        )
         for i in range(60)
     )
     query = " ".join(rng.choices(vocabulary, k=rng.randint(1, 5)))
@@ -219,24 +276,44 @@ def test_property_pruned_top_k_equals_full_ranking_prefix(seed: int, k: int) -> 
 
 
 def test_two_equally_good_skills_are_both_briefed_not_both_loaded_in_full() -> None:
-    twins = SkillIndex([meta("alpha", "Clean CSV files: fix headers and dates."),
-                        meta("beta", "Clean CSV files: fix headers and dates.")])
+    twins = SkillIndex(
+        [
+            meta("alpha", "Clean CSV files: fix headers and dates."),
+            meta("beta", "Clean CSV files: fix headers and dates."),
+        ]
+    )
     query = "clean the headers and dates of my csv files"
-    assert [m.confidence for m in twins.rank(query).matches] == [0.65, 0.65]  # the tie cap, below full (0.7)
-    assert "held at 0.65: only 0% ahead of beta (a clear lead is 50%)" in twins.explain(query, "alpha").reasons
-    stricter = SkillIndex([meta(name, "Clean CSV files: fix headers and dates.") for name in ("alpha", "beta")],
-                          Calibration(tie_confidence=0.5))
+    assert [m.confidence for m in twins.rank(query).matches] == [
+        0.65,
+        0.65,
+    ]  # the tie cap, below full (0.7)
+    assert (
+        "held at 0.65: only 0% ahead of beta (a clear lead is 50%)"
+        in twins.explain(query, "alpha").reasons
+    )
+    stricter = SkillIndex(
+        [
+            meta(name, "Clean CSV files: fix headers and dates.")
+            for name in ("alpha", "beta")
+        ],
+        Calibration(tie_confidence=0.5),
+    )
     assert [m.confidence for m in stricter.rank(query).matches] == [0.5, 0.5]
 
 
 def test_a_clear_lead_reaches_full_and_a_longer_required_lead_holds_it_back() -> None:
-    skills = [meta("csv-clean", "Clean CSV files: fix headers and dates."),
-              meta("csv-chart", "Chart the dates in CSV files.")]
+    skills = [
+        meta("csv-clean", "Clean CSV files: fix headers and dates."),
+        meta("csv-chart", "Chart the dates in CSV files."),
+    ]
     query = "clean the headers and dates of my csv files"
     assert SkillIndex(skills).rank(query).matches[0].confidence == 1.0
     demanding = SkillIndex(skills, Calibration(lead_margin=1.0))
     assert demanding.rank(query).matches[0].confidence < 1.0
-    assert any(reason.startswith("held at ") for reason in demanding.explain(query, "csv-clean").reasons)
+    assert any(
+        reason.startswith("held at ")
+        for reason in demanding.explain(query, "csv-clean").reasons
+    )
 
 
 def test_a_lone_match_for_part_of_the_query_is_likely_not_certain() -> None:

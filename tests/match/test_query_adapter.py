@@ -14,22 +14,35 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed")
 
-from aiq_tui.config import AppConfig, MatchingSettings  # noqa: E402
-from aiq_tui.models import MODELS, InstalledModel, query_adapter_for, query_adapter_strength  # noqa: E402
-from aiq_tui.ranking.match import SkillIndex  # noqa: E402
-from aiq_tui.ranking.query_adapter import QueryAdapter, QueryAdapterError, shipped_adapter  # noqa: E402
-from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel  # noqa: E402
-from aiq_tui.ranking.vectors import SkillVectors, VectorCache  # noqa: E402
-from tests.match.test_semantic import SKILLS, TOPICS, TopicEncoder  # noqa: E402
+from aiq_tui.config import AppConfig, MatchingSettings
+from aiq_tui.models import (
+    MODELS,
+    InstalledModel,
+    query_adapter_for,
+    query_adapter_strength,
+)
+from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.query_adapter import (
+    QueryAdapter,
+    QueryAdapterError,
+    shipped_adapter,
+)
+from aiq_tui.ranking.semantic import FusionSettings, Matcher, SemanticModel
+from aiq_tui.ranking.vectors import SkillVectors, VectorCache
+from tests.match.test_semantic import SKILLS, TOPICS, TopicEncoder
 
 ROOT = Path(__file__).resolve().parents[2]
 IMAGE, DATA, WEATHER, CHAT, BIAS = range(len(TOPICS) + 1)
 
 
-def topic_model(tmp_path: Path, adapter: Path | None, encoder: TopicEncoder | None = None) -> SemanticModel:
+def topic_model(
+    tmp_path: Path, adapter: Path | None, encoder: TopicEncoder | None = None
+) -> SemanticModel:
     vectors = SkillVectors(VectorCache(tmp_path / "vectors.npz", "topic-v1"), SKILLS)
     encoder = encoder or TopicEncoder()
-    return SemanticModel(tmp_path, vectors, encoder_factory=lambda _path: encoder, query_adapter=adapter)
+    return SemanticModel(
+        tmp_path, vectors, encoder_factory=lambda _path: encoder, query_adapter=adapter
+    )
 
 
 def chat_means_pictures(tmp_path: Path) -> Path:
@@ -47,7 +60,9 @@ def best(model: SemanticModel, query: str) -> str:
     return names[int(np.argmax(cosines))]
 
 
-def test_the_adapter_moves_the_request_towards_the_skill_that_serves_it(tmp_path: Path) -> None:
+def test_the_adapter_moves_the_request_towards_the_skill_that_serves_it(
+    tmp_path: Path,
+) -> None:
     plain = topic_model(tmp_path / "plain", None)
     adapted = topic_model(tmp_path / "adapted", chat_means_pictures(tmp_path))
     for model in (plain, adapted):
@@ -58,18 +73,26 @@ def test_the_adapter_moves_the_request_towards_the_skill_that_serves_it(tmp_path
     assert best(adapted, query) == "slack-gif-creator"
 
 
-def test_the_adapter_changes_requests_only_skill_vectors_and_their_cache_stay(tmp_path: Path) -> None:
+def test_the_adapter_changes_requests_only_skill_vectors_and_their_cache_stay(
+    tmp_path: Path,
+) -> None:
     plain, adapted = TopicEncoder(), TopicEncoder()
     topic_model(tmp_path / "a", None, plain).prepare()
     model = topic_model(tmp_path / "b", chat_means_pictures(tmp_path), adapted)
     model.prepare()
-    assert adapted.encoded == plain.encoded  # the same skill texts, embedded the same way
+    assert (
+        adapted.encoded == plain.encoded
+    )  # the same skill texts, embedded the same way
     names, matrix = model.vectors.snapshot()
-    reference = SkillVectors(VectorCache(tmp_path / "a" / "vectors.npz", "topic-v1"), SKILLS).snapshot()
+    reference = SkillVectors(
+        VectorCache(tmp_path / "a" / "vectors.npz", "topic-v1"), SKILLS
+    ).snapshot()
     assert names == reference[0] and np.allclose(matrix, reference[1])
 
 
-def test_adapted_query_vectors_are_unit_length_and_a_batch_matches_one_at_a_time(tmp_path: Path) -> None:
+def test_adapted_query_vectors_are_unit_length_and_a_batch_matches_one_at_a_time(
+    tmp_path: Path,
+) -> None:
     model = topic_model(tmp_path, chat_means_pictures(tmp_path))
     model.prepare()
     raw = TopicEncoder().encode(["team channel", "sql table rows", "forecast"])
@@ -78,13 +101,17 @@ def test_adapted_query_vectors_are_unit_length_and_a_batch_matches_one_at_a_time
     assert np.allclose(batch[1], model.query_vectors(raw[1]))
 
 
-@pytest.mark.parametrize("content, says", [
-    (b"not a numpy file", "not a readable .npy matrix"),
-    (None, "square matrix"),
-    (np.eye(3, dtype=np.float32), "3-dimensional"),
-])
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"not a numpy file", "not a readable .npy matrix"),
+        (None, "square matrix"),
+        (np.eye(3, dtype=np.float32), "3-dimensional"),
+    ],
+)
 def test_a_broken_adapter_fails_the_model_with_the_file_named_and_matching_keeps_to_keywords(
-        tmp_path: Path, content: object, says: str) -> None:
+    tmp_path: Path, content: object, says: str
+) -> None:
     path = tmp_path / "adapter.npy"
     if isinstance(content, bytes):
         path.write_bytes(content)
@@ -105,7 +132,13 @@ def test_a_matrix_of_another_size_is_refused_at_query_time_too() -> None:
 
 
 def installed(name: str, fingerprint: str) -> InstalledModel:
-    return InstalledModel(name=name, path=Path("/models") / name, size=0, source="test", fingerprint=fingerprint)
+    return InstalledModel(
+        name=name,
+        path=Path("/models") / name,
+        size=0,
+        source="test",
+        fingerprint=fingerprint,
+    )
 
 
 def test_minilm_has_a_shipped_adapter_used_unless_the_config_turns_it_off() -> None:
@@ -125,9 +158,16 @@ def test_minilm_has_a_shipped_adapter_used_unless_the_config_turns_it_off() -> N
 def test_the_configured_alpha_scales_the_shipped_move_and_zero_turns_it_off() -> None:
     spec = MODELS["minilm"]
     minilm = installed("minilm", spec.files[spec.weights])
-    at = lambda alpha: AppConfig(matching=MatchingSettings(semantic_query_adapter_alpha=alpha))  # noqa: E731
-    assert query_adapter_strength(at(spec.query_adapter_alpha), minilm) == 1.0  # the file as trained
-    assert query_adapter_strength(at(0.65), minilm) == pytest.approx(0.65 / spec.query_adapter_alpha)
+
+    def at(alpha):
+        return AppConfig(matching=MatchingSettings(semantic_query_adapter_alpha=alpha))
+
+    assert (
+        query_adapter_strength(at(spec.query_adapter_alpha), minilm) == 1.0
+    )  # the file as trained
+    assert query_adapter_strength(at(0.65), minilm) == pytest.approx(
+        0.65 / spec.query_adapter_alpha
+    )
     assert query_adapter_for(at(0.0), minilm) is None
     matrix = np.array([[1.0, 2.0], [0.0, 3.0]], dtype=np.float32)
     half = QueryAdapter(matrix).at_strength(0.5).matrix
@@ -137,26 +177,46 @@ def test_the_configured_alpha_scales_the_shipped_move_and_zero_turns_it_off() ->
 
 def test_a_weaker_adapter_moves_a_request_part_of_the_way(tmp_path: Path) -> None:
     path = chat_means_pictures(tmp_path)
-    full, weak = (SemanticModel(tmp_path, SkillVectors(VectorCache(tmp_path / f"{share}.npz", "topic-v1"), SKILLS),
-                                encoder_factory=lambda _path: TopicEncoder(), query_adapter=path,
-                                query_adapter_strength=share) for share in (1.0, 0.25))
+    full, weak = (
+        SemanticModel(
+            tmp_path,
+            SkillVectors(VectorCache(tmp_path / f"{share}.npz", "topic-v1"), SKILLS),
+            encoder_factory=lambda _path: TopicEncoder(),
+            query_adapter=path,
+            query_adapter_strength=share,
+        )
+        for share in (1.0, 0.25)
+    )
     for model in (full, weak):
         model.prepare()
     raw = TopicEncoder().encode(["team channel"])
     plain_image = float(raw[0][IMAGE])
-    weak_image, full_image = float(weak.query_vectors(raw)[0][IMAGE]), float(full.query_vectors(raw)[0][IMAGE])
+    weak_image, full_image = (
+        float(weak.query_vectors(raw)[0][IMAGE]),
+        float(full.query_vectors(raw)[0][IMAGE]),
+    )
     assert plain_image < weak_image < full_image
 
 
 def test_an_adapter_fits_only_the_weights_it_was_trained_for() -> None:
-    assert query_adapter_for(AppConfig(), installed("minilm", "0" * 64)) is None  # other weights, same name
+    assert (
+        query_adapter_for(AppConfig(), installed("minilm", "0" * 64)) is None
+    )  # other weights, same name
     wordllama = MODELS["wordllama"]
-    assert query_adapter_for(AppConfig(), installed("wordllama", wordllama.files[wordllama.weights])) is None
+    assert (
+        query_adapter_for(
+            AppConfig(), installed("wordllama", wordllama.files[wordllama.weights])
+        )
+        is None
+    )
 
 
 def test_the_adapter_ships_in_the_package_data() -> None:
     pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert "ranking/adapters/*" in pyproject["tool"]["setuptools"]["package-data"]["aiq_tui"]
+    assert (
+        "ranking/adapters/*"
+        in pyproject["tool"]["setuptools"]["package-data"]["aiq_tui"]
+    )
 
 
 def test_the_fusion_defaults_have_one_home_the_config() -> None:

@@ -13,13 +13,27 @@ import pytest
 
 np = pytest.importorskip("numpy", reason="the semantic extra is not installed")
 
-from aiq_tui.ranking.match import SkillIndex  # noqa: E402
-from aiq_tui.ranking.semantic import SEMANTIC_FIELD, FusionSettings, Matcher, SemanticModel  # noqa: E402
-from aiq_tui.ranking.vectors import SkillVectors, VectorCache, skill_text, text_key  # noqa: E402
-from tests.match.helpers import meta  # noqa: E402
+from aiq_tui.ranking.match import SkillIndex
+from aiq_tui.ranking.semantic import (
+    SEMANTIC_FIELD,
+    FusionSettings,
+    Matcher,
+    SemanticModel,
+)
+from aiq_tui.ranking.vectors import SkillVectors, VectorCache, skill_text, text_key
+from tests.match.helpers import meta
 
 TOPICS = {
-    "image": {"gif", "gifs", "animated", "picture", "pictures", "moving", "image", "meme"},
+    "image": {
+        "gif",
+        "gifs",
+        "animated",
+        "picture",
+        "pictures",
+        "moving",
+        "image",
+        "meme",
+    },
     "data": {"sql", "database", "query", "table", "rows", "records", "spreadsheet"},
     "weather": {"weather", "forecast", "forecasts", "rain", "umbrella", "sunny"},
     "chat": {"slack", "chat", "team", "channel"},
@@ -43,13 +57,20 @@ class TopicEncoder:
         rows = []
         for text in texts:
             words = {w.strip(".,:;()").lower() for w in text.replace("-", " ").split()}
-            row = np.array([len(words & vocabulary) for vocabulary in TOPICS.values()] + [0.05], dtype=np.float32)
+            row = np.array(
+                [len(words & vocabulary) for vocabulary in TOPICS.values()] + [0.05],
+                dtype=np.float32,
+            )
             rows.append(row / np.linalg.norm(row))
         return np.stack(rows)
 
 
-def semantic_model(tmp_path: Path, metas=SKILLS, encoder: TopicEncoder | None = None,
-                   fingerprint: str = "topic-v1") -> SemanticModel:
+def semantic_model(
+    tmp_path: Path,
+    metas=SKILLS,
+    encoder: TopicEncoder | None = None,
+    fingerprint: str = "topic-v1",
+) -> SemanticModel:
     encoder = encoder or TopicEncoder()
     vectors = SkillVectors(VectorCache(tmp_path / "vectors.npz", fingerprint), metas)
     return SemanticModel(tmp_path, vectors, encoder_factory=lambda _path: encoder)
@@ -73,7 +94,9 @@ def test_damaged_cache_is_recomputed_not_fatal(tmp_path: Path) -> None:
     assert len(VectorCache(path, "model-a")) == 0
 
 
-def test_skills_are_pending_until_embedded_then_cached_across_runs(tmp_path: Path) -> None:
+def test_skills_are_pending_until_embedded_then_cached_across_runs(
+    tmp_path: Path,
+) -> None:
     encoder = TopicEncoder()
     model = semantic_model(tmp_path, encoder=encoder)
     assert model.progress.done == 0 and model.progress.total == 3
@@ -90,7 +113,9 @@ def test_skills_are_pending_until_embedded_then_cached_across_runs(tmp_path: Pat
     assert again.encoded == []  # nothing embedded twice
 
 
-def test_a_changed_skill_is_re_embedded_and_the_old_vector_dropped(tmp_path: Path) -> None:
+def test_a_changed_skill_is_re_embedded_and_the_old_vector_dropped(
+    tmp_path: Path,
+) -> None:
     model = semantic_model(tmp_path)
     model.prepare()
     changed = meta("weather", "Rain forecasts and umbrella advice.")
@@ -107,7 +132,9 @@ def test_a_changed_skill_is_re_embedded_and_the_old_vector_dropped(tmp_path: Pat
 
 
 def test_skill_text_includes_name_words_description_and_triggers() -> None:
-    text = skill_text(meta("slack-gif-creator", "Create GIFs.", triggers=["make me a gif"]))
+    text = skill_text(
+        meta("slack-gif-creator", "Create GIFs.", triggers=["make me a gif"])
+    )
     assert text == "slack gif creator: Create GIFs. (make me a gif)"
 
 
@@ -152,8 +179,12 @@ def test_semantic_floor_keeps_unrelated_skills_out(tmp_path: Path) -> None:
     assert [m.name for m in ranking.matches] == ["slack-gif-creator"]
 
 
-def test_a_skill_named_in_the_query_keeps_its_place_in_the_top_k(tmp_path: Path) -> None:
-    metas = SKILLS + [meta("rain", "Read rows from tables.")]  # its words say data, its name says weather
+def test_a_skill_named_in_the_query_keeps_its_place_in_the_top_k(
+    tmp_path: Path,
+) -> None:
+    metas = SKILLS + [
+        meta("rain", "Read rows from tables.")
+    ]  # its words say data, its name says weather
     model = semantic_model(tmp_path, metas)
     model.prepare()
     index = SkillIndex(metas)
@@ -166,22 +197,36 @@ def test_a_skill_named_in_the_query_keeps_its_place_in_the_top_k(tmp_path: Path)
     assert 0.15 <= ranking.get("rain").confidence < 0.7
     assert ranking.matches[0].confidence >= 0.7
     reasons = Matcher(index, model).explain("rain", "rain", top_k=3).reasons
-    assert f"held at 0.65: {ranking.matches[0].name} matches at least as well" in reasons
+    assert (
+        f"held at 0.65: {ranking.matches[0].name} matches at least as well" in reasons
+    )
 
 
-def test_fusion_saturates_the_keyword_score_and_admits_only_skills_above_the_floor() -> None:
+def test_fusion_saturates_the_keyword_score_and_admits_only_skills_above_the_floor() -> (
+    None
+):
     from aiq_tui.config import MatchingSettings
     from aiq_tui.skills.model import Match, Ranking
 
-    fusion = FusionSettings.from_config(MatchingSettings(semantic_weight=0.5, semantic_keyword_half=10.0,
-                                                         semantic_floor=0.2))
+    fusion = FusionSettings.from_config(
+        MatchingSettings(
+            semantic_weight=0.5, semantic_keyword_half=10.0, semantic_floor=0.2
+        )
+    )
     assert (fusion.weight, fusion.keyword_half, fusion.floor) == (0.5, 10.0, 0.2)
     # Two weak keyword matches and one strong one: the best of the weak ones does not get full
     # keyword credit (it would, divided by the best score), so a closer meaning overtakes it.
-    keyword = Ranking("q", ("q",), (Match("weak-a", 2.0, 0.1), Match("weak-b", 1.0, 0.1)), considered=4)
+    keyword = Ranking(
+        "q",
+        ("q",),
+        (Match("weak-a", 2.0, 0.1), Match("weak-b", 1.0, 0.1)),
+        considered=4,
+    )
     names = ("paraphrase", "unrelated", "weak-a", "weak-b")
     cosines = np.array([0.6, 0.1, 0.3, 0.2], dtype=np.float32)
-    ranking = Matcher(SkillIndex(), fusion=fusion).fuse(keyword, (names, cosines), top_k=None)
+    ranking = Matcher(SkillIndex(), fusion=fusion).fuse(
+        keyword, (names, cosines), top_k=None
+    )
     scores = {m.name: m.score for m in ranking.matches}
     assert "unrelated" not in scores  # no shared word and similarity under the floor
     assert scores["paraphrase"] == pytest.approx(0.5 * 1.0, abs=1e-4)
@@ -192,7 +237,9 @@ def test_fusion_saturates_the_keyword_score_and_admits_only_skills_above_the_flo
 def test_confidence_is_on_the_keyword_scale_calibrated_points() -> None:
     from aiq_tui.ranking.semantic import similarity_confidence
 
-    fusion = FusionSettings(weight=0.7, floor=0.3, brief_similarity=0.45, full_similarity=0.65)
+    fusion = FusionSettings(
+        weight=0.7, floor=0.3, brief_similarity=0.45, full_similarity=0.65
+    )
     assert similarity_confidence(0.45, fusion) == pytest.approx(0.15)
     assert similarity_confidence(0.65, fusion) == pytest.approx(0.7)
     assert similarity_confidence(0.1, fusion) == 0.0
@@ -203,7 +250,9 @@ def test_confidence_is_on_the_keyword_scale_calibrated_points() -> None:
 
 def test_explain_says_when_the_embedding_kept_a_skill_out(tmp_path: Path) -> None:
     metas = [
-        meta("chart-maker", "Draw charts of rain forecasts."),  # shares words with the query, topic: weather
+        meta(
+            "chart-maker", "Draw charts of rain forecasts."
+        ),  # shares words with the query, topic: weather
         meta("sql-query", "Run SQL against a database."),
         meta("sheet-records", "Spreadsheet rows and records."),
     ]
@@ -211,11 +260,15 @@ def test_explain_says_when_the_embedding_kept_a_skill_out(tmp_path: Path) -> Non
     model.prepare()
     matcher = Matcher(SkillIndex(metas), model, FusionSettings(weight=0.9, floor=0.3))
     query = "draw a chart of database rows"
-    assert matcher.index.rank(query, top_k=1).matches[0].name == "chart-maker"  # the words pick it
+    assert (
+        matcher.index.rank(query, top_k=1).matches[0].name == "chart-maker"
+    )  # the words pick it
     explanation = matcher.explain(query, "chart-maker", top_k=1)
     assert explanation.rank is not None and explanation.rank > 1
     assert any("the words alone rank it 1st" in r for r in explanation.reasons)
-    assert any("the embedding, not the words, kept it out" in r for r in explanation.reasons)
+    assert any(
+        "the embedding, not the words, kept it out" in r for r in explanation.reasons
+    )
     assert any(r.startswith("semantic similarity") for r in explanation.reasons)
 
 
@@ -232,26 +285,42 @@ def test_a_broken_model_falls_back_to_keywords(tmp_path: Path) -> None:
 
 
 def test_skill_text_splits_camel_case_names_into_words() -> None:
-    assert skill_text(meta("ProductSearch", "Find products.")).startswith("product search: ")
+    assert skill_text(meta("ProductSearch", "Find products.")).startswith(
+        "product search: "
+    )
 
 
-def test_an_exclusion_lowers_the_hybrid_score_and_confidence_as_it_lowers_the_keyword_ones(tmp_path: Path) -> None:
+def test_an_exclusion_lowers_the_hybrid_score_and_confidence_as_it_lowers_the_keyword_ones(
+    tmp_path: Path,
+) -> None:
     from aiq_tui.ranking.match import EXCLUSION_FIELD, exclusion_factor
 
-    bounded = [meta("slack-gif-creator", "Create animated GIFs optimised for Slack. Not for channel messages."),
-               *SKILLS[1:]]
-    plain = [meta("slack-gif-creator", "Create animated GIFs optimised for Slack."), *SKILLS[1:]]
+    bounded = [
+        meta(
+            "slack-gif-creator",
+            "Create animated GIFs optimised for Slack. Not for channel messages.",
+        ),
+        *SKILLS[1:],
+    ]
+    plain = [
+        meta("slack-gif-creator", "Create animated GIFs optimised for Slack."),
+        *SKILLS[1:],
+    ]
     query = "post a message to the slack channel"
     found = {}
     for label, metas in (("bounded", bounded), ("plain", plain)):
         model = semantic_model(tmp_path / label, metas)
         model.prepare()
-        found[label] = Matcher(SkillIndex(metas), model).rank(query).get("slack-gif-creator")
+        found[label] = (
+            Matcher(SkillIndex(metas), model).rank(query).get("slack-gif-creator")
+        )
     bounded_match, plain_match = found["bounded"], found["plain"]
     assert bounded_match is not None and plain_match is not None
     keyword = SkillIndex(bounded).rank(query).get("slack-gif-creator")
     factor = exclusion_factor(keyword)
-    assert factor < 1.0 and any(s.field == EXCLUSION_FIELD for s in bounded_match.signals)
+    assert factor < 1.0 and any(
+        s.field == EXCLUSION_FIELD for s in bounded_match.signals
+    )
     # Without the clause the chat-topic embedding would load it; with it, it stays unloaded.
     assert plain_match.confidence >= 0.15 > bounded_match.confidence
     assert bounded_match.score < plain_match.score

@@ -28,7 +28,9 @@ def test_a_synonym_finds_a_skill_but_counts_less_than_the_word_itself() -> None:
     assert "cinema-guide" in names  # "movies" met through "film"
     via = ranking.get("cinema-guide")
     assert via.confidence < ranking.get("film-archive").confidence
-    assert {s.term for s in via.signals} <= synonyms(tokenize("film")[0])  # movies, cinema: no word of its own
+    assert {s.term for s in via.signals} <= synonyms(
+        tokenize("film")[0]
+    )  # movies, cinema: no word of its own
 
 
 def test_without_a_shared_or_related_word_nothing_matches() -> None:
@@ -37,5 +39,9 @@ def test_without_a_shared_or_related_word_nothing_matches() -> None:
 
 def test_explain_names_the_related_word() -> None:
     explanation = SkillIndex(SKILLS).explain("a film tonight", "cinema-guide")
-    assert any("met through related words" in reason and f"film~{tokenize('movies')[0]}" in reason for reason in explanation.reasons)
+    assert any(
+        "met through related words" in reason
+        and f"film~{tokenize('movies')[0]}" in reason
+        for reason in explanation.reasons
+    )
     assert SYNONYM_WEIGHT == 0.5

@@ -1,10 +1,20 @@
 from __future__ import annotations
 
-from aiq_tui.ranking.tokenize import name_terms, split_identifier, stem, surface_words, tokenize
+from aiq_tui.ranking.tokenize import (
+    name_terms,
+    split_identifier,
+    stem,
+    surface_words,
+    tokenize,
+)
 
 
 def test_query_keywords_are_lowercased_without_punctuation_or_stop_words() -> None:
-    assert tokenize("Can you make a GIF for Slack, please?!") == ["make", "gif", "slack"]
+    assert tokenize("Can you make a GIF for Slack, please?!") == [
+        "make",
+        "gif",
+        "slack",
+    ]
 
 
 def test_identifiers_are_split_into_words() -> None:
@@ -26,11 +36,21 @@ def test_stemming_conflates_inflections_deterministically() -> None:
 
 def test_stemming_is_snowball_english() -> None:
     # The algorithm Lucene and Elasticsearch use, so our terms match what their users know.
-    assert [stem(w) for w in ("generously", "happiness", "relational", "news")] == ["generous", "happi", "relat", "news"]
+    assert [stem(w) for w in ("generously", "happiness", "relational", "news")] == [
+        "generous",
+        "happi",
+        "relat",
+        "news",
+    ]
 
 
 def test_short_words_digits_and_other_scripts_are_not_stemmed() -> None:
-    assert [stem(w) for w in ("is", "2024", "café", "данных")] == ["is", "2024", "café", "данных"]
+    assert [stem(w) for w in ("is", "2024", "café", "данных")] == [
+        "is",
+        "2024",
+        "café",
+        "данных",
+    ]
 
 
 def test_surface_words_map_terms_back_to_what_was_written() -> None:
@@ -52,5 +72,10 @@ def test_cjk_text_becomes_character_bigrams() -> None:
 
 
 def test_name_terms_include_parts_and_the_joined_name() -> None:
-    assert name_terms("slack-gif-creator") == ["slack", "gif", "creator", "slackgifcreator"]
+    assert name_terms("slack-gif-creator") == [
+        "slack",
+        "gif",
+        "creator",
+        "slackgifcreator",
+    ]
     assert name_terms("pdf") == ["pdf"]

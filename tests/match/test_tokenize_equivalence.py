@@ -7,7 +7,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.ranking import tokenize as tk
-from aiq_tui.ranking.tokenize import _ANY_CJK, _split_mixed, normalise, split_identifier, words
+from aiq_tui.ranking.tokenize import (
+    _ANY_CJK,
+    _split_mixed,
+    normalise,
+    split_identifier,
+    words,
+)
 
 
 def reference_words(text: str) -> list[str]:
@@ -25,17 +31,64 @@ def reference_words(text: str) -> list[str]:
 
 
 def reference_tokenize(text: str) -> list[str]:
-    return [term for term in map(tk._term_of, reference_words(text)) if term is not None]
+    return [
+        term for term in map(tk._term_of, reference_words(text)) if term is not None
+    ]
 
 
 # Identifier-ish material: cases, digits, separators, accents, full-width forms, ligatures,
 # combining marks, non-Latin scripts, CJK and whitespace of every kind.
-PIECES = st.sampled_from([
-    "PdfTools", "HTTPServer", "sql-query", "snake_case", "gpt4o", "v2", "x", "I", "A", "ID", "iOS",
-    "Café", "ÉCOLE", "naïve", "Ñandú", "ﬁle", "ＡＢＣ", "１２３", "e\u0301", "İstanbul", "ß", "ǅemal",
-    "Ωmega", "Москва", "данных", "עברית", "١٢٣", "日本語", "テスト", "한국어", "中文abc", "--", "__",
-    "'s", "—", ".", "/", "(x)", " ", "\t", "\n", "\u00a0", "\u2003", "", "running", "created", "the",
-])
+PIECES = st.sampled_from(
+    [
+        "PdfTools",
+        "HTTPServer",
+        "sql-query",
+        "snake_case",
+        "gpt4o",
+        "v2",
+        "x",
+        "I",
+        "A",
+        "ID",
+        "iOS",
+        "Café",
+        "ÉCOLE",
+        "naïve",
+        "Ñandú",
+        "ﬁle",
+        "ＡＢＣ",
+        "１２３",
+        "e\u0301",
+        "İstanbul",
+        "ß",
+        "ǅemal",
+        "Ωmega",
+        "Москва",
+        "данных",
+        "עברית",
+        "١٢٣",
+        "日本語",
+        "テスト",
+        "한국어",
+        "中文abc",
+        "--",
+        "__",
+        "'s",
+        "—",
+        ".",
+        "/",
+        "(x)",
+        " ",
+        "\t",
+        "\n",
+        "\u00a0",
+        "\u2003",
+        "",
+        "running",
+        "created",
+        "the",
+    ]
+)
 
 
 @settings(max_examples=600, deadline=None)

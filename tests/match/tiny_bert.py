@@ -14,11 +14,52 @@ from pathlib import Path
 
 import numpy as np
 
-WORDS = (
-    "the a to of and make create gif gifs animated image images picture slack chat team "
-    "sql query database table report chart weather forecast city rain pdf form forms read "
-    "fill merge split document write summary email send mail music song play film movie"
-).split()
+WORDS = [
+    "the",
+    "a",
+    "to",
+    "of",
+    "and",
+    "make",
+    "create",
+    "gif",
+    "gifs",
+    "animated",
+    "image",
+    "images",
+    "picture",
+    "slack",
+    "chat",
+    "team",
+    "sql",
+    "query",
+    "database",
+    "table",
+    "report",
+    "chart",
+    "weather",
+    "forecast",
+    "city",
+    "rain",
+    "pdf",
+    "form",
+    "forms",
+    "read",
+    "fill",
+    "merge",
+    "split",
+    "document",
+    "write",
+    "summary",
+    "email",
+    "send",
+    "mail",
+    "music",
+    "song",
+    "play",
+    "film",
+    "movie",
+]
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
 SHAPE = {"hidden": 16, "layers": 2, "heads": 4, "intermediate": 32, "positions": 64}
 
@@ -30,20 +71,34 @@ def write_tiny_bert(folder: Path, seed: int = 0, prefix: str = "") -> Path:
     from tokenizers.models import WordPiece
 
     folder.mkdir(parents=True, exist_ok=True)
-    vocab = {token: i for i, token in enumerate(SPECIAL + list(dict.fromkeys(WORDS)) + ["##s", "##ing"])}
+    vocab = {
+        token: i
+        for i, token in enumerate(
+            SPECIAL + list(dict.fromkeys(WORDS)) + ["##s", "##ing"]
+        )
+    }
     tokenizer = Tokenizer(WordPiece(vocab, unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+        single="[CLS] $A [SEP]",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
     )
-    tokenizer.enable_padding(length=128)  # like MiniLM's file: the encoder must turn this off
+    tokenizer.enable_padding(
+        length=128
+    )  # like MiniLM's file: the encoder must turn this off
     tokenizer.save(str(folder / "tokenizer.json"))
     h, inter = SHAPE["hidden"], SHAPE["intermediate"]
     config = {
-        "hidden_size": h, "num_hidden_layers": SHAPE["layers"], "num_attention_heads": SHAPE["heads"],
-        "intermediate_size": inter, "max_position_embeddings": SHAPE["positions"], "vocab_size": len(vocab),
-        "type_vocab_size": 2, "layer_norm_eps": 1e-12, "hidden_act": "gelu",
+        "hidden_size": h,
+        "num_hidden_layers": SHAPE["layers"],
+        "num_attention_heads": SHAPE["heads"],
+        "intermediate_size": inter,
+        "max_position_embeddings": SHAPE["positions"],
+        "vocab_size": len(vocab),
+        "type_vocab_size": 2,
+        "layer_norm_eps": 1e-12,
+        "hidden_act": "gelu",
     }
     (folder / "config.json").write_text(json.dumps(config), encoding="utf-8")
     rng = np.random.default_rng(seed)
@@ -55,7 +110,8 @@ def write_tiny_bert(folder: Path, seed: int = 0, prefix: str = "") -> Path:
         "embeddings.word_embeddings.weight": r(len(vocab), h),
         "embeddings.position_embeddings.weight": r(SHAPE["positions"], h),
         "embeddings.token_type_embeddings.weight": r(2, h),
-        "embeddings.LayerNorm.weight": 1 + r(h, scale=0.1), "embeddings.LayerNorm.bias": r(h, scale=0.1),
+        "embeddings.LayerNorm.weight": 1 + r(h, scale=0.1),
+        "embeddings.LayerNorm.bias": r(h, scale=0.1),
         "embeddings.position_ids": np.arange(SHAPE["positions"], dtype=np.int64)[None],
     }
     for i in range(SHAPE["layers"]):
@@ -73,7 +129,10 @@ def write_tiny_bert(folder: Path, seed: int = 0, prefix: str = "") -> Path:
         tensors[p + "output.dense.bias"] = r(h, scale=0.1)
         tensors[p + "output.LayerNorm.weight"] = 1 + r(h, scale=0.1)
         tensors[p + "output.LayerNorm.bias"] = r(h, scale=0.1)
-    save_file({prefix + key: value for key, value in tensors.items()}, str(folder / "model.safetensors"))
+    save_file(
+        {prefix + key: value for key, value in tensors.items()},
+        str(folder / "model.safetensors"),
+    )
     return folder
 
 
@@ -86,7 +145,10 @@ def reference_embedding(folder: Path, text: str) -> np.ndarray:
     tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
     tokenizer.no_padding()
     ids = tokenizer.encode(text).ids
-    w = {k.removeprefix("bert."): v.astype(np.float64) for k, v in load_file(str(folder / "model.safetensors")).items()}
+    w = {
+        k.removeprefix("bert."): v.astype(np.float64)
+        for k, v in load_file(str(folder / "model.safetensors")).items()
+    }
     eps = config["layer_norm_eps"]
 
     def norm(x: np.ndarray, name: str) -> np.ndarray:
@@ -98,17 +160,22 @@ def reference_embedding(folder: Path, text: str) -> np.ndarray:
         return x @ w[name + ".weight"].T + w[name + ".bias"]
 
     erf = np.vectorize(math.erf)
-    x = np.stack([
-        w["embeddings.word_embeddings.weight"][token] + w["embeddings.position_embeddings.weight"][position]
-        + w["embeddings.token_type_embeddings.weight"][0]
-        for position, token in enumerate(ids)
-    ])
+    x = np.stack(
+        [
+            w["embeddings.word_embeddings.weight"][token]
+            + w["embeddings.position_embeddings.weight"][position]
+            + w["embeddings.token_type_embeddings.weight"][0]
+            for position, token in enumerate(ids)
+        ]
+    )
     x = norm(x, "embeddings.LayerNorm")
     heads = config["num_attention_heads"]
     size = config["hidden_size"] // heads
     for i in range(config["num_hidden_layers"]):
         p = f"encoder.layer.{i}."
-        q, k, v = (linear(x, p + f"attention.self.{n}") for n in ("query", "key", "value"))
+        q, k, v = (
+            linear(x, p + f"attention.self.{n}") for n in ("query", "key", "value")
+        )
         outputs = []
         for head in range(heads):
             cols = slice(head * size, (head + 1) * size)

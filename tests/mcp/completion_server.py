@@ -32,9 +32,13 @@ def main() -> None:
         return f"Please review {topic} ({depth})."
 
     if "--no-completions" not in sys.argv:
+
         @server.completion()
-        async def complete(ref: object, argument: types.CompletionArgument,
-                           context: types.CompletionContext | None) -> types.Completion:
+        async def complete(
+            ref: object,
+            argument: types.CompletionArgument,
+            context: types.CompletionContext | None,
+        ) -> types.Completion:
             if argument.value == "slow":
                 await asyncio.sleep(30)
             if argument.value == "boom":
@@ -46,7 +50,9 @@ def main() -> None:
             else:
                 topic = (context.arguments or {}).get("topic", "") if context else ""
                 values = ["short", "deep"] if topic == "the code" else ["short"]
-            return types.Completion(values=[v for v in values if v.startswith(argument.value)])
+            return types.Completion(
+                values=[v for v in values if v.startswith(argument.value)]
+            )
 
     server.run("stdio")
 

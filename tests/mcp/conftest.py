@@ -22,13 +22,17 @@ def fixture_server(*flags: str) -> dict[str, Any]:
 
 def installed(program: str) -> str:
     """The path of a console script installed beside this interpreter (pip install …), or skip."""
-    found = shutil.which(program, path=str(Path(sys.executable).parent)) or shutil.which(program)
+    found = shutil.which(
+        program, path=str(Path(sys.executable).parent)
+    ) or shutil.which(program)
     if found is None:
         pytest.skip(f"{program} is not installed (pip install -e '.[dev]' brings it)")
     return found
 
 
-def write_config(home: Home, servers: dict[str, dict[str, Any]], **sections: Any) -> Path:
+def write_config(
+    home: Home, servers: dict[str, dict[str, Any]], **sections: Any
+) -> Path:
     """config.yaml with ``mcp.servers`` (and other sections) in the test's config home."""
     home.ensure()
     data: dict[str, Any] = dict(sections)

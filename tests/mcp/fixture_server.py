@@ -30,7 +30,9 @@ def main() -> None:
     parser.add_argument("--hang-on-start", action="store_true")
     parser.add_argument("--http", type=int, default=0)
     parser.add_argument("--token", default="")
-    parser.add_argument("--tools", type=int, default=0, help="add this many padding tools")
+    parser.add_argument(
+        "--tools", type=int, default=0, help="add this many padding tools"
+    )
     args = parser.parse_args()
     if args.crash_on_start:
         print("fixture: refusing to start", file=sys.stderr)
@@ -70,13 +72,23 @@ def main() -> None:
     @server.tool(description="A small picture.")
     def picture() -> list[types.ContentBlock]:
         data = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 2040).decode()
-        return [types.TextContent(type="text", text="a picture:"),
-                types.ImageContent(type="image", data=data, mime_type="image/png")]
+        return [
+            types.TextContent(type="text", text="a picture:"),
+            types.ImageContent(type="image", data=data, mime_type="image/png"),
+        ]
 
     @server.tool(description="An embedded document.")
     def document() -> list[types.ContentBlock]:
-        return [types.EmbeddedResource(type="resource", resource=types.TextResourceContents(
-            uri="file:///notes/readme.md", mime_type="text/markdown", text="# Notes\nhello"))]
+        return [
+            types.EmbeddedResource(
+                type="resource",
+                resource=types.TextResourceContents(
+                    uri="file:///notes/readme.md",
+                    mime_type="text/markdown",
+                    text="# Notes\nhello",
+                ),
+            )
+        ]
 
     @server.tool(description="Add the tool `extra` and announce the change.")
     async def grow(ctx: Context) -> str:
@@ -102,11 +114,15 @@ def main() -> None:
     def padding_tool(index: int) -> Any:
         def padding(value: str) -> str:
             return f"pad {index}: {value}"
+
         return padding
 
     for index in range(args.tools):
-        server.add_tool(padding_tool(index), name=f"pad_{index:03d}",
-                        description=f"Padding tool number {index}, with a description long enough to cost tokens.")
+        server.add_tool(
+            padding_tool(index),
+            name=f"pad_{index:03d}",
+            description=f"Padding tool number {index}, with a description long enough to cost tokens.",
+        )
 
     if args.http:
         import uvicorn
@@ -116,7 +132,10 @@ def main() -> None:
         app = server.streamable_http_app()
 
         async def require_token(request, call_next):  # type: ignore[no-untyped-def]
-            if args.token and request.headers.get("authorization") != f"Bearer {args.token}":
+            if (
+                args.token
+                and request.headers.get("authorization") != f"Bearer {args.token}"
+            ):
                 return PlainTextResponse("unauthorized", status_code=401)
             return await call_next(request)
 

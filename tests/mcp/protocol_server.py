@@ -13,11 +13,18 @@ elicitation; the colour has a default), ``roots`` (the client's roots), ``client
 from __future__ import annotations
 
 import json
-
 from typing import Annotated
 
 import mcp_types as types
-from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
+from mcp.server.mcpserver import (
+    Context,
+    Elicit,
+    ElicitationResult,
+    ListRoots,
+    MCPServer,
+    Resolve,
+    Sample,
+)
 from pydantic import BaseModel, Field
 
 
@@ -46,15 +53,28 @@ def want_roots() -> ListRoots:
 
 
 def want_haiku(topic: str) -> Sample:
-    return Sample([types.SamplingMessage(role="user", content=types.TextContent(type="text", text=f"A haiku on {topic}"))],
-                  max_tokens=60, system_prompt="You write haiku.")
+    return Sample(
+        [
+            types.SamplingMessage(
+                role="user",
+                content=types.TextContent(type="text", text=f"A haiku on {topic}"),
+            )
+        ],
+        max_tokens=60,
+        system_prompt="You write haiku.",
+    )
 
 
 def main() -> None:
     server = MCPServer("protocol")
     notes = {"today": "buy milk"}
 
-    @server.resource("notes://today", name="today", description="Today's note", mime_type="text/plain")
+    @server.resource(
+        "notes://today",
+        name="today",
+        description="Today's note",
+        mime_type="text/plain",
+    )
     def today() -> str:
         return notes["today"]
 
@@ -82,9 +102,17 @@ def main() -> None:
             return f"hello {answer.data.name}"
         return f"no name: {answer.action}"
 
-    @server.tool(description="Ask the user for a colour (blue unless they say otherwise).")
-    def ask_colour(answer: Annotated[ElicitationResult[Colour], Resolve(want_colour)]) -> str:
-        return f"colour {answer.data.colour}" if answer.action == "accept" else f"no colour: {answer.action}"
+    @server.tool(
+        description="Ask the user for a colour (blue unless they say otherwise)."
+    )
+    def ask_colour(
+        answer: Annotated[ElicitationResult[Colour], Resolve(want_colour)],
+    ) -> str:
+        return (
+            f"colour {answer.data.colour}"
+            if answer.action == "accept"
+            else f"no colour: {answer.action}"
+        )
 
     @server.tool(description="The client's roots.")
     def roots(listed: Annotated[types.ListRootsResult, Resolve(want_roots)]) -> str:
@@ -100,10 +128,14 @@ def main() -> None:
         return "added"
 
     @server.tool(description="A haiku from the client's model (sampling).")
-    def haiku(topic: str, sampled: Annotated[types.CreateMessageResult, Resolve(want_haiku)]) -> str:
+    def haiku(
+        topic: str, sampled: Annotated[types.CreateMessageResult, Resolve(want_haiku)]
+    ) -> str:
         return f"sampled: {sampled.content.text} ({sampled.model})"
 
-    @server.tool(description="Rewrite today's note and announce the update `times` times.")
+    @server.tool(
+        description="Rewrite today's note and announce the update `times` times."
+    )
     async def rewrite_today(text: str, ctx: Context, times: int = 1) -> str:
         notes["today"] = text
         for _ in range(times):

@@ -20,16 +20,38 @@ import sys
 from typing import Any
 
 TOOLS = [
-    {"name": "edit", "description": "Set a resource's text.",
-     "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}, "text": {"type": "string"}},
-                     "required": ["uri", "text"]}},
-    {"name": "remove", "description": "Remove a resource (reading it fails from then on).",
-     "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}}, "required": ["uri"]}},
-    {"name": "touch", "description": "Announce updates of a resource.",
-     "inputSchema": {"type": "object", "properties": {"uri": {"type": "string"}, "times": {"type": "integer"}},
-                     "required": ["uri"]}},
-    {"name": "requests", "description": "The subscribe and unsubscribe requests received.",
-     "inputSchema": {"type": "object", "properties": {}}},
+    {
+        "name": "edit",
+        "description": "Set a resource's text.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"uri": {"type": "string"}, "text": {"type": "string"}},
+            "required": ["uri", "text"],
+        },
+    },
+    {
+        "name": "remove",
+        "description": "Remove a resource (reading it fails from then on).",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"uri": {"type": "string"}},
+            "required": ["uri"],
+        },
+    },
+    {
+        "name": "touch",
+        "description": "Announce updates of a resource.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"uri": {"type": "string"}, "times": {"type": "integer"}},
+            "required": ["uri"],
+        },
+    },
+    {
+        "name": "requests",
+        "description": "The subscribe and unsubscribe requests received.",
+        "inputSchema": {"type": "object", "properties": {}},
+    },
 ]
 
 
@@ -53,30 +75,59 @@ def main() -> None:
         if not line.strip():
             continue
         message = json.loads(line)
-        method, ident, params = message.get("method"), message.get("id"), message.get("params") or {}
+        method, ident, params = (
+            message.get("method"),
+            message.get("id"),
+            message.get("params") or {},
+        )
         if ident is None:
             continue  # a notification (initialized, cancelled)
         result: Any = None
         if method == "initialize":
-            result = {"protocolVersion": "2025-06-18", "serverInfo": {"name": "subscriptions", "version": "1"},
-                      "capabilities": {"tools": {}, "resources": resources}}
+            result = {
+                "protocolVersion": "2025-06-18",
+                "serverInfo": {"name": "subscriptions", "version": "1"},
+                "capabilities": {"tools": {}, "resources": resources},
+            }
         elif method == "tools/list":
             result = {"tools": TOOLS}
         elif method == "resources/list":
-            result = {"resources": [{"uri": uri, "name": uri.rsplit("/", 1)[-1], "mimeType": "text/plain"}
-                                    for uri in notes]}
+            result = {
+                "resources": [
+                    {
+                        "uri": uri,
+                        "name": uri.rsplit("/", 1)[-1],
+                        "mimeType": "text/plain",
+                    }
+                    for uri in notes
+                ]
+            }
         elif method == "resources/templates/list":
             result = {"resourceTemplates": []}
         elif method == "resources/read":
             uri = params.get("uri")
             if uri not in notes:
-                send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32002, "message": f"no resource {uri}"}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ident,
+                        "error": {"code": -32002, "message": f"no resource {uri}"},
+                    }
+                )
                 continue
-            result = {"contents": [{"uri": uri, "mimeType": "text/plain", "text": notes[uri]}]}
+            result = {
+                "contents": [{"uri": uri, "mimeType": "text/plain", "text": notes[uri]}]
+            }
         elif method in ("resources/subscribe", "resources/unsubscribe"):
             received.append([method, str(params.get("uri"))])
             if args.no_subscribe:
-                send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": "not supported"}})
+                send(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": ident,
+                        "error": {"code": -32601, "message": "not supported"},
+                    }
+                )
                 continue
             result = {}
         elif method == "tools/call":
@@ -89,15 +140,26 @@ def main() -> None:
                 result = text("removed")
             elif name == "touch":
                 for _ in range(int(arguments.get("times", 1))):
-                    send({"jsonrpc": "2.0", "method": "notifications/resources/updated",
-                          "params": {"uri": arguments["uri"]}})
+                    send(
+                        {
+                            "jsonrpc": "2.0",
+                            "method": "notifications/resources/updated",
+                            "params": {"uri": arguments["uri"]},
+                        }
+                    )
                 result = text("touched")
             elif name == "requests":
                 result = text(json.dumps(received))
         elif method == "ping":
             result = {}
         if result is None:
-            send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32601, "message": f"no method {method}"}})
+            send(
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "error": {"code": -32601, "message": f"no method {method}"},
+                }
+            )
         else:
             send({"jsonrpc": "2.0", "id": ident, "result": result})
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
@@ -27,7 +28,7 @@ from tests.mcp.test_protocol_features import everything_server
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
 
-from conftest import fixed_clock  # noqa: E402  (tests/ui/conftest.py)
+from conftest import fixed_clock
 
 pytestmark = pytest.mark.slow
 
@@ -41,39 +42,54 @@ def _fleet(home: Home, cwd: Path, *flags: str, **mcp: Any) -> McpFleet:
     return McpFleet(home, config, cwd, ToolRegistry([]), lambda event: None)
 
 
-async def test_values_come_from_the_server_with_the_other_arguments_as_context(tmp_path: Path,
-                                                                               isolated_home: Home) -> None:
+async def test_values_come_from_the_server_with_the_other_arguments_as_context(
+    tmp_path: Path, isolated_home: Home
+) -> None:
     fleet = _fleet(isolated_home, tmp_path)
     try:
         await fleet.start()
         assert fleet.offers_completions("c")
-        assert await fleet.complete(ValueRequest("c", "ref/resource", DAY, "day", "t")) == ["tuesday", "thursday"]
-        assert await fleet.complete(ValueRequest("c", "ref/prompt", "review", "depth", "",
-                                                 (("topic", "the code"),))) == ["short", "deep"]
-        assert await fleet.complete(ValueRequest("c", "ref/prompt", "review", "depth", "")) == ["short"]
+        assert await fleet.complete(
+            ValueRequest("c", "ref/resource", DAY, "day", "t")
+        ) == ["tuesday", "thursday"]
+        assert await fleet.complete(
+            ValueRequest(
+                "c", "ref/prompt", "review", "depth", "", (("topic", "the code"),)
+            )
+        ) == ["short", "deep"]
+        assert await fleet.complete(
+            ValueRequest("c", "ref/prompt", "review", "depth", "")
+        ) == ["short"]
     finally:
         await fleet.aclose()
 
 
 async def test_a_slow_or_failing_answer_is_an_error_within_the_timeout_and_the_server_stays_up(
-        tmp_path: Path, isolated_home: Home) -> None:
+    tmp_path: Path, isolated_home: Home
+) -> None:
     fleet = _fleet(isolated_home, tmp_path, completion_timeout_seconds=0.5)
     try:
         await fleet.start()
         started = time.monotonic()
         with pytest.raises(McpError) as slow:
             await fleet.complete(ValueRequest("c", "ref/resource", DAY, "day", "slow"))
-        assert slow.value.kind == "timeout" and "mcp.completion_timeout_seconds" in str(slow.value)
+        assert slow.value.kind == "timeout" and "mcp.completion_timeout_seconds" in str(
+            slow.value
+        )
         assert time.monotonic() - started < 5
         with pytest.raises(McpError) as failed:
             await fleet.complete(ValueRequest("c", "ref/resource", DAY, "day", "boom"))
         assert failed.value.kind == "-32603"
-        assert await fleet.complete(ValueRequest("c", "ref/resource", DAY, "day", "mo")) == ["monday"]
+        assert await fleet.complete(
+            ValueRequest("c", "ref/resource", DAY, "day", "mo")
+        ) == ["monday"]
     finally:
         await fleet.aclose()
 
 
-async def test_a_server_without_the_capability_is_never_asked(tmp_path: Path, isolated_home: Home) -> None:
+async def test_a_server_without_the_capability_is_never_asked(
+    tmp_path: Path, isolated_home: Home
+) -> None:
     fleet = _fleet(isolated_home, tmp_path, "--no-completions")
     try:
         await fleet.start()
@@ -88,7 +104,10 @@ async def test_a_server_without_the_capability_is_never_asked(tmp_path: Path, is
 
 # -- server-everything in the TUI -----------------------------------------------------------------
 
-async def _until(pilot: Pilot, condition: Callable[[], Any], seconds: float = 60) -> None:
+
+async def _until(
+    pilot: Pilot, condition: Callable[[], Any], seconds: float = 60
+) -> None:
     deadline = time.monotonic() + seconds
     while not condition():
         assert time.monotonic() < deadline, "condition not met in time"
@@ -105,39 +124,66 @@ async def _type(pilot: Pilot, text: str) -> None:
 
 
 async def test_server_everything_completes_mentions_prompts_and_their_values_in_the_tui(
-        project: Path, isolated_home: Home) -> None:
+    project: Path, isolated_home: Home
+) -> None:
     write_config(isolated_home, {"everything": everything_server()})
     async with FakeModelServer([]) as server:
         engine, _ = openai_engine(isolated_home.root, server.base_url)
         app = AiqApp(engine, clock=fixed_clock, watch=False)
         async with app.run_test(size=(120, 36)) as pilot:
-            await _until(pilot, lambda: getattr(app.mcp_servers.get("everything"), "state", "") == "ready")
+            await _until(
+                pilot,
+                lambda: (
+                    getattr(app.mcp_servers.get("everything"), "state", "") == "ready"
+                ),
+            )
             prompt = app.query_one("#prompt")
 
             # a resource, by part of its URI
             await _type(pilot, "explain @archi")
-            await _until(pilot, lambda: _shown(app) == ["@everything:demo://resource/static/document/architecture.md"])
+            await _until(
+                pilot,
+                lambda: (
+                    _shown(app)
+                    == ["@everything:demo://resource/static/document/architecture.md"]
+                ),
+            )
             await pilot.press("tab")
-            assert prompt.value == "explain @everything:demo://resource/static/document/architecture.md "
+            assert (
+                prompt.value
+                == "explain @everything:demo://resource/static/document/architecture.md "
+            )
 
             # a template: its literal part, then the variable's value from the server
             prompt.value = ""
             await _type(pilot, "@everything:demo://resource/dynamic/te")
-            await _until(pilot, lambda: "@everything:demo://resource/dynamic/text/{resourceId}" in _shown(app))
+            await _until(
+                pilot,
+                lambda: (
+                    "@everything:demo://resource/dynamic/text/{resourceId}"
+                    in _shown(app)
+                ),
+            )
             await pilot.press("tab")
             assert prompt.value == "@everything:demo://resource/dynamic/text/"
             # its completer accepts a positive integer, echoed back: typed in full, nothing more to show
             template = "demo://resource/dynamic/text/{resourceId}"
-            assert await engine.mcp.complete(ValueRequest("everything", "ref/resource", template, "resourceId",
-                                                          "7")) == ["7"]
+            assert await engine.mcp.complete(
+                ValueRequest("everything", "ref/resource", template, "resourceId", "7")
+            ) == ["7"]
             await _type(pilot, "7")
             await pilot.pause()
-            assert _shown(app) == [] and prompt.value == "@everything:demo://resource/dynamic/text/7"
+            assert (
+                _shown(app) == []
+                and prompt.value == "@everything:demo://resource/dynamic/text/7"
+            )
 
             # a prompt, its arguments' names, their values (the second narrowed by the first)
             prompt.value = ""
             await _type(pilot, "/mcp__everything__compl")
-            await _until(pilot, lambda: _shown(app) == ["/mcp__everything__completable-prompt"])
+            await _until(
+                pilot, lambda: _shown(app) == ["/mcp__everything__completable-prompt"]
+            )
             await pilot.press("tab")
             await _until(pilot, lambda: _shown(app) == ["department=", "name="])
             await pilot.press("tab")
@@ -146,7 +192,12 @@ async def test_server_everything_completes_mentions_prompts_and_their_values_in_
             await pilot.press("tab")
             await _until(pilot, lambda: _shown(app) == ["name="])
             await pilot.press("tab")
-            await _until(pilot, lambda: _shown(app) == ["name=Alice", "name=Bob", "name=Charlie"])
+            await _until(
+                pilot, lambda: _shown(app) == ["name=Alice", "name=Bob", "name=Charlie"]
+            )
             await pilot.press("down", "tab")
-            assert prompt.value == "/mcp__everything__completable-prompt department=Engineering name=Bob "
+            assert (
+                prompt.value
+                == "/mcp__everything__completable-prompt department=Engineering name=Bob "
+            )
             await app.action_quit()

@@ -12,20 +12,31 @@ import pytest
 from aiq_tui.events import ToolCallApproved, TurnFinished
 from aiq_tui.locations import Home
 from tests.agent.helpers import openai_engine
-from tests.llm.fakes import FakeModelServer, openai_text_stream, openai_tool_stream, sse_reply
+from tests.llm.fakes import (
+    FakeModelServer,
+    openai_text_stream,
+    openai_tool_stream,
+    sse_reply,
+)
 from tests.mcp.conftest import fixture_server, write_config
 
 pytestmark = pytest.mark.slow
 
 
-async def test_mcp_tool_definitions_count_in_system_and_tool_definitions(project: Path, isolated_home: Home) -> None:
+async def test_mcp_tool_definitions_count_in_system_and_tool_definitions(
+    project: Path, isolated_home: Home
+) -> None:
     write_config(isolated_home, {"fx": fixture_server()})
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     try:
         before = engine.breakdown
         await engine.start_mcp()
         after = engine.breakdown
-        specs = [spec for spec in engine.current_prompt().tools if spec.name.startswith("mcp__fx__")]
+        specs = [
+            spec
+            for spec in engine.current_prompt().tools
+            if spec.name.startswith("mcp__fx__")
+        ]
     finally:
         await engine.aclose()
     assert len(specs) == 10
@@ -33,10 +44,20 @@ async def test_mcp_tool_definitions_count_in_system_and_tool_definitions(project
     assert after.catalog == before.catalog  # the skills' catalog keeps its own share
 
 
-async def test_esc_cancels_a_running_mcp_call(project: Path, isolated_home: Home) -> None:
-    write_config(isolated_home, {"fx": fixture_server()}, tools={"permissions": {"mcp__fx": "allow"}})
-    replies = [sse_reply(openai_tool_stream([("call_1", "mcp__fx__slow", '{"seconds": 600}')])),
-               sse_reply(openai_text_stream(["never"]))]
+async def test_esc_cancels_a_running_mcp_call(
+    project: Path, isolated_home: Home
+) -> None:
+    write_config(
+        isolated_home,
+        {"fx": fixture_server()},
+        tools={"permissions": {"mcp__fx": "allow"}},
+    )
+    replies = [
+        sse_reply(
+            openai_tool_stream([("call_1", "mcp__fx__slow", '{"seconds": 600}')])
+        ),
+        sse_reply(openai_text_stream(["never"])),
+    ]
     async with FakeModelServer(replies) as server:
         engine, recorder = openai_engine(isolated_home.root, server.base_url)
         try:
@@ -46,8 +67,12 @@ async def test_esc_cancels_a_running_mcp_call(project: Path, isolated_home: Home
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.02)
             counter = engine.tools.get("mcp__fx__count")
-            while "running=1" not in (await counter.run({})).to_model_text():  # the call is on the server now
-                assert time.monotonic() < deadline and not turn.done(), "the slow call never reached the server"
+            while (
+                "running=1" not in (await counter.run({})).to_model_text()
+            ):  # the call is on the server now
+                assert time.monotonic() < deadline and not turn.done(), (
+                    "the slow call never reached the server"
+                )
             started = time.monotonic()
             engine.cancel()
             await asyncio.wait_for(turn, 30)
@@ -61,13 +86,23 @@ async def test_esc_cancels_a_running_mcp_call(project: Path, isolated_home: Home
     assert engine.session.messages[-1].content == '{"error": "cancelled by the user"}'
 
 
-async def test_a_skill_that_names_an_mcp_tool_gets_it_offered_first(project: Path, isolated_home: Home) -> None:
+async def test_a_skill_that_names_an_mcp_tool_gets_it_offered_first(
+    project: Path, isolated_home: Home
+) -> None:
     from tests.agent.helpers import write_skill
 
-    write_skill(isolated_home.root / "skills", "padder", "Pads values with the padding tool.",
-                extra="allowed-tools: mcp__fx__pad_099\n")
-    write_config(isolated_home, {"fx": fixture_server("--tools", "100")}, context={"window": 16_000},
-                 mcp={"tools_share": 0.04})
+    write_skill(
+        isolated_home.root / "skills",
+        "padder",
+        "Pads values with the padding tool.",
+        extra="allowed-tools: mcp__fx__pad_099\n",
+    )
+    write_config(
+        isolated_home,
+        {"fx": fixture_server("--tools", "100")},
+        context={"window": 16_000},
+        mcp={"tools_share": 0.04},
+    )
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     try:
         await engine.start_mcp()

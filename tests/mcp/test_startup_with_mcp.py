@@ -12,15 +12,25 @@ from tests.startup.test_first_frame_imports import first_frame_modules
 
 
 @pytest.mark.slow
-def test_two_configured_servers_do_not_delay_the_first_frame(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_two_configured_servers_do_not_delay_the_first_frame(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     base = tmp_path_factory.mktemp("startup-mcp")
     home = base / ".aiqconfig"
     (home / "config").mkdir(parents=True)
     servers = {"one": fixture_server(), "two": fixture_server()}
-    (home / "config" / "config.yaml").write_text(json.dumps({"mcp": {"servers": servers}}))
+    (home / "config" / "config.yaml").write_text(
+        json.dumps({"mcp": {"servers": servers}})
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HOME", str(base))
         patch.setenv("AIQ_HOME", str(home))
         seen = first_frame_modules()
-    for module in ("mcp", "mcp_types", "pydantic", "anyio", "aiq_tui.tools.mcp.connection"):
+    for module in (
+        "mcp",
+        "mcp_types",
+        "pydantic",
+        "anyio",
+        "aiq_tui.tools.mcp.connection",
+    ):
         assert module not in seen["modules"], module

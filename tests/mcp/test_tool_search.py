@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from aiq_tui.cli import main
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.events import ToolCallDenied, ToolCallFinished
 from aiq_tui.locations import Home
@@ -27,7 +26,15 @@ def _repo(project: Path) -> Path:
         pytest.skip("git is not installed")
     repo = project / "repo"
     repo.mkdir()
-    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.test"]
+    git = [
+        "git",
+        "-C",
+        str(repo),
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.test",
+    ]
     subprocess.run([*git, "init", "-q", "-b", "trunk"], check=True)
     (repo / "notes.txt").write_text("hello\n")
     subprocess.run([*git, "add", "notes.txt"], check=True)
@@ -36,54 +43,109 @@ def _repo(project: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_the_model_finds_a_git_tool_that_did_not_fit_and_calls_it(project: Path, isolated_home: Home,
-                                                                  monkeypatch: pytest.MonkeyPatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_model_finds_a_git_tool_that_did_not_fit_and_calls_it(
+    project: Path,
+    isolated_home: Home,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     repo = _repo(project)
-    write_config(isolated_home, {"git": {"command": installed("mcp-server-git"), "args": ["--repository", str(repo)]}},
-                 context={"window": 16_000}, mcp={"tools_share": 0.01}, tools={"permissions": {"mcp__git": "allow"}})
-    replies = [_tool("tool_search", {"query": "git log"}),
-               _tool("mcp__git__git_log", {"repo_path": str(repo), "max_count": 1}, "call_2"),
-               _answer("One commit: first notes.")]
+    write_config(
+        isolated_home,
+        {
+            "git": {
+                "command": installed("mcp-server-git"),
+                "args": ["--repository", str(repo)],
+            }
+        },
+        context={"window": 16_000},
+        mcp={"tools_share": 0.01},
+        tools={"permissions": {"mcp__git": "allow"}},
+    )
+    replies = [
+        _tool("tool_search", {"query": "git log"}),
+        _tool("mcp__git__git_log", {"repo_path": str(repo), "max_count": 1}, "call_2"),
+        _answer("One commit: first notes."),
+    ]
     with ScriptedModel(replies) as model:
         code = _ask(model, monkeypatch, question="what was the last commit?")
     out, err = capsys.readouterr()
     assert code == 0, err
     first, second = _offered(model, 0), _offered(model, 1)
     assert "mcp__git__git_log" not in first  # past the share: not offered up front…
-    assert "mcp__git__git_log" in first["tool_search"]["description"]  # …but named, and searchable
+    assert (
+        "mcp__git__git_log" in first["tool_search"]["description"]
+    )  # …but named, and searchable
     found = json.loads(_tool_messages(model, 1)[0])["tools"]
-    assert found[0]["name"] == "mcp__git__git_log" and "repo_path" in found[0]["input_schema"]["properties"]
+    assert (
+        found[0]["name"] == "mcp__git__git_log"
+        and "repo_path" in found[0]["input_schema"]["properties"]
+    )
     assert "mcp__git__git_log" in second  # offered from the next request
-    assert "first notes" in _tool_messages(model, 2)[1]  # the found tool ran on the real server
-    assert "tool tool_search: ok, found" in err and "mcp__git__git_log" in err  # the tool log shows it
+    assert (
+        "first notes" in _tool_messages(model, 2)[1]
+    )  # the found tool ran on the real server
+    assert (
+        "tool tool_search: ok, found" in err and "mcp__git__git_log" in err
+    )  # the tool log shows it
     assert "the model can find them with tool_search" in err
     assert "One commit" in out
 
 
 @pytest.mark.slow
-async def test_a_found_tool_keeps_its_permission(project: Path, isolated_home: Home) -> None:
+async def test_a_found_tool_keeps_its_permission(
+    project: Path, isolated_home: Home
+) -> None:
     from tests.agent.helpers import openai_engine
-    from tests.llm.fakes import FakeModelServer, openai_text_stream, openai_tool_stream, sse_reply
+    from tests.llm.fakes import (
+        FakeModelServer,
+        openai_text_stream,
+        openai_tool_stream,
+        sse_reply,
+    )
 
-    write_config(isolated_home, {"fx": fixture_server("--tools", "60")}, context={"window": 16_000},
-                 mcp={"tools_share": 0.03}, tools={"permissions": {"mcp__fx": "allow", "mcp__fx__pad_057": "deny"}})
-    replies = [sse_reply(openai_tool_stream([("c1", "tool_search", '{"query": "select:pad_056,pad_057"}')])),
-               sse_reply(openai_tool_stream([("c2", "mcp__fx__pad_056", '{"value": "a"}'),
-                                             ("c3", "mcp__fx__pad_057", '{"value": "b"}')])),
-               sse_reply(openai_text_stream(["done"]))]
+    write_config(
+        isolated_home,
+        {"fx": fixture_server("--tools", "60")},
+        context={"window": 16_000},
+        mcp={"tools_share": 0.03},
+        tools={"permissions": {"mcp__fx": "allow", "mcp__fx__pad_057": "deny"}},
+    )
+    replies = [
+        sse_reply(
+            openai_tool_stream(
+                [("c1", "tool_search", '{"query": "select:pad_056,pad_057"}')]
+            )
+        ),
+        sse_reply(
+            openai_tool_stream(
+                [
+                    ("c2", "mcp__fx__pad_056", '{"value": "a"}'),
+                    ("c3", "mcp__fx__pad_057", '{"value": "b"}'),
+                ]
+            )
+        ),
+        sse_reply(openai_text_stream(["done"])),
+    ]
     async with FakeModelServer(replies) as server:
         engine, recorder = openai_engine(isolated_home.root, server.base_url)
         try:
             await engine.send("pad two values")
         finally:
             await engine.aclose()
-    offered: list[set[str]] = [{tool["function"]["name"] for tool in request.body["tools"]}
-                               for request in server.requests]
-    assert "mcp__fx__pad_056" not in offered[0] and {"mcp__fx__pad_056", "mcp__fx__pad_057"} <= offered[1]
+    offered: list[set[str]] = [
+        {tool["function"]["name"] for tool in request.body["tools"]}
+        for request in server.requests
+    ]
+    assert (
+        "mcp__fx__pad_056" not in offered[0]
+        and {"mcp__fx__pad_056", "mcp__fx__pad_057"} <= offered[1]
+    )
     search = json.loads(server.requests[1].body["messages"][-1]["content"])
-    assert [(t["name"], t["permission"]) for t in search["tools"]] == [("mcp__fx__pad_056", "allow"),
-                                                                      ("mcp__fx__pad_057", "deny")]
+    assert [(t["name"], t["permission"]) for t in search["tools"]] == [
+        ("mcp__fx__pad_056", "allow"),
+        ("mcp__fx__pad_057", "deny"),
+    ]
     finished = {event.name: event.ok for event in recorder.of(ToolCallFinished)}
     assert finished["mcp__fx__pad_056"] is True and "mcp__fx__pad_057" not in finished
     denied = recorder.of(ToolCallDenied)
@@ -92,21 +154,38 @@ async def test_a_found_tool_keeps_its_permission(project: Path, isolated_home: H
 
 
 def _spec(name: str, description: str) -> ToolSpec:
-    return ToolSpec(name=name, description=description, parameters={"type": "object", "properties": {}})
+    return ToolSpec(
+        name=name,
+        description=description,
+        parameters={"type": "object", "properties": {}},
+    )
 
 
 def test_search_ranks_names_above_descriptions_and_selects_by_name() -> None:
-    specs = [_spec("mcp__fs__write_file", "Write a file."), _spec("mcp__fs__read_text_file", "Read a text file."),
-             _spec("mcp__fs__list_directory", "List what a directory holds, reading its entries.")]
+    specs = [
+        _spec("mcp__fs__write_file", "Write a file."),
+        _spec("mcp__fs__read_text_file", "Read a text file."),
+        _spec(
+            "mcp__fs__list_directory",
+            "List what a directory holds, reading its entries.",
+        ),
+    ]
     names = lambda found: [spec.name for spec in found]  # noqa: E731
-    assert names(rank_tools("read", specs, 5)) == ["mcp__fs__read_text_file", "mcp__fs__list_directory"]
+    assert names(rank_tools("read", specs, 5)) == [
+        "mcp__fs__read_text_file",
+        "mcp__fs__list_directory",
+    ]
     assert names(rank_tools("select:list_directory,mcp__fs__write_file", specs, 5)) == [
-        "mcp__fs__write_file", "mcp__fs__list_directory"]
+        "mcp__fs__write_file",
+        "mcp__fs__list_directory",
+    ]
     assert rank_tools("email", specs, 5) == []
     assert len(rank_tools("file", specs, 1)) == 1
 
 
-def test_without_left_out_tools_no_search_tool_is_offered(project: Path, isolated_home: Home) -> None:
+def test_without_left_out_tools_no_search_tool_is_offered(
+    project: Path, isolated_home: Home
+) -> None:
     from tests.agent.helpers import openai_engine
 
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
@@ -115,16 +194,31 @@ def test_without_left_out_tools_no_search_tool_is_offered(project: Path, isolate
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("settings", "offered"), [
-    ({"mcp": {"tools_share": 0.03, "tool_search": False}}, False),
-    ({"mcp": {"tools_share": 0.03}, "tools": {"permissions": {"tool_search": "deny"}}}, False),
-    ({"mcp": {"tools_share": 0.03}}, True),
-])
-async def test_tool_search_is_offered_only_when_on_and_not_denied(project: Path, isolated_home: Home,
-                                                                 settings: dict[str, Any], offered: bool) -> None:
+@pytest.mark.parametrize(
+    ("settings", "offered"),
+    [
+        ({"mcp": {"tools_share": 0.03, "tool_search": False}}, False),
+        (
+            {
+                "mcp": {"tools_share": 0.03},
+                "tools": {"permissions": {"tool_search": "deny"}},
+            },
+            False,
+        ),
+        ({"mcp": {"tools_share": 0.03}}, True),
+    ],
+)
+async def test_tool_search_is_offered_only_when_on_and_not_denied(
+    project: Path, isolated_home: Home, settings: dict[str, Any], offered: bool
+) -> None:
     from tests.agent.helpers import openai_engine
 
-    write_config(isolated_home, {"fx": fixture_server("--tools", "60")}, context={"window": 16_000}, **settings)
+    write_config(
+        isolated_home,
+        {"fx": fixture_server("--tools", "60")},
+        context={"window": 16_000},
+        **settings,
+    )
     engine, _ = openai_engine(isolated_home.root, "http://127.0.0.1:9")
     try:
         await engine.start_mcp()

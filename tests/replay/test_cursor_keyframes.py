@@ -16,7 +16,9 @@ FIXTURE = Path(__file__).parent / "fixtures" / "session_demo.json"
 
 def records(copies: int) -> list[dict[str, Any]]:
     session = json.loads(FIXTURE.read_text(encoding="utf-8"))
-    once = [dict(event) for turn in session["replay"]["turns"] for event in turn["events"]]
+    once = [
+        dict(event) for turn in session["replay"]["turns"] for event in turn["events"]
+    ]
     return once * copies
 
 
@@ -26,7 +28,9 @@ def test_a_long_cursor_holds_a_state_per_keyframe_not_per_event() -> None:
         cursor.add(record)
     events = len(cursor.records)
     assert events > 20 * KEYFRAME_EVERY
-    assert cursor.kept <= events // KEYFRAME_EVERY + 2, "a state per keyframe (and the head)"
+    assert cursor.kept <= events // KEYFRAME_EVERY + 2, (
+        "a state per keyframe (and the head)"
+    )
 
 
 def test_every_event_s_state_is_the_fold_of_the_events_up_to_it() -> None:
@@ -36,11 +40,13 @@ def test_every_event_s_state_is_the_fold_of_the_events_up_to_it() -> None:
         cursor.add(record)
     assert len(cursor.states) == len(events)
     for index in range(len(events)):
-        assert cursor.states[index] == fold(events[:index + 1]), index
+        assert cursor.states[index] == fold(events[: index + 1]), index
     assert cursor.states[-1] is cursor.head
 
 
-def test_stepping_back_and_forth_shows_each_event_s_fold_and_keeps_showing_the_same_object() -> None:
+def test_stepping_back_and_forth_shows_each_event_s_fold_and_keeps_showing_the_same_object() -> (
+    None
+):
     events = records(2)
     cursor = TimeCursor()
     for record in events:
@@ -49,7 +55,7 @@ def test_stepping_back_and_forth_shows_each_event_s_fold_and_keeps_showing_the_s
     for delta in [-1] * (2 * KEYFRAME_EVERY + 3) + [1] * 5 + [-7, 9, -40]:
         cursor.step(delta)
         shown = cursor.shown
-        assert shown == fold(events[:cursor.index + 1]), cursor.index
+        assert shown == fold(events[: cursor.index + 1]), cursor.index
         assert cursor.shown is shown, "the view compares what it drew by identity"
 
 
@@ -82,28 +88,39 @@ def test_a_fresh_story_folds_its_first_event_over_the_old_head() -> None:
     assert fresh.head == fold([reset], cursor.head) and fresh.states[0] is fresh.head
 
 
-def test_a_day_long_cursor_keeps_a_bounded_number_of_states_and_each_event_s_fold() -> None:
+def test_a_day_long_cursor_keeps_a_bounded_number_of_states_and_each_event_s_fold() -> (
+    None
+):
     """Past MAX_KEYFRAMES the spacing doubles: the cursor's states stay bounded however long the
     session, and every event's state is still the fold of the events up to it."""
     from aiq_tui.replay.cursor import MAX_KEYFRAMES
     from aiq_tui.replay.state import ViewState, apply
 
     once = records(1)
-    events = once * (1 + 5 * MAX_KEYFRAMES * KEYFRAME_EVERY // len(once))  # two doublings and more
+    events = once * (
+        1 + 5 * MAX_KEYFRAMES * KEYFRAME_EVERY // len(once)
+    )  # two doublings and more
     cursor = TimeCursor()
     for record in events:
         cursor.add(record)
-    assert cursor.kept <= MAX_KEYFRAMES + 2, "the keyframes (and the head), however many events"
-    samples = set(range(0, len(events), 97)) | {len(events) - 2, 2 * MAX_KEYFRAMES * KEYFRAME_EVERY - 1}
+    assert cursor.kept <= MAX_KEYFRAMES + 2, (
+        "the keyframes (and the head), however many events"
+    )
+    samples = set(range(0, len(events), 97)) | {
+        len(events) - 2,
+        2 * MAX_KEYFRAMES * KEYFRAME_EVERY - 1,
+    }
     state = ViewState()
-    for index, record in enumerate(events):  # the fold, once through, compared where sampled
+    for index, record in enumerate(
+        events
+    ):  # the fold, once through, compared where sampled
         state = apply(state, record)
         if index in samples:
             assert cursor.at(index) == state, index
     cursor.pause()
     for delta in (-1, -1, -300, 5, -1):
         cursor.step(delta)
-        assert cursor.shown == fold(events[:cursor.index + 1]), cursor.index
+        assert cursor.shown == fold(events[: cursor.index + 1]), cursor.index
 
 
 def test_stepping_back_event_by_event_folds_each_event_about_once(monkeypatch) -> None:
@@ -119,17 +136,25 @@ def test_stepping_back_event_by_event_folds_each_event_about_once(monkeypatch) -
     cursor.pause()
     folded = []
     real_apply = cursor_module.apply
-    monkeypatch.setattr(cursor_module, "apply", lambda state, record: folded.append(1) or real_apply(state, record))
+    monkeypatch.setattr(
+        cursor_module,
+        "apply",
+        lambda state, record: folded.append(1) or real_apply(state, record),
+    )
     steps = 4 * KEYFRAME_EVERY
     for _ in range(steps):
         cursor.step(-1)
-        assert cursor.shown == fold(events[:cursor.index + 1])
-    assert len(folded) <= steps + 2 * cursor._every, f"{len(folded)} folds for {steps} steps back"
+        assert cursor.shown == fold(events[: cursor.index + 1])
+    assert len(folded) <= steps + 2 * cursor._every, (
+        f"{len(folded)} folds for {steps} steps back"
+    )
     before = len(folded)
-    for _ in range(3 * KEYFRAME_EVERY):  # and forward again: one fold per step, whatever the run holds
+    for _ in range(
+        3 * KEYFRAME_EVERY
+    ):  # and forward again: one fold per step, whatever the run holds
         cursor.step(1)
     assert len(folded) - before <= 3 * KEYFRAME_EVERY
-    assert cursor.shown == fold(events[:cursor.index + 1])
+    assert cursor.shown == fold(events[: cursor.index + 1])
 
 
 def test_a_state_that_is_a_keyframe_itself_and_the_steps_around_it() -> None:
@@ -142,7 +167,9 @@ def test_a_state_that_is_a_keyframe_itself_and_the_steps_around_it() -> None:
     cursor.pause()
     on_keyframe = 2 * KEYFRAME_EVERY - 1
     cursor.step(on_keyframe - cursor.index)
-    assert cursor.index == on_keyframe and cursor.shown == fold(events[:on_keyframe + 1])
+    assert cursor.index == on_keyframe and cursor.shown == fold(
+        events[: on_keyframe + 1]
+    )
     for delta in (1, 1, -1, -1, -1, 1):
         cursor.step(delta)
-        assert cursor.shown == fold(events[:cursor.index + 1]), cursor.index
+        assert cursor.shown == fold(events[: cursor.index + 1]), cursor.index

@@ -24,7 +24,9 @@ from aiq_tui.workspace import Workspace
 from tests.agent.helpers import write_config
 
 
-def _stepped_demo(home: Path, window: int | None = None) -> tuple[list[tuple[int, str]], list[dict[str, Any]], Engine]:
+def _stepped_demo(
+    home: Path, window: int | None = None
+) -> tuple[list[tuple[int, str]], list[dict[str, Any]], Engine]:
     """Play /demo as the workbench does and step it with → from the start: (step, caption)
     of every step, the records, and the engine."""
     if window:
@@ -32,7 +34,9 @@ def _stepped_demo(home: Path, window: int | None = None) -> tuple[list[tuple[int
     (home.parent / "project").mkdir(exist_ok=True)
     engine = Engine.create(Workspace.open(home_flag=home, cwd=home.parent / "project"))
     cursor = TimeCursor()
-    cursor.add({"type": "notice", "text": "step-through demo", "style": "info"})  # where /demo starts
+    cursor.add(
+        {"type": "notice", "text": "step-through demo", "style": "info"}
+    )  # where /demo starts
 
     def take(event: Any) -> None:
         record = live_record(event)
@@ -55,27 +59,41 @@ def _stepped_demo(home: Path, window: int | None = None) -> tuple[list[tuple[int
         await engine.aclose()
 
     asyncio.run(play())
-    cursor.add({"type": "notice", "text": demo_summary(cursor.records[1:]), "style": "info"})
+    cursor.add(
+        {"type": "notice", "text": demo_summary(cursor.records[1:]), "style": "info"}
+    )
     texts = captions(cursor.records)
 
-    def is_step(index: int) -> bool:  # the app's rule: a captioned event, or the app's own notice
+    def is_step(
+        index: int,
+    ) -> bool:  # the app's rule: a captioned event, or the app's own notice
         return texts[index] is not None or cursor.records[index].get("type") == "notice"
 
     cursor.position = 0  # paused on the demo's notice
     steps: list[tuple[int, str]] = []
     while cursor.next_step(is_step):  # → , → , …
-        steps.append((len(steps) + 1, texts[cursor.index] or str(cursor.records[cursor.index].get("text", ""))))
+        steps.append(
+            (
+                len(steps) + 1,
+                texts[cursor.index]
+                or str(cursor.records[cursor.index].get("text", "")),
+            )
+        )
     return steps, cursor.records, engine
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[tuple[int, str]], list[dict[str, Any]], Engine]:
+def demo(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[list[tuple[int, str]], list[dict[str, Any]], Engine]:
     return _stepped_demo(tmp_path_factory.mktemp("demo") / "home")
 
 
 def first(steps: list[tuple[int, str]], pattern: str) -> int:
     found = [step for step, text in steps if re.search(pattern, text)]
-    assert found, f"no step matches {pattern!r}: " + "\n".join(text for _, text in steps)
+    assert found, f"no step matches {pattern!r}: " + "\n".join(
+        text for _, text in steps
+    )
     return found[0]
 
 
@@ -107,11 +125,15 @@ def test_each_stage_is_its_own_step_past_its_threshold_in_order(demo) -> None:
         found = re.search(r"(?:^|→ )stage (\d+)(?: first)?:", text)
         if found:
             seen.setdefault(int(found.group(1)), (step, started))
-    assert sorted(seen) == [80, 90, 95] and seen[80][0] < seen[90][0] < seen[95][0], seen
+    assert sorted(seen) == [80, 90, 95] and seen[80][0] < seen[90][0] < seen[95][0], (
+        seen
+    )
     assert all(share >= stage for stage, (_, share) in seen.items()), seen
 
 
-def test_every_stage_95_keeps_the_active_skill_with_the_highest_confidence_for_its_question(demo) -> None:
+def test_every_stage_95_keeps_the_active_skill_with_the_highest_confidence_for_its_question(
+    demo,
+) -> None:
     _, records, _ = demo
     confidence: dict[str, float] = {}
     states: dict[str, str] = {}
@@ -127,9 +149,15 @@ def test_every_stage_95_keeps_the_active_skill_with_the_highest_confidence_for_i
             if kept and text and "; kept " in text:
                 active = [name for name, state in states.items() if state == "active"]
                 best = max(active, key=lambda name: confidence.get(name, 0.0))
-                assert kept.group(1) == best, (kept.group(1), {n: confidence.get(n, 0.0) for n in active})
+                assert kept.group(1) == best, (
+                    kept.group(1),
+                    {n: confidence.get(n, 0.0) for n in active},
+                )
                 shown = f"{confidence.get(best, 0.0):.2f}"
-                assert re.search(rf"kept {best}: active, confidence {shown}\d* \((?:highest|the only Active skill)", text)
+                assert re.search(
+                    rf"kept {best}: active, confidence {shown}\d* \((?:highest|the only Active skill)",
+                    text,
+                )
                 kept_any = True
             states[record["name"]] = record.get("new") or "evicted"
     assert kept_any, "the story shows stage 95 keeping a skill"
@@ -138,11 +166,16 @@ def test_every_stage_95_keeps_the_active_skill_with_the_highest_confidence_for_i
 def test_the_story_still_asks_before_writing_and_running(demo) -> None:
     steps, _, _ = demo
     asks = [text for _, text in steps if text.endswith("it asks for your approval")]
-    assert [a.split("(")[0] for a in asks] == ["the model wants file_operations", "the model wants execute_command"]
+    assert [a.split("(")[0] for a in asks] == [
+        "the model wants file_operations",
+        "the model wants execute_command",
+    ]
     assert first(steps, "approved by you") < first(steps, "stage 95")
 
 
-def test_on_another_window_the_demo_uses_its_own_and_gives_the_window_back(tmp_path: Path) -> None:
+def test_on_another_window_the_demo_uses_its_own_and_gives_the_window_back(
+    tmp_path: Path,
+) -> None:
     steps, records, engine = _stepped_demo(tmp_path / "home", window=12_000)
     budgets = [r for r in records if r.get("type") == "budget_changed"]
     assert {r["window"] for r in budgets[1:-1]} == {8_192}

@@ -18,11 +18,16 @@ def test_text_replay_tells_each_turn(capsys: pytest.CaptureFixture[str]) -> None
     out = capsys.readouterr().out
     assert "3 turn(s)" in out
     assert "turn 2: make a markdown report from the query results" in out
-    assert "skill data-report: relevant → active (full, 370 tokens) — loaded full: confidence 0.79 ≥ 0.7" in out
+    assert (
+        "skill data-report: relevant → active (full, 370 tokens) — loaded full: confidence 0.79 ≥ 0.7"
+        in out
+    )
     assert "budget 5,510 / 8,192 (67%)" in out
 
 
-def test_json_prints_the_state_after_each_turn_and_turn_selects_one(capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_prints_the_state_after_each_turn_and_turn_selects_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["replay", str(FIXTURE), "--json"]) == 0
     every = json.loads(capsys.readouterr().out)
     assert [s["turn"] for s in every["states"]] == [1, 2, 3]
@@ -34,9 +39,13 @@ def test_json_prints_the_state_after_each_turn_and_turn_selects_one(capsys: pyte
     assert second["budget"]["total"] == 5510
 
 
-def test_a_saved_session_is_found_by_id_prefix(capsys: pytest.CaptureFixture[str], isolated_home) -> None:
+def test_a_saved_session_is_found_by_id_prefix(
+    capsys: pytest.CaptureFixture[str], isolated_home
+) -> None:
     isolated_home.sessions_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy(FIXTURE, isolated_home.sessions_dir / "session_20250102120000-demo01.json")
+    shutil.copy(
+        FIXTURE, isolated_home.sessions_dir / "session_20250102120000-demo01.json"
+    )
     assert main(["replay", "20250102120000-de", "--turn", "1"]) == 0
     assert "turn 1: show the tables in the sample database" in capsys.readouterr().out
 
@@ -44,7 +53,9 @@ def test_a_saved_session_is_found_by_id_prefix(capsys: pytest.CaptureFixture[str
 def test_usage_and_missing_sessions(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(FIXTURE), "--turn", "9"]) == 2
     assert "out of range" in capsys.readouterr().err
-    assert main(["replay", "no-such-session"]) == 2, "an id that names no session is a usage error, as in sessions show"
+    assert main(["replay", "no-such-session"]) == 2, (
+        "an id that names no session is a usage error, as in sessions show"
+    )
     assert "no session" in capsys.readouterr().err
 
 
@@ -54,11 +65,14 @@ def test_svg_writes_one_screenshot_per_turn(tmp_path: Path) -> None:
     assert shots == ["turn-01.svg", "turn-02.svg", "turn-03.svg"]
     import html
 
-    assert "turn 2/3" in html.unescape((tmp_path / "shots" / "turn-02.svg").read_text()).replace("\xa0", " ")
+    assert "turn 2/3" in html.unescape(
+        (tmp_path / "shots" / "turn-02.svg").read_text()
+    ).replace("\xa0", " ")
 
 
-def test_a_session_saved_before_replay_replays_its_conversation(tmp_path: Path,
-                                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_session_saved_before_replay_replays_its_conversation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     old = json.loads(FIXTURE.read_text(encoding="utf-8"))
     del old["replay"]
     path = tmp_path / "session_old.json"
@@ -69,7 +83,9 @@ def test_a_session_saved_before_replay_replays_its_conversation(tmp_path: Path,
     assert "turn 3: thanks, and what about http requests to an api?" in out
 
 
-def test_event_k_prints_the_state_after_that_event_with_the_turn_fields(capsys: pytest.CaptureFixture[str]) -> None:
+def test_event_k_prints_the_state_after_that_event_with_the_turn_fields(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     from aiq_tui.replay.state import state_at
 
     turns = json.loads(FIXTURE.read_text(encoding="utf-8"))["replay"]["turns"]
@@ -85,8 +101,14 @@ def test_event_k_prints_the_state_after_that_event_with_the_turn_fields(capsys: 
     assert "--event needs --turn" in capsys.readouterr().err
 
 
-def test_every_event_of_a_demo_session_agrees_with_itself(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    records = json.loads((Path(__file__).parents[1] / "ui" / "fixtures" / "demo_records.json").read_text("utf-8"))
+def test_every_event_of_a_demo_session_agrees_with_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = json.loads(
+        (Path(__file__).parents[1] / "ui" / "fixtures" / "demo_records.json").read_text(
+            "utf-8"
+        )
+    )
     turns, current = [], []
     for record in records:
         current.append(record)
@@ -100,10 +122,27 @@ def test_every_event_of_a_demo_session_agrees_with_itself(tmp_path: Path, capsys
     budget = None
     for number, turn in enumerate(turns, 1):
         for k, event in enumerate(turn["events"], 1):
-            assert main(["replay", str(path), "--turn", str(number), "--event", str(k), "--json"]) == 0
+            assert (
+                main(
+                    [
+                        "replay",
+                        str(path),
+                        "--turn",
+                        str(number),
+                        "--event",
+                        str(k),
+                        "--json",
+                    ]
+                )
+                == 0
+            )
             [state] = json.loads(capsys.readouterr().out)["states"]
             budget = event["total"] if event["type"] == "budget_changed" else budget
             evicted = {s["name"] for s in state["skills"] if s["evicted"]}
-            loaded = {s["name"] for s in state["skills"] if s["state"] in ("active", "relevant")}
+            loaded = {
+                s["name"]
+                for s in state["skills"]
+                if s["state"] in ("active", "relevant")
+            }
             assert not evicted & loaded, (number, k, evicted & loaded)
             assert budget is None or state["budget"]["total"] == budget, (number, k)

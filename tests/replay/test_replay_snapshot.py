@@ -37,7 +37,11 @@ def test_mid_turn_after_the_skills_loaded(snap_compare) -> None:
 
 def demo_turns() -> list[dict]:
     """A recorded /demo run (tests/ui/fixtures/demo_records.json) as a session's turns."""
-    records = json.loads((Path(__file__).parents[1] / "ui" / "fixtures" / "demo_records.json").read_text("utf-8"))
+    records = json.loads(
+        (Path(__file__).parents[1] / "ui" / "fixtures" / "demo_records.json").read_text(
+            "utf-8"
+        )
+    )
     turns: list[dict] = []
     current: list[dict] = []
     for record in records:
@@ -50,8 +54,12 @@ def demo_turns() -> list[dict]:
 
 def test_just_after_an_eviction(snap_compare) -> None:
     turns = demo_turns()
-    turn, event = next((t, k) for t, record in enumerate(turns, 1) for k, e in enumerate(record["events"], 1)
-                       if e["type"] == "skill_state_changed" and e.get("new") is None)
+    turn, event = next(
+        (t, k)
+        for t, record in enumerate(turns, 1)
+        for k, e in enumerate(record["events"], 1)
+        if e["type"] == "skill_state_changed" and e.get("new") is None
+    )
 
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause()

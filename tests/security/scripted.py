@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from aiq_tui.cli import main
-from tests.llm.fakes import FakeModelServer, Reply, openai_text_stream, openai_tool_stream, sse_reply
+from tests.llm.fakes import (
+    FakeModelServer,
+    Reply,
+    openai_text_stream,
+    openai_tool_stream,
+    sse_reply,
+)
 
 KEY = "sk-test-MUST-NOT-LEAK-0123456789"
 SECRET = "hunter2-SECRET"
@@ -37,7 +43,7 @@ class ScriptedModel:
 
         self._loop.run_until_complete(serve())
 
-    def __enter__(self) -> "ScriptedModel":
+    def __enter__(self) -> ScriptedModel:
         self._thread.start()
         assert self._ready.wait(30)
         return self
@@ -48,7 +54,9 @@ class ScriptedModel:
         self._thread.join(30)
 
     def sent_to_model(self) -> str:
-        return json.dumps([request.body for request in self.server.requests], ensure_ascii=False)
+        return json.dumps(
+            [request.body for request in self.server.requests], ensure_ascii=False
+        )
 
 
 def tool(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> Reply:
@@ -61,7 +69,10 @@ def text(answer: str = "done") -> Reply:
 
 def calls(*steps: tuple[str, dict[str, Any]]) -> list[Reply]:
     """One reply per tool call (ids call_1, call_2, …), then a final answer."""
-    return [tool(name, arguments, f"call_{index}") for index, (name, arguments) in enumerate(steps, 1)] + [text()]
+    return [
+        tool(name, arguments, f"call_{index}")
+        for index, (name, arguments) in enumerate(steps, 1)
+    ] + [text()]
 
 
 def ask(model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, *flags: str) -> int:
@@ -70,14 +81,20 @@ def ask(model: ScriptedModel, monkeypatch: pytest.MonkeyPatch, *flags: str) -> i
     return main(["ask", "--provider", "openai", "--json", *flags, "do the thing"])
 
 
-def run_session(steps: list[Reply], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-                *flags: str) -> tuple[list[dict[str, Any]], str, str]:
+def run_session(
+    steps: list[Reply],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    *flags: str,
+) -> tuple[list[dict[str, Any]], str, str]:
     """``ask --json FLAGS`` against a model that replies ``steps``: (events, sent to the model, stderr)."""
     with ScriptedModel(steps) as model:
         ask(model, monkeypatch, *flags)
         sent = model.sent_to_model()
     captured = capsys.readouterr()
-    events = [json.loads(line) for line in captured.out.splitlines() if line.startswith("{")]
+    events = [
+        json.loads(line) for line in captured.out.splitlines() if line.startswith("{")
+    ]
     return events, sent, captured.err
 
 
@@ -85,11 +102,15 @@ def of_type(events: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [event for event in events if event.get("type") == kind]
 
 
-def write_skill(folder: Path, name: str, frontmatter: str = "", body: str = "Follow these steps.\n") -> Path:
+def write_skill(
+    folder: Path, name: str, frontmatter: str = "", body: str = "Follow these steps.\n"
+) -> Path:
     """``folder/name/SKILL.md`` with a description and extra frontmatter lines."""
     skill = folder / name
     skill.mkdir(parents=True, exist_ok=True)
     path = skill / "SKILL.md"
-    path.write_text(f"---\nname: {name}\ndescription: Helps with {name} tasks in this project\n{frontmatter}---\n{body}",
-                    encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: Helps with {name} tasks in this project\n{frontmatter}---\n{body}",
+        encoding="utf-8",
+    )
     return path

@@ -1,4 +1,4 @@
-""""Allow always" holds for the rest of the *session* (docs/security.md), not for the rest
+""" "Allow always" holds for the rest of the *session* (docs/security.md), not for the rest
 of the process: after a new conversation or a resumed one, a command asks again. Otherwise an
 "always" given in one conversation ran the commands a second one asked for — one resumed from a
 session file whose earlier tool results the model now reads as instructions."""
@@ -25,7 +25,9 @@ def _ask(engine, answer: Decision) -> list[str]:
     return asked
 
 
-def test_always_is_forgotten_when_a_new_conversation_starts(tmp_path: Path, monkeypatch) -> None:
+def test_always_is_forgotten_when_a_new_conversation_starts(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     engine, _ = demo_engine(tmp_path / "home")
     assert _ask(engine, Decision.ALLOW_ALWAYS) == ["execute_command"]
@@ -34,7 +36,9 @@ def test_always_is_forgotten_when_a_new_conversation_starts(tmp_path: Path, monk
     assert _ask(engine, Decision.ALLOW_ONCE) == ["execute_command"]
 
 
-def test_always_is_forgotten_when_another_session_is_resumed(tmp_path: Path, monkeypatch) -> None:
+def test_always_is_forgotten_when_another_session_is_resumed(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     engine, _ = demo_engine(tmp_path / "home")
     saved = engine.session.id

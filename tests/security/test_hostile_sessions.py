@@ -32,8 +32,15 @@ MALFORMED = {
 }
 
 EVENTS = [
-    {"type": "skills_matched", "matches": ["not an object", {"name": "x", "score": "high"}]},
-    {"type": "skills_matched", "matches": [{"name": "x", "score": 0.5, "confidence": None}], "total": 1},
+    {
+        "type": "skills_matched",
+        "matches": ["not an object", {"name": "x", "score": "high"}],
+    },
+    {
+        "type": "skills_matched",
+        "matches": [{"name": "x", "score": 0.5, "confidence": None}],
+        "total": 1,
+    },
     {"type": "budget_changed", "parts": {"history": "many"}, "window": {}},
     {"type": "compression_applied", "before": "x", "after": [1]},
     {"type": "tool_call_finished", "name": "x", "duration_s": {"a": 1}},
@@ -45,32 +52,49 @@ EVENTS = [
 
 
 @pytest.fixture
-def sessions(isolated_home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def sessions(
+    isolated_home: Home, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     isolated_home.ensure()
     monkeypatch.chdir(tmp_path)
     good = {"id": GOOD_ID, "version": 1, "title": "the good one", "messages": []}
-    (isolated_home.sessions_dir / f"session_{GOOD_ID}.json").write_text(json.dumps(good))
+    (isolated_home.sessions_dir / f"session_{GOOD_ID}.json").write_text(
+        json.dumps(good)
+    )
     return isolated_home.sessions_dir
 
 
 @pytest.mark.parametrize("text", list(MALFORMED.values()), ids=list(MALFORMED))
-def test_a_malformed_session_file_is_reported_and_the_rest_still_listed(sessions: Path, text: str, capsys) -> None:
+def test_a_malformed_session_file_is_reported_and_the_rest_still_listed(
+    sessions: Path, text: str, capsys
+) -> None:
     (sessions / f"session_{BAD_ID}.json").write_text(text)
     for argv in (["sessions", "list"], ["sessions", "list", "--json"]):
         assert main(argv) in (0, 1)
         out = capsys.readouterr()
         assert GOOD_ID in out.out
         assert "\x1b" not in out.out + out.err
-    for argv in (["sessions", "show", BAD_ID], ["sessions", "export", BAD_ID], ["replay", BAD_ID],
-                 ["replay", str(sessions / f"session_{BAD_ID}.json")]):
+    for argv in (
+        ["sessions", "show", BAD_ID],
+        ["sessions", "export", BAD_ID],
+        ["replay", BAD_ID],
+        ["replay", str(sessions / f"session_{BAD_ID}.json")],
+    ):
         assert main(argv) == 1, argv
         err = capsys.readouterr().err
         assert "cannot read session" in err
         assert "\x1b" not in err
 
 
-def test_replay_events_of_the_wrong_shape_are_named_not_raised(sessions: Path, capsys) -> None:
-    data = _good(replay={"version": 1, "turns": [{"at": "2025-01-01T00:00:00", "events": EVENTS}]})
+def test_replay_events_of_the_wrong_shape_are_named_not_raised(
+    sessions: Path, capsys
+) -> None:
+    data = _good(
+        replay={
+            "version": 1,
+            "turns": [{"at": "2025-01-01T00:00:00", "events": EVENTS}],
+        }
+    )
     (sessions / f"session_{BAD_ID}.json").write_text(json.dumps(data))
     assert main(["replay", BAD_ID]) == 0
     text = capsys.readouterr().out
@@ -79,10 +103,15 @@ def test_replay_events_of_the_wrong_shape_are_named_not_raised(sessions: Path, c
     assert json.loads(capsys.readouterr().out)["turns"] == 1
 
 
-async def test_the_tui_replay_of_malformed_events_draws_every_turn(tmp_path: Path) -> None:
+async def test_the_tui_replay_of_malformed_events_draws_every_turn(
+    tmp_path: Path,
+) -> None:
     from aiq_tui.ui.screens.replay import ReplayApp
 
-    turns = [{"at": "2025-01-01T00:00:00", "events": EVENTS}, {"events": [{"type": "turn_started", "text": "next"}]}]
+    turns = [
+        {"at": "2025-01-01T00:00:00", "events": EVENTS},
+        {"events": [{"type": "turn_started", "text": "next"}]},
+    ]
     app = ReplayApp(turns, "hostile", turn=1)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()

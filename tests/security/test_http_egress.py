@@ -7,12 +7,12 @@ packet leaves the machine.
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import threading
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -30,7 +30,9 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        if self.path == "/drip":  # a byte per 0.2 s: every read is quick, the whole is endless
+        if (
+            self.path == "/drip"
+        ):  # a byte per 0.2 s: every read is quick, the whole is endless
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
             self.end_headers()
@@ -70,11 +72,15 @@ def local() -> Iterator[str]:
 
 
 def _registry(tool: HttpRequestTool) -> ToolRegistry:
-    return ToolRegistry([tool], PermissionPolicy(ToolSettings().permissions))  # http_get: allow
+    return ToolRegistry(
+        [tool], PermissionPolicy(ToolSettings().permissions)
+    )  # http_get: allow
 
 
 async def _get(registry: ToolRegistry, url: str, approver: Any) -> Any:
-    return await registry.invoke(ToolCall("1", "http_request", {"url": url}), approver, lambda e: None)
+    return await registry.invoke(
+        ToolCall("1", "http_request", {"url": url}), approver, lambda e: None
+    )
 
 
 async def test_exfiltration_to_an_unapproved_host_needs_approval() -> None:
@@ -91,7 +97,10 @@ async def test_exfiltration_to_an_unapproved_host_needs_approval() -> None:
 
 
 async def test_host_approval_is_per_host_and_remembered_for_the_session() -> None:
-    tool = HttpRequestTool(ToolSettings(), transport=httpx.MockTransport(lambda r: httpx.Response(200, text="ok")))
+    tool = HttpRequestTool(
+        ToolSettings(),
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, text="ok")),
+    )
     registry = _registry(tool)
     asked: list[str] = []
 
@@ -99,14 +108,20 @@ async def test_host_approval_is_per_host_and_remembered_for_the_session() -> Non
         asked.append(request.permission)
         return Decision.ALLOW_ALWAYS
 
-    for url in ("https://docs.example/a", "https://docs.example/b", "https://other.example/"):
+    for url in (
+        "https://docs.example/a",
+        "https://docs.example/b",
+        "https://other.example/",
+    ):
         assert (await _get(registry, url, always)).ok
     assert asked == ["http_get:docs.example", "http_get:other.example"]
 
 
 async def test_allowed_hosts_in_config_do_not_ask() -> None:
-    tool = HttpRequestTool(ToolSettings(http_allowed_hosts=["docs.example"]),
-                           transport=httpx.MockTransport(lambda r: httpx.Response(200, text="ok")))
+    tool = HttpRequestTool(
+        ToolSettings(http_allowed_hosts=["docs.example"]),
+        transport=httpx.MockTransport(lambda r: httpx.Response(200, text="ok")),
+    )
     assert (await _get(_registry(tool), "https://docs.example/a", deny_all)).ok
 
 
@@ -122,29 +137,44 @@ async def test_loopback_asks_even_for_an_approved_host(local: str) -> None:
 
     allowed = await _get(_registry(tool), f"{local}/", once)
     assert allowed.ok and asked == ["http_private:127.0.0.1"]
-    by_name = await _get(_registry(tool), local.replace("127.0.0.1", "localhost") + "/", deny_all)
+    by_name = await _get(
+        _registry(tool), local.replace("127.0.0.1", "localhost") + "/", deny_all
+    )
     assert not by_name.ok  # after DNS: localhost is loopback too
 
 
 async def test_a_redirect_to_a_private_address_asks(local: str) -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.host == "public.example":
-            return httpx.Response(302, headers={"Location": "http://169.254.169.254/latest/meta-data/"})
+            return httpx.Response(
+                302, headers={"Location": "http://169.254.169.254/latest/meta-data/"}
+            )
         return httpx.Response(200, text="cloud credentials")
 
-    tool = HttpRequestTool(ToolSettings(http_allowed_hosts=["public.example", "169.254.169.254"]),
-                           transport=httpx.MockTransport(handler))
+    tool = HttpRequestTool(
+        ToolSettings(http_allowed_hosts=["public.example", "169.254.169.254"]),
+        transport=httpx.MockTransport(handler),
+    )
     result = await _get(_registry(tool), "http://public.example/", deny_all)
-    assert not result.ok and "169.254.169.254" in result.error and "credentials" not in str(result.content)
+    assert (
+        not result.ok
+        and "169.254.169.254" in result.error
+        and "credentials" not in str(result.content)
+    )
 
 
 async def test_a_redirect_to_another_host_asks_for_that_host() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         if request.url.host == "public.example":
-            return httpx.Response(302, headers={"Location": "https://elsewhere.example/x"})
+            return httpx.Response(
+                302, headers={"Location": "https://elsewhere.example/x"}
+            )
         return httpx.Response(200, text="elsewhere")
 
-    tool = HttpRequestTool(ToolSettings(http_allowed_hosts=["public.example"]), transport=httpx.MockTransport(handler))
+    tool = HttpRequestTool(
+        ToolSettings(http_allowed_hosts=["public.example"]),
+        transport=httpx.MockTransport(handler),
+    )
     refused = await _get(_registry(tool), "https://public.example/", deny_all)
     assert not refused.ok and "elsewhere.example" in refused.error
     allowed = await _get(_registry(tool), "https://public.example/", approve_all)
@@ -152,8 +182,12 @@ async def test_a_redirect_to_another_host_asks_for_that_host() -> None:
 
 
 async def test_http_get_deny_denies_every_host() -> None:
-    tool = HttpRequestTool(ToolSettings(), transport=httpx.MockTransport(lambda r: httpx.Response(200)))
-    registry = ToolRegistry([tool], PermissionPolicy({**ToolSettings().permissions, "http_get": "deny"}))
+    tool = HttpRequestTool(
+        ToolSettings(), transport=httpx.MockTransport(lambda r: httpx.Response(200))
+    )
+    registry = ToolRegistry(
+        [tool], PermissionPolicy({**ToolSettings().permissions, "http_get": "deny"})
+    )
     assert not (await _get(registry, "https://any.example/", approve_all)).ok
 
 
@@ -169,4 +203,6 @@ async def test_the_deadline_covers_the_whole_body(local: str) -> None:
 async def test_a_compression_bomb_is_cut_at_the_byte_cap(local: str) -> None:
     tool = HttpRequestTool(ToolSettings(http_max_bytes=100_000))
     result = await tool.run({"url": f"{local}/bomb"})
-    assert result.ok and result.content["truncated"] and result.content["bytes"] <= 100_000
+    assert (
+        result.ok and result.content["truncated"] and result.content["bytes"] <= 100_000
+    )

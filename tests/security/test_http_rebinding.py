@@ -7,8 +7,9 @@ connection goes to a server on 127.0.0.1."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -27,7 +28,7 @@ class Internal(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         self.send_response(200)
         self.send_header("Content-Length", str(len(INTERNAL)))
         self.end_headers()
@@ -52,22 +53,36 @@ def rebinding(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 async def _get(url: str, settings: ToolSettings, approver: Any) -> Any:
-    registry = ToolRegistry([HttpRequestTool(settings)], PermissionPolicy(settings.permissions))
-    return await registry.invoke(ToolCall("1", "http_request", {"url": url}), approver, lambda event: None)
+    registry = ToolRegistry(
+        [HttpRequestTool(settings)], PermissionPolicy(settings.permissions)
+    )
+    return await registry.invoke(
+        ToolCall("1", "http_request", {"url": url}), approver, lambda event: None
+    )
 
 
-async def test_an_allowed_host_that_connects_privately_is_refused_under_deny_all(rebinding: str) -> None:
-    result = await _get(rebinding, ToolSettings(http_allowed_hosts=["localhost"]), deny_all)
+async def test_an_allowed_host_that_connects_privately_is_refused_under_deny_all(
+    rebinding: str,
+) -> None:
+    result = await _get(
+        rebinding, ToolSettings(http_allowed_hosts=["localhost"]), deny_all
+    )
     assert not result.ok
     assert "AKIA" not in str(result.content) + str(result.error)
 
 
-async def test_approving_the_host_is_not_approving_its_private_address(rebinding: str) -> None:
+async def test_approving_the_host_is_not_approving_its_private_address(
+    rebinding: str,
+) -> None:
     asked: list[str] = []
 
     async def host_only(request: ApprovalRequest) -> Decision:
         asked.append(request.permission)
-        return Decision.DENY if request.permission.startswith("http_private") else Decision.ALLOW_ONCE
+        return (
+            Decision.DENY
+            if request.permission.startswith("http_private")
+            else Decision.ALLOW_ONCE
+        )
 
     result = await _get(rebinding, ToolSettings(), host_only)
     assert asked == ["http_get:localhost", "http_private:localhost"]
@@ -77,8 +92,20 @@ async def test_approving_the_host_is_not_approving_its_private_address(rebinding
 def test_the_approval_shows_what_a_request_carries() -> None:
     """A POST is approved for what it sends, not only where: the body and headers are shown."""
     tool = HttpRequestTool(ToolSettings())
-    shown = tool.describe({"url": "https://paste.example/new", "method": "POST",
-                           "headers": {"X-Note": "hi"}, "body": "DATABASE_PASSWORD=hunter2"})
+    shown = tool.describe(
+        {
+            "url": "https://paste.example/new",
+            "method": "POST",
+            "headers": {"X-Note": "hi"},
+            "body": "DATABASE_PASSWORD=hunter2",
+        }
+    )
     assert "DATABASE_PASSWORD=hunter2" in shown and "X-Note: hi" in shown
-    long = tool.describe({"url": "https://paste.example/new", "method": "POST", "json": {"k": "v" * 5000}})
+    long = tool.describe(
+        {
+            "url": "https://paste.example/new",
+            "method": "POST",
+            "json": {"k": "v" * 5000},
+        }
+    )
     assert "more characters" in long and len(long) < 2300

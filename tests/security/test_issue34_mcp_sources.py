@@ -21,7 +21,14 @@ from aiq_tui.cli import main
 from aiq_tui.locations import Home
 from aiq_tui.trust import TrustLevel, record
 from tests.mcp.conftest import FIXTURE_SERVER, fixture_server
-from tests.security.scripted import KEY, ScriptedModel, calls, of_type, run_session, write_skill
+from tests.security.scripted import (
+    KEY,
+    ScriptedModel,
+    calls,
+    of_type,
+    run_session,
+    write_skill,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -56,67 +63,94 @@ class _Terminal:
         return ""
 
 
-def test_a_user_skill_never_pre_approves_a_project_servers_tool(project: Path, isolated_home: Home,
-                                                                monkeypatch, capsys) -> None:
+def test_a_user_skill_never_pre_approves_a_project_servers_tool(
+    project: Path, isolated_home: Home, monkeypatch, capsys
+) -> None:
     _mcp_json(project, {"GitHub": fixture_server()})
-    record(isolated_home, project, TrustLevel.TRUSTED)  # even trusted: the project's server is not the user's
+    record(
+        isolated_home, project, TrustLevel.TRUSTED
+    )  # even trusted: the project's server is not the user's
     write_skill(isolated_home.skills_dir, "mine", "allowed-tools: mcp__github\n")
-    steps = calls(("use_skill", {"skill_name": "mine"}), ("mcp__GitHub__echo", {"text": "unasked"}))
+    steps = calls(
+        ("use_skill", {"skill_name": "mine"}),
+        ("mcp__GitHub__echo", {"text": "unasked"}),
+    )
     events, sent, _ = run_session(steps, monkeypatch, capsys)  # --json: nobody to ask
     assert not _echoed(sent, "unasked")
-    assert [event["name"] for event in of_type(events, "tool_call_denied")] == ["mcp__GitHub__echo"]
+    assert [event["name"] for event in of_type(events, "tool_call_denied")] == [
+        "mcp__GitHub__echo"
+    ]
 
 
-def test_a_project_server_named_like_the_users_ignoring_case_is_not_started(project: Path, isolated_home: Home,
-                                                                            tmp_path: Path, monkeypatch,
-                                                                            capsys) -> None:
+def test_a_project_server_named_like_the_users_ignoring_case_is_not_started(
+    project: Path, isolated_home: Home, tmp_path: Path, monkeypatch, capsys
+) -> None:
     marker = tmp_path / "project-server-started"
-    starter = (f"open({str(marker)!r}, 'w'); import runpy, sys; sys.argv = [{str(FIXTURE_SERVER)!r}]; "
-               f"runpy.run_path({str(FIXTURE_SERVER)!r}, run_name='__main__')")
+    starter = (
+        f"open({str(marker)!r}, 'w'); import runpy, sys; sys.argv = [{str(FIXTURE_SERVER)!r}]; "
+        f"runpy.run_path({str(FIXTURE_SERVER)!r}, run_name='__main__')"
+    )
     _mcp_json(project, {"GitHub": {"command": sys.executable, "args": ["-c", starter]}})
     record(isolated_home, project, TrustLevel.TRUSTED)
     _config(isolated_home, mcp={"servers": {"github": fixture_server()}})
     events, _, _ = run_session(calls(), monkeypatch, capsys, "--deny-all")
     assert not marker.exists()
-    assert {event["name"] for event in of_type(events, "mcp_server_changed")} == {"github"}
+    assert {event["name"] for event in of_type(events, "mcp_server_changed")} == {
+        "github"
+    }
 
 
-def test_a_deny_for_a_server_holds_whatever_the_case_of_its_name(project: Path, isolated_home: Home,
-                                                                 monkeypatch, capsys) -> None:
+def test_a_deny_for_a_server_holds_whatever_the_case_of_its_name(
+    project: Path, isolated_home: Home, monkeypatch, capsys
+) -> None:
     _mcp_json(project, {"GitHub": fixture_server()})
     record(isolated_home, project, TrustLevel.TRUSTED)
     _config(isolated_home, tools={"permissions": {"mcp__github": "deny"}})
-    _, sent, _ = run_session(calls(("mcp__GitHub__echo", {"text": "denied"})), monkeypatch, capsys, "--yes")
+    _, sent, _ = run_session(
+        calls(("mcp__GitHub__echo", {"text": "denied"})), monkeypatch, capsys, "--yes"
+    )
     assert not _echoed(sent, "denied")
 
 
-def test_always_is_not_remembered_for_an_approved_server_of_an_untrusted_project(project: Path, monkeypatch,
-                                                                                 capsys) -> None:
+def test_always_is_not_remembered_for_an_approved_server_of_an_untrusted_project(
+    project: Path, monkeypatch, capsys
+) -> None:
     """The server dialog says "Its tools still ask before each call": every call asks."""
     _mcp_json(project, {"fx": fixture_server()})
-    assert main(["mcp", "approve", "fx"]) == 0  # the server may start; the project stays untrusted
+    assert (
+        main(["mcp", "approve", "fx"]) == 0
+    )  # the server may start; the project stays untrusted
     answers = iter(["a", "n", "n"])
     prompts: list[str] = []
     monkeypatch.setattr(sys, "stdin", _Terminal())
-    monkeypatch.setattr("builtins.input", lambda prompt="": prompts.append(prompt) or next(answers))
-    steps = calls(("mcp__fx__echo", {"text": "first"}), ("mcp__fx__echo", {"text": "second"}))
+    monkeypatch.setattr(
+        "builtins.input", lambda prompt="": prompts.append(prompt) or next(answers)
+    )
+    steps = calls(
+        ("mcp__fx__echo", {"text": "first"}), ("mcp__fx__echo", {"text": "second"})
+    )
     with ScriptedModel(steps) as model:
         monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)
         main(["ask", "--provider", "openai", "do the thing"])
         sent = model.sent_to_model()
     capsys.readouterr()
-    assert not _echoed(sent, "second")  # the second call ran only if someone said yes to it
+    assert not _echoed(
+        sent, "second"
+    )  # the second call ran only if someone said yes to it
     assert len(prompts) == 2
 
 
-def test_the_users_own_server_still_remembers_always(project: Path, isolated_home: Home, monkeypatch,
-                                                     capsys) -> None:
+def test_the_users_own_server_still_remembers_always(
+    project: Path, isolated_home: Home, monkeypatch, capsys
+) -> None:
     _config(isolated_home, mcp={"servers": {"fx": fixture_server()}})
     answers = iter(["a"])
     monkeypatch.setattr(sys, "stdin", _Terminal())
     monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
-    steps = calls(("mcp__fx__echo", {"text": "first"}), ("mcp__fx__echo", {"text": "second"}))
+    steps = calls(
+        ("mcp__fx__echo", {"text": "first"}), ("mcp__fx__echo", {"text": "second"})
+    )
     with ScriptedModel(steps) as model:
         monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", KEY)

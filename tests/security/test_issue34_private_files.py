@@ -38,13 +38,23 @@ def _server_that_logs(home: Home) -> None:
     """A stdio server that prints a token on stderr and exits."""
     home.ensure()
     script = f"import sys; print('auth token {TOKEN}', file=sys.stderr, flush=True); sys.exit(3)"
-    home.config_file.write_text(yaml.safe_dump(
-        {"mcp": {"servers": {"leaky": {"command": sys.executable, "args": ["-c", script]}},
-                 "startup_timeout_seconds": 30}}))
+    home.config_file.write_text(
+        yaml.safe_dump(
+            {
+                "mcp": {
+                    "servers": {
+                        "leaky": {"command": sys.executable, "args": ["-c", script]}
+                    },
+                    "startup_timeout_seconds": 30,
+                }
+            }
+        )
+    )
 
 
-def test_a_servers_stderr_log_is_readable_by_this_user_only(isolated_home: Home, tmp_path: Path, monkeypatch,
-                                                             loose_umask, capsys) -> None:
+def test_a_servers_stderr_log_is_readable_by_this_user_only(
+    isolated_home: Home, tmp_path: Path, monkeypatch, loose_umask, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)
     _server_that_logs(isolated_home)
     main(["mcp", "list"])
@@ -56,9 +66,14 @@ def test_a_servers_stderr_log_is_readable_by_this_user_only(isolated_home: Home,
         assert _mode(folder) == 0o700, folder
 
 
-def test_a_home_and_log_from_before_are_tightened(isolated_home: Home, tmp_path: Path, monkeypatch,
-                                                  loose_umask, capsys) -> None:
-    for folder in (isolated_home.root, *isolated_home.layout_dirs(), isolated_home.data_dir / "mcp"):
+def test_a_home_and_log_from_before_are_tightened(
+    isolated_home: Home, tmp_path: Path, monkeypatch, loose_umask, capsys
+) -> None:
+    for folder in (
+        isolated_home.root,
+        *isolated_home.layout_dirs(),
+        isolated_home.data_dir / "mcp",
+    ):
         folder.mkdir(parents=True, exist_ok=True)
         os.chmod(folder, 0o755)
     old_log = isolated_home.data_dir / "mcp" / "leaky.log"
@@ -74,8 +89,9 @@ def test_a_home_and_log_from_before_are_tightened(isolated_home: Home, tmp_path:
     assert _mode(isolated_home.root) == 0o755  # a folder the user chose keeps its mode
 
 
-def test_a_new_home_is_private_from_its_first_start(isolated_home: Home, tmp_path: Path, monkeypatch,
-                                                    loose_umask, capsys) -> None:
+def test_a_new_home_is_private_from_its_first_start(
+    isolated_home: Home, tmp_path: Path, monkeypatch, loose_umask, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert not isolated_home.root.exists()
     main(["skills", "list"])
@@ -85,7 +101,9 @@ def test_a_new_home_is_private_from_its_first_start(isolated_home: Home, tmp_pat
 
 
 @pytest.mark.parametrize("shared", ["sticky", "home"])
-def test_a_folder_that_is_everyones_is_never_closed(tmp_path: Path, monkeypatch, shared: str) -> None:
+def test_a_folder_that_is_everyones_is_never_closed(
+    tmp_path: Path, monkeypatch, shared: str
+) -> None:
     """``--home /tmp`` (run as root, which owns /tmp) made /tmp 0700: every other user, and the
     PostgreSQL server the tests start, was locked out. A sticky folder, ``/`` and the user's
     home are left as they are; the config home's own folders are still tightened."""

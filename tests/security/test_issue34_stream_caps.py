@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import AsyncIterator
 
 import httpx
 import pytest
 
 from aiq_tui.llm.base import StreamDone, ToolCallReady
 from aiq_tui.llm.common import invalid_arguments
+from tests.llm.fakes import openai_tool_stream, sse_reply
 from tests.llm.helpers import collect
 from tests.security.scripted import KEY, ScriptedModel, text
-from tests.llm.fakes import openai_tool_stream, sse_reply
 
 HUGE = 40_000_000  # the review's argument
 CHUNK = 65_536
@@ -35,21 +35,29 @@ class _HugeArgumentStream(httpx.AsyncByteStream):
     def _frames(self) -> tuple[bytes, bytes, bytes]:
         """(before the argument's text, how each argument piece starts/ends, after)."""
         if self.kind == "openai":
-            head = ('data: {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,'
-                    '"id":"call_big","type":"function","function":{"name":"file_operations","arguments":""}}]}}]}\n\n')
+            head = (
+                'data: {"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,'
+                '"id":"call_big","type":"function","function":{"name":"file_operations","arguments":""}}]}}]}\n\n'
+            )
             piece = 'data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"'
             close = '"}}]}}]}\n\n'
             tail = 'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n'
         else:
-            head = ('event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5}}}\n\n'
-                    'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":'
-                    '{"type":"tool_use","id":"toolu_big","name":"file_operations","input":{}}}\n\n')
-            piece = ('event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
-                     '"delta":{"type":"input_json_delta","partial_json":"')
+            head = (
+                'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":5}}}\n\n'
+                'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":'
+                '{"type":"tool_use","id":"toolu_big","name":"file_operations","input":{}}}\n\n'
+            )
+            piece = (
+                'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+                '"delta":{"type":"input_json_delta","partial_json":"'
+            )
             close = '"}}\n\n'
-            tail = ('event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
-                    'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},'
-                    '"usage":{"output_tokens":9}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n')
+            tail = (
+                'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+                'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},'
+                '"usage":{"output_tokens":9}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n'
+            )
         return head.encode(), piece.encode() + b"\x00" + close.encode(), tail.encode()
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
@@ -75,23 +83,43 @@ class _HugeArgumentStream(httpx.AsyncByteStream):
         pass
 
 
-def _provider(kind: str, stream: _HugeArgumentStream, client_box: list[httpx.AsyncClient]):
+def _provider(
+    kind: str, stream: _HugeArgumentStream, client_box: list[httpx.AsyncClient]
+):
     import random
 
     from aiq_tui.config import AppConfig, LLMSettings, ProviderSettings
     from aiq_tui.llm.factory import create_provider
 
-    transport = httpx.MockTransport(lambda request: httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, stream=stream))
-    config = AppConfig(llm=LLMSettings(provider="fake", providers={"fake": ProviderSettings(
-        kind=kind, model="test-model", base_url="http://127.0.0.1:9", max_retries=0)}))  # type: ignore[arg-type]
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, stream=stream
+        )
+    )
+    config = AppConfig(
+        llm=LLMSettings(
+            provider="fake",
+            providers={
+                "fake": ProviderSettings(
+                    kind=kind,
+                    model="test-model",
+                    base_url="http://127.0.0.1:9",
+                    max_retries=0,
+                )
+            },
+        )
+    )  # type: ignore[arg-type]
     client_box.append(httpx.AsyncClient(transport=transport))
-    return create_provider(config, "fake", client=client_box[-1], env={}, rng=random.Random(1))
+    return create_provider(
+        config, "fake", client=client_box[-1], env={}, rng=random.Random(1)
+    )
 
 
 @pytest.mark.parametrize("one_line", [False, True], ids=["in pieces", "one line"])
 @pytest.mark.parametrize("kind", ["openai", "anthropic"])
-async def test_a_40_mb_argument_is_dropped_with_bounded_memory_and_the_call_fails(kind: str, one_line: bool) -> None:
+async def test_a_40_mb_argument_is_dropped_with_bounded_memory_and_the_call_fails(
+    kind: str, one_line: bool
+) -> None:
     stream = _HugeArgumentStream(kind, HUGE, one_line=one_line)
     clients: list[httpx.AsyncClient] = []
     provider = _provider(kind, stream, clients)
@@ -122,25 +150,53 @@ async def test_an_argument_under_the_caps_still_arrives_whole(kind: str) -> None
 
 
 def test_a_session_after_an_oversized_call_stays_small_and_can_be_continued(
-        isolated_home, tmp_path: Path, monkeypatch, capsys) -> None:
+    isolated_home, tmp_path: Path, monkeypatch, capsys
+) -> None:
     monkeypatch.chdir(tmp_path)  # the default caps: 2 MB per call's arguments
-    big = json.dumps({"operation": "write", "path": "notes.txt", "content": "A" * 3_000_000})
-    replies = [sse_reply(openai_tool_stream([("call_big", "file_operations", big)], pieces=60)),
-               text("could not write it"), text("second turn")]
+    big = json.dumps(
+        {"operation": "write", "path": "notes.txt", "content": "A" * 3_000_000}
+    )
+    replies = [
+        sse_reply(
+            openai_tool_stream([("call_big", "file_operations", big)], pieces=60)
+        ),
+        text("could not write it"),
+        text("second turn"),
+    ]
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     from aiq_tui.cli import main
 
     with ScriptedModel(replies) as model:
         monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
         main(["ask", "--provider", "openai", "--json", "--deny-all", "write the notes"])
-        saved = [json.loads(line) for line in capsys.readouterr().out.splitlines()
-                 if line.startswith('{"type": "session_saved"')]
+        saved = [
+            json.loads(line)
+            for line in capsys.readouterr().out.splitlines()
+            if line.startswith('{"type": "session_saved"')
+        ]
         session = Path(saved[-1]["path"])
-        assert session.stat().st_size < 200_000  # not 3 MB of argument kept (76 MB in the review)
+        assert (
+            session.stat().st_size < 200_000
+        )  # not 3 MB of argument kept (76 MB in the review)
         # The model was told, as the call's result, that its arguments were too large.
-        tool_results = [m for m in model.server.requests[1].body["messages"] if m["role"] == "tool"]
+        tool_results = [
+            m for m in model.server.requests[1].body["messages"] if m["role"] == "tool"
+        ]
         assert tool_results and "error" in tool_results[0]["content"]
         # … and the session continues.
-        assert main(["ask", "--provider", "openai", "--json", "--session", saved[-1]["session_id"], "and now?"]) == 0
+        assert (
+            main(
+                [
+                    "ask",
+                    "--provider",
+                    "openai",
+                    "--json",
+                    "--session",
+                    saved[-1]["session_id"],
+                    "and now?",
+                ]
+            )
+            == 0
+        )
         assert "second turn" in capsys.readouterr().out
     assert not (tmp_path / "notes.txt").exists()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -21,7 +21,9 @@ def _endless() -> list[str]:
 
 async def test_an_endless_stream_is_stopped_at_max_response_seconds() -> None:
     async with FakeModelServer([sse_reply(_endless(), delay=0.005)]) as server:
-        provider = make_provider("openai", server.base_url, max_response_seconds=1, max_retries=0)
+        provider = make_provider(
+            "openai", server.base_url, max_response_seconds=1, max_retries=0
+        )
         started = time.monotonic()
         with pytest.raises(ProviderError, match="ran past 1 s"):
             await collect(provider)
@@ -32,7 +34,9 @@ async def test_an_endless_stream_is_stopped_at_max_response_seconds() -> None:
 async def test_a_stalled_stream_fails_after_the_idle_timeout() -> None:
     frames = openai_text_stream(["partial"])[:2]
     async with FakeModelServer([sse_reply(frames, end="stall")]) as server:
-        provider = make_provider("openai", server.base_url, idle_timeout_seconds=0.5, max_retries=0)
+        provider = make_provider(
+            "openai", server.base_url, idle_timeout_seconds=0.5, max_retries=0
+        )
         with pytest.raises(ProviderError, match="no event .* for 0.5 s"):
             await collect(provider)
         await provider.aclose()
@@ -54,9 +58,13 @@ class _Endless(httpx.AsyncByteStream):
 async def test_an_error_body_is_read_with_a_cap() -> None:
     body = _Endless()
     transport = httpx.MockTransport(lambda request: httpx.Response(500, stream=body))
-    endpoint = Endpoint(provider="fake", model="m", url="http://fake.test/v1/chat/completions")
+    endpoint = Endpoint(
+        provider="fake", model="m", url="http://fake.test/v1/chat/completions"
+    )
     async with httpx.AsyncClient(transport=transport) as client:
         with pytest.raises(ProviderError) as raised:
-            async for _ in stream_events(client, endpoint, headers={}, payload={}, timeout=httpx.Timeout(5)):
+            async for _ in stream_events(
+                client, endpoint, headers={}, payload={}, timeout=httpx.Timeout(5)
+            ):
                 pass
     assert "HTTP 500" in str(raised.value) and body.sent <= ERROR_BODY_CAP + 2 * 65536

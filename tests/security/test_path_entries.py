@@ -17,7 +17,7 @@ from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.tools.command import CommandTool
 from aiq_tui.tools.launcher import child_environment
 
-FAKE = "#!/bin/sh\ntouch \"$(dirname \"$0\")/../ran-the-repositorys-copy\"\necho fake\n"
+FAKE = '#!/bin/sh\ntouch "$(dirname "$0")/../ran-the-repositorys-copy"\necho fake\n'
 
 
 @pytest.fixture
@@ -38,8 +38,9 @@ def test_the_child_path_keeps_only_absolute_entries(project: Path) -> None:
 
 
 @pytest.mark.parametrize("sandbox", ["landlock", "off"])
-def test_an_allowlisted_program_is_never_the_projects_copy(project: Path, isolated_home: Home,
-                                                           monkeypatch: pytest.MonkeyPatch, sandbox: str) -> None:
+def test_an_allowlisted_program_is_never_the_projects_copy(
+    project: Path, isolated_home: Home, monkeypatch: pytest.MonkeyPatch, sandbox: str
+) -> None:
     if sandbox == "off":
         monkeypatch.setenv("AIQ_SANDBOX", "off")
     tool = CommandTool(ToolSettings(), home=isolated_home, cwd=project)
@@ -49,6 +50,8 @@ def test_an_allowlisted_program_is_never_the_projects_copy(project: Path, isolat
 
 
 def test_a_script_runs_the_systems_shell(project: Path, isolated_home: Home) -> None:
-    result = asyncio.run(SkillExecutor(ToolSettings(), cwd=project).run_script("echo real"))
+    result = asyncio.run(
+        SkillExecutor(ToolSettings(), cwd=project).run_script("echo real")
+    )
     assert result["stdout"] == "real\n"
     assert not (project / "ran-the-repositorys-copy").exists()

@@ -31,17 +31,41 @@ def project(tmp_path: Path) -> Path:
 
 
 async def _run(argv: list[str], project: Path, **kwargs: object):
-    options = {"cwd": project, "timeout": 10, "output_cap": 10_000, "read_roots": [project],
-               "write_roots": [project]}
+    options = {
+        "cwd": project,
+        "timeout": 10,
+        "output_cap": 10_000,
+        "read_roots": [project],
+        "write_roots": [project],
+    }
     options.update(kwargs)
     return await run_process(argv, **options)  # type: ignore[arg-type]
 
 
 def test_child_environment_is_an_allowlist() -> None:
-    env = child_environment({"PATH": "/bin", "HOME": "/h", "LANG": "C", "LC_ALL": "C", "TERM": "x",
-                             "TZ": "UTC", "DATABASE_URL": "postgres://u:p@h/db", "OPENAI_API_KEY": "sk",
-                             "USER": "me", "LD_PRELOAD": "/evil.so", "PYTHONPATH": "/evil"})
-    assert env == {"PATH": "/bin", "HOME": "/h", "LANG": "C", "LC_ALL": "C", "TERM": "x", "TZ": "UTC"}
+    env = child_environment(
+        {
+            "PATH": "/bin",
+            "HOME": "/h",
+            "LANG": "C",
+            "LC_ALL": "C",
+            "TERM": "x",
+            "TZ": "UTC",
+            "DATABASE_URL": "postgres://u:p@h/db",
+            "OPENAI_API_KEY": "sk",
+            "USER": "me",
+            "LD_PRELOAD": "/evil.so",
+            "PYTHONPATH": "/evil",
+        }
+    )
+    assert env == {
+        "PATH": "/bin",
+        "HOME": "/h",
+        "LANG": "C",
+        "LC_ALL": "C",
+        "TERM": "x",
+        "TZ": "UTC",
+    }
 
 
 def test_child_environment_has_a_path_even_when_the_parent_has_none() -> None:
@@ -49,8 +73,15 @@ def test_child_environment_has_a_path_even_when_the_parent_has_none() -> None:
 
 
 async def test_credentials_in_any_variable_never_reach_the_child(project: Path) -> None:
-    result = await _run(["env"], project, env={"PATH": os.environ["PATH"], "DATABASE_URL": "postgres://u:pw@h/d",
-                                                "OPENAI_API_KEY": "sk-parent"})
+    result = await _run(
+        ["env"],
+        project,
+        env={
+            "PATH": os.environ["PATH"],
+            "DATABASE_URL": "postgres://u:pw@h/d",
+            "OPENAI_API_KEY": "sk-parent",
+        },
+    )
     assert result.exit_code == 0
     assert "pw@h" not in result.stdout and "sk-parent" not in result.stdout
     assert "TMPDIR=" in result.stdout  # the private temp dir
@@ -62,23 +93,33 @@ def test_sandbox_mode_says_landlock_where_the_kernel_has_it() -> None:
     assert launcher.describe_sandbox().startswith("sandbox: landlock (ABI ")
 
 
-def test_sandbox_mode_says_policy_only_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sandbox_mode_says_policy_only_when_switched_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("AIQ_SANDBOX", "off")
     assert sandbox_mode() == "policy only"
     assert launcher.describe_sandbox().startswith("sandbox: policy only")
 
 
 @landlock_only
-async def test_child_cannot_read_outside_its_roots(project: Path, tmp_path: Path) -> None:
+async def test_child_cannot_read_outside_its_roots(
+    project: Path, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.txt"
     outside.write_text("private")
     result = await _run(["cat", str(outside)], project)
     assert result.sandbox == "landlock"
-    assert result.exit_code != 0 and "Permission denied" in result.stderr and "private" not in result.stdout
+    assert (
+        result.exit_code != 0
+        and "Permission denied" in result.stderr
+        and "private" not in result.stdout
+    )
 
 
 @landlock_only
-async def test_child_cannot_read_etc_shadow_but_reads_other_etc_files(project: Path) -> None:
+async def test_child_cannot_read_etc_shadow_but_reads_other_etc_files(
+    project: Path,
+) -> None:
     if not Path("/etc/shadow").exists():
         pytest.skip("/etc/shadow does not exist here")
     shadow = await _run(["cat", "/etc/shadow"], project)
@@ -88,7 +129,9 @@ async def test_child_cannot_read_etc_shadow_but_reads_other_etc_files(project: P
 
 
 @landlock_only
-async def test_child_cannot_read_the_parents_environ(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_child_cannot_read_the_parents_environ(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Finding 6: /proc/PPID/environ carried the API key to the model."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-must-not-leak")
     result = await _run(["cat", f"/proc/{os.getpid()}/environ"], project)
@@ -98,7 +141,10 @@ async def test_child_cannot_read_the_parents_environ(project: Path, monkeypatch:
 @landlock_only
 async def test_child_writes_only_its_write_roots(project: Path, tmp_path: Path) -> None:
     target = tmp_path / "planted.txt"
-    result = await _run(["sh", "-c", f"echo in > inside.txt; echo out > {target}; echo t > $TMPDIR/t"], project)
+    result = await _run(
+        ["sh", "-c", f"echo in > inside.txt; echo out > {target}; echo t > $TMPDIR/t"],
+        project,
+    )
     assert (project / "inside.txt").read_text() == "in\n"
     assert not target.exists() and "Permission denied" in result.stderr
     assert "TMPDIR" not in result.stderr  # the private temp dir is writable
@@ -109,16 +155,23 @@ async def test_read_only_roots_are_not_writable(project: Path, tmp_path: Path) -
     skills = tmp_path / "skills"
     skills.mkdir()
     (skills / "data.txt").write_text("skill data")
-    result = await _run(["sh", "-c", f"cat {skills}/data.txt; echo x > {skills}/new.txt"], project,
-                        read_roots=[project, skills])
+    result = await _run(
+        ["sh", "-c", f"cat {skills}/data.txt; echo x > {skills}/new.txt"],
+        project,
+        read_roots=[project, skills],
+    )
     assert "skill data" in result.stdout and not (skills / "new.txt").exists()
 
 
 @landlock_only
-async def test_python_interpreter_runs_a_script_inside_the_sandbox(project: Path, tmp_path: Path) -> None:
+async def test_python_interpreter_runs_a_script_inside_the_sandbox(
+    project: Path, tmp_path: Path
+) -> None:
     import sys
 
-    (project / "s.py").write_text(f"print(open('s.py').read()[:5]); open({str(tmp_path / 'x')!r}, 'w')\n")
+    (project / "s.py").write_text(
+        f"print(open('s.py').read()[:5]); open({str(tmp_path / 'x')!r}, 'w')\n"
+    )
     result = await _run([sys.executable, "s.py"], project)
     assert result.stdout.startswith("print") and "PermissionError" in result.stderr
 
@@ -130,8 +183,10 @@ async def test_network_is_off_unless_asked_for(project: Path) -> None:
     server.listen(1)
     port = server.getsockname()[1]
     accepted: list[bool] = []
-    thread = threading.Thread(target=lambda: (server.settimeout(5), accepted.append(bool(server.accept()))),
-                              daemon=True)
+    thread = threading.Thread(
+        target=lambda: (server.settimeout(5), accepted.append(bool(server.accept()))),
+        daemon=True,
+    )
     try:
         thread.start()
         probe = ["sh", "-c", f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"]
@@ -139,7 +194,9 @@ async def test_network_is_off_unless_asked_for(project: Path) -> None:
             pytest.skip("bash is needed for the /dev/tcp probe")
         probe[0] = "bash"
         blocked = await _run(probe, project)
-        assert blocked.network == "off (namespace)" and "connected" not in blocked.stdout
+        assert (
+            blocked.network == "off (namespace)" and "connected" not in blocked.stdout
+        )
         allowed = await _run(probe, project, network=True)
         assert allowed.network == "on" and "connected" in allowed.stdout
     finally:
@@ -147,10 +204,16 @@ async def test_network_is_off_unless_asked_for(project: Path) -> None:
         server.close()
 
 
-async def test_timeout_kills_the_whole_process_group(project: Path, tmp_path: Path) -> None:
-    result = await _run(["sh", "-c", "sleep 600 & echo forked; sleep 30"], project, timeout=2)
+async def test_timeout_kills_the_whole_process_group(
+    project: Path, tmp_path: Path
+) -> None:
+    result = await _run(
+        ["sh", "-c", "sleep 600 & echo forked; sleep 30"], project, timeout=2
+    )
     assert result.timed_out and result.exit_code is not None and result.exit_code < 0
-    assert result.stdout == "forked\n", result  # the grandchild was started before the kill
+    assert result.stdout == "forked\n", (
+        result
+    )  # the grandchild was started before the kill
     await until_none_in(project, "a grandchild")
 
 
@@ -161,19 +224,25 @@ async def test_leftover_group_members_die_with_a_normal_exit(project: Path) -> N
 
 
 async def test_output_is_streamed_with_a_byte_cap(project: Path) -> None:
-    result = await _run(["sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x; echo err >&2"], project,
-                        output_cap=1000)
+    result = await _run(
+        ["sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x; echo err >&2"],
+        project,
+        output_cap=1000,
+    )
     assert len(result.stdout) == 1000 and result.stdout_truncated and result.truncated
     assert result.stderr == "err\n" and not result.stderr_truncated
 
 
-async def test_policy_only_mode_still_runs_and_says_so(project: Path, monkeypatch: pytest.MonkeyPatch,
-                                                       tmp_path: Path) -> None:
+async def test_policy_only_mode_still_runs_and_says_so(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     monkeypatch.setenv("AIQ_SANDBOX", "off")
     outside = tmp_path / "outside.txt"
     outside.write_text("readable without Landlock")
     result = await _run(["cat", str(outside)], project)
-    assert result.sandbox == "policy only" and result.stdout == "readable without Landlock"
+    assert (
+        result.sandbox == "policy only" and result.stdout == "readable without Landlock"
+    )
 
 
 async def test_a_missing_program_is_exit_127(project: Path) -> None:
@@ -181,7 +250,9 @@ async def test_a_missing_program_is_exit_127(project: Path) -> None:
     assert result.exit_code == 127 and "not found" in result.stderr
 
 
-def test_the_banner_warns_when_started_in_home_or_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_the_banner_warns_when_started_in_home_or_root(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     home = Path(os.path.expanduser("~"))
     assert "started in" in launcher.sandbox_warning(home)
     assert "started in" in launcher.sandbox_warning(Path("/"))
@@ -190,14 +261,18 @@ def test_the_banner_warns_when_started_in_home_or_root(monkeypatch: pytest.Monke
     assert "policy only" in launcher.sandbox_warning(tmp_path)
 
 
-def test_ask_names_the_enforcement_before_the_first_tool_call(capsys: pytest.CaptureFixture[str],
-                                                               tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ask_names_the_enforcement_before_the_first_tool_call(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from aiq_tui.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["ask", "how many customers are there?"]) == 0
     err = capsys.readouterr().err
-    assert f"sandbox: {'landlock' if sandbox_mode() == 'landlock' else 'policy only'}" in err
+    assert (
+        f"sandbox: {'landlock' if sandbox_mode() == 'landlock' else 'policy only'}"
+        in err
+    )
 
 
 @namespaces_only
@@ -216,16 +291,30 @@ async def test_proc_self_still_works_inside_the_namespaces(project: Path) -> Non
 
 
 @namespaces_only
-async def test_the_projects_git_stays_read_only_inside_the_writable_project(project: Path) -> None:
+async def test_the_projects_git_stays_read_only_inside_the_writable_project(
+    project: Path,
+) -> None:
     # A hook written into .git would run at the user's next commit, outside any sandbox.
     hooks = project / ".git" / "hooks"
     hooks.mkdir(parents=True)
     (project / ".git" / "config").write_text("[core]\n")
-    result = await _run(["sh", "-c", "echo evil > .git/hooks/pre-commit; echo '[x]' >> .git/config; "
-                                     "rm -f .git/config; mv .git gone; echo fine > work.txt"], project)
-    assert not (hooks / "pre-commit").exists() and (project / ".git" / "config").read_text() == "[core]\n"
+    result = await _run(
+        [
+            "sh",
+            "-c",
+            "echo evil > .git/hooks/pre-commit; echo '[x]' >> .git/config; "
+            "rm -f .git/config; mv .git gone; echo fine > work.txt",
+        ],
+        project,
+    )
+    assert (
+        not (hooks / "pre-commit").exists()
+        and (project / ".git" / "config").read_text() == "[core]\n"
+    )
     assert not (project / "gone").exists() and "Read-only file system" in result.stderr
-    assert (project / "work.txt").read_text() == "fine\n"  # the rest of the project stays writable
+    assert (
+        project / "work.txt"
+    ).read_text() == "fine\n"  # the rest of the project stays writable
 
 
 @namespaces_only
@@ -240,6 +329,24 @@ def test_the_helper_refuses_to_run_when_it_cannot_protect(project: Path) -> None
     import sys
 
     (project / ".git").mkdir()
-    done = subprocess.run([sys.executable, "-I", "-S", str(launcher._HELPER), "--no-namespaces", "--protect",
-                           str(project / ".git"), "--", "touch", str(project / "ran")], capture_output=True, text=True)
-    assert done.returncode == 125 and "not run" in done.stderr and not (project / "ran").exists()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            str(launcher._HELPER),
+            "--no-namespaces",
+            "--protect",
+            str(project / ".git"),
+            "--",
+            "touch",
+            str(project / "ran"),
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        done.returncode == 125
+        and "not run" in done.stderr
+        and not (project / "ran").exists()
+    )

@@ -26,11 +26,14 @@ ALIAS_BOMB = (
     "h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\ni: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]\n---\n"
 )
 HOSTILE = {
-    "deep": "---\nname: deep\ndescription: x\nv: " + "[" * 2000 + "]" * 2000 + "\n---\n",
+    "deep": "---\nname: deep\ndescription: x\nv: "
+    + "[" * 2000
+    + "]" * 2000
+    + "\n---\n",
     "recursive": "---\nname: recursive\ndescription: x\nv: &a [*a]\n---\n",
     "bomb": ALIAS_BOMB,
     "dates": "---\nname: dates\ndescription: dated\nreleased: 2024-01-02\nblob: !!binary aGVsbG8=\n"
-             "odd: !!set {a, b}\nnan: .nan\n1: number key\n---\nbody\n",
+    "odd: !!set {a, b}\nnan: .nan\n1: number key\n---\nbody\n",
     "binary": "---\nname: binary\x00\n---\n",
     "huge": "---\nname: huge\ndescription: " + "x" * 70_000 + "\n---\n",
 }
@@ -63,7 +66,12 @@ def _run_with_deadline(argv: list[str], seconds: float = 60) -> int:
 
 
 def test_list_json_survives_every_bad_file(collection: Path, capsys: Capsys) -> None:
-    assert _run_with_deadline(["skills", "list", "--json", "--skills-dir", str(collection)]) == 0
+    assert (
+        _run_with_deadline(
+            ["skills", "list", "--json", "--skills-dir", str(collection)]
+        )
+        == 0
+    )
     data = json.loads(capsys.readouterr().out)
     names = {skill["name"] for skill in data["skills"]}
     assert {"alpha-counter", "beta-counter", "dates"} <= names
@@ -72,12 +80,29 @@ def test_list_json_survives_every_bad_file(collection: Path, capsys: Capsys) -> 
     json.dumps(dated)  # every value is JSON-safe
 
 
-def test_show_and_match_work_next_to_bad_files(collection: Path, capsys: Capsys) -> None:
-    assert _run_with_deadline(["skills", "show", "alpha-counter", "--skills-dir", str(collection)]) == 0
+def test_show_and_match_work_next_to_bad_files(
+    collection: Path, capsys: Capsys
+) -> None:
+    assert (
+        _run_with_deadline(
+            ["skills", "show", "alpha-counter", "--skills-dir", str(collection)]
+        )
+        == 0
+    )
     assert "Body of alpha-counter" in capsys.readouterr().out
-    assert _run_with_deadline(["skills", "show", "dates", "--json", "--skills-dir", str(collection)]) == 0
+    assert (
+        _run_with_deadline(
+            ["skills", "show", "dates", "--json", "--skills-dir", str(collection)]
+        )
+        == 0
+    )
     json.loads(capsys.readouterr().out)
-    assert _run_with_deadline(["match", "count the customers", "--skills-dir", str(collection)]) == 0
+    assert (
+        _run_with_deadline(
+            ["match", "count the customers", "--skills-dir", str(collection)]
+        )
+        == 0
+    )
     assert "counter" in capsys.readouterr().out
 
 
@@ -90,13 +115,21 @@ def test_bounded_loader_reports_instead_of_building(name: str) -> None:
     assert [p.severity for p in result.problems] == [Severity.ERROR]
 
 
-@pytest.mark.parametrize(("name", "ours"), [
-    ("nested", "nests deeper than"), ("recursive", "own anchor"), ("bomb", "expands to more than"),
-    ("huge", "character limit"),
-])
+@pytest.mark.parametrize(
+    ("name", "ours"),
+    [
+        ("nested", "nests deeper than"),
+        ("recursive", "own anchor"),
+        ("bomb", "expands to more than"),
+        ("huge", "character limit"),
+    ],
+)
 def test_our_own_bounds_name_the_limit(name: str, ours: str) -> None:
     """Where our bound is the one that refuses, the message says which bound it is."""
-    text = HOSTILE.get(name) or "---\nname: nested\ndescription: x\nv: " + "[" * 40 + "]" * 40 + "\n---\n"
+    text = (
+        HOSTILE.get(name)
+        or "---\nname: nested\ndescription: x\nv: " + "[" * 40 + "]" * 40 + "\n---\n"
+    )
     result = parse_skill_text(text)
     assert result.meta_fields is None and ours in result.problems[0].message
 
@@ -108,20 +141,54 @@ def test_a_575_byte_alias_bomb_is_refused_by_counting_not_expanding() -> None:
 
 
 def test_ordinary_anchors_still_work() -> None:
-    result = parse_skill_text("---\nname: a\ndescription: d\nbase: &b {x: 1}\nother: *b\n---\n")
+    result = parse_skill_text(
+        "---\nname: a\ndescription: d\nbase: &b {x: 1}\nother: *b\n---\n"
+    )
     assert result.ok and result.meta_fields["other"] == {"x": 1}
 
 
-from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-_YAML_BITS = st.sampled_from(["name: x", "description: y", "&a", "*a", "[", "]", "{", "}", ": ", "- ", "!!binary ",
-                              "!!python/object:os.system", "2024-01-01", ".nan", "? ", "|", ">", "\t", "\n", "'", '"',
-                              "\ud83d", "\x00", "\ufeff", "---", "<<: *a", "!!set", "%YAML 1.1"])
+_YAML_BITS = st.sampled_from(
+    [
+        "name: x",
+        "description: y",
+        "&a",
+        "*a",
+        "[",
+        "]",
+        "{",
+        "}",
+        ": ",
+        "- ",
+        "!!binary ",
+        "!!python/object:os.system",
+        "2024-01-01",
+        ".nan",
+        "? ",
+        "|",
+        ">",
+        "\t",
+        "\n",
+        "'",
+        '"',
+        "\ud83d",
+        "\x00",
+        "\ufeff",
+        "---",
+        "<<: *a",
+        "!!set",
+        "%YAML 1.1",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_YAML_BITS | st.text(max_size=8), max_size=40))
-def test_any_frontmatter_parses_to_json_safe_fields_or_problems_never_a_traceback(parts: list[str]) -> None:
+def test_any_frontmatter_parses_to_json_safe_fields_or_problems_never_a_traceback(
+    parts: list[str],
+) -> None:
     result = parse_skill_text("---\n" + "".join(parts) + "\n---\nbody\n")
     if result.meta_fields is not None:
         json.dumps(result.meta_fields)

@@ -36,4 +36,7 @@ def test_without_the_parser_they_are_refused_by_name(sql: str) -> None:
 
 
 def test_a_url_in_a_literal_is_still_a_plain_read() -> None:
-    assert classify_without_parser("SELECT id FROM pages WHERE url LIKE 'https://%'").kind == "read"
+    assert (
+        classify_without_parser("SELECT id FROM pages WHERE url LIKE 'https://%'").kind
+        == "read"
+    )

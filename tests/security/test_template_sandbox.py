@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import tomllib
 from pathlib import Path
 
@@ -16,9 +15,10 @@ import pytest
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.skills.executor import SkillExecutor, SkillProgram
-from aiq_tui.tools import launcher
 
-SLOW = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
+SLOW = (
+    "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}"
+)
 
 
 def _workers() -> list[int]:
@@ -40,10 +40,14 @@ def _workers() -> list[int]:
 @pytest.mark.needs("landlock")
 async def test_the_template_renderer_runs_restricted_by_the_launcher() -> None:
     executor = SkillExecutor(ToolSettings(template_timeout_seconds=60))
-    render = asyncio.ensure_future(executor.execute(SkillProgram("slow", "template", {"template": SLOW}), {}))
+    render = asyncio.ensure_future(
+        executor.execute(SkillProgram("slow", "template", {"template": SLOW}), {})
+    )
     try:
         status = ""
-        for _ in range(600):  # until the worker is up (a condition, not a sleep of a guessed length)
+        for _ in range(
+            600
+        ):  # until the worker is up (a condition, not a sleep of a guessed length)
             for pid in _workers():
                 try:
                     status = Path(f"/proc/{pid}/status").read_text()
@@ -53,9 +57,13 @@ async def test_the_template_renderer_runs_restricted_by_the_launcher() -> None:
                 break
             await asyncio.sleep(0.05)
         assert status, "the template worker never started"
-        fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+        fields = dict(
+            line.split(":\t", 1) for line in status.splitlines() if ":\t" in line
+        )
         assert fields["NoNewPrivs"].strip() == "1"
-        assert fields["Seccomp"].strip() == "2"  # the launcher's filter: no UNIX sockets
+        assert (
+            fields["Seccomp"].strip() == "2"
+        )  # the launcher's filter: no UNIX sockets
     finally:
         render.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -70,9 +78,16 @@ async def test_the_template_renderer_runs_restricted_by_the_launcher() -> None:
 def test_the_jinja2_range_excludes_releases_with_known_sandbox_escapes() -> None:
     from packaging.requirements import Requirement
 
-    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    jinja = next(Requirement(line) for line in pyproject["project"]["dependencies"]
-                 if Requirement(line).name.lower() == "jinja2")
+    pyproject = tomllib.loads(
+        (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    )
+    jinja = next(
+        Requirement(line)
+        for line in pyproject["project"]["dependencies"]
+        if Requirement(line).name.lower() == "jinja2"
+    )
     for escaped in ("3.1.0", "3.1.4", "3.1.5"):
-        assert not jinja.specifier.contains(escaped), f"jinja2 {escaped} has a known sandbox escape"
+        assert not jinja.specifier.contains(escaped), (
+            f"jinja2 {escaped} has a known sandbox escape"
+        )
     assert jinja.specifier.contains("3.1.6")

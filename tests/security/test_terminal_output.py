@@ -35,7 +35,9 @@ RAW = ("\x1b", "\x07", "\x9b")
 def _no_raw(text: str) -> None:
     for char in RAW:
         at = text.find(char)
-        assert at < 0, f"raw {char!r} reached the terminal: {text[max(0, at - 60):at + 60]!r}"
+        assert at < 0, (
+            f"raw {char!r} reached the terminal: {text[max(0, at - 60) : at + 60]!r}"
+        )
 
 
 @pytest.fixture
@@ -54,7 +56,8 @@ def _ask(replies: list, monkeypatch: pytest.MonkeyPatch, *flags: str) -> int:
 
 
 def test_a_streamed_answer_shows_escape_sequences_instead_of_obeying_them(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Finding 6: OSC 52, OSC 0, CSI 2J and OSC 8 in the answer reached stdout raw. A sequence
     split over two chunks is escaped too."""
     pieces = [HOSTILE[:9], HOSTILE[9:30], HOSTILE[30:]]
@@ -62,16 +65,27 @@ def test_a_streamed_answer_shows_escape_sequences_instead_of_obeying_them(
     captured = capsys.readouterr()
     _no_raw(captured.out + captured.err)
     assert "\\x1b]52;c;cm0gLXJmIH4vKgo=\\x07" in captured.out
-    assert "\\x1b]0;pwned\\x07" in captured.out and "\\x1b[2J" in captured.out and "\\x9b31m" in captured.out
+    assert (
+        "\\x1b]0;pwned\\x07" in captured.out
+        and "\\x1b[2J" in captured.out
+        and "\\x9b31m" in captured.out
+    )
 
 
 def test_tool_calls_and_their_refusals_on_stderr_are_escaped(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The events of a turn (tool names, arguments, refusals, errors) are printed escaped."""
-    call = ("call_1", "execute_command", json.dumps({"command": ["ls", f"x{TITLE}{CLEAR}"]}))
-    replies = [sse_reply(openai_tool_stream([call])),
-               sse_reply(openai_tool_stream([("call_2", f"no_such_tool{CLEAR}", "{}")])),
-               sse_reply(openai_text_stream(["ok"]))]
+    call = (
+        "call_1",
+        "execute_command",
+        json.dumps({"command": ["ls", f"x{TITLE}{CLEAR}"]}),
+    )
+    replies = [
+        sse_reply(openai_tool_stream([call])),
+        sse_reply(openai_tool_stream([("call_2", f"no_such_tool{CLEAR}", "{}")])),
+        sse_reply(openai_text_stream(["ok"])),
+    ]
     _ask(replies, monkeypatch, "--deny-all")
     captured = capsys.readouterr()
     _no_raw(captured.out + captured.err)
@@ -79,10 +93,19 @@ def test_tool_calls_and_their_refusals_on_stderr_are_escaped(
 
 
 def test_json_output_stays_json_and_carries_no_raw_control_character(
-        project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--json`` escapes are safe: the text round-trips, and the one-byte CSI (U+009B), which
     ``json.dumps(ensure_ascii=False)`` leaves raw, is escaped too."""
-    assert _ask([sse_reply(openai_text_stream([HOSTILE]))], monkeypatch, "--json", "--deny-all") == 0
+    assert (
+        _ask(
+            [sse_reply(openai_text_stream([HOSTILE]))],
+            monkeypatch,
+            "--json",
+            "--deny-all",
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     _no_raw(out)
     events = [json.loads(line) for line in out.splitlines()]
@@ -90,36 +113,58 @@ def test_json_output_stays_json_and_carries_no_raw_control_character(
     assert streamed == HOSTILE  # the JSON value is the model's text, exactly
 
 
-def _hostile_session(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str) -> str:
+def _hostile_session(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], answer: str
+) -> str:
     _ask([sse_reply(openai_text_stream([answer]))], monkeypatch, "--json", "--deny-all")
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     return next(e["session_id"] for e in events if e["type"] == "session_saved")
 
 
 def test_replay_and_sessions_show_escape_what_the_session_file_holds(
-        project: Path, isolated_home: Home, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+    project: Path,
+    isolated_home: Home,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Finding 6: ``replay`` and session titles passed escape sequences through."""
     session_id = _hostile_session(monkeypatch, capsys, HOSTILE)
     assert main(["sessions", "rename", session_id, f"evil {TITLE}{CLEAR}"]) == 0
-    for argv in (["replay", session_id], ["sessions", "list"], ["sessions", "show", session_id],
-                 ["sessions", "export", session_id]):
+    for argv in (
+        ["replay", session_id],
+        ["sessions", "list"],
+        ["sessions", "show", session_id],
+        ["sessions", "export", session_id],
+    ):
         assert main(argv) == 0, argv
         captured = capsys.readouterr()
         _no_raw(captured.out + captured.err)
         assert "\\x1b" in captured.out, argv  # shown, not dropped
 
 
-def test_replay_never_crashes_on_lone_surrogates(project: Path, isolated_home: Home,
-                                                 monkeypatch: pytest.MonkeyPatch,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_replay_never_crashes_on_lone_surrogates(
+    project: Path,
+    isolated_home: Home,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Finding 11: a session whose answer holds lone surrogates crashed ``replay`` with a
     traceback. Run as the real program, with a UTF-8 stdout that refuses surrogates."""
-    session_id = _hostile_session(monkeypatch, capsys, f"half an emoji \ud83d, a low one \udc00 {TITLE}")
+    session_id = _hostile_session(
+        monkeypatch, capsys, f"half an emoji \ud83d, a low one \udc00 {TITLE}"
+    )
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "PYTHONUTF8": "1"}
-    for argv in (["replay", session_id], ["sessions", "show", session_id], ["replay", session_id, "--json"]):
-        done = subprocess.run([sys.executable, "-m", "aiq_tui", *argv], capture_output=True, env=env,
-                              timeout=120)
+    for argv in (
+        ["replay", session_id],
+        ["sessions", "show", session_id],
+        ["replay", session_id, "--json"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "aiq_tui", *argv],
+            capture_output=True,
+            env=env,
+            timeout=120,
+        )
         assert done.returncode == 0, done.stderr.decode("utf-8", "replace")
         assert b"Traceback" not in done.stderr
         assert b"\x1b" not in done.stdout + done.stderr
@@ -132,15 +177,22 @@ def test_replay_never_crashes_on_lone_surrogates(project: Path, isolated_home: H
 SPOOF = "rm -rf ~/work\n\x1bM\x1b[2Kecho hello"
 
 
-def _request(detail: str):  # noqa: ANN202
+def _request(detail: str):
     from aiq_tui.tools.base import ApprovalRequest
 
-    return ApprovalRequest(call_id="c1", tool="execute_command", permission="execute_command",
-                           title="Run command", detail=detail, arguments={})
+    return ApprovalRequest(
+        call_id="c1",
+        tool="execute_command",
+        permission="execute_command",
+        title="Run command",
+        detail=detail,
+        arguments={},
+    )
 
 
 async def test_the_terminal_approval_prompt_shows_every_character_that_would_run(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import argparse
 
     from aiq_tui.commands import ask_cmd
@@ -154,12 +206,16 @@ async def test_the_terminal_approval_prompt_shows_every_character_that_would_run
     shown = screen.getvalue()
     _no_raw(shown)
     assert "rm -rf ~/work" in shown and "\\x1bM\\x1b[2Kecho hello" in shown
-    assert "2 control or invisible characters" in shown  # a typed "\x1b" cannot pass for a real one
+    assert (
+        "2 control or invisible characters" in shown
+    )  # a typed "\x1b" cannot pass for a real one
 
 
-async def test_the_tui_approval_dialog_shows_every_character_that_would_run(tmp_path: Path) -> None:
+async def test_the_tui_approval_dialog_shows_every_character_that_would_run(
+    tmp_path: Path,
+) -> None:
     sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-    from fake_engine import FakeEngine  # noqa: PLC0415
+    from fake_engine import FakeEngine
 
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.screens.approval import ApprovalScreen
@@ -178,7 +234,7 @@ async def test_the_tui_approval_dialog_shows_every_character_that_would_run(tmp_
 async def test_the_tui_shows_hostile_engine_text_escaped(tmp_path: Path) -> None:
     """Finding 6 in the workbench: the answer, tool log, notices and errors are shown escaped."""
     sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-    from fake_engine import FakeEngine  # noqa: PLC0415
+    from fake_engine import FakeEngine
 
     from aiq_tui.events import (
         ErrorRaised,
@@ -194,13 +250,24 @@ async def test_the_tui_shows_hostile_engine_text_escaped(tmp_path: Path) -> None
     app = AiqApp(engine, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
-        for event in (TurnStarted("t1", f"question {TITLE}"),
-                      ToolCallRequested("c1", "execute_command", {"command": ["ls", CLEAR]}, "allow"),
-                      ToolCallFinished("c1", "execute_command", True, f"listed {CLEAR}", 0.1,
-                                       {"stdout": CLIPBOARD}),
-                      TokenStreamed(HOSTILE[:20]), TokenStreamed(HOSTILE[20:]),
-                      ErrorRaised(f"boom {TITLE}", False),
-                      TurnFinished("t1", HOSTILE, 10, 10)):
+        for event in (
+            TurnStarted("t1", f"question {TITLE}"),
+            ToolCallRequested(
+                "c1", "execute_command", {"command": ["ls", CLEAR]}, "allow"
+            ),
+            ToolCallFinished(
+                "c1",
+                "execute_command",
+                True,
+                f"listed {CLEAR}",
+                0.1,
+                {"stdout": CLIPBOARD},
+            ),
+            TokenStreamed(HOSTILE[:20]),
+            TokenStreamed(HOSTILE[20:]),
+            ErrorRaised(f"boom {TITLE}", False),
+            TurnFinished("t1", HOSTILE, 10, 10),
+        ):
             engine.emit(event)
         await pilot.pause()
         await pilot.pause()

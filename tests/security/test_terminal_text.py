@@ -10,7 +10,14 @@ from io import StringIO
 from hypothesis import given
 from hypothesis import strategies as st
 
-from aiq_tui.terminal_text import approval_text, exact, for_terminal, hidden_note, json_safe, printable
+from aiq_tui.terminal_text import (
+    approval_text,
+    exact,
+    for_terminal,
+    hidden_note,
+    json_safe,
+    printable,
+)
 
 
 def test_escape_sequences_become_visible_text() -> None:
@@ -51,7 +58,9 @@ class Event:
     count: int = 0
 
 
-def test_for_terminal_cleans_every_string_in_a_copy_and_leaves_clean_values_alone() -> None:
+def test_for_terminal_cleans_every_string_in_a_copy_and_leaves_clean_values_alone() -> (
+    None
+):
     clean = Event("ok", {"a": ["b", 1]})
     assert for_terminal(clean) is clean
     dirty = Event("x\x1b[2J", {"k\x1b": ("v\x07", 2)}, 3)
@@ -72,7 +81,10 @@ UNSAFE_CATEGORIES = {"Cc", "Cs"}
 @given(st.text(alphabet=st.characters(codec=None, categories=None)))
 def test_printable_output_holds_no_control_character_and_is_stable(text: str) -> None:
     shown = printable(text)
-    assert all(ch in "\n\t" or unicodedata.category(ch) not in UNSAFE_CATEGORIES for ch in shown)
+    assert all(
+        ch in "\n\t" or unicodedata.category(ch) not in UNSAFE_CATEGORIES
+        for ch in shown
+    )
     assert printable(shown) == shown
     line = printable(text, one_line=True)
     assert "\n" not in line and "\t" not in line
@@ -90,10 +102,18 @@ def test_the_console_escapes_content_but_keeps_its_own_styles() -> None:
     from aiq_tui.commands.safe_console import SafeConsole
 
     out = StringIO()
-    console = SafeConsole(file=out, force_terminal=True, color_system="standard", width=80, highlight=False)
+    console = SafeConsole(
+        file=out,
+        force_terminal=True,
+        color_system="standard",
+        width=80,
+        highlight=False,
+    )
     console.print(Text.assemble(("bold", "bold"), " evil\x1b]0;t\x1b\\"), markup=False)
     console.print("str \x1b[2J", markup=False)
     written = out.getvalue()
-    assert "\x1b[1mbold\x1b[0m evil\\x1b]0;t\\x1b\\" in written  # rich's own bold, on "bold" only
+    assert (
+        "\x1b[1mbold\x1b[0m evil\\x1b]0;t\\x1b\\" in written
+    )  # rich's own bold, on "bold" only
     assert "str \\x1b[2J" in written
     assert "\x1b]" not in written and "\x1b[2J" not in written

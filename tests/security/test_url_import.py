@@ -9,9 +9,10 @@ packet leaves the machine.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -24,7 +25,9 @@ SKILL = b"---\nname: deploy-guide\ndescription: How we deploy\n---\nSteps.\n"
 SECRET = b"---\nname: cloud-metadata\ndescription: instance credentials\n---\nAKIA-SECRET-TOKEN\n"
 
 
-def _server(routes: dict[str, tuple[int, dict[str, str], bytes]]) -> tuple[ThreadingHTTPServer, str]:
+def _server(
+    routes: dict[str, tuple[int, dict[str, str], bytes]],
+) -> tuple[ThreadingHTTPServer, str]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
             pass
@@ -58,7 +61,11 @@ def internal() -> Iterator[str]:
 def host(internal: str) -> Iterator[str]:
     """The server the user imports from; one path redirects to the internal service."""
     routes = {
-        "/skill.md": (302, {"Location": f"http://localhost:{internal.split(':')[1]}/latest/meta-data"}, b""),
+        "/skill.md": (
+            302,
+            {"Location": f"http://localhost:{internal.split(':')[1]}/latest/meta-data"},
+            b"",
+        ),
         "/moved": (301, {"Location": "/skills/deploy/SKILL.md"}, b""),
         "/skills/deploy/SKILL.md": (200, {}, SKILL),
     }
@@ -71,7 +78,8 @@ def host(internal: str) -> Iterator[str]:
 
 
 def test_a_redirect_to_a_private_address_the_user_did_not_name_is_refused(
-        host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    host: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Finding 4: the redirect was followed and the internal page stored as a skill."""
     target = tmp_path / "skills"
     code = main(["skills", "import", f"http://{host}/skill.md", "--dir", str(target)])
@@ -82,14 +90,25 @@ def test_a_redirect_to_a_private_address_the_user_did_not_name_is_refused(
 
 
 def test_the_final_url_is_recorded_as_the_source(host: str, tmp_path: Path) -> None:
-    [(name, path)] = import_skills(f"http://{host}/moved", tmp_path / "skills", AppConfig())
+    [(name, path)] = import_skills(
+        f"http://{host}/moved", tmp_path / "skills", AppConfig()
+    )
     assert name == "deploy-guide"
     assert f"source: http://{host}/skills/deploy/SKILL.md" in path.read_text()
 
 
-@pytest.mark.parametrize("private", ["http://169.254.169.254/latest/meta-data/iam", "http://[::1]:8080/",
-                                     "http://10.0.0.7/admin", "http://127.0.0.1:9/"])
-def test_a_public_host_redirecting_inward_is_refused_before_any_request(private: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "private",
+    [
+        "http://169.254.169.254/latest/meta-data/iam",
+        "http://[::1]:8080/",
+        "http://10.0.0.7/admin",
+        "http://127.0.0.1:9/",
+    ],
+)
+def test_a_public_host_redirecting_inward_is_refused_before_any_request(
+    private: str, tmp_path: Path
+) -> None:
     asked: list[str] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
@@ -99,14 +118,21 @@ def test_a_public_host_redirecting_inward_is_refused_before_any_request(private:
         return httpx.Response(200, content=SECRET)
 
     with pytest.raises(ImportError_, match="private, loopback or link-local"):
-        import_skills("http://93.184.215.14/skill.md", tmp_path / "skills", AppConfig(),
-                      transport=httpx.MockTransport(handler))
-    assert asked == ["http://93.184.215.14/skill.md"]  # the inward hop was never requested
+        import_skills(
+            "http://93.184.215.14/skill.md",
+            tmp_path / "skills",
+            AppConfig(),
+            transport=httpx.MockTransport(handler),
+        )
+    assert asked == [
+        "http://93.184.215.14/skill.md"
+    ]  # the inward hop was never requested
     assert not (tmp_path / "skills").exists()
 
 
 def test_a_host_that_connects_to_a_private_address_after_a_public_lookup_is_refused(
-        internal: str, tmp_path: Path) -> None:
+    internal: str, tmp_path: Path
+) -> None:
     """DNS rebinding: the name looked public when checked, the connection went inward. The
     address actually connected to is checked before anything is read."""
     real = httpx.HTTPTransport()
@@ -114,11 +140,25 @@ def test_a_host_that_connects_to_a_private_address_after_a_public_lookup_is_refu
     class Rebinding(httpx.BaseTransport):
         def handle_request(self, request: httpx.Request) -> httpx.Response:
             if request.url.host == "93.184.215.14":
-                return httpx.Response(302, headers={"Location": "http://93.184.215.15/latest/meta-data"})
+                return httpx.Response(
+                    302, headers={"Location": "http://93.184.215.15/latest/meta-data"}
+                )
             # 93.184.215.15 "resolves" to the internal service this time.
-            inward = request.url.copy_with(host="127.0.0.1", port=int(internal.split(":")[1]))
-            return real.handle_request(httpx.Request(request.method, inward, headers=request.headers))
+            inward = request.url.copy_with(
+                host="127.0.0.1", port=int(internal.split(":")[1])
+            )
+            return real.handle_request(
+                httpx.Request(request.method, inward, headers=request.headers)
+            )
 
-    with pytest.raises(ImportError_, match=r"93.184.215.15 \(127.0.0.1\), a private, loopback or link-local"):
-        import_skills("http://93.184.215.14/skill.md", tmp_path / "skills", AppConfig(), transport=Rebinding())
+    with pytest.raises(
+        ImportError_,
+        match=r"93.184.215.15 \(127.0.0.1\), a private, loopback or link-local",
+    ):
+        import_skills(
+            "http://93.184.215.14/skill.md",
+            tmp_path / "skills",
+            AppConfig(),
+            transport=Rebinding(),
+        )
     assert not (tmp_path / "skills").exists()

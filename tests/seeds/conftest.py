@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,9 @@ def home() -> Path:
     path = Path(os.environ["AIQ_HOME"])
     (path / "config").mkdir(parents=True, exist_ok=True)
     (path / "config" / "config.yaml").write_text(
-        "skills:\n  bundled: false\n  include_user_agent_dirs: false\n", encoding="utf-8")
+        "skills:\n  bundled: false\n  include_user_agent_dirs: false\n",
+        encoding="utf-8",
+    )
     return path
 
 
@@ -39,12 +42,20 @@ def skills(home: Path) -> Path:
 def add(skills: Path) -> Callable[..., Path]:
     """add(name, description, body="Body.\\n", extra="", root=skills) → the SKILL.md written."""
 
-    def write(name: str, description: str = "A skill", body: str = "Body.\n", extra: str = "",
-              root: Path | None = None) -> Path:
+    def write(
+        name: str,
+        description: str = "A skill",
+        body: str = "Body.\n",
+        extra: str = "",
+        root: Path | None = None,
+    ) -> Path:
         folder = (root or skills) / name
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / "SKILL.md"
-        path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}", encoding="utf-8")
+        path.write_text(
+            f"---\nname: {name}\ndescription: {description}\n{extra}---\n{body}",
+            encoding="utf-8",
+        )
         return path
 
     return write
@@ -64,7 +75,9 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
 
 
 @pytest.fixture
-def cli_json(cli: Callable[..., tuple[int, str, str]]) -> Callable[..., tuple[int, Any]]:
+def cli_json(
+    cli: Callable[..., tuple[int, str, str]],
+) -> Callable[..., tuple[int, Any]]:
     def run(*argv: str) -> tuple[int, Any]:
         code, out, _ = cli(*argv, "--json")
         return code, json.loads(out)

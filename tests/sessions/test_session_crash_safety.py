@@ -50,9 +50,13 @@ def _check_all(directory: Path, acknowledged: dict[str, int]) -> None:
     for path in directory.glob("session_*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))  # raises on a torn file
         counter = int(data["title"])
-        assert all(m["content"].startswith(f"{counter}:") for m in data["messages"]), path
+        assert all(m["content"].startswith(f"{counter}:") for m in data["messages"]), (
+            path
+        )
     for sid, counter in acknowledged.items():
-        data = json.loads((directory / f"session_{sid}.json").read_text(encoding="utf-8"))
+        data = json.loads(
+            (directory / f"session_{sid}.json").read_text(encoding="utf-8")
+        )
         # The last completed save is present (a later, unacknowledged one may be too).
         assert int(data["title"]) >= counter, (sid, data["title"], counter)
 
@@ -69,12 +73,16 @@ def test_sigkill_during_saves_never_corrupts_or_loses_sessions(tmp_path: Path) -
     for _ in range(KILLS):
         child = subprocess.Popen(
             [sys.executable, "-c", _WRITER, str(directory)],
-            stdout=subprocess.PIPE, text=True, env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"
         lines: list[str] = []
-        reader = threading.Thread(target=lambda: lines.extend(child.stdout), daemon=True)  # type: ignore[arg-type]
+        reader = threading.Thread(
+            target=lambda: lines.extend(child.stdout), daemon=True
+        )  # type: ignore[arg-type]
         reader.start()
         time.sleep(rng.uniform(0.005, 0.08))
         child.send_signal(signal.SIGKILL)
@@ -89,7 +97,11 @@ def test_sigkill_during_saves_never_corrupts_or_loses_sessions(tmp_path: Path) -
         temps = set(directory.glob(".session_*.tmp"))
         mid_save += bool(temps - seen_temps)
         seen_temps |= temps
-    assert sum(acknowledged.values()) > KILLS  # the writer really was saving between kills
+    assert (
+        sum(acknowledged.values()) > KILLS
+    )  # the writer really was saving between kills
     assert time.monotonic() - started < 20
-    assert mid_save >= 1  # some kills really landed between temp-file creation and rename
+    assert (
+        mid_save >= 1
+    )  # some kills really landed between temp-file creation and rename
     print(f"kills that left a half-written temp file: {mid_save}/{KILLS}")

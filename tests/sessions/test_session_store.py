@@ -8,27 +8,62 @@ from pathlib import Path
 import pytest
 
 from aiq_tui.agent.sessions import (
-    SESSION_VERSION, Session, SessionError, SessionNotFound, SessionStore, SkillStatus,
-    TokenFigures, ToolCallRecord,
+    SESSION_VERSION,
+    Session,
+    SessionError,
+    SessionNotFound,
+    SessionStore,
+    SkillStatus,
+    TokenFigures,
+    ToolCallRecord,
 )
 from aiq_tui.conversation import Message, Role, ToolCall
 from aiq_tui.skills.model import Phase, SkillState
 
 
 def _full_session(store: SessionStore) -> Session:
-    session = store.create(title="Bookshop questions", provider="openai", model="gpt-4o-mini")
-    call = ToolCall(id="call_1", name="execute_sql", arguments={"query": "SELECT 1", "source": "sample"})
+    session = store.create(
+        title="Bookshop questions", provider="openai", model="gpt-4o-mini"
+    )
+    call = ToolCall(
+        id="call_1",
+        name="execute_sql",
+        arguments={"query": "SELECT 1", "source": "sample"},
+    )
     session.messages += [
         Message(Role.USER, "Which books sell best?", id="m1"),
         Message(Role.ASSISTANT, "", tool_calls=(call,), id="m2"),
-        Message(Role.TOOL, '{"columns": ["1"], "rows": [[1]]}', tool_call_id="call_1", name="execute_sql", id="m3"),
+        Message(
+            Role.TOOL,
+            '{"columns": ["1"], "rows": [[1]]}',
+            tool_call_id="call_1",
+            name="execute_sql",
+            id="m3",
+        ),
         Message(Role.ASSISTANT, "Dune sells best.", id="m4"),
-        Message(Role.SYSTEM, "[Earlier conversation: 2 messages summarised]", summary=True, id="m5"),
+        Message(
+            Role.SYSTEM,
+            "[Earlier conversation: 2 messages summarised]",
+            summary=True,
+            id="m5",
+        ),
     ]
-    session.tool_calls.append(ToolCallRecord("call_1", "execute_sql", {"query": "SELECT 1"}, "1 row", True, 0.012))
-    session.skill_states["sql-analyst"] = SkillStatus(SkillState.ACTIVE, Phase.FULL, "use_skill")
+    session.tool_calls.append(
+        ToolCallRecord(
+            "call_1", "execute_sql", {"query": "SELECT 1"}, "1 row", True, 0.012
+        )
+    )
+    session.skill_states["sql-analyst"] = SkillStatus(
+        SkillState.ACTIVE, Phase.FULL, "use_skill"
+    )
     session.summaries.append("The user asked about books.")
-    session.tokens = TokenFigures(window=8192, last_total=1234, parts={"system": 100}, input_tokens=900, output_tokens=40)
+    session.tokens = TokenFigures(
+        window=8192,
+        last_total=1234,
+        parts={"system": 100},
+        input_tokens=900,
+        output_tokens=40,
+    )
     return session
 
 
@@ -41,11 +76,17 @@ def test_session_round_trips_through_json_file(tmp_path: Path) -> None:
     assert loaded == session
     data = json.loads(path.read_text())
     assert data["version"] == SESSION_VERSION
-    assert data["skill_states"]["sql-analyst"] == {"state": "active", "phase": "full", "reason": "use_skill"}
+    assert data["skill_states"]["sql-analyst"] == {
+        "state": "active",
+        "phase": "full",
+        "reason": "use_skill",
+    }
     assert data["tool_calls"][0]["summary"] == "1 row"
 
 
-def test_load_accepts_a_unique_id_prefix_and_rejects_ambiguous_ones(tmp_path: Path) -> None:
+def test_load_accepts_a_unique_id_prefix_and_rejects_ambiguous_ones(
+    tmp_path: Path,
+) -> None:
     store = SessionStore(tmp_path)
     for session_id in ("abc111", "abc222", "xyz333"):
         store.save(Session(id=session_id))
@@ -70,11 +111,15 @@ def test_save_replaces_atomically_and_leaves_no_temp_files(tmp_path: Path) -> No
     for i in range(5):
         session.messages.append(Message(Role.USER, f"message {i}"))
         store.save(session)
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")) == [f"session_{session.id}.json"]
+    assert sorted(
+        p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")
+    ) == [f"session_{session.id}.json"]
     assert len(store.load(session.id).messages) == 5
 
 
-def test_failed_write_keeps_the_previous_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_write_keeps_the_previous_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     store = SessionStore(tmp_path)
     session = store.create(title="before")
     session.title = "after"
@@ -87,10 +132,14 @@ def test_failed_write_keeps_the_previous_file(tmp_path: Path, monkeypatch: pytes
         store.save(session)
     monkeypatch.undo()
     assert store.load(session.id).title == "before"
-    assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == [f"session_{session.id}.json"]
+    assert [p.name for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == [
+        f"session_{session.id}.json"
+    ]
 
 
-def test_corrupt_session_file_is_reported_and_skipped_never_touched(tmp_path: Path) -> None:
+def test_corrupt_session_file_is_reported_and_skipped_never_touched(
+    tmp_path: Path,
+) -> None:
     store = SessionStore(tmp_path)
     good = store.create(title="good")
     corrupt = tmp_path / "session_broken.json"
@@ -143,7 +192,9 @@ def test_export_markdown_shows_messages_tool_calls_and_figures(tmp_path: Path) -
     assert "gpt-4o-mini (openai)" in text
 
 
-def test_stale_temp_files_of_dead_writers_are_cleaned_but_not_sessions(tmp_path: Path) -> None:
+def test_stale_temp_files_of_dead_writers_are_cleaned_but_not_sessions(
+    tmp_path: Path,
+) -> None:
     store = SessionStore(tmp_path)
     session = store.create(title="x")
     stale = tmp_path / f".session_{session.id}.json.999999999.abcdef.tmp"
@@ -154,7 +205,9 @@ def test_stale_temp_files_of_dead_writers_are_cleaned_but_not_sessions(tmp_path:
 
 
 def test_newer_session_format_is_refused_with_a_clear_message(tmp_path: Path) -> None:
-    (tmp_path / "session_future.json").write_text(json.dumps({"version": 99, "id": "future"}))
+    (tmp_path / "session_future.json").write_text(
+        json.dumps({"version": 99, "id": "future"})
+    )
     store = SessionStore(tmp_path)
     with pytest.raises(SessionError, match="upgrade aiq-tui"):
         store.load("future")

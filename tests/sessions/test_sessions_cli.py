@@ -19,12 +19,17 @@ def _seed(home: Home) -> SessionStore:
     home.ensure()
     store = SessionStore(home.sessions_dir)
     session = Session(id="abc123", title="Books", provider="demo", model="aiq-demo")
-    session.messages += [Message(Role.USER, "Which books sell best?"), Message(Role.ASSISTANT, "[demo model] Dune.")]
+    session.messages += [
+        Message(Role.USER, "Which books sell best?"),
+        Message(Role.ASSISTANT, "[demo model] Dune."),
+    ]
     store.save(session)
     return store
 
 
-def test_list_json_shows_sessions_and_reports_corrupt_files(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_json_shows_sessions_and_reports_corrupt_files(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
     _seed(isolated_home)
     (isolated_home.sessions_dir / "session_bad.json").write_text("{not json")
     assert main(["sessions", "list", "--json"]) == 0
@@ -34,7 +39,9 @@ def test_list_json_shows_sessions_and_reports_corrupt_files(isolated_home: Home,
     assert (isolated_home.sessions_dir / "session_bad.json").read_text() == "{not json"
 
 
-def test_list_as_table_and_warning_on_stderr(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_as_table_and_warning_on_stderr(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
     _seed(isolated_home)
     (isolated_home.sessions_dir / "session_bad.json").write_text("[")
     assert main(["sessions", "list"]) == 0
@@ -43,15 +50,22 @@ def test_list_as_table_and_warning_on_stderr(isolated_home: Home, capsys: pytest
     assert "session_bad.json" in err and "session file skipped" in err
 
 
-def test_show_by_prefix_as_markdown_and_json(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+def test_show_by_prefix_as_markdown_and_json(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
     _seed(isolated_home)
     assert main(["sessions", "show", "abc"]) == 0
     assert "Which books sell best?" in capsys.readouterr().out
     assert main(["sessions", "show", "abc123", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out)["messages"][1]["content"] == "[demo model] Dune."
+    assert (
+        json.loads(capsys.readouterr().out)["messages"][1]["content"]
+        == "[demo model] Dune."
+    )
 
 
-def test_rename_then_export_to_file(isolated_home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rename_then_export_to_file(
+    isolated_home: Home, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _seed(isolated_home)
     assert main(["sessions", "rename", "abc123", "Best sellers"]) == 0
     target = tmp_path / "out.md"
@@ -59,7 +73,9 @@ def test_rename_then_export_to_file(isolated_home: Home, tmp_path: Path, capsys:
     assert target.read_text().startswith("# Best sellers\n")
 
 
-def test_rm_deletes_and_unknown_id_exits_2(isolated_home: Home, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rm_deletes_and_unknown_id_exits_2(
+    isolated_home: Home, capsys: pytest.CaptureFixture[str]
+) -> None:
     _seed(isolated_home)
     assert main(["sessions", "rm", "abc123"]) == 0
     assert not (isolated_home.sessions_dir / "session_abc123.json").exists()
@@ -69,11 +85,15 @@ def test_rm_deletes_and_unknown_id_exits_2(isolated_home: Home, capsys: pytest.C
     assert main(["sessions", "export", "zzz"]) == 2
 
 
-def test_home_flag_is_honoured(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_home_flag_is_honoured(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     other = Home(tmp_path / "other-home")
     _seed(other)
     assert main(["sessions", "list", "--json", "--home", str(other.root)]) == 0
-    assert [s["id"] for s in json.loads(capsys.readouterr().out)["sessions"]] == ["abc123"]
+    assert [s["id"] for s in json.loads(capsys.readouterr().out)["sessions"]] == [
+        "abc123"
+    ]
 
 
 def test_api_keys_never_reach_session_files(isolated_home: Home) -> None:
@@ -91,12 +111,19 @@ def test_api_keys_never_reach_session_files(isolated_home: Home) -> None:
     assert session.provider == "openai" and session.model == "gpt-4o-mini"
 
 
-def test_the_list_keeps_each_id_on_one_line_at_80_columns(isolated_home: Home, capsys: pytest.CaptureFixture[str],
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_list_keeps_each_id_on_one_line_at_80_columns(
+    isolated_home: Home,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     store = _seed(isolated_home)
-    session = Session(id="20261128093113-819250", provider="demo", model="aiq-demo",  # a real id's length
-                      title="show the tables in the sample database, then the orders by month")
+    session = Session(
+        id="20261128093113-819250",
+        provider="demo",
+        model="aiq-demo",  # a real id's length
+        title="show the tables in the sample database, then the orders by month",
+    )
     session.messages.append(Message(Role.USER, session.title))
     store.save(session)
     assert main(["sessions", "list"]) == 0

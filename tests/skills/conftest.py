@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 SkillWriter = Callable[..., Path]
 
 
-def skill_text(name: str | None = "demo", description: str | None = "A demo skill", body: str = "# Demo\n\nDo it.\n",
-               extra: str = "") -> str:
+def skill_text(
+    name: str | None = "demo",
+    description: str | None = "A demo skill",
+    body: str = "# Demo\n\nDo it.\n",
+    extra: str = "",
+) -> str:
     lines = []
     if name is not None:
         lines.append(f"name: {name}")
@@ -24,7 +28,9 @@ def skill_text(name: str | None = "demo", description: str | None = "A demo skil
 def write_skill() -> SkillWriter:
     """write_skill(root, folder, text=None, **skill_text kwargs) -> path of SKILL.md."""
 
-    def write(root: Path, folder: str, text: str | bytes | None = None, **kwargs: object) -> Path:
+    def write(
+        root: Path, folder: str, text: str | bytes | None = None, **kwargs: object
+    ) -> Path:
         directory = root / folder
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "SKILL.md"

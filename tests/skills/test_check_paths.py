@@ -15,7 +15,9 @@ def _skill(folder: Path, name: str) -> Path:
     return folder
 
 
-def test_the_cheap_key_is_the_resolved_path_for_every_kind_of_entry(tmp_path: Path) -> None:
+def test_the_cheap_key_is_the_resolved_path_for_every_kind_of_entry(
+    tmp_path: Path,
+) -> None:
     real = tmp_path / "real"
     _skill(real / "plain", "plain")
     _skill(tmp_path / "elsewhere" / "away", "away")
@@ -32,7 +34,11 @@ def test_the_cheap_key_is_the_resolved_path_for_every_kind_of_entry(tmp_path: Pa
     for parent in (real, via):
         real_parent = os.path.realpath(parent)
         for child in sorted(parent.iterdir()):
-            expected = os.path.realpath(child / "SKILL.md") if (child / "SKILL.md").is_file() else None
+            expected = (
+                os.path.realpath(child / "SKILL.md")
+                if (child / "SKILL.md").is_file()
+                else None
+            )
             assert _resolved_skill_file(child, real_parent) == expected, child
 
 
@@ -43,5 +49,9 @@ def test_a_skill_reached_twice_is_reported_once(tmp_path: Path) -> None:
     os.symlink(collection / "one", collection / "one-again")
     link = tmp_path / "link"
     os.symlink(collection, link)
-    reports = check_paths([collection, link, collection / "two" / "SKILL.md"], SkillsSettings(), containers=True)
+    reports = check_paths(
+        [collection, link, collection / "two" / "SKILL.md"],
+        SkillsSettings(),
+        containers=True,
+    )
     assert sorted(report.name for report in reports) == ["one", "two"]

@@ -19,8 +19,18 @@ from aiq_tui.skills.discover import SkillDir, discover
 pytestmark = pytest.mark.corpus
 
 CORPUS = [
-    "algorithmic-art", "brand-guidelines", "canvas-design", "claude-api", "frontend-design", "internal-comms",
-    "mcp-builder", "skill-creator", "slack-gif-creator", "theme-factory", "web-artifacts-builder", "webapp-testing",
+    "algorithmic-art",
+    "brand-guidelines",
+    "canvas-design",
+    "claude-api",
+    "frontend-design",
+    "internal-comms",
+    "mcp-builder",
+    "skill-creator",
+    "slack-gif-creator",
+    "theme-factory",
+    "web-artifacts-builder",
+    "webapp-testing",
 ]
 STRICT_INVALID = {"claude-api": "description"}
 
@@ -33,10 +43,14 @@ def test_all_corpus_skills_load(corpus_dir: Path) -> None:
         skill = catalog.load(name)
         assert skill.body.strip() and skill.meta.description
     assert catalog.get("skill-creator").extras == {}
-    assert catalog.get("algorithmic-art").extras == {"license": "Complete terms in LICENSE.txt"}
+    assert catalog.get("algorithmic-art").extras == {
+        "license": "Complete terms in LICENSE.txt"
+    }
 
 
-def test_strict_validation_of_corpus_agrees_with_spec(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_strict_validation_of_corpus_agrees_with_spec(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code = main(["skills", "validate", str(corpus_dir), "--strict", "--json"])
     report = json.loads(capsys.readouterr().out)
     verdicts = {Path(s["path"]).parent.name: s for s in report["skills"]}
@@ -44,11 +58,15 @@ def test_strict_validation_of_corpus_agrees_with_spec(corpus_dir: Path, capsys: 
     for name, entry in verdicts.items():
         errors = [p for p in entry["problems"] if p["severity"] == "error"]
         if name in STRICT_INVALID:
-            assert not entry["valid"] and [p["field"] for p in errors] == [STRICT_INVALID[name]]
+            assert not entry["valid"] and [p["field"] for p in errors] == [
+                STRICT_INVALID[name]
+            ]
         else:
             assert entry["valid"], (name, errors)
     assert code == 1  # one invalid skill
 
 
-def test_corpus_is_valid_in_lenient_mode(corpus_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_corpus_is_valid_in_lenient_mode(
+    corpus_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["skills", "validate", str(corpus_dir)]) == 0

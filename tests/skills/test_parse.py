@@ -10,11 +10,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aiq_tui.problems import Severity
-from aiq_tui.skills.parse import _fast_fields, parse_skill_text, read_frontmatter, read_frontmatter_from
+from aiq_tui.skills.parse import (
+    _fast_fields,
+    parse_skill_text,
+    read_frontmatter,
+    read_frontmatter_from,
+)
 
 
 def test_parse_skill_metadata_extracts_name_and_description() -> None:
-    result = parse_skill_text("---\nname: deploy-staging\ndescription: Deploy app\n---\n# Body\n")
+    result = parse_skill_text(
+        "---\nname: deploy-staging\ndescription: Deploy app\n---\n# Body\n"
+    )
     assert result.meta_fields == {"name": "deploy-staging", "description": "Deploy app"}
     assert result.problems == ()
 
@@ -27,12 +34,16 @@ def test_parse_skill_content_is_markdown_after_frontmatter() -> None:
 
 
 def test_parse_array_values_inline() -> None:
-    result = parse_skill_text("---\nname: a\ndescription: b\ntags: [deployment, staging, devops]\n---\n")
+    result = parse_skill_text(
+        "---\nname: a\ndescription: b\ntags: [deployment, staging, devops]\n---\n"
+    )
     assert result.meta_fields["tags"] == ["deployment", "staging", "devops"]
 
 
 def test_parse_multiline_arrays() -> None:
-    result = parse_skill_text("---\nname: a\ndescription: b\ntags:\n  - item1\n  - item2\n---\n")
+    result = parse_skill_text(
+        "---\nname: a\ndescription: b\ntags:\n  - item1\n  - item2\n---\n"
+    )
     assert result.meta_fields["tags"] == ["item1", "item2"]
 
 
@@ -44,14 +55,23 @@ def test_handle_missing_frontmatter_whole_file_is_instructions() -> None:
 
 
 def test_crlf_and_bom_are_tolerated() -> None:
-    result = parse_skill_text("\ufeff---\r\nname: a\r\ndescription: b\r\n---\r\nline one\r\nline two\r\n")
+    result = parse_skill_text(
+        "\ufeff---\r\nname: a\r\ndescription: b\r\n---\r\nline one\r\nline two\r\n"
+    )
     assert result.meta_fields == {"name": "a", "description": "b"}
     assert result.body == "line one\nline two\n"
 
 
 def test_unquoted_colon_in_description_is_read_with_a_warning() -> None:
-    result = parse_skill_text("---\nname: a\ndescription: Use when: the user asks\ntags: [x]\n---\nbody\n", Path("S.md"))
-    assert result.meta_fields == {"name": "a", "description": "Use when: the user asks", "tags": ["x"]}
+    result = parse_skill_text(
+        "---\nname: a\ndescription: Use when: the user asks\ntags: [x]\n---\nbody\n",
+        Path("S.md"),
+    )
+    assert result.meta_fields == {
+        "name": "a",
+        "description": "Use when: the user asks",
+        "tags": ["x"],
+    }
     [warning] = result.problems
     assert warning.severity is Severity.WARNING
     assert warning.field == "description" and warning.line == 3
@@ -59,7 +79,9 @@ def test_unquoted_colon_in_description_is_read_with_a_warning() -> None:
 
 
 def test_invalid_yaml_is_a_problem_with_a_line_not_an_exception() -> None:
-    result = parse_skill_text("---\nname: a\ndescription: [unclosed\n---\n", Path("S.md"))
+    result = parse_skill_text(
+        "---\nname: a\ndescription: [unclosed\n---\n", Path("S.md")
+    )
     assert result.meta_fields is None
     [problem] = result.problems
     assert problem.severity is Severity.ERROR and "invalid YAML" in problem.message
@@ -120,14 +142,21 @@ def test_head_read_agrees_with_full_parse(tmp_path: Path) -> None:
     path = tmp_path / "SKILL.md"
     path.write_text(text, encoding="utf-8", newline="")
     head, full = read_frontmatter(path, 10_000), parse_skill_text(text)
-    assert head.meta_fields == full.meta_fields == {"name": "a", "description": "folded text\n", "metadata": {"k": "v"}}
+    assert (
+        head.meta_fields
+        == full.meta_fields
+        == {"name": "a", "description": "folded text\n", "metadata": {"k": "v"}}
+    )
     assert head.body_offset == full.body_offset
 
 
 def test_closing_delimiter_at_end_of_file_without_newline(tmp_path: Path) -> None:
     path = tmp_path / "SKILL.md"
     path.write_bytes(b"---\nname: a\ndescription: b\n---")
-    assert read_frontmatter(path, 10_000).meta_fields == {"name": "a", "description": "b"}
+    assert read_frontmatter(path, 10_000).meta_fields == {
+        "name": "a",
+        "description": "b",
+    }
 
 
 def test_field_lines_point_at_the_file_line() -> None:
@@ -136,12 +165,23 @@ def test_field_lines_point_at_the_file_line() -> None:
 
 
 _line_value = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x85\u2028\u2029"), min_size=1, max_size=30
+    alphabet=st.characters(
+        blacklist_categories=("Cs",), blacklist_characters="\n\r\x85\u2028\u2029"
+    ),
+    min_size=1,
+    max_size=30,
 )
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True), _line_value, min_size=1, max_size=4))
+@given(
+    st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9_-]{0,8}", fullmatch=True),
+        _line_value,
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_fast_path_agrees_with_yaml(fields: dict[str, str]) -> None:
     source = "".join(f"{key}: {value}\n" for key, value in fields.items())
     fast = _fast_fields(source)

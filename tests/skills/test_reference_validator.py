@@ -48,14 +48,20 @@ CASES: dict[str, Case] = {
     # -- the six disagreements of issue 24, resolved -------------------------------------------
     "numeric-name": Case("12345", _skill("name: 12345\ndescription: d\n"), True),
     "empty-compatibility": Case("demo", _skill(_OK + 'compatibility: ""\n'), True),
-    "license-list": Case("demo", _skill(_OK + "license:\n  - MIT\n  - Apache-2.0\n"), True),
+    "license-list": Case(
+        "demo", _skill(_OK + "license:\n  - MIT\n  - Apache-2.0\n"), True
+    ),
     "lowercase-skill-md": Case("demo", _skill(_OK), True, file="skill.md"),
-    "duplicated-name": Case("demo", _skill("name: demo\nname: demo\ndescription: d\n"), False),
+    "duplicated-name": Case(
+        "demo", _skill("name: demo\nname: demo\ndescription: d\n"), False
+    ),
     "bom-before-dashes": Case("demo", b"\xef\xbb\xbf" + _skill(_OK), False),
     # -- text fields are text --------------------------------------------------------------------
     "numeric-description": Case("demo", _skill("name: demo\ndescription: 42\n"), True),
     "boolean-description": Case("demo", _skill("name: demo\ndescription: yes\n"), True),
-    "date-description": Case("demo", _skill("name: demo\ndescription: 2024-01-01\n"), True),
+    "date-description": Case(
+        "demo", _skill("name: demo\ndescription: 2024-01-01\n"), True
+    ),
     "null-word-name": Case("null", _skill("name: null\ndescription: d\n"), True),
     "numeric-compatibility": Case("demo", _skill(_OK + "compatibility: 3.11\n"), True),
     "bare-compatibility": Case("demo", _skill(_OK + "compatibility:\n"), True),
@@ -67,47 +73,79 @@ CASES: dict[str, Case] = {
     "license-mapping": Case("demo", _skill(_OK + "license:\n  name: MIT\n"), True),
     # -- names -------------------------------------------------------------------------------------
     "valid": Case("demo", _skill(_OK), True),
-    "all-fields": Case("demo", _skill(_OK + "license: MIT\ncompatibility: Requires git\n"
-                                      "allowed-tools: Bash(git:*) Read\nmetadata:\n  author: me\n"), True),
+    "all-fields": Case(
+        "demo",
+        _skill(
+            _OK + "license: MIT\ncompatibility: Requires git\n"
+            "allowed-tools: Bash(git:*) Read\nmetadata:\n  author: me\n"
+        ),
+        True,
+    ),
     "uppercase-name": Case("Demo", _skill("name: Demo\ndescription: d\n"), False),
     "leading-hyphen": Case("-demo", _skill("name: -demo\ndescription: d\n"), False),
     "trailing-hyphen": Case("demo-", _skill("name: demo-\ndescription: d\n"), False),
     "double-hyphen": Case("de--mo", _skill("name: de--mo\ndescription: d\n"), False),
     "underscore": Case("de_mo", _skill("name: de_mo\ndescription: d\n"), False),
-    "too-long-name": Case("a" * 65, _skill(f"name: {'a' * 65}\ndescription: d\n"), False),
+    "too-long-name": Case(
+        "a" * 65, _skill(f"name: {'a' * 65}\ndescription: d\n"), False
+    ),
     "folder-mismatch": Case("other", _skill(_OK), False),
-    "unicode-lowercase": Case("données", _skill("name: données\ndescription: d\n"), True),
+    "unicode-lowercase": Case(
+        "données", _skill("name: données\ndescription: d\n"), True
+    ),
     "unicode-uppercase": Case("НАВЫК", _skill("name: НАВЫК\ndescription: d\n"), False),
-    "nfkc-decomposed-name": Case("caf\u00e9", _skill("name: cafe\u0301\ndescription: d\n"), True),
-    "nfkc-decomposed-folder": Case("cafe\u0301", _skill("name: caf\u00e9\ndescription: d\n"), True),
-    "quoted-name-with-spaces": Case("demo", _skill("name: ' demo '\ndescription: d\n"), True),
-    "block-scalar-name": Case("demo", _skill("name: |\n  demo\ndescription: d\n"), True),
+    "nfkc-decomposed-name": Case(
+        "caf\u00e9", _skill("name: cafe\u0301\ndescription: d\n"), True
+    ),
+    "nfkc-decomposed-folder": Case(
+        "cafe\u0301", _skill("name: caf\u00e9\ndescription: d\n"), True
+    ),
+    "quoted-name-with-spaces": Case(
+        "demo", _skill("name: ' demo '\ndescription: d\n"), True
+    ),
+    "block-scalar-name": Case(
+        "demo", _skill("name: |\n  demo\ndescription: d\n"), True
+    ),
     "empty-name": Case("demo", _skill("name:\ndescription: d\n"), False),
     "list-name": Case("demo", _skill("name:\n  - demo\ndescription: d\n"), False),
     # -- descriptions and other fields -----------------------------------------------------------
     "missing-description": Case("demo", _skill("name: demo\n"), False),
     "empty-description": Case("demo", _skill("name: demo\ndescription:\n"), False),
-    "long-description": Case("demo", _skill(f"name: demo\ndescription: {'x' * 1025}\n"), False),
-    "long-compatibility": Case("demo", _skill(_OK + f"compatibility: {'x' * 501}\n"), False),
+    "long-description": Case(
+        "demo", _skill(f"name: demo\ndescription: {'x' * 1025}\n"), False
+    ),
+    "long-compatibility": Case(
+        "demo", _skill(_OK + f"compatibility: {'x' * 501}\n"), False
+    ),
     "unknown-field": Case("demo", _skill(_OK + "tags:\n  - x\n"), False),
     "lango-type-field": Case("demo", _skill(_OK + "type: instruction\n"), False),
-    "block-allowed-tools-list": Case("demo", _skill(_OK + "allowed-tools:\n  - Read\n"), True),
+    "block-allowed-tools-list": Case(
+        "demo", _skill(_OK + "allowed-tools:\n  - Read\n"), True
+    ),
     # -- files and YAML ----------------------------------------------------------------------------
     "no-frontmatter": Case("demo", b"# Only a body\n", False),
     "unclosed-frontmatter": Case("demo", b"---\nname: demo\ndescription: d\n", False),
     "crlf-newlines": Case("demo", _skill(_OK).replace(b"\n", b"\r\n"), True),
-    "comment-after-value": Case("demo", _skill("name: demo  # the name\ndescription: d\n"), True),
+    "comment-after-value": Case(
+        "demo", _skill("name: demo  # the name\ndescription: d\n"), True
+    ),
     "invalid-yaml": Case("demo", _skill("name: [demo\ndescription: d\n"), False),
     "list-frontmatter": Case("demo", _skill("- name\n- description\n"), False),
-    "unquoted-colon": Case("demo", _skill("name: demo\ndescription: Use when: asked\n"), False),
-    "duplicated-metadata-key": Case("demo", _skill(_OK + "metadata:\n  a: b\n  a: c\n"), False),
+    "unquoted-colon": Case(
+        "demo", _skill("name: demo\ndescription: Use when: asked\n"), False
+    ),
+    "duplicated-metadata-key": Case(
+        "demo", _skill(_OK + "metadata:\n  a: b\n  a: c\n"), False
+    ),
     "empty-body": Case("demo", _skill(_OK, body=""), True),
     # -- documented differences (see DIFFERENCES) ------------------------------------------------
     "flow-metadata": Case("demo", _skill(_OK + "metadata: {author: me}\n"), False),
     "anchor-and-alias": Case("demo", _skill("name: &n demo\ndescription: *n\n"), False),
     "explicit-tag": Case("demo", _skill("name: !!str demo\ndescription: d\n"), False),
     "nested-metadata": Case("demo", _skill(_OK + "metadata:\n  a:\n    b: c\n"), True),
-    "metadata-list-value": Case("demo", _skill(_OK + "metadata:\n  a:\n    - b\n"), True),
+    "metadata-list-value": Case(
+        "demo", _skill(_OK + "metadata:\n  a:\n    - b\n"), True
+    ),
 }
 
 DIFFERENCES: dict[str, str] = {
@@ -149,9 +187,13 @@ def _strict_valid(folder: Path) -> bool:
 
 
 @pytest.mark.parametrize("key", sorted(CASES))
-def test_strict_validation_agrees_with_the_reference_or_says_why_not(key: str, folders: dict[str, Path]) -> None:
+def test_strict_validation_agrees_with_the_reference_or_says_why_not(
+    key: str, folders: dict[str, Path]
+) -> None:
     case = CASES[key]
-    expected = not case.reference_accepts if key in DIFFERENCES else case.reference_accepts
+    expected = (
+        not case.reference_accepts if key in DIFFERENCES else case.reference_accepts
+    )
     assert _strict_valid(folders[key]) is expected
 
 
@@ -161,9 +203,17 @@ def test_reference_verdicts_are_as_recorded(key: str, folders: dict[str, Path]) 
     assert (validator.validate(folders[key]) == []) is CASES[key].reference_accepts
 
 
-@pytest.mark.parametrize("key", sorted(k for k, case in CASES.items()
-                                       if case.reference_accepts and k not in DIFFERENCES))
-def test_a_skill_strict_validation_accepts_is_read_alike_by_discovery(key: str, folders: dict[str, Path]) -> None:
+@pytest.mark.parametrize(
+    "key",
+    sorted(
+        k
+        for k, case in CASES.items()
+        if case.reference_accepts and k not in DIFFERENCES
+    ),
+)
+def test_a_skill_strict_validation_accepts_is_read_alike_by_discovery(
+    key: str, folders: dict[str, Path]
+) -> None:
     """One parse everywhere: what validate accepted, discovery loads with the same name."""
     folder = folders[key]
     [report] = check_paths([folder], SkillsSettings(), strict=True)
@@ -171,21 +221,35 @@ def test_a_skill_strict_validation_accepts_is_read_alike_by_discovery(key: str, 
     assert list(result.metas) == [report.name.strip()]
 
 
-def test_the_defects_other_clients_refuse_are_warnings_when_loading(folders: dict[str, Path]) -> None:
+def test_the_defects_other_clients_refuse_are_warnings_when_loading(
+    folders: dict[str, Path],
+) -> None:
     """A byte-order mark or a field given twice: the skill still loads (as it always did),
     and discovery says what other clients will make of it."""
     for key, field in (("bom-before-dashes", None), ("duplicated-name", "name")):
         result = scan([SkillDir(folders[key].parent, "flag")], SkillsSettings())
         assert list(result.metas) == ["demo"]
         [problem] = result.problems
-        assert problem.severity.value == "warning" and problem.field == field and problem.line
+        assert (
+            problem.severity.value == "warning"
+            and problem.field == field
+            and problem.line
+        )
 
 
-def test_lowercase_skill_md_is_skipped_by_discovery_with_a_rename_hint(folders: dict[str, Path]) -> None:
-    result = scan([SkillDir(folders["lowercase-skill-md"].parent, "flag")], SkillsSettings())
+def test_lowercase_skill_md_is_skipped_by_discovery_with_a_rename_hint(
+    folders: dict[str, Path],
+) -> None:
+    result = scan(
+        [SkillDir(folders["lowercase-skill-md"].parent, "flag")], SkillsSettings()
+    )
     assert result.metas == {}
     [problem] = result.problems
-    assert problem.path is not None and problem.path.name == "skill.md" and "SKILL.md" in (problem.hint or "")
+    assert (
+        problem.path is not None
+        and problem.path.name == "skill.md"
+        and "SKILL.md" in (problem.hint or "")
+    )
 
 
 # -- lenient: loaded, but every specification rule it breaks is a warning naming the rule -------------
@@ -206,20 +270,27 @@ SPEC_RULES = {  # case → (field, the rule named in the warning)
 
 
 @pytest.mark.parametrize("key", sorted(SPEC_RULES))
-def test_lenient_validate_loads_a_spec_violation_but_warns_naming_the_rule(key: str, folders: dict[str, Path]) -> None:
+def test_lenient_validate_loads_a_spec_violation_but_warns_naming_the_rule(
+    key: str, folders: dict[str, Path]
+) -> None:
     assert not CASES[key].reference_accepts and not _strict_valid(folders[key])
     [report] = check_paths([folders[key]], SkillsSettings())
     assert report.valid, "lenient mode still loads it"
     field, rule = SPEC_RULES[key]
-    warnings = [p for p in report.problems if p.severity.value == "warning"
-                and "(the Agent Skills specification's rule: " in p.message]
+    warnings = [
+        p
+        for p in report.problems
+        if p.severity.value == "warning"
+        and "(the Agent Skills specification's rule: " in p.message
+    ]
     assert [p.field for p in warnings] == [field], [p.message for p in report.problems]
     assert rule in warnings[0].message and "--strict" in warnings[0].message
     assert warnings[0].path == folders[key] / "SKILL.md" and warnings[0].hint
 
 
 def test_every_rejected_case_lenient_mode_loads_is_warned_about_or_a_documented_difference(
-        folders: dict[str, Path]) -> None:
+    folders: dict[str, Path],
+) -> None:
     """No silent pass: what the reference refuses and lenient mode accepts says something —
     unless strict mode accepts it too, on purpose (DIFFERENCES)."""
     silent = []
@@ -227,6 +298,10 @@ def test_every_rejected_case_lenient_mode_loads_is_warned_about_or_a_documented_
         if case.reference_accepts or key in DIFFERENCES:
             continue
         reports = check_paths([folders[key]], SkillsSettings())
-        if reports and all(r.valid for r in reports) and not any(r.problems for r in reports):
+        if (
+            reports
+            and all(r.valid for r in reports)
+            and not any(r.problems for r in reports)
+        ):
             silent.append(key)
     assert silent == []

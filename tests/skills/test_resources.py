@@ -31,21 +31,36 @@ def skill(tmp_path: Path) -> Path:
 def test_discover_resources_in_skill_directory(skill: Path) -> None:
     resources, problems = list_resources(skill, SkillsSettings())
     assert [r.relpath for r in resources] == sorted(
-        ["checklist.md", "deploy.sh", "docs/notes.txt", "image.png", "scripts/run.py", "template.yaml"]
+        [
+            "checklist.md",
+            "deploy.sh",
+            "docs/notes.txt",
+            "image.png",
+            "scripts/run.py",
+            "template.yaml",
+        ]
     )
     assert problems == ()
 
 
 def test_classify_resource_types(skill: Path) -> None:
     kinds = {r.relpath: r.kind for r in list_resources(skill, SkillsSettings())[0]}
-    assert kinds["deploy.sh"] is ResourceKind.SCRIPT and kinds["scripts/run.py"] is ResourceKind.SCRIPT
+    assert (
+        kinds["deploy.sh"] is ResourceKind.SCRIPT
+        and kinds["scripts/run.py"] is ResourceKind.SCRIPT
+    )
     assert kinds["template.yaml"] is ResourceKind.TEMPLATE
-    assert kinds["checklist.md"] is ResourceKind.REFERENCE and kinds["docs/notes.txt"] is ResourceKind.REFERENCE
+    assert (
+        kinds["checklist.md"] is ResourceKind.REFERENCE
+        and kinds["docs/notes.txt"] is ResourceKind.REFERENCE
+    )
     assert kinds["image.png"] is ResourceKind.OTHER
 
 
 def test_exclude_skill_md_from_resources(skill: Path) -> None:
-    assert "SKILL.md" not in {r.relpath for r in list_resources(skill, SkillsSettings())[0]}
+    assert "SKILL.md" not in {
+        r.relpath for r in list_resources(skill, SkillsSettings())[0]
+    }
 
 
 def test_hidden_files_and_pycache_are_not_resources(skill: Path) -> None:
@@ -56,9 +71,13 @@ def test_hidden_files_and_pycache_are_not_resources(skill: Path) -> None:
     assert ".env" not in names and "__pycache__/x.pyc" not in names
 
 
-def test_configure_file_size_limits_rejects_large_resource_with_warning(skill: Path) -> None:
+def test_configure_file_size_limits_rejects_large_resource_with_warning(
+    skill: Path,
+) -> None:
     (skill / "big.txt").write_text("x" * 50_001)
-    resources, problems = list_resources(skill, SkillsSettings(max_resource_bytes=50_000))
+    resources, problems = list_resources(
+        skill, SkillsSettings(max_resource_bytes=50_000)
+    )
     big = next(r for r in resources if r.relpath == "big.txt")
     assert big.rejected and "50000" in big.rejected
     [warning] = problems
@@ -74,10 +93,17 @@ def test_per_skill_size_limit_rejects_files_past_the_total(skill: Path) -> None:
 
 def test_include_and_exclude_globs(skill: Path) -> None:
     only_docs = SkillsSettings(resource_include=["docs/**", "*.md"])
-    assert [r.relpath for r in list_resources(skill, only_docs)[0]] == ["checklist.md", "docs/notes.txt"]
+    assert [r.relpath for r in list_resources(skill, only_docs)[0]] == [
+        "checklist.md",
+        "docs/notes.txt",
+    ]
     no_scripts = SkillsSettings(resource_exclude=["**/*.py", "*.sh"])
     names = {r.relpath for r in list_resources(skill, no_scripts)[0]}
-    assert "scripts/run.py" not in names and "deploy.sh" not in names and "template.yaml" in names
+    assert (
+        "scripts/run.py" not in names
+        and "deploy.sh" not in names
+        and "template.yaml" in names
+    )
 
 
 def test_symlink_out_of_the_folder_is_not_followed(skill: Path, tmp_path: Path) -> None:
@@ -92,7 +118,8 @@ def test_symlink_out_of_the_folder_is_not_followed(skill: Path, tmp_path: Path) 
 
 
 def test_links_are_judged_against_the_resolved_folder_when_it_is_reached_through_a_link(
-        skill: Path, tmp_path: Path) -> None:
+    skill: Path, tmp_path: Path
+) -> None:
     """The folder is resolved only when a link needs it: a link inside the skill is followed,
     one outside is refused, also when the skill folder itself is listed through a link."""
     (tmp_path / "secret.txt").write_text("secret")
@@ -104,7 +131,9 @@ def test_links_are_judged_against_the_resolved_folder_when_it_is_reached_through
     for folder in (skill, linked):
         resources = {r.relpath: r for r in list_resources(folder, SkillsSettings())[0]}
         assert "outside" in (resources["leak.txt"].rejected or "")
-        assert resources["alias.md"].rejected is None and resources["alias.md"].size == len("- [ ] check\n")
+        assert resources["alias.md"].rejected is None and resources[
+            "alias.md"
+        ].size == len("- [ ] check\n")
         assert resources["docs/up.md"].rejected is None
         assert resources["checklist.md"].rejected is None
 

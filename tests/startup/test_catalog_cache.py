@@ -21,12 +21,21 @@ from aiq_tui.workspace import Workspace
 AN_HOUR_AGO = time.time() - 3600
 
 
-def write_skill(root: Path, name: str, description: str = "Does a thing.", *, extra: str = "",
-                age: bool = True) -> Path:
+def write_skill(
+    root: Path,
+    name: str,
+    description: str = "Does a thing.",
+    *,
+    extra: str = "",
+    age: bool = True,
+) -> Path:
     """A valid skill; dated an hour ago (like an existing catalog) unless ``age`` is False."""
     path = root / name / "SKILL.md"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n", encoding="utf-8")
+    path.write_text(
+        f"---\nname: {name}\ndescription: {description}\n{extra}---\n\n# {name}\n",
+        encoding="utf-8",
+    )
     if age:
         os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
     return path
@@ -53,12 +62,23 @@ def descriptions(catalog: SkillCatalog) -> dict[str, str]:
     return {meta.name: meta.description for meta in catalog}
 
 
-def test_a_second_scan_parses_nothing_and_finds_exactly_what_a_plain_scan_finds(skills: Path, cache: CatalogCache) -> None:
+def test_a_second_scan_parses_nothing_and_finds_exactly_what_a_plain_scan_finds(
+    skills: Path, cache: CatalogCache
+) -> None:
     settings = SkillsSettings()
     first = cache.scan(dirs(skills), settings)
-    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (False, 5, True)
+    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (
+        False,
+        5,
+        True,
+    )
     second = cache.scan(dirs(skills), settings)
-    assert (cache.last.loaded, cache.last.hits, cache.last.parsed, cache.last.written) == (True, 5, 0, False)
+    assert (
+        cache.last.loaded,
+        cache.last.hits,
+        cache.last.parsed,
+        cache.last.written,
+    ) == (True, 5, 0, False)
     plain = scan(dirs(skills), settings)
     assert second.metas == first.metas == plain.metas
 
@@ -70,7 +90,9 @@ def test_a_deleted_skill_is_never_shown(skills: Path, cache: CatalogCache) -> No
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert "skill-2" not in catalog
     assert len(catalog) == 4
-    assert not any("skill-2" in path for path in json.loads(cache.path.read_text())["skills"])
+    assert not any(
+        "skill-2" in path for path in json.loads(cache.path.read_text())["skills"]
+    )
 
 
 def test_a_changed_skill_shows_its_new_text(skills: Path, cache: CatalogCache) -> None:
@@ -81,13 +103,22 @@ def test_a_changed_skill_shows_its_new_text(skills: Path, cache: CatalogCache) -
     assert cache.last.parsed == 1
 
 
-def test_a_same_size_edit_with_the_old_mtime_put_back_is_still_seen(skills: Path, cache: CatalogCache) -> None:
+def test_a_same_size_edit_with_the_old_mtime_put_back_is_still_seen(
+    skills: Path, cache: CatalogCache
+) -> None:
     SkillCatalog(dirs(skills), cache=cache)
     path = skills / "skill-3" / "SKILL.md"
     before = path.stat()
-    path.write_text(path.read_text().replace("Skill number 3.", "Skill NUMBER 3."), encoding="utf-8")
-    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # size and mtime as cached; ctime is not
-    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    path.write_text(
+        path.read_text().replace("Skill number 3.", "Skill NUMBER 3."), encoding="utf-8"
+    )
+    os.utime(
+        path, ns=(before.st_atime_ns, before.st_mtime_ns)
+    )  # size and mtime as cached; ctime is not
+    assert (
+        path.stat().st_size == before.st_size
+        and path.stat().st_mtime_ns == before.st_mtime_ns
+    )
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert descriptions(catalog)["skill-3"] == "Skill NUMBER 3."
 
@@ -105,24 +136,39 @@ def written_settings(cache: CatalogCache) -> str:
     return json.loads(cache.path.read_text(encoding="utf-8"))["settings"]
 
 
-@pytest.mark.parametrize("damage", [
-    b"not json at all",
-    b'{"format": %d, "settings": SETTINGS, "skills": {"x": [1, 2]}}' % FORMAT,  # right header, bad rows
-    b'{"format": %d, "settings": SETTINGS, "skills": [' % FORMAT,  # a write cut short
-    b"",
-    b'["a", "list"]',
-])
-def test_a_corrupt_or_half_written_cache_is_ignored_and_rebuilt(skills: Path, cache: CatalogCache, damage: bytes) -> None:
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not json at all",
+        b'{"format": %d, "settings": SETTINGS, "skills": {"x": [1, 2]}}'
+        % FORMAT,  # right header, bad rows
+        b'{"format": %d, "settings": SETTINGS, "skills": ['
+        % FORMAT,  # a write cut short
+        b"",
+        b'["a", "list"]',
+    ],
+)
+def test_a_corrupt_or_half_written_cache_is_ignored_and_rebuilt(
+    skills: Path, cache: CatalogCache, damage: bytes
+) -> None:
     SkillCatalog(dirs(skills), cache=cache)
-    cache.path.write_bytes(damage.replace(b"SETTINGS", json.dumps(written_settings(cache)).encode()))
+    cache.path.write_bytes(
+        damage.replace(b"SETTINGS", json.dumps(written_settings(cache)).encode())
+    )
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert len(catalog) == 5
-    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (False, 5, True)
+    assert (cache.last.loaded, cache.last.parsed, cache.last.written) == (
+        False,
+        5,
+        True,
+    )
     SkillCatalog(dirs(skills), cache=cache)
     assert (cache.last.loaded, cache.last.hits) == (True, 5)
 
 
-def test_a_cache_with_wrong_types_cannot_inject_a_skill(skills: Path, cache: CatalogCache) -> None:
+def test_a_cache_with_wrong_types_cannot_inject_a_skill(
+    skills: Path, cache: CatalogCache
+) -> None:
     SkillCatalog(dirs(skills), cache=cache)
     data = json.loads(cache.path.read_text())
     path = next(iter(data["skills"]))
@@ -133,7 +179,9 @@ def test_a_cache_with_wrong_types_cannot_inject_a_skill(skills: Path, cache: Cat
     assert cache.last.loaded is False
 
 
-def test_concurrent_writers_leave_one_complete_cache_and_no_temp_files(skills: Path, cache: CatalogCache) -> None:
+def test_concurrent_writers_leave_one_complete_cache_and_no_temp_files(
+    skills: Path, cache: CatalogCache
+) -> None:
     for index in range(5, 60):
         write_skill(skills, f"skill-{index}")
     start = threading.Barrier(6)
@@ -145,7 +193,7 @@ def test_concurrent_writers_leave_one_complete_cache_and_no_temp_files(skills: P
             for _ in range(3):
                 cache.path.unlink(missing_ok=True)
                 CatalogCache(cache.path).scan(dirs(skills), SkillsSettings())
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=writer) for _ in range(6)]
@@ -154,14 +202,18 @@ def test_concurrent_writers_leave_one_complete_cache_and_no_temp_files(skills: P
     for thread in threads:
         thread.join()
     assert errors == []
-    CatalogCache(cache.path).scan(dirs(skills), SkillsSettings())  # rebuilds if the last unlink won
+    CatalogCache(cache.path).scan(
+        dirs(skills), SkillsSettings()
+    )  # rebuilds if the last unlink won
     final = CatalogCache(cache.path)
     result = final.scan(dirs(skills), SkillsSettings())
     assert (final.last.loaded, final.last.hits, len(result.metas)) == (True, 60, 60)
     assert [p.name for p in cache.path.parent.iterdir()] == [cache.path.name]
 
 
-def test_a_failed_write_keeps_the_previous_cache(skills: Path, cache: CatalogCache, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failed_write_keeps_the_previous_cache(
+    skills: Path, cache: CatalogCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
     SkillCatalog(dirs(skills), cache=cache)
     before = cache.path.read_bytes()
     write_skill(skills, "skill-9")
@@ -176,7 +228,9 @@ def test_a_failed_write_keeps_the_previous_cache(skills: Path, cache: CatalogCac
     assert [p.name for p in cache.path.parent.iterdir()] == [cache.path.name]
 
 
-def test_a_killed_writers_temp_file_is_swept_but_a_live_one_is_not(skills: Path, cache: CatalogCache) -> None:
+def test_a_killed_writers_temp_file_is_swept_but_a_live_one_is_not(
+    skills: Path, cache: CatalogCache
+) -> None:
     cache.path.parent.mkdir(parents=True)
     old = cache.path.parent / f".{cache.path.name}.dead.tmp"
     live = cache.path.parent / f".{cache.path.name}.live.tmp"
@@ -187,16 +241,22 @@ def test_a_killed_writers_temp_file_is_swept_but_a_live_one_is_not(skills: Path,
     assert not old.exists() and live.exists()
 
 
-def test_files_written_just_now_are_parsed_again_not_trusted(tmp_path: Path, cache: CatalogCache) -> None:
+def test_files_written_just_now_are_parsed_again_not_trusted(
+    tmp_path: Path, cache: CatalogCache
+) -> None:
     root = tmp_path / "skills"
     write_skill(root, "old-one")
-    write_skill(root, "fresh-one", age=False)  # could still change within the same timestamp tick
+    write_skill(
+        root, "fresh-one", age=False
+    )  # could still change within the same timestamp tick
     SkillCatalog(dirs(root), cache=cache)
     SkillCatalog(dirs(root), cache=cache)
     assert (cache.last.hits, cache.last.parsed) == (1, 1)
 
 
-def test_warnings_are_reported_on_every_start(skills: Path, cache: CatalogCache) -> None:
+def test_warnings_are_reported_on_every_start(
+    skills: Path, cache: CatalogCache
+) -> None:
     bad = skills / "broken" / "SKILL.md"
     bad.parent.mkdir()
     bad.write_text("---\nname: broken\n---\nno description\n", encoding="utf-8")
@@ -206,7 +266,9 @@ def test_warnings_are_reported_on_every_start(skills: Path, cache: CatalogCache)
     assert "broken" not in second
 
 
-def test_name_clashes_and_include_exclude_match_a_plain_scan(tmp_path: Path, cache: CatalogCache) -> None:
+def test_name_clashes_and_include_exclude_match_a_plain_scan(
+    tmp_path: Path, cache: CatalogCache
+) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
     for root in (first, second):
         write_skill(root, "shared", f"From {root.name}.")
@@ -224,23 +286,35 @@ def test_name_clashes_and_include_exclude_match_a_plain_scan(tmp_path: Path, cac
 
 
 def test_a_setting_that_shapes_parsing_changed_between_two_starts_rebuilds_the_cache(
-        skills: Path, cache: CatalogCache) -> None:
+    skills: Path, cache: CatalogCache
+) -> None:
     big = write_skill(skills, "big-one", "Large.", extra=f"notes: {'x' * 2000}\n")
     first = cache.scan(dirs(skills), SkillsSettings())
     assert "big-one" in first.metas and cache.last.written
-    smaller = SkillsSettings(max_skill_md_bytes=big.stat().st_size - 1)  # the user lowered the limit
+    smaller = SkillsSettings(
+        max_skill_md_bytes=big.stat().st_size - 1
+    )  # the user lowered the limit
     second = cache.scan(dirs(skills), smaller)
-    assert (cache.last.loaded, cache.last.hits) == (False, 0)  # nothing taken from the old cache
+    assert (cache.last.loaded, cache.last.hits) == (
+        False,
+        0,
+    )  # nothing taken from the old cache
     assert "big-one" not in second.metas
-    assert any("big-one" in str(problem.path) and "limit" in problem.message for problem in second.problems)
+    assert any(
+        "big-one" in str(problem.path) and "limit" in problem.message
+        for problem in second.problems
+    )
     plain = scan(dirs(skills), smaller)
     assert second.metas == plain.metas and second.problems == plain.problems
-    cache.scan(dirs(skills), smaller)  # the rebuilt cache serves the next start under the new limit
+    cache.scan(
+        dirs(skills), smaller
+    )  # the rebuilt cache serves the next start under the new limit
     assert (cache.last.loaded, cache.last.hits) == (True, 5)
 
 
 def test_a_skill_md_deleted_from_a_folder_that_stays_hides_none_of_the_skills_after_it(
-        skills: Path, cache: CatalogCache) -> None:
+    skills: Path, cache: CatalogCache
+) -> None:
     # The skills directory itself is unchanged (its listing comes from the cache), so the
     # cached row of skill-1 meets a missing file: it is dropped, and the walk goes on.
     cache.scan(dirs(skills), SkillsSettings())
@@ -250,16 +324,24 @@ def test_a_skill_md_deleted_from_a_folder_that_stays_hides_none_of_the_skills_af
     assert result.metas == scan(dirs(skills), SkillsSettings()).metas
 
 
-def test_a_setting_applied_after_parsing_keeps_the_cache(skills: Path, cache: CatalogCache) -> None:
+def test_a_setting_applied_after_parsing_keeps_the_cache(
+    skills: Path, cache: CatalogCache
+) -> None:
     cache.scan(dirs(skills), SkillsSettings())
-    settings = SkillsSettings(exclude=["skill-1"])  # include/exclude apply to what the parse gave
+    settings = SkillsSettings(
+        exclude=["skill-1"]
+    )  # include/exclude apply to what the parse gave
     result = cache.scan(dirs(skills), settings)
     assert cache.last.loaded and cache.last.parsed == 0
-    assert result.metas == scan(dirs(skills), settings).metas and "skill-1" not in result.metas
+    assert (
+        result.metas == scan(dirs(skills), settings).metas
+        and "skill-1" not in result.metas
+    )
 
 
 def test_yaml_values_arrive_json_safe_so_the_cache_returns_exactly_what_a_parse_does(
-        tmp_path: Path, cache: CatalogCache) -> None:
+    tmp_path: Path, cache: CatalogCache
+) -> None:
     # The parser makes every value JSON-safe (a YAML date becomes its ISO text), so a cached
     # skill is the same as a freshly parsed one and need not be parsed again.
     root = tmp_path / "skills"
@@ -281,7 +363,9 @@ def test_the_workspace_keeps_its_cache_in_the_config_home(isolated_home) -> None
     assert again.catalog.get("my-skill").description == "Still mine."
 
 
-def test_live_reload_through_the_cache_reports_what_changed(skills: Path, cache: CatalogCache) -> None:
+def test_live_reload_through_the_cache_reports_what_changed(
+    skills: Path, cache: CatalogCache
+) -> None:
     catalog = SkillCatalog(dirs(skills), cache=cache)
     write_skill(skills, "skill-0", "Changed on disk.")
     write_skill(skills, "added-later")
@@ -302,17 +386,23 @@ def write_script_skill(root: Path, name: str, body: str) -> Path:
     return path
 
 
-def test_a_dangerous_body_script_is_blocked_on_every_start_and_never_cached(skills: Path, cache: CatalogCache) -> None:
+def test_a_dangerous_body_script_is_blocked_on_every_start_and_never_cached(
+    skills: Path, cache: CatalogCache
+) -> None:
     write_script_skill(skills, "wipe", DANGEROUS_BODY)
     for start in range(2):
         catalog = SkillCatalog(dirs(skills), cache=cache)
-        assert "wipe" not in catalog and "wipe" not in {meta.name for meta in catalog.listing()}
+        assert "wipe" not in catalog and "wipe" not in {
+            meta.name for meta in catalog.listing()
+        }
         assert [p.field for p in catalog.problems] == ["script"], start
         assert "dangerous pattern" in catalog.problems[0].message
     assert cache.last.parsed == 1  # read again, not trusted from the cache
 
 
-def test_a_safe_body_script_is_cached_like_any_skill(skills: Path, cache: CatalogCache) -> None:
+def test_a_safe_body_script_is_cached_like_any_skill(
+    skills: Path, cache: CatalogCache
+) -> None:
     write_script_skill(skills, "tidy", "```sh\necho tidy\n```\n")
     SkillCatalog(dirs(skills), cache=cache)
     catalog = SkillCatalog(dirs(skills), cache=cache)
@@ -321,24 +411,50 @@ def test_a_safe_body_script_is_cached_like_any_skill(skills: Path, cache: Catalo
 
 
 def test_a_cache_written_before_the_danger_check_moved_into_the_parse_is_not_trusted(
-        skills: Path, cache: CatalogCache) -> None:
+    skills: Path, cache: CatalogCache
+) -> None:
     # A format-1 cache held script skills that had never been checked: with a matching stat
     # its row would let a dangerous one in without a look at its body.
-    cache.scan(dirs(skills), SkillsSettings())  # only for the fingerprint of these settings
+    cache.scan(
+        dirs(skills), SkillsSettings()
+    )  # only for the fingerprint of these settings
     path = write_script_skill(skills, "wipe", DANGEROUS_BODY)
     info = path.stat()
-    cache.path.write_text(json.dumps({"format": FORMAT - 1, "settings": written_settings(cache), "skills": {
-        str(path): [info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, "wipe", "Cleans up.",
-                    {"type": "script"}, 0]}}), encoding="utf-8")
+    cache.path.write_text(
+        json.dumps(
+            {
+                "format": FORMAT - 1,
+                "settings": written_settings(cache),
+                "skills": {
+                    str(path): [
+                        info.st_size,
+                        info.st_mtime_ns,
+                        info.st_ctime_ns,
+                        info.st_ino,
+                        "wipe",
+                        "Cleans up.",
+                        {"type": "script"},
+                        0,
+                    ]
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert "wipe" not in catalog and not cache.last.loaded
 
 
-def test_a_skill_edited_into_a_dangerous_one_is_blocked_by_live_reload(skills: Path, cache: CatalogCache) -> None:
+def test_a_skill_edited_into_a_dangerous_one_is_blocked_by_live_reload(
+    skills: Path, cache: CatalogCache
+) -> None:
     path = write_script_skill(skills, "tidy", "```sh\necho tidy\n```\n")
     catalog = SkillCatalog(dirs(skills), cache=cache)
     assert "tidy" in catalog
-    path.write_text(path.read_text(encoding="utf-8").replace("echo tidy", "rm -rf ~"), encoding="utf-8")
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("echo tidy", "rm -rf ~"),
+        encoding="utf-8",
+    )
     diff = catalog.rescan()
     assert diff.removed == ("tidy",) and "tidy" not in catalog
     assert any(p.field == "script" for p in diff.problems)
@@ -348,7 +464,9 @@ def age(path: Path) -> None:
     os.utime(path, (AN_HOUR_AGO, AN_HOUR_AGO))
 
 
-def test_an_unchanged_skills_directory_is_not_listed_again(skills: Path, cache: CatalogCache) -> None:
+def test_an_unchanged_skills_directory_is_not_listed_again(
+    skills: Path, cache: CatalogCache
+) -> None:
     age(skills)
     SkillCatalog(dirs(skills), cache=cache)
     assert cache.last.listed == 1
@@ -358,7 +476,8 @@ def test_an_unchanged_skills_directory_is_not_listed_again(skills: Path, cache: 
 
 @pytest.mark.parametrize("change", ["add", "remove", "disable"])
 def test_a_skills_directory_whose_entries_changed_is_listed_again_even_with_its_old_mtime_put_back(
-        skills: Path, cache: CatalogCache, change: str) -> None:
+    skills: Path, cache: CatalogCache, change: str
+) -> None:
     age(skills)
     SkillCatalog(dirs(skills), cache=cache)
     if change == "add":
@@ -375,7 +494,9 @@ def test_a_skills_directory_whose_entries_changed_is_listed_again_even_with_its_
     assert ("skill-0" in catalog) == (change == "add")
 
 
-def test_a_skills_directory_changed_just_now_is_listed_every_time(skills: Path, cache: CatalogCache) -> None:
+def test_a_skills_directory_changed_just_now_is_listed_every_time(
+    skills: Path, cache: CatalogCache
+) -> None:
     for _ in range(2):  # its mtime could still move within the same timestamp tick
         SkillCatalog(dirs(skills), cache=cache)
         assert cache.last.listed == 1

@@ -86,7 +86,12 @@ NOT_BEFORE_FIRST_FRAME = (
 
 
 def first_frame_modules(*args: str) -> dict[str, object]:
-    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -102,20 +107,30 @@ def started(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("module", NOT_BEFORE_FIRST_FRAME)
-def test_the_first_frame_does_not_wait_for(started: dict[str, object], module: str) -> None:
+def test_the_first_frame_does_not_wait_for(
+    started: dict[str, object], module: str
+) -> None:
     assert module not in started["modules"]
 
 
-def test_no_screen_but_the_main_one_is_imported_before_the_first_frame(started: dict[str, object]) -> None:
-    screens = [name for name in started["modules"] if name.startswith("aiq_tui.ui.screens.")]  # type: ignore[union-attr]
+def test_no_screen_but_the_main_one_is_imported_before_the_first_frame(
+    started: dict[str, object],
+) -> None:
+    screens = [
+        name for name in started["modules"] if name.startswith("aiq_tui.ui.screens.")
+    ]  # type: ignore[union-attr]
     assert screens == []
 
 
-def test_the_first_frame_does_not_wait_for_the_engine(started: dict[str, object]) -> None:
+def test_the_first_frame_does_not_wait_for_the_engine(
+    started: dict[str, object],
+) -> None:
     assert started["ready_at_first_frame"] is False
 
 
-def test_after_the_warm_up_the_tokenizer_is_loaded_and_counts_are_exact(started: dict[str, object]) -> None:
+def test_after_the_warm_up_the_tokenizer_is_loaded_and_counts_are_exact(
+    started: dict[str, object],
+) -> None:
     # The guard above would pass trivially if the probe never saw a real start: it did.
     assert "tiktoken" in started["after"]
     assert "aiq_tui.ui.widgets.timeline" in started["after"]
@@ -124,15 +139,21 @@ def test_after_the_warm_up_the_tokenizer_is_loaded_and_counts_are_exact(started:
 
 
 def test_the_probe_catches_a_start_that_imports_a_screen(isolated_home: Home) -> None:
-    done = subprocess.run([sys.executable, "-c", "import aiq_tui.ui.screens.help\n" + PROBE],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", "import aiq_tui.ui.screens.help\n" + PROBE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     modules = json.loads(done.stdout.strip().splitlines()[-1])["modules"]
     assert "aiq_tui.ui.screens.help" in modules
     assert "textual.widgets._markdown" in modules
 
 
-def test_a_real_provider_is_created_behind_the_first_frame(tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_a_real_provider_is_created_behind_the_first_frame(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     # With an HTTP provider the client library is still not paid for before the frame: the
     # provider is built with the engine, after it.
     base = tmp_path_factory.mktemp("startup-openai")
@@ -141,12 +162,15 @@ def test_a_real_provider_is_created_behind_the_first_frame(tmp_path_factory: pyt
         patch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
         patch.setenv("OPENAI_API_KEY", "sk-test-not-used")
         seen = first_frame_modules("openai")
-    assert "httpx" not in seen["modules"] and "aiq_tui.llm.openai" not in seen["modules"]
+    assert (
+        "httpx" not in seen["modules"] and "aiq_tui.llm.openai" not in seen["modules"]
+    )
     assert "aiq_tui.llm.openai" in seen["after"]
 
 
 def test_telemetry_loads_behind_the_first_frame_and_only_when_an_endpoint_is_set(
-        tmp_path_factory: pytest.TempPathFactory) -> None:
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
     # With OTEL_EXPORTER_OTLP_ENDPOINT set the SDK is started with the engine, after the frame
     # (and then in a thread of its own): the frame pays neither for it nor for the decision.
     base = tmp_path_factory.mktemp("startup-otel")
@@ -155,9 +179,17 @@ def test_telemetry_loads_behind_the_first_frame_and_only_when_an_endpoint_is_set
         patch.setenv("AIQ_HOME", str(base / ".aiqconfig"))
         patch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:9")
         seen = first_frame_modules()
-    assert not [m for m in seen["modules"] if m.startswith(("opentelemetry", "aiq_tui.telemetry"))]
-    assert "aiq_tui.telemetry" in seen["after"], "the probe saw the engine start telemetry"
+    assert not [
+        m
+        for m in seen["modules"]
+        if m.startswith(("opentelemetry", "aiq_tui.telemetry"))
+    ]
+    assert "aiq_tui.telemetry" in seen["after"], (
+        "the probe saw the engine start telemetry"
+    )
 
 
-def test_without_an_endpoint_the_sdk_is_never_imported(started: dict[str, object]) -> None:
+def test_without_an_endpoint_the_sdk_is_never_imported(
+    started: dict[str, object],
+) -> None:
     assert not [m for m in started["after"] if m.startswith("opentelemetry")]  # type: ignore[union-attr]

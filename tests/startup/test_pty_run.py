@@ -22,14 +22,22 @@ PROGRAM = textwrap.dedent(
 
 
 def test_visible_text_drops_escape_sequences() -> None:
-    raw = b"\x1b[?1049h\x1b]0;title\x07\x1b[3;4H\x1b[38;2;1;2;3mInactive (9)\x1b[0m\x1b(B"
+    raw = (
+        b"\x1b[?1049h\x1b]0;title\x07\x1b[3;4H\x1b[38;2;1;2;3mInactive (9)\x1b[0m\x1b(B"
+    )
     assert visible_text(raw) == "Inactive (9)"
 
 
 def test_a_program_in_the_pty_is_timed_to_its_marker_and_sees_the_size() -> None:
-    run = run_in_pty([sys.executable, "-c", PROGRAM], {"listed": r"Inactive \((\d+)\)"}, size=(100, 30),
-                     timeout=60)
-    assert run.groups["listed"] == ("3000",)  # 100 columns × 30 rows, read through the styles
+    run = run_in_pty(
+        [sys.executable, "-c", PROGRAM],
+        {"listed": r"Inactive \((\d+)\)"},
+        size=(100, 30),
+        timeout=60,
+    )
+    assert run.groups["listed"] == (
+        "3000",
+    )  # 100 columns × 30 rows, read through the styles
     assert 0 < run.seen_s["listed"] < 60
     assert run.cpu_s["listed"] >= 0
     assert run.peak_rss_mb > 0
@@ -37,7 +45,11 @@ def test_a_program_in_the_pty_is_timed_to_its_marker_and_sees_the_size() -> None
 
 def test_a_program_that_exits_before_its_marker_is_reported() -> None:
     try:
-        run_in_pty([sys.executable, "-c", "print('something else')"], {"listed": "Inactive"}, timeout=60)
+        run_in_pty(
+            [sys.executable, "-c", "print('something else')"],
+            {"listed": "Inactive"},
+            timeout=60,
+        )
     except RuntimeError as exc:
         assert "something else" in str(exc)
     else:

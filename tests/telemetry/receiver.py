@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import socket
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
@@ -78,12 +79,18 @@ class OtlpReceiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
                 export = ExportTraceServiceRequest()
                 export.ParseFromString(body)
-                receiver._record(ReceivedRequest(self.path, {k.lower(): v for k, v in self.headers.items()},
-                                                 self.headers.get("content-type", "")), export)
+                receiver._record(
+                    ReceivedRequest(
+                        self.path,
+                        {k.lower(): v for k, v in self.headers.items()},
+                        self.headers.get("content-type", ""),
+                    ),
+                    export,
+                )
                 reply = ExportTraceServiceResponse().SerializeToString()
                 self.send_response(200)
                 self.send_header("content-type", "application/x-protobuf")
@@ -95,13 +102,15 @@ class OtlpReceiver:
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, name="otlp-receiver", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="otlp-receiver", daemon=True
+        )
 
     @property
     def endpoint(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> "OtlpReceiver":
+    def __enter__(self) -> OtlpReceiver:
         self._thread.start()
         return self
 
@@ -109,29 +118,51 @@ class OtlpReceiver:
         self._server.shutdown()
         self._server.server_close()
 
-    def _record(self, request: ReceivedRequest, export: ExportTraceServiceRequest) -> None:
+    def _record(
+        self, request: ReceivedRequest, export: ExportTraceServiceRequest
+    ) -> None:
         spans = []
         for resource_spans in export.resource_spans:
             resource = attributes_of(resource_spans.resource.attributes)
             for scope_spans in resource_spans.scope_spans:
                 for span in scope_spans.spans:
-                    spans.append(ReceivedSpan(
-                        span.name, span.trace_id.hex(), span.span_id.hex(), span.parent_span_id.hex(), span.kind,
-                        span.start_time_unix_nano, span.end_time_unix_nano, attributes_of(span.attributes),
-                        tuple(ReceivedEvent(e.name, attributes_of(e.attributes), e.time_unix_nano)
-                              for e in span.events),
-                        span.status.code, span.status.message, resource,
-                    ))
+                    spans.append(
+                        ReceivedSpan(
+                            span.name,
+                            span.trace_id.hex(),
+                            span.span_id.hex(),
+                            span.parent_span_id.hex(),
+                            span.kind,
+                            span.start_time_unix_nano,
+                            span.end_time_unix_nano,
+                            attributes_of(span.attributes),
+                            tuple(
+                                ReceivedEvent(
+                                    e.name,
+                                    attributes_of(e.attributes),
+                                    e.time_unix_nano,
+                                )
+                                for e in span.events
+                            ),
+                            span.status.code,
+                            span.status.message,
+                            resource,
+                        )
+                    )
         with self._changed:
             self.requests.append(request)
             self.spans.extend(spans)
             self._changed.notify_all()
 
-    def wait_for(self, predicate: Callable[[list[ReceivedSpan]], bool], timeout: float = 30.0) -> list[ReceivedSpan]:
+    def wait_for(
+        self, predicate: Callable[[list[ReceivedSpan]], bool], timeout: float = 30.0
+    ) -> list[ReceivedSpan]:
         """The spans once ``predicate(spans)`` holds (AssertionError after ``timeout``)."""
         with self._changed:
             if not self._changed.wait_for(lambda: predicate(self.spans), timeout):
-                raise AssertionError(f"the receiver did not get the expected spans; got {[s.name for s in self.spans]}")
+                raise AssertionError(
+                    f"the receiver did not get the expected spans; got {[s.name for s in self.spans]}"
+                )
             return list(self.spans)
 
 
@@ -145,7 +176,9 @@ class Blackhole:
         self.endpoint = f"http://127.0.0.1:{self._socket.getsockname()[1]}"
         self._held: list[socket.socket] = []
         self.accepted = threading.Event()
-        self._thread = threading.Thread(target=self._accept, name="otlp-blackhole", daemon=True)
+        self._thread = threading.Thread(
+            target=self._accept, name="otlp-blackhole", daemon=True
+        )
 
     def _accept(self) -> None:
         while True:
@@ -156,7 +189,7 @@ class Blackhole:
             self._held.append(connection)
             self.accepted.set()
 
-    def __enter__(self) -> "Blackhole":
+    def __enter__(self) -> Blackhole:
         self._thread.start()
         return self
 

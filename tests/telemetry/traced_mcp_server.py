@@ -23,9 +23,15 @@ def export_spans(endpoint: str) -> None:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    provider = TracerProvider(resource=Resource.create({"service.name": "traced-mcp-server"}))
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "traced-mcp-server"})
+    )
     # Simple (synchronous): the span is delivered before the answer is sent.
-    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"{endpoint.rstrip('/')}/v1/traces")))
+    provider.add_span_processor(
+        SimpleSpanProcessor(
+            OTLPSpanExporter(endpoint=f"{endpoint.rstrip('/')}/v1/traces")
+        )
+    )
     trace.set_tracer_provider(provider)
 
 
@@ -41,12 +47,25 @@ def main() -> None:
     @server.tool(description="Say which _meta the request carried.")
     def whoami(ctx: Context) -> str:
         meta = ctx.request_context.meta or {}
-        return json.dumps({"meta": {key: value for key, value in dict(meta).items() if isinstance(value, str)}})
+        return json.dumps(
+            {
+                "meta": {
+                    key: value
+                    for key, value in dict(meta).items()
+                    if isinstance(value, str)
+                }
+            }
+        )
 
     if args.http:
         import uvicorn
 
-        uvicorn.run(server.streamable_http_app(), host="127.0.0.1", port=args.http, log_level="warning")
+        uvicorn.run(
+            server.streamable_http_app(),
+            host="127.0.0.1",
+            port=args.http,
+            log_level="warning",
+        )
     else:
         server.run()
 

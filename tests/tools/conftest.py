@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from aiq_tui.events import Event
 from aiq_tui.config import ToolSettings
+from aiq_tui.events import Event
 from aiq_tui.locations import Home
 from aiq_tui.skills.catalog import SkillCatalog
 from aiq_tui.skills.discover import SkillDir
@@ -41,14 +41,21 @@ def events() -> list[Event]:
 def write_skill(tmp_path: Path) -> Callable[..., Path]:
     """Write ``<dir>/<name>/SKILL.md`` (+ resources) and return the folder."""
 
-    def write(name: str, description: str = "A test skill", body: str = "Do the thing.",
-              resources: dict[str, str] | None = None, root: Path | None = None,
-              extra: str = "") -> Path:
+    def write(
+        name: str,
+        description: str = "A test skill",
+        body: str = "Do the thing.",
+        resources: dict[str, str] | None = None,
+        root: Path | None = None,
+        extra: str = "",
+    ) -> Path:
         base = root or tmp_path / "skills"
         folder = base / name
         folder.mkdir(parents=True, exist_ok=True)
         desc = f"description: {description}\n" if description else ""
-        (folder / "SKILL.md").write_text(f"---\nname: {name}\n{desc}{extra}---\n{body}\n", encoding="utf-8")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: {name}\n{desc}{extra}---\n{body}\n", encoding="utf-8"
+        )
         for relpath, text in (resources or {}).items():
             target = folder / relpath
             target.parent.mkdir(parents=True, exist_ok=True)

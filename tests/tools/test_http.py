@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 import httpx
 import pytest
@@ -18,8 +19,13 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:  # keep test output clean
         pass
 
-    def _reply(self, status: int, body: bytes, content_type: str = "application/json",
-               headers: dict[str, str] | None = None) -> None:
+    def _reply(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -32,8 +38,13 @@ class Handler(BaseHTTPRequestHandler):
     def _echo(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode() if length else ""
-        payload = {"method": self.command, "path": self.path, "body": body,
-                   "content_type": self.headers.get("Content-Type"), "x_test": self.headers.get("X-Test")}
+        payload = {
+            "method": self.command,
+            "path": self.path,
+            "body": body,
+            "content_type": self.headers.get("Content-Type"),
+            "x_test": self.headers.get("X-Test"),
+        }
         self._reply(200, json.dumps(payload).encode())
 
     def do_GET(self) -> None:
@@ -45,6 +56,7 @@ class Handler(BaseHTTPRequestHandler):
             self._reply(302, b"", "text/plain", {"Location": target})
         elif self.path.startswith("/slow"):
             import time
+
             time.sleep(1.0)
             self._reply(200, b"late", "text/plain")
         elif self.path.startswith("/deep/"):  # a JSON answer nesting N arrays
@@ -76,11 +88,21 @@ def server() -> Iterator[str]:
 
 @pytest.fixture
 def tool() -> HttpRequestTool:
-    return HttpRequestTool(ToolSettings(http_max_bytes=1000, http_max_redirects=2, http_timeout_seconds=5))
+    return HttpRequestTool(
+        ToolSettings(http_max_bytes=1000, http_max_redirects=2, http_timeout_seconds=5)
+    )
 
 
-async def test_http_get_with_query_and_headers(server: str, tool: HttpRequestTool) -> None:
-    result = await tool.run({"url": f"{server}/echo", "query": {"q": "books", "n": 2}, "headers": {"X-Test": "yes"}})
+async def test_http_get_with_query_and_headers(
+    server: str, tool: HttpRequestTool
+) -> None:
+    result = await tool.run(
+        {
+            "url": f"{server}/echo",
+            "query": {"q": "books", "n": 2},
+            "headers": {"X-Test": "yes"},
+        }
+    )
     assert result.ok and result.content["status"] == 200
     assert result.content["json"]["path"] == "/echo?q=books&n=2"
     assert result.content["json"]["x_test"] == "yes"
@@ -88,7 +110,9 @@ async def test_http_get_with_query_and_headers(server: str, tool: HttpRequestToo
 
 
 @pytest.mark.parametrize("levels", [65, 5_000])
-async def test_a_json_answer_nested_past_the_limit_comes_back_as_text_not_a_crash(server: str, levels: int) -> None:
+async def test_a_json_answer_nested_past_the_limit_comes_back_as_text_not_a_crash(
+    server: str, levels: int
+) -> None:
     deep = HttpRequestTool(ToolSettings(http_max_bytes=100_000, http_timeout_seconds=5))
     result = await deep.run({"url": f"{server}/deep/{levels}"})
     assert result.ok and "json" not in result.content
@@ -103,46 +127,72 @@ async def test_a_json_answer_at_the_depth_limit_is_parsed(server: str) -> None:
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
-async def test_http_write_methods_send_json_body(server: str, tool: HttpRequestTool, method: str) -> None:
-    result = await tool.run({"url": f"{server}/items", "method": method, "json": {"title": "Dune"}})
+async def test_http_write_methods_send_json_body(
+    server: str, tool: HttpRequestTool, method: str
+) -> None:
+    result = await tool.run(
+        {"url": f"{server}/items", "method": method, "json": {"title": "Dune"}}
+    )
     assert result.ok
     echoed = result.content["json"]
-    assert echoed["method"] == method and json.loads(echoed["body"]) == {"title": "Dune"}
+    assert echoed["method"] == method and json.loads(echoed["body"]) == {
+        "title": "Dune"
+    }
     assert echoed["content_type"] == "application/json"
 
 
 async def test_http_text_body(server: str, tool: HttpRequestTool) -> None:
-    result = await tool.run({"url": f"{server}/t", "method": "POST", "body": "plain words"})
+    result = await tool.run(
+        {"url": f"{server}/t", "method": "POST", "body": "plain words"}
+    )
     assert result.content["json"]["body"] == "plain words"
 
 
 async def test_http_head_has_no_body(server: str, tool: HttpRequestTool) -> None:
     result = await tool.run({"url": f"{server}/h", "method": "HEAD"})
-    assert result.ok and result.content["body"] == "" and result.content["headers"]["content-length"] == "10"
+    assert (
+        result.ok
+        and result.content["body"] == ""
+        and result.content["headers"]["content-length"] == "10"
+    )
 
 
-async def test_http_response_over_cap_is_truncated(server: str, tool: HttpRequestTool) -> None:
+async def test_http_response_over_cap_is_truncated(
+    server: str, tool: HttpRequestTool
+) -> None:
     result = await tool.run({"url": f"{server}/big"})
     assert result.ok and result.content["truncated"] is True
     assert result.content["bytes"] == 1000 and len(result.content["body"]) == 1000
     assert "(truncated)" in result.summary
 
 
-async def test_http_redirects_are_followed_up_to_the_limit(server: str, tool: HttpRequestTool) -> None:
+async def test_http_redirects_are_followed_up_to_the_limit(
+    server: str, tool: HttpRequestTool
+) -> None:
     ok = await tool.run({"url": f"{server}/redirect/2"})
-    assert ok.ok and ok.content["redirects"] == 2 and ok.content["json"]["path"] == "/echo"
+    assert (
+        ok.ok and ok.content["redirects"] == 2 and ok.content["json"]["path"] == "/echo"
+    )
     too_many = await tool.run({"url": f"{server}/redirect/3"})
     assert not too_many.ok and "more than 2 redirects" in too_many.error
 
 
-async def test_http_timeout_is_a_clear_failure(server: str, tool: HttpRequestTool) -> None:
+async def test_http_timeout_is_a_clear_failure(
+    server: str, tool: HttpRequestTool
+) -> None:
     result = await tool.run({"url": f"{server}/slow", "timeout": 0.2})
     assert not result.ok and "timed out after 0.2 s" in result.error
 
 
-async def test_http_error_status_is_a_result_not_a_failure(server: str, tool: HttpRequestTool) -> None:
+async def test_http_error_status_is_a_result_not_a_failure(
+    server: str, tool: HttpRequestTool
+) -> None:
     result = await tool.run({"url": f"{server}/missing"})
-    assert result.ok and result.content["status"] == 404 and result.content["body"] == "not here"
+    assert (
+        result.ok
+        and result.content["status"] == 404
+        and result.content["body"] == "not here"
+    )
 
 
 async def test_http_connection_refused_is_a_failure(tool: HttpRequestTool) -> None:
@@ -150,7 +200,9 @@ async def test_http_connection_refused_is_a_failure(tool: HttpRequestTool) -> No
     assert not result.ok and "ConnectError" in result.error
 
 
-@pytest.mark.parametrize("url", ["file:///etc/passwd", "ftp://x/y", "not a url", "/relative"])
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "ftp://x/y", "not a url", "/relative"]
+)
 async def test_http_only_absolute_http_urls(tool: HttpRequestTool, url: str) -> None:
     result = await tool.run({"url": url})
     assert not result.ok and "absolute http(s) URL" in result.error
@@ -161,10 +213,21 @@ def test_http_permission_key_by_method_and_host() -> None:
     assert tool.permission_key({"url": "http://x"}) == "http_get"
     assert tool.permission_key({"url": "http://x", "method": "head"}) == "http_get"
     for method in ("POST", "PUT", "DELETE", "PATCH"):
-        assert tool.permission_key({"url": "http://x", "method": method}) == "http_write"
-    assert tool.permission_key({"url": "http://Other.example/a"}) == "http_get:other.example"
-    assert tool.permission_key({"url": "http://other.example/a", "method": "POST"}) == "http_write:other.example"
-    assert tool.describe({"url": "http://x/a", "method": "post", "query": {"k": "v"}}) == "POST http://x/a?k=v"
+        assert (
+            tool.permission_key({"url": "http://x", "method": method}) == "http_write"
+        )
+    assert (
+        tool.permission_key({"url": "http://Other.example/a"})
+        == "http_get:other.example"
+    )
+    assert (
+        tool.permission_key({"url": "http://other.example/a", "method": "POST"})
+        == "http_write:other.example"
+    )
+    assert (
+        tool.describe({"url": "http://x/a", "method": "post", "query": {"k": "v"}})
+        == "POST http://x/a?k=v"
+    )
 
 
 async def test_http_injected_transport_is_used() -> None:
@@ -172,5 +235,9 @@ async def test_http_injected_transport_is_used() -> None:
         return httpx.Response(201, json={"seen": str(request.url)})
 
     tool = HttpRequestTool(ToolSettings(), transport=httpx.MockTransport(handler))
-    result = await tool.run({"url": "https://api.example.test/v1", "method": "POST", "json": {}})
-    assert result.content["status"] == 201 and result.content["json"] == {"seen": "https://api.example.test/v1"}
+    result = await tool.run(
+        {"url": "https://api.example.test/v1", "method": "POST", "json": {}}
+    )
+    assert result.content["status"] == 201 and result.content["json"] == {
+        "seen": "https://api.example.test/v1"
+    }

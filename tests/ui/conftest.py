@@ -11,7 +11,7 @@ import pytest
 # The fake engine lives next to the tests; importlib mode does not put this folder on sys.path.
 sys.path.insert(0, str(Path(__file__).parent))
 
-from fake_engine import FakeEngine  # noqa: E402
+from fake_engine import FakeEngine
 
 FIXED = datetime(2025, 1, 2, 12, 0, 0)
 

@@ -34,8 +34,10 @@ class LowContrast:
     colours: tuple[int, int]  # the 256-palette numbers of foreground and background
 
     def __str__(self) -> str:
-        return (f"{self.screen}: row {self.y} {self.kind} {self.text.strip()[:40]!r} "
-                f"colour {self.colours[0]} on {self.colours[1]} = {self.ratio:.2f}:1")
+        return (
+            f"{self.screen}: row {self.y} {self.kind} {self.text.strip()[:40]!r} "
+            f"colour {self.colours[0]} on {self.colours[1]} = {self.ratio:.2f}:1"
+        )
 
 
 def _luminance(rgb: tuple[int, int, int]) -> float:
@@ -56,7 +58,11 @@ def eight_bit(color: Color) -> tuple[int, tuple[int, int, int]]:
     """The palette number and colour a 256-colour terminal shows for ``color``."""
     reduced = color.downgrade(ColorSystem.EIGHT_BIT)
     triplet = reduced.get_truecolor()
-    return (reduced.number if reduced.number is not None else -1), (triplet.red, triplet.green, triplet.blue)
+    return (reduced.number if reduced.number is not None else -1), (
+        triplet.red,
+        triplet.green,
+        triplet.blue,
+    )
 
 
 def _blend(fg: Color, bg: Color, factor: float) -> Color:
@@ -72,7 +78,7 @@ def kind_of(char: str) -> str | None:
     code = ord(char)
     if 0x2500 <= code <= 0x257F:
         return "border"
-    if 0x2580 <= code <= 0x25FF or 0x2190 <= code <= 0x21FF and char not in "←→↑↓":
+    if 0x2580 <= code <= 0x25FF or (0x2190 <= code <= 0x21FF and char not in "←→↑↓"):
         return None  # block elements, geometric shapes (the gauge's bar and marks, ■ swatches)
     return "text"
 
@@ -119,7 +125,9 @@ def measure(app: Any, name: str) -> list[LowContrast]:
             start, x = x, x + segment.cell_length
             if segment.control or not text.strip():
                 continue
-            if regions is not None and not any(r.y <= y < r.bottom and r.x <= start < r.right for r in regions):
+            if regions is not None and not any(
+                r.y <= y < r.bottom and r.x <= start < r.right for r in regions
+            ):
                 continue
             fg, bg = _colours(style)
             bg = bg or background
@@ -132,9 +140,20 @@ def measure(app: Any, name: str) -> list[LowContrast]:
             for kind in kinds:
                 minimum = TEXT_MINIMUM if kind == "text" else BORDER_MINIMUM
                 if contrast < minimum:
-                    found.append(LowContrast(name, y, text, kind, contrast, (fg_number, bg_number)))
+                    found.append(
+                        LowContrast(
+                            name, y, text, kind, contrast, (fg_number, bg_number)
+                        )
+                    )
     return found
 
 
-__all__ = ["BORDER_MINIMUM", "LowContrast", "TEXT_MINIMUM", "eight_bit", "measure", "ratio"]
+__all__ = [
+    "BORDER_MINIMUM",
+    "TEXT_MINIMUM",
+    "LowContrast",
+    "eight_bit",
+    "measure",
+    "ratio",
+]
 _ = Segment  # the strips' items

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from textual.pilot import Pilot
 
@@ -23,12 +24,18 @@ async def settle(pilot: Pilot, timeout: float = 60.0) -> None:
     deadline = loop.time() + timeout
 
     def running() -> list[str]:
-        return [f"{w.group}:{w.name}" for w in app.workers if w.is_running and w.group in ("turn", "engine")]
+        return [
+            f"{w.group}:{w.name}"
+            for w in app.workers
+            if w.is_running and w.group in ("turn", "engine")
+        ]
 
     await pilot.pause()
     while app.busy or running():
-        assert loop.time() < deadline, (f"settle: still busy after {timeout:g} s "
-                                        f"(busy={app.busy}, workers {running()}, screen {type(app.screen).__name__})")
+        assert loop.time() < deadline, (
+            f"settle: still busy after {timeout:g} s "
+            f"(busy={app.busy}, workers {running()}, screen {type(app.screen).__name__})"
+        )
         await pilot.pause(0.02)
     await pilot.pause()
     await pilot.pause()
@@ -46,7 +53,11 @@ async def wait_for_approval(pilot: Pilot, timeout: float = 60.0) -> None:
     """Wait until the approval modal is on screen (the fake engine asks mid-turn)."""
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
-    await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen), "the approval modal", timeout)
+    await wait_until(
+        lambda: isinstance(pilot.app.screen, ApprovalScreen),
+        "the approval modal",
+        timeout,
+    )
 
 
 def notices(app: AiqApp) -> list[str]:
@@ -54,7 +65,9 @@ def notices(app: AiqApp) -> list[str]:
     return [str(notice.render()) for notice in app.query(".notice")]
 
 
-async def wait_until(condition: Callable[[], bool], what: str, timeout: float = 120) -> None:
+async def wait_until(
+    condition: Callable[[], bool], what: str, timeout: float = 120
+) -> None:
     """Poll the app's state with plain asyncio sleeps. No pilot.pause(): it first waits for
     every widget to go idle within 30 s, which is what timed out on a loaded machine."""
     loop = asyncio.get_running_loop()
@@ -64,8 +77,9 @@ async def wait_until(condition: Callable[[], bool], what: str, timeout: float = 
         await asyncio.sleep(0.02)
 
 
-async def deny_approvals_until(pilot: Pilot, condition: Callable[[], bool], what: str,
-                               timeout: float = 300) -> int:
+async def deny_approvals_until(
+    pilot: Pilot, condition: Callable[[], bool], what: str, timeout: float = 300
+) -> int:
     """Like :func:`wait_until`, answering every approval dialog with "n" on the way (nothing
     is written or run); returns how many dialogs were answered."""
     from aiq_tui.ui.screens.approval import ApprovalScreen
@@ -84,13 +98,17 @@ async def deny_approvals_until(pilot: Pilot, condition: Callable[[], bool], what
     return len(answered)
 
 
-async def open_sessions_list(pilot: Pilot, timeout: float = 60.0) -> "SessionsScreen":
+async def open_sessions_list(pilot: Pilot, timeout: float = 60.0) -> SessionsScreen:
     """Press F4 and wait until the sessions dialog is up and its rows have arrived (the
     sessions are read in a worker while the dialog is already open)."""
     from aiq_tui.ui.screens.sessions import SessionsScreen
 
     await pilot.press("f4")
-    await wait_until(lambda: isinstance(pilot.app.screen, SessionsScreen), "the sessions list", timeout)
+    await wait_until(
+        lambda: isinstance(pilot.app.screen, SessionsScreen),
+        "the sessions list",
+        timeout,
+    )
     screen = pilot.app.screen
     assert isinstance(screen, SessionsScreen)
     await wait_until(lambda: not screen.reading, "the sessions read", timeout)

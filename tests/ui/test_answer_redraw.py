@@ -43,7 +43,9 @@ async def _mounted(app: Host, pilot, text: str) -> AnswerView:
     return view
 
 
-async def test_the_same_answer_mounted_again_is_neither_parsed_nor_drawn_again(monkeypatch, request) -> None:
+async def test_the_same_answer_mounted_again_is_neither_parsed_nor_drawn_again(
+    monkeypatch, request
+) -> None:
     text = table(request)
     parsed = _counting_parses(monkeypatch)
     app = Host()
@@ -71,4 +73,6 @@ async def test_a_new_text_or_theme_is_drawn_afresh(monkeypatch, request) -> None
         before = view.render()
         app.theme = "textual-light" if app.current_theme.dark else "textual-dark"
         await pilot.pause()
-        assert view.render() is not before and len(parsed) == 2, "drawn again in the new colours, not parsed again"
+        assert view.render() is not before and len(parsed) == 2, (
+            "drawn again in the new colours, not parsed again"
+        )

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from contrast import measure  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import say, settle, wait_for_approval  # noqa: E402
+from conftest import fixed_clock
+from contrast import measure
+from fake_engine import FakeEngine
+from helpers import say, settle, wait_for_approval
 
-from aiq_tui.ui.app import AiqApp, DemoSteps  # noqa: E402
+from aiq_tui.ui.app import AiqApp, DemoSteps
 
 THEMES = ("textual-dark", "textual-light")
 
@@ -32,6 +33,8 @@ THEMES = ("textual-dark", "textual-light")
 def colour_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """A colour terminal: the test session's NO_COLOR would draw every screen in greys."""
     monkeypatch.delenv("NO_COLOR", raising=False)
+
+
 FIXTURE = Path(__file__).parent / "fixtures" / "demo_records.json"
 
 
@@ -52,7 +55,9 @@ async def conversation(app: AiqApp, pilot: Any) -> None:
         await settle(pilot)
     await say(pilot, "/compact")
     await settle(pilot)
-    engine.evict(next(v.name for v in engine.skill_views() if v.state.value != "inactive"))
+    engine.evict(
+        next(v.name for v in engine.skill_views() if v.state.value != "inactive")
+    )
     engine.fill_to(0.96)
     await settle(pilot)
     await pilot.press("space")  # the paused bar
@@ -93,7 +98,11 @@ async def skill_viewer(app: AiqApp, pilot: Any) -> None:
 async def trust_question(app: AiqApp, pilot: Any) -> None:
     from aiq_tui.ui.screens.trust import TrustScreen
 
-    app.push_screen(TrustScreen(Path("/tmp/project"), ["project skills (.agents/skills)", ".mcp.json"]))
+    app.push_screen(
+        TrustScreen(
+            Path("/tmp/project"), ["project skills (.agents/skills)", ".mcp.json"]
+        )
+    )
     await pilot.pause(0.2)
 
 
@@ -117,9 +126,12 @@ SCREENS = {
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
 @pytest.mark.parametrize("screen", list(SCREENS))
-async def test_every_text_and_border_is_readable_in_256_colours(tmp_path: Path, screen: str,
-                                                                size: tuple[int, int]) -> None:
-    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600)
+async def test_every_text_and_border_is_readable_in_256_colours(
+    tmp_path: Path, screen: str, size: tuple[int, int]
+) -> None:
+    app = AiqApp(
+        FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600
+    )
     app.animation_level = "none"
     async with app.run_test(size=size) as pilot:
         await SCREENS[screen](app, pilot)
@@ -129,9 +141,8 @@ async def test_every_text_and_border_is_readable_in_256_colours(tmp_path: Path, 
 
 @pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
 async def test_replay_is_readable_in_256_colours(size: tuple[int, int]) -> None:
-    from tests.replay.test_replay_snapshot import demo_turns
-
     from aiq_tui.ui.screens.replay import ReplayApp
+    from tests.replay.test_replay_snapshot import demo_turns
 
     app = ReplayApp(demo_turns(), "demo", turn=6)
     async with app.run_test(size=size) as pilot:

@@ -10,30 +10,41 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from helpers import say, settle, wait_until  # noqa: E402
+from conftest import fixed_clock
+from helpers import say, settle, wait_until
 
-from aiq_tui.agent.engine import Engine  # noqa: E402
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
-from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
-from aiq_tui.ui.widgets.tool_log import ToolLog  # noqa: E402
-from aiq_tui.workspace import Workspace  # noqa: E402
+from aiq_tui.agent.engine import Engine
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.approval import ApprovalScreen
+from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.widgets.tool_log import ToolLog
+from aiq_tui.workspace import Workspace
 
 pytestmark = pytest.mark.slow
 
 
-async def _wait_for_modal(pilot, app: AiqApp) -> ApprovalScreen:  # noqa: ANN001
-    await wait_until(lambda: isinstance(app.screen, ApprovalScreen), "the approval modal", timeout=60)
+async def _wait_for_modal(pilot, app: AiqApp) -> ApprovalScreen:
+    await wait_until(
+        lambda: isinstance(app.screen, ApprovalScreen), "the approval modal", timeout=60
+    )
     return app.screen
 
 
-@pytest.mark.parametrize(("question", "detail", "key", "expect"), [
-    ("How much disk space is free?", "df -h", "y", "`df -h` exited with 0"),
-    ("Save a note: water the plants", "write notes/", "n", "`file_operations` was not run — denied: the user declined"),
-])
+@pytest.mark.parametrize(
+    ("question", "detail", "key", "expect"),
+    [
+        ("How much disk space is free?", "df -h", "y", "`df -h` exited with 0"),
+        (
+            "Save a note: water the plants",
+            "write notes/",
+            "n",
+            "`file_operations` was not run — denied: the user declined",
+        ),
+    ],
+)
 async def test_a_command_or_a_write_asks_first_and_the_answer_reports_the_outcome(
-        tmp_path: Path, question: str, detail: str, key: str, expect: str) -> None:
+    tmp_path: Path, question: str, detail: str, key: str, expect: str
+) -> None:
     project = tmp_path / "project"
     project.mkdir()
     engine = Engine.create(Workspace.open(home_flag=tmp_path / "home", cwd=project))
@@ -50,7 +61,9 @@ async def test_a_command_or_a_write_asks_first_and_the_answer_reports_the_outcom
     assert not (project / "notes").exists()
 
 
-async def test_quitting_while_the_approval_dialog_is_open_exits_cleanly(tmp_path: Path) -> None:
+async def test_quitting_while_the_approval_dialog_is_open_exits_cleanly(
+    tmp_path: Path,
+) -> None:
     # Found in a real terminal: Ctrl+Q with the dialog open cancelled the turn, and the
     # cancellation's events then reached the conversation while it unmounted (MountError).
     project = tmp_path / "project"

@@ -9,22 +9,23 @@ frames where a stage fires are snapshots.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from helpers import wait_until  # noqa: E402
+from conftest import fixed_clock
+from helpers import wait_until
 
-from aiq_tui.agent.engine import Engine  # noqa: E402
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
-from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
-from aiq_tui.workspace import Workspace  # noqa: E402
+from aiq_tui.agent.engine import Engine
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.approval import ApprovalScreen
+from aiq_tui.ui.widgets.skills_pane import SkillsPane
+from aiq_tui.workspace import Workspace
 
 pytestmark = pytest.mark.slow
 SIZE = (120, 36)
@@ -34,7 +35,9 @@ def demo_app(home: Path) -> AiqApp:
     # Keyword matching only: semantic vectors embed in a thread, and a ranking that depends on
     # whether they were ready would change the story's figures from run to run.
     (home / "config").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "config.yaml").write_text("matching:\n  semantic: off\n", encoding="utf-8")
+    (home / "config" / "config.yaml").write_text(
+        "matching:\n  semantic: off\n", encoding="utf-8"
+    )
     engine = Engine.create(Workspace.open(home_flag=home))
     engine.config.ui.demo_turn_pause = 0
     engine.session.id = "demo-session"  # the header shows it: fixed for the pictures
@@ -47,7 +50,9 @@ def bar(app: AiqApp) -> str:
     return str(app.screen_stack[0].query_one("#cursor-bar").render())
 
 
-async def step_until(pilot: Pilot, done: Callable[[AiqApp], bool], limit: int = 400) -> list[tuple[str, Any]]:
+async def step_until(
+    pilot: Pilot, done: Callable[[AiqApp], bool], limit: int = 400
+) -> list[tuple[str, Any]]:
     """Press → (and "n" on approval dialogs) until ``done``; returns (bar, state) per step."""
     app = pilot.app
     seen: list[tuple[str, Any]] = []
@@ -69,7 +74,9 @@ def finished(app: AiqApp) -> bool:
     return app.demo is not None and app.demo.finished and app.cursor.after == 0
 
 
-async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climbing(tmp_path: Path) -> None:
+async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climbing(
+    tmp_path: Path,
+) -> None:
     app = demo_app(tmp_path / "home")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"/demo", "enter")
@@ -77,22 +84,40 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
         assert app.cursor.paused and "step" in bar(app)
         seen = await step_until(pilot, finished)
         for stage in (80, 90, 95):
-            at = [state for text, state in seen if f"stage {stage}" in text and "→" in text]
+            at = [
+                state
+                for text, state in seen
+                if f"stage {stage}" in text and "→" in text
+            ]
             assert at, f"no step's caption names stage {stage}"
-            assert any(state.budget.fraction * 100 >= stage for state in at), (stage, [s.budget.total for s in at])
+            assert any(state.budget.fraction * 100 >= stage for state in at), (
+                stage,
+                [s.budget.total for s in at],
+            )
         journeys: dict[str, list[str]] = {}
         for _, state in seen:
             for row in state.skills:
                 if not journeys.get(row.name) or journeys[row.name][-1] != row.state:
                     journeys.setdefault(row.name, []).append(row.state)
-        full = {row.name for _, state in seen for row in state.skills if (row.state, row.phase) == ("active", "full")}
+        full = {
+            row.name
+            for _, state in seen
+            for row in state.skills
+            if (row.state, row.phase) == ("active", "full")
+        }
         assert {"sql-explorer", "data-report"} <= full, journeys  # they climb to full
         assert any("relevant" in j for j in journeys.values()), journeys
-        evicted = [state for _, state in seen if any(row.evicted for row in state.skills)]
-        assert evicted and any(r.evicted.startswith("evicted at 9") for r in evicted[-1].skills)
+        evicted = [
+            state for _, state in seen if any(row.evicted for row in state.skills)
+        ]
+        assert evicted and any(
+            r.evicted.startswith("evicted at 9") for r in evicted[-1].skills
+        )
         pane = app.query_one(SkillsPane)
         # the end: the summary says how to replay, and the pane marks what was evicted
-        assert bar(app).splitlines()[-1] == "the end · ← back · End live"  # nothing offered that does nothing
+        assert (
+            bar(app).splitlines()[-1] == "the end · ← back · End live"
+        )  # nothing offered that does nothing
         last = app.cursor.shown.conversation[-1].text
         assert "Replay it" in last and "aiq-tui replay" in last
         from aiq_tui.skills.model import SkillState
@@ -124,7 +149,9 @@ def recorded_demo_app(tmp_path: Path) -> AiqApp:
     the events a run folds): the same frames every time, whatever this machine's token counts."""
     from fake_engine import FakeEngine
 
-    app = AiqApp(FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600)
+    app = AiqApp(
+        FakeEngine(tmp_path), clock=fixed_clock, watch=False, flash_seconds=3600
+    )
     app.animation_level = "none"
     return app
 
@@ -143,7 +170,9 @@ def stage_frame(stage: int) -> Callable[[Pilot], Any]:
         app.demo = DemoSteps(start=start, finished=True)
         app.cursor.position = start
         await app.draw()
-        await step_until(pilot, lambda app: f"stage {stage}" in bar(app) and "→" in bar(app))
+        await step_until(
+            pilot, lambda app: f"stage {stage}" in bar(app) and "→" in bar(app)
+        )
         await pilot.press("ctrl+o")  # the timeline tab
         await pilot.pause()
 
@@ -151,5 +180,9 @@ def stage_frame(stage: int) -> Callable[[Pilot], Any]:
 
 
 @pytest.mark.parametrize("stage", [80, 90, 95])
-def test_the_demo_frame_where_a_stage_fires(snap_compare, tmp_path: Path, stage: int) -> None:
-    assert snap_compare(recorded_demo_app(tmp_path), terminal_size=SIZE, run_before=stage_frame(stage))
+def test_the_demo_frame_where_a_stage_fires(
+    snap_compare, tmp_path: Path, stage: int
+) -> None:
+    assert snap_compare(
+        recorded_demo_app(tmp_path), terminal_size=SIZE, run_before=stage_frame(stage)
+    )

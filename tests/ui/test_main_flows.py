@@ -10,28 +10,30 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, say, settle, wait_for_approval, wait_until  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine
+from helpers import notices, say, settle, wait_for_approval, wait_until
 
-from aiq_tui.skills.model import SkillState  # noqa: E402
-from aiq_tui.tools.base import Decision  # noqa: E402
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.help import HelpScreen  # noqa: E402
-from aiq_tui.ui.screens.inspector import InspectorScreen  # noqa: E402
-from aiq_tui.ui.widgets.budget_gauge import BudgetGauge  # noqa: E402
-from aiq_tui.ui.widgets.conversation import Conversation  # noqa: E402
-from aiq_tui.ui.widgets.prompt import PromptInput, SlashSuggester  # noqa: E402
-from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
-from aiq_tui.ui.widgets.timeline import Timeline  # noqa: E402
-from aiq_tui.ui.widgets.tool_log import ToolLog  # noqa: E402
+from aiq_tui.skills.model import SkillState
+from aiq_tui.tools.base import Decision
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.help import HelpScreen
+from aiq_tui.ui.screens.inspector import InspectorScreen
+from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
+from aiq_tui.ui.widgets.conversation import Conversation
+from aiq_tui.ui.widgets.prompt import PromptInput, SlashSuggester
+from aiq_tui.ui.widgets.skills_pane import SkillsPane
+from aiq_tui.ui.widgets.timeline import Timeline
+from aiq_tui.ui.widgets.tool_log import ToolLog
 
 
 def make_app(engine: FakeEngine) -> AiqApp:
     return AiqApp(engine, clock=fixed_clock, watch=False)
 
 
-async def test_sending_a_message_moves_skills_to_active_and_relevant(fake_engine: FakeEngine) -> None:
+async def test_sending_a_message_moves_skills_to_active_and_relevant(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         pane = app.query_one(SkillsPane)
@@ -47,12 +49,18 @@ async def test_sending_a_message_moves_skills_to_active_and_relevant(fake_engine
         assert any(kind == "load" for kind, _ in app.query_one(Timeline).entries)
 
 
-async def test_streamed_answer_is_one_widget_and_ui_stays_responsive(tmp_path: Path) -> None:
+async def test_streamed_answer_is_one_widget_and_ui_stays_responsive(
+    tmp_path: Path,
+) -> None:
     engine = FakeEngine(tmp_path)
-    engine.stream_gate = asyncio.Event()  # the stream holds after its first piece until we open it
+    engine.stream_gate = (
+        asyncio.Event()
+    )  # the stream holds after its first piece until we open it
     app = make_app(engine)
     async with app.run_test(size=(120, 36)) as pilot:
-        app.send("hello there")  # not via a key press: the pilot would wait for the whole stream
+        app.send(
+            "hello there"
+        )  # not via a key press: the pilot would wait for the whole stream
         await wait_until(lambda: engine.streamed >= 1, "the first streamed piece")
         assert app.busy
         await pilot.press("f1")  # the UI handles keys while tokens stream in
@@ -65,7 +73,9 @@ async def test_streamed_answer_is_one_widget_and_ui_stays_responsive(tmp_path: P
         assert "The sample database has" in app.query_one(Conversation).last_answer
 
 
-async def test_ask_tool_call_opens_approval_modal_and_deny_is_logged(fake_engine: FakeEngine) -> None:
+async def test_ask_tool_call_opens_approval_modal_and_deny_is_logged(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "delete order 7 from the sample database")
@@ -76,15 +86,18 @@ async def test_ask_tool_call_opens_approval_modal_and_deny_is_logged(fake_engine
         assert app.query_one(ToolLog).records["c-2"].status == "denied"
 
 
-@pytest.mark.parametrize(("key", "decision"), [("y", Decision.ALLOW_ONCE), ("a", Decision.ALLOW_ALWAYS)])
-async def test_allowing_runs_the_tool_and_passes_the_choice_on(fake_engine: FakeEngine, key: str,
-                                                               decision: Decision) -> None:
+@pytest.mark.parametrize(
+    ("key", "decision"), [("y", Decision.ALLOW_ONCE), ("a", Decision.ALLOW_ALWAYS)]
+)
+async def test_allowing_runs_the_tool_and_passes_the_choice_on(
+    fake_engine: FakeEngine, key: str, decision: Decision
+) -> None:
     decisions: list[Decision] = []
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         original = app.bridge.approve
 
-        async def recording(request):  # noqa: ANN001, ANN202
+        async def recording(request):
             decision = await original(request)
             decisions.append(decision)
             return decision
@@ -104,13 +117,17 @@ async def test_slash_skill_activates_the_named_skill(fake_engine: FakeEngine) ->
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "/skill pdf-tools")
         await settle(pilot)
-        assert [v.name for v in app.query_one(SkillsPane).views_in(SkillState.ACTIVE)] == ["pdf-tools"]
+        assert [
+            v.name for v in app.query_one(SkillsPane).views_in(SkillState.ACTIVE)
+        ] == ["pdf-tools"]
         await say(pilot, "/skill nope")
         await settle(pilot)
         assert any("no skill named 'nope'" in text for text in notices(app))
 
 
-async def test_compression_stage_is_visible_in_gauge_and_timeline(fake_engine: FakeEngine) -> None:
+async def test_compression_stage_is_visible_in_gauge_and_timeline(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
@@ -134,11 +151,18 @@ async def test_editing_a_skill_folder_triggers_reload(tmp_path: Path) -> None:
     skills_dir.mkdir(parents=True, exist_ok=True)
     app = AiqApp(engine, clock=fixed_clock, watch=True)
     async with app.run_test(size=(120, 36)):
-        await wait_until(lambda: any(w.group == "watch" and w.is_running for w in app.workers), "the watcher")
+        await wait_until(
+            lambda: any(w.group == "watch" and w.is_running for w in app.workers),
+            "the watcher",
+        )
         (skills_dir / "new-skill").mkdir()
         skill_md = skills_dir / "new-skill" / "SKILL.md"
-        for attempt in range(60):  # written again until seen: the watcher may still be starting
-            skill_md.write_text(f"---\nname: new-skill\ndescription: x\n---\nbody {attempt}\n")
+        for attempt in range(
+            60
+        ):  # written again until seen: the watcher may still be starting
+            skill_md.write_text(
+                f"---\nname: new-skill\ndescription: x\n---\nbody {attempt}\n"
+            )
             try:
                 await wait_until(lambda: bool(calls), "a reload", timeout=2)
                 break
@@ -146,11 +170,17 @@ async def test_editing_a_skill_folder_triggers_reload(tmp_path: Path) -> None:
                 continue
         assert calls, "the watcher never reloaded"
         # The reload reaches the timeline as a message after the call: wait for it, on a loaded machine too.
-        await wait_until(lambda: any(kind == "reload" for kind, _ in app.query_one(Timeline).entries),
-                         "the reload on the timeline")
+        await wait_until(
+            lambda: any(
+                kind == "reload" for kind, _ in app.query_one(Timeline).entries
+            ),
+            "the reload on the timeline",
+        )
 
 
-async def test_session_resume_renders_the_saved_conversation(fake_engine: FakeEngine) -> None:
+async def test_session_resume_renders_the_saved_conversation(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.press("f4")
@@ -185,13 +215,18 @@ async def test_slash_suggester_completes_commands_and_skill_names() -> None:
     assert await suggester.get_suggestion("hello") is None
 
 
-async def test_slash_match_opens_the_inspector_with_live_ranking(fake_engine: FakeEngine) -> None:
+async def test_slash_match_opens_the_inspector_with_live_ranking(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "/match sql tables")
         await pilot.pause()
         assert isinstance(app.screen, InspectorScreen)
-        assert app.screen.ranking is not None and app.screen.ranking.matches[0].name == "sql-analyst"
+        assert (
+            app.screen.ranking is not None
+            and app.screen.ranking.matches[0].name == "sql-analyst"
+        )
 
 
 async def test_copy_last_answer_uses_the_clipboard(fake_engine: FakeEngine) -> None:
@@ -205,7 +240,9 @@ async def test_copy_last_answer_uses_the_clipboard(fake_engine: FakeEngine) -> N
 
 async def test_escape_cancels_a_running_turn(tmp_path: Path) -> None:
     engine = FakeEngine(tmp_path)
-    engine.stream_gate = asyncio.Event()  # held mid-stream: only the cancel lets it go on
+    engine.stream_gate = (
+        asyncio.Event()
+    )  # held mid-stream: only the cancel lets it go on
     app = make_app(engine)
     async with app.run_test(size=(120, 36)) as pilot:
         app.send("hello there")

@@ -27,7 +27,9 @@ class Activity(App[None]):
 
 
 def timeline_rows(count: int) -> tuple[tuple[str, str, str], ...]:
-    return tuple(("12:00:00", "tool", f"execute_sql call {number}") for number in range(count))
+    return tuple(
+        ("12:00:00", "tool", f"execute_sql call {number}") for number in range(count)
+    )
 
 
 async def test_a_timeline_never_shown_draws_only_its_newest_rows_when_it_is() -> None:
@@ -36,7 +38,7 @@ async def test_a_timeline_never_shown_draws_only_its_newest_rows_when_it_is() ->
         timeline = app.query_one(Timeline)
         rows: tuple[tuple[str, str, str], ...] = ()
         for number in range(ROWS):  # a row at a time, as a live session adds them
-            rows = rows + timeline_rows(ROWS)[number:number + 1]
+            rows = rows + timeline_rows(ROWS)[number : number + 1]
             timeline.show(rows)
         await pilot.pause()
         assert not timeline.lines, "nothing is drawn behind the Tools tab"
@@ -44,25 +46,50 @@ async def test_a_timeline_never_shown_draws_only_its_newest_rows_when_it_is() ->
         await pilot.pause()
         await pilot.pause()
         assert timeline.lines, "the timeline draws once it is shown"
-        assert len(timeline.lines) <= KEEP_ROWS + 2, "its newest rows, not the thousand the session added"
+        assert len(timeline.lines) <= KEEP_ROWS + 2, (
+            "its newest rows, not the thousand the session added"
+        )
         assert f"execute_sql call {ROWS - 1}" in timeline.lines[-1].text
         assert "earlier rows" in timeline.lines[0].text
 
 
-async def test_the_tool_logs_rendered_rows_stay_a_few_screens_however_many_calls() -> None:
+async def test_the_tool_logs_rendered_rows_stay_a_few_screens_however_many_calls() -> (
+    None
+):
     app = Activity()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ToolLog)
-        caches = {name: getattr(log, name, None) for name in ("_row_render_cache", "_line_cache", "_cell_render_cache")}
-        if any(cache is None or not hasattr(cache, "maxsize") for cache in caches.values()):
-            pytest.skip("this Textual's DataTable keeps its renderings under other names")
+        caches = {
+            name: getattr(log, name, None)
+            for name in ("_row_render_cache", "_line_cache", "_cell_render_cache")
+        }
+        if any(
+            cache is None or not hasattr(cache, "maxsize") for cache in caches.values()
+        ):
+            pytest.skip(
+                "this Textual's DataTable keeps its renderings under other names"
+            )
         state: tuple[ToolRow, ...] = ()
         for number in range(600):
-            running = ToolRow(f"c{number}", "execute_sql", "running", arguments={"query": f"SELECT {number}"})
+            running = ToolRow(
+                f"c{number}",
+                "execute_sql",
+                "running",
+                arguments={"query": f"SELECT {number}"},
+            )
             state = state + (running,)
             log.show(state)
-            state = state[:-1] + (ToolRow(f"c{number}", "execute_sql", "ok", f"{number} rows", 0.01,
-                                          {"query": f"SELECT {number}"}, "auto"),)
+            state = state[:-1] + (
+                ToolRow(
+                    f"c{number}",
+                    "execute_sql",
+                    "ok",
+                    f"{number} rows",
+                    0.01,
+                    {"query": f"SELECT {number}"},
+                    "auto",
+                ),
+            )
             log.show(state)
             if number % 20 == 0:
                 await pilot.pause()  # painted as the turns go by
@@ -91,12 +118,18 @@ async def test_blocks_that_left_the_conversation_leave_no_renderings_behind() ->
         conversation = app.query_one(Conversation)
         entries: tuple[Entry, ...] = ()
         for number in range(150):  # a turn at a time: question, tool notice, answer
-            entries += (Entry("user", f"question {number}", message_id=f"u{number}"),
-                        Entry("notice", f"⚙ execute_sql(query=SELECT {number})", "tool"),
-                        Entry("answer", f"answer {number}\n\n" + "a line of the answer\n" * 5))
+            entries += (
+                Entry("user", f"question {number}", message_id=f"u{number}"),
+                Entry("notice", f"⚙ execute_sql(query=SELECT {number})", "tool"),
+                Entry("answer", f"answer {number}\n\n" + "a line of the answer\n" * 5),
+            )
             await conversation.show(entries)
             await pilot.pause()  # drawn, as each turn is
         gc.collect()
         widgets = sum(1 for thing in gc.get_objects() if isinstance(thing, Widget))
-        drawn = sum(1 for thing in gc.get_objects() if type(thing).__name__ == "StylesCache")
-        assert drawn <= widgets, f"{drawn - widgets} removed widgets' renderings are still held"
+        drawn = sum(
+            1 for thing in gc.get_objects() if type(thing).__name__ == "StylesCache"
+        )
+        assert drawn <= widgets, (
+            f"{drawn - widgets} removed widgets' renderings are still held"
+        )

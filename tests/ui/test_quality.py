@@ -11,13 +11,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, open_sessions_list, say, settle, wait_until  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine
+from helpers import notices, open_sessions_list, say, settle, wait_until
 
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.crash import print_crash_note  # noqa: E402
-from aiq_tui.ui.run import exit_code  # noqa: E402
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.crash import print_crash_note
+from aiq_tui.ui.run import exit_code
 
 
 def make_app(engine: FakeEngine) -> AiqApp:
@@ -25,7 +25,8 @@ def make_app(engine: FakeEngine) -> AiqApp:
 
 
 async def test_an_unhandled_error_exits_1_and_leaves_a_crash_report_in_the_config_home(
-        fake_engine: FakeEngine) -> None:
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
 
     def broken_help() -> None:
@@ -38,7 +39,10 @@ async def test_an_unhandled_error_exits_1_and_leaves_a_crash_report_in_the_confi
             await pilot.pause()
     assert app.crash is not None
     error, report = app.crash
-    assert report is not None and report.parent == fake_engine.workspace.home.root / "crash"
+    assert (
+        report is not None
+        and report.parent == fake_engine.workspace.home.root / "crash"
+    )
     assert "RuntimeError: boom in a handler" in report.read_text()
     assert exit_code(app, None) == 1
     stderr = io.StringIO()
@@ -54,7 +58,9 @@ async def test_a_clean_quit_exits_0(fake_engine: FakeEngine) -> None:
     assert exit_code(app, app.return_value) == 0
 
 
-async def test_a_in_the_skill_viewer_activates_the_skill(fake_engine: FakeEngine) -> None:
+async def test_a_in_the_skill_viewer_activates_the_skill(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.skills.model import SkillState
     from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
 
@@ -74,7 +80,9 @@ LONG_ROW = "sql-explorer inactive→active full: loaded full: confidence 0.99 �
 
 
 @pytest.mark.parametrize("width", [80, 120, 200])
-async def test_timeline_rows_wrap_whole_at_every_width(fake_engine: FakeEngine, width: int) -> None:
+async def test_timeline_rows_wrap_whole_at_every_width(
+    fake_engine: FakeEngine, width: int
+) -> None:
     from aiq_tui.ui.widgets.timeline import Timeline
 
     app = make_app(fake_engine)
@@ -92,24 +100,35 @@ async def test_timeline_rows_wrap_whole_at_every_width(fake_engine: FakeEngine, 
 
         def shown_whole() -> bool:
             rows = [strip.text.rstrip() for strip in timeline.lines]
-            return (max(len(row) for row in rows) <= timeline.scrollable_content_region.width
-                    and LONG_ROW in " ".join(row.strip() for row in rows))
+            return max(
+                len(row) for row in rows
+            ) <= timeline.scrollable_content_region.width and LONG_ROW in " ".join(
+                row.strip() for row in rows
+            )
 
         assert shown_whole()
-        await pilot.resize_terminal(width + 20, 40)  # and re-wrapped when the pane's width changes
+        await pilot.resize_terminal(
+            width + 20, 40
+        )  # and re-wrapped when the pane's width changes
         await pilot.pause()
         assert shown_whole()
 
 
-async def test_warnings_panel_shows_the_selected_problem_in_full(tmp_path: Path) -> None:
+async def test_warnings_panel_shows_the_selected_problem_in_full(
+    tmp_path: Path,
+) -> None:
     from aiq_tui.problems import Problem, Severity
     from aiq_tui.ui.screens.warnings import WarningsScreen
 
     home = tmp_path / ".aiqconfig"
-    problem = Problem(home / "skills" / "a-rather-long-skill-folder-name" / "SKILL.md",
-                      "description is 1,400 characters long; the format allows at most 1,024 characters",
-                      field="description", line=3, severity=Severity.ERROR,
-                      hint="shorten the description to one or two sentences and move the details into the body")
+    problem = Problem(
+        home / "skills" / "a-rather-long-skill-folder-name" / "SKILL.md",
+        "description is 1,400 characters long; the format allows at most 1,024 characters",
+        field="description",
+        line=3,
+        severity=Severity.ERROR,
+        hint="shorten the description to one or two sentences and move the details into the body",
+    )
     app = make_app(FakeEngine(tmp_path, problems=(problem,)))
     async with app.run_test(size=(120, 30)) as pilot:
         await pilot.press("f6")
@@ -117,15 +136,23 @@ async def test_warnings_panel_shows_the_selected_problem_in_full(tmp_path: Path)
         screen = app.screen
         assert isinstance(screen, WarningsScreen)
         table = screen.query_one("#warnings")
-        assert table.virtual_size.width <= table.size.width, "the table must fit, not scroll sideways"
+        assert table.virtual_size.width <= table.size.width, (
+            "the table must fit, not scroll sideways"
+        )
         cells = [str(cell) for cell in table.get_row_at(0)]
         assert all(not cell.endswith("…") or len(cell) > 3 for cell in cells)
         detail = str(screen.query_one("#warning-detail").render())
-        for part in (problem.message, problem.hint, "skills/a-rather-long-skill-folder-name/SKILL.md:3"):
+        for part in (
+            problem.message,
+            problem.hint,
+            "skills/a-rather-long-skill-folder-name/SKILL.md:3",
+        ):
             assert part in detail
 
 
-async def test_settings_validation_error_is_shown_whole(fake_engine: FakeEngine) -> None:
+async def test_settings_validation_error_is_shown_whole(
+    fake_engine: FakeEngine,
+) -> None:
     from textual.widgets import Input, Label
 
     app = make_app(fake_engine)
@@ -155,9 +182,16 @@ async def test_deleting_the_current_session_in_f4_sticks(tmp_path: Path) -> None
         deleted = engine.session.id
         assert deleted in [s.id for s in engine.sessions.list()]
         screen = await open_sessions_list(pilot)
-        await pilot.press("d", "d")  # the current session is the newest, on the first row
-        await wait_until(lambda: str(screen.query_one("#sessions-status").render()) == f"deleted {deleted}",
-                         "the delete")
+        await pilot.press(
+            "d", "d"
+        )  # the current session is the newest, on the first row
+        await wait_until(
+            lambda: (
+                str(screen.query_one("#sessions-status").render())
+                == f"deleted {deleted}"
+            ),
+            "the delete",
+        )
         await wait_until(lambda: engine.session.id != deleted, "a new session")
         await settle(pilot)
         await pilot.press("escape")
@@ -169,7 +203,8 @@ async def test_deleting_the_current_session_in_f4_sticks(tmp_path: Path) -> None
 
 
 async def test_slash_skills_focuses_a_section_with_skills_and_typing_goes_back_to_the_prompt(
-        fake_engine: FakeEngine) -> None:
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.skill_list import SkillList
 
     app = make_app(fake_engine)
@@ -178,13 +213,17 @@ async def test_slash_skills_focuses_a_section_with_skills_and_typing_goes_back_t
         await say(pilot, "/skills")
         await settle(pilot)
         focused = app.focused
-        assert isinstance(focused, SkillList) and focused.rows, "focus must land on a section with skills"
+        assert isinstance(focused, SkillList) and focused.rows, (
+            "focus must land on a section with skills"
+        )
         await pilot.press(*"hi")
         prompt = app.query_one("#prompt")
         assert app.focused is prompt and prompt.value == "hi"
 
 
-async def test_focus_returns_to_the_prompt_after_a_modal_closes(fake_engine: FakeEngine) -> None:
+async def test_focus_returns_to_the_prompt_after_a_modal_closes(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "show the tables in the sample database")
@@ -218,7 +257,9 @@ async def test_clear_resets_the_gauge_stage_line(fake_engine: FakeEngine) -> Non
         assert "stage " not in str(gauge.render())
 
 
-async def test_growing_from_80x24_to_200x60_shows_the_budget_legend_again(fake_engine: FakeEngine) -> None:
+async def test_growing_from_80x24_to_200x60_shows_the_budget_legend_again(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 
     app = make_app(fake_engine)
@@ -235,7 +276,8 @@ async def test_growing_from_80x24_to_200x60_shows_the_budget_legend_again(fake_e
 
 
 async def test_page_keys_scroll_the_conversation_from_the_prompt_and_a_marker_tells_of_new_messages(
-        fake_engine: FakeEngine) -> None:
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.conversation import NEW_BELOW, Conversation
 
     app = make_app(fake_engine)
@@ -267,7 +309,9 @@ async def test_page_keys_scroll_the_conversation_from_the_prompt_and_a_marker_te
 
 
 @pytest.mark.parametrize(("width", "minimum"), [(80, 36), (120, 44), (200, 72)])
-async def test_the_right_column_grows_with_the_terminal(fake_engine: FakeEngine, width: int, minimum: int) -> None:
+async def test_the_right_column_grows_with_the_terminal(
+    fake_engine: FakeEngine, width: int, minimum: int
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(width, 36)) as pilot:
         await pilot.pause()
@@ -276,12 +320,22 @@ async def test_the_right_column_grows_with_the_terminal(fake_engine: FakeEngine,
         assert app.query_one("#left").size.width >= 40
 
 
-def test_the_skills_pane_shows_confidence_on_the_threshold_scale_not_the_raw_score() -> None:
+def test_the_skills_pane_shows_confidence_on_the_threshold_scale_not_the_raw_score() -> (
+    None
+):
     from aiq_tui.agent.views import SkillView
     from aiq_tui.skills.model import Phase, SkillState
     from aiq_tui.ui.widgets.skill_list import skill_line
 
-    view = SkillView("sql-analyst", "", SkillState.ACTIVE, Phase.FULL, 640, score=4.2, confidence=0.84)
+    view = SkillView(
+        "sql-analyst",
+        "",
+        SkillState.ACTIVE,
+        Phase.FULL,
+        640,
+        score=4.2,
+        confidence=0.84,
+    )
     line = skill_line(view, 40).plain
     assert line.rstrip().endswith("0.84") and "4.20" not in line
 
@@ -301,11 +355,15 @@ def test_inspector_shows_the_words_the_user_typed_not_their_stems() -> None:
 
     query = "summarising the databases' tables"
     typed = as_typed(query)
-    assert {typed[term] for term in tokenize(query)} <= set(query.replace("'", " ").split())
+    assert {typed[term] for term in tokenize(query)} <= set(
+        query.replace("'", " ").split()
+    )
     assert typed[tokenize("databases")[0]] == "databases"
 
 
-async def test_unknown_skill_names_get_the_closest_names(fake_engine: FakeEngine) -> None:
+async def test_unknown_skill_names_get_the_closest_names(
+    fake_engine: FakeEngine,
+) -> None:
     from textual.widgets import Input
 
     app = make_app(fake_engine)
@@ -322,15 +380,21 @@ async def test_unknown_skill_names_get_the_closest_names(fake_engine: FakeEngine
         assert "Did you mean csv-report?" in str(app.screen.query_one("#why").render())
 
 
-async def test_an_empty_conversation_welcomes_with_example_questions_and_keys(fake_engine: FakeEngine) -> None:
+async def test_an_empty_conversation_welcomes_with_example_questions_and_keys(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.conversation import Welcome
 
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         welcome = app.query(Welcome)
-        assert welcome and "show the tables in the sample database" in str(welcome.first().render())
-        assert "F1" in str(welcome.first().render()) and "Esc" in str(welcome.first().render())
+        assert welcome and "show the tables in the sample database" in str(
+            welcome.first().render()
+        )
+        assert "F1" in str(welcome.first().render()) and "Esc" in str(
+            welcome.first().render()
+        )
         await say(pilot, "show the tables")
         await settle(pilot)
         assert not app.query(Welcome)
@@ -352,7 +416,9 @@ async def test_theme_and_prompt_history_are_kept_across_runs(tmp_path: Path) -> 
         await app.workers.wait_for_complete()
     saved = validate_config(read_yaml_mapping(engine.workspace.home.config_file))
     assert saved.ui.theme == "textual-light"
-    assert history_path(engine.workspace.home.data_dir).read_text().splitlines() == ["first question"]
+    assert history_path(engine.workspace.home.data_dir).read_text().splitlines() == [
+        "first question"
+    ]
 
     again = make_app(FakeEngine(tmp_path))
     async with again.run_test(size=(120, 36)) as pilot:
@@ -366,18 +432,23 @@ def test_prompt_history_is_capped(tmp_path: Path) -> None:
     path = tmp_path / "data" / "prompt-history"
     for index in range(10):
         append_history(path, f"question {index}\nwith a second line", cap=3)
-    assert load_history(path, 3) == [f"question {i} with a second line" for i in (7, 8, 9)]
+    assert load_history(path, 3) == [
+        f"question {i} with a second line" for i in (7, 8, 9)
+    ]
     assert len(path.read_text().splitlines()) <= 6
 
 
-async def test_a_missing_api_key_is_reported_in_the_banner_at_start(tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_missing_api_key_is_reported_in_the_banner_at_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine_module = pytest.importorskip("aiq_tui.agent.engine")
     from aiq_tui.workspace import Workspace
 
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    engine = engine_module.Engine.create(Workspace.open(home_flag=tmp_path / "home"), "openai")
+    engine = engine_module.Engine.create(
+        Workspace.open(home_flag=tmp_path / "home"), "openai"
+    )
     app = AiqApp(engine, clock=fixed_clock, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
@@ -403,11 +474,14 @@ async def test_a_resumed_session_gets_its_tool_log_back(tmp_path: Path) -> None:
         assert not app.query_one(ToolLog).records
         app.session_control.resume(saved)
         await settle(pilot)
-        assert {record.name for record in app.query_one(ToolLog).records.values()} == calls
+        assert {
+            record.name for record in app.query_one(ToolLog).records.values()
+        } == calls
 
 
-async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_provider_chosen_in_settings_applies_without_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine_module = pytest.importorskip("aiq_tui.agent.engine")
     from textual.widgets import Select
 
@@ -426,7 +500,9 @@ async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path:
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#provider", Select).value = "openai"
         await pilot.pause()
-        await pilot.press("ctrl+s")  # no key: the first Save only says the next turn would fail
+        await pilot.press(
+            "ctrl+s"
+        )  # no key: the first Save only says the next turn would fail
         await pilot.pause()
         assert isinstance(app.screen, SettingsScreen)
         await pilot.press("ctrl+s")
@@ -440,7 +516,9 @@ async def test_a_provider_chosen_in_settings_applies_without_a_restart(tmp_path:
 
 
 @pytest.mark.parametrize("width", [80, 120, 200])
-async def test_every_budget_legend_entry_is_shown_whole(fake_engine: FakeEngine, width: int) -> None:
+async def test_every_budget_legend_entry_is_shown_whole(
+    fake_engine: FakeEngine, width: int
+) -> None:
     from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 
     app = make_app(fake_engine)
@@ -455,7 +533,9 @@ async def test_every_budget_legend_entry_is_shown_whole(fake_engine: FakeEngine,
             assert f"{label} " in legend
 
 
-async def test_a_highlight_timer_firing_while_the_app_quits_is_harmless(fake_engine: FakeEngine) -> None:
+async def test_a_highlight_timer_firing_while_the_app_quits_is_harmless(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
     app = make_app(fake_engine)
@@ -464,11 +544,15 @@ async def test_a_highlight_timer_firing_while_the_app_quits_is_harmless(fake_eng
         await pilot.pause()
         for section in list(pane.query("SkillList")):
             await section.remove()
-        pane.unflash("sql-analyst")  # what the flash timer does after the sections are gone
+        pane.unflash(
+            "sql-analyst"
+        )  # what the flash timer does after the sections are gone
     assert app.crash is None
 
 
-async def test_turns_replaced_by_a_compression_summary_are_marked(fake_engine: FakeEngine) -> None:
+async def test_turns_replaced_by_a_compression_summary_are_marked(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.widgets.conversation import UserTurn
 
     app = make_app(fake_engine)
@@ -482,7 +566,9 @@ async def test_turns_replaced_by_a_compression_summary_are_marked(fake_engine: F
         await settle(pilot)
         turns = {turn.text: turn for turn in app.query(UserTurn)}
         assert turns["first question"].has_class("-summarised")
-        assert str(turns["first question"].render()).lstrip().startswith("summarised")  # drawn, not a title
+        assert (
+            str(turns["first question"].render()).lstrip().startswith("summarised")
+        )  # drawn, not a title
         assert not turns["second question"].has_class("-summarised")
         assert not turns["third question"].has_class("-summarised")
 
@@ -493,13 +579,17 @@ async def test_the_gauge_says_where_the_window_comes_from(tmp_path: Path) -> Non
     from aiq_tui.workspace import Workspace
 
     workspace = Workspace.open(home_flag=tmp_path / "home")
-    workspace.config.llm.provider = "anthropic"  # no key needed to budget: the window is the model's
+    workspace.config.llm.provider = (
+        "anthropic"  # no key needed to budget: the window is the model's
+    )
     app = AiqApp(Engine.create(workspace), clock=fixed_clock, watch=False)
     async with app.run_test(size=(120, 36)) as pilot:
         await settle(pilot)
         gauge = app.query_one(BudgetGauge)
         assert gauge.breakdown.window == 200_000
-        assert "known model" in str(gauge.border_subtitle) and str(gauge.border_subtitle).startswith("window: claude")
+        assert "known model" in str(gauge.border_subtitle) and str(
+            gauge.border_subtitle
+        ).startswith("window: claude")
 
 
 def test_a_name_that_fills_its_column_stays_apart_from_its_badge() -> None:
@@ -507,8 +597,13 @@ def test_a_name_that_fills_its_column_stays_apart_from_its_badge() -> None:
     from aiq_tui.skills.model import Phase, SkillState
     from aiq_tui.ui.widgets.skill_list import skill_line
 
-    for name in ("sales-report-pipeline", "sales-report-pip"):  # cut, and as wide as the column was
-        view = SkillView(name, "", SkillState.RELEVANT, Phase.BRIEF, 120, confidence=0.65)
+    for name in (
+        "sales-report-pipeline",
+        "sales-report-pip",
+    ):  # cut, and as wide as the column was
+        view = SkillView(
+            name, "", SkillState.RELEVANT, Phase.BRIEF, 120, confidence=0.65
+        )
         line = skill_line(view, 34).plain
         assert len(line) == 34
         assert line.split()[1] == "brief", line  # "sales-report-pi…brief" was one word

@@ -33,8 +33,18 @@ class Host(App[None]):
 
 
 def calls(count: int) -> tuple[ToolRow, ...]:
-    return tuple(ToolRow(f"c{n}", "execute_sql", "ok", f"{n} rows", 0.01, {"query": f"SELECT {n}"}, "auto")
-                 for n in range(count))
+    return tuple(
+        ToolRow(
+            f"c{n}",
+            "execute_sql",
+            "ok",
+            f"{n} rows",
+            0.01,
+            {"query": f"SELECT {n}"},
+            "auto",
+        )
+        for n in range(count)
+    )
 
 
 async def _scrollbar_refreshes_while(app: Host, pilot, change) -> int:
@@ -70,8 +80,15 @@ async def test_a_relayout_beside_the_tool_log_leaves_its_scrollbar_alone() -> No
         await _log_showing(app, pilot, 20)
         left = app.query_one("#left", Static)
         texts = iter(["two\nlines", "three\nlines\nnow", "one"])
-        for _ in range(3):  # the conversation's height changes: a layout pass of the whole screen
-            assert await _scrollbar_refreshes_while(app, pilot, lambda: left.update(next(texts))) == 0
+        for _ in range(
+            3
+        ):  # the conversation's height changes: a layout pass of the whole screen
+            assert (
+                await _scrollbar_refreshes_while(
+                    app, pilot, lambda: left.update(next(texts))
+                )
+                == 0
+            )
 
 
 async def test_the_scrollbar_still_follows_the_pane_s_own_rows() -> None:
@@ -82,7 +99,11 @@ async def test_the_scrollbar_still_follows_the_pane_s_own_rows() -> None:
         log.show(calls(30))
         await pilot.pause()
         await app.screen.wait_for_refresh()
-        assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height > before
+        assert (
+            log.vertical_scrollbar.window_virtual_size
+            == log.virtual_size.height
+            > before
+        )
 
 
 @pytest.mark.parametrize("pane", [ToolLog, SkillList, Timeline, McpPane, PromptInput])

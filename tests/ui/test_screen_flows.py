@@ -10,14 +10,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import notices, open_sessions_list, say, settle, wait_until  # noqa: E402
-from textual.widgets import DataTable, Input, Static  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine
+from helpers import notices, open_sessions_list, say, settle, wait_until
+from textual.widgets import DataTable, Input, Static
 
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.inspector import InspectorScreen  # noqa: E402
-from aiq_tui.ui.screens.sessions import SessionsScreen  # noqa: E402
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.inspector import InspectorScreen
+from aiq_tui.ui.screens.sessions import SessionsScreen
 
 
 def make_app(engine: FakeEngine) -> AiqApp:
@@ -28,11 +28,13 @@ def text_of(widget: Static) -> str:
     return str(widget.render())
 
 
-async def open_sessions(pilot) -> SessionsScreen:  # noqa: ANN001
+async def open_sessions(pilot) -> SessionsScreen:
     return await open_sessions_list(pilot)
 
 
-async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEngine) -> None:
+async def test_sessions_picker_renames_the_selected_session(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_sessions(pilot)
@@ -42,7 +44,10 @@ async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEng
         assert field.display and field.has_focus
         field.value = "Bookshop tables"
         await pilot.press("enter")
-        await wait_until(lambda: text_of(screen.query_one("#sessions-status")) == "renamed s-0000", "the rename")
+        await wait_until(
+            lambda: text_of(screen.query_one("#sessions-status")) == "renamed s-0000",
+            "the rename",
+        )
         titles = {s.id: s.title for s in fake_engine.sessions.list()}
         assert titles["s-0000"] == "Bookshop tables"
         table = screen.query_one(DataTable)
@@ -50,16 +55,24 @@ async def test_sessions_picker_renames_the_selected_session(fake_engine: FakeEng
         assert not field.display
 
 
-async def test_sessions_picker_deletes_only_on_a_second_press(fake_engine: FakeEngine) -> None:
+async def test_sessions_picker_deletes_only_on_a_second_press(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         screen = await open_sessions(pilot)
         await pilot.press("down")
         await pilot.press("d")
-        await wait_until(lambda: "press d again" in text_of(screen.query_one("#sessions-status")), "the warning")
+        await wait_until(
+            lambda: "press d again" in text_of(screen.query_one("#sessions-status")),
+            "the warning",
+        )
         assert [s.id for s in fake_engine.sessions.list()] == ["s-0001", "s-0000"]
         await pilot.press("d")
-        await wait_until(lambda: text_of(screen.query_one("#sessions-status")) == "deleted s-0000", "the delete")
+        await wait_until(
+            lambda: text_of(screen.query_one("#sessions-status")) == "deleted s-0000",
+            "the delete",
+        )
         assert [s.id for s in fake_engine.sessions.list()] == ["s-0001"]
         assert screen.query_one(DataTable).row_count == 1
 
@@ -84,7 +97,8 @@ class SlowSessionStore:
 
 
 async def test_sessions_picker_opens_and_answers_keys_while_the_sessions_are_still_read(
-        fake_engine: FakeEngine) -> None:
+    fake_engine: FakeEngine,
+) -> None:
     slow = SlowSessionStore(fake_engine.sessions)
     fake_engine.sessions = slow
     app = make_app(fake_engine)
@@ -93,9 +107,14 @@ async def test_sessions_picker_opens_and_answers_keys_while_the_sessions_are_sti
         await wait_until(lambda: slow.started.is_set(), "the read to start")
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        assert text_of(screen.query_one("#sessions-status")) == "reading sessions…" and screen.reading
+        assert (
+            text_of(screen.query_one("#sessions-status")) == "reading sessions…"
+            and screen.reading
+        )
         assert screen.query_one(DataTable).row_count == 0
-        await pilot.press("d", "n")  # no rows yet: nothing to delete or rename, nothing breaks
+        await pilot.press(
+            "d", "n"
+        )  # no rows yet: nothing to delete or rename, nothing breaks
         assert not screen.query_one("#rename", Input).display
         slow.released.set()
         await wait_until(lambda: not screen.reading, "the listing")
@@ -104,10 +123,14 @@ async def test_sessions_picker_opens_and_answers_keys_while_the_sessions_are_sti
         assert screen.query_one(DataTable).row_count == 2
         assert text_of(screen.query_one("#sessions-status")) == ""
         await pilot.press("escape")
-        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+        await wait_until(
+            lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close"
+        )
 
 
-async def test_sessions_picker_closes_while_the_sessions_are_still_read(fake_engine: FakeEngine) -> None:
+async def test_sessions_picker_closes_while_the_sessions_are_still_read(
+    fake_engine: FakeEngine,
+) -> None:
     slow = SlowSessionStore(fake_engine.sessions)
     fake_engine.sessions = slow
     app = make_app(fake_engine)
@@ -115,10 +138,16 @@ async def test_sessions_picker_closes_while_the_sessions_are_still_read(fake_eng
         await pilot.press("f4")
         await wait_until(lambda: slow.started.is_set(), "the read to start")
         await pilot.press("escape")
-        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+        await wait_until(
+            lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close"
+        )
         slow.released.set()  # the listing arrives for a dialog that is gone: dropped, no error
-        await wait_until(lambda: not any(w.is_running for w in app.workers if w.group == "sessions-read"),
-                         "the read to end")
+        await wait_until(
+            lambda: (
+                not any(w.is_running for w in app.workers if w.group == "sessions-read")
+            ),
+            "the read to end",
+        )
         await pilot.pause()
         assert not slow.timed_out and app.is_running
 
@@ -142,7 +171,9 @@ class SlowRenameStore:
         return getattr(self.store, name)
 
 
-async def test_sessions_picker_answers_keys_while_a_rename_is_still_saved(fake_engine: FakeEngine) -> None:
+async def test_sessions_picker_answers_keys_while_a_rename_is_still_saved(
+    fake_engine: FakeEngine,
+) -> None:
     slow = SlowRenameStore(fake_engine.sessions)
     fake_engine.sessions = slow
     app = make_app(fake_engine)
@@ -157,10 +188,17 @@ async def test_sessions_picker_answers_keys_while_a_rename_is_still_saved(fake_e
         table = screen.query_one(DataTable)
         await pilot.press("down")  # the dialog answers keys meanwhile
         await wait_until(lambda: table.cursor_row == 1, "the cursor to move")
-        await pilot.press("d", "n")  # one write at a time: no delete or second rename meanwhile
-        assert text_of(status) == "renaming s-0001…" and not screen.query_one("#rename", Input).display
+        await pilot.press(
+            "d", "n"
+        )  # one write at a time: no delete or second rename meanwhile
+        assert (
+            text_of(status) == "renaming s-0001…"
+            and not screen.query_one("#rename", Input).display
+        )
         slow.released.set()
-        await wait_until(lambda: text_of(status) == "renamed s-0001", "the rename to finish")
+        await wait_until(
+            lambda: text_of(status) == "renamed s-0001", "the rename to finish"
+        )
         assert not slow.timed_out, "the rename blocked the dialog until it gave up"
         assert "Renamed slowly" in str(table.get_row("s-0001")[1])
         assert {s.id: s.title for s in slow.list()}["s-0001"] == "Renamed slowly"
@@ -177,24 +215,31 @@ class SlowDeleteStore(SlowRenameStore):
 
 
 async def test_deleting_the_current_session_reaches_the_app_after_the_dialog_closed(
-        fake_engine: FakeEngine) -> None:
+    fake_engine: FakeEngine,
+) -> None:
     slow = SlowDeleteStore(fake_engine.sessions)
     fake_engine.sessions = slow
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_sessions(pilot)
-        assert fake_engine.session.id == "s-0001"  # the current session, on the first row
+        assert (
+            fake_engine.session.id == "s-0001"
+        )  # the current session, on the first row
         await pilot.press("d", "d")
         await wait_until(lambda: slow.started.is_set(), "the delete to start")
         await pilot.press("escape")
-        await wait_until(lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close")
+        await wait_until(
+            lambda: not isinstance(app.screen, SessionsScreen), "the dialog to close"
+        )
         slow.released.set()
         await wait_until(lambda: fake_engine.session.id != "s-0001", "a new session")
         assert not slow.timed_out and [s.id for s in slow.list()] == ["s-0000"]
         await settle(pilot)
 
 
-async def test_sessions_picker_enter_resumes_the_chosen_session(fake_engine: FakeEngine) -> None:
+async def test_sessions_picker_enter_resumes_the_chosen_session(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await open_sessions(pilot)
@@ -204,7 +249,9 @@ async def test_sessions_picker_enter_resumes_the_chosen_session(fake_engine: Fak
         assert fake_engine.resumed == ["s-0000"]
 
 
-async def test_inspector_explains_why_a_named_skill_did_not_match(fake_engine: FakeEngine) -> None:
+async def test_inspector_explains_why_a_named_skill_did_not_match(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "/match tables in the sample database")
@@ -224,7 +271,9 @@ async def test_inspector_explains_why_a_named_skill_did_not_match(fake_engine: F
         assert "no-such-skill: no such skill." in text_of(screen.query_one("#why"))
 
 
-async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine: FakeEngine) -> None:
+async def test_a_state_change_shows_its_reason_under_the_skill_lists(
+    fake_engine: FakeEngine,
+) -> None:
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
         await say(pilot, "show the tables in the sample database")
@@ -233,13 +282,19 @@ async def test_a_state_change_shows_its_reason_under_the_skill_lists(fake_engine
         assert "→" in reason and "—" in reason
 
 
-async def test_slash_commands_open_their_screens_or_say_what_they_did(fake_engine: FakeEngine) -> None:
+async def test_slash_commands_open_their_screens_or_say_what_they_did(
+    fake_engine: FakeEngine,
+) -> None:
     from aiq_tui.ui.screens.help import HelpScreen
     from aiq_tui.ui.screens.settings import SettingsScreen
 
     app = make_app(fake_engine)
     async with app.run_test(size=(120, 36)) as pilot:
-        for command, screen_type in (("/model", SettingsScreen), ("/session", SessionsScreen), ("/help", HelpScreen)):
+        for command, screen_type in (
+            ("/model", SettingsScreen),
+            ("/session", SessionsScreen),
+            ("/help", HelpScreen),
+        ):
             await say(pilot, command)
             await pilot.pause()
             assert isinstance(app.screen, screen_type), command
@@ -255,4 +310,6 @@ async def test_slash_commands_open_their_screens_or_say_what_they_did(fake_engin
         assert "usage: /skill NAME" in notices(app)
         await say(pilot, "/frobnicate")
         await pilot.pause()
-        assert any(n.startswith("unknown command /frobnicate; try:") for n in notices(app))
+        assert any(
+            n.startswith("unknown command /frobnicate; try:") for n in notices(app)
+        )

@@ -15,12 +15,12 @@ from textual.pilot import Pilot
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine, broken_skill_problem, write_skill_files  # noqa: E402
-from helpers import open_sessions_list, say, settle, wait_until  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine, broken_skill_problem, write_skill_files
+from helpers import open_sessions_list, say, settle, wait_until
 
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.approval import ApprovalScreen  # noqa: E402
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.approval import ApprovalScreen
 
 SIZE = (120, 36)
 
@@ -28,7 +28,9 @@ SIZE = (120, 36)
 def make_app(tmp_path: Path, **engine_options: object) -> tuple[AiqApp, FakeEngine]:
     engine = FakeEngine(tmp_path, **engine_options)  # type: ignore[arg-type]
     app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600)
-    app.animation_level = "none"  # tab underlines and scrolls would otherwise be caught mid-way
+    app.animation_level = (
+        "none"  # tab underlines and scrolls would otherwise be caught mid-way
+    )
     return app, engine
 
 
@@ -48,11 +50,15 @@ class TestMainScreen:
         release = threading.Event()
 
         def build() -> FakeEngine:
-            while app.is_running and not release.wait(0.02):  # held until the picture is taken
+            while app.is_running and not release.wait(
+                0.02
+            ):  # held until the picture is taken
                 pass
             return engine
 
-        app = AiqApp.starting(engine.config, engine.workspace.home, build, clock=fixed_clock, watch=False)
+        app = AiqApp.starting(
+            engine.config, engine.workspace.home, build, clock=fixed_clock, watch=False
+        )
         app.animation_level = "none"
         try:
             assert snap_compare(app, terminal_size=SIZE)
@@ -71,18 +77,24 @@ class TestMainScreen:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=(200, 60), run_before=conversation)
 
-    def test_mid_conversation_with_skills_loaded(self, snap_compare, tmp_path: Path) -> None:
+    def test_mid_conversation_with_skills_loaded(
+        self, snap_compare, tmp_path: Path
+    ) -> None:
         app, _ = make_app(tmp_path)
         assert snap_compare(app, terminal_size=SIZE, run_before=conversation)
 
     def test_paused_live_view(self, snap_compare, tmp_path: Path) -> None:
         async def paused(pilot: Pilot) -> None:
             await conversation(pilot)
-            await pilot.press("space", "left")  # paused, one event back (the answer drawn whole)
+            await pilot.press(
+                "space", "left"
+            )  # paused, one event back (the answer drawn whole)
             await pilot.pause()
 
         app, engine = make_app(tmp_path)
-        engine.one_piece = True  # how streamed text is cut into records depends on timing: not here
+        engine.one_piece = (
+            True  # how streamed text is cut into records depends on timing: not here
+        )
         assert snap_compare(app, terminal_size=SIZE, run_before=paused)
 
     def test_mid_conversation_at_80x24(self, snap_compare, tmp_path: Path) -> None:
@@ -114,12 +126,16 @@ class TestMainScreen:
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
     def test_load_warnings_banner(self, snap_compare, tmp_path: Path) -> None:
-        app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
+        app, _ = make_app(
+            tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),)
+        )
         assert snap_compare(app, terminal_size=SIZE)
 
     def test_light_theme(self, snap_compare, tmp_path: Path) -> None:
         app, _ = make_app(tmp_path)
-        assert snap_compare(app, terminal_size=SIZE, press=["ctrl+t"], run_before=conversation)
+        assert snap_compare(
+            app, terminal_size=SIZE, press=["ctrl+t"], run_before=conversation
+        )
 
 
 class TestScreens:
@@ -128,7 +144,10 @@ class TestScreens:
 
         async def run_before(pilot: Pilot) -> None:
             app.send("delete order 7 from the sample database")
-            await wait_until(lambda: isinstance(pilot.app.screen, ApprovalScreen), "the approval modal")
+            await wait_until(
+                lambda: isinstance(pilot.app.screen, ApprovalScreen),
+                "the approval modal",
+            )
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -137,14 +156,21 @@ class TestScreens:
         # The first start in a cloned folder that brings skills and a .mcp.json (under ~, shown so).
         project = Path.home() / "code" / "cloned-app"
         (project / ".agents" / "skills" / "deploy").mkdir(parents=True)
-        (project / ".agents" / "skills" / "deploy" / "SKILL.md").write_text("---\nname: deploy\ndescription: d\n---\n")
+        (project / ".agents" / "skills" / "deploy" / "SKILL.md").write_text(
+            "---\nname: deploy\ndescription: d\n---\n"
+        )
         (project / ".mcp.json").write_text("{}")
         engine = FakeEngine(tmp_path)
-        app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600, project=project)
+        app = AiqApp(
+            engine, clock=fixed_clock, watch=False, flash_seconds=3600, project=project
+        )
         app.animation_level = "none"
 
         async def run_before(pilot: Pilot) -> None:
-            await wait_until(lambda: type(pilot.app.screen).__name__ == "TrustScreen", "the trust dialog")
+            await wait_until(
+                lambda: type(pilot.app.screen).__name__ == "TrustScreen",
+                "the trust dialog",
+            )
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -162,7 +188,9 @@ class TestScreens:
 
     def test_skill_viewer(self, snap_compare, tmp_path: Path) -> None:
         app, engine = make_app(tmp_path)
-        write_skill_files(engine, "sql-analyst")  # the Validation panel reads the file itself
+        write_skill_files(
+            engine, "sql-analyst"
+        )  # the Validation panel reads the file itself
 
         async def run_before(pilot: Pilot) -> None:
             await pilot.pause()
@@ -179,23 +207,43 @@ class TestScreens:
         app, _ = make_app(tmp_path)
         evals = tmp_path / ".aiqconfig" / "skills" / "sql-analyst" / "evals"
         evals.mkdir(parents=True)
-        (evals / "trigger_eval.json").write_text(json.dumps([
-            {"query": "which sql tables hold our customers", "should_trigger": True},
-            {"query": "explain the query plan of this report", "should_trigger": True},
-            {"query": "draw a chart of monthly sales", "should_trigger": False},
-            {"query": "summarise the tables in this pdf", "should_trigger": False},
-        ]), encoding="utf-8")
+        (evals / "trigger_eval.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "query": "which sql tables hold our customers",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "explain the query plan of this report",
+                        "should_trigger": True,
+                    },
+                    {"query": "draw a chart of monthly sales", "should_trigger": False},
+                    {
+                        "query": "summarise the tables in this pdf",
+                        "should_trigger": False,
+                    },
+                ]
+            ),
+            encoding="utf-8",
+        )
 
         async def run_before(pilot: Pilot) -> None:
             await pilot.pause()
             pilot.app.action_trigger_eval("sql-analyst")
-            await wait_until(lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1,
-                             "the trigger evals scored")
+            await wait_until(
+                lambda: (
+                    isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1
+                ),
+                "the trigger evals scored",
+            )
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
-    def test_trigger_eval_view_with_the_tuners_proposal(self, snap_compare, tmp_path: Path) -> None:
+    def test_trigger_eval_view_with_the_tuners_proposal(
+        self, snap_compare, tmp_path: Path
+    ) -> None:
         import json
 
         from aiq_tui.ui.screens.trigger_eval import TriggerEvalScreen
@@ -203,33 +251,81 @@ class TestScreens:
         app, _ = make_app(tmp_path)
         evals = tmp_path / ".aiqconfig" / "skills" / "sql-analyst" / "evals"
         evals.mkdir(parents=True)
-        (evals / "trigger_eval.json").write_text(json.dumps([
-            {"query": "which sql tables hold our customers", "should_trigger": True},
-            {"query": "explain the query plan of this sql", "should_trigger": True},
-            {"query": "count the orders per customer in the database", "should_trigger": True},
-            {"query": "join the orders and customers tables", "should_trigger": True},
-            {"query": "list the columns of the products table", "should_trigger": True},
-            {"query": "explain the results of this election", "should_trigger": False},
-            {"query": "explain the results of my blood test", "should_trigger": False},
-            {"query": "explain the sample size for my survey", "should_trigger": False},
-            {"query": "query the weather api for lisbon", "should_trigger": False},
-            {"query": "explain the results of the football match", "should_trigger": False},
-        ]), encoding="utf-8")
+        (evals / "trigger_eval.json").write_text(
+            json.dumps(
+                [
+                    {
+                        "query": "which sql tables hold our customers",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "explain the query plan of this sql",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "count the orders per customer in the database",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "join the orders and customers tables",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "list the columns of the products table",
+                        "should_trigger": True,
+                    },
+                    {
+                        "query": "explain the results of this election",
+                        "should_trigger": False,
+                    },
+                    {
+                        "query": "explain the results of my blood test",
+                        "should_trigger": False,
+                    },
+                    {
+                        "query": "explain the sample size for my survey",
+                        "should_trigger": False,
+                    },
+                    {
+                        "query": "query the weather api for lisbon",
+                        "should_trigger": False,
+                    },
+                    {
+                        "query": "explain the results of the football match",
+                        "should_trigger": False,
+                    },
+                ]
+            ),
+            encoding="utf-8",
+        )
 
         async def run_before(pilot: Pilot) -> None:
             await pilot.pause()
             pilot.app.action_trigger_eval("sql-analyst")
-            await wait_until(lambda: isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1,
-                             "the trigger evals scored")
+            await wait_until(
+                lambda: (
+                    isinstance(app.screen, TriggerEvalScreen) and app.screen.scored >= 1
+                ),
+                "the trigger evals scored",
+            )
             await pilot.press("p")
-            await wait_until(lambda: not app.screen.proposing and str(
-                app.screen.query_one("#eval-proposal").render()).startswith(("proposal", "tuner")), "the tuner proposed")
+            await wait_until(
+                lambda: (
+                    not app.screen.proposing
+                    and str(app.screen.query_one("#eval-proposal").render()).startswith(
+                        ("proposal", "tuner")
+                    )
+                ),
+                "the tuner proposed",
+            )
             await pilot.pause()
 
         assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
     def test_warnings_panel(self, snap_compare, tmp_path: Path) -> None:
-        app, _ = make_app(tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),))
+        app, _ = make_app(
+            tmp_path, problems=(broken_skill_problem(tmp_path / ".aiqconfig"),)
+        )
         assert snap_compare(app, terminal_size=SIZE, press=["f6"])
 
     def test_sessions_picker(self, snap_compare, tmp_path: Path) -> None:
@@ -267,15 +363,25 @@ class TestScreens:
             from textual.widgets import Input
 
             await pilot.press("ctrl+p")
-            await wait_until(lambda: isinstance(app.screen, CommandPalette), "the command palette")
+            await wait_until(
+                lambda: isinstance(app.screen, CommandPalette), "the command palette"
+            )
             await pilot.press(*"insp")
             palette = app.screen
 
-            def searched() -> bool:  # the search for "insp" has finished and shown its hits
-                gathering = [w for w in app.workers if w.group == CommandPalette._GATHER_COMMANDS_GROUP
-                             and w.is_running]
-                return (palette.query_one(Input).value == "insp" and not gathering
-                        and palette.query_one(CommandList).option_count > 0)
+            def searched() -> (
+                bool
+            ):  # the search for "insp" has finished and shown its hits
+                gathering = [
+                    w
+                    for w in app.workers
+                    if w.group == CommandPalette._GATHER_COMMANDS_GROUP and w.is_running
+                ]
+                return (
+                    palette.query_one(Input).value == "insp"
+                    and not gathering
+                    and palette.query_one(CommandList).option_count > 0
+                )
 
             await wait_until(searched, "the palette's hits for 'insp'")
             await pilot.pause()

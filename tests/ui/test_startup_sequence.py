@@ -10,18 +10,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import wait_until  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine
+from helpers import wait_until
 
-from aiq_tui.skills.model import SkillState  # noqa: E402
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.widgets.footer import CoalescedFooter  # noqa: E402
-from aiq_tui.ui.widgets.skills_pane import SkillsPane  # noqa: E402
+from aiq_tui.skills.model import SkillState
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.widgets.footer import CoalescedFooter
+from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
 
-def held_start(tmp_path: Path, ahead: "Future[list[object]] | None" = None) -> tuple[
-        AiqApp, FakeEngine, threading.Event, list[str]]:
+def held_start(
+    tmp_path: Path, ahead: Future[list[object]] | None = None
+) -> tuple[AiqApp, FakeEngine, threading.Event, list[str]]:
     """An app whose engine build is held until ``release`` is set; ``calls`` records the order.
     With ``ahead``, the listing is also read ahead by a thread, as ``aiq-tui`` does from a
     catalog cache (the listing then waits for that read)."""
@@ -39,8 +40,15 @@ def held_start(tmp_path: Path, ahead: "Future[list[object]] | None" = None) -> t
             pass
         return engine
 
-    app = AiqApp.starting(engine.config, engine.workspace.home, build, listing=listing, read_ahead=ahead,
-                          clock=fixed_clock, watch=False)
+    app = AiqApp.starting(
+        engine.config,
+        engine.workspace.home,
+        build,
+        listing=listing,
+        read_ahead=ahead,
+        clock=fixed_clock,
+        watch=False,
+    )
     return app, engine, release, calls
 
 
@@ -52,8 +60,13 @@ async def test_the_skills_are_listed_before_the_engine_is_built(tmp_path: Path) 
             await wait_until(lambda: len(calls) == 2, "the build to start")
             assert app.engine is None
             assert inactive.border_title == f"Inactive ({len(engine.skill_views())})"
-            assert calls == ["listing", "build (framed: True)"]  # the engine waits for the first frame
-            await pilot.press("enter")  # a listed skill does not open before the engine is there
+            assert calls == [
+                "listing",
+                "build (framed: True)",
+            ]  # the engine waits for the first frame
+            await pilot.press(
+                "enter"
+            )  # a listed skill does not open before the engine is there
             release.set()
             await wait_until(lambda: app.engine is engine, "the engine")
             await pilot.pause()
@@ -62,7 +75,9 @@ async def test_the_skills_are_listed_before_the_engine_is_built(tmp_path: Path) 
         release.set()
 
 
-async def test_changes_of_bindings_before_a_refresh_redraw_the_footer_once(tmp_path: Path) -> None:
+async def test_changes_of_bindings_before_a_refresh_redraw_the_footer_once(
+    tmp_path: Path,
+) -> None:
     composed: list[int] = []
 
     class CountingFooter(CoalescedFooter):
@@ -93,7 +108,9 @@ async def test_changes_of_bindings_before_a_refresh_redraw_the_footer_once(tmp_p
         assert len(composed) > before
 
 
-async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(tmp_path: Path) -> None:
+async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(
+    tmp_path: Path,
+) -> None:
     ahead: Future[list[object]] = Future()
     app, engine, release, calls = held_start(tmp_path, ahead)
     ahead.set_result(engine.skill_views())
@@ -101,29 +118,43 @@ async def test_a_catalog_read_ahead_is_listed_in_the_first_frame(tmp_path: Path)
     first_frame = app._first_frame
 
     def record_then_frame() -> None:
-        listed_at_first_frame.append(str(app.query_one(SkillsPane).section(SkillState.INACTIVE).border_title))
+        listed_at_first_frame.append(
+            str(app.query_one(SkillsPane).section(SkillState.INACTIVE).border_title)
+        )
         first_frame()
 
     app._first_frame = record_then_frame  # type: ignore[method-assign]
     try:
         async with app.run_test(size=(120, 36)):
-            await wait_until(lambda: calls == ["build (framed: True)"], "the build to start")
+            await wait_until(
+                lambda: calls == ["build (framed: True)"], "the build to start"
+            )
             assert listed_at_first_frame == [f"Inactive ({len(engine.skill_views())})"]
             assert "listing" not in calls  # listed once, not again by the start worker
     finally:
         release.set()
 
 
-async def test_a_late_read_ahead_is_listed_by_the_start_worker_after_the_frame(tmp_path: Path) -> None:
+async def test_a_late_read_ahead_is_listed_by_the_start_worker_after_the_frame(
+    tmp_path: Path,
+) -> None:
     ahead: Future[list[object]] = Future()
     app, engine, release, calls = held_start(tmp_path, ahead)
     try:
         async with app.run_test(size=(120, 36)):
             inactive = app.query_one(SkillsPane).section(SkillState.INACTIVE)
-            await wait_until(lambda: app.first_frame_at is not None and calls == ["listing"], "the frame")
-            assert inactive.border_title == "Inactive (0)"  # drawn without waiting for the read
+            await wait_until(
+                lambda: app.first_frame_at is not None and calls == ["listing"],
+                "the frame",
+            )
+            assert (
+                inactive.border_title == "Inactive (0)"
+            )  # drawn without waiting for the read
             ahead.set_result(engine.skill_views())
-            await wait_until(lambda: calls == ["listing", "build (framed: True)"], "the build to start")
+            await wait_until(
+                lambda: calls == ["listing", "build (framed: True)"],
+                "the build to start",
+            )
             assert inactive.border_title == f"Inactive ({len(engine.skill_views())})"
     finally:
         ahead.done() or ahead.set_result([])

@@ -29,11 +29,16 @@ async def test_a_growing_live_timeline_keeps_its_newest_rows_drawn_not_all() -> 
             rows = rows + (row(number),)
             timeline.show(rows)
             if number % 25 == 0:
-                await pilot.pause()  # the pane scrolls to its newest row, as it does between turns
+                await (
+                    pilot.pause()
+                )  # the pane scrolls to its newest row, as it does between turns
         await pilot.pause()
         assert len(timeline.entries) == ROWS, "every row is known"
         assert len(timeline.lines) <= KEEP_ROWS + 2, "the drawn rows are bounded"
         hidden = len(timeline.entries) - len(timeline.lines) + 1
-        assert hidden >= ROWS - KEEP_ROWS and f"{hidden:,} earlier rows" in timeline.lines[0].text
+        assert (
+            hidden >= ROWS - KEEP_ROWS
+            and f"{hidden:,} earlier rows" in timeline.lines[0].text
+        )
         assert f"skill number {ROWS - 1} loaded" in timeline.lines[-1].text
         assert len(timeline.lines) - 1 >= TAIL_ROWS

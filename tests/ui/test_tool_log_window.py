@@ -27,25 +27,43 @@ class Host(App[None]):
 
 
 def rows(count: int) -> tuple[ToolRow, ...]:
-    return tuple(ToolRow(f"c{n}", "execute_sql", "ok", f"{n} rows", 0.01, {"query": f"SELECT {n}"}, "auto")
-                 for n in range(count))
+    return tuple(
+        ToolRow(
+            f"c{n}",
+            "execute_sql",
+            "ok",
+            f"{n} rows",
+            0.01,
+            {"query": f"SELECT {n}"},
+            "auto",
+        )
+        for n in range(count)
+    )
 
 
 def row_ids(log: ToolLog) -> list[str]:
     return [str(row.key.value) for row in log.ordered_rows]
 
 
-async def test_three_hundred_calls_keep_a_bounded_table_that_follows_the_newest() -> None:
+async def test_three_hundred_calls_keep_a_bounded_table_that_follows_the_newest() -> (
+    None
+):
     app = Host()
     async with app.run_test(size=(100, 30)) as pilot:
         log = app.query_one(ToolLog)
         state = rows(CALLS)
-        for count in range(1, CALLS + 1):  # a call at a time, as a live session draws them
+        for count in range(
+            1, CALLS + 1
+        ):  # a call at a time, as a live session draws them
             log.show(state[:count])
             assert log.row_count <= WINDOW + TRIM_SLACK
         await pilot.pause()
-        assert list(log.records) == [row.call_id for row in state], "every call is kept as a record"
-        assert row_ids(log)[-1] == f"c{CALLS - 1}" and log.cursor_row == log.row_count - 1
+        assert list(log.records) == [row.call_id for row in state], (
+            "every call is kept as a record"
+        )
+        assert (
+            row_ids(log)[-1] == f"c{CALLS - 1}" and log.cursor_row == log.row_count - 1
+        )
         log.focus()
         await pilot.press("enter")
         assert app.selected == [f"c{CALLS - 1}"]
@@ -70,7 +88,10 @@ async def test_earlier_calls_come_in_past_the_top_and_open_their_own_record() ->
         await pilot.press("ctrl+home")
         assert row_ids(log)[log.cursor_row] == "c0" and log.row_count <= 2 * WINDOW
         await pilot.press("ctrl+end")
-        assert row_ids(log)[log.cursor_row] == f"c{CALLS - 1}" and log.row_count <= 2 * WINDOW
+        assert (
+            row_ids(log)[log.cursor_row] == f"c{CALLS - 1}"
+            and log.row_count <= 2 * WINDOW
+        )
 
 
 async def test_the_wheel_at_the_windows_top_brings_in_earlier_calls() -> None:
@@ -82,7 +103,9 @@ async def test_the_wheel_at_the_windows_top_brings_in_earlier_calls() -> None:
         first = int(row_ids(log)[0][1:])
         log.scroll_to(y=0, animate=False, immediate=True)
         await pilot.pause()
-        log.post_message(MouseScrollUp(log, 5, 5, 0, -1, 0, False, False, False))  # the wheel, one notch up
+        log.post_message(
+            MouseScrollUp(log, 5, 5, 0, -1, 0, False, False, False)
+        )  # the wheel, one notch up
         await pilot.pause()
         assert int(row_ids(log)[0][1:]) < first
 

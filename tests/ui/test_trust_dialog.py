@@ -12,15 +12,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from conftest import fixed_clock  # noqa: E402
-from fake_engine import FakeEngine  # noqa: E402
-from helpers import wait_until  # noqa: E402
+from conftest import fixed_clock
+from fake_engine import FakeEngine
+from helpers import wait_until
 
-from aiq_tui.locations import Home  # noqa: E402
-from aiq_tui.trust import TrustLevel, project_trust, record  # noqa: E402
-from aiq_tui.ui.app import AiqApp  # noqa: E402
-from aiq_tui.ui.screens.trust import TrustScreen  # noqa: E402
-from aiq_tui.ui.widgets.prompt import PromptInput  # noqa: E402
+from aiq_tui.locations import Home
+from aiq_tui.trust import TrustLevel, project_trust, record
+from aiq_tui.ui.app import AiqApp
+from aiq_tui.ui.screens.trust import TrustScreen
+from aiq_tui.ui.widgets.prompt import PromptInput
 
 SIZE = (120, 36)
 
@@ -29,7 +29,9 @@ def cloned_project(root: Path, *, skills: int = 1, mcp: bool = False) -> Path:
     for index in range(skills):
         folder = root / ".agents" / "skills" / f"helper-{index}"
         folder.mkdir(parents=True)
-        (folder / "SKILL.md").write_text(f"---\nname: helper-{index}\ndescription: Helps\n---\nBody\n")
+        (folder / "SKILL.md").write_text(
+            f"---\nname: helper-{index}\ndescription: Helps\n---\nBody\n"
+        )
     if mcp:
         (root / ".mcp.json").write_text('{"mcpServers": {}}')
     root.mkdir(parents=True, exist_ok=True)
@@ -38,26 +40,34 @@ def cloned_project(root: Path, *, skills: int = 1, mcp: bool = False) -> Path:
 
 def make_app(tmp_path: Path, project: Path) -> tuple[AiqApp, FakeEngine]:
     engine = FakeEngine(tmp_path)
-    app = AiqApp(engine, clock=fixed_clock, watch=False, flash_seconds=3600, project=project)
+    app = AiqApp(
+        engine, clock=fixed_clock, watch=False, flash_seconds=3600, project=project
+    )
     app.animation_level = "none"
     return app, engine
 
 
-async def _dialog(pilot, app: AiqApp) -> TrustScreen:  # noqa: ANN001
+async def _dialog(pilot, app: AiqApp) -> TrustScreen:
     await wait_until(lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
     return app.screen  # type: ignore[return-value]
 
 
-@pytest.mark.parametrize("key, level", [("y", TrustLevel.TRUSTED), ("n", TrustLevel.UNTRUSTED)])
-async def test_the_answer_is_remembered_and_focus_returns_to_the_prompt(tmp_path: Path, isolated_home: Home,
-                                                                       key: str, level: TrustLevel) -> None:
+@pytest.mark.parametrize(
+    "key, level", [("y", TrustLevel.TRUSTED), ("n", TrustLevel.UNTRUSTED)]
+)
+async def test_the_answer_is_remembered_and_focus_returns_to_the_prompt(
+    tmp_path: Path, isolated_home: Home, key: str, level: TrustLevel
+) -> None:
     project = cloned_project(tmp_path / "clone", skills=2, mcp=True)
     app, engine = make_app(tmp_path, project)
     async with app.run_test(size=SIZE) as pilot:
         dialog = await _dialog(pilot, app)
         assert dialog.offers == (".agents/skills (2 skills)", ".mcp.json")
         await pilot.press(key)
-        await wait_until(lambda: project_trust(engine.workspace.home, project).level is level, "the decision")
+        await wait_until(
+            lambda: project_trust(engine.workspace.home, project).level is level,
+            "the decision",
+        )
         assert not isinstance(app.screen, TrustScreen)
         assert isinstance(app.focused, PromptInput)
 
@@ -68,14 +78,20 @@ async def test_escape_decides_later(tmp_path: Path, isolated_home: Home) -> None
     async with app.run_test(size=SIZE) as pilot:
         await _dialog(pilot, app)
         await pilot.press("escape")
-        await wait_until(lambda: not isinstance(app.screen, TrustScreen), "the dialog to close")
+        await wait_until(
+            lambda: not isinstance(app.screen, TrustScreen), "the dialog to close"
+        )
         assert isinstance(app.focused, PromptInput)
     assert project_trust(engine.workspace.home, project).undecided
 
 
 @pytest.mark.parametrize("case", ["decided", "brings nothing"])
-async def test_no_question_when_decided_or_nothing_to_trust(tmp_path: Path, isolated_home: Home, case: str) -> None:
-    project = cloned_project(tmp_path / "clone", skills=0 if case == "brings nothing" else 1)
+async def test_no_question_when_decided_or_nothing_to_trust(
+    tmp_path: Path, isolated_home: Home, case: str
+) -> None:
+    project = cloned_project(
+        tmp_path / "clone", skills=0 if case == "brings nothing" else 1
+    )
     app, engine = make_app(tmp_path, project)
     if case == "decided":
         engine.workspace.home.ensure()
@@ -86,8 +102,9 @@ async def test_no_question_when_decided_or_nothing_to_trust(tmp_path: Path, isol
         assert not isinstance(app.screen, TrustScreen)
 
 
-async def test_trusting_takes_effect_at_once_in_the_real_engine(tmp_path: Path, isolated_home: Home,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_trusting_takes_effect_at_once_in_the_real_engine(
+    tmp_path: Path, isolated_home: Home, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from aiq_tui.agent.engine import Engine
     from aiq_tui.workspace import Workspace
 
@@ -99,5 +116,8 @@ async def test_trusting_takes_effect_at_once_in_the_real_engine(tmp_path: Path, 
     async with app.run_test(size=SIZE) as pilot:
         await _dialog(pilot, app)
         await pilot.press("y")
-        await wait_until(lambda: engine.workspace.catalog.get("helper-0").trusted_source, "the skill to be trusted")
+        await wait_until(
+            lambda: engine.workspace.catalog.get("helper-0").trusted_source,
+            "the skill to be trusted",
+        )
     assert engine.workspace.trust is not None and engine.workspace.trust.trusted

@@ -21,11 +21,27 @@ import re
 import threading
 import time
 import uuid
-from datetime import datetime, timezone
-from typing import Any, Sequence
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import msgspec
 
+from aiq_tui.agent.sessions import (
+    Session,
+    SessionStore,
+    TokenFigures,
+    ToolCallRecord,
+    new_session_id,
+)
+from aiq_tui.agent.skillset import LoadedSkills
+from aiq_tui.config import AppConfig, ProviderSettings
+from aiq_tui.context.catalog_line import CatalogFit, LineCut, line_cuts
+from aiq_tui.context.compress import ContextState, compress, stage_for
+from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
+from aiq_tui.context.prompt import CatalogLevel, Prompt, PromptBuilder, PromptInputs
+from aiq_tui.context.tokens import TokenCounter
+from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.events import (
     BudgetChanged,
     CatalogReloaded,
@@ -33,8 +49,8 @@ from aiq_tui.events import (
     Event,
     EventSink,
     McpServerChanged,
-    ModelRequestFinished,
     ModelRequestContent,
+    ModelRequestFinished,
     ModelRequestStarted,
     RetryScheduled,
     SemanticProgress,
@@ -46,34 +62,31 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
-from aiq_tui.agent.sessions import Session, SessionStore, TokenFigures, ToolCallRecord, new_session_id
-from aiq_tui.agent.skillset import LoadedSkills
-from aiq_tui.skills.skill_view import SkillView
-from aiq_tui.config import AppConfig, ProviderSettings
-from aiq_tui.context.compress import ContextState, compress, stage_for
-from aiq_tui.context.model import Breakdown, CompressionPlan, Stage
-from aiq_tui.context.catalog_line import CatalogFit, LineCut, line_cuts
-from aiq_tui.context.prompt import CatalogLevel, Prompt, PromptBuilder, PromptInputs
-from aiq_tui.context.tokens import TokenCounter
-from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
-from aiq_tui.llm.base import Provider, ProviderError, StreamDone, TextDelta, ToolCallReady
+from aiq_tui.llm.base import (
+    Provider,
+    ProviderError,
+    StreamDone,
+    TextDelta,
+    ToolCallReady,
+)
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
 from aiq_tui.llm.windows import ContextWindow
-from aiq_tui.trace_context import endpoint_of
 from aiq_tui.problems import Problem
-from aiq_tui.replay.record import TurnRecorder
 from aiq_tui.ranking.match import Calibration, SkillIndex
+from aiq_tui.replay.record import TurnRecorder
+from aiq_tui.skill_tools.default_tools import build_default_tools
+from aiq_tui.skill_tools.skill_as_tool import skill_tools
+from aiq_tui.skills.executor import SkillExecutor
 from aiq_tui.skills.model import Ranking
+from aiq_tui.skills.skill_view import SkillView
+from aiq_tui.skills.tool_names import skill_for_tool, tool_name_for
 from aiq_tui.tools.base import Approver, ToolResult
 from aiq_tui.tools.mcp.fleet import McpFleet
 from aiq_tui.tools.mcp.search import TOOL_SEARCH, ToolSearchTool
 from aiq_tui.tools.mcp.subscriptions import ResourceWatch
 from aiq_tui.tools.policy import allowed_by_skill
-from aiq_tui.skill_tools.default_tools import build_default_tools
 from aiq_tui.tools.registry import ToolRegistry, project_layout_of
-from aiq_tui.skills.executor import SkillExecutor
-from aiq_tui.skill_tools.skill_as_tool import skill_tools
-from aiq_tui.skills.tool_names import skill_for_tool, tool_name_for
+from aiq_tui.trace_context import endpoint_of
 from aiq_tui.workspace import Workspace
 
 EXPLICIT_REASON = "active: explicitly activated"
@@ -81,96 +94,154 @@ _ID = re.compile(r"^m(\d+)$")
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 class TurnRefused(Exception):
     """The prompt cannot fit the window even after the most aggressive compression."""
 
 
-def refusal_message(b: Breakdown, plan: CompressionPlan, steps: Sequence[str], compression: bool) -> str:
+def refusal_message(
+    b: Breakdown, plan: CompressionPlan, steps: Sequence[str], compression: bool
+) -> str:
     """Why a turn is not sent: what compression tried (each step with what it saved), what it
     could not do, how much is still over and what the user can do about it."""
     head = f"not sent: {b.total} tokens do not fit the {b.window}-token window"
     over = f"still {b.total - b.window} tokens over"
     if not compression:
-        return (f"{head} and compression is off (context.compression: false); {over} — shorten the message, "
-                "turn compression on, unload a skill or raise context.window")
+        return (
+            f"{head} and compression is off (context.compression: false); {over} — shorten the message, "
+            "turn compression on, unload a skill or raise context.window"
+        )
     tried = "; ".join(steps) or "nothing could be compressed"
     limits = [note for note in plan.notes if not note.startswith("still ")]
-    return (f"{head} even after compression — tried: {tried}"
-            + (f"; not possible: {'; '.join(limits)}" if limits else "")
-            + f"; {over} — shorten the message, unload a skill or raise context.window")
+    return (
+        f"{head} even after compression — tried: {tried}"
+        + (f"; not possible: {'; '.join(limits)}" if limits else "")
+        + f"; {over} — shorten the message, unload a skill or raise context.window"
+    )
 
 
 def room_note(b: Breakdown) -> str:
     """For ``/compact`` with nothing to fold: where the room goes and what would free it."""
-    skills = ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
-    return (f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
-            f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
-            f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
-            "new conversation, or lower context.reserve_output or raise context.window; the next turn still "
-            "unloads skills that stop matching and shortens the catalog if it must")
+    skills = (
+        ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
+    )
+    return (
+        f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
+        f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
+        f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
+        "new conversation, or lower context.reserve_output or raise context.window; the next turn still "
+        "unloads skills that stop matching and shortens the catalog if it must"
+    )
 
 
 class Engine:
     """Drives one conversation at a time. Create with :meth:`create`; one turn at a time."""
 
-    def __init__(self, workspace: Workspace, provider: Provider, *, max_rounds: int | None = None,
-                 defer_tokenizer: bool = False) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        provider: Provider,
+        *,
+        max_rounds: int | None = None,
+        defer_tokenizer: bool = False,
+    ) -> None:
         self.workspace = workspace
         self.config: AppConfig = workspace.config
         self.provider = provider
         self.max_rounds = max_rounds or workspace.config.agent.max_tool_rounds
         # defer_tokenizer (the TUI): estimate until warm_up() loads the encoding off the UI thread.
-        self.counter = TokenCounter(self.config.context.encoding, model=provider.model, deferred=defer_tokenizer,
-                                    cache_dir=workspace.home.tokenizer_cache_dir)
-        self.builder = PromptBuilder(self.counter, self.config.context, self.config.disclosure)
+        self.counter = TokenCounter(
+            self.config.context.encoding,
+            model=provider.model,
+            deferred=defer_tokenizer,
+            cache_dir=workspace.home.tokenizer_cache_dir,
+        )
+        self.builder = PromptBuilder(
+            self.counter, self.config.context, self.config.disclosure
+        )
         # Built on first use (or by warm_up() in a background thread): with thousands of
         # skills it takes a second or more, and the first frame does not need it.
         self._index: SkillIndex | None = None
         self._index_lock = threading.Lock()
         # Semantic matching (issue 16): keyword-only until prepare_semantic() has the vectors.
         self._matcher: Any = None  # ranking.semantic.Matcher, made with the index
-        self._semantic: Any = None  # ranking.semantic.SemanticModel, made by prepare_semantic
+        self._semantic: Any = (
+            None  # ranking.semantic.SemanticModel, made by prepare_semantic
+        )
         self._semantic_requested = False
         from aiq_tui.skills.imported import granted_tools
 
-        self.skills = LoadedSkills(workspace.catalog, self.config, self.counter, self.builder.catalog_line,
-                                   granted=lambda meta: granted_tools(workspace.home, meta),
-                                   line_cap=lambda: self.builder.line_cap)
+        self.skills = LoadedSkills(
+            workspace.catalog,
+            self.config,
+            self.counter,
+            self.builder.catalog_line,
+            granted=lambda meta: granted_tools(workspace.home, meta),
+            line_cap=lambda: self.builder.line_cap,
+        )
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
         # One launcher policy for every process the agent starts (commands and scripts).
         layout = project_layout_of(workspace.cwd, self.config, workspace.catalog)
-        self.executor = SkillExecutor(self.config.tools, cwd=workspace.cwd,
-                                      launch=LaunchPolicy(self.config.tools, home=workspace.home, project=workspace.cwd,
-                                                          layout=layout))
+        self.executor = SkillExecutor(
+            self.config.tools,
+            cwd=workspace.cwd,
+            launch=LaunchPolicy(
+                self.config.tools,
+                home=workspace.home,
+                project=workspace.cwd,
+                layout=layout,
+            ),
+        )
         self.tools: ToolRegistry = build_default_tools(
-            workspace.home, self.config, workspace.sources, workspace.catalog if self.config.skills.enabled else None,
-            cwd=workspace.cwd, on_activate=self._on_use_skill, executor=self.executor,
+            workspace.home,
+            self.config,
+            workspace.sources,
+            workspace.catalog if self.config.skills.enabled else None,
+            cwd=workspace.cwd,
+            on_activate=self._on_use_skill,
+            executor=self.executor,
         )
         # MCP servers (issue 26): defined now, started on the loop that runs the turns
         # (start_mcp(), or the first turn); their tools join self.tools as mcp__<server>__<tool>.
-        self.mcp = McpFleet(workspace.home, self.config, workspace.cwd, self.tools, self._fleet_event,
-                            on_tools_changed=self._update_budget)
+        self.mcp = McpFleet(
+            workspace.home,
+            self.config,
+            workspace.cwd,
+            self.tools,
+            self._fleet_event,
+            on_tools_changed=self._update_budget,
+        )
         # The resources the conversation uses are watched (subscribed to) where servers allow it:
         # the next message carries what changed (tools/mcp/subscriptions.py).
         self.resource_watch = ResourceWatch(self.mcp, self.config, self._emit)
         # The tools past mcp.tools_share stay reachable: the model searches them (offered only then).
         self.tool_search = ToolSearchTool(self.mcp)
         self.tools.add(self.tool_search)
-        if self.config.mcp.sampling:  # servers may use the model, each request asked first
+        if (
+            self.config.mcp.sampling
+        ):  # servers may use the model, each request asked first
             from aiq_tui.agent.mcp_sampling import make_sampler
 
-            self.mcp.sampler = make_sampler(lambda: self.provider, lambda: self.approver,
-                                            self.config.mcp.sampling_max_tokens)
-        self.sessions = SessionStore(workspace.home.sessions_dir, limits=self.config.sessions)
+            self.mcp.sampler = make_sampler(
+                lambda: self.provider,
+                lambda: self.approver,
+                self.config.mcp.sampling_max_tokens,
+            )
+        self.sessions = SessionStore(
+            workspace.home.sessions_dir, limits=self.config.sessions
+        )
         self.session = self._new_session()
         self.approver: Approver | None = None
         self._sinks: list[EventSink] = []
-        self._recorder = TurnRecorder()  # the session keeps each turn's events for replay
-        self._base_problems = tuple(p for p in workspace.problems if p not in workspace.catalog.problems)
+        self._recorder = (
+            TurnRecorder()
+        )  # the session keeps each turn's events for replay
+        self._base_problems = tuple(
+            p for p in workspace.problems if p not in workspace.catalog.problems
+        )
         self._catalog_problems = tuple(workspace.catalog.problems)
         self._next_id = 0
         self._turn_task: asyncio.Task[Any] | None = None
@@ -183,16 +254,24 @@ class Engine:
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
 
     @classmethod
-    def create(cls, workspace: Workspace, provider_name: str | None = None, *,
-               demo_delay: float | None = None, defer_tokenizer: bool = False,
-               **provider_options: Any) -> "Engine":
+    def create(
+        cls,
+        workspace: Workspace,
+        provider_name: str | None = None,
+        *,
+        demo_delay: float | None = None,
+        defer_tokenizer: bool = False,
+        **provider_options: Any,
+    ) -> Engine:
         """An engine on the named provider (default: config ``llm.provider``).
 
         Raises ValueError for an unknown provider name (the message lists the known ones).
         """
         from aiq_tui.llm.factory import create_provider
 
-        provider = create_provider(workspace.config, provider_name, demo_delay=demo_delay, **provider_options)
+        provider = create_provider(
+            workspace.config, provider_name, demo_delay=demo_delay, **provider_options
+        )
         return cls(workspace, provider, defer_tokenizer=defer_tokenizer)
 
     # -- read-only state ----------------------------------------------------------------------
@@ -201,7 +280,10 @@ class Engine:
         """The inverted index over every skill's metadata (built once, updated on reload)."""
         with self._index_lock:
             if self._index is None:
-                self._index = SkillIndex(self.workspace.catalog, Calibration.from_config(self.config.matching))
+                self._index = SkillIndex(
+                    self.workspace.catalog,
+                    Calibration.from_config(self.config.matching),
+                )
             return self._index
 
     def warm_up(self) -> None:
@@ -222,7 +304,9 @@ class Engine:
             if self._matcher is None:
                 from aiq_tui.models import matcher_for
 
-                self._matcher = matcher_for(self.workspace.home, self.config, index, self._semantic)
+                self._matcher = matcher_for(
+                    self.workspace.home, self.config, index, self._semantic
+                )
             return self._matcher
 
     @property
@@ -243,12 +327,18 @@ class Engine:
                 return
             from aiq_tui.models import open_semantic
 
-            self._semantic = open_semantic(self.workspace.home, self.config, self.workspace.catalog)
+            self._semantic = open_semantic(
+                self.workspace.home, self.config, self.workspace.catalog
+            )
             if self._semantic is None:
                 return
             matcher.semantic = self._semantic
         model = self._semantic
-        model.prepare(on_progress=lambda p: self._emit(SemanticProgress(p.done, p.total, model.state, model.error)))
+        model.prepare(
+            on_progress=lambda p: self._emit(
+                SemanticProgress(p.done, p.total, model.state, model.error)
+            )
+        )
 
     def _semantic_for_headless_turn(self) -> None:
         """Headless (``ask``): use the semantic signal when every skill's vector is cached
@@ -266,7 +356,9 @@ class Engine:
         if model.progress.ready:
             self.prepare_semantic()
         else:
-            threading.Thread(target=self.prepare_semantic, name="aiq-embed", daemon=True).start()
+            threading.Thread(
+                target=self.prepare_semantic, name="aiq-embed", daemon=True
+            ).start()
 
     @property
     def provider_label(self) -> str:
@@ -315,7 +407,9 @@ class Engine:
         return self.matcher.rank(query, top_k=None)
 
     def explain(self, query: str, name: str) -> str:
-        explanation = self.matcher.explain(query, name, top_k=self.config.matching.top_k)
+        explanation = self.matcher.explain(
+            query, name, top_k=self.config.matching.top_k
+        )
         return f"{name}: " + "; ".join(explanation.reasons)
 
     def catalog_cut(self, name: str) -> tuple[LineCut | None, CatalogFit | None]:
@@ -374,12 +468,17 @@ class Engine:
 
     async def retry(self) -> str:
         """Run the last user message again (after an error); no-op answer "" when there is none."""
-        last_user = next((m for m in reversed(self.session.messages) if m.role is Role.USER), None)
+        last_user = next(
+            (m for m in reversed(self.session.messages) if m.role is Role.USER), None
+        )
         if last_user is None:
             return ""
         # Drop a partial answer after it, so the model answers the question afresh.
         while self.session.messages and self.session.messages[-1] is not last_user:
-            if self.session.messages[-1].role is Role.TOOL or self.session.messages[-1].tool_calls:
+            if (
+                self.session.messages[-1].role is Role.TOOL
+                or self.session.messages[-1].tool_calls
+            ):
                 break  # tool exchanges are kept: they are facts the model may reuse
             self.session.messages.pop()
         return await self._turn(last_user.content, last_user.id)
@@ -394,9 +493,13 @@ class Engine:
         try:
             if self._index is None:  # build off the event loop so the UI keeps drawing
                 await asyncio.to_thread(self.warm_up)
-            if not self._semantic_requested:  # no TUI worker asked for it (headless ask)
+            if (
+                not self._semantic_requested
+            ):  # no TUI worker asked for it (headless ask)
                 await asyncio.to_thread(self._semantic_for_headless_turn)
-            await self.mcp.start()  # once; a failing server is a warning, never the turn's end
+            await (
+                self.mcp.start()
+            )  # once; a failing server is a warning, never the turn's end
             self._match(text)
             for _round in range(self.max_rounds):
                 prompt = await self._prepare()
@@ -404,21 +507,38 @@ class Engine:
                 usage_in += done.usage.input_tokens
                 usage_out += done.usage.output_tokens
                 if reply or calls:
-                    self.session.messages.append(Message(
-                        Role.ASSISTANT, reply, id=self._new_id(),
-                        tool_calls=tuple(ToolCall(c.id, c.name, sendable_arguments(c.arguments)) for c in calls),
-                    ))
+                    self.session.messages.append(
+                        Message(
+                            Role.ASSISTANT,
+                            reply,
+                            id=self._new_id(),
+                            tool_calls=tuple(
+                                ToolCall(c.id, c.name, sendable_arguments(c.arguments))
+                                for c in calls
+                            ),
+                        )
+                    )
                 answer = reply or answer
                 if not calls:
                     if done.finish_reason == "length":
-                        self._emit(ErrorRaised("the answer was cut off at the output limit "
-                                               "(context.reserve_output); ask the model to continue", retryable=False))
+                        self._emit(
+                            ErrorRaised(
+                                "the answer was cut off at the output limit "
+                                "(context.reserve_output); ask the model to continue",
+                                retryable=False,
+                            )
+                        )
                     break
                 for call in calls:
                     await self._run_tool(call)
             else:
-                self._emit(ErrorRaised(f"stopped after {self.max_rounds} model calls in one turn; "
-                                       "say 'continue' to let the agent go on", retryable=False))
+                self._emit(
+                    ErrorRaised(
+                        f"stopped after {self.max_rounds} model calls in one turn; "
+                        "say 'continue' to let the agent go on",
+                        retryable=False,
+                    )
+                )
         except asyncio.CancelledError:
             if not self._cancel_requested:
                 raise
@@ -432,18 +552,30 @@ class Engine:
         except TurnRefused as exc:
             self._emit(ErrorRaised(str(exc), retryable=False))
         except ProviderError as exc:
-            text = str(exc)  # an endpoint's error names the provider already: say it once
-            named = text if text.startswith(f"{self.provider.name} ") or text.startswith(f"{self.provider.name}:") \
+            text = str(
+                exc
+            )  # an endpoint's error names the provider already: say it once
+            named = (
+                text
+                if text.startswith(f"{self.provider.name} ")
+                or text.startswith(f"{self.provider.name}:")
                 else f"{self.provider.name}: {text}"
+            )
             self._emit(ErrorRaised(named, retryable=exc.retryable))
-        except Exception as exc:  # noqa: BLE001 - the turn fails, the session and the app survive
-            self._emit(ErrorRaised(f"unexpected error: {type(exc).__name__}: {exc}", retryable=True))
+        except Exception as exc:
+            self._emit(
+                ErrorRaised(
+                    f"unexpected error: {type(exc).__name__}: {exc}", retryable=True
+                )
+            )
         finally:
             self._turn_task = None
             self._close_dangling_calls()
             self._update_budget()
             self.session.tokens = self._figures(usage_in, usage_out)
-            self._emit(TurnFinished(turn_id, answer, usage_in, usage_out, cancelled=cancelled))
+            self._emit(
+                TurnFinished(turn_id, answer, usage_in, usage_out, cancelled=cancelled)
+            )
             self._save()
         return answer
 
@@ -457,7 +589,11 @@ class Engine:
     # -- matching and skills ------------------------------------------------------------------------
     def _match(self, text: str) -> None:
         keep = self.config.matching.context_messages
-        earlier = [m.content for m in self.session.messages[:-1] if m.role is Role.USER and not m.summary]
+        earlier = [
+            m.content
+            for m in self.session.messages[:-1]
+            if m.role is Role.USER and not m.summary
+        ]
         context = tuple(earlier[-keep:]) if keep else ()
         ranking = self.matcher.rank(text, context=context, top_k=None)
         self._last_ranking = ranking
@@ -465,7 +601,9 @@ class Engine:
         self._emit_all(self.skills.apply_ranking(ranking))
 
     def _on_use_skill(self, name: str) -> None:
-        self._emit_all(self.skills.activate(name, "active: loaded by the model with use_skill"))
+        self._emit_all(
+            self.skills.activate(name, "active: loaded by the model with use_skill")
+        )
 
     async def activate(self, name: str) -> bool:
         """``/skill NAME``: Active at the full phase regardless of score. False if unknown."""
@@ -485,18 +623,32 @@ class Engine:
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
-            if name.startswith("skill_") and skill_for_tool(self.workspace.catalog, name) not in loaded:
+            if (
+                name.startswith("skill_")
+                and skill_for_tool(self.workspace.catalog, name) not in loaded
+            ):
                 continue
             if name.startswith("mcp__") or name == TOOL_SEARCH:
                 continue  # offered below, within their share
             specs.append(tool.spec)
         allowed = self.skills.active_allowed_tools()
-        preferred = None if allowed is None else (lambda tool: allowed_by_skill(allowed, tool, tool))
+        preferred = (
+            None
+            if allowed is None
+            else (lambda tool: allowed_by_skill(allowed, tool, tool))
+        )
         offered = self.mcp.offered(self.counter, self.window, preferred)
-        if (self.config.mcp.tool_search and len(offered) < len(self.mcp.tool_names())
-                and self.tools.policy.configured(TOOL_SEARCH) != "deny"):  # never offer what is refused
+        if (
+            self.config.mcp.tool_search
+            and len(offered) < len(self.mcp.tool_names())
+            and self.tools.policy.configured(TOOL_SEARCH) != "deny"
+        ):  # never offer what is refused
             sent = {spec.name for spec in offered}
-            specs.append(self.tool_search.spec_for([n for n in self.mcp.tool_names() if n not in sent]))
+            specs.append(
+                self.tool_search.spec_for(
+                    [n for n in self.mcp.tool_names() if n not in sent]
+                )
+            )
         return specs + offered
 
     def skill_for_tool(self, tool_name: str) -> str | None:
@@ -526,24 +678,38 @@ class Engine:
         skill-creator's trigger eval measures; ``match --eval --llm`` sends it). Nothing is
         sent, saved or emitted, and the conversation in progress is untouched."""
         ranking = self.matcher.rank(query, top_k=None)
-        fresh = self._prompt_inputs(catalog=self.skills.catalog_entries(ranking), loaded=(),
-                                    history=(Message(Role.USER, query, id="m1"),), tools=self._tool_specs(loaded=()),
-                                    catalog_level=CatalogLevel.FULL)
+        fresh = self._prompt_inputs(
+            catalog=self.skills.catalog_entries(ranking),
+            loaded=(),
+            history=(Message(Role.USER, query, id="m1"),),
+            tools=self._tool_specs(loaded=()),
+            catalog_level=CatalogLevel.FULL,
+        )
         return self.builder.build(fresh)
 
-    def _prompt_inputs(self, *, catalog: Sequence[tuple[str, str]] | None = None, loaded: Sequence[Any] | None = None,
-                       history: Sequence[Message] | None = None, tools: list[ToolSpec] | None = None,
-                       catalog_level: CatalogLevel | None = None) -> PromptInputs:
+    def _prompt_inputs(
+        self,
+        *,
+        catalog: Sequence[tuple[str, str]] | None = None,
+        loaded: Sequence[Any] | None = None,
+        history: Sequence[Message] | None = None,
+        tools: list[ToolSpec] | None = None,
+        catalog_level: CatalogLevel | None = None,
+    ) -> PromptInputs:
         """The prompt builder's inputs: the conversation's, unless a part is given."""
         return PromptInputs(
-            catalog=(self.skills.catalog_entries() if catalog is None else catalog) if self.config.skills.enabled else (),
+            catalog=(self.skills.catalog_entries() if catalog is None else catalog)
+            if self.config.skills.enabled
+            else (),
             loaded=self.skills.loaded() if loaded is None else loaded,
             history=tuple(self.session.messages) if history is None else history,
             tools=self._tool_specs() if tools is None else tools,
             window=self.window,
             reserve=self.reserve,
             window_source=self.window_info.label,
-            catalog_level=self._catalog_level if catalog_level is None else catalog_level,
+            catalog_level=self._catalog_level
+            if catalog_level is None
+            else catalog_level,
         )
 
     def _update_budget(self) -> Prompt:
@@ -570,20 +736,36 @@ class Engine:
             prompt = self._update_budget()
         # The planner budgets a summary at its cap; what counts is the measured prompt.
         if prompt.breakdown.total > prompt.breakdown.window:
-            raise TurnRefused(refusal_message(prompt.breakdown, plan, steps, self.config.context.compression))
+            raise TurnRefused(
+                refusal_message(
+                    prompt.breakdown, plan, steps, self.config.context.compression
+                )
+            )
         return prompt
 
-    async def _compress(self, prompt: Prompt, settings: Any, *, steps: list[str] | None = None,
-                        turn_open: bool = True) -> CompressionPlan:
+    async def _compress(
+        self,
+        prompt: Prompt,
+        settings: Any,
+        *,
+        steps: list[str] | None = None,
+        turn_open: bool = True,
+    ) -> CompressionPlan:
         """Plan and apply compression to the session and the loaded skills. ``steps`` collects
         what each applied step did (the events' ``step`` texts); ``turn_open``: the last user
         message's turn is still running, so its tool results are in use and stay whole."""
         b = prompt.breakdown
         state = ContextState(
-            history=tuple(self.session.messages), skills=self.skills.costs(),
-            fixed=b.system, catalog=b.catalog, reserve=b.reserve, window=b.window,
+            history=tuple(self.session.messages),
+            skills=self.skills.costs(),
+            fixed=b.system,
+            catalog=b.catalog,
+            reserve=b.reserve,
+            window=b.window,
             catalog_options=self.builder.catalog_options(self._prompt_inputs()),
-            tool_summaries={record.call_id: record.summary for record in self.session.tool_calls},
+            tool_summaries={
+                record.call_id: record.summary for record in self.session.tool_calls
+            },
             turn_open=turn_open,
         )
         provider_settings = self._provider_settings
@@ -597,7 +779,9 @@ class Engine:
                 steps.append(event.step)
             self._emit(event)
 
-        outcome = await compress(state, settings, self.counter, by_model if use_model else None, emit=emit)
+        outcome = await compress(
+            state, settings, self.counter, by_model if use_model else None, emit=emit
+        )
         if outcome.plan.is_noop:
             return outcome.plan
         self.session.keep_title()  # the first messages may be folded into a summary now
@@ -605,7 +789,12 @@ class Engine:
         if outcome.summary is not None:
             self.session.summaries.append(outcome.summary.text)
         for eviction in outcome.plan.evictions:
-            self._emit_all(self.skills.evict(eviction.name, f"evicted at {int(outcome.plan.stage)} %: {eviction.reason}"))
+            self._emit_all(
+                self.skills.evict(
+                    eviction.name,
+                    f"evicted at {int(outcome.plan.stage)} %: {eviction.reason}",
+                )
+            )
         if outcome.plan.catalog is not None:
             self._catalog_level = CatalogLevel(outcome.plan.catalog.level)
         return outcome.plan
@@ -620,15 +809,28 @@ class Engine:
         context = self.config.context
 
         def forced(keep: int) -> Any:
-            return msgspec.structs.replace(context, compression=True, compress_at=0.0, keep_last=keep,
-                                           keep_last_aggressive=min(keep, context.keep_last_aggressive))
+            return msgspec.structs.replace(
+                context,
+                compression=True,
+                compress_at=0.0,
+                keep_last=keep,
+                keep_last_aggressive=min(keep, context.keep_last_aggressive),
+            )
 
-        plan = await self._compress(self.current_prompt(), forced(context.keep_last), turn_open=False)
+        plan = await self._compress(
+            self.current_prompt(), forced(context.keep_last), turn_open=False
+        )
         if plan.is_noop and context.keep_last_aggressive < context.keep_last:
-            plan = await self._compress(self.current_prompt(), forced(context.keep_last_aggressive), turn_open=False)
+            plan = await self._compress(
+                self.current_prompt(),
+                forced(context.keep_last_aggressive),
+                turn_open=False,
+            )
         prompt = self._update_budget()
         if plan.is_noop:
-            return dataclasses.replace(plan, notes=plan.notes + (room_note(prompt.breakdown),))
+            return dataclasses.replace(
+                plan, notes=plan.notes + (room_note(prompt.breakdown),)
+            )
         self._save()
         return plan
 
@@ -640,15 +842,31 @@ class Engine:
         provider_settings = self._provider_settings
         max_tokens = self.reserve
         if provider_settings is not None:
-            max_tokens = min(max_tokens, provider_settings.max_output_tokens) or provider_settings.max_output_tokens
+            max_tokens = (
+                min(max_tokens, provider_settings.max_output_tokens)
+                or provider_settings.max_output_tokens
+            )
         provider, model = self.provider.name, self.provider.model
         kind = provider_settings.kind if provider_settings is not None else provider
         address, port = endpoint_of(getattr(self.provider, "base_url", "") or "")
-        self._emit(ModelRequestStarted(provider, kind, model, max(1, max_tokens), address, port,
-                                       ModelRequestContent(prompt.system, tuple(prompt.messages), tuple(prompt.tools))))
+        self._emit(
+            ModelRequestStarted(
+                provider,
+                kind,
+                model,
+                max(1, max_tokens),
+                address,
+                port,
+                ModelRequestContent(
+                    prompt.system, tuple(prompt.messages), tuple(prompt.tools)
+                ),
+            )
+        )
         started, error = time.perf_counter(), ""
         try:
-            async for item in self.provider.stream(prompt.system, prompt.messages, prompt.tools, max(1, max_tokens)):
+            async for item in self.provider.stream(
+                prompt.system, prompt.messages, prompt.tools, max(1, max_tokens)
+            ):
                 if isinstance(item, TextDelta):
                     parts.append(item.text)
                     self._emit(TokenStreamed(item.text))
@@ -660,69 +878,133 @@ class Engine:
             done = StreamDone("cancelled", done.usage, done.response_id)
             # Keep what was streamed; tool calls of an interrupted reply are dropped.
             if parts:
-                self.session.messages.append(Message(Role.ASSISTANT, "".join(parts), id=self._new_id()))
+                self.session.messages.append(
+                    Message(Role.ASSISTANT, "".join(parts), id=self._new_id())
+                )
             raise
         except Exception as exc:
-            done, error = StreamDone("error", done.usage, done.response_id), str(exc) or type(exc).__name__
+            done, error = (
+                StreamDone("error", done.usage, done.response_id),
+                str(exc) or type(exc).__name__,
+            )
             raise
         finally:  # every request that started ends, whatever happened (a trace's span closes)
-            self._emit(ModelRequestFinished(provider, model, done.usage.input_tokens, done.usage.output_tokens,
-                                            done.finish_reason, round(time.perf_counter() - started, 6), error,
-                                            done.response_id))
+            self._emit(
+                ModelRequestFinished(
+                    provider,
+                    model,
+                    done.usage.input_tokens,
+                    done.usage.output_tokens,
+                    done.finish_reason,
+                    round(time.perf_counter() - started, 6),
+                    error,
+                    done.response_id,
+                )
+            )
         return "".join(parts), calls, done
 
     async def _run_tool(self, call: ToolCall) -> None:
         started = time.perf_counter()
         problem = invalid_arguments(call.arguments)
         if problem is not None:
-            result = ToolResult.failure(f"{call.name}: {problem}; send the arguments as one JSON object")
-            self._emit(ToolCallRequested(call.id, call.name, sendable_arguments(call.arguments), "deny"))
-            self._emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            result = ToolResult.failure(
+                f"{call.name}: {problem}; send the arguments as one JSON object"
+            )
+            self._emit(
+                ToolCallRequested(
+                    call.id, call.name, sendable_arguments(call.arguments), "deny"
+                )
+            )
+            self._emit(
+                ToolCallFinished(
+                    call.id, call.name, False, result.summary, 0.0, result.error
+                )
+            )
         else:
             skill = self.skill_for_tool(call.name)
-            if skill is not None:  # seed 003: a skill's tool about to run has its full description first
+            if (
+                skill is not None
+            ):  # seed 003: a skill's tool about to run has its full description first
                 upgraded = self.skills.before_tool_call(skill, call.name)
                 if upgraded:
                     self._emit_all(upgraded)
                     self._update_budget()
-            result = await self.tools.invoke(call, self.approver, self._emit, self.skills.active_allowed_tools(),
-                                             preapproving=self.skills.preapproving_tools())
+            result = await self.tools.invoke(
+                call,
+                self.approver,
+                self._emit,
+                self.skills.active_allowed_tools(),
+                preapproving=self.skills.preapproving_tools(),
+            )
             if result.ok:  # a resource the model read is watched from now on
-                self.resource_watch.model_read(self.tools.get(call.name), call.arguments)
+                self.resource_watch.model_read(
+                    self.tools.get(call.name), call.arguments
+                )
         content = result.to_model_text()
         if call.name == "use_skill" and result.ok:
             name = str(call.arguments.get("skill_name", "")).strip()
             if name in self.skills:
                 # The instructions now sit in the system prompt (protected from compression);
                 # repeating them in the history would pay for them twice.
-                content = (f"Skill '{name}' is active: its instructions and resource list are in the "
-                           f"system prompt under '## Skill: {name}'. Follow them.")
-        self.session.messages.append(Message(Role.TOOL, content, tool_call_id=call.id, name=call.name,
-                                             id=self._new_id()))
-        self.session.tool_calls.append(ToolCallRecord(
-            call.id, call.name, sendable_arguments(call.arguments), result.summary, result.ok,
-            round(time.perf_counter() - started, 6), at=_now(),
-        ))
+                content = (
+                    f"Skill '{name}' is active: its instructions and resource list are in the "
+                    f"system prompt under '## Skill: {name}'. Follow them."
+                )
+        self.session.messages.append(
+            Message(
+                Role.TOOL,
+                content,
+                tool_call_id=call.id,
+                name=call.name,
+                id=self._new_id(),
+            )
+        )
+        self.session.tool_calls.append(
+            ToolCallRecord(
+                call.id,
+                call.name,
+                sendable_arguments(call.arguments),
+                result.summary,
+                result.ok,
+                round(time.perf_counter() - started, 6),
+                at=_now(),
+            )
+        )
 
     def _close_dangling_calls(self) -> None:
         """Answer tool calls left without a result (cancelled mid-tool) so the history stays
         valid for every API (each tool call needs its result)."""
-        answered = {m.tool_call_id for m in self.session.messages if m.role is Role.TOOL}
+        answered = {
+            m.tool_call_id for m in self.session.messages if m.role is Role.TOOL
+        }
         for message in list(self.session.messages):
             for call in message.tool_calls:
                 if call.id not in answered:
-                    self.session.messages.append(Message(Role.TOOL, '{"error": "cancelled by the user"}',
-                                                         tool_call_id=call.id, name=call.name, id=self._new_id()))
+                    self.session.messages.append(
+                        Message(
+                            Role.TOOL,
+                            '{"error": "cancelled by the user"}',
+                            tool_call_id=call.id,
+                            name=call.name,
+                            id=self._new_id(),
+                        )
+                    )
                     answered.add(call.id)
 
     # -- sessions ----------------------------------------------------------------------------------
     def _new_session(self) -> Session:
         # Not written until its first turn: starting the app does not leave empty files.
-        return Session(id=new_session_id(), provider=self.provider.name, model=self.provider.model)
+        return Session(
+            id=new_session_id(), provider=self.provider.name, model=self.provider.model
+        )
 
     def _new_id(self) -> str:
         if self._next_id == 0:
-            used = [int(m.group(1)) for m in (_ID.match(x.id) for x in self.session.messages) if m]
+            used = [
+                int(m.group(1))
+                for m in (_ID.match(x.id) for x in self.session.messages)
+                if m
+            ]
             self._next_id = max(used, default=0) + 1
         self._next_id += 1
         return f"m{self._next_id - 1}"
@@ -730,17 +1012,26 @@ class Engine:
     def _figures(self, usage_in: int, usage_out: int) -> TokenFigures:
         b = self._breakdown
         previous = self.session.tokens
-        return TokenFigures(window=b.window, last_total=b.total, parts=b.parts(),
-                            input_tokens=previous.input_tokens + usage_in,
-                            output_tokens=previous.output_tokens + usage_out)
+        return TokenFigures(
+            window=b.window,
+            last_total=b.total,
+            parts=b.parts(),
+            input_tokens=previous.input_tokens + usage_in,
+            output_tokens=previous.output_tokens + usage_out,
+        )
 
     def _save(self) -> None:
         self.session.skill_states = self.skills.statuses()
         try:
             path = self.sessions.save(self.session)
         except OSError as exc:
-            self._emit(ErrorRaised(f"could not save the session to {self.sessions.directory}: {exc}; "
-                                   "the conversation is still in memory", retryable=True))
+            self._emit(
+                ErrorRaised(
+                    f"could not save the session to {self.sessions.directory}: {exc}; "
+                    "the conversation is still in memory",
+                    retryable=True,
+                )
+            )
             return
         self._emit(SessionSaved(self.session.id, path))
 
@@ -769,7 +1060,11 @@ class Engine:
         self._next_id = 0
         self._catalog_level = CatalogLevel.FULL
         states = session.skill_states
-        explicit = [name for name, s in states.items() if s.reason.startswith(EXPLICIT_REASON) or "use_skill" in s.reason]
+        explicit = [
+            name
+            for name, s in states.items()
+            if s.reason.startswith(EXPLICIT_REASON) or "use_skill" in s.reason
+        ]
         self._emit_all(self.skills.restore(states, explicit))
         self._update_budget()
         # Restoring puts back the skills the session already had: the screen follows these
@@ -799,7 +1094,9 @@ class Engine:
         # were validated together (save_settings), so they are copied as they are.
         for name in type(self.config.context).__struct_fields__:
             setattr(self.config.context, name, getattr(config.context, name))
-        self.config.sessions = self.sessions.limits = config.sessions  # the next read of a saved session
+        self.config.sessions = self.sessions.limits = (
+            config.sessions
+        )  # the next read of a saved session
         if hasattr(provider, "on_retry"):
             provider.on_retry = self._on_retry  # type: ignore[attr-defined]
         self.session.provider, self.session.model = provider.name, provider.model
@@ -823,29 +1120,53 @@ class Engine:
         diff = self.workspace.catalog.rescan()
         for name in diff.removed + diff.changed:
             self.tools.remove(tool_name_for(name))
-        fresh = [meta for meta in map(self.workspace.catalog.get, diff.added + diff.changed) if meta is not None]
+        fresh = [
+            meta
+            for meta in map(self.workspace.catalog.get, diff.added + diff.changed)
+            if meta is not None
+        ]
         with self._index_lock:  # not built yet: the build will read the new catalog
             if self._index is not None:
                 for name in diff.removed:
                     self._index.remove(name)
                 for meta in fresh:
                     self._index.upsert(meta)
-        if self._semantic is not None:  # changed skills: keyword-only until re-embedded, off this thread
+        if (
+            self._semantic is not None
+        ):  # changed skills: keyword-only until re-embedded, off this thread
             self._semantic.update(fresh, diff.removed)
             if not self._semantic.progress.ready:
-                threading.Thread(target=self.prepare_semantic, name="aiq-embed", daemon=True).start()
+                threading.Thread(
+                    target=self.prepare_semantic, name="aiq-embed", daemon=True
+                ).start()
         if self.config.skills.enabled:
-            for tool in skill_tools(_MetaList(self.workspace.catalog, fresh), self.executor):
+            for tool in skill_tools(
+                _MetaList(self.workspace.catalog, fresh), self.executor
+            ):
                 if tool.spec.name not in self.tools:
                     self.tools.add(tool)
-        self._catalog_problems = tuple(diff.problems) if diff.problems else tuple(self.workspace.catalog.problems)
+        self._catalog_problems = (
+            tuple(diff.problems)
+            if diff.problems
+            else tuple(self.workspace.catalog.problems)
+        )
         # A disabled skill is still on disk: said so, not "removed" (it stays reachable by name).
-        disabled = tuple(name for name in diff.removed if self.workspace.catalog.find(name) is not None)
+        disabled = tuple(
+            name
+            for name in diff.removed
+            if self.workspace.catalog.find(name) is not None
+        )
         removed = tuple(name for name in diff.removed if name not in disabled)
         self._emit_all(self.skills.forget(removed))
-        self._emit_all(self.skills.forget(disabled, "disabled: status inactive — e in its viewer enables it"))
+        self._emit_all(
+            self.skills.forget(
+                disabled, "disabled: status inactive — e in its viewer enables it"
+            )
+        )
         self._emit_all(self.skills.refresh(diff.changed))
-        event = CatalogReloaded(diff.added, diff.changed, removed, tuple(diff.problems), disabled)
+        event = CatalogReloaded(
+            diff.added, diff.changed, removed, tuple(diff.problems), disabled
+        )
         self._emit(event)
         if diff.added or diff.changed or diff.removed:
             self._update_budget()

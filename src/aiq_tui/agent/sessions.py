@@ -31,10 +31,11 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from aiq_tui.config import SessionSettings
 from aiq_tui.conversation import Message, Role
@@ -86,18 +87,23 @@ class SessionUnreadable(SessionError):
     over a limit of :class:`~aiq_tui.config.SessionSettings`. ``path``, ``reason`` and
     ``hint`` are what ``str()`` joins, for callers that show them apart (a listing's problem)."""
 
-    def __init__(self, path: Path, reason: str, hint: str = f"{UNTOUCHED}; fix or remove it by hand"):
+    def __init__(
+        self,
+        path: Path,
+        reason: str,
+        hint: str = f"{UNTOUCHED}; fix or remove it by hand",
+    ):
         self.path, self.reason, self.hint = path, reason, hint
         super().__init__(f"{path}: cannot read session ({reason}); {hint}")
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+    return datetime.now(UTC).isoformat(timespec="microseconds")
 
 
 def new_session_id() -> str:
     """Sortable by creation time (UTC second) plus randomness against collisions."""
-    return datetime.now(timezone.utc).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
+    return datetime.now(UTC).strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
 
 
 @dataclass(frozen=True)
@@ -114,16 +120,24 @@ class ToolCallRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "call_id": self.call_id, "name": self.name, "arguments": self.arguments,
-            "summary": self.summary, "ok": self.ok, "duration_s": self.duration_s, "at": self.at,
+            "call_id": self.call_id,
+            "name": self.name,
+            "arguments": self.arguments,
+            "summary": self.summary,
+            "ok": self.ok,
+            "duration_s": self.duration_s,
+            "at": self.at,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "ToolCallRecord":
+    def from_json(cls, data: dict[str, Any]) -> ToolCallRecord:
         return cls(
-            call_id=str(data.get("call_id", "")), name=str(data["name"]),
-            arguments=dict(data.get("arguments") or {}), summary=str(data.get("summary", "")),
-            ok=bool(data.get("ok", False)), duration_s=float(data.get("duration_s", 0.0)),
+            call_id=str(data.get("call_id", "")),
+            name=str(data["name"]),
+            arguments=dict(data.get("arguments") or {}),
+            summary=str(data.get("summary", "")),
+            ok=bool(data.get("ok", False)),
+            duration_s=float(data.get("duration_s", 0.0)),
             at=str(data.get("at", "")),
         )
 
@@ -137,10 +151,14 @@ class SkillStatus:
     reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"state": self.state.value, "phase": self.phase.label, "reason": self.reason}
+        return {
+            "state": self.state.value,
+            "phase": self.phase.label,
+            "reason": self.reason,
+        }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "SkillStatus":
+    def from_json(cls, data: dict[str, Any]) -> SkillStatus:
         phase = data.get("phase", "meta")
         by_label = {p.label: p for p in Phase}
         return cls(
@@ -162,14 +180,18 @@ class TokenFigures:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "window": self.window, "last_total": self.last_total, "parts": dict(self.parts),
-            "input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+            "window": self.window,
+            "last_total": self.last_total,
+            "parts": dict(self.parts),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TokenFigures":
+    def from_json(cls, data: dict[str, Any]) -> TokenFigures:
         return cls(
-            window=int(data.get("window", 0)), last_total=int(data.get("last_total", 0)),
+            window=int(data.get("window", 0)),
+            last_total=int(data.get("last_total", 0)),
             parts={str(k): int(v) for k, v in (data.get("parts") or {}).items()},
             input_tokens=int(data.get("input_tokens", 0)),
             output_tokens=int(data.get("output_tokens", 0)),
@@ -192,7 +214,9 @@ class Session:
     summaries: list[str] = field(default_factory=list)
     tokens: TokenFigures = field(default_factory=TokenFigures)
     version: int = SESSION_VERSION
-    replay: list[dict[str, Any]] = field(default_factory=list)  # engine events per turn (aiq_tui.replay)
+    replay: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # engine events per turn (aiq_tui.replay)
 
     @property
     def display_title(self) -> str:
@@ -201,7 +225,11 @@ class Session:
 
     def _first_words(self) -> str:
         for message in self.messages:
-            if message.role is Role.USER and not message.summary and message.content.strip():
+            if (
+                message.role is Role.USER
+                and not message.summary
+                and message.content.strip()
+            ):
                 text = " ".join(message.content.split())
                 # One ellipsis: a message that already ends in one is not given a second.
                 return text if len(text) <= 60 else text[:57].rstrip(" .…") + "…"
@@ -224,14 +252,16 @@ class Session:
             "model": self.model,
             "messages": [m.to_json() for m in self.messages],
             "tool_calls": [c.to_json() for c in self.tool_calls],
-            "skill_states": {name: s.to_json() for name, s in self.skill_states.items()},
+            "skill_states": {
+                name: s.to_json() for name, s in self.skill_states.items()
+            },
             "summaries": list(self.summaries),
             "tokens": self.tokens.to_json(),
             "replay": dump_turns(self.replay),
         }
 
     @classmethod
-    def from_data(cls, data: Any) -> "Session":
+    def from_data(cls, data: Any) -> Session:
         """A session from its file's parsed JSON. A session file is input, never authority: whatever
         its shape (a list where an object belongs, 1e999 tokens), the only error is a ValueError
         saying what is wrong (:func:`read_session_file` bounds its size and depth first)."""
@@ -239,16 +269,30 @@ class Session:
             return cls.from_json(data)
         except ValueError:
             raise
-        except (KeyError, TypeError, AttributeError, OverflowError, RecursionError) as exc:
-            detail = f"missing field {exc}" if isinstance(exc, KeyError) else str(exc) or type(exc).__name__
-            raise ValueError(f"not a session file ({type(exc).__name__}: {detail})") from None
+        except (
+            KeyError,
+            TypeError,
+            AttributeError,
+            OverflowError,
+            RecursionError,
+        ) as exc:
+            detail = (
+                f"missing field {exc}"
+                if isinstance(exc, KeyError)
+                else str(exc) or type(exc).__name__
+            )
+            raise ValueError(
+                f"not a session file ({type(exc).__name__}: {detail})"
+            ) from None
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Session":
+    def from_json(cls, data: dict[str, Any]) -> Session:
         if not isinstance(data, dict):
             raise ValueError(f"expected a JSON object, found {type(data).__name__}")
         if not isinstance(data.get("id"), str) or not _ID_PATTERN.match(data["id"]):
-            raise ValueError(f"the session id {str(data.get('id'))[:80]!r} is not letters, digits, '-' and '_'")
+            raise ValueError(
+                f"the session id {str(data.get('id'))[:80]!r} is not letters, digits, '-' and '_'"
+            )
         version = int(data.get("version", 0))
         if version > JOURNALED_VERSION:
             raise ValueError(
@@ -263,14 +307,19 @@ class Session:
             provider=str(data.get("provider") or ""),
             model=str(data.get("model") or ""),
             messages=[Message.from_json(m) for m in data.get("messages") or ()],
-            tool_calls=[ToolCallRecord.from_json(c) for c in data.get("tool_calls") or ()],
+            tool_calls=[
+                ToolCallRecord.from_json(c) for c in data.get("tool_calls") or ()
+            ],
             skill_states={
-                str(name): SkillStatus.from_json(s) for name, s in (data.get("skill_states") or {}).items()
+                str(name): SkillStatus.from_json(s)
+                for name, s in (data.get("skill_states") or {}).items()
             },
             summaries=[str(s) for s in data.get("summaries") or ()],
             tokens=TokenFigures.from_json(data.get("tokens") or {}),
             version=SESSION_VERSION,
-            replay=load_turns(data.get("replay")),  # older sessions have none: replay from messages
+            replay=load_turns(
+                data.get("replay")
+            ),  # older sessions have none: replay from messages
         )
 
 
@@ -289,9 +338,14 @@ class SessionSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "title": self.title, "created_at": self.created_at,
-            "updated_at": self.updated_at, "provider": self.provider, "model": self.model,
-            "messages": self.messages, "path": str(self.path),
+            "id": self.id,
+            "title": self.title,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "provider": self.provider,
+            "model": self.model,
+            "messages": self.messages,
+            "path": str(self.path),
         }
 
 
@@ -339,7 +393,9 @@ def dumps_session_json(data: Any) -> str:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers see the old or the new file, never a mix."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}{_TEMP_SUFFIX}")
+    temp = path.with_name(
+        f".{path.name}.{os.getpid()}.{secrets.token_hex(3)}{_TEMP_SUFFIX}"
+    )
     data = text.encode("utf-8")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
@@ -366,7 +422,16 @@ def journal_path(path: Path) -> Path:
     return path.with_suffix(JOURNAL_SUFFIX)
 
 
-_HEAD_FIELDS = ("title", "created_at", "updated_at", "provider", "model", "skill_states", "summaries", "tokens")
+_HEAD_FIELDS = (
+    "title",
+    "created_at",
+    "updated_at",
+    "provider",
+    "model",
+    "skill_states",
+    "summaries",
+    "tokens",
+)
 
 
 def apply_journal(data: Any, journal: str) -> Any:
@@ -376,10 +441,16 @@ def apply_journal(data: Any, journal: str) -> Any:
     last line: ignored) and names the base it extends (``"journal"``: a base rewritten after
     the journal was appended to already holds those entries, so they are skipped). The first
     line that does not parse ends the journal: what follows a damaged line cannot be trusted."""
-    if not isinstance(data, dict) or not isinstance(data.get("journal"), str) or not journal:
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("journal"), str)
+        or not journal
+    ):
         return data
     generation = data["journal"]
-    lines = journal.split("\n")[:-1]  # the piece after the last newline is torn or empty
+    lines = journal.split("\n")[
+        :-1
+    ]  # the piece after the last newline is torn or empty
     for line in lines:
         try:
             entry = loads_bounded(line)
@@ -388,7 +459,9 @@ def apply_journal(data: Any, journal: str) -> Any:
         if not isinstance(entry, dict) or entry.get("journal") != generation:
             continue
         history = entry.get("history")
-        if isinstance(history, list):  # compression rewrote the history: this is all of it now
+        if isinstance(
+            history, list
+        ):  # compression rewrote the history: this is all of it now
             data["messages"] = list(history)
         for key in ("messages", "tool_calls"):
             if not isinstance(data.get(key), list):
@@ -403,17 +476,23 @@ def apply_journal(data: Any, journal: str) -> Any:
     return data
 
 
-def _too_large(path: Path, size: int, limits: SessionSettings, what: str) -> SessionUnreadable:
+def _too_large(
+    path: Path, size: int, limits: SessionSettings, what: str
+) -> SessionUnreadable:
     return SessionUnreadable(
-        path, f"{what} {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit",
+        path,
+        f"{what} {size:,} bytes, over the {limits.max_file_bytes:,}-byte limit",
         f"{UNTOUCHED} — raise sessions.max_file_bytes in config.yaml to read it, or move it out of "
-        f"{path.parent}")
+        f"{path.parent}",
+    )
 
 
 def _too_deep(path: Path, limits: SessionSettings) -> SessionUnreadable:
     return SessionUnreadable(
-        path, f"JSON nested deeper than {limits.max_json_depth} levels",
-        f"{UNTOUCHED} — aiq-tui writes 10 levels; sessions.max_json_depth in config.yaml is the limit")
+        path,
+        f"JSON nested deeper than {limits.max_json_depth} levels",
+        f"{UNTOUCHED} — aiq-tui writes 10 levels; sessions.max_json_depth in config.yaml is the limit",
+    )
 
 
 def _read_bounded(path: Path, budget: int) -> tuple[bytes, int] | None:
@@ -435,13 +514,15 @@ def _read_bounded(path: Path, budget: int) -> tuple[bytes, int] | None:
 def _parse(path: Path, text: str, limits: SessionSettings) -> Any:
     try:
         return loads_bounded(text)
-    except JSONTooDeep:  # json's own limit, near 1,000 levels: past max_json_depth (≤ 500)
+    except (
+        JSONTooDeep
+    ):  # json's own limit, near 1,000 levels: past max_json_depth (≤ 500)
         raise _too_deep(path, limits) from None
     except ValueError as exc:
         raise SessionUnreadable(path, f"not JSON: {exc}") from None
 
 
-def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Session":
+def read_session_file(path: Path, limits: SessionSettings | None = None) -> Session:
     """The session saved at ``path``, its journal (if any) applied: the one way a session file
     is read. A session file is input, never authority: a regular file only (a FIFO neither
     hangs nor is read), with its journal at most ``limits.max_file_bytes``, nested at most
@@ -469,8 +550,14 @@ def read_session_file(path: Path, limits: SessionSettings | None = None) -> "Ses
     if journal_text:
         try:
             parsed = apply_journal(parsed, journal_text)
-        except (TypeError, ValueError, AttributeError) as exc:  # an entry of the wrong shape
-            raise SessionUnreadable(path, f"journal {journal_path(path).name}: {exc}") from None
+        except (
+            TypeError,
+            ValueError,
+            AttributeError,
+        ) as exc:  # an entry of the wrong shape
+            raise SessionUnreadable(
+                path, f"journal {journal_path(path).name}: {exc}"
+            ) from None
     # Once, over the file with its journal applied (an entry's lists join the file's at their depth).
     if nested_deeper_than(parsed, limits.max_json_depth):
         raise _too_deep(path, limits)
@@ -511,11 +598,18 @@ def _pid_alive(pid: int) -> bool:
 class SessionStore:
     """Sessions in one directory (``home.sessions_dir``)."""
 
-    def __init__(self, directory: Path, *, journal_from: int = JOURNAL_FROM_BYTES,
-                 limits: SessionSettings | None = None):
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        journal_from: int = JOURNAL_FROM_BYTES,
+        limits: SessionSettings | None = None,
+    ):
         self.directory = Path(directory)
         self.journal_from = journal_from
-        self.limits = limits or SessionSettings()  # what a read accepts (config: sessions.*)
+        self.limits = (
+            limits or SessionSettings()
+        )  # what a read accepts (config: sessions.*)
         # What this store last loaded or wrote, per id: the file's and the journal's (inode,
         # mtime_ns, size). A change on disk at save time means another process wrote meanwhile.
         self._seen: dict[str, tuple[Any, Any]] = {}
@@ -546,10 +640,16 @@ class SessionStore:
                 temp.unlink(missing_ok=True)
 
     # -- operations ------------------------------------------------------------------------
-    def create(self, title: str = "", *, provider: str = "", model: str = "") -> Session:
+    def create(
+        self, title: str = "", *, provider: str = "", model: str = ""
+    ) -> Session:
         """A new, empty session, saved at once so it shows in ``list()``."""
-        session = Session(id=new_session_id(), title=title, provider=provider, model=model)
-        while self.path_for(session.id).exists():  # pragma: no cover - 24 random bits per second
+        session = Session(
+            id=new_session_id(), title=title, provider=provider, model=model
+        )
+        while self.path_for(
+            session.id
+        ).exists():  # pragma: no cover - 24 random bits per second
             session.id = new_session_id()
         self.save(session)
         return session
@@ -574,7 +674,9 @@ class SessionStore:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(fd)
-            raise SessionBusy(f"session {session_id} is being saved by another aiq-tui right now") from None
+            raise SessionBusy(
+                f"session {session_id} is being saved by another aiq-tui right now"
+            ) from None
         return fd
 
     def save(self, session: Session) -> Path:
@@ -627,42 +729,65 @@ class SessionStore:
             _fsync_dir(path.parent)
         if generation:
             self._written[session.id] = _Written(
-                generation, tuple(session.messages), tuple(session.tool_calls), tuple(session.replay),
-                base_bytes=len(text))
+                generation,
+                tuple(session.messages),
+                tuple(session.tool_calls),
+                tuple(session.replay),
+                base_bytes=len(text),
+            )
 
     def _append(self, session: Session, path: Path) -> bool:
         """Append what this save adds to the journal; False when the session must be written
         whole (nothing written yet, the journal as large as the base, a list other than the
         history no longer starting with what was written)."""
         written = self._written.get(session.id)
-        if (written is None or written.journal_bytes >= written.base_bytes
-                or not _extends(session.tool_calls, written.tool_calls)
-                or not _extends(session.replay, written.turns)):
+        if (
+            written is None
+            or written.journal_bytes >= written.base_bytes
+            or not _extends(session.tool_calls, written.tool_calls)
+            or not _extends(session.replay, written.turns)
+        ):
             return False
         # Compression rebuilds the history every few turns of a long session; the new history
         # is bounded by the model's window, so it goes in whole instead of the session again.
         if _extends(session.messages, written.messages):
-            history = {"messages": [m.to_json() for m in session.messages[len(written.messages):]]}
+            history = {
+                "messages": [
+                    m.to_json() for m in session.messages[len(written.messages) :]
+                ]
+            }
         else:
             history = {"history": [m.to_json() for m in session.messages]}
         entry = {
             "journal": written.generation,
             **history,
-            "tool_calls": [c.to_json() for c in session.tool_calls[len(written.tool_calls):]],
-            "turns": session.replay[len(written.turns):],
-            "head": {"title": session.title, "created_at": session.created_at, "updated_at": session.updated_at,
-                     "provider": session.provider, "model": session.model,
-                     "skill_states": {name: s.to_json() for name, s in session.skill_states.items()},
-                     "summaries": list(session.summaries), "tokens": session.tokens.to_json()},
+            "tool_calls": [
+                c.to_json() for c in session.tool_calls[len(written.tool_calls) :]
+            ],
+            "turns": session.replay[len(written.turns) :],
+            "head": {
+                "title": session.title,
+                "created_at": session.created_at,
+                "updated_at": session.updated_at,
+                "provider": session.provider,
+                "model": session.model,
+                "skill_states": {
+                    name: s.to_json() for name, s in session.skill_states.items()
+                },
+                "summaries": list(session.summaries),
+                "tokens": session.tokens.to_json(),
+            },
         }
         line = (dumps_session_json(entry) + "\n").encode("utf-8")
         journal = journal_path(path)
         created = not journal.exists()
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(
+            journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600
+        )
         try:
             view = memoryview(line)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
             os.fsync(fd)
         except BaseException:
             # A torn line is ignored on load; the next save writes the session whole.
@@ -672,7 +797,10 @@ class SessionStore:
             os.close(fd)
         if created:
             _fsync_dir(path.parent)
-        written.messages, written.tool_calls = tuple(session.messages), tuple(session.tool_calls)
+        written.messages, written.tool_calls = (
+            tuple(session.messages),
+            tuple(session.tool_calls),
+        )
         written.turns = tuple(session.replay)
         written.journal_bytes += len(line)
         return True
@@ -683,9 +811,9 @@ class SessionStore:
             if self.path_for(id_or_prefix).exists():
                 return id_or_prefix
             found = [
-                p.name[len(FILE_PREFIX):-len(FILE_SUFFIX)]
+                p.name[len(FILE_PREFIX) : -len(FILE_SUFFIX)]
                 for p in self._files()
-                if p.name[len(FILE_PREFIX):].startswith(id_or_prefix)
+                if p.name[len(FILE_PREFIX) :].startswith(id_or_prefix)
             ]
             if len(found) == 1:
                 return found[0]
@@ -716,19 +844,29 @@ class SessionStore:
             try:
                 session = read_session_file(path, self.limits)
             except SessionUnreadable as exc:
-                problems.append(Problem(
-                    path=path, message=f"session file skipped: {exc.reason}",
-                    hint=exc.hint,
-                    severity=Severity.WARNING,
-                ))
+                problems.append(
+                    Problem(
+                        path=path,
+                        message=f"session file skipped: {exc.reason}",
+                        hint=exc.hint,
+                        severity=Severity.WARNING,
+                    )
+                )
                 continue
             except SessionNotFound:  # removed since the listing
                 continue
-            summaries.append(SessionSummary(
-                id=session.id, title=session.display_title, created_at=session.created_at,
-                updated_at=session.updated_at, provider=session.provider, model=session.model,
-                messages=len(session.messages), path=path,
-            ))
+            summaries.append(
+                SessionSummary(
+                    id=session.id,
+                    title=session.display_title,
+                    created_at=session.created_at,
+                    updated_at=session.updated_at,
+                    provider=session.provider,
+                    model=session.model,
+                    messages=len(session.messages),
+                    path=path,
+                )
+            )
         summaries.sort(key=lambda s: (s.updated_at, s.id), reverse=True)
         return SessionListing(tuple(summaries), tuple(problems))
 
@@ -781,23 +919,44 @@ def session_markdown(session: Session) -> str:
     lines.append("")
     for message in session.messages:
         if message.role is Role.TOOL:
-            lines.append(f"### Tool result: {message.name or message.tool_call_id or 'tool'}")
+            lines.append(
+                f"### Tool result: {message.name or message.tool_call_id or 'tool'}"
+            )
             content = message.content
             if len(content) > _EXPORT_TOOL_CHARS:
-                content = content[:_EXPORT_TOOL_CHARS] + f"\n… ({len(message.content)} characters in all)"
+                content = (
+                    content[:_EXPORT_TOOL_CHARS]
+                    + f"\n… ({len(message.content)} characters in all)"
+                )
             lines += ["", _fence(content), ""]
             continue
-        heading = "Summary of earlier conversation" if message.summary else message.role.value.capitalize()
+        heading = (
+            "Summary of earlier conversation"
+            if message.summary
+            else message.role.value.capitalize()
+        )
         lines += [f"## {heading}", ""]
         if message.content:
             lines += [message.content, ""]
         for call in message.tool_calls:
-            lines += [f"**Tool call** `{call.name}`", "", _fence(call.arguments_json(), "json"), ""]
+            lines += [
+                f"**Tool call** `{call.name}`",
+                "",
+                _fence(call.arguments_json(), "json"),
+                "",
+            ]
     if session.tool_calls:
-        lines += ["## Tool calls", "", "| Tool | Result | OK | Seconds |", "|---|---|---|---|"]
+        lines += [
+            "## Tool calls",
+            "",
+            "| Tool | Result | OK | Seconds |",
+            "|---|---|---|---|",
+        ]
         for record in session.tool_calls:
             summary = record.summary.replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {record.name} | {summary} | {'yes' if record.ok else 'no'} | {record.duration_s:.2f} |")
+            lines.append(
+                f"| {record.name} | {summary} | {'yes' if record.ok else 'no'} | {record.duration_s:.2f} |"
+            )
         lines.append("")
     if session.skill_states:
         lines += ["## Skills", ""]

@@ -18,18 +18,18 @@ lose its instructions:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping
 
-from aiq_tui.events import SkillStateChanged
 from aiq_tui.agent.sessions import SkillStatus
-from aiq_tui.skills.skill_view import SkillView, dormant_view, listed_view
 from aiq_tui.config import AppConfig
 from aiq_tui.context.compress import SkillCost, priority_order
 from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
+from aiq_tui.events import SkillStateChanged
 from aiq_tui.ranking.disclose import SkillTexts, Transition, assign_states, phase_for
 from aiq_tui.skills.model import Match, Phase, Ranking, SkillMeta, SkillState
+from aiq_tui.skills.skill_view import SkillView, dormant_view, listed_view
 
 KEPT_ACTIVE = "active: kept from the previous turn (nothing matched better)"
 
@@ -46,33 +46,49 @@ class _Slot:
 class LoadedSkills:
     """The loaded skills of one conversation plus the last match figures of every skill."""
 
-    def __init__(self, catalog, config: AppConfig, counter: TokenCounter,
-                 catalog_line: Callable[[str, str], str],
-                 granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None,
-                 line_cap: Callable[[], int | None] = lambda: None) -> None:
+    def __init__(
+        self,
+        catalog,
+        config: AppConfig,
+        counter: TokenCounter,
+        catalog_line: Callable[[str, str], str],
+        granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None,
+        line_cap: Callable[[], int | None] = lambda: None,
+    ) -> None:
         self.catalog = catalog
         # What a skill's allowed-tools may pre-approve (skills.imported.granted_tools: nothing of
         # an imported skill the user has not confirmed, never a bare `*`); default: all of them.
         self._granted = granted or (lambda meta: meta.allowed_tools)
         self.config = config
         self.counter = counter
-        self._catalog_line = catalog_line  # the prompt builder's: a skill costs what it is sent as
+        self._catalog_line = (
+            catalog_line  # the prompt builder's: a skill costs what it is sent as
+        )
         # How long the builder's lines are now: a catalog or window change moves it, and every count.
         self._line_cap = line_cap
         self.texts = SkillTexts(
-            catalog.load, config.disclosure, lookup=catalog.get, resources=catalog.resources,
+            catalog.load,
+            config.disclosure,
+            lookup=catalog.get,
+            resources=catalog.resources,
             count=counter.count,
         )
         self._slots: dict[str, _Slot] = {}
         self.explicit: set[str] = set()
-        self.invoked: set[str] = set()  # a tool of the skill was called (its script, its template)
+        self.invoked: set[str] = (
+            set()
+        )  # a tool of the skill was called (its script, its template)
         self._matches: dict[str, Match] = {}
         self._reasons: dict[str, str] = {}  # last reason of skills now Inactive
         self._catalog_tokens: dict[tuple[str, str], int] = {}
-        self._catalog_encoding = counter.encoding  # the counts above are in this encoding
+        self._catalog_encoding = (
+            counter.encoding
+        )  # the counts above are in this encoding
         self._catalog_cap: int | None = None  # … and for lines cut at this length
         self._turn = 0  # questions ranked so far: the clock of ``_referenced``
-        self._referenced: dict[str, int] = {}  # name → the question that last referenced it
+        self._referenced: dict[
+            str, int
+        ] = {}  # name → the question that last referenced it
         self._loaded_at: dict[str, int] = {}  # name → load order, while it is loaded
         self._loads = 0
 
@@ -123,7 +139,9 @@ class LoadedSkills:
         allowed: list[str] = []
         restricted = False
         for name, slot in self._slots.items():
-            in_use = (name in self.explicit and slot.skill.state is SkillState.ACTIVE) or name in self.invoked
+            in_use = (
+                name in self.explicit and slot.skill.state is SkillState.ACTIVE
+            ) or name in self.invoked
             meta = self.catalog.get(name) if in_use else None
             if meta is None or not meta.trusted_source:
                 continue
@@ -135,20 +153,40 @@ class LoadedSkills:
 
     def statuses(self) -> dict[str, SkillStatus]:
         """What a session stores: each loaded skill's state, phase and reason."""
-        return {name: SkillStatus(slot.skill.state, slot.skill.phase, slot.reason) for name, slot in self._slots.items()}
+        return {
+            name: SkillStatus(slot.skill.state, slot.skill.phase, slot.reason)
+            for name, slot in self._slots.items()
+        }
 
     def costs(self) -> tuple[SkillCost, ...]:
         """For the compression planner (and the prompt's order): each loaded skill's state,
         tokens, confidence for the current question, last reference and load order."""
-        return tuple(SkillCost(name, slot.skill.state, slot.tokens, self.confidence(name),
-                               self._referenced.get(name, 0), self._loaded_at.get(name, 0))
-                     for name, slot in self._slots.items())
+        return tuple(
+            SkillCost(
+                name,
+                slot.skill.state,
+                slot.tokens,
+                self.confidence(name),
+                self._referenced.get(name, 0),
+                self._loaded_at.get(name, 0),
+            )
+            for name, slot in self._slots.items()
+        )
 
     def catalog_entries(self, ranking: Ranking | None = None) -> list[tuple[str, str]]:
         """``(name, description)`` of every skill, best-ranked first (by ``ranking``, else the
         last query's), then by name."""
-        matches = self._matches if ranking is None else {match.name: match for match in ranking.matches}
-        ranked = [name for name, _ in sorted(matches.items(), key=lambda item: (-item[1].score, item[0]))]
+        matches = (
+            self._matches
+            if ranking is None
+            else {match.name: match for match in ranking.matches}
+        )
+        ranked = [
+            name
+            for name, _ in sorted(
+                matches.items(), key=lambda item: (-item[1].score, item[0])
+            )
+        ]
         entries = []
         seen = set()
         for name in ranked:
@@ -156,7 +194,11 @@ class LoadedSkills:
             if meta is not None:
                 entries.append((name, meta.description))
                 seen.add(name)
-        entries.extend((meta.name, meta.description) for meta in self.catalog if meta.name not in seen)
+        entries.extend(
+            (meta.name, meta.description)
+            for meta in self.catalog
+            if meta.name not in seen
+        )
         return entries
 
     def recount(self) -> None:
@@ -164,7 +206,9 @@ class LoadedSkills:
         tokenizer loaded, or a switch to a model that counts in another one)."""
         for name, slot in list(self._slots.items()):
             tokens = self.counter.count(skill_section(slot.skill))
-            if self._slots.get(name) is slot:  # (a turn on another thread may have moved it on)
+            if (
+                self._slots.get(name) is slot
+            ):  # (a turn on another thread may have moved it on)
                 self._slots[name] = _Slot(slot.skill, tokens, slot.reason)
 
     def views(self) -> list[SkillView]:
@@ -176,13 +220,32 @@ class LoadedSkills:
             score = match.score if match else None
             confidence = match.confidence if match else None
             if slot is not None:
-                views.append(SkillView(meta.name, meta.description, slot.skill.state, slot.skill.phase,
-                                       slot.tokens, score, confidence, slot.reason))
+                views.append(
+                    SkillView(
+                        meta.name,
+                        meta.description,
+                        slot.skill.state,
+                        slot.skill.phase,
+                        slot.tokens,
+                        score,
+                        confidence,
+                        slot.reason,
+                    )
+                )
             else:
-                views.append(listed_view(meta, self.catalog_tokens(meta.name, meta.description), score,
-                                         confidence, self._reasons.get(meta.name, "")))
+                views.append(
+                    listed_view(
+                        meta,
+                        self.catalog_tokens(meta.name, meta.description),
+                        score,
+                        confidence,
+                        self._reasons.get(meta.name, ""),
+                    )
+                )
         dormant = getattr(self.catalog, "dormant", None)
-        views.extend(dormant_view(meta) for meta in (dormant() if dormant is not None else ()))
+        views.extend(
+            dormant_view(meta) for meta in (dormant() if dormant is not None else ())
+        )
         return views
 
     def catalog_tokens(self, name: str, description: str) -> int:
@@ -205,12 +268,23 @@ class LoadedSkills:
         disclosure = self.config.disclosure
         top_k = self.config.matching.top_k
         self._turn += 1
-        for match in ranking.top(top_k):  # referenced by this question (seed 000's "recent queries")
+        for match in ranking.top(
+            top_k
+        ):  # referenced by this question (seed 000's "recent queries")
             if phase_for(match.confidence, disclosure) is not Phase.METADATA:
                 self._referenced[match.name] = self._turn
         previous = {name: slot.skill.state for name, slot in self._slots.items()}
-        transitions = assign_states(ranking, top_k, disclosure, explicit=frozenset(self.explicit), previous=previous)
-        new_active = any(t.new is SkillState.ACTIVE and t.name not in self.explicit for t in transitions)
+        transitions = assign_states(
+            ranking,
+            top_k,
+            disclosure,
+            explicit=frozenset(self.explicit),
+            previous=previous,
+        )
+        new_active = any(
+            t.new is SkillState.ACTIVE and t.name not in self.explicit
+            for t in transitions
+        )
         changes: list[SkillStateChanged] = []
         for transition in transitions:
             if self._keeps_active(transition, new_active, previous):
@@ -219,7 +293,11 @@ class LoadedSkills:
         # Same state, different confidence: follow it to the phase it now earns.
         for match in ranking.top(top_k):
             slot = self._slots.get(match.name)
-            if slot is None or match.name in self.explicit or slot.reason == KEPT_ACTIVE:
+            if (
+                slot is None
+                or match.name in self.explicit
+                or slot.reason == KEPT_ACTIVE
+            ):
                 continue
             phase = phase_for(match.confidence, disclosure)
             if phase is not slot.skill.phase and phase is not Phase.METADATA:
@@ -227,10 +305,18 @@ class LoadedSkills:
                 changes.extend(self._load(match.name, slot.skill.state, phase, reason))
         return changes
 
-    def _keeps_active(self, transition: Transition, new_active: bool, previous: Mapping[str, SkillState]) -> bool:
+    def _keeps_active(
+        self,
+        transition: Transition,
+        new_active: bool,
+        previous: Mapping[str, SkillState],
+    ) -> bool:
         """The previous Active skill stays Active (full) unless another skill won by match."""
-        keep = (previous.get(transition.name) is SkillState.ACTIVE and transition.new is not SkillState.ACTIVE
-                and not new_active)
+        keep = (
+            previous.get(transition.name) is SkillState.ACTIVE
+            and transition.new is not SkillState.ACTIVE
+            and not new_active
+        )
         if keep:
             slot = self._slots[transition.name]
             self._slots[transition.name] = _Slot(slot.skill, slot.tokens, KEPT_ACTIVE)
@@ -239,14 +325,22 @@ class LoadedSkills:
     def _apply(self, transition: Transition) -> list[SkillStateChanged]:
         if transition.new is SkillState.INACTIVE:
             return self._unload(transition.name, transition.reason, SkillState.INACTIVE)
-        return self._load(transition.name, transition.new, transition.phase, transition.reason)
+        return self._load(
+            transition.name, transition.new, transition.phase, transition.reason
+        )
 
-    def activate(self, name: str, reason: str = "active: explicitly activated") -> list[SkillStateChanged]:
+    def activate(
+        self, name: str, reason: str = "active: explicitly activated"
+    ) -> list[SkillStateChanged]:
         """Make ``name`` Active at the full phase regardless of score (``/skill``, ``use_skill``)."""
         self.explicit.add(name)
         self._referenced[name] = self._turn
         slot = self._slots.get(name)
-        if slot is not None and slot.skill.state is SkillState.ACTIVE and slot.skill.phase is Phase.FULL:
+        if (
+            slot is not None
+            and slot.skill.state is SkillState.ACTIVE
+            and slot.skill.phase is Phase.FULL
+        ):
             self._slots[name] = _Slot(slot.skill, slot.tokens, reason)
             return []
         return self._load(name, SkillState.ACTIVE, Phase.FULL, reason)
@@ -256,12 +350,16 @@ class LoadedSkills:
         description is loaded first — a skill shown as a brief moves to the full phase in its
         state; one not in the prompt at all (its tool was not offered, the model called it
         anyway) comes in as Relevant at full. No change when it is full already."""
-        self.invoked.add(name)  # calling a skill's tool invokes it: its allowed-tools apply from now
+        self.invoked.add(
+            name
+        )  # calling a skill's tool invokes it: its allowed-tools apply from now
         slot = self._slots.get(name)
         if slot is not None and slot.skill.phase is Phase.FULL:
             return []
         state = slot.skill.state if slot is not None else SkillState.RELEVANT
-        return self._load(name, state, Phase.FULL, f"{state.value}: full before its tool {tool} runs")
+        return self._load(
+            name, state, Phase.FULL, f"{state.value}: full before its tool {tool} runs"
+        )
 
     def evict(self, name: str, reason: str) -> list[SkillStateChanged]:
         """Compression dropped ``name`` from the prompt (``new=None`` in the event)."""
@@ -274,10 +372,17 @@ class LoadedSkills:
         self.invoked.clear()
         self._matches = {}
         self._referenced = {}
-        return [change for name in list(self._slots) for change in
-                self._unload(name, "inactive: new conversation", SkillState.INACTIVE)]
+        return [
+            change
+            for name in list(self._slots)
+            for change in self._unload(
+                name, "inactive: new conversation", SkillState.INACTIVE
+            )
+        ]
 
-    def forget(self, names: Iterable[str], reason: str = "removed: its SKILL.md is gone") -> list[SkillStateChanged]:
+    def forget(
+        self, names: Iterable[str], reason: str = "removed: its SKILL.md is gone"
+    ) -> list[SkillStateChanged]:
         """Skills removed from disk (or disabled): unload them and drop their figures."""
         changes = []
         for name in names:
@@ -296,30 +401,56 @@ class LoadedSkills:
             self.texts.invalidate(name)
             slot = self._slots.get(name)
             if slot is not None:
-                changes.extend(self._load(name, slot.skill.state, slot.skill.phase, "reloaded: its SKILL.md changed"))
+                changes.extend(
+                    self._load(
+                        name,
+                        slot.skill.state,
+                        slot.skill.phase,
+                        "reloaded: its SKILL.md changed",
+                    )
+                )
         return changes
 
-    def restore(self, states: Mapping[str, SkillStatus], explicit: Iterable[str]) -> list[SkillStateChanged]:
+    def restore(
+        self, states: Mapping[str, SkillStatus], explicit: Iterable[str]
+    ) -> list[SkillStateChanged]:
         """Put back the loaded skills of a resumed session (unknown names are skipped)."""
         changes = self.clear()
         self.explicit = {name for name in explicit if name in self.catalog}
         for name, status in states.items():
             if status.state is SkillState.INACTIVE or name not in self.catalog:
                 continue
-            changes.extend(self._load(name, status.state, status.phase, status.reason or "restored with the session"))
+            changes.extend(
+                self._load(
+                    name,
+                    status.state,
+                    status.phase,
+                    status.reason or "restored with the session",
+                )
+            )
         return changes
 
     # -- internals ---------------------------------------------------------------------------
-    def _load(self, name: str, state: SkillState, phase: Phase, reason: str) -> list[SkillStateChanged]:
+    def _load(
+        self, name: str, state: SkillState, phase: Phase, reason: str
+    ) -> list[SkillStateChanged]:
         meta = self.catalog.get(name)
         if meta is None:
             return []
         old = self.state_of(name)
         try:
             content = self.texts.text_for(name, phase)
-        except Exception as exc:  # noqa: BLE001 - a broken file must not break the turn
+        except Exception as exc:
             self._reasons[name] = f"cannot load: {exc}"
-            return [SkillStateChanged(name, old, SkillState.INACTIVE, Phase.METADATA, f"cannot load: {exc}")]
+            return [
+                SkillStateChanged(
+                    name,
+                    old,
+                    SkillState.INACTIVE,
+                    Phase.METADATA,
+                    f"cannot load: {exc}",
+                )
+            ]
         skill = LoadedSkill(name, meta.description, content, state, phase)
         tokens = self.counter.count(skill_section(skill))
         if name not in self._slots:
@@ -329,7 +460,9 @@ class LoadedSkills:
         self._reasons.pop(name, None)
         return [SkillStateChanged(name, old, state, phase, reason, tokens)]
 
-    def _unload(self, name: str, reason: str, new: SkillState | None) -> list[SkillStateChanged]:
+    def _unload(
+        self, name: str, reason: str, new: SkillState | None
+    ) -> list[SkillStateChanged]:
         self.invoked.discard(name)  # out of the prompt: no longer in use
         slot = self._slots.pop(name, None)
         self._loaded_at.pop(name, None)
@@ -338,5 +471,8 @@ class LoadedSkills:
             return []
         meta = self.catalog.get(name)
         tokens = self.catalog_tokens(name, meta.description) if meta is not None else 0
-        return [SkillStateChanged(name, slot.skill.state, new, Phase.METADATA, reason, tokens)]
-
+        return [
+            SkillStateChanged(
+                name, slot.skill.state, new, Phase.METADATA, reason, tokens
+            )
+        ]

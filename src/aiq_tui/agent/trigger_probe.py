@@ -13,8 +13,9 @@ counts as triggered when the share of runs that called the skill reaches ``thres
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from aiq_tui.llm.base import ProviderError, ToolCallReady
 from aiq_tui.ranking.trigger_eval import TriggerCase, TriggerFigures
@@ -30,7 +31,9 @@ class ModelTrigger:
     case: TriggerCase
     runs: int
     triggers: int  # runs that called use_skill for the case's skill
-    called: tuple[str, ...] = ()  # every skill the model asked for, in order of first call
+    called: tuple[
+        str, ...
+    ] = ()  # every skill the model asked for, in order of first call
     errors: tuple[str, ...] = ()  # runs that failed (not counted in the rate)
 
     @property
@@ -45,13 +48,21 @@ class ModelTrigger:
         return self.answered > 0 and self.rate >= threshold
 
     def passed(self, threshold: float) -> bool:
-        return self.answered > 0 and self.triggered(threshold) == self.case.should_trigger
+        return (
+            self.answered > 0 and self.triggered(threshold) == self.case.should_trigger
+        )
 
     def to_json(self, threshold: float) -> dict[str, Any]:
         return {
-            "query": self.case.query, "skill": self.case.skill, "should_trigger": self.case.should_trigger,
-            "where": self.case.where, "runs": self.runs, "triggers": self.triggers,
-            "trigger_rate": round(self.rate, 4), "passed": self.passed(threshold), "called": list(self.called),
+            "query": self.case.query,
+            "skill": self.case.skill,
+            "should_trigger": self.case.should_trigger,
+            "where": self.case.where,
+            "runs": self.runs,
+            "triggers": self.triggers,
+            "trigger_rate": round(self.rate, 4),
+            "passed": self.passed(threshold),
+            "called": list(self.called),
             "errors": list(self.errors),
         }
 
@@ -66,17 +77,26 @@ class ModelFigures:
 
     def to_json(self) -> dict[str, Any]:
         data = self.figures.to_json()
-        del data["recall_full"]  # the model loads a skill whole: there is no brief phase
-        return {**data, "trigger_rate": round(self.trigger_rate, 4),
-                "false_trigger_rate": round(self.false_trigger_rate, 4)}
+        del data[
+            "recall_full"
+        ]  # the model loads a skill whole: there is no brief phase
+        return {
+            **data,
+            "trigger_rate": round(self.trigger_rate, 4),
+            "false_trigger_rate": round(self.false_trigger_rate, 4),
+        }
 
 
-def model_figures(results: Sequence[ModelTrigger], threshold: float) -> tuple[list[ModelFigures], ModelFigures]:
+def model_figures(
+    results: Sequence[ModelTrigger], threshold: float
+) -> tuple[list[ModelFigures], ModelFigures]:
     """Per skill (by name) and overall."""
     by_skill: dict[str, list[ModelTrigger]] = {}
     for result in results:
         by_skill.setdefault(result.case.skill, []).append(result)
-    skills = [_figures(name, group, threshold) for name, group in sorted(by_skill.items())]
+    skills = [
+        _figures(name, group, threshold) for name, group in sorted(by_skill.items())
+    ]
     return skills, _figures("", list(results), threshold)
 
 
@@ -84,8 +104,13 @@ def _figures(name: str, results: list[ModelTrigger], threshold: float) -> ModelF
     should = [r for r in results if r.case.should_trigger]
     should_not = [r for r in results if not r.case.should_trigger]
     figures = TriggerFigures(
-        name, len(should), len(should_not), sum(r.triggered(threshold) for r in should), 0,
-        sum(r.triggered(threshold) for r in should_not))
+        name,
+        len(should),
+        len(should_not),
+        sum(r.triggered(threshold) for r in should),
+        0,
+        sum(r.triggered(threshold) for r in should_not),
+    )
 
     def rate(group: list[ModelTrigger]) -> float:
         answered = sum(r.answered for r in group)
@@ -97,8 +122,13 @@ def _figures(name: str, results: list[ModelTrigger], threshold: float) -> ModelF
 Progress = Callable[[int, int], None]
 
 
-async def probe_triggers(engine: Any, cases: Sequence[TriggerCase], runs: int, concurrency: int,
-                         on_progress: Progress | None = None) -> list[ModelTrigger]:
+async def probe_triggers(
+    engine: Any,
+    cases: Sequence[TriggerCase],
+    runs: int,
+    concurrency: int,
+    on_progress: Progress | None = None,
+) -> list[ModelTrigger]:
     """Send every case's query ``runs`` times; results in the order of ``cases``.
 
     A run that fails is recorded as an error of its case; the first failure the provider
@@ -106,7 +136,9 @@ async def probe_triggers(engine: Any, cases: Sequence[TriggerCase], runs: int, c
     as :class:`~aiq_tui.llm.base.ProviderError`, since every other run would fail alike.
     """
     prompts = {}
-    for case in cases:  # built one after another: the engine's matcher is not thread-safe
+    for (
+        case
+    ) in cases:  # built one after another: the engine's matcher is not thread-safe
         if case.query not in prompts:
             prompts[case.query] = engine.catalog_prompt(case.query)
     gate = asyncio.Semaphore(concurrency)
@@ -131,7 +163,9 @@ async def probe_triggers(engine: Any, cases: Sequence[TriggerCase], runs: int, c
         return called
 
     queries = list(prompts)
-    tasks = [asyncio.ensure_future(one(query)) for query in queries for _ in range(runs)]
+    tasks = [
+        asyncio.ensure_future(one(query)) for query in queries for _ in range(runs)
+    ]
     try:
         outcomes = await asyncio.gather(*tasks)
     except BaseException:
@@ -139,7 +173,9 @@ async def probe_triggers(engine: Any, cases: Sequence[TriggerCase], runs: int, c
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         raise
-    per_query = {query: outcomes[i * runs:(i + 1) * runs] for i, query in enumerate(queries)}
+    per_query = {
+        query: outcomes[i * runs : (i + 1) * runs] for i, query in enumerate(queries)
+    }
     results = []
     for case in cases:
         got = per_query[case.query]
@@ -147,16 +183,24 @@ async def probe_triggers(engine: Any, cases: Sequence[TriggerCase], runs: int, c
         called: list[str] = []
         for names in answers:
             called.extend(name for name in names if name not in called)
-        results.append(ModelTrigger(
-            case, runs, sum(case.skill in names for names in answers), tuple(called),
-            tuple(error for error in got if isinstance(error, str))))
+        results.append(
+            ModelTrigger(
+                case,
+                runs,
+                sum(case.skill in names for names in answers),
+                tuple(called),
+                tuple(error for error in got if isinstance(error, str)),
+            )
+        )
     return results
 
 
 async def _skills_called(provider: Any, prompt: Any, max_tokens: int) -> list[str]:
     """The skills the model's first reply asks for with use_skill."""
     names: list[str] = []
-    async for item in provider.stream(prompt.system, prompt.messages, prompt.tools, max_tokens):
+    async for item in provider.stream(
+        prompt.system, prompt.messages, prompt.tools, max_tokens
+    ):
         if isinstance(item, ToolCallReady) and item.call.name == USE_SKILL:
             name = str(item.call.arguments.get("skill_name", "")).strip()
             if name and name not in names:

@@ -6,9 +6,20 @@ from typing import Any
 
 # The view type lives beside the skill model (replay/ and the panes read it without the engine);
 # named here too for the engine's callers.
-from aiq_tui.skills.skill_view import SkillView, catalog_views, dormant_view, listed_view
+from aiq_tui.skills.skill_view import (
+    SkillView,
+    catalog_views,
+    dormant_view,
+    listed_view,
+)
 
-__all__ = ["SkillView", "catalog_views", "dormant_view", "listed_view", "starting_views"]
+__all__ = [
+    "SkillView",
+    "catalog_views",
+    "dormant_view",
+    "listed_view",
+    "starting_views",
+]
 
 
 def starting_views(workspace: Any) -> list[SkillView]:
@@ -23,8 +34,21 @@ def starting_views(workspace: Any) -> list[SkillView]:
     # (the same functions), estimated directly — neither the builder's modules nor a counter
     # nobody keeps on the way to the first frame (10,000 lines on a large catalog's start).
     config = workspace.config
-    entries = [(meta.name, meta.description) for meta in workspace.catalog] if config.skills.enabled else []
-    fit = fit_catalog(entries, config.context_window(), config.disclosure, config.context.catalog_share,
-                      estimate_tokens)
-    return catalog_views(workspace.catalog,
-                         lambda name, description: estimate_tokens(catalog_line(name, description, fit.cap_chars)))
+    entries = (
+        [(meta.name, meta.description) for meta in workspace.catalog]
+        if config.skills.enabled
+        else []
+    )
+    fit = fit_catalog(
+        entries,
+        config.context_window(),
+        config.disclosure,
+        config.context.catalog_share,
+        estimate_tokens,
+    )
+    return catalog_views(
+        workspace.catalog,
+        lambda name, description: estimate_tokens(
+            catalog_line(name, description, fit.cap_chars)
+        ),
+    )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.commands.common import (
     EXIT_FAILED,
@@ -27,9 +28,13 @@ if TYPE_CHECKING:
     from aiq_tui.tools.base import ApprovalRequest
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "ask", parents=parents, help="run one agent turn headless and print the answer",
+        "ask",
+        parents=parents,
+        help="run one agent turn headless and print the answer",
         description=(
             "Send QUESTION to the agent: skills are matched and loaded, tools run, the answer "
             "streams to stdout and the engine's events (skills, tool calls, budget, compression) "
@@ -42,15 +47,30 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "the spans on stderr instead."
         ),
     )
-    parser.add_argument("question", metavar="QUESTION", help="the question, quoted; '-' reads it from stdin")
-    parser.add_argument("--session", metavar="ID", help="continue a saved session (id or unique prefix)")
-    parser.add_argument("--json", action="store_true", help="print every event as one JSON line on stdout")
+    parser.add_argument(
+        "question",
+        metavar="QUESTION",
+        help="the question, quoted; '-' reads it from stdin",
+    )
+    parser.add_argument(
+        "--session", metavar="ID", help="continue a saved session (id or unique prefix)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print every event as one JSON line on stdout",
+    )
     approval = parser.add_mutually_exclusive_group()
-    approval.add_argument("--yes", action="store_true",
-                          help="approve every tool call that asks, except a write that git, a hook manager or "
-                               "aiq-tui itself will run (only an interactive yes approves that); an MCP server's "
-                               "question is accepted with the server's defaults (without --yes it is declined)")
-    approval.add_argument("--deny-all", action="store_true", help="refuse every tool call that asks")
+    approval.add_argument(
+        "--yes",
+        action="store_true",
+        help="approve every tool call that asks, except a write that git, a hook manager or "
+        "aiq-tui itself will run (only an interactive yes approves that); an MCP server's "
+        "question is accepted with the server's defaults (without --yes it is declined)",
+    )
+    approval.add_argument(
+        "--deny-all", action="store_true", help="refuse every tool call that asks"
+    )
     parser.set_defaults(handler=_ask)
 
 
@@ -64,10 +84,14 @@ def _ask(args: argparse.Namespace) -> int:
     engine = open_engine(args)
     if engine is None:
         return EXIT_USAGE
-    return run_exported(engine, lambda: _run(args, engine, question.strip(), SessionError))
+    return run_exported(
+        engine, lambda: _run(args, engine, question.strip(), SessionError)
+    )
 
 
-async def _run(args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]) -> int:
+async def _run(
+    args: argparse.Namespace, engine: Any, question: str, session_error: type[Exception]
+) -> int:
     as_json = bool(option(args, "json"))
     console = make_console(args, stderr=True)
     failed: list[str] = []
@@ -75,36 +99,53 @@ async def _run(args: argparse.Namespace, engine: Any, question: str, session_err
         if option(args, "session"):
             try:
                 await engine.resume(args.session)
-            except session_error as exc:  # unknown id: usage (2); unreadable file: failure (1)
+            except (
+                session_error
+            ) as exc:  # unknown id: usage (2); unreadable file: failure (1)
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
                 return session_exit_code(exc)
         engine.approver = _approver(args, console, as_json)
         engine.mcp.elicitor = _elicitor(bool(option(args, "yes")), console, as_json)
-        engine.subscribe(survive_closed_stdout(_json_sink(failed) if as_json
-                                               else _text_sink(console, failed, engine.workspace.cwd,
-                                                                           engine.config.mcp.tool_search)))
+        engine.subscribe(
+            survive_closed_stdout(
+                _json_sink(failed)
+                if as_json
+                else _text_sink(
+                    console, failed, engine.workspace.cwd, engine.config.mcp.tool_search
+                )
+            )
+        )
         if not as_json:
             from aiq_tui.tools.permission_rules import of_permissions
 
-            for problem in of_permissions(engine.workspace.problems):  # a typo is otherwise a silent no-op
+            for problem in of_permissions(
+                engine.workspace.problems
+            ):  # a typo is otherwise a silent no-op
                 console.print(f"warning: {problem}", style="yellow", markup=False)
         if engine.is_demo and not as_json:
-            console.print("[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
-                          "--provider to use a real model", style="dim", markup=False)
+            console.print(
+                "[demo model] offline demo — set OPENAI_API_KEY or ANTHROPIC_API_KEY and pass "
+                "--provider to use a real model",
+                style="dim",
+                markup=False,
+            )
         await engine.send(question)
         if not as_json:
-            console.print(f"session {engine.session.id} (continue with --session {engine.session.id})",
-                          style="dim", markup=False)
+            console.print(
+                f"session {engine.session.id} (continue with --session {engine.session.id})",
+                style="dim",
+                markup=False,
+            )
     finally:
         await engine.aclose()
     return EXIT_FAILED if failed else EXIT_OK
 
 
 # -- output -------------------------------------------------------------------------------------
-def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
+def _json_sink(failed: list[str]) -> Callable[[Event], None]:
     from aiq_tui.events import ErrorRaised, to_json
 
-    def sink(event: "Event") -> None:
+    def sink(event: Event) -> None:
         if isinstance(event, ErrorRaised):
             failed.append(event.message)
         print_json_line(to_json(event))
@@ -112,8 +153,9 @@ def _json_sink(failed: list[str]) -> Callable[["Event"], None]:
     return sink
 
 
-def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
-               tool_search: bool = True) -> Callable[["Event"], None]:
+def _text_sink(
+    console: Console, failed: list[str], cwd: Any = None, tool_search: bool = True
+) -> Callable[[Event], None]:
     from aiq_tui.events import (
         CompressionApplied,
         ErrorRaised,
@@ -129,7 +171,6 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
         ToolCallRequested,
         TurnFinished,
     )
-
     from aiq_tui.tools.launcher import describe_sandbox, scope_warning
 
     streamed: list[bool] = [False]
@@ -140,54 +181,82 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
             sys.stdout.write("\n")
             sys.stdout.flush()
             streamed[0] = False
-        console.print(text, style=style, markup=False, emoji=False)  # `@s:notes://a` is not :notes:
+        console.print(
+            text, style=style, markup=False, emoji=False
+        )  # `@s:notes://a` is not :notes:
 
-    def note_mcp(event: "McpServerChanged") -> None:
+    def note_mcp(event: McpServerChanged) -> None:
         # A failed or refused server is a warning, not a failed turn: its tools are simply absent.
         if event.state == "ready":
             text = f"mcp {event.name}: ready, {len(event.tools)} tools"
             if event.omitted:
-                reach = "the model can find them with tool_search" if tool_search else "mcp.tool_search is off"
+                reach = (
+                    "the model can find them with tool_search"
+                    if tool_search
+                    else "mcp.tool_search is off"
+                )
                 text += f" ({len(event.omitted)} not offered up front: past mcp.tools_share of the window; {reach})"
             note(text, "yellow" if event.omitted else "dim")
         elif event.state in ("failed", "not approved"):
             note(f"mcp {event.name}: {event.state} — {event.message}", "yellow")
 
-    def sink(event: "Event") -> None:
+    def sink(event: Event) -> None:
         if isinstance(event, TokenStreamed):
             # errors="backslashreplace": a lone surrogate prints as \\ud83d instead of crashing.
-            sys.stdout.write(event.text.encode("utf-8", "backslashreplace").decode("utf-8"))
+            sys.stdout.write(
+                event.text.encode("utf-8", "backslashreplace").decode("utf-8")
+            )
             sys.stdout.flush()
             streamed[0] = not event.text.endswith("\n")
         elif isinstance(event, SkillStateChanged):
             new = event.new.value if event.new is not None else "evicted"
-            note(f"skill {event.name}: {new} ({event.phase.label}, {event.tokens} tokens) — {event.reason}")
+            note(
+                f"skill {event.name}: {new} ({event.phase.label}, {event.tokens} tokens) — {event.reason}"
+            )
         elif isinstance(event, ToolCallRequested):
-            if not told_sandbox[0]:  # which enforcement confines what the tools start, once
+            if not told_sandbox[
+                0
+            ]:  # which enforcement confines what the tools start, once
                 told_sandbox[0] = True
                 note(describe_sandbox())
-                if scope_warning(cwd):  # the project directory the tools work in (--cwd)
+                if scope_warning(
+                    cwd
+                ):  # the project directory the tools work in (--cwd)
                     note(scope_warning(cwd), "yellow")
             args = ", ".join(f"{k}={v!r}" for k, v in event.arguments.items())
             note(f"tool {event.name}({args[:160]})")
         elif isinstance(event, ToolCallFinished):
-            note(f"tool {event.name}: {'ok' if event.ok else 'failed'}, {event.summary} "
-                 f"({event.duration_s * 1000:.0f} ms)")
+            note(
+                f"tool {event.name}: {'ok' if event.ok else 'failed'}, {event.summary} "
+                f"({event.duration_s * 1000:.0f} ms)"
+            )
         elif isinstance(event, ToolCallApproved) and event.by == "skill":
             note(f"tool {event.name}: pre-approved by the active skill's allowed-tools")
         elif isinstance(event, ToolCallDenied):
             note(f"tool {event.name} denied: {event.reason}", "yellow")
         elif isinstance(event, CompressionApplied):
-            note(f"compression {int(event.plan.stage)} %: {event.step}; {event.before} → {event.after} tokens",
-                 "magenta")
+            note(
+                f"compression {int(event.plan.stage)} %: {event.step}; {event.before} → {event.after} tokens",
+                "magenta",
+            )
         elif isinstance(event, RetryScheduled):
-            note(f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}", "yellow")
+            note(
+                f"retry {event.attempt} in {event.delay_s:.1f} s: {event.reason}",
+                "yellow",
+            )
         elif isinstance(event, McpServerChanged):
             note_mcp(event)
         elif isinstance(event, McpProgress):
-            note(f"mcp {event.server}: {event.label()}" + (f" — {event.message}" if event.message else ""))
-        elif isinstance(event, McpResourceUpdated):  # a watched resource changed during the answer
-            note(f"mcp {event.server}: resource @{event.server}:{event.uri} updated on the server")
+            note(
+                f"mcp {event.server}: {event.label()}"
+                + (f" — {event.message}" if event.message else "")
+            )
+        elif isinstance(
+            event, McpResourceUpdated
+        ):  # a watched resource changed during the answer
+            note(
+                f"mcp {event.server}: resource @{event.server}:{event.uri} updated on the server"
+            )
         elif isinstance(event, ErrorRaised):
             failed.append(event.message)
             note(f"error: {event.message}", "bold red")
@@ -203,7 +272,7 @@ def _text_sink(console: "Console", failed: list[str], cwd: Any = None,
 
 
 # -- approval -----------------------------------------------------------------------------------
-def _elicitor(yes: bool, console: "Console", as_json: bool) -> Any:
+def _elicitor(yes: bool, console: Console, as_json: bool) -> Any:
     """A server's question to the user (MCP elicitation): nobody is asked in a headless run, so
     it is declined — with --yes, accepted with the server's own defaults when every required
     field has one (:func:`~aiq_tui.tools.mcp.elicitation.headless_answer`). Either way the
@@ -213,14 +282,22 @@ def _elicitor(yes: bool, console: "Console", as_json: bool) -> Any:
     async def answer(request: Any) -> Any:
         given = headless_answer(request, yes)
         if not as_json:
-            what = "accepted with its defaults" if given.action == "accept" else f"declined: {given.reason}"
-            console.print(f"mcp {request.server} asked: {request.message} — {what}", style="yellow", markup=False)
+            what = (
+                "accepted with its defaults"
+                if given.action == "accept"
+                else f"declined: {given.reason}"
+            )
+            console.print(
+                f"mcp {request.server} asked: {request.message} — {what}",
+                style="yellow",
+                markup=False,
+            )
         return given
 
     return answer
 
 
-def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> Any:
+def _approver(args: argparse.Namespace, console: Console, as_json: bool) -> Any:
     from aiq_tui.tools.registry import approve_all, deny_all
 
     if option(args, "yes"):
@@ -232,19 +309,26 @@ def _approver(args: argparse.Namespace, console: "Console", as_json: bool) -> An
     return _terminal_approver(console)
 
 
-def _terminal_approver(console: "Console") -> Callable[["ApprovalRequest"], Any]:
+def _terminal_approver(console: Console) -> Callable[[ApprovalRequest], Any]:
     from aiq_tui.tools.approval_view import terminal_approval
     from aiq_tui.tools.base import Decision
 
-    async def ask(request: "ApprovalRequest") -> "Decision":
+    async def ask(request: ApprovalRequest) -> Decision:
         # Every character that would run, control characters shown escaped (ESC M cannot
         # hide a line of the command from the prompt); every argument under its key, and
         # the start of what a file write would put on disk.
-        console.print("\n" + terminal_approval(request.title, request.detail, request.arguments),
-                      style="bold yellow", markup=False)
+        console.print(
+            "\n" + terminal_approval(request.title, request.detail, request.arguments),
+            style="bold yellow",
+            markup=False,
+        )
         import asyncio
 
-        question = "allow? [y]es once / [a]lways / [N]o: " if request.rememberable else "allow? [y]es once / [N]o: "
+        question = (
+            "allow? [y]es once / [a]lways / [N]o: "
+            if request.rememberable
+            else "allow? [y]es once / [N]o: "
+        )
         answer = await asyncio.to_thread(input, question)
         choice = answer.strip().lower()
         if choice in ("a", "always") and request.rememberable:

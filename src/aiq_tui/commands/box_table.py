@@ -8,8 +8,9 @@ fit the width — and styles are spans on a single :class:`~rich.text.Text`, pri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence, Union
+from typing import Union
 
 from rich.cells import cell_len, set_cell_size
 from rich.text import Span, Text
@@ -25,14 +26,18 @@ class Column:
     max_width: int | None = None  # longer cells end in "…"
 
 
-def box_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int) -> Text:
+def box_table(
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int
+) -> Text:
     """``title`` (italic), then the table; the last column takes what ``width`` leaves."""
     widths = _widths(columns, rows, width)
     lines: list[str] = [title] if title else []
     spans: list[Span] = [Span(0, len(title), "italic")] if title else []
     offset = len(title) + 1 if title else 0
 
-    def add(cells: Sequence[Cell], styles: Sequence[str], left: str, middle: str, right: str) -> None:
+    def add(
+        cells: Sequence[Cell], styles: Sequence[str], left: str, middle: str, right: str
+    ) -> None:
         nonlocal offset
         parts = [left]
         position = offset + len(left)
@@ -57,7 +62,13 @@ def box_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Cel
         offset += len(line) + 1
 
     rule("┏", "━", "┳", "┓")
-    add([column.header for column in columns], ["bold"] * len(columns), "┃ ", " ┃ ", " ┃")
+    add(
+        [column.header for column in columns],
+        ["bold"] * len(columns),
+        "┃ ",
+        " ┃ ",
+        " ┃",
+    )
     rule("┡", "━", "╇", "┩")
     column_styles = [column.style for column in columns]
     for row in rows:
@@ -66,11 +77,15 @@ def box_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[Cel
     return Text("\n".join(lines), spans=spans, no_wrap=True)
 
 
-def _widths(columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int) -> list[int]:
+def _widths(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int
+) -> list[int]:
     widths = []
     for index, column in enumerate(columns):
         widest = max((cell_len(_text(row[index])) for row in rows), default=0)
-        widths.append(max(cell_len(column.header), min(widest, column.max_width or widest)))
+        widths.append(
+            max(cell_len(column.header), min(widest, column.max_width or widest))
+        )
     # Borders and padding: "│ " before each column, " │" after the last, " │ " between.
     room = width - sum(widths[:-1]) - 3 * len(widths) - 1
     widths[-1] = max(cell_len(columns[-1].header), min(widths[-1], room))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import re
 import sys
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -23,34 +24,49 @@ EXIT_USAGE = 2  # bad arguments, unknown names, unusable config, missing paths
 def add_global_options(parser: argparse.ArgumentParser) -> None:
     """Options accepted both before and after the subcommand name."""
     parser.add_argument(
-        "--home", metavar="DIR", default=argparse.SUPPRESS,
+        "--home",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
         help="config home (default: $AIQ_HOME or ~/.aiqconfig)",
     )
     parser.add_argument(
-        "--skills-dir", metavar="DIR", action="append", default=argparse.SUPPRESS,
+        "--skills-dir",
+        metavar="DIR",
+        action="append",
+        default=argparse.SUPPRESS,
         help="extra skills directory, highest precedence (repeatable)",
     )
     parser.add_argument(
-        "--cwd", metavar="DIR", default=argparse.SUPPRESS,
+        "--cwd",
+        metavar="DIR",
+        default=argparse.SUPPRESS,
         help="project directory: tools and scripts run in it, project skills are found under it "
-             "(default: config tools.cwd, else the current directory)",
+        "(default: config tools.cwd, else the current directory)",
     )
     parser.add_argument(
-        "--create", action="store_true", default=argparse.SUPPRESS,
+        "--create",
+        action="store_true",
+        default=argparse.SUPPRESS,
         help="set up a new config home at --home DIR when it does not exist yet",
     )
     parser.add_argument(
-        "--provider", metavar="NAME", default=argparse.SUPPRESS,
+        "--provider",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
         help="LLM provider, a name under llm.providers (default: config llm.provider); "
-             "it also sets the context window",
+        "it also sets the context window",
     )
     parser.add_argument(
-        "--model", metavar="NAME", default=argparse.SUPPRESS,
+        "--model",
+        metavar="NAME",
+        default=argparse.SUPPRESS,
         help="model name for this run on the chosen provider (default: the provider's model; "
-             "config.yaml is not changed)",
+        "config.yaml is not changed)",
     )
     parser.add_argument(
-        "--no-color", action="store_true", default=argparse.SUPPRESS,
+        "--no-color",
+        action="store_true",
+        default=argparse.SUPPRESS,
         help="plain output without colour (also: NO_COLOR=1)",
     )
 
@@ -77,31 +93,49 @@ def global_path_problem(args: argparse.Namespace) -> str | None:
 
     home = option(args, "home")
     if home and not Path(home).expanduser().exists() and not option(args, "create"):
-        return (f"config home {home} does not exist; check the path, or add --create to set up "
-                "a new config home there")
-    if home and Path(home).expanduser().exists() and not Path(home).expanduser().is_dir():
+        return (
+            f"config home {home} does not exist; check the path, or add --create to set up "
+            "a new config home there"
+        )
+    if (
+        home
+        and Path(home).expanduser().exists()
+        and not Path(home).expanduser().is_dir()
+    ):
         return f"config home {home} is not a directory"
     for folder in option(args, "skills_dir") or ():
         path = Path(folder).expanduser()
         if not path.is_dir():
             what = "is not a directory" if path.exists() else "does not exist"
-            return f"--skills-dir {folder} {what}; give a folder that holds skill folders"
+            return (
+                f"--skills-dir {folder} {what}; give a folder that holds skill folders"
+            )
     cwd = option(args, "cwd")
     if cwd is not None and not Path(cwd).expanduser().is_dir():
-        what = "is not a directory" if Path(cwd).expanduser().exists() else "does not exist"
+        what = (
+            "is not a directory"
+            if Path(cwd).expanduser().exists()
+            else "does not exist"
+        )
         return f"--cwd {cwd} {what}; give the project folder tools and scripts should work in"
     return None
 
 
 def make_console(args: argparse.Namespace, *, stderr: bool = False) -> Console:
-    from aiq_tui.commands.safe_console import SafeConsole  # rich: not on the path of --json output
+    from aiq_tui.commands.safe_console import (
+        SafeConsole,
+    )  # rich: not on the path of --json output
     from aiq_tui.commands.terminal_output import raw_stream
 
     no_color = bool(option(args, "no_color", False)) or "NO_COLOR" in os.environ
     # Content is made printable by the console itself; its own styling goes to the stream
     # under the command's sanitised one (terminal_output.sanitised_streams).
-    console = SafeConsole(file=raw_stream(sys.stderr if stderr else sys.stdout), no_color=no_color,
-                          highlight=False, soft_wrap=False)
+    console = SafeConsole(
+        file=raw_stream(sys.stderr if stderr else sys.stdout),
+        no_color=no_color,
+        highlight=False,
+        soft_wrap=False,
+    )
     # Into a pipe or a file, a line stays one line (grep, logs); tables still fit the width.
     console.soft_wrap = not console.is_terminal
     console.on_broken_pipe = _reader_went_away  # type: ignore[method-assign]
@@ -137,7 +171,9 @@ def _escape_surrogates(text: str) -> str:
     # A lone surrogate (a model can produce one, a file name can hold one) cannot be written
     # as UTF-8; inside JSON strings its \\uXXXX escape is valid and reads back as the same
     # character. Only called when encoding failed: a regex pass over a 4 MB listing took 20 ms.
-    return re.sub("[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text)
+    return re.sub(
+        "[\ud800-\udfff]", lambda match: f"\\u{ord(match.group(0)):04x}", text
+    )
 
 
 def print_json(data: Any) -> None:
@@ -169,8 +205,13 @@ def print_json_rows(data: dict[str, Any]) -> None:
         elif not items:
             pieces.append(f"  {json.dumps(key)}: []")
         else:
-            pieces += (f"  {json.dumps(key)}: [\n    ",
-                       ",\n    ".join(items if isinstance(items, EncodedRows) else map(encode, items)), "\n  ]")
+            pieces += (
+                f"  {json.dumps(key)}: [\n    ",
+                ",\n    ".join(
+                    items if isinstance(items, EncodedRows) else map(encode, items)
+                ),
+                "\n  ]",
+            )
     pieces.append("\n}\n")
     _write_utf8(*pieces)  # not joined first: that copied a 4 MB listing once more
 
@@ -209,7 +250,7 @@ def print_json_line(data: Any) -> None:
     sys.stdout.flush()
 
 
-def open_workspace(args: argparse.Namespace) -> "Workspace | None":
+def open_workspace(args: argparse.Namespace) -> Workspace | None:
     """The workspace the global options name; on an unusable config, say why and return None
     (the caller exits with :data:`EXIT_USAGE`)."""
     from aiq_tui.config import ConfigError
@@ -219,13 +260,15 @@ def open_workspace(args: argparse.Namespace) -> "Workspace | None":
     if start is None:
         return None
     try:
-        return Workspace.complete(start, tuple(option(args, "skills_dir") or ()), option(args, "cwd"))
+        return Workspace.complete(
+            start, tuple(option(args, "skills_dir") or ()), option(args, "cwd")
+        )
     except ConfigError as exc:  # sources.yaml
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
 
 
-def prepare_workspace(args: argparse.Namespace) -> "WorkspaceStart | None":
+def prepare_workspace(args: argparse.Namespace) -> WorkspaceStart | None:
     """Home, layout and the validated config with ``--provider`` / ``--model`` applied — the
     cheap half of :func:`open_workspace`; on an unusable config or an unknown provider, say
     why and return None (the caller exits with :data:`EXIT_USAGE`)."""
@@ -244,17 +287,22 @@ def prepare_workspace(args: argparse.Namespace) -> "WorkspaceStart | None":
         # against) follows it, exactly as if config.yaml named it.
         known = config.llm.providers
         if provider not in known:
-            print(f"aiq-tui: unknown provider {provider!r}; known: {', '.join(sorted(known))} "
-                  "(define more under llm.providers in config.yaml)", file=sys.stderr)
+            print(
+                f"aiq-tui: unknown provider {provider!r}; known: {', '.join(sorted(known))} "
+                "(define more under llm.providers in config.yaml)",
+                file=sys.stderr,
+            )
             return None
         config.llm.provider = provider
     model = option(args, "model")
-    if model:  # --model: this run only, on the chosen provider (config.yaml is not changed)
+    if (
+        model
+    ):  # --model: this run only, on the chosen provider (config.yaml is not changed)
         config.llm.active().model = model
     return start
 
 
-def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | None":
+def open_engine(args: argparse.Namespace, **engine_options: Any) -> Engine | None:
     """An engine on the workspace and ``--provider`` the options name; on an unusable config
     or an unknown provider, say why and return None (the caller exits with :data:`EXIT_USAGE`)."""
     workspace = open_workspace(args)
@@ -264,13 +312,17 @@ def open_engine(args: argparse.Namespace, **engine_options: Any) -> "Engine | No
     from aiq_tui.trust import untrusted_notice
 
     # Headless, nobody answers a trust dialog: an undecided project is untrusted; say so once.
-    notice = untrusted_notice(workspace.home, workspace.cwd, workspace.config.skills.project_dirs)
+    notice = untrusted_notice(
+        workspace.home, workspace.cwd, workspace.config.skills.project_dirs
+    )
     if notice:
         print(notice, file=sys.stderr)
 
     try:
         return Engine.create(workspace, option(args, "provider"), **engine_options)
-    except ValueError as exc:  # an unknown --provider name; the message lists the known ones
+    except (
+        ValueError
+    ) as exc:  # an unknown --provider name; the message lists the known ones
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return None
 
@@ -284,7 +336,7 @@ def window_label(args: argparse.Namespace, config: Any) -> str:
     return config.window_info().label
 
 
-def run_exported(engine: "Engine", main: Callable[[], Awaitable[int]]) -> int:
+def run_exported(engine: Engine, main: Callable[[], Awaitable[int]]) -> int:
     """Run a headless command's event loop with its turns exported as telemetry is configured
     (None unless an OTLP endpoint is set, or OTEL_TRACES_EXPORTER=console: spans on stderr);
     the export's closing note, if any, goes to stderr. ``ask`` and ``demo`` share it."""
@@ -299,6 +351,8 @@ def run_exported(engine: "Engine", main: Callable[[], Awaitable[int]]) -> int:
     try:
         return asyncio.run(main())
     finally:
-        note = telemetry.close() if telemetry is not None else None  # bounded: telemetry.flush_timeout_seconds
+        note = (
+            telemetry.close() if telemetry is not None else None
+        )  # bounded: telemetry.flush_timeout_seconds
         if note:
             say(note)

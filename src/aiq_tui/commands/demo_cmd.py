@@ -12,13 +12,26 @@ import argparse
 import sys
 from typing import Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, \
-    print_json_line, run_exported, survive_closed_stdout
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_engine,
+    option,
+    print_json_line,
+    run_exported,
+    survive_closed_stdout,
+)
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "demo", parents=parents, help="play the /demo story headless, one caption per step",
+        "demo",
+        parents=parents,
+        help="play the /demo story headless, one caption per step",
         description=(
             "Play the /demo story on the offline demo model and its 8,192-token window: orders "
             "with the sql-explorer skill, a report of them saved with data-report, then a command; "
@@ -31,18 +44,32 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         ),
     )
     approval = parser.add_mutually_exclusive_group()
-    approval.add_argument("--yes", action="store_true", help="approve the report's write and the command")
-    approval.add_argument("--deny-all", action="store_true", help="refuse every tool call that asks (the default)")
-    parser.add_argument("--json", action="store_true",
-                        help="one JSON line per step ({turn, event, type, caption}), then the summary")
+    approval.add_argument(
+        "--yes", action="store_true", help="approve the report's write and the command"
+    )
+    approval.add_argument(
+        "--deny-all",
+        action="store_true",
+        help="refuse every tool call that asks (the default)",
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON line per step ({turn, event, type, caption}), then the summary",
+    )
     parser.set_defaults(handler=_demo)
 
 
 def _demo(args: argparse.Namespace) -> int:
     if option(args, "provider") not in (None, "demo"):
-        print("aiq-tui demo: the story is written for the offline demo model; drop --provider", file=sys.stderr)
+        print(
+            "aiq-tui demo: the story is written for the offline demo model; drop --provider",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
-    args.provider = "demo"  # whatever config.yaml makes the default: the story is the demo model's
+    args.provider = (
+        "demo"  # whatever config.yaml makes the default: the story is the demo model's
+    )
     engine = open_engine(args, demo_delay=0.0)
     if engine is None:
         return EXIT_USAGE
@@ -82,7 +109,14 @@ async def _play(args: argparse.Namespace, engine: Any) -> int:
         if text is None:
             return
         if as_json:
-            print_json_line({"turn": turn, "event": index, "type": data.get("type"), "caption": text})
+            print_json_line(
+                {
+                    "turn": turn,
+                    "event": index,
+                    "type": data.get("type"),
+                    "caption": text,
+                }
+            )
         else:
             console.print(f"{turn:>3}.{index:<3} {text}", markup=False, soft_wrap=True)
 
@@ -102,7 +136,14 @@ async def _play(args: argparse.Namespace, engine: Any) -> int:
         await engine.aclose()
     summary = demo_summary(seen, engine.session.id)
     if as_json:
-        print_json_line({"type": "summary", "session": engine.session.id, "stages": script.fired, "text": summary})
+        print_json_line(
+            {
+                "type": "summary",
+                "session": engine.session.id,
+                "stages": script.fired,
+                "text": summary,
+            }
+        )
     else:
         console.print("\n" + summary, markup=False, soft_wrap=True)
     return EXIT_FAILED if failed else EXIT_OK

@@ -9,7 +9,15 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_workspace,
+    option,
+    print_json,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -22,7 +30,9 @@ TOP_COSTS = 5
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     doctor = sub.add_parser(
-        "doctor", parents=parents, help="check the whole collection: collisions, reach, budget, risk, spec",
+        "doctor",
+        parents=parents,
+        help="check the whole collection: collisions, reach, budget, risk, spec",
         description=(
             "One report over every discovered skill, checked with the matcher, prompt builder and "
             "token budget the agent uses: skills that steal each other's queries, skills their own "
@@ -45,9 +55,16 @@ def _doctor(args: argparse.Namespace) -> int:
     from aiq_tui.tools.permission_rules import of_permissions
 
     report = run_doctor(inputs_for_workspace(workspace))
-    config_warnings = of_permissions(workspace.problems)  # typos in tools.permissions: a silent no-op otherwise
+    config_warnings = of_permissions(
+        workspace.problems
+    )  # typos in tools.permissions: a silent no-op otherwise
     if option(args, "json"):
-        print_json({**report.to_json(), "config_warnings": [p.to_json() for p in config_warnings]})
+        print_json(
+            {
+                **report.to_json(),
+                "config_warnings": [p.to_json() for p in config_warnings],
+            }
+        )
     else:
         console = make_console(args)
         print_report(console, report)
@@ -55,42 +72,60 @@ def _doctor(args: argparse.Namespace) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
-def print_config_warnings(console: "Console", problems: list[Any]) -> None:
+def print_config_warnings(console: Console, problems: list[Any]) -> None:
     """config.yaml keys that name nothing (``tools.permissions``), one line each."""
     from rich.text import Text
 
     mark, style = MARKS["warning"]
     for problem in problems:
-        console.print(Text(f"{mark} warning ", style=style) + Text("[config] ", style="dim")
-                      + Text(f"{problem.path}: {problem.message}"), soft_wrap=True)
+        console.print(
+            Text(f"{mark} warning ", style=style)
+            + Text("[config] ", style="dim")
+            + Text(f"{problem.path}: {problem.message}"),
+            soft_wrap=True,
+        )
 
 
-def print_report(console: "Console", report: "DoctorReport") -> None:
+def print_report(console: Console, report: DoctorReport) -> None:
     from rich.text import Text
 
     for finding in report.findings:
         mark, style = MARKS[finding.level.value]
-        console.print(Text(f"{mark} {finding.level.value} ", style=style)
-                      + Text(f"[{finding.kind.value}] ", style="dim") + Text(finding.title, style="bold"),
-                      soft_wrap=True)
+        console.print(
+            Text(f"{mark} {finding.level.value} ", style=style)
+            + Text(f"[{finding.kind.value}] ", style="dim")
+            + Text(finding.title, style="bold"),
+            soft_wrap=True,
+        )
         console.print(Text(f"    why: {finding.why}"), soft_wrap=True)
         console.print(Text(f"    fix: {finding.fix}"), soft_wrap=True)
         if finding.query and finding.kind.value in ("collision", "unreachable"):
-            console.print(Text(f"    see: aiq-tui match {_quoted(finding.query)}", style="dim"), soft_wrap=True)
+            console.print(
+                Text(f"    see: aiq-tui match {_quoted(finding.query)}", style="dim"),
+                soft_wrap=True,
+            )
     catalog = report.catalog
     if catalog is not None:
-        console.print(Text(
-            f"catalog: {catalog.catalog_tokens:,} of {catalog.catalog_limit:,} tokens "
-            f"({catalog.counts()}) in a {catalog.window:,}-token window; "
-            "projected " + ", ".join(f"{n:,} skills → {t:,}" for n, t in catalog.projections)), soft_wrap=True)
+        console.print(
+            Text(
+                f"catalog: {catalog.catalog_tokens:,} of {catalog.catalog_limit:,} tokens "
+                f"({catalog.counts()}) in a {catalog.window:,}-token window; "
+                "projected "
+                + ", ".join(f"{n:,} skills → {t:,}" for n, t in catalog.projections)
+            ),
+            soft_wrap=True,
+        )
     if report.costs:
         top = ", ".join(f"{c.name} {c.full_tokens:,}" for c in report.costs[:TOP_COSTS])
         console.print(Text(f"largest full loads (tokens): {top}"), soft_wrap=True)
     counts = report.counts()
-    console.print(Text(
-        f"{report.skills} skill(s): {counts['error']} error(s), {counts['warning']} warning(s), "
-        f"{counts['info']} note(s) in {report.seconds:.2f} s",
-        style="bold red" if counts["error"] else "bold green"))
+    console.print(
+        Text(
+            f"{report.skills} skill(s): {counts['error']} error(s), {counts['warning']} warning(s), "
+            f"{counts['info']} note(s) in {report.seconds:.2f} s",
+            style="bold red" if counts["error"] else "bold green",
+        )
+    )
 
 
 def _quoted(text: str, limit: int = 120) -> str:

@@ -26,9 +26,13 @@ if TYPE_CHECKING:
     from aiq_tui.workspace import Workspace
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "prompt", parents=parents, help="show the prompt and token budget for a query",
+        "prompt",
+        parents=parents,
+        help="show the prompt and token budget for a query",
         description=(
             "Build the prompt that would be sent for QUERY — system prompt (base instructions, "
             "skills catalog, matched skills, use_skill instructions), messages and tools — and "
@@ -39,20 +43,41 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
             "that each stage fires at least once in enough turns (about 12 on the default window)."
         ),
     )
-    parser.add_argument("query", nargs="?", metavar="QUERY", help="the user's request, quoted")
-    parser.add_argument("--window", type=int, metavar="N", help="context window in tokens (default: config)")
-    parser.add_argument("--simulate", type=int, metavar="N", help="feed N synthetic turns and show compression")
+    parser.add_argument(
+        "query", nargs="?", metavar="QUERY", help="the user's request, quoted"
+    )
+    parser.add_argument(
+        "--window",
+        type=int,
+        metavar="N",
+        help="context window in tokens (default: config)",
+    )
+    parser.add_argument(
+        "--simulate",
+        type=int,
+        metavar="N",
+        help="feed N synthetic turns and show compression",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=_prompt)
 
 
 def _prompt(args: argparse.Namespace) -> int:
-    query, simulate, window = option(args, "query"), option(args, "simulate"), option(args, "window")
+    query, simulate, window = (
+        option(args, "query"),
+        option(args, "simulate"),
+        option(args, "window"),
+    )
     if query is None and simulate is None:
-        print("aiq-tui prompt: give a QUERY or --simulate N (see --help)", file=sys.stderr)
+        print(
+            "aiq-tui prompt: give a QUERY or --simulate N (see --help)", file=sys.stderr
+        )
         return EXIT_USAGE
     if window is not None and window < 1:
-        print("aiq-tui prompt: --window must be a positive number of tokens", file=sys.stderr)
+        print(
+            "aiq-tui prompt: --window must be a positive number of tokens",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if simulate is not None and simulate < 1:
         print("aiq-tui prompt: --simulate needs at least 1 turn", file=sys.stderr)
@@ -69,25 +94,42 @@ def _prompt(args: argparse.Namespace) -> int:
 # -- shared ---------------------------------------------------------------------------------
 
 
-def _breakdown_rows(b: "Breakdown") -> list[tuple[str, int]]:
-    rows = [("system (base, use_skill, tools)", b.system), ("skills catalog", b.catalog)]
+def _breakdown_rows(b: Breakdown) -> list[tuple[str, int]]:
+    rows = [
+        ("system (base, use_skill, tools)", b.system),
+        ("skills catalog", b.catalog),
+    ]
     rows += [(f"skill: {name}", tokens) for name, tokens in b.skills.items()]
-    rows += [("history", b.history), ("tool results", b.tool_results), ("reserved output", b.reserve)]
+    rows += [
+        ("history", b.history),
+        ("tool results", b.tool_results),
+        ("reserved output", b.reserve),
+    ]
     return rows
 
 
-def _breakdown_json(b: "Breakdown") -> dict[str, Any]:
+def _breakdown_json(b: Breakdown) -> dict[str, Any]:
     return {
-        "system": b.system, "catalog": b.catalog, "skills": dict(b.skills), "history": b.history,
-        "tool_results": b.tool_results, "reserve": b.reserve, "total": b.total, "window": b.window,
-        "fraction": round(b.fraction, 4), "exact": b.exact, "encoding": b.encoding,
+        "system": b.system,
+        "catalog": b.catalog,
+        "skills": dict(b.skills),
+        "history": b.history,
+        "tool_results": b.tool_results,
+        "reserve": b.reserve,
+        "total": b.total,
+        "window": b.window,
+        "fraction": round(b.fraction, 4),
+        "exact": b.exact,
+        "encoding": b.encoding,
     }
 
 
 # -- aiq-tui prompt "QUERY" -----------------------------------------------------------------
 
 
-def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", Any, "TokenCounter"]:
+def _build(
+    workspace: Workspace, query: str, window: int
+) -> tuple[Prompt, Any, TokenCounter]:
     """The engine's own prompt for ``query`` (one code path with ``ask``): same system text,
     skill sections, tools (only loaded ``skill_*`` tools; the MCP servers' that fit their share)
     and breakdown; with the engine's loaded skills (their order and priorities are the ones
@@ -98,12 +140,16 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", A
 
     config = workspace.config
     if window != config.context_window():
-        workspace.config = msgspec.structs.replace(config, context=msgspec.structs.replace(config.context, window=window))
+        workspace.config = msgspec.structs.replace(
+            config, context=msgspec.structs.replace(config.context, window=window)
+        )
     engine = Engine.create(workspace)
-    if engine.mcp.definitions():  # MCP servers: started as ask starts them, so their tools count too
+    if (
+        engine.mcp.definitions()
+    ):  # MCP servers: started as ask starts them, so their tools count too
         import asyncio
 
-        async def with_servers() -> "Prompt":
+        async def with_servers() -> Prompt:
             try:
                 await engine.start_mcp()
                 return engine.preview(query)
@@ -115,17 +161,30 @@ def _build(workspace: "Workspace", query: str, window: int) -> tuple["Prompt", A
     return prompt, engine.skills, engine.counter
 
 
-def _catalog_json(prompt: "Prompt", cuts: tuple[Any, ...]) -> dict[str, Any]:
+def _catalog_json(prompt: Prompt, cuts: tuple[Any, ...]) -> dict[str, Any]:
     fit = prompt.catalog_fit
-    shape = {} if fit is None else {
-        "description_chars": fit.cap_chars, "reason": fit.reason, "share": fit.share, "budget": fit.budget,
-        "why": fit.why() if cuts else "",
+    shape = (
+        {}
+        if fit is None
+        else {
+            "description_chars": fit.cap_chars,
+            "reason": fit.reason,
+            "share": fit.share,
+            "budget": fit.budget,
+            "why": fit.why() if cuts else "",
+        }
+    )
+    return {
+        "listed": prompt.catalog_listed,
+        "omitted": prompt.catalog_omitted,
+        **shape,
+        "shortened": [cut.to_json() for cut in cuts],
     }
-    return {"listed": prompt.catalog_listed, "omitted": prompt.catalog_omitted, **shape,
-            "shortened": [cut.to_json() for cut in cuts]}
 
 
-def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: int) -> int:
+def _show(
+    args: argparse.Namespace, workspace: Workspace, query: str, window: int
+) -> int:
     from aiq_tui.context.budget import stage_for
     from aiq_tui.context.prompt import catalog_cuts
 
@@ -135,18 +194,23 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
     b = prompt.breakdown
     over = b.total > b.window
     if option(args, "json"):
-        print_json({
-            "system": prompt.system,
-            "messages": [m.to_json() for m in prompt.messages],
-            "tools": [spec.name for spec in prompt.tools],
-            "skills": [{"name": s.name, "state": s.state.value, "phase": s.phase.label} for s in loaded],
-            "catalog": _catalog_json(prompt, cuts),
-            "breakdown": _breakdown_json(b),
-            "window_source": window_label(args, workspace.config),
-            "stage": int(stage_for(b.fraction, workspace.config.context)),
-            "fits": not over,
-            "note": counter.info.note,
-        })
+        print_json(
+            {
+                "system": prompt.system,
+                "messages": [m.to_json() for m in prompt.messages],
+                "tools": [spec.name for spec in prompt.tools],
+                "skills": [
+                    {"name": s.name, "state": s.state.value, "phase": s.phase.label}
+                    for s in loaded
+                ],
+                "catalog": _catalog_json(prompt, cuts),
+                "breakdown": _breakdown_json(b),
+                "window_source": window_label(args, workspace.config),
+                "stage": int(stage_for(b.fraction, workspace.config.context)),
+                "fits": not over,
+                "note": counter.info.note,
+            }
+        )
         return EXIT_FAILED if over else EXIT_OK
 
     from rich.rule import Rule
@@ -160,44 +224,99 @@ def _show(args: argparse.Namespace, workspace: "Workspace", query: str, window: 
         console.print(f"[{message.role.value}] {message.content}", markup=False)
     console.print(Rule(f"tools ({len(prompt.tools)})"))
     console.print(", ".join(spec.name for spec in prompt.tools) or "none", markup=False)
-    table = Table(title="token breakdown" + ("" if b.exact else " (estimated)"), show_footer=True)
+    table = Table(
+        title="token breakdown" + ("" if b.exact else " (estimated)"), show_footer=True
+    )
     table.add_column("part", footer="total")
     table.add_column("tokens", justify="right", footer=str(b.total))
     table.add_column("share", justify="right", footer=f"{b.fraction:.1%} of {b.window}")
     for label, tokens in _breakdown_rows(b):
-        table.add_row(label, str(tokens), f"{tokens / b.window:.1%}" if b.window else "-")
+        table.add_row(
+            label, str(tokens), f"{tokens / b.window:.1%}" if b.window else "-"
+        )
     console.print(table)
     counted = "estimated (≈4 chars/token)" if not b.exact else f"exact ({b.encoding})"
-    console.print(f"counts: {counted}" + (f" — {counter.info.note}" if counter.info.note else ""), markup=False)
+    console.print(
+        f"counts: {counted}" + (f" — {counter.info.note}" if counter.info.note else ""),
+        markup=False,
+    )
     console.print(f"window {window_label(args, workspace.config)}", markup=False)
     if prompt.catalog_omitted:
-        console.print(f"catalog: {prompt.catalog_listed} listed, {prompt.catalog_omitted} left out "
-                      f"(context.catalog_share)", markup=False)
+        console.print(
+            f"catalog: {prompt.catalog_listed} listed, {prompt.catalog_omitted} left out "
+            f"(context.catalog_share)",
+            markup=False,
+        )
     if cuts and prompt.catalog_fit is not None:
-        console.print(f"catalog: {len(cuts)} description(s) shortened — {prompt.catalog_fit.why()}:", markup=False)
+        console.print(
+            f"catalog: {len(cuts)} description(s) shortened — {prompt.catalog_fit.why()}:",
+            markup=False,
+        )
         for cut in cuts:
             console.print(f"  {cut.text()}", markup=False)
     elif prompt.catalog_listed:
-        console.print(f"catalog: every description whole ({prompt.catalog_listed} listed)", markup=False)
+        console.print(
+            f"catalog: every description whole ({prompt.catalog_listed} listed)",
+            markup=False,
+        )
     stage = stage_for(b.fraction, workspace.config.context)
     if stage:
-        console.print(f"compression stage {int(stage)} % would apply before sending", markup=False)
+        console.print(
+            f"compression stage {int(stage)} % would apply before sending", markup=False
+        )
     if over:
-        console.print(f"over the window by {b.total - b.window} tokens: this prompt would be refused", markup=False)
+        console.print(
+            f"over the window by {b.total - b.window} tokens: this prompt would be refused",
+            markup=False,
+        )
         return EXIT_FAILED
     return EXIT_OK
 
 
 # -- aiq-tui prompt --simulate N ------------------------------------------------------------
 
-_TOPICS = ["the sales report", "the deploy script", "customer orders", "the HTTP API", "disk usage",
-           "the SQLite schema", "a PDF export", "log rotation"]
-_FILLER = ("We looked at {topic} and the numbers for the last quarter, compared them with the "
-           "previous run, and noted where the pipeline slowed down. ").split()
+_TOPICS = [
+    "the sales report",
+    "the deploy script",
+    "customer orders",
+    "the HTTP API",
+    "disk usage",
+    "the SQLite schema",
+    "a PDF export",
+    "log rotation",
+]
+_FILLER = [
+    "We",
+    "looked",
+    "at",
+    "{topic}",
+    "and",
+    "the",
+    "numbers",
+    "for",
+    "the",
+    "last",
+    "quarter,",
+    "compared",
+    "them",
+    "with",
+    "the",
+    "previous",
+    "run,",
+    "and",
+    "noted",
+    "where",
+    "the",
+    "pipeline",
+    "slowed",
+    "down.",
+]
 
 
 def _synthetic(words: int, topic: str) -> str:
-    return " ".join(_FILLER[i % len(_FILLER)] for i in range(words)).replace("{topic}", topic)
+    return " ".join(_FILLER[i % len(_FILLER)] for i in range(words)).replace(
+        "{topic}", topic
+    )
 
 
 def synthetic_turn(turn: int, rng: random.Random, rows: int | None = None) -> list[Any]:
@@ -206,22 +325,50 @@ def synthetic_turn(turn: int, rng: random.Random, rows: int | None = None) -> li
     from aiq_tui.conversation import Message, Role, ToolCall
 
     topic = rng.choice(_TOPICS)
-    out = [Message(Role.USER, f"Turn {turn}: can you check {topic}? " + _synthetic(rng.randint(15, 60), topic),
-                   id=f"u{turn}")]
+    out = [
+        Message(
+            Role.USER,
+            f"Turn {turn}: can you check {topic}? "
+            + _synthetic(rng.randint(15, 60), topic),
+            id=f"u{turn}",
+        )
+    ]
     if turn % 3 == 0:
-        call = ToolCall(f"call{turn}", "execute_sql", {"query": f"SELECT * FROM orders LIMIT {rng.randint(5, 50)}"})
+        call = ToolCall(
+            f"call{turn}",
+            "execute_sql",
+            {"query": f"SELECT * FROM orders LIMIT {rng.randint(5, 50)}"},
+        )
         out.append(Message(Role.ASSISTANT, "", tool_calls=(call,), id=f"c{turn}"))
         count = rng.randint(20, 80) if rows is None else rows
-        out.append(Message(Role.TOOL, _rows(count, rng), tool_call_id=call.id, name="execute_sql", id=f"t{turn}"))
-    out.append(Message(Role.ASSISTANT, f"About {topic}: " + _synthetic(rng.randint(80, 300), topic), id=f"a{turn}"))
+        out.append(
+            Message(
+                Role.TOOL,
+                _rows(count, rng),
+                tool_call_id=call.id,
+                name="execute_sql",
+                id=f"t{turn}",
+            )
+        )
+    out.append(
+        Message(
+            Role.ASSISTANT,
+            f"About {topic}: " + _synthetic(rng.randint(80, 300), topic),
+            id=f"a{turn}",
+        )
+    )
     return out
 
 
 def _rows(count: int, rng: random.Random) -> str:
-    return "\n".join(f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(count))
+    return "\n".join(
+        f"{i}|Customer {i}|{rng.randint(1, 999)}.00 EUR" for i in range(count)
+    )
 
 
-def aimed_rows(budget: Any, counter: "TokenCounter", target: float, question: int) -> int | None:
+def aimed_rows(
+    budget: Any, counter: TokenCounter, target: float, question: int
+) -> int | None:
     """Rows for the next tool result so that it lands the budget at ``target`` (a share of the
     window) even after the engine clears every older tool result first — how a later stage is
     reached at all: clearing alone brings a budget that creeps past 80 % back under it.
@@ -229,20 +376,35 @@ def aimed_rows(budget: Any, counter: "TokenCounter", target: float, question: in
     result cannot reach it (the window is too small for the rows)."""
     from aiq_tui.context.compress import clearable_tokens
 
-    need = target * budget.window - budget.total - question + clearable_tokens(budget.history, counter)
+    need = (
+        target * budget.window
+        - budget.total
+        - question
+        + clearable_tokens(budget.history, counter)
+    )
     per_row = max(1, counter.count(_rows(50, random.Random(0))) / 50)
     rows = int(need / per_row)
     return rows if 0 < rows <= 4 * budget.window else None
 
 
-def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, window: int, query: str | None) -> int:
-    from aiq_tui.events import CompressionApplied
+def _simulate(
+    args: argparse.Namespace,
+    workspace: Workspace,
+    turns: int,
+    window: int,
+    query: str | None,
+) -> int:
     from aiq_tui.context.budget import TokenBudget
     from aiq_tui.context.compress import compress
+    from aiq_tui.events import CompressionApplied
 
-    prompt, skills, counter = _build(workspace, query or "analyse the sales report with sql", window)
+    prompt, skills, counter = _build(
+        workspace, query or "analyse the sales report with sql", window
+    )
     config = workspace.config
-    budget = TokenBudget.from_prompt(counter, config.context, prompt, skills.loaded(), skills.costs())
+    budget = TokenBudget.from_prompt(
+        counter, config.context, prompt, skills.loaded(), skills.costs()
+    )
     budget.set_history([])
     rng = random.Random(turns)  # deterministic for a given N
     as_json = bool(option(args, "json"))
@@ -253,12 +415,18 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
 
     if console is not None:
         b = budget.breakdown()
-        console.print(f"window {window_label(args, config)}; start {b.total} ({b.fraction:.1%}); skills loaded: "
-                      f"{', '.join(b.skills) or 'none'}; counts {'exact' if b.exact else 'estimated'}", markup=False)
+        console.print(
+            f"window {window_label(args, config)}; start {b.total} ({b.fraction:.1%}); skills loaded: "
+            f"{', '.join(b.skills) or 'none'}; counts {'exact' if b.exact else 'estimated'}",
+            markup=False,
+        )
     settings = config.context
     # The stages still to show, each as a share to aim a tool result at: past 90 % (below 95 %),
     # then past 95 % — once the first stage has fired on its own.
-    aims = [((settings.evict_at + settings.aggressive_at) / 2, 90), ((settings.aggressive_at + 1.0) / 2, 95)]
+    aims = [
+        ((settings.evict_at + settings.aggressive_at) / 2, 90),
+        ((settings.aggressive_at + 1.0) / 2, 95),
+    ]
     fired: set[int] = set()
     for turn in range(1, turns + 1):
         rows = None
@@ -266,49 +434,90 @@ def _simulate(args: argparse.Namespace, workspace: "Workspace", turns: int, wind
             aims = [aim for aim in aims if aim[1] not in fired]
             if aims:
                 probe = synthetic_turn(turn, random.Random(rng.random()), rows=0)
-                rows = aimed_rows(budget, counter, aims[0][0], sum(counter.count_message(m) for m in probe[:2]) + 4)
+                rows = aimed_rows(
+                    budget,
+                    counter,
+                    aims[0][0],
+                    sum(counter.count_message(m) for m in probe[:2]) + 4,
+                )
         # The engine checks the budget before every request, i.e. after every message.
         for message in synthetic_turn(turn, rng, rows):
             budget.add_message(message)
             events: list[CompressionApplied] = []
             import asyncio
 
-            outcome = asyncio.run(compress(budget.context_state(), config.context, counter, None, events.append))
+            outcome = asyncio.run(
+                compress(
+                    budget.context_state(), config.context, counter, None, events.append
+                )
+            )
             plan = outcome.plan
             if not plan.is_noop:
                 budget.sync(outcome.state)
                 fired.add(int(plan.stage))
             if events or not plan.fits:
-                records.append({
-                    "turn": turn, "message": message.id, "stage": int(plan.stage),
-                    "tokens_before": plan.tokens_before, "tokens_after": budget.total,
-                    "summarised": len(plan.summarise_ids), "kept": plan.keep_last,
-                    "evicted": [e.name for e in plan.evictions], "fits": plan.fits, "notes": list(plan.notes),
-                    "steps": [{"step": e.step, "before": e.before, "after": e.after} for e in events],
-                })
+                records.append(
+                    {
+                        "turn": turn,
+                        "message": message.id,
+                        "stage": int(plan.stage),
+                        "tokens_before": plan.tokens_before,
+                        "tokens_after": budget.total,
+                        "summarised": len(plan.summarise_ids),
+                        "kept": plan.keep_last,
+                        "evicted": [e.name for e in plan.evictions],
+                        "fits": plan.fits,
+                        "notes": list(plan.notes),
+                        "steps": [
+                            {"step": e.step, "before": e.before, "after": e.after}
+                            for e in events
+                        ],
+                    }
+                )
             if console is not None and events:
-                console.print(f"turn {turn}: stage {int(plan.stage)} % — {plan.tokens_before} → {budget.total} tokens "
-                              f"({plan.tokens_before / window:.0%} → {budget.fraction:.0%})", markup=False)
+                console.print(
+                    f"turn {turn}: stage {int(plan.stage)} % — {plan.tokens_before} → {budget.total} tokens "
+                    f"({plan.tokens_before / window:.0%} → {budget.fraction:.0%})",
+                    markup=False,
+                )
                 for event in events:
-                    console.print(f"  {event.step}: {event.before} → {event.after}", markup=False)
+                    console.print(
+                        f"  {event.step}: {event.before} → {event.after}", markup=False
+                    )
                 for note in plan.notes:
                     console.print(f"  note: {note}", markup=False)
             if not plan.fits:
                 refused = True
                 if console is not None:
-                    console.print(f"turn {turn}: the prompt does not fit the window even after compression; "
-                                  "the engine would refuse to send", markup=False)
+                    console.print(
+                        f"turn {turn}: the prompt does not fit the window even after compression; "
+                        "the engine would refuse to send",
+                        markup=False,
+                    )
                 break
         if refused:
             break
     if as_json:
-        print_json({"window": window, "window_source": window_label(args, config), "turns": turns, "stages": records, "refused": refused,
-                    "final": _breakdown_json(budget.breakdown())})
+        print_json(
+            {
+                "window": window,
+                "window_source": window_label(args, config),
+                "turns": turns,
+                "stages": records,
+                "refused": refused,
+                "final": _breakdown_json(budget.breakdown()),
+            }
+        )
     elif console is not None:
         b = budget.breakdown()
         fired = [r["stage"] for r in records if r["steps"]]
-        per_stage = ", ".join(f"stage {stage}: {fired.count(stage)}" for stage in sorted(set(fired)))
-        console.print(f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
-                      f"compression fired {len(fired)} times ({per_stage or 'never'}); "
-                      f"messages kept: {len(budget.history)}", markup=False)
+        per_stage = ", ".join(
+            f"stage {stage}: {fired.count(stage)}" for stage in sorted(set(fired))
+        )
+        console.print(
+            f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
+            f"compression fired {len(fired)} times ({per_stage or 'never'}); "
+            f"messages kept: {len(budget.history)}",
+            markup=False,
+        )
     return EXIT_FAILED if refused else EXIT_OK

@@ -16,12 +16,24 @@ import json
 import sys
 from typing import Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_engine, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_engine,
+    option,
+    print_json,
+)
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "run", parents=parents, help="run the skill that best matches an intent",
+        "run",
+        parents=parents,
+        help="run the skill that best matches an intent",
         description=(
             "Rank skills for INTENT and run the best executable one (script, template or composite) "
             "when its confidence reaches --min-confidence; otherwise say which skill came closest "
@@ -29,14 +41,28 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
         ),
     )
     parser.add_argument("intent", metavar="INTENT", help="what you want done, quoted")
-    parser.add_argument("--min-confidence", type=float, metavar="X",
-                        help="confidence in [0, 1] the skill needs (default: matching.run_min_confidence)")
-    parser.add_argument("--param", "-p", action="append", default=[], metavar="KEY=VALUE",
-                        help="a skill parameter (repeatable); VALUE may be JSON, e.g. -p count=3")
+    parser.add_argument(
+        "--min-confidence",
+        type=float,
+        metavar="X",
+        help="confidence in [0, 1] the skill needs (default: matching.run_min_confidence)",
+    )
+    parser.add_argument(
+        "--param",
+        "-p",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a skill parameter (repeatable); VALUE may be JSON, e.g. -p count=3",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     approval = parser.add_mutually_exclusive_group()
-    approval.add_argument("--yes", action="store_true", help="approve the script without asking")
-    approval.add_argument("--deny-all", action="store_true", help="refuse anything that asks")
+    approval.add_argument(
+        "--yes", action="store_true", help="approve the script without asking"
+    )
+    approval.add_argument(
+        "--deny-all", action="store_true", help="refuse anything that asks"
+    )
     parser.set_defaults(handler=_run)
 
 
@@ -85,8 +111,13 @@ def _run(args: argparse.Namespace) -> int:
     return asyncio.run(_execute(args, engine, args.intent.strip(), minimum, params))
 
 
-async def _execute(args: argparse.Namespace, engine: Any, intent: str, minimum: float,
-                   params: dict[str, Any]) -> int:
+async def _execute(
+    args: argparse.Namespace,
+    engine: Any,
+    intent: str,
+    minimum: float,
+    params: dict[str, Any],
+) -> int:
     from aiq_tui.commands.ask_cmd import _approver
     from aiq_tui.conversation import ToolCall
     from aiq_tui.skills.tool_names import tool_name_for
@@ -96,44 +127,79 @@ async def _execute(args: argparse.Namespace, engine: Any, intent: str, minimum: 
     try:
         ranking = engine.rank(intent)
         catalog = engine.workspace.catalog
-        ranked = [(m, catalog.get(m.name)) for m in ranking.matches if catalog.get(m.name) is not None]
+        ranked = [
+            (m, catalog.get(m.name))
+            for m in ranking.matches
+            if catalog.get(m.name) is not None
+        ]
         executable = [(m, meta) for m, meta in ranked if meta.type != "instruction"]
         best = executable[0] if executable else None
         report: dict[str, Any] = {
-            "intent": intent, "min_confidence": minimum,
-            "ranking": [{"name": m.name, "type": meta.type, "score": round(m.score, 4),
-                         "confidence": round(m.confidence, 4)} for m, meta in ranked[:5]],
+            "intent": intent,
+            "min_confidence": minimum,
+            "ranking": [
+                {
+                    "name": m.name,
+                    "type": meta.type,
+                    "score": round(m.score, 4),
+                    "confidence": round(m.confidence, 4),
+                }
+                for m, meta in ranked[:5]
+            ],
         }
         if best is None or best[0].confidence < minimum:
             closest = best or (ranked[0] if ranked else None)
             if closest is None:
                 why = "no skill matches any word of the intent"
             else:
-                kind = "" if closest[1].type != "instruction" else " (an instruction skill: nothing to run)"
-                why = (f"closest: {closest[0].name}{kind}, confidence {closest[0].confidence:.2f} < {minimum:.2f} — "
-                       + engine.explain(intent, closest[0].name))
+                kind = (
+                    ""
+                    if closest[1].type != "instruction"
+                    else " (an instruction skill: nothing to run)"
+                )
+                why = (
+                    f"closest: {closest[0].name}{kind}, confidence {closest[0].confidence:.2f} < {minimum:.2f} — "
+                    + engine.explain(intent, closest[0].name)
+                )
             report.update(ran=None, reason=why)
             if as_json:
                 print_json(report)
             else:
-                console.print(f"no executable skill is confident enough to run; {why}", markup=False)
+                console.print(
+                    f"no executable skill is confident enough to run; {why}",
+                    markup=False,
+                )
             return EXIT_FAILED
         match, meta = best
         tool_name = tool_name_for(meta.name)
-        if engine.skill_for_tool(tool_name) != meta.name:  # the one mapping agrees, or we refuse
+        if (
+            engine.skill_for_tool(tool_name) != meta.name
+        ):  # the one mapping agrees, or we refuse
             print(f"aiq-tui run: no tool for skill {meta.name!r}", file=sys.stderr)
             return EXIT_FAILED
         params = _typed(params, engine.tools.get(tool_name).spec.parameters)
         await engine.activate(meta.name)
         events: list[Any] = []
-        result = await engine.tools.invoke(ToolCall("run-1", tool_name, params),
-                                           _approver(args, console, as_json), events.append)
-        report.update(ran=meta.name, type=meta.type, confidence=round(match.confidence, 4),
-                      ok=result.ok, result=result.content if result.ok else None, error=result.error)
+        result = await engine.tools.invoke(
+            ToolCall("run-1", tool_name, params),
+            _approver(args, console, as_json),
+            events.append,
+        )
+        report.update(
+            ran=meta.name,
+            type=meta.type,
+            confidence=round(match.confidence, 4),
+            ok=result.ok,
+            result=result.content if result.ok else None,
+            error=result.error,
+        )
         if as_json:
             print_json(report)
         else:
-            console.print(f"running {meta.name} ({meta.type}, confidence {match.confidence:.2f})", markup=False)
+            console.print(
+                f"running {meta.name} ({meta.type}, confidence {match.confidence:.2f})",
+                markup=False,
+            )
             _print_result(meta.type, result)
         return EXIT_OK if result.ok else EXIT_FAILED
     finally:

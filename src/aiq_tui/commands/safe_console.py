@@ -7,7 +7,8 @@ styling (colours, links) travels in styles and control segments, which are left 
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
@@ -21,9 +22,17 @@ def printable_text(text: Text) -> Text:
     plain = text.plain
     if printable(plain) is plain:
         return text
-    cuts = sorted({span.start for span in text.spans} | {span.end for span in text.spans})
-    clean = Text(style=text.style, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap,
-                 end=text.end, tab_size=text.tab_size)
+    cuts = sorted(
+        {span.start for span in text.spans} | {span.end for span in text.spans}
+    )
+    clean = Text(
+        style=text.style,
+        justify=text.justify,
+        overflow=text.overflow,
+        no_wrap=text.no_wrap,
+        end=text.end,
+        tab_size=text.tab_size,
+    )
     # Every span starts and ends at a cut, so each piece is styled as a whole.
     for piece in text.divide(cuts):
         start = len(clean)
@@ -39,7 +48,9 @@ class SafeConsole(Console):
     def render_str(self, text: str, **kwargs: Any) -> Text:
         return super().render_str(printable(text), **kwargs)
 
-    def render(self, renderable: RenderableType, options: ConsoleOptions | None = None) -> Iterable[Segment]:
+    def render(
+        self, renderable: RenderableType, options: ConsoleOptions | None = None
+    ) -> Iterable[Segment]:
         if isinstance(renderable, Text):
             yield from super().render(printable_text(renderable), options)
             return

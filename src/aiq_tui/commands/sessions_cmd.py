@@ -7,27 +7,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aiq_tui.commands.common import EXIT_OK, EXIT_USAGE, make_console, option, print_json, session_exit_code
+from aiq_tui.commands.common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    option,
+    print_json,
+    session_exit_code,
+)
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "sessions", parents=parents, help="list, show, rename, delete or export saved sessions",
+        "sessions",
+        parents=parents,
+        help="list, show, rename, delete or export saved sessions",
         description="Saved conversations (sessions/session_<id>.json in the config home). "
-                    "IDs may be shortened to any unique prefix. A file that cannot be read (not JSON, "
-                    "not a regular file, over sessions.max_file_bytes or sessions.max_json_depth in "
-                    "config.yaml) is a warning in `list` and exit 1 in show, rename and export, "
-                    "which leave it untouched (rm still deletes it).",
+        "IDs may be shortened to any unique prefix. A file that cannot be read (not JSON, "
+        "not a regular file, over sessions.max_file_bytes or sessions.max_json_depth in "
+        "config.yaml) is a warning in `list` and exit 1 in show, rename and export, "
+        "which leave it untouched (rm still deletes it).",
     )
     actions = parser.add_subparsers(dest="sessions_action", metavar="ACTION")
 
-    listing = actions.add_parser("list", parents=parents, help="saved sessions, newest first")
+    listing = actions.add_parser(
+        "list", parents=parents, help="saved sessions, newest first"
+    )
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_list)
 
-    show = actions.add_parser("show", parents=parents, help="one session's messages and figures")
+    show = actions.add_parser(
+        "show", parents=parents, help="one session's messages and figures"
+    )
     show.add_argument("id", metavar="ID")
-    show.add_argument("--json", action="store_true", help="print the whole session as JSON")
+    show.add_argument(
+        "--json", action="store_true", help="print the whole session as JSON"
+    )
     show.set_defaults(handler=_show)
 
     remove = actions.add_parser("rm", parents=parents, help="delete a session")
@@ -41,7 +58,9 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
 
     export = actions.add_parser("export", parents=parents, help="a session as markdown")
     export.add_argument("id", metavar="ID")
-    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE instead of stdout"
+    )
     export.set_defaults(handler=_export)
 
     parser.set_defaults(handler=lambda args: _usage(parser))
@@ -80,8 +99,12 @@ def _list(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     listing = store.scan()
     if option(args, "json"):
-        print_json({"sessions": [s.to_json() for s in listing.sessions],
-                    "problems": [p.to_json() for p in listing.problems]})
+        print_json(
+            {
+                "sessions": [s.to_json() for s in listing.sessions],
+                "problems": [p.to_json() for p in listing.problems],
+            }
+        )
         return EXIT_OK
     from rich.table import Table
 
@@ -94,11 +117,20 @@ def _list(args: argparse.Namespace) -> int:
         # 80 columns the title and the model wrap instead).
         whole = ("ID", "Updated", "Messages")
         for column in ("ID", "Title", "Updated", "Messages", "Model"):
-            table.add_column(column, justify="right" if column == "Messages" else "left", overflow="fold",
-                             no_wrap=column in whole)
+            table.add_column(
+                column,
+                justify="right" if column == "Messages" else "left",
+                overflow="fold",
+                no_wrap=column in whole,
+            )
         for s in listing.sessions:
-            table.add_row(s.id, s.title, s.updated_at[:19].replace("T", " "), str(s.messages),
-                          f"{s.model} ({s.provider})" if s.provider else s.model)
+            table.add_row(
+                s.id,
+                s.title,
+                s.updated_at[:19].replace("T", " "),
+                str(s.messages),
+                f"{s.model} ({s.provider})" if s.provider else s.model,
+            )
         console.print(table)
     errors = make_console(args, stderr=True)
     for problem in listing.problems:

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    EncodedRows,
+    json_encoder,
     make_console,
     open_workspace,
     option,
-    EncodedRows,
-    json_encoder,
     print_json,
     print_json_rows,
 )
@@ -30,17 +31,21 @@ if TYPE_CHECKING:
     from aiq_tui.skills.model import SkillMeta
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     """``skills`` and its actions; given the ``action`` the command line names for certain, that
     action's parser alone (each parser argparse builds costs about a millisecond, and a
     ``skills list`` reads none of the others). An unknown word gets them all, so the "invalid
     choice" error lists them."""
     skills = subparsers.add_parser(
-        "skills", parents=parents, help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills",
+        "skills",
+        parents=parents,
+        help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
-                    "confirm an imported skill's allowed-tools (trust), "
-                    "enable or disable them (status), delete them, check the whole collection (doctor) and "
-                    "tune a description against its trigger evals (tune).",
+        "confirm an imported skill's allowed-tools (trust), "
+        "enable or disable them (status), delete them, check the whole collection (doctor) and "
+        "tune a description against its trigger evals (tune).",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
     for name, add in _ACTIONS.items():  # in the order --help lists them
@@ -50,17 +55,27 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: st
 
 
 def _add_list(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    list_parser = sub.add_parser("list", parents=parents, help="list discovered skills with type and status",
-                                 description="List every discovered skill (metadata only) with its type and status "
-                                             "(inactive and draft skills are listed, never loaded) and discovery "
-                                             "warnings.")
-    list_parser.add_argument("--json", action="store_true", help="machine-readable output")
+    list_parser = sub.add_parser(
+        "list",
+        parents=parents,
+        help="list discovered skills with type and status",
+        description="List every discovered skill (metadata only) with its type and status "
+        "(inactive and draft skills are listed, never loaded) and discovery "
+        "warnings.",
+    )
+    list_parser.add_argument(
+        "--json", action="store_true", help="machine-readable output"
+    )
     list_parser.set_defaults(handler=_list)
 
 
 def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    show = sub.add_parser("show", parents=parents, help="show one skill: frontmatter, body, resources",
-                          description="Show a skill's frontmatter, instructions and resources.")
+    show = sub.add_parser(
+        "show",
+        parents=parents,
+        help="show one skill: frontmatter, body, resources",
+        description="Show a skill's frontmatter, instructions and resources.",
+    )
     show.add_argument("name", metavar="NAME", help="skill name")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=_show)
@@ -68,50 +83,95 @@ def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     check = sub.add_parser(
-        "validate", parents=parents, help="check SKILL.md files (exit 1 if any is invalid)",
+        "validate",
+        parents=parents,
+        help="check SKILL.md files (exit 1 if any is invalid)",
         description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
-                    "without PATH every skill directory is checked. Exit 0 only if all are valid. "
-                    "Lenient (the default) passes what aiq-tui loads, with a warning for each rule of the "
-                    "Agent Skills specification it breaks (name format, name = folder, lengths, fields "
-                    "outside the specification); --strict fails them, as the reference validator does.",
+        "without PATH every skill directory is checked. Exit 0 only if all are valid. "
+        "Lenient (the default) passes what aiq-tui loads, with a warning for each rule of the "
+        "Agent Skills specification it breaks (name format, name = folder, lengths, fields "
+        "outside the specification); --strict fails them, as the reference validator does.",
     )
-    check.add_argument("paths", nargs="*", metavar="PATH", help="skill folder, SKILL.md, or folder of skills")
-    check.add_argument("--strict", action="store_true",
-                       help="check exactly the Agent Skills specification (agentskills.io)")
+    check.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="skill folder, SKILL.md, or folder of skills",
+    )
+    check.add_argument(
+        "--strict",
+        action="store_true",
+        help="check exactly the Agent Skills specification (agentskills.io)",
+    )
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
 
 
 def _add_new(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    new = sub.add_parser("new", parents=parents, help="scaffold a new skill (an instruction skill passes --strict)",
-                         description="Create NAME/SKILL.md with a valid frontmatter and a body template.")
-    new.add_argument("name", metavar="NAME", help="lowercase letters, digits and hyphens, e.g. pdf-tools")
-    new.add_argument("--dir", metavar="DIR",
-                     help="parent folder (default: the first writable skills directory: "
-                          "--skills-dir, skills.dirs, then the home's skills/)")
-    new.add_argument("--description", metavar="TEXT", help="what the skill does and when to use it (required)")
-    new.add_argument("--type", choices=("instruction", "script", "template", "composite"), default="instruction",
-                     help="skill type (default instruction, which passes --strict; the others are lango's "
-                          "executable types: a starter script / template / plan to edit)")
+    new = sub.add_parser(
+        "new",
+        parents=parents,
+        help="scaffold a new skill (an instruction skill passes --strict)",
+        description="Create NAME/SKILL.md with a valid frontmatter and a body template.",
+    )
+    new.add_argument(
+        "name",
+        metavar="NAME",
+        help="lowercase letters, digits and hyphens, e.g. pdf-tools",
+    )
+    new.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="parent folder (default: the first writable skills directory: "
+        "--skills-dir, skills.dirs, then the home's skills/)",
+    )
+    new.add_argument(
+        "--description",
+        metavar="TEXT",
+        help="what the skill does and when to use it (required)",
+    )
+    new.add_argument(
+        "--type",
+        choices=("instruction", "script", "template", "composite"),
+        default="instruction",
+        help="skill type (default instruction, which passes --strict; the others are lango's "
+        "executable types: a starter script / template / plan to edit)",
+    )
     new.set_defaults(handler=_new)
 
 
-def _add_status(action: str, status: str, text: str) -> Callable[[Any, list[argparse.ArgumentParser]], None]:
+def _add_status(
+    action: str, status: str, text: str
+) -> Callable[[Any, list[argparse.ArgumentParser]], None]:
     def add(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-        toggle = sub.add_parser(action, parents=parents, help=text,
-                                description=f"{text[0].upper()}{text[1:]}. Rewrites only the status line "
-                                            "of SKILL.md, atomically." + (
-                                    " A folder disabled as NAME.disabled is renamed back." if action == "enable" else ""))
+        toggle = sub.add_parser(
+            action,
+            parents=parents,
+            help=text,
+            description=f"{text[0].upper()}{text[1:]}. Rewrites only the status line "
+            "of SKILL.md, atomically."
+            + (
+                " A folder disabled as NAME.disabled is renamed back."
+                if action == "enable"
+                else ""
+            ),
+        )
         toggle.add_argument("name", metavar="NAME", help="skill name")
-        toggle.add_argument("--json", action="store_true", help="machine-readable output")
+        toggle.add_argument(
+            "--json", action="store_true", help="machine-readable output"
+        )
         toggle.set_defaults(handler=_set_status, status=status)
 
     return add
 
 
 def _add_rm(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    remove = sub.add_parser("rm", parents=parents, help="delete a skill's folder",
-                            description="Delete the skill's whole folder. Asks first unless --yes.")
+    remove = sub.add_parser(
+        "rm",
+        parents=parents,
+        help="delete a skill's folder",
+        description="Delete the skill's whole folder. Asks first unless --yes.",
+    )
     remove.add_argument("name", metavar="NAME", help="skill name")
     remove.add_argument("--yes", "-y", action="store_true", help="do not ask")
     remove.set_defaults(handler=_remove)
@@ -119,31 +179,39 @@ def _add_rm(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp = sub.add_parser(
-        "import", parents=parents, help="import a skill from a folder, SKILL.md, .zip or URL",
+        "import",
+        parents=parents,
+        help="import a skill from a folder, SKILL.md, .zip or URL",
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
-                    "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
-                    "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-                    "skill is validated first and its `source` records where it came from. An imported "
-                    "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
-                    "with `aiq-tui skills trust NAME`.",
+        "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
+        "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
+        "skill is validated first and its `source` records where it came from. An imported "
+        "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
+        "with `aiq-tui skills trust NAME`.",
     )
     imp.add_argument("source", metavar="SOURCE", help="folder, SKILL.md, .zip or URL")
     imp.add_argument("--dir", metavar="DIR", help="skills directory to import into")
-    imp.add_argument("--force", action="store_true", help="replace a skill of the same name")
+    imp.add_argument(
+        "--force", action="store_true", help="replace a skill of the same name"
+    )
     imp.add_argument("--json", action="store_true", help="machine-readable output")
     imp.set_defaults(handler=_import)
 
 
 def _add_trust(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     trust = sub.add_parser(
-        "trust", parents=parents, help="confirm an imported skill's allowed-tools",
+        "trust",
+        parents=parents,
+        help="confirm an imported skill's allowed-tools",
         description="An imported skill (skills import) was written by someone else: its allowed-tools "
-                    "pre-approve nothing until you confirm them here. The confirmation holds for the list "
-                    "shown; a re-import or an edit that changes it needs confirming again. A bare `*` is "
-                    "never honoured.",
+        "pre-approve nothing until you confirm them here. The confirmation holds for the list "
+        "shown; a re-import or an edit that changes it needs confirming again. A bare `*` is "
+        "never honoured.",
     )
     trust.add_argument("name", metavar="NAME", help="skill name")
-    trust.add_argument("--forget", action="store_true", help="withdraw the confirmation")
+    trust.add_argument(
+        "--forget", action="store_true", help="withdraw the confirmation"
+    )
     trust.add_argument("--json", action="store_true", help="machine-readable output")
     trust.set_defaults(handler=_trust)
 
@@ -165,8 +233,16 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "show": _add_show,
     "validate": _add_validate,
     "new": _add_new,
-    "enable": _add_status("enable", "active", "load the skill again (removes the status aiq wrote; a lango status: field is set to active)"),
-    "disable": _add_status("disable", "inactive", "listed, never loaded (metadata.status: inactive, or a lango status: field set in place)"),
+    "enable": _add_status(
+        "enable",
+        "active",
+        "load the skill again (removes the status aiq wrote; a lango status: field is set to active)",
+    ),
+    "disable": _add_status(
+        "disable",
+        "inactive",
+        "listed, never loaded (metadata.status: inactive, or a lango status: field set in place)",
+    ),
     "rm": _add_rm,
     "import": _add_import,
     "trust": _add_trust,
@@ -180,16 +256,22 @@ def _usage(parser: argparse.ArgumentParser) -> int:
     return EXIT_USAGE
 
 
-def _problem_text(problem: "Problem") -> str:
+def _problem_text(problem: Problem) -> str:
     return str(problem)
 
 
-def _print_problems(console: "Console", problems: "tuple[Problem, ...] | list[Problem]") -> None:
+def _print_problems(
+    console: Console, problems: tuple[Problem, ...] | list[Problem]
+) -> None:
     from rich.text import Text
 
     for problem in problems:
         style = "yellow" if problem.severity.value == "warning" else "red"
-        console.print(Text(f"{problem.severity.value}: ", style=style) + Text(_problem_text(problem)), soft_wrap=True)
+        console.print(
+            Text(f"{problem.severity.value}: ", style=style)
+            + Text(_problem_text(problem)),
+            soft_wrap=True,
+        )
 
 
 # -- list ---------------------------------------------------------------------------------------
@@ -216,29 +298,52 @@ def _list_unpaused(args: argparse.Namespace) -> int:
     catalog = workspace.catalog
     listing = catalog.listing()
     if option(args, "json"):
-        print_json_rows({
-            "skills": _listing_rows(listing),
-            "directories": [{"path": str(d.path), "origin": d.origin} for d in workspace.skill_dirs],
-            "problems": [p.to_json() for p in workspace.problems],
-            "semantic": embedding_summary(workspace),
-        })
+        print_json_rows(
+            {
+                "skills": _listing_rows(listing),
+                "directories": [
+                    {"path": str(d.path), "origin": d.origin}
+                    for d in workspace.skill_dirs
+                ],
+                "problems": [p.to_json() for p in workspace.problems],
+                "semantic": embedding_summary(workspace),
+            }
+        )
         return EXIT_OK
     from aiq_tui.commands.box_table import Column, box_table
 
     console = make_console(args)
     dormant = len(listing) - len(catalog)
-    title = f"{len(listing)} skill(s)" + (f": {len(catalog)} active, {dormant} not loaded (inactive/draft)"
-                                          if dormant else "")
+    title = f"{len(listing)} skill(s)" + (
+        f": {len(catalog)} active, {dormant} not loaded (inactive/draft)"
+        if dormant
+        else ""
+    )
     origins = {str(d.path): d.origin for d in workspace.skill_dirs}
-    columns = (Column("name", style="bold", max_width=40), Column("type"), Column("status"), Column("from"),
-               Column("description"))
+    columns = (
+        Column("name", style="bold", max_width=40),
+        Column("type"),
+        Column("status"),
+        Column("from"),
+        Column("description"),
+    )
     # Names and descriptions are the authors' text: a Text's plain text, never rich markup
     # ("[/b]" in a description prints as written instead of failing the listing).
-    rows = [(meta.name, meta.type, (meta.status, "" if meta.status == "active" else "yellow"),
-             origins.get(str(meta.source_dir), ""), _one_line(meta.description, 200)) for meta in listing]
+    rows = [
+        (
+            meta.name,
+            meta.type,
+            (meta.status, "" if meta.status == "active" else "yellow"),
+            origins.get(str(meta.source_dir), ""),
+            _one_line(meta.description, 200),
+        )
+        for meta in listing
+    ]
     console.print(box_table(title, columns, rows, console.width), soft_wrap=True)
     semantic = embedding_summary(workspace)
-    if semantic["enabled"] or workspace.config.matching.semantic == "on":  # silent for users without it
+    if (
+        semantic["enabled"] or workspace.config.matching.semantic == "on"
+    ):  # silent for users without it
         console.print(f"semantic matching: {semantic['text']}")
     if workspace.migration.moved:
         console.print(f"migration: {workspace.migration.summary()}")
@@ -252,34 +357,54 @@ def embedding_summary(workspace: Any) -> dict[str, Any]:
 
     status = semantic_status(workspace.home, workspace.config)
     if not status.enabled:
-        return {"enabled": False, "reason": status.reason, "text": f"off — {status.reason}"}
+        return {
+            "enabled": False,
+            "reason": status.reason,
+            "text": f"off — {status.reason}",
+        }
     model = open_semantic(workspace.home, workspace.config, workspace.catalog)
     progress = model.progress if model is not None else None
-    done, total = (progress.done, progress.total) if progress else (0, len(workspace.catalog))
+    done, total = (
+        (progress.done, progress.total) if progress else (0, len(workspace.catalog))
+    )
     text = f"on ({status.model.name}), {done}/{total} skills embedded"
     if done < total:
         text += " — the rest are embedded in the background when the TUI starts (or by `aiq-tui match`)"
-    return {"enabled": True, "model": status.model.name, "embedded": done, "total": total, "text": text}
+    return {
+        "enabled": True,
+        "model": status.model.name,
+        "embedded": done,
+        "total": total,
+        "text": text,
+    }
 
 
 def _meta_json(meta: Any) -> dict[str, Any]:
     """One skill in ``skills list --json`` and ``skills show --json``."""
     allowed_tools = meta.allowed_tools
     return {
-        "name": meta.name, "description": meta.description, "type": meta.type, "status": meta.status,
+        "name": meta.name,
+        "description": meta.description,
+        "type": meta.type,
+        "status": meta.status,
         "source": meta.source,
-        "path": meta.file, "source_dir": str(meta.source_dir),
-        "tags": list(meta.tags), "triggers": list(meta.triggers),
+        "path": meta.file,
+        "source_dir": str(meta.source_dir),
+        "tags": list(meta.tags),
+        "triggers": list(meta.triggers),
         "allowed_tools": list(allowed_tools) if allowed_tools is not None else None,
-        "extras": dict(meta.extras), "size": meta.size,
+        "extras": dict(meta.extras),
+        "size": meta.size,
     }
 
 
-def _listing_rows(listing: "list[SkillMeta]") -> EncodedRows:
+def _listing_rows(listing: list[SkillMeta]) -> EncodedRows:
     """``[_meta_json(meta) for meta in listing]``, already encoded: exactly the text json's
     encoder writes for those dicts (a property test holds the two equal), five times faster —
     building 10,000 dicts and encoding them took 95 ms of a 0.4 s listing."""
-    from json.encoder import encode_basestring as text  # what the encoder uses without ensure_ascii
+    from json.encoder import (
+        encode_basestring as text,
+    )  # what the encoder uses without ensure_ascii
 
     from aiq_tui.skills.model import SkillMeta
 
@@ -292,10 +417,12 @@ def _listing_rows(listing: "list[SkillMeta]") -> EncodedRows:
     def derived(meta: SkillMeta) -> tuple[str, str]:
         """The fields read from extras: what goes before ``path`` and after ``source_dir``."""
         allowed_tools, extras = meta.allowed_tools, meta.extras
-        return (f'"type": {text(meta.type)}, "status": {text(meta.status)}, "source": {text(meta.source)}, ',
-                f'"tags": {strings(meta.tags)}, "triggers": {strings(meta.triggers)}, '
-                f'"allowed_tools": {"null" if allowed_tools is None else strings(allowed_tools)}, '
-                f'"extras": {encode(dict(extras)) if extras else "{}"}, ')
+        return (
+            f'"type": {text(meta.type)}, "status": {text(meta.status)}, "source": {text(meta.source)}, ',
+            f'"tags": {strings(meta.tags)}, "triggers": {strings(meta.triggers)}, '
+            f'"allowed_tools": {"null" if allowed_tools is None else strings(allowed_tools)}, '
+            f'"extras": {encode(dict(extras)) if extras else "{}"}, ',
+        )
 
     # A skill with no frontmatter beyond name and description (the spec's minimal form) has
     # every field derived from extras at its default: computed once, not six lookups a skill.
@@ -308,9 +435,11 @@ def _listing_rows(listing: "list[SkillMeta]") -> EncodedRows:
             source_dir = source_dirs[meta.source_dir] = text(str(meta.source_dir))
         size = meta.size
         middle, tail = derived(meta) if meta.extras else plain
-        append(f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, {middle}'
-               f'"path": {text(meta.file)}, "source_dir": {source_dir}, {tail}'
-               f'"size": {size if type(size) is int else encode(size)}}}')
+        append(
+            f'{{"name": {text(meta.name)}, "description": {text(meta.description)}, {middle}'
+            f'"path": {text(meta.file)}, "source_dir": {source_dir}, {tail}'
+            f'"size": {size if type(size) is int else encode(size)}}}'
+        )
     return rows
 
 
@@ -330,7 +459,9 @@ def _show(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     catalog = workspace.catalog
     try:
-        skill = catalog.load(args.name)  # dormant (inactive/draft) skills can be shown too
+        skill = catalog.load(
+            args.name
+        )  # dormant (inactive/draft) skills can be shown too
     except UnknownSkillError as exc:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -342,7 +473,13 @@ def _show(args: argparse.Namespace) -> int:
         data = _meta_json(skill.meta)
         data["body"] = skill.body
         data["resources"] = [
-            {"path": r.relpath, "kind": r.kind.value, "size": r.size, "rejected": r.rejected} for r in resources
+            {
+                "path": r.relpath,
+                "kind": r.kind.value,
+                "size": r.size,
+                "rejected": r.rejected,
+            }
+            for r in resources
         ]
         print_json(data)
         return EXIT_OK
@@ -368,7 +505,12 @@ def _show(args: argparse.Namespace) -> int:
         table.add_column("bytes", justify="right")
         table.add_column("note")
         for resource in resources:
-            table.add_row(resource.relpath, resource.kind.value, str(resource.size), resource.rejected or "")
+            table.add_row(
+                resource.relpath,
+                resource.kind.value,
+                str(resource.size),
+                resource.rejected or "",
+            )
         console.print(table)
     else:
         console.print("resources: none")
@@ -395,7 +537,10 @@ def _validate(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         missing = [p for p in raw if not Path(p).expanduser().exists()]
         if missing:
-            print(f"aiq-tui skills validate: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+            print(
+                f"aiq-tui skills validate: no such file or directory: {', '.join(missing)}",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         reports = check_paths([Path(p) for p in raw], settings, strict=strict)
     else:
@@ -403,21 +548,37 @@ def _validate(args: argparse.Namespace) -> int:
         if workspace is None:
             return EXIT_USAGE
         existing = [d.path for d in workspace.skill_dirs if d.path.is_dir()]
-        reports = check_paths(existing, workspace.config.skills, strict=strict, containers=True)
+        reports = check_paths(
+            existing, workspace.config.skills, strict=strict, containers=True
+        )
     ok = all(report.valid for report in reports)
     if option(args, "json"):
-        print_json({"valid": ok, "strict": strict, "skills": [report.to_json() for report in reports]})
+        print_json(
+            {
+                "valid": ok,
+                "strict": strict,
+                "skills": [report.to_json() for report in reports],
+            }
+        )
         return EXIT_OK if ok else EXIT_FAILED
     from rich.text import Text
 
     console = make_console(args)
     for report in reports:
-        mark = Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
-        console.print(mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"), soft_wrap=True)
+        mark = (
+            Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
+        )
+        console.print(
+            mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"),
+            soft_wrap=True,
+        )
         for problem in report.problems:
             style = "yellow" if problem.severity.value == "warning" else "red"
-            console.print(Text(f"    {problem.severity.value}: ", style=style) + Text(_problem_text(problem)),
-                          soft_wrap=True)
+            console.print(
+                Text(f"    {problem.severity.value}: ", style=style)
+                + Text(_problem_text(problem)),
+                soft_wrap=True,
+            )
     invalid = sum(1 for report in reports if not report.valid)
     level = "strict (Agent Skills specification)" if strict else "lenient"
     if not reports:
@@ -436,19 +597,26 @@ def _new(args: argparse.Namespace) -> int:
     name: str = args.name
     why = name_problem(name)
     if why:
-        print(f"aiq-tui: invalid skill name {name!r}: {why}. Use lowercase letters, digits and single "
-              "hyphens, e.g. pdf-tools.", file=sys.stderr)
+        print(
+            f"aiq-tui: invalid skill name {name!r}: {why}. Use lowercase letters, digits and single "
+            "hyphens, e.g. pdf-tools.",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     description = " ".join((option(args, "description") or "").split())
     if not description:
         # Matching reads only the description: a placeholder would make the skill unfindable.
-        print(f"aiq-tui skills new: --description is required: say what {name} does and when to use it, "
-              f"with the words users type, e.g. --description \"Extract text from PDF files. Use when …\"",
-              file=sys.stderr)
+        print(
+            f"aiq-tui skills new: --description is required: say what {name} does and when to use it, "
+            f'with the words users type, e.g. --description "Extract text from PDF files. Use when …"',
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if len(description) > DESCRIPTION_MAX:
-        print(f"aiq-tui: description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
-              file=sys.stderr)
+        print(
+            f"aiq-tui: description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     if option(args, "dir"):
         parent = Path(args.dir).expanduser()
@@ -465,7 +633,10 @@ def _new(args: argparse.Namespace) -> int:
             return EXIT_FAILED
     folder = parent / name
     if folder.exists():
-        print(f"aiq-tui: {folder} already exists; choose another name or edit that skill", file=sys.stderr)
+        print(
+            f"aiq-tui: {folder} already exists; choose another name or edit that skill",
+            file=sys.stderr,
+        )
         return EXIT_FAILED
     kind = option(args, "type") or "instruction"
     if kind == "instruction":
@@ -477,7 +648,10 @@ def _new(args: argparse.Namespace) -> int:
     console = make_console(args)
     console.print(f"created {folder / 'SKILL.md'}", soft_wrap=True)
     strict = " --strict" if kind == "instruction" else ""
-    console.print(f"next: edit it, then run  aiq-tui skills validate {folder}{strict}", soft_wrap=True)
+    console.print(
+        f"next: edit it, then run  aiq-tui skills validate {folder}{strict}",
+        soft_wrap=True,
+    )
     return EXIT_OK
 
 
@@ -487,21 +661,46 @@ def executable_scaffold(name: str, description: str, kind: str) -> Any:
     from aiq_tui.skills.store import SkillEntry
 
     if kind == "script":
-        return build_script(name, description, 'echo "hello from ' + name + ' in $(pwd)"\n')
+        return build_script(
+            name, description, 'echo "hello from ' + name + ' in $(pwd)"\n'
+        )
     if kind == "composite":
-        return build_from_steps(name, description, [
-            {"tool": "file_operations", "params": {"operation": "list", "path": "."}},
-            {"tool": "execute_sql", "params": {"sql": "SELECT name FROM sqlite_master WHERE type = 'table'"}},
-        ])
-    return SkillEntry(name, description, "template", "active", {"template": "Hello {{.who}}!\n"},
-                      parameters={"who": {"type": "string", "description": "who to greet"}})
+        return build_from_steps(
+            name,
+            description,
+            [
+                {
+                    "tool": "file_operations",
+                    "params": {"operation": "list", "path": "."},
+                },
+                {
+                    "tool": "execute_sql",
+                    "params": {
+                        "sql": "SELECT name FROM sqlite_master WHERE type = 'table'"
+                    },
+                },
+            ],
+        )
+    return SkillEntry(
+        name,
+        description,
+        "template",
+        "active",
+        {"template": "Hello {{.who}}!\n"},
+        parameters={"who": {"type": "string", "description": "who to greet"}},
+    )
 
 
 def scaffold(name: str, description: str) -> str:
     """The text of a new SKILL.md that passes strict validation."""
     from aiq_tui.skills.store import dump_yaml  # the same YAML style as the store
 
-    head = dump_yaml({"name": name, "description": description}, sort_keys=False, allow_unicode=True, width=100)
+    head = dump_yaml(
+        {"name": name, "description": description},
+        sort_keys=False,
+        allow_unicode=True,
+        width=100,
+    )
     title = name.replace("-", " ").capitalize()
     return (
         f"---\n{head}---\n\n# {title}\n\n"
@@ -532,7 +731,11 @@ def _set_status(args: argparse.Namespace) -> int:
     if option(args, "json"):
         print_json({"name": meta.name, "status": meta.status, "path": str(meta.path)})
     else:
-        make_console(args).print(f"{meta.name}: status {meta.status} ({meta.path})", soft_wrap=True, markup=False)
+        make_console(args).print(
+            f"{meta.name}: status {meta.status} ({meta.path})",
+            soft_wrap=True,
+            markup=False,
+        )
     return EXIT_OK
 
 
@@ -552,7 +755,10 @@ def _remove(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if not option(args, "yes"):
         if not sys.stdin.isatty():
-            print(f"aiq-tui: not deleting {meta.folder} without confirmation; add --yes", file=sys.stderr)
+            print(
+                f"aiq-tui: not deleting {meta.folder} without confirmation; add --yes",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         answer = input(f"delete {meta.folder} and everything in it? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
@@ -574,22 +780,39 @@ def _import(args: argparse.Namespace) -> int:
     if workspace is None:
         return EXIT_USAGE
     try:
-        target = Path(args.dir).expanduser() if option(args, "dir") else workspace.catalog.writable_dir()
-        imported = import_skills(args.source, target, workspace.config, force=bool(option(args, "force")))
+        target = (
+            Path(args.dir).expanduser()
+            if option(args, "dir")
+            else workspace.catalog.writable_dir()
+        )
+        imported = import_skills(
+            args.source, target, workspace.config, force=bool(option(args, "force"))
+        )
     except ImportError_ as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
         return EXIT_FAILED
-    except Exception as exc:  # noqa: BLE001 - StoreError, OSError: one clear line
+    except Exception as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
         return EXIT_FAILED
     workspace.catalog.rescan()
     _withdraw_confirmations(workspace, [name for name, _ in imported])
     if option(args, "json"):
-        print_json({"imported": [{"name": name, "path": str(path),
-                                  "allowed_tools": list(_imported_tools(workspace, name)[0]),
-                                  "allowed_tools_confirmed": not _imported_tools(workspace, name)[0]}
-                                 for name, path in imported],
-                    "source": args.source})
+        print_json(
+            {
+                "imported": [
+                    {
+                        "name": name,
+                        "path": str(path),
+                        "allowed_tools": list(_imported_tools(workspace, name)[0]),
+                        "allowed_tools_confirmed": not _imported_tools(workspace, name)[
+                            0
+                        ],
+                    }
+                    for name, path in imported
+                ],
+                "source": args.source,
+            }
+        )
         return EXIT_OK
     console = make_console(args)
     for name, path in imported:
@@ -604,19 +827,31 @@ def _withdraw_confirmations(workspace: Any, names: list[str]) -> None:
     from aiq_tui.skills.imported import confirm, is_confirmed
 
     for name in names:
-        meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else None
-        if meta is not None and meta.allowed_tools and is_confirmed(workspace.home, meta):
+        meta = (
+            workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else None
+        )
+        if (
+            meta is not None
+            and meta.allowed_tools
+            and is_confirmed(workspace.home, meta)
+        ):
             try:
                 confirm(workspace.home, meta, forget=True)
             except OSError:
                 pass  # nothing recorded to withdraw, or the home is read-only: nothing confirmed either
 
 
-def _imported_tools(workspace: Any, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _imported_tools(
+    workspace: Any, name: str
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(allowed-tools, refused entries) of the imported skill ``name`` as the catalog reads it."""
     from aiq_tui.skills.imported import refused_entries
 
-    meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else workspace.catalog.get(name)
+    meta = (
+        workspace.catalog.find(name)
+        if hasattr(workspace.catalog, "find")
+        else workspace.catalog.get(name)
+    )
     tools = tuple(meta.allowed_tools or ()) if meta is not None else ()
     return tools, refused_entries(tools)
 
@@ -629,14 +864,20 @@ def _import_notes(workspace: Any, name: str) -> list[str]:
     meta = workspace.catalog.find(name) if hasattr(workspace.catalog, "find") else None
     lines = []
     if meta is not None and meta.type == "script":
-        lines.append("  its script asks before every run, even with execute_skill_script: allow")
+        lines.append(
+            "  its script asks before every run, even with execute_skill_script: allow"
+        )
     tools, refused = _imported_tools(workspace, name)
     if not tools:
         return lines
-    lines += [f"  allowed-tools: {printable(' '.join(tools), one_line=True)}",
-              f"  they pre-approve nothing until you confirm them: aiq-tui skills trust {name}"]
+    lines += [
+        f"  allowed-tools: {printable(' '.join(tools), one_line=True)}",
+        f"  they pre-approve nothing until you confirm them: aiq-tui skills trust {name}",
+    ]
     if refused:
-        lines.append("  warning: `*` would pre-approve every tool; it is refused and matches nothing")
+        lines.append(
+            "  warning: `*` would pre-approve every tool; it is refused and matches nothing"
+        )
     return lines
 
 
@@ -647,15 +888,22 @@ def _trust(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
-    meta = workspace.catalog.find(args.name) if hasattr(workspace.catalog, "find") else None
+    meta = (
+        workspace.catalog.find(args.name)
+        if hasattr(workspace.catalog, "find")
+        else None
+    )
     if meta is None:
         print(f"aiq-tui skills trust: no skill named {args.name!r}", file=sys.stderr)
         return EXIT_USAGE
     tools = tuple(meta.allowed_tools or ())
     forget = bool(option(args, "forget"))
     if not is_imported(meta) and not forget:
-        print(f"aiq-tui skills trust: {meta.name} was not imported; its allowed-tools apply as they are "
-              f"(nothing to confirm)", file=sys.stderr)
+        print(
+            f"aiq-tui skills trust: {meta.name} was not imported; its allowed-tools apply as they are "
+            f"(nothing to confirm)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     try:
         confirm(workspace.home, meta, forget=forget)
@@ -664,13 +912,24 @@ def _trust(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     refused = refused_entries(tools)
     if option(args, "json"):
-        print_json({"name": meta.name, "confirmed": not forget, "allowed_tools": list(tools),
-                    "refused": list(refused)})
+        print_json(
+            {
+                "name": meta.name,
+                "confirmed": not forget,
+                "allowed_tools": list(tools),
+                "refused": list(refused),
+            }
+        )
         return EXIT_OK
     shown = printable(" ".join(tools), one_line=True) or "(none)"
-    text = (f"{meta.name}: confirmation withdrawn; its allowed-tools ({shown}) pre-approve nothing" if forget else
-            f"{meta.name}: its allowed-tools ({shown}) now pre-approve those calls while the skill is in use")
+    text = (
+        f"{meta.name}: confirmation withdrawn; its allowed-tools ({shown}) pre-approve nothing"
+        if forget
+        else f"{meta.name}: its allowed-tools ({shown}) now pre-approve those calls while the skill is in use"
+    )
     make_console(args).print(text, soft_wrap=True, markup=False)
     if refused and not forget:
-        make_console(args).print("warning: `*` is refused and matches nothing", soft_wrap=True, markup=False)
+        make_console(args).print(
+            "warning: `*` is refused and matches nothing", soft_wrap=True, markup=False
+        )
     return EXIT_OK

@@ -17,25 +17,43 @@ import argparse
 import sys
 from typing import Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, make_console, open_workspace, option, print_json
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    make_console,
+    open_workspace,
+    option,
+    print_json,
+)
 
 
-def register(subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None) -> None:
+def register(
+    subparsers: Any, parents: list[argparse.ArgumentParser], action: str | None = None
+) -> None:
     parser = subparsers.add_parser(
-        "sources", parents=parents, help="list or check the SQL sources execute_sql can query",
+        "sources",
+        parents=parents,
+        help="list or check the SQL sources execute_sql can query",
         description="The SQL sources in config/sources.yaml (plus the bundled sample database).",
     )
     actions = parser.add_subparsers(dest="sources_action", metavar="ACTION")
     listing = actions.add_parser(
-        "list", parents=parents, help="every source: engine, read-only, where; the project's skill folders",
-        description=("The SQL sources, then the project skill folders found in the project directory "
-                     "(skills.project_dirs: .agents/skills, .aiq/skills, .claude/skills) and whether "
-                     "the project is trusted (aiq-tui trust)."),
+        "list",
+        parents=parents,
+        help="every source: engine, read-only, where; the project's skill folders",
+        description=(
+            "The SQL sources, then the project skill folders found in the project directory "
+            "(skills.project_dirs: .agents/skills, .aiq/skills, .claude/skills) and whether "
+            "the project is trusted (aiq-tui trust)."
+        ),
     )
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_list)
     check = actions.add_parser(
-        "check", parents=parents, help="connect to each source; warn about risky read-only roles",
+        "check",
+        parents=parents,
+        help="connect to each source; warn about risky read-only roles",
         description=(
             "Open each source (or NAME) and run SELECT 1. A read-only PostgreSQL source whose role is "
             "a superuser or a member of pg_execute_server_program, pg_read_server_files or "
@@ -73,23 +91,50 @@ def _list(args: argparse.Namespace) -> int:
     if workspace is None:
         return EXIT_USAGE
     sources = workspace.sources
-    rows = [{"name": name, "engine": s.engine, "read_only": s.read_only, "default": name == sources.default,
-             "where": _where(s), "description": s.description} for name, s in sorted(sources.sources.items())]
+    rows = [
+        {
+            "name": name,
+            "engine": s.engine,
+            "read_only": s.read_only,
+            "default": name == sources.default,
+            "where": _where(s),
+            "description": s.description,
+        }
+        for name, s in sorted(sources.sources.items())
+    ]
     folders = project_folder_rows(workspace)
     from aiq_tui.tools.permission_rules import of_permissions
 
-    warnings = of_permissions(workspace.problems)  # keys of tools.permissions that name nothing
+    warnings = of_permissions(
+        workspace.problems
+    )  # keys of tools.permissions that name nothing
     if option(args, "json"):
-        print_json({"sources": rows, "project": str(workspace.trust.project),
-                    "project_trust": _trust_word(workspace.trust), "project_folders": folders,
-                    "warnings": [problem.to_json() for problem in warnings]})
+        print_json(
+            {
+                "sources": rows,
+                "project": str(workspace.trust.project),
+                "project_trust": _trust_word(workspace.trust),
+                "project_folders": folders,
+                "warnings": [problem.to_json() for problem in warnings],
+            }
+        )
         return EXIT_OK
     console = make_console(args)
     for row in rows:
-        flags = ", ".join(f for f in ("read-only" if row["read_only"] else "writable",
-                                      "default" if row["default"] else "") if f)
-        console.print(f"{row['name']} ({row['engine']}, {flags}) {row['where']}"
-                      + (f" — {row['description']}" if row["description"] else ""), markup=False, soft_wrap=True)
+        flags = ", ".join(
+            f
+            for f in (
+                "read-only" if row["read_only"] else "writable",
+                "default" if row["default"] else "",
+            )
+            if f
+        )
+        console.print(
+            f"{row['name']} ({row['engine']}, {flags}) {row['where']}"
+            + (f" — {row['description']}" if row["description"] else ""),
+            markup=False,
+            soft_wrap=True,
+        )
     _print_folders(console, workspace, folders)
     for problem in warnings:
         console.print(f"warning: {problem}", markup=False, soft_wrap=True)
@@ -108,32 +153,65 @@ def project_folder_rows(workspace: Any) -> list[dict[str, Any]]:
         scanned = by_path.get(os.path.realpath(found.path))
         origin = scanned.origin if scanned is not None else "project"
         trusted = scanned.trusted if scanned is not None else workspace.trust.trusted
-        rows.append({"folder": found.folder, "path": str(found.path), "skills": found.skills,
-                     "trusted": trusted, "own": origin == "user"})
+        rows.append(
+            {
+                "folder": found.folder,
+                "path": str(found.path),
+                "skills": found.skills,
+                "trusted": trusted,
+                "own": origin == "user",
+            }
+        )
     return rows
 
 
 def _trust_word(trust: Any) -> str:
-    return "undecided" if trust.undecided else "trusted" if trust.trusted else "untrusted"
+    return (
+        "undecided" if trust.undecided else "trusted" if trust.trusted else "untrusted"
+    )
 
 
 def _print_folders(console: Any, workspace: Any, folders: list[dict[str, Any]]) -> None:
     trust = workspace.trust
     if not folders:
-        console.print(f"project skill folders: none in {trust.project} "
-                      f"(looked for {', '.join(workspace.config.skills.project_dirs) or 'nothing'})",
-                      markup=False, soft_wrap=True)
+        console.print(
+            f"project skill folders: none in {trust.project} "
+            f"(looked for {', '.join(workspace.config.skills.project_dirs) or 'nothing'})",
+            markup=False,
+            soft_wrap=True,
+        )
         return
-    state = {"trusted": "trusted", "untrusted": "not trusted (you said so)",
-             "undecided": "not trusted (you have not decided)"}[_trust_word(trust)]
-    console.print(f"project skill folders in {trust.project} — the project is {state}:", markup=False, soft_wrap=True)
+    state = {
+        "trusted": "trusted",
+        "untrusted": "not trusted (you said so)",
+        "undecided": "not trusted (you have not decided)",
+    }[_trust_word(trust)]
+    console.print(
+        f"project skill folders in {trust.project} — the project is {state}:",
+        markup=False,
+        soft_wrap=True,
+    )
     for row in folders:
         count = f"{row['skills']} skill{'s' if row['skills'] != 1 else ''}"
-        verdict = "trusted (your own skills folder)" if row["own"] else "trusted" if row["trusted"] else "not trusted"
-        console.print(f"  {row['folder']}: found, {count}, {verdict}", markup=False, soft_wrap=True)
+        verdict = (
+            "trusted (your own skills folder)"
+            if row["own"]
+            else "trusted"
+            if row["trusted"]
+            else "not trusted"
+        )
+        console.print(
+            f"  {row['folder']}: found, {count}, {verdict}",
+            markup=False,
+            soft_wrap=True,
+        )
     if not trust.trusted and any(not row["trusted"] for row in folders):
-        console.print(f"  their skills match and instruct, but their allowed-tools pre-approve nothing and their "
-                      f"scripts always ask; `aiq-tui trust {trust.project}` trusts them", markup=False, soft_wrap=True)
+        console.print(
+            f"  their skills match and instruct, but their allowed-tools pre-approve nothing and their "
+            f"scripts always ask; `aiq-tui trust {trust.project}` trusts them",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -147,12 +225,19 @@ def _check(args: argparse.Namespace) -> int:
     wanted = option(args, "name")
     if wanted:
         if wanted not in names:
-            print(f"aiq-tui sources check: unknown source {wanted!r}; known: {', '.join(names)}", file=sys.stderr)
+            print(
+                f"aiq-tui sources check: unknown source {wanted!r}; known: {', '.join(names)}",
+                file=sys.stderr,
+            )
             return EXIT_USAGE
         names = [wanted]
     settings = workspace.config.tools
-    limits = SqlLimits(row_cap=settings.sql_row_cap, cell_bytes=settings.sql_cell_bytes,
-                       timeout_s=settings.sql_timeout_seconds, value_limit_bytes=settings.sql_value_limit_bytes)
+    limits = SqlLimits(
+        row_cap=settings.sql_row_cap,
+        cell_bytes=settings.sql_cell_bytes,
+        timeout_s=settings.sql_timeout_seconds,
+        value_limit_bytes=settings.sql_value_limit_bytes,
+    )
     tool = SqlTool(settings, home=workspace.home, sources=workspace.sources)
     checks: list[SourceCheck] = []
     try:
@@ -161,7 +246,11 @@ def _check(args: argparse.Namespace) -> int:
             try:
                 checks.append(check_source(name, tool.source(name), limits))
             except SqlError as exc:  # the driver is missing, the file is not there, …
-                checks.append(SourceCheck(name, configured.engine, configured.read_only, False, str(exc)))
+                checks.append(
+                    SourceCheck(
+                        name, configured.engine, configured.read_only, False, str(exc)
+                    )
+                )
     finally:
         tool.close()
     if option(args, "json"):
@@ -176,9 +265,21 @@ def _print(console: Any, checks: list[Any]) -> None:
 
     for check in checks:
         mode = "read-only" if check.read_only else "writable"
-        mark, style = ("✓", "green") if check.ok and not check.warnings else ("!", "yellow") if check.ok else ("✗", "red")
-        console.print(Text(f"{mark} ", style=style) + Text(f"{check.name} ({check.engine}, {mode})"), soft_wrap=True)
+        mark, style = (
+            ("✓", "green")
+            if check.ok and not check.warnings
+            else ("!", "yellow")
+            if check.ok
+            else ("✗", "red")
+        )
+        console.print(
+            Text(f"{mark} ", style=style)
+            + Text(f"{check.name} ({check.engine}, {mode})"),
+            soft_wrap=True,
+        )
         if check.problem:
             console.print(f"    {check.problem}", markup=False, soft_wrap=True)
         for warning in check.warnings:
-            console.print(Text("    warning: ", style="yellow") + Text(warning), soft_wrap=True)
+            console.print(
+                Text("    warning: ", style="yellow") + Text(warning), soft_wrap=True
+            )

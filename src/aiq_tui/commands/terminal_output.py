@@ -15,8 +15,9 @@ Two doors, both fitted once:
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, Iterable, Iterator, TextIO
+from typing import Any, TextIO
 
 from aiq_tui.terminal_text import printable
 
@@ -35,7 +36,9 @@ class SanitisedStream:
         for line in lines:
             self.write(line)
 
-    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, buffer, encoding, …
+    def __getattr__(
+        self, name: str
+    ) -> Any:  # flush, fileno, isatty, buffer, encoding, …
         return getattr(self.raw, name)
 
 

@@ -8,7 +8,7 @@ for the same inputs, because both use the same section formats and counter.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from aiq_tui.config import ContextSettings
 from aiq_tui.context.compress import ContextState, SkillCost, priority_order, stage_for
@@ -53,14 +53,25 @@ class TokenBudget:
 
     @classmethod
     def from_prompt(
-        cls, counter: TokenCounter, settings: ContextSettings, prompt: Prompt, loaded: Sequence[LoadedSkill] = (),
+        cls,
+        counter: TokenCounter,
+        settings: ContextSettings,
+        prompt: Prompt,
+        loaded: Sequence[LoadedSkill] = (),
         priorities: Sequence[SkillCost] = (),
-    ) -> "TokenBudget":
+    ) -> TokenBudget:
         """A budget holding exactly what ``prompt`` holds (``loaded`` = the skills it was built
         with; ``priorities`` = the engine's :meth:`~aiq_tui.agent.skillset.LoadedSkills.costs`,
         so that the planner keeps the skills the engine would keep)."""
         b = prompt.breakdown
-        budget = cls(counter, settings, b.window, system=b.system, catalog=b.catalog, reserve=b.reserve)
+        budget = cls(
+            counter,
+            settings,
+            b.window,
+            system=b.system,
+            catalog=b.catalog,
+            reserve=b.reserve,
+        )
         for skill in loaded:
             budget.set_skill(skill)
         budget.set_priorities(priorities)
@@ -69,8 +80,14 @@ class TokenBudget:
 
     # -- fixed parts ----------------------------------------------------------------------
 
-    def set_fixed(self, *, system: int | None = None, catalog: int | None = None,
-                  reserve: int | None = None, window: int | None = None) -> None:
+    def set_fixed(
+        self,
+        *,
+        system: int | None = None,
+        catalog: int | None = None,
+        reserve: int | None = None,
+        window: int | None = None,
+    ) -> None:
         if system is not None:
             self.system = system
         if catalog is not None:
@@ -101,7 +118,9 @@ class TokenBudget:
     def set_priorities(self, costs: Sequence[SkillCost]) -> None:
         """Each skill's confidence for the current question and its last reference (what
         :func:`~aiq_tui.context.compress.priority_order` ranks by after the state)."""
-        self._priority = {cost.name: (cost.confidence, cost.referenced) for cost in costs}
+        self._priority = {
+            cost.name: (cost.confidence, cost.referenced) for cost in costs
+        }
 
     def set_state(self, name: str, state: SkillState) -> None:
         current = self._skills[name]
@@ -114,12 +133,23 @@ class TokenBudget:
         return [name for name, _ in self._ordered_skills()]
 
     def _costs(self) -> list[SkillCost]:
-        return [SkillCost(name, entry[0], entry[2], *self._priority.get(name, (0.0, 0)), loaded=entry[3])
-                for name, entry in self._skills.items()]
+        return [
+            SkillCost(
+                name,
+                entry[0],
+                entry[2],
+                *self._priority.get(name, (0.0, 0)),
+                loaded=entry[3],
+            )
+            for name, entry in self._skills.items()
+        ]
 
     def _ordered_skills(self) -> list[tuple[str, tuple[SkillState, Phase, int, int]]]:
         """Priority order, the planner's (the same as the engine's prompt order)."""
-        return [(cost.name, self._skills[cost.name]) for cost in priority_order(self._costs())]
+        return [
+            (cost.name, self._skills[cost.name])
+            for cost in priority_order(self._costs())
+        ]
 
     # -- history --------------------------------------------------------------------------
 
@@ -163,8 +193,14 @@ class TokenBudget:
 
     @property
     def total(self) -> int:
-        return (self.system + self.catalog + sum(entry[2] for entry in self._skills.values())
-                + self._history_tokens + self._tool_tokens + self.reserve)
+        return (
+            self.system
+            + self.catalog
+            + sum(entry[2] for entry in self._skills.values())
+            + self._history_tokens
+            + self._tool_tokens
+            + self.reserve
+        )
 
     @property
     def fraction(self) -> float:
@@ -182,7 +218,13 @@ class TokenBudget:
         """What :func:`~aiq_tui.context.compress.plan` needs, the skills in priority order
         (confidence for the current question, then last reference, then load order)."""
         skills = tuple(priority_order(self._costs()))
-        return ContextState(tuple(self._history), skills, self.system + self.catalog, self.reserve, self.window)
+        return ContextState(
+            tuple(self._history),
+            skills,
+            self.system + self.catalog,
+            self.reserve,
+            self.window,
+        )
 
     def sync(self, state: ContextState) -> None:
         """Adopt a compressed state: its history, and only the skills it still holds."""

@@ -20,18 +20,22 @@ builder's own :class:`CatalogFit`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
-from typing import TYPE_CHECKING, Callable, Sequence
-
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiq_tui.config import DisclosureSettings
 
 ELLIPSIS = "…"
-CHARS_PER_TOKEN = 4  # characters per token when a size in tokens is turned into a cut in characters
-GENEROUS_CHARS_PER_TOKEN = 6  # more characters a token than prose has: "surely over" below
+CHARS_PER_TOKEN = (
+    4  # characters per token when a size in tokens is turned into a cut in characters
+)
+GENEROUS_CHARS_PER_TOKEN = (
+    6  # more characters a token than prose has: "surely over" below
+)
 COUNTED_WHOLE_CHARS = 200_000  # a catalog this long is counted whole for the "why"; a longer one estimated
 MIN_HEAD_CHARS = 24  # the least of a description's own words a shortened line keeps (SHORT, long clauses)
 
@@ -91,12 +95,16 @@ def shorten(description: str, max_chars: int) -> str:
 def _split(line: str) -> tuple[str, str]:
     """``line``'s own words and its exclusion clauses as a shortened line keeps them ("" without
     any) — cached: a catalog's descriptions are fitted and written again on every turn."""
-    from aiq_tui.ranking.exclusions import parse_exclusions  # its patterns cost the TUI's start ~7 ms: when a line is cut
+    from aiq_tui.ranking.exclusions import (
+        parse_exclusions,
+    )  # its patterns cost the TUI's start ~7 ms: when a line is cut
 
     parsed = parse_exclusions(line)
     if not parsed.exclusions:
         return line, ""
-    return parsed.positive, " (" + "; ".join(clause.text for clause in parsed.exclusions) + ")"
+    return parsed.positive, " (" + "; ".join(
+        clause.text for clause in parsed.exclusions
+    ) + ")"
 
 
 def _head_room(max_chars: int, tail: int) -> int:
@@ -104,13 +112,20 @@ def _head_room(max_chars: int, tail: int) -> int:
     return max(MIN_HEAD_CHARS, max_chars // 2, max_chars - tail)
 
 
-def catalog_line(name: str, description: str, entry_chars: int, level: CatalogLevel = CatalogLevel.FULL) -> str:
+def catalog_line(
+    name: str,
+    description: str,
+    entry_chars: int,
+    level: CatalogLevel = CatalogLevel.FULL,
+) -> str:
     """``name``'s line at ``level``, its description shortened to ``entry_chars`` (to a third of
     what it would carry at :attr:`CatalogLevel.SHORT`)."""
     if level >= CatalogLevel.NAMES:
         return f"- {name}\n"
     if level is CatalogLevel.SHORT:
-        entry_chars = max(MIN_HEAD_CHARS, min(entry_chars, len(" ".join(description.split()))) // 3)
+        entry_chars = max(
+            MIN_HEAD_CHARS, min(entry_chars, len(" ".join(description.split()))) // 3
+        )
     return f"- {name}: {shorten(description, entry_chars)}\n"
 
 
@@ -120,7 +135,9 @@ def catalog_line(name: str, description: str, entry_chars: int, level: CatalogLe
 class FitReason:
     """Why a catalog's descriptions are as long as they are (:attr:`CatalogFit.reason`)."""
 
-    WHOLE = "whole"  # every description whole (disclosure.description_max_chars at most)
+    WHOLE = (
+        "whole"  # every description whole (disclosure.description_max_chars at most)
+    )
     SHARE = "share"  # the longest shortened so that the catalog stays within its share
     FLOOR = "floor"  # at disclosure.metadata_min_tokens and still over the share
     FIXED = "metadata_tokens"  # disclosure.metadata_tokens caps every line
@@ -141,18 +158,30 @@ class CatalogFit:
     def why(self) -> str:
         """Why descriptions longer than :attr:`cap_chars` are shortened, naming the setting."""
         if self.reason == FitReason.FIXED:
-            return (f"disclosure.metadata_tokens caps every description at {self.setting_tokens:,} tokens "
-                    f"(about {self.cap_chars:,} characters), whatever the window")
+            return (
+                f"disclosure.metadata_tokens caps every description at {self.setting_tokens:,} tokens "
+                f"(about {self.cap_chars:,} characters), whatever the window"
+            )
         if self.reason == FitReason.WHOLE:
-            return (f"longer than {self.cap_chars:,} characters (disclosure.description_max_chars; "
-                    "the Agent Skills specification allows 1,024)")
-        over = (f"whole, the descriptions would take about {self.whole_tokens:,} tokens, more than "
-                f"{self.share * 100:g} % of the {self.window:,}-token window ({self.budget:,} tokens, "
-                "disclosure.descriptions_share)")
+            return (
+                f"longer than {self.cap_chars:,} characters (disclosure.description_max_chars; "
+                "the Agent Skills specification allows 1,024)"
+            )
+        over = (
+            f"whole, the descriptions would take about {self.whole_tokens:,} tokens, more than "
+            f"{self.share * 100:g} % of the {self.window:,}-token window ({self.budget:,} tokens, "
+            "disclosure.descriptions_share)"
+        )
         if self.reason == FitReason.SHARE:
-            return over + f"; the longest are shortened to {self.cap_chars:,} characters so that the catalog fits"
-        return (over + f"; each keeps at least {self.setting_tokens:,} tokens (about {self.cap_chars:,} "
-                "characters, disclosure.metadata_min_tokens) and context.catalog_share bounds the rest")
+            return (
+                over
+                + f"; the longest are shortened to {self.cap_chars:,} characters so that the catalog fits"
+            )
+        return (
+            over
+            + f"; each keeps at least {self.setting_tokens:,} tokens (about {self.cap_chars:,} "
+            "characters, disclosure.metadata_min_tokens) and context.catalog_share bounds the rest"
+        )
 
 
 @dataclass(frozen=True)
@@ -166,19 +195,31 @@ class LineCut:
     tokens: int  # the line as sent
 
     def figures(self) -> str:
-        return (f"{self.whole_chars:,} → {self.chars:,} characters "
-                f"({self.whole_tokens:,} → {self.tokens:,} tokens)")
+        return (
+            f"{self.whole_chars:,} → {self.chars:,} characters "
+            f"({self.whole_tokens:,} → {self.tokens:,} tokens)"
+        )
 
     def text(self) -> str:
         return f"{self.name}: {self.figures()}"
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "chars": self.whole_chars, "chars_sent": self.chars,
-                "tokens": self.whole_tokens, "tokens_sent": self.tokens}
+        return {
+            "name": self.name,
+            "chars": self.whole_chars,
+            "chars_sent": self.chars,
+            "tokens": self.whole_tokens,
+            "tokens_sent": self.tokens,
+        }
 
 
-def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: DisclosureSettings,
-                catalog_share: float, count: Callable[[str], int]) -> CatalogFit:
+def fit_catalog(
+    entries: Sequence[tuple[str, str]],
+    window: int,
+    disclosure: DisclosureSettings,
+    catalog_share: float,
+    count: Callable[[str], int],
+) -> CatalogFit:
     """How long ``entries``' descriptions may be in a ``window``-token prompt (see the module's
     docstring): every description whole when the whole catalog costs at most
     ``descriptions_share`` of the window (``catalog_share`` when that is smaller); else the
@@ -190,20 +231,42 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     budget = int(window * share)
     if disclosure.metadata_tokens:
         cap = min(most, CHARS_PER_TOKEN * disclosure.metadata_tokens)
-        return CatalogFit(cap, FitReason.FIXED, window, share, budget, 0, disclosure.metadata_tokens)
+        return CatalogFit(
+            cap, FitReason.FIXED, window, share, budget, 0, disclosure.metadata_tokens
+        )
     floor = min(most, CHARS_PER_TOKEN * disclosure.metadata_min_tokens)
     if not entries:
         return CatalogFit(most, FitReason.WHOLE, window, share, budget, 0)
     header = count(CATALOG_HEADER)
-    lengths = [len(name) + 5 + len(" ".join(description.split())) for name, description in entries]
+    lengths = [
+        len(name) + 5 + len(" ".join(description.split()))
+        for name, description in entries
+    ]
     # Even cut to the floor, the catalog passes its share however few tokens its characters make:
     # the floor it is, without reading a clause of thousands of descriptions (the TUI's first frame).
-    least = sum(min(length, len(name) + 5 + floor) for length, (name, _) in zip(lengths, entries))
+    least = sum(
+        min(length, len(name) + 5 + floor)
+        for length, (name, _) in zip(lengths, entries)
+    )
     if least > (budget - header) * GENEROUS_CHARS_PER_TOKEN:
         whole = header + round(sum(lengths) / CHARS_PER_TOKEN)
-        if sum(lengths) <= COUNTED_WHOLE_CHARS:  # the figure `why()` quotes: counted where that is cheap
-            whole = header + count("".join(f"- {name}: {' '.join(text.split())}\n" for name, text in entries))
-        return CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole, disclosure.metadata_min_tokens)
+        if (
+            sum(lengths) <= COUNTED_WHOLE_CHARS
+        ):  # the figure `why()` quotes: counted where that is cheap
+            whole = header + count(
+                "".join(
+                    f"- {name}: {' '.join(text.split())}\n" for name, text in entries
+                )
+            )
+        return CatalogFit(
+            floor,
+            FitReason.FLOOR,
+            window,
+            share,
+            budget,
+            whole,
+            disclosure.metadata_min_tokens,
+        )
     lines = [_Sizes.of(name, description) for name, description in entries]
     top = min(most, max(size.chars for size in lines))
 
@@ -211,7 +274,11 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
         return sum(size.line_chars(cap) for size in lines)
 
     def tokens_at(cap: int) -> int:
-        return header + count("".join(catalog_line(name, description, cap) for name, description in entries))
+        return header + count(
+            "".join(
+                catalog_line(name, description, cap) for name, description in entries
+            )
+        )
 
     whole_chars = chars_at(top)
     ratio = float(CHARS_PER_TOKEN)
@@ -220,11 +287,23 @@ def fit_catalog(entries: Sequence[tuple[str, str]], window: int, disclosure: Dis
     if whole_chars <= 3 * CHARS_PER_TOKEN * budget:
         whole_tokens = tokens_at(top)
         if whole_tokens <= budget:
-            return CatalogFit(most, FitReason.WHOLE, window, share, budget, whole_tokens)
+            return CatalogFit(
+                most, FitReason.WHOLE, window, share, budget, whole_tokens
+            )
         ratio = whole_chars / max(1, whole_tokens - header)
-    at_floor = CatalogFit(floor, FitReason.FLOOR, window, share, budget, whole_tokens, disclosure.metadata_min_tokens)
+    at_floor = CatalogFit(
+        floor,
+        FitReason.FLOOR,
+        window,
+        share,
+        budget,
+        whole_tokens,
+        disclosure.metadata_min_tokens,
+    )
     target = (budget - header) * ratio
-    for _ in range(4):  # the estimate in characters, then measured: a few rounds at most
+    for _ in range(
+        4
+    ):  # the estimate in characters, then measured: a few rounds at most
         if floor >= top or chars_at(floor) > target:
             return at_floor
         low, high = floor, top
@@ -247,7 +326,9 @@ class _Sizes:
 
     prefix: int  # "- name: " and the line break
     chars: int  # the description on one line
-    tail: int  # its exclusion clauses as a shortened line keeps them (0 without clauses)
+    tail: (
+        int  # its exclusion clauses as a shortened line keeps them (0 without clauses)
+    )
 
     @staticmethod
     def of(name: str, description: str) -> _Sizes:
@@ -268,8 +349,12 @@ def _description_sizes(description: str) -> tuple[int, int]:
     return len(line), (len(_split(line)[1]) if len(line) > MIN_HEAD_CHARS else 0)
 
 
-def line_cuts(entries: Sequence[tuple[str, str]], fit: CatalogFit, count: Callable[[str], int],
-              level: CatalogLevel = CatalogLevel.FULL) -> tuple[LineCut, ...]:
+def line_cuts(
+    entries: Sequence[tuple[str, str]],
+    fit: CatalogFit,
+    count: Callable[[str], int],
+    level: CatalogLevel = CatalogLevel.FULL,
+) -> tuple[LineCut, ...]:
     """The lines of ``entries`` whose description ``fit`` shortens (at ``level``), with their
     sizes before and after — what ``prompt``, the inspector and the doctor show."""
     cuts = []
@@ -278,6 +363,13 @@ def line_cuts(entries: Sequence[tuple[str, str]], fit: CatalogFit, count: Callab
         whole = " ".join(description.split())
         if sent == f"- {name}: {whole}\n":
             continue
-        cuts.append(LineCut(name, len(whole), max(0, len(sent) - len(name) - 5),
-                            count(f"- {name}: {whole}\n"), count(sent)))
+        cuts.append(
+            LineCut(
+                name,
+                len(whole),
+                max(0, len(sent) - len(name) - 5),
+                count(f"- {name}: {whole}\n"),
+                count(sent),
+            )
+        )
     return tuple(cuts)

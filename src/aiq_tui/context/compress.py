@@ -36,17 +36,30 @@ send instead of truncating silently.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping, Sequence
 
-from aiq_tui.events import CompressionApplied
 from aiq_tui.config import ContextSettings
-from aiq_tui.context.model import CatalogCut, CatalogOption, ShrunkResult, CompressionPlan, Eviction, Stage
-from aiq_tui.context.summary import SummaryResult, SummariserFn, cut_tool_result, is_cleared, \
-    summarise_with_fallback, tool_result_extract
+from aiq_tui.context.model import (
+    CatalogCut,
+    CatalogOption,
+    CompressionPlan,
+    Eviction,
+    ShrunkResult,
+    Stage,
+)
+from aiq_tui.context.summary import (
+    SummariserFn,
+    SummaryResult,
+    cut_tool_result,
+    is_cleared,
+    summarise_with_fallback,
+    tool_result_extract,
+)
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, TokenCounter
-from aiq_tui.figures import decisive
 from aiq_tui.conversation import Message, Role
+from aiq_tui.events import CompressionApplied
+from aiq_tui.figures import decisive
 from aiq_tui.skills.model import SkillState
 
 MIN_SUMMARY_TOKENS = 48
@@ -69,8 +82,12 @@ class SkillCost:
     name: str
     state: SkillState
     tokens: int
-    confidence: float = 0.0  # this turn's confidence for the current question (0: not matched)
-    referenced: int = 0  # when the skill was last referenced (a turn counter: higher = more recent)
+    confidence: float = (
+        0.0  # this turn's confidence for the current question (0: not matched)
+    )
+    referenced: int = (
+        0  # when the skill was last referenced (a turn counter: higher = more recent)
+    )
     loaded: int = 0  # load order (lower = loaded earlier)
 
 
@@ -85,8 +102,12 @@ class ContextState:
     window: int
     catalog: int = 0  # the catalog's tokens, when the caller can offer shorter ones
     catalog_options: tuple[CatalogOption, ...] = ()  # shorter catalogs, mildest first
-    tool_summaries: Mapping[str, str] = field(default_factory=dict)  # tool call id → "6 rows"
-    turn_open: bool = True  # the last user message's turn is running: its tool results are in use
+    tool_summaries: Mapping[str, str] = field(
+        default_factory=dict
+    )  # tool call id → "6 rows"
+    turn_open: bool = (
+        True  # the last user message's turn is running: its tool results are in use
+    )
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,10 @@ def stage_for(fraction: float, settings: ContextSettings) -> Stage:
 
 def with_ids(messages: Sequence[Message], prefix: str = "m") -> tuple[Message, ...]:
     """Messages with an id each (``<prefix><index>`` where one is missing)."""
-    return tuple(m if m.id else replace(m, id=f"{prefix}{index}") for index, m in enumerate(messages))
+    return tuple(
+        m if m.id else replace(m, id=f"{prefix}{index}")
+        for index, m in enumerate(messages)
+    )
 
 
 def state_total(state: ContextState, counter: TokenCounter) -> int:
@@ -127,8 +151,15 @@ def priority_order(skills: Sequence[SkillCost]) -> list[SkillCost]:
     """Most important first: Active > Relevant > Inactive (seed 000), then this turn's
     confidence, then the most recent reference, then load order, then input order."""
     indexed = list(enumerate(skills))
-    indexed.sort(key=lambda item: (_STATE_RANK[item[1].state], -item[1].confidence, -item[1].referenced,
-                                   item[1].loaded, item[0]))
+    indexed.sort(
+        key=lambda item: (
+            _STATE_RANK[item[1].state],
+            -item[1].confidence,
+            -item[1].referenced,
+            item[1].loaded,
+            item[0],
+        )
+    )
     return [skill for _, skill in indexed]
 
 
@@ -181,7 +212,9 @@ def summary_id(ids: Sequence[str]) -> str:
 def _check_ids(history: Sequence[Message]) -> None:
     ids = [m.id for m in history]
     if any(not i for i in ids) or len(set(ids)) != len(ids):
-        raise ValueError("compression needs a unique id on every message; pass the history through with_ids()")
+        raise ValueError(
+            "compression needs a unique id on every message; pass the history through with_ids()"
+        )
 
 
 def older_tool_results(history: Sequence[Message], turn_open: bool = True) -> list[int]:
@@ -190,28 +223,53 @@ def older_tool_results(history: Sequence[Message], turn_open: bool = True) -> li
     the model is working with; between turns (``/compact``) every result has had its answer."""
     end = len(history)
     if turn_open:
-        end = max((i for i, m in enumerate(history) if m.role is Role.USER and not m.summary), default=-1)
-    return [i for i, m in enumerate(history[:max(end, 0)]) if m.role is Role.TOOL and not is_cleared(m)]
+        end = max(
+            (i for i, m in enumerate(history) if m.role is Role.USER and not m.summary),
+            default=-1,
+        )
+    return [
+        i
+        for i, m in enumerate(history[: max(end, 0)])
+        if m.role is Role.TOOL and not is_cleared(m)
+    ]
 
 
 def cleared_message(message: Message, summaries: Mapping[str, str]) -> Message:
     """``message`` (a tool result) replaced by its extract; same id, call id and tool name."""
-    return replace(message, content=tool_result_extract(message, summaries.get(message.tool_call_id or "", "")))
+    return replace(
+        message,
+        content=tool_result_extract(
+            message, summaries.get(message.tool_call_id or "", "")
+        ),
+    )
 
 
-def clearable_tokens(history: Sequence[Message], counter: TokenCounter, summaries: Mapping[str, str] | None = None,
-                     turn_open: bool = True) -> int:
+def clearable_tokens(
+    history: Sequence[Message],
+    counter: TokenCounter,
+    summaries: Mapping[str, str] | None = None,
+    turn_open: bool = True,
+) -> int:
     """What clearing every older tool result of ``history`` to its extract would free."""
     summaries = summaries or {}
     total = 0
     for index in older_tool_results(history, turn_open):
         message = history[index]
-        total += max(0, counter.count_message(message) - counter.count_message(cleared_message(message, summaries)))
+        total += max(
+            0,
+            counter.count_message(message)
+            - counter.count_message(cleared_message(message, summaries)),
+        )
     return total
 
 
-def _plan_clearing(history: list[Message], state: ContextState, total: int, target: float,
-                   counter: TokenCounter) -> tuple[list[ShrunkResult], int]:
+def _plan_clearing(
+    history: list[Message],
+    state: ContextState,
+    total: int,
+    target: float,
+    counter: TokenCounter,
+) -> tuple[list[ShrunkResult], int]:
     """Clear older tool results in ``history`` (in place), oldest first, until ``total`` is
     under ``target``; returns what was cleared and the new total."""
     cleared: list[ShrunkResult] = []
@@ -229,7 +287,9 @@ def _plan_clearing(history: list[Message], state: ContextState, total: int, targ
     return cleared, total
 
 
-def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) -> CompressionPlan:
+def plan(
+    state: ContextState, settings: ContextSettings, counter: TokenCounter
+) -> CompressionPlan:
     """What to clear, summarise, evict and shorten for ``state``; pure and deterministic."""
     _check_ids(state.history)
     window = state.window
@@ -237,15 +297,25 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
     started = stage_for(before / window if window else float("inf"), settings)
     if not settings.compression:
         fits = before <= window
-        notes = () if fits else (f"{before - window} tokens over the {window}-token window and compression is off "
-                                 "(context.compression: false)",)
-        return CompressionPlan(Stage.NONE, window, before, before, fits=fits, notes=notes)
+        notes = (
+            ()
+            if fits
+            else (
+                f"{before - window} tokens over the {window}-token window and compression is off "
+                "(context.compression: false)",
+            )
+        )
+        return CompressionPlan(
+            Stage.NONE, window, before, before, fits=fits, notes=notes
+        )
     if started is Stage.NONE:
         return CompressionPlan(started, window, before, before, fits=before <= window)
 
     notes: list[str] = []
     history = list(state.history)
-    cleared, after = _plan_clearing(history, state, before, settings.compress_at * window, counter)
+    cleared, after = _plan_clearing(
+        history, state, before, settings.compress_at * window, counter
+    )
     # The budget is measured again after clearing: the stage it is in now decides what else
     # is lost (nothing, when clearing alone got it under the first threshold).
     stage = stage_for(after / window if window else float("inf"), settings)
@@ -254,7 +324,9 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
     summary_tokens = 0
     evictions: list[Eviction] = []
     if stage is not Stage.NONE:
-        summarised, summary_tokens, after = _plan_summary(history, stage, after, settings, counter, notes)
+        summarised, summary_tokens, after = _plan_summary(
+            history, stage, after, settings, counter, notes
+        )
         evictions, after = _plan_evictions(state.skills, stage, after, settings, window)
 
     catalog = None
@@ -289,14 +361,26 @@ def plan(state: ContextState, settings: ContextSettings, counter: TokenCounter) 
     )
 
 
-def _plan_summary(history: Sequence[Message], stage: Stage, after: int, settings: ContextSettings,
-                  counter: TokenCounter, notes: list[str]) -> tuple[Sequence[Message], int, int]:
+def _plan_summary(
+    history: Sequence[Message],
+    stage: Stage,
+    after: int,
+    settings: ContextSettings,
+    counter: TokenCounter,
+    notes: list[str],
+) -> tuple[Sequence[Message], int, int]:
     """The oldest messages to fold into one summary (none when it would not pay), the summary's
     budget, and the total after it; why nothing is folded goes into ``notes``."""
-    keep = settings.keep_last_aggressive if stage is Stage.AGGRESSIVE else settings.keep_last
+    keep = (
+        settings.keep_last_aggressive
+        if stage is Stage.AGGRESSIVE
+        else settings.keep_last
+    )
     cut = safe_cut(history, len(history) - keep)
     if 0 < cut < len(history) - keep:
-        notes.append(f"kept {len(history) - cut} messages so that a tool call stays with its results")
+        notes.append(
+            f"kept {len(history) - cut} messages so that a tool call stays with its results"
+        )
     summarised = history[:cut]
     replaced = counter.count_messages(summarised)
     budget = min(settings.summary_max_tokens, int(replaced * settings.summary_share))
@@ -305,14 +389,21 @@ def _plan_summary(history: Sequence[Message], stage: Stage, after: int, settings
     elif len(summarised) == 1 and summarised[0].summary:
         notes.append("only an earlier summary is older than the kept messages")
     elif budget < MIN_SUMMARY_TOKENS or replaced <= MESSAGE_OVERHEAD + budget:
-        notes.append(f"summarising {len(summarised)} messages ({replaced} tokens) would not save tokens")
+        notes.append(
+            f"summarising {len(summarised)} messages ({replaced} tokens) would not save tokens"
+        )
     else:
         return summarised, budget, after - replaced + MESSAGE_OVERHEAD + budget
     return (), 0, after
 
 
-def _plan_evictions(skills: Sequence[SkillCost], stage: Stage, after: int, settings: ContextSettings,
-                    window: int) -> tuple[list[Eviction], int]:
+def _plan_evictions(
+    skills: Sequence[SkillCost],
+    stage: Stage,
+    after: int,
+    settings: ContextSettings,
+    window: int,
+) -> tuple[list[Eviction], int]:
     evictions: list[Eviction] = []
     if stage < Stage.EVICT:
         return evictions, after
@@ -323,8 +414,11 @@ def _plan_evictions(skills: Sequence[SkillCost], stage: Stage, after: int, setti
         for skill in reversed(ordered):
             if skill is keeper:
                 continue
-            why = f"aggressive stage keeps only the top skill: kept {keeper.name} — {keeper_reason(keeper, skills)}" \
-                if keeper else "aggressive stage: no Active or Relevant skill to keep"
+            why = (
+                f"aggressive stage keeps only the top skill: kept {keeper.name} — {keeper_reason(keeper, skills)}"
+                if keeper
+                else "aggressive stage: no Active or Relevant skill to keep"
+            )
             evictions.append(Eviction(skill.name, skill.state, skill.tokens, why))
             after -= skill.tokens
         return evictions, after
@@ -332,9 +426,19 @@ def _plan_evictions(skills: Sequence[SkillCost], stage: Stage, after: int, setti
     for skill in reversed(ordered):
         if after < limit or skill.state is SkillState.ACTIVE or skill is keeper:
             break
-        label = "inactive (not matched recently)" if skill.state is SkillState.INACTIVE else "relevant but not used"
-        evictions.append(Eviction(skill.name, skill.state, skill.tokens,
-                                  f"{label}; evicted to get under {settings.evict_at:.0%} of the window"))
+        label = (
+            "inactive (not matched recently)"
+            if skill.state is SkillState.INACTIVE
+            else "relevant but not used"
+        )
+        evictions.append(
+            Eviction(
+                skill.name,
+                skill.state,
+                skill.tokens,
+                f"{label}; evicted to get under {settings.evict_at:.0%} of the window",
+            )
+        )
         after -= skill.tokens
     return evictions, after
 
@@ -345,31 +449,56 @@ def _plan_catalog(state: ContextState, after: int) -> tuple[CatalogCut | None, i
     options = [o for o in state.catalog_options if o.tokens < state.catalog]
     if not options:
         return None, after
-    chosen = next((o for o in options if after - (state.catalog - o.tokens) <= window), options[-1])
-    return (CatalogCut(chosen.level, chosen.label, state.catalog, chosen.tokens),
-            after - (state.catalog - chosen.tokens))
+    chosen = next(
+        (o for o in options if after - (state.catalog - o.tokens) <= window),
+        options[-1],
+    )
+    return (
+        CatalogCut(chosen.level, chosen.label, state.catalog, chosen.tokens),
+        after - (state.catalog - chosen.tokens),
+    )
 
 
-def running_tool_results(history: Sequence[Message], turn_open: bool = True) -> list[int]:
+def running_tool_results(
+    history: Sequence[Message], turn_open: bool = True
+) -> list[int]:
     """Indexes of the running turn's tool results (after the last user message)."""
     if not turn_open:
         return []
-    start = max((i for i, m in enumerate(history) if m.role is Role.USER and not m.summary), default=-1)
+    start = max(
+        (i for i, m in enumerate(history) if m.role is Role.USER and not m.summary),
+        default=-1,
+    )
     return [i for i in range(start + 1, len(history)) if history[i].role is Role.TOOL]
 
 
-def _cut_message(message: Message, tokens: int, state: ContextState, counter: TokenCounter) -> Message:
-    return cut_tool_result(message, tokens, counter, state.tool_summaries.get(message.tool_call_id or "", ""))
+def _cut_message(
+    message: Message, tokens: int, state: ContextState, counter: TokenCounter
+) -> Message:
+    return cut_tool_result(
+        message,
+        tokens,
+        counter,
+        state.tool_summaries.get(message.tool_call_id or "", ""),
+    )
 
 
-def _plan_cuts(history: list[Message], summarised: int, state: ContextState, after: int,
-               counter: TokenCounter) -> tuple[list[ShrunkResult], int]:
+def _plan_cuts(
+    history: list[Message],
+    summarised: int,
+    state: ContextState,
+    after: int,
+    counter: TokenCounter,
+) -> tuple[list[ShrunkResult], int]:
     """Cut the running turn's tool results (in ``history``, in place; the first ``summarised``
     messages are folded into the summary already), largest first, until the total fits the
     window; none below :data:`MIN_CUT_TOKENS`."""
     cuts: list[ShrunkResult] = []
-    sizes = {i: counter.count_message(history[i]) for i in running_tool_results(history, state.turn_open)
-             if i >= summarised}
+    sizes = {
+        i: counter.count_message(history[i])
+        for i in running_tool_results(history, state.turn_open)
+        if i >= summarised
+    }
     for index in sorted(sizes, key=lambda i: (-sizes[i], i)):
         over = after - state.window
         if over <= 0:
@@ -390,6 +519,7 @@ def _plan_cuts(history: list[Message], summarised: int, state: ContextState, aft
 
 # -- applying a plan: one function per step, so the helper can report each ------------------
 
+
 def clear_results(state: ContextState, cleared: Sequence[ShrunkResult]) -> ContextState:
     """The state with the named tool results replaced by their extracts."""
     if not cleared:
@@ -397,26 +527,39 @@ def clear_results(state: ContextState, cleared: Sequence[ShrunkResult]) -> Conte
     ids = {c.message_id for c in cleared}
     found = {m.id for m in state.history if m.id in ids and m.role is Role.TOOL}
     if found != ids:
-        raise ValueError("the plan does not match this history (a tool result it clears is not there)")
-    history = tuple(cleared_message(m, state.tool_summaries) if m.id in ids else m for m in state.history)
+        raise ValueError(
+            "the plan does not match this history (a tool result it clears is not there)"
+        )
+    history = tuple(
+        cleared_message(m, state.tool_summaries) if m.id in ids else m
+        for m in state.history
+    )
     return replace(state, history=history)
 
 
-def summarise(state: ContextState, summarise_ids: Sequence[str], summary_text: str) -> ContextState:
+def summarise(
+    state: ContextState, summarise_ids: Sequence[str], summary_text: str
+) -> ContextState:
     """One summary message replaces the summarised prefix."""
     count = len(summarise_ids)
     if not count:
         return state
     prefix = tuple(m.id for m in state.history[:count])
     if prefix != tuple(summarise_ids):
-        raise ValueError("the plan does not match this history (its summarised ids are not the oldest messages)")
-    summary = Message(Role.SYSTEM, summary_text, summary=True, id=summary_id(summarise_ids))
+        raise ValueError(
+            "the plan does not match this history (its summarised ids are not the oldest messages)"
+        )
+    summary = Message(
+        Role.SYSTEM, summary_text, summary=True, id=summary_id(summarise_ids)
+    )
     return replace(state, history=(summary, *state.history[count:]))
 
 
 def evict(state: ContextState, evictions: Sequence[Eviction]) -> ContextState:
     evicted = {e.name for e in evictions}
-    return replace(state, skills=tuple(s for s in state.skills if s.name not in evicted))
+    return replace(
+        state, skills=tuple(s for s in state.skills if s.name not in evicted)
+    )
 
 
 def shorten_catalog(state: ContextState, cut: CatalogCut | None) -> ContextState:
@@ -425,19 +568,32 @@ def shorten_catalog(state: ContextState, cut: CatalogCut | None) -> ContextState
     return replace(state, catalog=cut.tokens_after, catalog_options=())
 
 
-def cut_results(state: ContextState, cuts: Sequence[ShrunkResult], counter: TokenCounter) -> ContextState:
+def cut_results(
+    state: ContextState, cuts: Sequence[ShrunkResult], counter: TokenCounter
+) -> ContextState:
     """The state with the named tool results cut to the planned size."""
     if not cuts:
         return state
     sizes = {c.message_id: c.tokens_after for c in cuts}
-    if {m.id for m in state.history if m.id in sizes and m.role is Role.TOOL} != set(sizes):
-        raise ValueError("the plan does not match this history (a tool result it cuts is not there)")
-    history = tuple(_cut_message(m, sizes[m.id], state, counter) if m.id in sizes else m for m in state.history)
+    if {m.id for m in state.history if m.id in sizes and m.role is Role.TOOL} != set(
+        sizes
+    ):
+        raise ValueError(
+            "the plan does not match this history (a tool result it cuts is not there)"
+        )
+    history = tuple(
+        _cut_message(m, sizes[m.id], state, counter) if m.id in sizes else m
+        for m in state.history
+    )
     return replace(state, history=history)
 
 
-def apply(state: ContextState, plan: CompressionPlan, summary_text: str = "",
-          counter: TokenCounter | None = None) -> ContextState:
+def apply(
+    state: ContextState,
+    plan: CompressionPlan,
+    summary_text: str = "",
+    counter: TokenCounter | None = None,
+) -> ContextState:
     """The state after ``plan``: older tool results cleared, one summary message (the caller
     keeps ``summary_text`` within ``plan.summary_tokens``) for the summarised prefix, evicted
     skills gone, the catalog at its shorter cost, the running turn's results cut (this step
@@ -488,28 +644,50 @@ async def compress(
 
     if the_plan.cleared:
         count = len(the_plan.cleared)
-        current = step(clear_results(current, the_plan.cleared),
-                       lambda saved: f"cleared {_plural(count, 'older tool result')} to "
-                                     f"{'its' if count == 1 else 'their'} extract ({_tokens(saved)})")
+        current = step(
+            clear_results(current, the_plan.cleared),
+            lambda saved: (
+                f"cleared {_plural(count, 'older tool result')} to "
+                f"{'its' if count == 1 else 'their'} extract ({_tokens(saved)})"
+            ),
+        )
     result: SummaryResult | None = None
     if the_plan.summarise_ids:
         messages = current.history[: len(the_plan.summarise_ids)]
         budget = the_plan.summary_tokens
-        result = await summarise_with_fallback(messages, summariser, max_chars=budget * 4, max_tokens=budget)
+        result = await summarise_with_fallback(
+            messages, summariser, max_chars=budget * 4, max_tokens=budget
+        )
         text = counter.truncate(result.text, budget)
         source = "model" if result.source == "provider" else "fallback"
-        current = step(summarise(current, the_plan.summarise_ids, text),
-                       lambda saved: f"summarised {_plural(len(messages), 'message')} "
-                                     f"({source} summary, {_tokens(saved)})")
+        current = step(
+            summarise(current, the_plan.summarise_ids, text),
+            lambda saved: (
+                f"summarised {_plural(len(messages), 'message')} "
+                f"({source} summary, {_tokens(saved)})"
+            ),
+        )
     for eviction in the_plan.evictions:
-        current = step(evict(current, (eviction,)),
-                       lambda saved: f"evicted {eviction.name} ({eviction.state.value}, {_tokens(saved)})")
+        current = step(
+            evict(current, (eviction,)),
+            lambda saved: (
+                f"evicted {eviction.name} ({eviction.state.value}, {_tokens(saved)})"  # noqa: B023 - step() calls it at once
+            ),
+        )
     if the_plan.catalog is not None:
         catalog = the_plan.catalog
-        current = step(shorten_catalog(current, catalog),
-                       lambda saved: f"shortened the skills catalog to {catalog.label} ({_tokens(saved)})")
+        current = step(
+            shorten_catalog(current, catalog),
+            lambda saved: (
+                f"shortened the skills catalog to {catalog.label} ({_tokens(saved)})"
+            ),
+        )
     for cut in the_plan.cut:
-        current = step(cut_results(current, (cut,), counter),
-                       lambda saved: f"cut this turn's {cut.tool} result to fit the window "
-                                     f"({cut.tokens_before:,} → {cut.tokens_after:,} tokens, {_tokens(saved)})")
+        current = step(
+            cut_results(current, (cut,), counter),
+            lambda saved: (
+                f"cut this turn's {cut.tool} result to fit the window "  # noqa: B023 - called at once
+                f"({cut.tokens_before:,} → {cut.tokens_after:,} tokens, {_tokens(saved)})"  # noqa: B023
+            ),
+        )
     return CompressionOutcome(current, the_plan, result, before)

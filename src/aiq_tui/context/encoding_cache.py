@@ -33,8 +33,12 @@ def cache_key(name: str, source: Path) -> dict[str, Any]:
 
     stat = source.stat()
     return {
-        "format": FORMAT, "encoding": name, "tiktoken": getattr(tiktoken, "__version__", ""),
-        "source": str(source), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+        "format": FORMAT,
+        "encoding": name,
+        "tiktoken": getattr(tiktoken, "__version__", ""),
+        "source": str(source),
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
     }
 
 
@@ -53,7 +57,10 @@ def read_cached(path: Path, key: dict[str, Any]) -> dict[str, Any] | None:
     if not data.startswith(_MAGIC) or len(data) <= head:
         return None
     payload = data[head:]
-    if hashlib.blake2b(payload, digest_size=_DIGEST).digest() != data[len(_MAGIC):head]:
+    if (
+        hashlib.blake2b(payload, digest_size=_DIGEST).digest()
+        != data[len(_MAGIC) : head]
+    ):
         return None
     try:
         stored_key, kwargs = marshal.loads(payload)
@@ -69,7 +76,8 @@ def _well_formed(kwargs: Any) -> bool:
         isinstance(kwargs, dict)
         and isinstance(kwargs.get("name"), str)
         and isinstance(kwargs.get("pat_str"), str)
-        and isinstance(kwargs.get("mergeable_ranks"), dict) and bool(kwargs["mergeable_ranks"])
+        and isinstance(kwargs.get("mergeable_ranks"), dict)
+        and bool(kwargs["mergeable_ranks"])
         and isinstance(kwargs.get("special_tokens"), dict)
     )
 
@@ -79,7 +87,9 @@ def write_cached(path: Path, key: dict[str, Any], kwargs: dict[str, Any]) -> Non
     payload = marshal.dumps((key, kwargs))
     digest = hashlib.blake2b(payload, digest_size=_DIGEST).digest()
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    handle, temporary = tempfile.mkstemp(
+        prefix=f".{path.name}.", suffix=".tmp", dir=path.parent
+    )
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(_MAGIC + digest + payload)
@@ -99,7 +109,13 @@ def constructor_kwargs(name: str) -> dict[str, Any]:
     tiktoken.registry.list_encoding_names()  # discovers the tiktoken_ext plugins
     constructor = tiktoken.registry.ENCODING_CONSTRUCTORS[name]  # type: ignore[index]
     kwargs = dict(constructor())
-    wanted = ("name", "pat_str", "mergeable_ranks", "special_tokens", "explicit_n_vocab")
+    wanted = (
+        "name",
+        "pat_str",
+        "mergeable_ranks",
+        "special_tokens",
+        "explicit_n_vocab",
+    )
     return {key: kwargs[key] for key in wanted if key in kwargs}
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Mapping
 
 from aiq_tui.skills.model import SkillState
 
@@ -22,7 +22,9 @@ class Breakdown:
     window: int
     exact: bool = True  # False when counts come from the estimator
     encoding: str = ""
-    window_source: str = ""  # e.g. "200,000 (claude-sonnet-4-5 · known model)" (llm.windows)
+    window_source: str = (
+        ""  # e.g. "200,000 (claude-sonnet-4-5 · known model)" (llm.windows)
+    )
 
     @property
     def skills_total(self) -> int:
@@ -30,7 +32,14 @@ class Breakdown:
 
     @property
     def total(self) -> int:
-        return self.system + self.catalog + self.skills_total + self.history + self.tool_results + self.reserve
+        return (
+            self.system
+            + self.catalog
+            + self.skills_total
+            + self.history
+            + self.tool_results
+            + self.reserve
+        )
 
     @property
     def fraction(self) -> float:
@@ -106,25 +115,47 @@ class CompressionPlan:
     window: int
     tokens_before: int
     tokens_after: int  # expected total after applying the plan
-    summarise_ids: tuple[str, ...] = ()  # message ids folded into one summary (oldest first)
+    summarise_ids: tuple[
+        str, ...
+    ] = ()  # message ids folded into one summary (oldest first)
     keep_last: int = 0
     evictions: tuple[Eviction, ...] = ()
     fits: bool = True  # False → even after the plan the prompt exceeds the window: refuse to send
     notes: tuple[str, ...] = field(default_factory=tuple)
     cleared: tuple[ShrunkResult, ...] = ()  # older tool results shrunk to their extract
-    summary_tokens: int = 0  # the budget of the summary (what the planner counted for it)
-    catalog: CatalogCut | None = None  # a shorter catalog, only when nothing milder made it fit
-    cut: tuple[ShrunkResult, ...] = ()  # the running turn's tool results cut to fit, the last resort
-    thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)  # compress_at, evict_at, aggressive_at in force
+    summary_tokens: int = (
+        0  # the budget of the summary (what the planner counted for it)
+    )
+    catalog: CatalogCut | None = (
+        None  # a shorter catalog, only when nothing milder made it fit
+    )
+    cut: tuple[
+        ShrunkResult, ...
+    ] = ()  # the running turn's tool results cut to fit, the last resort
+    thresholds: tuple[float, float, float] = (
+        0.80,
+        0.90,
+        0.95,
+    )  # compress_at, evict_at, aggressive_at in force
 
     @property
     def step_count(self) -> int:
         """How many steps applying the plan reports (one event each, in this order): the cleared
         results, the summary, each eviction, the shorter catalog, each cut result."""
-        return (bool(self.cleared) + bool(self.summarise_ids) + len(self.evictions) + (self.catalog is not None)
-                + len(self.cut))
+        return (
+            bool(self.cleared)
+            + bool(self.summarise_ids)
+            + len(self.evictions)
+            + (self.catalog is not None)
+            + len(self.cut)
+        )
 
     @property
     def is_noop(self) -> bool:
-        return (not self.summarise_ids and not self.evictions and not self.cleared and self.catalog is None
-                and not self.cut)
+        return (
+            not self.summarise_ids
+            and not self.evictions
+            and not self.cleared
+            and self.catalog is None
+            and not self.cut
+        )

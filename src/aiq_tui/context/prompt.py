@@ -32,8 +32,9 @@ exactly what :class:`~aiq_tui.context.tokens.TokenCounter` counts for the reques
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from aiq_tui.config import ContextSettings, DisclosureSettings
 from aiq_tui.context.catalog_line import (
@@ -47,11 +48,13 @@ from aiq_tui.context.catalog_line import (
     line_cuts,
 )
 from aiq_tui.context.model import Breakdown, CatalogOption
-from aiq_tui.skills.validate import DESCRIPTION_MAX
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, REPLY_PRIMER, TokenCounter
 from aiq_tui.skills.model import Phase, SkillState
+from aiq_tui.skills.validate import DESCRIPTION_MAX
 
-if TYPE_CHECKING:  # the skills pane lists catalog lines before the engine (and the conversation) load
+if (
+    TYPE_CHECKING
+):  # the skills pane lists catalog lines before the engine (and the conversation) load
     from aiq_tui.conversation import Message, ToolSpec
 
 DEFAULT_BASE_INSTRUCTIONS = (
@@ -70,6 +73,8 @@ USE_SKILL_INSTRUCTIONS = (
 )
 
 STATE_ORDER = {SkillState.ACTIVE: 0, SkillState.RELEVANT: 1, SkillState.INACTIVE: 2}
+
+
 @dataclass(frozen=True)
 class LoadedSkill:
     """A skill whose brief or full text is in the prompt."""
@@ -91,7 +96,9 @@ class PromptInputs:
     window: int = 8192
     reserve: int = 1024
     window_source: str = ""  # where the window came from, shown with the budget
-    catalog_level: CatalogLevel = CatalogLevel.FULL  # shortened by compression for one turn
+    catalog_level: CatalogLevel = (
+        CatalogLevel.FULL
+    )  # shortened by compression for one turn
 
 
 @dataclass(frozen=True)
@@ -103,8 +110,12 @@ class Prompt:
     catalog_listed: int = 0
     catalog_omitted: int = 0
     skills_order: tuple[str, ...] = field(default_factory=tuple)
-    catalog_fit: CatalogFit | None = None  # how long its catalog lines' descriptions may be, and why
-    catalog_entries: tuple[tuple[str, str], ...] = ()  # (name, description) of the lines listed, in order
+    catalog_fit: CatalogFit | None = (
+        None  # how long its catalog lines' descriptions may be, and why
+    )
+    catalog_entries: tuple[
+        tuple[str, str], ...
+    ] = ()  # (name, description) of the lines listed, in order
     catalog_level: CatalogLevel = CatalogLevel.FULL
 
     @property
@@ -120,7 +131,9 @@ def section(text: str) -> str:
 
 def skill_section(skill: LoadedSkill) -> str:
     """``## Skill: <name>\\n<description>\\n\\n<content>`` as a section (seed 000 format)."""
-    return section(f"## Skill: {skill.name}\n{skill.description.strip()}\n\n{skill.content.strip()}")
+    return section(
+        f"## Skill: {skill.name}\n{skill.description.strip()}\n\n{skill.content.strip()}"
+    )
 
 
 def order_skills(skills: Sequence[LoadedSkill]) -> list[LoadedSkill]:
@@ -133,7 +146,9 @@ def catalog_cuts(prompt: Prompt, count: Callable[[str], int]) -> tuple[LineCut, 
     (counted with ``count``, the builder's counter); why is ``prompt.catalog_fit.why()``."""
     if prompt.catalog_fit is None:
         return ()
-    return line_cuts(prompt.catalog_entries, prompt.catalog_fit, count, prompt.catalog_level)
+    return line_cuts(
+        prompt.catalog_entries, prompt.catalog_fit, count, prompt.catalog_level
+    )
 
 
 def omitted_note(count: int) -> str:
@@ -163,16 +178,31 @@ class PromptBuilder:
 
     # -- catalog --------------------------------------------------------------------------
 
-    def fit_catalog(self, entries: Sequence[tuple[str, str]], window: int) -> CatalogFit:
+    def fit_catalog(
+        self, entries: Sequence[tuple[str, str]], window: int
+    ) -> CatalogFit:
         """How long ``entries``' descriptions may be in a ``window``-token prompt
         (:func:`~aiq_tui.context.catalog_line.fit_catalog`; the same for any order of them)."""
         # The settings are in the key: the TUI's settings screen changes them in place.
-        key = (window, self.counter.encoding, self.settings.catalog_share, self.disclosure.descriptions_share,
-               self.disclosure.metadata_min_tokens, self.disclosure.metadata_tokens, frozenset(entries))
+        key = (
+            window,
+            self.counter.encoding,
+            self.settings.catalog_share,
+            self.disclosure.descriptions_share,
+            self.disclosure.metadata_min_tokens,
+            self.disclosure.metadata_tokens,
+            frozenset(entries),
+        )
         with self._fits_lock:  # the doctor's thread may ask while a turn builds
             fit = self._fits.get(key)
         if fit is None:
-            fit = fit_catalog(entries, window, self.disclosure, self.settings.catalog_share, self.counter.count)
+            fit = fit_catalog(
+                entries,
+                window,
+                self.disclosure,
+                self.settings.catalog_share,
+                self.counter.count,
+            )
             with self._fits_lock:
                 if len(self._fits) >= FITS_KEPT:
                     self._fits.pop(next(iter(self._fits)))
@@ -184,16 +214,30 @@ class PromptBuilder:
         """The description length :meth:`catalog_line` cuts at now (None before any catalog)."""
         return self.fit.cap_chars if self.fit is not None else None
 
-    def catalog_line(self, name: str, description: str, level: CatalogLevel = CatalogLevel.FULL,
-                     fit: CatalogFit | None = None) -> str:
+    def catalog_line(
+        self,
+        name: str,
+        description: str,
+        level: CatalogLevel = CatalogLevel.FULL,
+        fit: CatalogFit | None = None,
+    ) -> str:
         """One skill's line in the catalog (what its metadata costs in the prompt), as ``fit``
         shapes it (default: the catalog last written; whole before any)."""
         fit = fit or self.fit
-        return catalog_line(name, description, fit.cap_chars if fit is not None else DESCRIPTION_MAX, level)
+        return catalog_line(
+            name,
+            description,
+            fit.cap_chars if fit is not None else DESCRIPTION_MAX,
+            level,
+        )
 
-    def catalog_section(self, entries: Sequence[tuple[str, str]], window: int,
-                        level: CatalogLevel = CatalogLevel.FULL,
-                        active: Sequence[str] = ()) -> tuple[str, int, int]:
+    def catalog_section(
+        self,
+        entries: Sequence[tuple[str, str]],
+        window: int,
+        level: CatalogLevel = CatalogLevel.FULL,
+        active: Sequence[str] = (),
+    ) -> tuple[str, int, int]:
         """``(text, listed, omitted)`` — best-ranked entries within the catalog share, each
         line as :meth:`fit_catalog` allows; at :attr:`CatalogLevel.ACTIVE` only the ``active``
         skills are listed."""
@@ -203,7 +247,11 @@ class PromptBuilder:
         limit = int(window * self.settings.catalog_share)
         count = self.counter.count
         header = CATALOG_HEADER if level < CatalogLevel.NAMES else NAMES_HEADER
-        listed_entries = entries if level is not CatalogLevel.ACTIVE else [e for e in entries if e[0] in active]
+        listed_entries = (
+            entries
+            if level is not CatalogLevel.ACTIVE
+            else [e for e in entries if e[0] in active]
+        )
         used = count(header)
         lines: list[str] = []
         for index, (name, description) in enumerate(listed_entries):
@@ -217,7 +265,9 @@ class PromptBuilder:
             used += count(line)
         while True:
             omitted = len(entries) - len(lines)
-            text = section(header + "".join(lines) + (omitted_note(omitted) if omitted else ""))
+            text = section(
+                header + "".join(lines) + (omitted_note(omitted) if omitted else "")
+            )
             # Per-line sums can differ from the joined text by a token at the end; the
             # joined text is what is sent, so it is what must fit.
             if count(text) <= limit:
@@ -232,13 +282,17 @@ class PromptBuilder:
         if not inputs.catalog:
             return ()
         active = self._active_names(inputs)
-        current, _, _ = self.catalog_section(inputs.catalog, inputs.window, inputs.catalog_level, active)
+        current, _, _ = self.catalog_section(
+            inputs.catalog, inputs.window, inputs.catalog_level, active
+        )
         tokens = self.counter.count(current)
         options = []
         for level in CatalogLevel:
             if level <= inputs.catalog_level:
                 continue
-            text, _, _ = self.catalog_section(inputs.catalog, inputs.window, level, active)
+            text, _, _ = self.catalog_section(
+                inputs.catalog, inputs.window, level, active
+            )
             cost = self.counter.count(text)
             if cost < tokens:
                 options.append(CatalogOption(int(level), level.label, cost))
@@ -254,27 +308,44 @@ class PromptBuilder:
 
     @staticmethod
     def _active_names(inputs: PromptInputs) -> tuple[str, ...]:
-        return tuple(skill.name for skill in inputs.loaded if skill.state is SkillState.ACTIVE)
+        return tuple(
+            skill.name for skill in inputs.loaded if skill.state is SkillState.ACTIVE
+        )
 
     # -- build ----------------------------------------------------------------------------
 
     def build(self, inputs: PromptInputs) -> Prompt:
         count = self.counter.count
         has_skills = bool(inputs.catalog) or bool(inputs.loaded)
-        base = section(inputs.base_instructions) if inputs.base_instructions.strip() else ""
-        catalog, listed, omitted = (self.catalog_section(inputs.catalog, inputs.window, inputs.catalog_level,
-                                                         self._active_names(inputs))
-                                    if has_skills else ("", 0, 0))
+        base = (
+            section(inputs.base_instructions)
+            if inputs.base_instructions.strip()
+            else ""
+        )
+        catalog, listed, omitted = (
+            self.catalog_section(
+                inputs.catalog,
+                inputs.window,
+                inputs.catalog_level,
+                self._active_names(inputs),
+            )
+            if has_skills
+            else ("", 0, 0)
+        )
         ordered = order_skills(inputs.loaded)
         skill_texts = [(skill.name, skill_section(skill)) for skill in ordered]
         instructions = section(USE_SKILL_INSTRUCTIONS) if has_skills else ""
 
-        system = base + catalog + "".join(text for _, text in skill_texts) + instructions
+        system = (
+            base + catalog + "".join(text for _, text in skill_texts) + instructions
+        )
         skills: dict[str, int] = {}
         for name, text in skill_texts:
             skills[name] = skills.get(name, 0) + count(text)
 
-        from aiq_tui.conversation import Role  # imported with the engine; the catalog lines need none
+        from aiq_tui.conversation import (
+            Role,
+        )  # imported with the engine; the catalog lines need none
 
         history = tool_results = 0
         for message in inputs.history:

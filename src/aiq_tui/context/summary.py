@@ -9,8 +9,9 @@ result keeps the same short account of what the tool returned (:func:`tool_resul
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from aiq_tui.conversation import Message, Role
 
@@ -25,8 +26,12 @@ SENTENCE_CHARS = 200
 DEFAULT_MAX_CHARS = 2000
 
 _URL = re.compile(r"https?://[^\s<>()\"'`]+")
-_PATH = re.compile(r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]+|\b(?:[\w.-]+/)+[\w-]+\.\w{1,8}\b")
-_NAME = re.compile(r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|van|von))*[ -][A-Z][a-z]+\b")
+_PATH = re.compile(
+    r"(?<![\w/])(?:~|\.{1,2})?/(?:[\w.@-]+/)*[\w.@-]+|\b(?:[\w.-]+/)+[\w-]+\.\w{1,8}\b"
+)
+_NAME = re.compile(
+    r"\b[A-Z][a-z]+(?:[ -](?:[A-Z][a-z]+|of|de|van|von))*[ -][A-Z][a-z]+\b"
+)
 _QUANTITY = re.compile(
     r"(?<![\w.])[$€£]?\d+(?:[.,]\d+)*\s?(?:%|ms|s|sec|seconds?|minutes?|min|hours?|h|days?|"
     r"weeks?|years?|[kKMGT]i?B|bytes?|tokens?|rows?|files?|items?|users?|requests?|km|kg|g|m|cm|mm|"
@@ -38,7 +43,18 @@ _DECISION = re.compile(
     r"plan is|should)\b",
     re.IGNORECASE,
 )
-_STARTS_SENTENCE_NAMES = {"The", "This", "That", "These", "Those", "We", "It", "I", "You", "Let"}
+_STARTS_SENTENCE_NAMES = {
+    "The",
+    "This",
+    "That",
+    "These",
+    "Those",
+    "We",
+    "It",
+    "I",
+    "You",
+    "Let",
+}
 
 
 SummariserFn = Callable[[Sequence[Message], int], Awaitable[str]]
@@ -97,22 +113,28 @@ CUT_MARK = "[… cut to fit the context window"
 _CUT_LINE = re.compile(r"\n?\[… cut to fit the context window[^\n]*\]\n?")
 
 
-def cut_tool_result(message: Message, max_tokens: int, counter: "TokenCounter", summary: str = "") -> Message:
+def cut_tool_result(
+    message: Message, max_tokens: int, counter: TokenCounter, summary: str = ""
+) -> Message:
     """``message`` (a tool result the running turn needs) cut to at most ``max_tokens`` in the
     request: its start and its end, and a line in the middle saying what was left out and how
     to see it (the way Codex keeps the head and tail of a long tool output)."""
     tool = message.name or "tool"
     about = f"{tool}: {summary}" if summary else tool
-    note = (f"\n{CUT_MARK} — {about}; the middle was left out. Ask for less (fewer rows, a filter, "
-            "an aggregate) to see it]\n")
-    text = _CUT_LINE.sub("\n", message.content)  # cut again: from the text, not the old note
+    note = (
+        f"\n{CUT_MARK} — {about}; the middle was left out. Ask for less (fewer rows, a filter, "
+        "an aggregate) to see it]\n"
+    )
+    text = _CUT_LINE.sub(
+        "\n", message.content
+    )  # cut again: from the text, not the old note
     frame = counter.count_message(replace(message, content=""))
     room = max(0, max_tokens - frame - counter.count(note))
     head = counter.truncate(text, room * 2 // 3)
-    rest = text[len(head):]
+    rest = text[len(head) :]
     tail_chars = min(len(rest), max(0, room - counter.count(head)) * 4)
     while True:
-        tail = rest[len(rest) - tail_chars:] if tail_chars else ""
+        tail = rest[len(rest) - tail_chars :] if tail_chars else ""
         shorter = replace(message, content=head + note + tail)
         if counter.count_message(shorter) <= max_tokens or not tail_chars:
             return shorter
@@ -140,10 +162,16 @@ def extract_entities(text: str) -> list[str]:
 
 def extract_decisions(text: str) -> list[str]:
     sentences = (match.group(0).strip() for match in _SENTENCE.finditer(text))
-    return [_short(s, SENTENCE_CHARS) for s in sentences if len(s) > 12 and _DECISION.search(s)]
+    return [
+        _short(s, SENTENCE_CHARS)
+        for s in sentences
+        if len(s) > 12 and _DECISION.search(s)
+    ]
 
 
-def fallback_summary(messages: Sequence[Message], max_chars: int = DEFAULT_MAX_CHARS) -> str:
+def fallback_summary(
+    messages: Sequence[Message], max_chars: int = DEFAULT_MAX_CHARS
+) -> str:
     """``[Earlier conversation: N messages summarised]`` plus key facts, at most ``max_chars``."""
     names = _tool_names(messages)
     results: list[str] = []
@@ -201,9 +229,26 @@ async def summarise_with_fallback(
         try:
             text = (await provider_summarise(messages, max_tokens)).strip()
         except Exception as exc:  # any provider failure → fallback, reported
-            return SummaryResult(fallback_summary(messages, max_chars), "fallback", f"{type(exc).__name__}: {exc}")
+            return SummaryResult(
+                fallback_summary(messages, max_chars),
+                "fallback",
+                f"{type(exc).__name__}: {exc}",
+            )
         if text:
             header = f"[Earlier conversation: {len(messages)} messages summarised]"
-            return SummaryResult(text if text.startswith("[Earlier conversation") else f"{header}\n{text}", "provider")
-        return SummaryResult(fallback_summary(messages, max_chars), "fallback", "the provider returned an empty summary")
-    return SummaryResult(fallback_summary(messages, max_chars), "fallback", "no provider configured for summaries")
+            return SummaryResult(
+                text
+                if text.startswith("[Earlier conversation")
+                else f"{header}\n{text}",
+                "provider",
+            )
+        return SummaryResult(
+            fallback_summary(messages, max_chars),
+            "fallback",
+            "the provider returned an empty summary",
+        )
+    return SummaryResult(
+        fallback_summary(messages, max_chars),
+        "fallback",
+        "no provider configured for summaries",
+    )

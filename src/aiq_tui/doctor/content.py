@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.skills.executor import find_dangerous
@@ -34,7 +34,9 @@ _INDENTED = re.compile(r"^(?: {4}|\t)\S.*$", re.MULTILINE)
 _INLINE = re.compile(r"`([^`\n]+)`")
 
 
-def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Resource]) -> list[Finding]:
+def content_findings(
+    meta: SkillMeta, body: str | None, resources: Sequence[Resource]
+) -> list[Finding]:
     findings: list[Finding] = []
     folder = meta.folder
     findings += _allowed_tools(meta)
@@ -42,11 +44,16 @@ def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Reso
     not_executable: list[str] = []
     for resource in resources:
         if resource.rejected:
-            findings.append(Finding(
-                Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: {resource.relpath} is not available",
-                why=f"the agent cannot read it: {resource.rejected}",
-                fix="shrink or split the file, or raise skills.max_resource_bytes / max_skill_bytes",
-            ))
+            findings.append(
+                Finding(
+                    Kind.RISK,
+                    Level.WARNING,
+                    (meta.name,),
+                    f"{meta.name}: {resource.relpath} is not available",
+                    why=f"the agent cannot read it: {resource.rejected}",
+                    fix="shrink or split the file, or raise skills.max_resource_bytes / max_skill_bytes",
+                )
+            )
             continue
         if resource.kind is not ResourceKind.SCRIPT:
             continue
@@ -56,11 +63,16 @@ def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Reso
             continue
         pattern = find_dangerous(text)
         if pattern:
-            findings.append(Finding(
-                Kind.RISK, Level.ERROR, (meta.name,), f"{meta.name}: {resource.relpath} matches '{pattern}'",
-                why="the script runner refuses it, and an agent told to run it by hand could do real damage",
-                fix="remove the command, or scope it to paths inside the skill's working folder",
-            ))
+            findings.append(
+                Finding(
+                    Kind.RISK,
+                    Level.ERROR,
+                    (meta.name,),
+                    f"{meta.name}: {resource.relpath} matches '{pattern}'",
+                    why="the script runner refuses it, and an agent told to run it by hand could do real damage",
+                    fix="remove the command, or scope it to paths inside the skill's working folder",
+                )
+            )
         if not text.startswith("#!"):
             no_shebang.append(resource.relpath)
         if not os.access(path, os.X_OK):
@@ -68,38 +80,65 @@ def content_findings(meta: SkillMeta, body: str | None, resources: Sequence[Reso
     if no_shebang or not_executable:
         parts = []
         if no_shebang:
-            parts.append(f"no shebang: {', '.join(no_shebang[:5])}" + (" …" if len(no_shebang) > 5 else ""))
+            parts.append(
+                f"no shebang: {', '.join(no_shebang[:5])}"
+                + (" …" if len(no_shebang) > 5 else "")
+            )
         if not_executable:
-            parts.append(f"not executable: {', '.join(not_executable[:5])}" + (" …" if len(not_executable) > 5 else ""))
-        findings.append(Finding(
-            Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: scripts cannot run as they are",
-            why="; ".join(parts) + " — the agent has to guess the interpreter or fails with 'permission denied'",
-            fix="start each script with a shebang (#!/usr/bin/env python3) and `chmod +x` it",
-        ))
+            parts.append(
+                f"not executable: {', '.join(not_executable[:5])}"
+                + (" …" if len(not_executable) > 5 else "")
+            )
+        findings.append(
+            Finding(
+                Kind.RISK,
+                Level.WARNING,
+                (meta.name,),
+                f"{meta.name}: scripts cannot run as they are",
+                why="; ".join(parts)
+                + " — the agent has to guess the interpreter or fails with 'permission denied'",
+                fix="start each script with a shebang (#!/usr/bin/env python3) and `chmod +x` it",
+            )
+        )
     if body:
         pattern = find_dangerous(code_of(body))
         if pattern:
-            findings.append(Finding(
-                Kind.RISK, Level.ERROR, (meta.name,), f"{meta.name}: its instructions contain '{pattern}'",
-                why="the agent follows SKILL.md literally; a dangerous command there is one tool call away",
-                fix="remove the command from the instructions",
-            ))
+            findings.append(
+                Finding(
+                    Kind.RISK,
+                    Level.ERROR,
+                    (meta.name,),
+                    f"{meta.name}: its instructions contain '{pattern}'",
+                    why="the agent follows SKILL.md literally; a dangerous command there is one tool call away",
+                    fix="remove the command from the instructions",
+                )
+            )
         missing = broken_links(body, folder)
         if missing:
-            findings.append(Finding(
-                Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: {len(missing)} link(s) to missing files",
-                why=f"SKILL.md links to {', '.join(missing[:5])}" + (" …" if len(missing) > 5 else "")
+            findings.append(
+                Finding(
+                    Kind.RISK,
+                    Level.WARNING,
+                    (meta.name,),
+                    f"{meta.name}: {len(missing)} link(s) to missing files",
+                    why=f"SKILL.md links to {', '.join(missing[:5])}"
+                    + (" …" if len(missing) > 5 else "")
                     + ", which do not exist; the agent will try to read them and fail",
-                fix="fix the paths (relative to the skill folder) or remove the links",
-                terms=tuple(missing),
-            ))
+                    fix="fix the paths (relative to the skill folder) or remove the links",
+                    terms=tuple(missing),
+                )
+            )
     return findings
 
 
 def code_of(body: str) -> str:
     """The code in a markdown body (one snippet per line): what an agent would run."""
     # Each pattern needs its marker somewhere in the body: prose-only bodies skip the scans.
-    snippets = [m.group(2) for m in _FENCED.finditer(body)] if "```" in body or "~~~" in body else []
+    snippets = (
+        [m.group(2) for m in _FENCED.finditer(body)]
+        if "```" in body or "~~~" in body
+        else []
+    )
     if "    " in body or "\t" in body:
         snippets += _INDENTED.findall(body)
     if "`" in body:
@@ -126,17 +165,28 @@ def broken_links(body: str, folder: Path) -> list[str]:
 
 def _allowed_tools(meta: SkillMeta) -> list[Finding]:
     tools = meta.allowed_tools or ()
-    open_shell = [t for t in tools if t.split("(", 1)[0].lower() in SHELL_TOOLS
-                  and ("(" not in t or t.replace(" ", "").endswith(("(*)", "(*:*)")))]
+    open_shell = [
+        t
+        for t in tools
+        if t.split("(", 1)[0].lower() in SHELL_TOOLS
+        and ("(" not in t or t.replace(" ", "").endswith(("(*)", "(*:*)")))
+    ]
     if not open_shell:
         return []
-    return [Finding(
-        Kind.RISK, Level.WARNING, (meta.name,), f"{meta.name}: allowed-tools pre-approves a shell",
-        why=(f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
-             "once this skill is invoked, in clients that pre-approve listed tools (aiq-tui too, by default: "
-             "any program on tools.command_allowlist, never a shell string)"),
-        fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
-    )]
+    return [
+        Finding(
+            Kind.RISK,
+            Level.WARNING,
+            (meta.name,),
+            f"{meta.name}: allowed-tools pre-approves a shell",
+            why=(
+                f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
+                "once this skill is invoked, in clients that pre-approve listed tools (aiq-tui too, by default: "
+                "any program on tools.command_allowlist, never a shell string)"
+            ),
+            fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
+        )
+    ]
 
 
 def _read(path: Path) -> str | None:

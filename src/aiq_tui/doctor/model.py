@@ -40,13 +40,22 @@ class Finding:
     title: str
     why: str
     fix: str
-    query: str = ""  # the query that shows the problem in the match inspector ("" when none)
-    terms: tuple[str, ...] = ()  # shared or missing terms, when they explain the finding
+    query: str = (
+        ""  # the query that shows the problem in the match inspector ("" when none)
+    )
+    terms: tuple[
+        str, ...
+    ] = ()  # shared or missing terms, when they explain the finding
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "kind": self.kind.value, "severity": self.level.value, "skills": list(self.skills),
-            "title": self.title, "why": self.why, "fix": self.fix, "query": self.query,
+            "kind": self.kind.value,
+            "severity": self.level.value,
+            "skills": list(self.skills),
+            "title": self.title,
+            "why": self.why,
+            "fix": self.fix,
+            "query": self.query,
             "terms": list(self.terms),
         }
 
@@ -67,28 +76,44 @@ class CatalogFigures:
     catalog_limit: int  # tokens the catalog may take (window × catalog_share)
     catalog_tokens: int  # what the whole catalog section costs now
     listed: int
-    omitted: tuple[str, ...]  # skills left out of the catalog, in the order the engine leaves them out
+    omitted: tuple[
+        str, ...
+    ]  # skills left out of the catalog, in the order the engine leaves them out
     average_line: float
-    projections: tuple[tuple[int, int], ...]  # (skills, catalog tokens) at collection sizes
-    shortened: tuple[str, ...] = ()  # listed skills whose description the catalog line shortens
-    cuts: tuple[LineCut, ...] = ()  # … from what to what (the prompt builder's own figures)
+    projections: tuple[
+        tuple[int, int], ...
+    ]  # (skills, catalog tokens) at collection sizes
+    shortened: tuple[
+        str, ...
+    ] = ()  # listed skills whose description the catalog line shortens
+    cuts: tuple[
+        LineCut, ...
+    ] = ()  # … from what to what (the prompt builder's own figures)
     cut_why: str = ""  # … and why (the catalog fit's reason, naming its setting)
 
     def counts(self) -> str:
         """The catalog's figures in one phrase, the one source for every place that says them:
         skills listed, descriptions shortened, skills left out."""
-        return (f"{self.listed} listed, {len(self.shortened)} with a shortened description, "
-                f"{len(self.omitted)} left out")
+        return (
+            f"{self.listed} listed, {len(self.shortened)} with a shortened description, "
+            f"{len(self.omitted)} left out"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "window": self.window, "catalog_limit": self.catalog_limit,
-            "catalog_tokens": self.catalog_tokens, "listed": self.listed,
-            "omitted": list(self.omitted), "shortened": list(self.shortened),
-            "cuts": [cut.to_json() for cut in self.cuts], "cut_why": self.cut_why,
+            "window": self.window,
+            "catalog_limit": self.catalog_limit,
+            "catalog_tokens": self.catalog_tokens,
+            "listed": self.listed,
+            "omitted": list(self.omitted),
+            "shortened": list(self.shortened),
+            "cuts": [cut.to_json() for cut in self.cuts],
+            "cut_why": self.cut_why,
             "average_line_tokens": round(self.average_line, 2),
-            "projections": [{"skills": n, "catalog_tokens": t, "fits": t <= self.catalog_limit}
-                            for n, t in self.projections],
+            "projections": [
+                {"skills": n, "catalog_tokens": t, "fits": t <= self.catalog_limit}
+                for n, t in self.projections
+            ],
         }
 
 
@@ -110,23 +135,40 @@ class DoctorReport:
         return self.errors == 0
 
     def counts(self) -> dict[str, int]:
-        return {level.value: sum(1 for f in self.findings if f.level is level) for level in Level}
+        return {
+            level.value: sum(1 for f in self.findings if f.level is level)
+            for level in Level
+        }
 
     def for_skill(self, name: str) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if name in f.skills)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "ok": self.ok, "skills": self.skills, "counts": self.counts(),
+            "ok": self.ok,
+            "skills": self.skills,
+            "counts": self.counts(),
             "seconds": round(self.seconds, 3),
             "findings": [f.to_json() for f in self.findings],
             "catalog": self.catalog.to_json() if self.catalog else None,
-            "costs": [{"name": c.name, "catalog_tokens": c.catalog_tokens, "full_tokens": c.full_tokens,
-                       "description_cut": c.description_cut} for c in self.costs],
+            "costs": [
+                {
+                    "name": c.name,
+                    "catalog_tokens": c.catalog_tokens,
+                    "full_tokens": c.full_tokens,
+                    "description_cut": c.description_cut,
+                }
+                for c in self.costs
+            ],
         }
 
 
 def ordered(findings: list[Finding]) -> tuple[Finding, ...]:
     """Errors first, then warnings, then notes; within a level by kind, then skill."""
     kinds = list(Kind)
-    return tuple(sorted(findings, key=lambda f: (f.level.rank, kinds.index(f.kind), f.skills, f.title)))
+    return tuple(
+        sorted(
+            findings,
+            key=lambda f: (f.level.rank, kinds.index(f.kind), f.skills, f.title),
+        )
+    )

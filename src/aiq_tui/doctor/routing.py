@@ -14,8 +14,8 @@ in full: the reference the tests hold the screened path to.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from aiq_tui.doctor.model import Finding, Kind, Level
 from aiq_tui.ranking.match import Scored, SkillIndex
@@ -44,8 +44,13 @@ def own_query(meta: SkillMeta) -> str:
     return " ".join([" ".join(meta.description.split()), *meta.triggers]).strip()
 
 
-def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: float,
-                     overlap: float = 1.0, screen: bool = True) -> list[Finding]:
+def routing_findings(
+    metas: Iterable[SkillMeta],
+    index: SkillIndex,
+    margin: float,
+    overlap: float = 1.0,
+    screen: bool = True,
+) -> list[Finding]:
     metas = list(metas)
     by_name = {meta.name: meta for meta in metas}
     findings: list[Finding] = []
@@ -60,15 +65,26 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
         scored = index.top_scores(query, top_k=RIVALS) if screen else None
         explain = scored is None or _may_find(meta.name, scored, near)
         ranking = index.rank(query, top_k=RIVALS) if explain else None
-        terms = ranking.terms if ranking is not None else scored.terms if scored is not None else ()
+        terms = (
+            ranking.terms
+            if ranking is not None
+            else scored.terms
+            if scored is not None
+            else ()
+        )
         wanted = frozenset(terms)  # the query's terms, as tokenize() gives them
         findings.extend(_name_words(meta, wanted))
         if ranking is None:
             continue  # no rival near it: nothing to explain
         own = ranking.get(meta.name)
         own_score = own.score if own else 0.0
-        above = [m for m in ranking.matches if own is None or m.score > own_score
-                 or (m.score == own_score and m.name < meta.name)]
+        above = [
+            m
+            for m in ranking.matches
+            if own is None
+            or m.score > own_score
+            or (m.score == own_score and m.name < meta.name)
+        ]
         above = [m for m in above if m.name != meta.name]
         if above:
             findings.append(_unreachable(meta, query, above, own, wanted))
@@ -81,8 +97,16 @@ def routing_findings(metas: Iterable[SkillMeta], index: SkillIndex, margin: floa
             if outranks or close or overlaps:
                 first, second = sorted((meta.name, rival.name))
                 share = rival.score / own_score if own_score else 1.0
-                pairs.setdefault((first, second), []).append(_Rivalry(
-                    meta.name, rival.name, outranks, close or outranks, share, _shared_terms(rival, wanted)))
+                pairs.setdefault((first, second), []).append(
+                    _Rivalry(
+                        meta.name,
+                        rival.name,
+                        outranks,
+                        close or outranks,
+                        share,
+                        _shared_terms(rival, wanted),
+                    )
+                )
     for (first, second), directions in sorted(pairs.items()):
         findings.append(_collision(first, second, directions, by_name))
     return findings
@@ -105,27 +129,47 @@ def _shared_terms(rival: Match, wanted: frozenset[str]) -> tuple[str, ...]:
     for signal in rival.signals:
         if signal.field in ROUTING_FIELDS and signal.term in wanted:
             weights[signal.term] = weights.get(signal.term, 0.0) + signal.weight
-    return tuple(term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0])))[:SHOWN_TERMS]
+    return tuple(
+        term for term, _ in sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))
+    )[:SHOWN_TERMS]
 
 
-def _unreachable(meta: SkillMeta, query: str, above: list[Match], own: Match | None,
-                 wanted: frozenset[str]) -> Finding:
+def _unreachable(
+    meta: SkillMeta,
+    query: str,
+    above: list[Match],
+    own: Match | None,
+    wanted: frozenset[str],
+) -> Finding:
     winner = above[0]
-    place = "does not score at all" if own is None else f"ranks {len(above) + 1}{_suffix(len(above) + 1)}"
+    place = (
+        "does not score at all"
+        if own is None
+        else f"ranks {len(above) + 1}{_suffix(len(above) + 1)}"
+    )
     rivals = ", ".join(f"{m.name} ({m.score:.2f})" for m in above[:3])
     mine = f"{own.score:.2f}" if own else "0"
     return Finding(
-        kind=Kind.UNREACHABLE, level=Level.ERROR, skills=(meta.name, *(m.name for m in above[:3])),
+        kind=Kind.UNREACHABLE,
+        level=Level.ERROR,
+        skills=(meta.name, *(m.name for m in above[:3])),
         title=f"{meta.name} loses its own description to {winner.name}",
-        why=(f"asked with its own description, {meta.name} {place} (score {mine}) behind {rivals}; "
-             "users who describe this task will get the other skill"),
-        fix=(f"put the words only {meta.name} is for into its description (or add `triggers:`); "
-             f"say in {winner.name}'s description what it is not for"),
-        query=query, terms=_as_written(_shared_terms(winner, wanted), query),
+        why=(
+            f"asked with its own description, {meta.name} {place} (score {mine}) behind {rivals}; "
+            "users who describe this task will get the other skill"
+        ),
+        fix=(
+            f"put the words only {meta.name} is for into its description (or add `triggers:`); "
+            f"say in {winner.name}'s description what it is not for"
+        ),
+        query=query,
+        terms=_as_written(_shared_terms(winner, wanted), query),
     )
 
 
-def _collision(first: str, second: str, directions: list[_Rivalry], by_name: dict[str, SkillMeta]) -> Finding:
+def _collision(
+    first: str, second: str, directions: list[_Rivalry], by_name: dict[str, SkillMeta]
+) -> Finding:
     serious = any(d.close for d in directions)
     mutual = {d.skill for d in directions} == {first, second}
     stolen = [d for d in directions if d.outranks]
@@ -134,22 +178,41 @@ def _collision(first: str, second: str, directions: list[_Rivalry], by_name: dic
         shared += [t for t in direction.shared if t not in shared]
     head = directions[0]
     query = own_query(by_name[head.skill])
-    shared = list(_as_written(shared[:SHOWN_TERMS], *(own_query(by_name[d.skill]) for d in directions)))
-    how = "each scores close to the other on its own description" if mutual else (
-        f"{head.rival} scores close to {head.skill} on {head.skill}'s description")
+    shared = list(
+        _as_written(
+            shared[:SHOWN_TERMS], *(own_query(by_name[d.skill]) for d in directions)
+        )
+    )
+    how = (
+        "each scores close to the other on its own description"
+        if mutual
+        else (
+            f"{head.rival} scores close to {head.skill} on {head.skill}'s description"
+        )
+    )
     if not serious:
         best = max(directions, key=lambda d: d.share)
         how = f"{best.rival} scores {best.share:.0%} of {best.skill}'s own score on {best.skill}'s description"
     if stolen:
-        how = "; ".join(f"{d.rival} outranks {d.skill} on {d.skill}'s description" for d in stolen)
+        how = "; ".join(
+            f"{d.rival} outranks {d.skill} on {d.skill}'s description" for d in stolen
+        )
     terms = f" (shared terms: {', '.join(shared)})" if shared else ""
     return Finding(
-        kind=Kind.COLLISION, level=Level.WARNING if serious else Level.INFO, skills=(first, second),
-        title=f"{first} and {second} collide" if serious else f"{first} and {second} overlap",
-        why=(f"the matcher can hardly tell them apart: {how}{terms}" if serious
-             else f"they share much of their vocabulary: {how}{terms}; short queries may go either way"),
+        kind=Kind.COLLISION,
+        level=Level.WARNING if serious else Level.INFO,
+        skills=(first, second),
+        title=f"{first} and {second} collide"
+        if serious
+        else f"{first} and {second} overlap",
+        why=(
+            f"the matcher can hardly tell them apart: {how}{terms}"
+            if serious
+            else f"they share much of their vocabulary: {how}{terms}; short queries may go either way"
+        ),
         fix="make each description say what only it does (distinct nouns and verbs), or merge the two skills",
-        query=query, terms=tuple(shared),
+        query=query,
+        terms=tuple(shared),
     )
 
 
@@ -167,15 +230,24 @@ def _name_words(meta: SkillMeta, wanted: frozenset[str]) -> list[Finding]:
     if any(term in text for term in terms):
         return []
     written = _as_written(terms, " ".join(words(meta.name)))
-    return [Finding(
-        kind=Kind.UNREACHABLE, level=Level.WARNING, skills=(meta.name,),
-        title=f"{meta.name}: no word of its name is in its description",
-        why=(f"the name words ({', '.join(written)}) never appear in the description, so a user who "
-             "asks for the task by those words only reaches it through the name field"),
-        fix="use the words of the name in the description, or rename the skill after what it does",
-        query=meta.name.replace("-", " "), terms=written,
-    )]
+    return [
+        Finding(
+            kind=Kind.UNREACHABLE,
+            level=Level.WARNING,
+            skills=(meta.name,),
+            title=f"{meta.name}: no word of its name is in its description",
+            why=(
+                f"the name words ({', '.join(written)}) never appear in the description, so a user who "
+                "asks for the task by those words only reaches it through the name field"
+            ),
+            fix="use the words of the name in the description, or rename the skill after what it does",
+            query=meta.name.replace("-", " "),
+            terms=written,
+        )
+    ]
 
 
 def _suffix(n: int) -> str:
-    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return (
+        "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    )

@@ -8,10 +8,11 @@ texts and window (the TUI); :func:`inputs_for_workspace` builds the same parts e
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from aiq_tui.config import AppConfig
 from aiq_tui.context.prompt import PromptBuilder
@@ -20,8 +21,8 @@ from aiq_tui.doctor.content import content_findings
 from aiq_tui.doctor.model import DoctorReport, Finding, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
-from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.problems import Problem
+from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.skills.check import ListedProblems
 from aiq_tui.skills.model import Phase, SkillMeta
 
@@ -43,8 +44,12 @@ def inputs_for_engine(engine: Any) -> DoctorInputs:
     """The running engine's own parts (what the TUI's Doctor screen checks with)."""
     workspace = engine.workspace
     return DoctorInputs(
-        catalog=workspace.catalog, config=engine.config, index=engine.index, builder=engine.builder,
-        window=engine.window, full_text=lambda name: engine.skills.texts.text_for(name, Phase.FULL),
+        catalog=workspace.catalog,
+        config=engine.config,
+        index=engine.index,
+        builder=engine.builder,
+        window=engine.window,
+        full_text=lambda name: engine.skills.texts.text_for(name, Phase.FULL),
         skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
     )
 
@@ -57,11 +62,20 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
     config: AppConfig = workspace.config
     counter = TokenCounter.for_config(config, workspace.home.tokenizer_cache_dir)
     builder = PromptBuilder(counter, config.context, config.disclosure)
-    skills = LoadedSkills(workspace.catalog, config, counter, builder.catalog_line,
-                          line_cap=lambda: builder.line_cap)
+    skills = LoadedSkills(
+        workspace.catalog,
+        config,
+        counter,
+        builder.catalog_line,
+        line_cap=lambda: builder.line_cap,
+    )
     return DoctorInputs(
-        catalog=workspace.catalog, config=config, index=SkillIndex(workspace.catalog, Calibration.from_config(config.matching)), builder=builder,
-        window=config.context_window(), full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
+        catalog=workspace.catalog,
+        config=config,
+        index=SkillIndex(workspace.catalog, Calibration.from_config(config.matching)),
+        builder=builder,
+        window=config.context_window(),
+        full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
         skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
     )
 
@@ -70,7 +84,9 @@ def _listed_by(inputs: DoctorInputs, metas: list[SkillMeta]) -> ListedProblems |
     """The catalog's resource listing (made for the budget and content checks) by folder, so the
     spec check does not list every folder again; None when the catalog lists with other limits."""
     catalog = inputs.catalog
-    if getattr(catalog, "settings", None) != inputs.config.skills or not hasattr(catalog, "resource_problems"):
+    if getattr(catalog, "settings", None) != inputs.config.skills or not hasattr(
+        catalog, "resource_problems"
+    ):
         return None
     names = {meta.folder: meta.name for meta in metas}
 
@@ -90,25 +106,43 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     catalog = None
     with ThreadPoolExecutor(max_workers=1) as pool:
         # Token counting (tiktoken) releases the GIL: cost the skills while the other checks run.
-        costing = pool.submit(skill_costs, metas, inputs.builder, inputs.full_text, inputs.window) if "budget" in checks else None
+        costing = (
+            pool.submit(
+                skill_costs, metas, inputs.builder, inputs.full_text, inputs.window
+            )
+            if "budget" in checks
+            else None
+        )
         if "routing" in checks:
             doctor = inputs.config.doctor
-            found["routing"] = routing_findings(metas, inputs.index, doctor.collision_margin, doctor.overlap_share)
+            found["routing"] = routing_findings(
+                metas, inputs.index, doctor.collision_margin, doctor.overlap_share
+            )
         if "content" in checks:
             for meta in metas:
                 try:
                     body = inputs.catalog.load(meta.name).body
-                except Exception:  # noqa: BLE001 - unreadable files are spec findings
+                except Exception:
                     body = None
-                found["content"] += content_findings(meta, body, inputs.catalog.resources(meta.name))
+                found["content"] += content_findings(
+                    meta, body, inputs.catalog.resources(meta.name)
+                )
         if "spec" in checks:
-            found["spec"] = spec_findings(inputs.skill_dirs, inputs.config.skills, _listed_by(inputs, metas))
+            found["spec"] = spec_findings(
+                inputs.skill_dirs, inputs.config.skills, _listed_by(inputs, metas)
+            )
         if costing is not None:
             costs, _unreadable = costing.result()
-            found["budget"], catalog = budget_findings(metas, costs, inputs.builder, inputs.config, inputs.window)
+            found["budget"], catalog = budget_findings(
+                metas, costs, inputs.builder, inputs.config, inputs.window
+            )
     findings = [finding for check in CHECKS for finding in found[check]]
     costs = sorted(costs, key=lambda c: (-c.full_tokens, c.name))
     return DoctorReport(
-        skills=len(metas), findings=ordered(findings), costs=tuple(costs), catalog=catalog,
-        seconds=time.perf_counter() - started, checks=checks,
+        skills=len(metas),
+        findings=ordered(findings),
+        costs=tuple(costs),
+        catalog=catalog,
+        seconds=time.perf_counter() - started,
+        checks=checks,
     )

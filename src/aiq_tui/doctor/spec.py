@@ -8,9 +8,9 @@ problem with every skill that has it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.doctor.model import Finding, Kind, Level
@@ -24,25 +24,38 @@ _VARIABLE = re.compile(r"'[^']*'|\"[^\"]*\"|\d+")
 def is_portability(problem: Problem) -> bool:
     """aiq's own extension fields (a script skill's `type`, `status`, …) work here: outside
     the spec they make a skill less portable, not broken, so they warn rather than fail."""
-    return (problem.field or "") in EXTENSION_FIELDS and "not part of the Agent Skills" in problem.message
+    return (
+        problem.field or ""
+    ) in EXTENSION_FIELDS and "not part of the Agent Skills" in problem.message
 
 
 def skill_verdict(skill_md: Path, settings: SkillsSettings) -> tuple[Problem, ...]:
     """The doctor's spec verdict on one SKILL.md, as the skill viewer shows it: the same
     problems at the same severities as :func:`spec_findings` (one verdict on both screens)."""
-    return tuple(replace(p, severity=Severity.WARNING) if is_portability(p) else p
-                 for p in check_file(skill_md, settings, strict=True).problems)
+    return tuple(
+        replace(p, severity=Severity.WARNING) if is_portability(p) else p
+        for p in check_file(skill_md, settings, strict=True).problems
+    )
 
 
-def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
-                  listed: ListedProblems | None = None) -> list[Finding]:
+def spec_findings(
+    skill_dirs: Sequence[Path],
+    settings: SkillsSettings,
+    listed: ListedProblems | None = None,
+) -> list[Finding]:
     """``listed`` gives a folder's resource problems already listed (by the catalog), if any."""
-    reports = check_paths(list(skill_dirs), settings, strict=True, containers=True, listed=listed)
+    reports = check_paths(
+        list(skill_dirs), settings, strict=True, containers=True, listed=listed
+    )
     groups: dict[tuple[str, str, str], dict] = {}
     for report in reports:
         skill = report.name or report.path.parent.name
         for problem in report.problems:
-            if problem.path is not None and problem.path != report.path and report.path.parent in problem.path.parents:
+            if (
+                problem.path is not None
+                and problem.path != report.path
+                and report.path.parent in problem.path.parents
+            ):
                 continue  # a resource: reported per file under risky content
             template = _VARIABLE.sub("…", problem.message)
             key = (problem.severity.value, problem.field or "", template)
@@ -58,12 +71,26 @@ def spec_findings(skill_dirs: Sequence[Path], settings: SkillsSettings,
         if portability:
             level = Level.WARNING
         where = f" [{field}]" if field else ""
-        title = (example.message if len(skills) == 1 else f"{template}{where} — {len(skills)} skills")
-        note = (" — aiq reads this extension field, but other Agent Skills clients reject it"
-                if portability else "")
-        findings.append(Finding(
-            Kind.SPEC, level, skills, title if len(skills) > 1 else f"{skills[0]}: {title}",
-            why=f"{example}" + (f" (and {len(skills) - 1} more)" if len(skills) > 1 else "") + note,
-            fix=example.hint or "see `aiq-tui skills validate --strict`",
-        ))
+        title = (
+            example.message
+            if len(skills) == 1
+            else f"{template}{where} — {len(skills)} skills"
+        )
+        note = (
+            " — aiq reads this extension field, but other Agent Skills clients reject it"
+            if portability
+            else ""
+        )
+        findings.append(
+            Finding(
+                Kind.SPEC,
+                level,
+                skills,
+                title if len(skills) > 1 else f"{skills[0]}: {title}",
+                why=f"{example}"
+                + (f" (and {len(skills) - 1} more)" if len(skills) > 1 else "")
+                + note,
+                fix=example.hint or "see `aiq-tui skills validate --strict`",
+            )
+        )
     return findings

@@ -8,47 +8,84 @@ roles to alternate.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Sequence
+from typing import Any
 
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
-from aiq_tui.llm.common import ArgumentText, HTTPProvider, ReplyLimits, sendable_arguments
-from aiq_tui.llm.sse import Endpoint, ReplyTooLarge, decode_data, is_local_url, stream_events
+from aiq_tui.llm.common import (
+    ArgumentText,
+    HTTPProvider,
+    ReplyLimits,
+    sendable_arguments,
+)
+from aiq_tui.llm.sse import (
+    Endpoint,
+    ReplyTooLarge,
+    decode_data,
+    is_local_url,
+    stream_events,
+)
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 API_VERSION = "2023-06-01"
 
-_STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
-         "pause_turn": "stop", "refusal": "stop"}
+_STOP = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "pause_turn": "stop",
+    "refusal": "stop",
+}
 # Error event types worth another attempt; others (invalid_request_error, …) are final.
-_RETRYABLE_ERRORS = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
+_RETRYABLE_ERRORS = {
+    "overloaded_error",
+    "api_error",
+    "rate_limit_error",
+    "timeout_error",
+}
 
 
 def tool_json(spec: ToolSpec) -> dict[str, Any]:
-    return {"name": spec.name, "description": spec.description, "input_schema": spec.parameters}
+    return {
+        "name": spec.name,
+        "description": spec.description,
+        "input_schema": spec.parameters,
+    }
 
 
 def _blocks(message: Message) -> tuple[str, list[dict[str, Any]]]:
     if message.role is Role.TOOL:
-        return "user", [{
-            "type": "tool_result", "tool_use_id": message.tool_call_id or "", "content": message.content,
-        }]
+        return "user", [
+            {
+                "type": "tool_result",
+                "tool_use_id": message.tool_call_id or "",
+                "content": message.content,
+            }
+        ]
     if message.role is Role.ASSISTANT:
         blocks: list[dict[str, Any]] = []
         if message.content.strip():
             blocks.append({"type": "text", "text": message.content})
         for call in message.tool_calls:
-            blocks.append({
-                "type": "tool_use", "id": call.id, "name": call.name,
-                "input": sendable_arguments(call.arguments),
-            })
+            blocks.append(
+                {
+                    "type": "tool_use",
+                    "id": call.id,
+                    "name": call.name,
+                    "input": sendable_arguments(call.arguments),
+                }
+            )
         return "assistant", blocks
     # USER, and SYSTEM messages inside the history (compression summaries): the Messages API
     # has no system role in the list, so they travel as user text.
-    return "user", ([{"type": "text", "text": message.content}] if message.content.strip() else [])
+    return "user", (
+        [{"type": "text", "text": message.content}] if message.content.strip() else []
+    )
 
 
 def api_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -64,7 +101,9 @@ def api_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             merged.append({"role": role, "content": list(blocks)})
     for turn in merged:
         # tool_result blocks must come first in a user turn.
-        turn["content"].sort(key=lambda block: 0 if block["type"] == "tool_result" else 1)
+        turn["content"].sort(
+            key=lambda block: 0 if block["type"] == "tool_result" else 1
+        )
     return merged
 
 
@@ -86,7 +125,11 @@ class AnthropicProvider(HTTPProvider):
             )
 
     def payload(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -107,10 +150,16 @@ class AnthropicProvider(HTTPProvider):
         return headers
 
     async def _attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
         endpoint = self._endpoint()
-        tool_blocks: dict[int, tuple[str, str, ArgumentText]] = {}  # index → (id, name, json text)
+        tool_blocks: dict[
+            int, tuple[str, str, ArgumentText]
+        ] = {}  # index → (id, name, json text)
         input_tokens = output_tokens = 0
         response_id = ""
         stop_reason: str | None = None
@@ -118,9 +167,13 @@ class AnthropicProvider(HTTPProvider):
         limits = ReplyLimits(self.settings, self.name)
         delivered = 0
         events = stream_events(
-            self._client, endpoint, headers=self.headers(),
-            payload=self.payload(system, messages, tools, max_tokens), timeout=self.timeout,
-            idle_timeout=self.settings.idle_timeout_seconds, max_seconds=self.settings.max_response_seconds,
+            self._client,
+            endpoint,
+            headers=self.headers(),
+            payload=self.payload(system, messages, tools, max_tokens),
+            timeout=self.timeout,
+            idle_timeout=self.settings.idle_timeout_seconds,
+            max_seconds=self.settings.max_response_seconds,
             max_event_bytes=self.settings.max_reply_bytes,
         )
         try:
@@ -138,8 +191,11 @@ class AnthropicProvider(HTTPProvider):
                     elif kind == "content_block_start":
                         block = data.get("content_block") or {}
                         if block.get("type") == "tool_use":
-                            tool_blocks[int(data.get("index", 0))] = (str(block.get("id", "")),
-                                                                      str(block.get("name", "")), ArgumentText())
+                            tool_blocks[int(data.get("index", 0))] = (
+                                str(block.get("id", "")),
+                                str(block.get("name", "")),
+                                ArgumentText(),
+                            )
                         elif block.get("type") == "text" and block.get("text"):
                             limits.text(block["text"])
                             yield TextDelta(block["text"])
@@ -151,15 +207,21 @@ class AnthropicProvider(HTTPProvider):
                         elif delta.get("type") == "input_json_delta":
                             entry = tool_blocks.get(int(data.get("index", 0)))
                             if entry is not None:
-                                limits.argument(entry[2], delta.get("partial_json") or "")
+                                limits.argument(
+                                    entry[2], delta.get("partial_json") or ""
+                                )
                     elif kind == "content_block_stop":
                         entry = tool_blocks.pop(int(data.get("index", 0)), None)
                         if entry is not None:
                             call_id, name, parts = entry
                             delivered += 1
-                            yield ToolCallReady(ToolCall(call_id, name, limits.arguments_of(parts)))
+                            yield ToolCallReady(
+                                ToolCall(call_id, name, limits.arguments_of(parts))
+                            )
                     elif kind == "message_delta":
-                        stop_reason = (data.get("delta") or {}).get("stop_reason") or stop_reason
+                        stop_reason = (data.get("delta") or {}).get(
+                            "stop_reason"
+                        ) or stop_reason
                         usage = data.get("usage") or {}
                         output_tokens = int(usage.get("output_tokens") or output_tokens)
                         input_tokens = int(usage.get("input_tokens") or input_tokens)
@@ -184,12 +246,21 @@ class AnthropicProvider(HTTPProvider):
                 delivered += 1
                 yield ToolCallReady(ToolCall(call_id, name, limits.arguments_of(parts)))
             if not delivered:
-                raise endpoint.error(limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})",
-                                     retryable=False)
-            yield StreamDone("tool_calls", Usage(input_tokens, output_tokens), response_id)
+                raise endpoint.error(
+                    limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})",
+                    retryable=False,
+                )
+            yield StreamDone(
+                "tool_calls", Usage(input_tokens, output_tokens), response_id
+            )
             return
         if not finished:
             raise endpoint.error(
-                f"connection to {endpoint.url} ended before message_stop", retryable=True
+                f"connection to {endpoint.url} ended before message_stop",
+                retryable=True,
             )
-        yield StreamDone(_STOP.get(stop_reason or "end_turn", "stop"), Usage(input_tokens, output_tokens), response_id)
+        yield StreamDone(
+            _STOP.get(stop_reason or "end_turn", "stop"),
+            Usage(input_tokens, output_tokens),
+            response_id,
+        )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Sequence, Union
+from typing import Protocol, Union
 
 from aiq_tui.conversation import Message, ToolCall, ToolSpec
 
@@ -30,7 +31,9 @@ class Usage:
 class StreamDone:
     finish_reason: str  # "stop" | "tool_calls" | "length" | "cancelled"
     usage: Usage = Usage()
-    response_id: str = ""  # the API's id of the response ("chatcmpl-…", "msg_…"), "" when it gave none
+    response_id: str = (
+        ""  # the API's id of the response ("chatcmpl-…", "msg_…"), "" when it gave none
+    )
 
 
 StreamEvent = Union[TextDelta, ToolCallReady, StreamDone]
@@ -39,8 +42,14 @@ StreamEvent = Union[TextDelta, ToolCallReady, StreamDone]
 class ProviderError(Exception):
     """A failed model call. ``retryable`` says whether trying again may help."""
 
-    def __init__(self, message: str, *, retryable: bool = False, status: int | None = None,
-                 retry_after: float | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        status: int | None = None,
+        retry_after: float | None = None,
+    ):
         super().__init__(message)
         self.retryable, self.status, self.retry_after = retryable, status, retry_after
 
@@ -68,4 +77,3 @@ class Provider(Protocol):
         ...
 
     async def aclose(self) -> None: ...
-

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import TYPE_CHECKING, Any, AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.config import ProviderSettings
 from aiq_tui.conversation import Message, Role, ToolSpec
@@ -19,7 +20,9 @@ from aiq_tui.json_bounds import JSONTooDeep, loads_bounded
 from aiq_tui.llm.base import ProviderError, StreamDone, StreamEvent, TextDelta
 from aiq_tui.llm.retry import OnRetry, RetryPolicy, Sleep, with_retries
 
-if TYPE_CHECKING:  # httpx loads with an HTTP provider, not with the engine (start-up cost)
+if (
+    TYPE_CHECKING
+):  # httpx loads with an HTTP provider, not with the engine (start-up cost)
     import httpx
 
 INVALID_ARGUMENTS_KEY = "__invalid_arguments__"
@@ -41,10 +44,17 @@ def decode_arguments(raw: str, max_depth: int, setting: str) -> dict[str, Any]:
     try:
         value = loads_bounded(raw, max_depth)
     except JSONTooDeep:
-        return {INVALID_ARGUMENTS_KEY: raw, ARGUMENTS_ERROR_KEY: (
-            f"arguments nested deeper than {max_depth} levels ({setting}); nothing ran: send flatter arguments")}
+        return {
+            INVALID_ARGUMENTS_KEY: raw,
+            ARGUMENTS_ERROR_KEY: (
+                f"arguments nested deeper than {max_depth} levels ({setting}); nothing ran: send flatter arguments"
+            ),
+        }
     except ValueError as exc:
-        return {INVALID_ARGUMENTS_KEY: raw, ARGUMENTS_ERROR_KEY: f"arguments are not valid JSON: {exc}"}
+        return {
+            INVALID_ARGUMENTS_KEY: raw,
+            ARGUMENTS_ERROR_KEY: f"arguments are not valid JSON: {exc}",
+        }
     if not isinstance(value, dict):
         return {
             INVALID_ARGUMENTS_KEY: raw,
@@ -85,28 +95,34 @@ class ReplyLimits:
             self.cut = True
         return not self.cut
 
-    def argument(self, parts: "ArgumentText", piece: str) -> bool:
+    def argument(self, parts: ArgumentText, piece: str) -> bool:
         """Add ``piece`` to a call's arguments (kept only up to the call's cap); False once
         the reply is over its cap."""
         parts.add(piece, self.arguments_cap)
         return self.text(piece)
 
     def cut_reason(self) -> str:
-        return (f"the reply grew past {self.reply_cap:,} bytes (llm.providers.{self.provider}.max_reply_bytes) "
-                "and was cut; nothing of this call ran: send less in one reply (write a large file in parts, "
-                "with append)")
+        return (
+            f"the reply grew past {self.reply_cap:,} bytes (llm.providers.{self.provider}.max_reply_bytes) "
+            "and was cut; nothing of this call ran: send less in one reply (write a large file in parts, "
+            "with append)"
+        )
 
-    def arguments_of(self, parts: "ArgumentText") -> dict[str, Any]:
+    def arguments_of(self, parts: ArgumentText) -> dict[str, Any]:
         """The call's decoded arguments, or the marker saying why they were not kept."""
         if parts.oversized:
             return refused_arguments(
                 f"the arguments are over {self.arguments_cap:,} bytes "
                 f"(llm.providers.{self.provider}.max_tool_arguments_bytes) and were dropped; nothing ran: "
-                "send less in one call (write a large file in parts, with append)")
+                "send less in one call (write a large file in parts, with append)"
+            )
         if self.cut:
             return refused_arguments(self.cut_reason())
-        return decode_arguments(parts.joined(), self.depth_cap,
-                                f"llm.providers.{self.provider}.max_tool_arguments_depth")
+        return decode_arguments(
+            parts.joined(),
+            self.depth_cap,
+            f"llm.providers.{self.provider}.max_tool_arguments_depth",
+        )
 
 
 class ArgumentText:
@@ -148,7 +164,11 @@ def transcript(messages: Sequence[Message], limit_chars: int = 60_000) -> str:
     """Messages as plain text for a summarisation request (newest kept when too long)."""
     lines = []
     for message in messages:
-        who = message.role.value if message.role is not Role.TOOL else f"tool {message.name or ''}".strip()
+        who = (
+            message.role.value
+            if message.role is not Role.TOOL
+            else f"tool {message.name or ''}".strip()
+        )
         text = message.content
         for call in message.tool_calls:
             text += f"\n[calls {call.name} {call.arguments_json()}]"
@@ -199,7 +219,11 @@ class HTTPProvider:
 
     # Subclasses: one attempt, no retries.
     def _attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
 
@@ -207,17 +231,28 @@ class HTTPProvider:
         """Raise a clear ProviderError when the provider cannot work (e.g. missing key)."""
 
     async def stream(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
         self._check_ready()
         async for event in with_retries(
             lambda: self._attempt(system, messages, tools, max_tokens),
-            self.policy, on_retry=self.on_retry, sleep=self._sleep, rng=self._rng,
+            self.policy,
+            on_retry=self.on_retry,
+            sleep=self._sleep,
+            rng=self._rng,
         ):
             yield event
 
     async def summarise(self, messages: Sequence[Message], max_tokens: int) -> str:
-        request = [Message(Role.USER, "Summarise this conversation:\n\n" + transcript(messages))]
+        request = [
+            Message(
+                Role.USER, "Summarise this conversation:\n\n" + transcript(messages)
+            )
+        ]
         parts: list[str] = []
         async for event in self.stream(SUMMARY_INSTRUCTIONS, request, (), max_tokens):
             if isinstance(event, TextDelta):
@@ -226,7 +261,9 @@ class HTTPProvider:
                 break
         summary = "".join(parts).strip()
         if not summary:
-            raise ProviderError(f"{self.name} ({self.model}): the model returned an empty summary")
+            raise ProviderError(
+                f"{self.name} ({self.model}): the model returned an empty summary"
+            )
         return summary
 
     async def aclose(self) -> None:

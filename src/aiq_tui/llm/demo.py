@@ -24,8 +24,9 @@ import asyncio
 import hashlib
 import json
 import re
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Sequence
+from typing import Any
 
 from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
@@ -57,14 +58,41 @@ _LONG = re.compile(r"\(demo: answer with about (\d+) tokens\)", re.I)
 _SKILL_NAMED = (
     re.compile(r"(?:^|\s)/skill\s+([A-Za-z0-9][\w.-]*)"),
     re.compile(r"\buse\s+(?:the\s+)?skill[:\s]+[`'\"]?([A-Za-z0-9][\w.-]*)", re.I),
-    re.compile(r"\buse\s+(?:the\s+)?[`'\"]?([A-Za-z0-9][\w.-]*)[`'\"]?\s+skill\b", re.I),
+    re.compile(
+        r"\buse\s+(?:the\s+)?[`'\"]?([A-Za-z0-9][\w.-]*)[`'\"]?\s+skill\b", re.I
+    ),
 )
 _MAX_TABLE_ROWS = 10
 _AFTER_SKILLS = frozenset({USE_SKILL_INSTRUCTIONS.splitlines()[0], "# end"})
-_MAX_SHOWN_ROWS = 8  # an answer shows at most this many rows, and says how many it left out
+_MAX_SHOWN_ROWS = (
+    8  # an answer shows at most this many rows, and says how many it left out
+)
 # Plain, common words: about one token each, so "about N tokens" is about N words.
-_FILLER = ("the demo keeps this line so the budget grows and the next stage of compression can "
-           "show what it does with older turns").split()
+_FILLER = [
+    "the",
+    "demo",
+    "keeps",
+    "this",
+    "line",
+    "so",
+    "the",
+    "budget",
+    "grows",
+    "and",
+    "the",
+    "next",
+    "stage",
+    "of",
+    "compression",
+    "can",
+    "show",
+    "what",
+    "it",
+    "does",
+    "with",
+    "older",
+    "turns",
+]
 
 
 @dataclass(frozen=True)
@@ -86,14 +114,18 @@ def skill_sections(system: str) -> list[SkillSection]:
     current: list[str] | None = None
     name = ""
     for line in system.splitlines() + [next(iter(_AFTER_SKILLS))]:
-        if line.startswith("## Skill: ") or (current is not None and _section_ends(line)):
+        if line.startswith("## Skill: ") or (
+            current is not None and _section_ends(line)
+        ):
             if current is not None:
                 body = "\n".join(current).strip("\n")
                 description, _, content = body.partition("\n\n")
-                sections.append(SkillSection(name, description.strip(), content.strip()))
+                sections.append(
+                    SkillSection(name, description.strip(), content.strip())
+                )
                 current = None
             if line.startswith("## Skill: "):
-                name, current = line[len("## Skill: "):].strip(), []
+                name, current = line[len("## Skill: ") :].strip(), []
             continue
         if current is not None:
             current.append(line)
@@ -108,15 +140,22 @@ def _overlap(query: Sequence[str], text: str) -> int:
 def best_skill(sections: Sequence[SkillSection], question: str) -> SkillSection | None:
     query = terms(question)
     scored = [
-        (_overlap(query, s.name.replace("-", " ")) * 3 + _overlap(query, s.description) * 2
-         + _overlap(query, s.content), -index, s)
+        (
+            _overlap(query, s.name.replace("-", " ")) * 3
+            + _overlap(query, s.description) * 2
+            + _overlap(query, s.content),
+            -index,
+            s,
+        )
         for index, s in enumerate(sections)
     ]
     scored.sort(key=lambda item: (item[0], item[1]), reverse=True)
     return scored[0][2] if scored and scored[0][0] > 0 else None
 
 
-def relevant_lines(section: SkillSection, question: str, limit: int, *, in_order: bool = True) -> list[str]:
+def relevant_lines(
+    section: SkillSection, question: str, limit: int, *, in_order: bool = True
+) -> list[str]:
     """The ``limit`` prose lines of a skill that share most words with the question (in the
     skill's order, or best first with ``in_order=False``)."""
     query = terms(question)
@@ -152,7 +191,9 @@ def _arg(spec: ToolSpec, candidates: Sequence[str], default: str) -> str:
 
 
 def _enum_choice(spec: ToolSpec, key: str, wanted: str) -> str:
-    values = (((spec.parameters or {}).get("properties") or {}).get(key) or {}).get("enum") or []
+    values = (((spec.parameters or {}).get("properties") or {}).get(key) or {}).get(
+        "enum"
+    ) or []
     if not values or wanted in values:
         return wanted
     return next((v for v in values if wanted in str(v)), values[0])
@@ -171,8 +212,13 @@ def _cell(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "…"
 
 
-def markdown_table(columns: Sequence[str], rows: Sequence[Any], limit: int = _MAX_TABLE_ROWS) -> str:
-    lines = ["| " + " | ".join(_cell(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+def markdown_table(
+    columns: Sequence[str], rows: Sequence[Any], limit: int = _MAX_TABLE_ROWS
+) -> str:
+    lines = [
+        "| " + " | ".join(_cell(c) for c in columns) + " |",
+        "|" + "---|" * len(columns),
+    ]
     for row in rows[:limit]:
         values = [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
         lines.append("| " + " | ".join(_cell(v) for v in values) + " |")
@@ -184,7 +230,9 @@ def markdown_table(columns: Sequence[str], rows: Sequence[Any], limit: int = _MA
 def _rows(result: Any) -> tuple[list[str], list[Any]] | None:
     if isinstance(result, dict) and isinstance(result.get("rows"), list):
         rows = result["rows"]
-        columns = result.get("columns") or (list(rows[0]) if rows and isinstance(rows[0], dict) else [])
+        columns = result.get("columns") or (
+            list(rows[0]) if rows and isinstance(rows[0], dict) else []
+        )
         return [str(c) for c in columns], rows
     if isinstance(result, list) and all(isinstance(r, dict) for r in result):
         return (list(result[0]) if result else []), result
@@ -226,13 +274,21 @@ class _Turn:
         return [c for c in self.calls if c.name == name]
 
     def wrote(self) -> bool:
-        return any(c.arguments.get("operation") == "write" for c in self.calls_to("file_operations"))
+        return any(
+            c.arguments.get("operation") == "write"
+            for c in self.calls_to("file_operations")
+        )
 
 
 def _current_turn(messages: Sequence[Message]) -> _Turn:
-    start = max((i for i, m in enumerate(messages) if m.role is Role.USER and not m.summary), default=-1)
-    turn = _Turn(messages[start].content if start >= 0 else "", earlier=messages[:max(start, 0)])
-    for message in messages[start + 1:]:
+    start = max(
+        (i for i, m in enumerate(messages) if m.role is Role.USER and not m.summary),
+        default=-1,
+    )
+    turn = _Turn(
+        messages[start].content if start >= 0 else "", earlier=messages[: max(start, 0)]
+    )
+    for message in messages[start + 1 :]:
         turn.calls.extend(message.tool_calls)
         if message.role is Role.TOOL and message.tool_call_id:
             turn.results[message.tool_call_id] = message
@@ -240,7 +296,12 @@ def _current_turn(messages: Sequence[Message]) -> _Turn:
 
 
 def _sql_of(call: ToolCall) -> str:
-    return str(next(iter(v for k, v in call.arguments.items() if k not in ("source", "params")), ""))
+    return str(
+        next(
+            iter(v for k, v in call.arguments.items() if k not in ("source", "params")),
+            "",
+        )
+    )
 
 
 def known_tables(messages: Sequence[Message]) -> dict[str, set[str]]:
@@ -263,7 +324,9 @@ def known_tables(messages: Sequence[Message]) -> dict[str, set[str]]:
         columns, rows = listing
         found: dict[str, set[str]] = {}
         for row in rows:
-            values = [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
+            values = (
+                [row.get(c) for c in columns] if isinstance(row, dict) else list(row)
+            )
             sql = str(values[1]) if len(values) > 1 and values[1] else ""
             if not str(values[0]).startswith("sqlite_"):
                 found[str(values[0])] = create_columns(sql)
@@ -275,19 +338,29 @@ _SCHEMA_LINE = "- schema: "
 
 
 def _schema_line(tables: dict[str, set[str]]) -> str:
-    return _SCHEMA_LINE + "; ".join(f"{name}({', '.join(sorted(columns))})" for name, columns in sorted(tables.items()))
+    return _SCHEMA_LINE + "; ".join(
+        f"{name}({', '.join(sorted(columns))})"
+        for name, columns in sorted(tables.items())
+    )
 
 
 def _schema_from_summary(text: str) -> dict[str, set[str]]:
     line = next((ln for ln in text.splitlines() if ln.startswith(_SCHEMA_LINE)), "")
-    found = re.findall(r"([\w.-]+)\(([^)]*)\)", line[len(_SCHEMA_LINE):])
-    return {name: {c.strip() for c in columns.split(",") if c.strip()} for name, columns in found}
+    found = re.findall(r"([\w.-]+)\(([^)]*)\)", line[len(_SCHEMA_LINE) :])
+    return {
+        name: {c.strip() for c in columns.split(",") if c.strip()}
+        for name, columns in found
+    }
 
 
 def _last_answer(messages: Sequence[Message]) -> str:
     """The previous final answer, without the demo label and the skill quote."""
     for message in reversed(messages):
-        if message.role is Role.ASSISTANT and message.content and not message.tool_calls:
+        if (
+            message.role is Role.ASSISTANT
+            and message.content
+            and not message.tool_calls
+        ):
             text = message.content.removeprefix(LABEL).strip()
             return re.split(r"\n\n(?:From the skill|Following) \*\*", text)[0].strip()
     return ""
@@ -301,10 +374,14 @@ class DemoProvider:
 
     def __init__(self, name: str = "demo", model: str = "aiq-demo", delay: float = 0.0):
         self.name, self.model, self.delay = name, model, delay
-        self.on_retry = None  # never retries; present so the engine can treat providers alike
+        self.on_retry = (
+            None  # never retries; present so the engine can treat providers alike
+        )
 
     # -- the decision -------------------------------------------------------------------------
-    def reply(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> DemoReply:
+    def reply(
+        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec]
+    ) -> DemoReply:
         """What the demo answers (deterministic in its inputs)."""
         turn = _current_turn(messages)
         offered = {t.name: t for t in tools}
@@ -313,17 +390,29 @@ class DemoProvider:
         call = self._next_call(question, turn, offered, lead, messages)
         if call is not None:
             return DemoReply(f"{LABEL} {self._call_note(call, lead)}", (call,))
-        return DemoReply(self._answer(system, question, turn, _LONG.search(turn.question)))
+        return DemoReply(
+            self._answer(system, question, turn, _LONG.search(turn.question))
+        )
 
-    def _call_id(self, question: str, position: int, earlier_calls: Sequence[ToolCall] = ()) -> str:
+    def _call_id(
+        self, question: str, position: int, earlier_calls: Sequence[ToolCall] = ()
+    ) -> str:
         # The turn's earlier call ids are part of the digest: compression between two rounds
         # can bring the history back to an earlier length, and ids must stay unique.
-        key = f"{question}\0{position}" + ("\0" + ",".join(c.id for c in earlier_calls) if earlier_calls else "")
+        key = f"{question}\0{position}" + (
+            "\0" + ",".join(c.id for c in earlier_calls) if earlier_calls else ""
+        )
         digest = hashlib.sha1(key.encode()).hexdigest()[:10]
         return f"demo_{digest}"
 
-    def _next_call(self, question: str, turn: _Turn, offered: dict[str, ToolSpec],
-                   lead: SkillSection | None, messages: Sequence[Message]) -> ToolCall | None:
+    def _next_call(
+        self,
+        question: str,
+        turn: _Turn,
+        offered: dict[str, ToolSpec],
+        lead: SkillSection | None,
+        messages: Sequence[Message],
+    ) -> ToolCall | None:
         """The next tool call the question needs, in the order an agent would make them:
         load a named skill; then the request's own tool (URL, command, data, file); when the
         question names none, the tool the lead (Active) skill works with."""
@@ -332,10 +421,15 @@ class DemoProvider:
         def make(name: str, arguments: dict[str, Any]) -> ToolCall:
             return ToolCall(call_id, name, arguments)
 
-        named = next((m.group(1) for p in _SKILL_NAMED if (m := p.search(question))), None)
+        named = next(
+            (m.group(1) for p in _SKILL_NAMED if (m := p.search(question))), None
+        )
         if named and "use_skill" in offered and not turn.calls_to("use_skill"):
             spec = offered["use_skill"]
-            return make("use_skill", {_arg(spec, ("skill_name", "name", "skill"), "name"): named})
+            return make(
+                "use_skill",
+                {_arg(spec, ("skill_name", "name", "skill"), "name"): named},
+            )
         url = URL.search(question)
         if url and "http_request" in offered:
             if not turn.calls_to("http_request"):
@@ -349,39 +443,78 @@ class DemoProvider:
         listing = wants_listing(question) and not wants_write(question)
         follows_shell = "execute_command" in skill_tools(lead)[:1]
         if argv is None and listing and follows_shell:
-            argv = ["ls", "-la", file_path(question) or "."]  # the shell skill lists with ls
+            argv = [
+                "ls",
+                "-la",
+                file_path(question) or ".",
+            ]  # the shell skill lists with ls
         if argv is not None and "execute_command" in offered:
             if not turn.calls_to("execute_command"):
                 spec = offered["execute_command"]
-                return make("execute_command", {_arg(spec, ("command", "argv", "cmd"), "command"): argv})
+                return make(
+                    "execute_command",
+                    {_arg(spec, ("command", "argv", "cmd"), "command"): argv},
+                )
             return None
         writing = wants_write(question)
-        data = wants_data(question) or (not writing and not listing and not wants_read(question)
-                                        and skill_tools(lead)[:1] == ["execute_sql"] and bool(terms(question)))
-        if data and "execute_sql" in offered and not (writing and not wants_data(question)):
-            step = self._sql_step(question, turn, offered["execute_sql"], messages, make)
+        data = wants_data(question) or (
+            not writing
+            and not listing
+            and not wants_read(question)
+            and skill_tools(lead)[:1] == ["execute_sql"]
+            and bool(terms(question))
+        )
+        if (
+            data
+            and "execute_sql" in offered
+            and not (writing and not wants_data(question))
+        ):
+            step = self._sql_step(
+                question, turn, offered["execute_sql"], messages, make
+            )
             if step is not None:
                 return step
         if "file_operations" not in offered:
             return None
         spec = offered["file_operations"]
-        op_key, path_key = _arg(spec, ("operation", "op", "action"), "operation"), _arg(spec, ("path",), "path")
+        op_key, path_key = (
+            _arg(spec, ("operation", "op", "action"), "operation"),
+            _arg(spec, ("path",), "path"),
+        )
         if writing and not turn.wrote():
             path = file_path(question) or self._default_path(question, lead)
             content_key = _arg(spec, ("content", "text", "data"), "content")
-            return make("file_operations", {op_key: _enum_choice(spec, op_key, "write"), path_key: path,
-                                            content_key: self._document(question, path, turn)})
+            return make(
+                "file_operations",
+                {
+                    op_key: _enum_choice(spec, op_key, "write"),
+                    path_key: path,
+                    content_key: self._document(question, path, turn),
+                },
+            )
         if turn.calls_to("file_operations"):
             return None
         path = file_path(question)
         if path and wants_read(question):
-            return make("file_operations", {op_key: _enum_choice(spec, op_key, "read"), path_key: path})
+            return make(
+                "file_operations",
+                {op_key: _enum_choice(spec, op_key, "read"), path_key: path},
+            )
         if listing:
-            return make("file_operations", {op_key: _enum_choice(spec, op_key, "list"), path_key: "."})
+            return make(
+                "file_operations",
+                {op_key: _enum_choice(spec, op_key, "list"), path_key: "."},
+            )
         return None
 
-    def _sql_step(self, question: str, turn: _Turn, spec: ToolSpec, messages: Sequence[Message],
-                  make: Any) -> ToolCall | None:
+    def _sql_step(
+        self,
+        question: str,
+        turn: _Turn,
+        spec: ToolSpec,
+        messages: Sequence[Message],
+        make: Any,
+    ) -> ToolCall | None:
         sql_key = _arg(spec, ("sql", "query", "statement"), "sql")
         source_key = _arg(spec, ("source", "database", "db"), "")
 
@@ -402,7 +535,11 @@ class DemoProvider:
     @staticmethod
     def _default_path(question: str, lead: SkillSection | None) -> str:
         # The skills' own conventions: data-report saves to reports/, file-notes to notes/.
-        folder = "reports" if "report" in question.lower() or (lead and "report" in lead.name) else "notes"
+        folder = (
+            "reports"
+            if "report" in question.lower() or (lead and "report" in lead.name)
+            else "notes"
+        )
         return f"{folder}/{slug(question, folder[:-1])}.md"
 
     @staticmethod
@@ -417,15 +554,35 @@ class DemoProvider:
             result = turn.results.get(call.id)
             table = _rows(_decode(result.content)) if result is not None else None
             if table and "sqlite_master" not in _sql_of(call):
-                body = markdown_table(*table, limit=MAX_ROWS) + f"\n\nSQL:\n\n```sql\n{_sql_of(call)}\n```"
-        body = body or _last_answer(turn.earlier) or "(no results yet: ask a data question first)"
-        title = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].replace("-", " ").strip().capitalize() or "Report"
-        return (f"# {title}\n\n_Written by the aiq-tui offline demo model from the conversation's "
-                f"tool results; check the figures before you share them._\n\n{body}\n")
+                body = (
+                    markdown_table(*table, limit=MAX_ROWS)
+                    + f"\n\nSQL:\n\n```sql\n{_sql_of(call)}\n```"
+                )
+        body = (
+            body
+            or _last_answer(turn.earlier)
+            or "(no results yet: ask a data question first)"
+        )
+        title = (
+            path.rsplit("/", 1)[-1]
+            .rsplit(".", 1)[0]
+            .replace("-", " ")
+            .strip()
+            .capitalize()
+            or "Report"
+        )
+        return (
+            f"# {title}\n\n_Written by the aiq-tui offline demo model from the conversation's "
+            f"tool results; check the figures before you share them._\n\n{body}\n"
+        )
 
     @staticmethod
     def _call_note(call: ToolCall, lead: SkillSection | None) -> str:
-        follow = f" (following **{lead.name}**)" if lead is not None and call.name in skill_tools(lead) else ""
+        follow = (
+            f" (following **{lead.name}**)"
+            if lead is not None and call.name in skill_tools(lead)
+            else ""
+        )
         if call.name == "execute_sql":
             return f"Running SQL on the sample database{follow}: `{_sql_of(call)}`"
         if call.name == "use_skill":
@@ -435,15 +592,22 @@ class DemoProvider:
             shown = " ".join(argv) if isinstance(argv, list) else str(argv)
             return f"Running the command `{shown}`{follow}."
         if call.name == "file_operations":
-            operation, path = call.arguments.get("operation", "list"), call.arguments.get("path", ".")
-            verb = {"write": "Saving", "read": "Reading", "list": "Listing"}.get(str(operation), "Checking")
+            operation, path = (
+                call.arguments.get("operation", "list"),
+                call.arguments.get("path", "."),
+            )
+            verb = {"write": "Saving", "read": "Reading", "list": "Listing"}.get(
+                str(operation), "Checking"
+            )
             return f"{verb} `{path}`{follow}."
         if call.name == "http_request":
             return f"Requesting {call.arguments.get('method', 'GET')} {call.arguments.get('url', '')}{follow}."
         return f"Calling `{call.name}`."
 
     # -- the answer -----------------------------------------------------------------------------
-    def _answer(self, system: str, question: str, turn: _Turn, long: re.Match[str] | None) -> str:
+    def _answer(
+        self, system: str, question: str, turn: _Turn, long: re.Match[str] | None
+    ) -> str:
         if long:
             return f"{LABEL} " + self._padding(int(long.group(1)))
         parts: list[str] = []
@@ -452,26 +616,44 @@ class DemoProvider:
             if result is not None:
                 parts.append(self._render_result(call, result))
         sections = skill_sections(system)
-        skill = lead_skill(sections, question) if parts else best_skill(sections, question)
+        skill = (
+            lead_skill(sections, question) if parts else best_skill(sections, question)
+        )
         if skill is not None:
             # After tool results one line of the skill is enough; without them the quote is the answer.
-            quoted = [_clip(line, 160) for line in relevant_lines(skill, question, 4, in_order=not parts)
-                      if not (parts and skill.description.startswith(line.split(": ", 1)[-1][:40]))]
+            quoted = [
+                _clip(line, 160)
+                for line in relevant_lines(skill, question, 4, in_order=not parts)
+                if not (
+                    parts and skill.description.startswith(line.split(": ", 1)[-1][:40])
+                )
+            ]
             if parts:
                 if quoted:
                     parts.append(f"From the skill **{skill.name}**:\n> {quoted[0]}")
             else:
-                intro = f"From the skill **{skill.name}** ({skill.description})" if skill.description \
+                intro = (
+                    f"From the skill **{skill.name}** ({skill.description})"
+                    if skill.description
                     else f"From the skill **{skill.name}**"
-                parts.append(intro + ":\n" + "\n".join(f"> {line}" for line in quoted) if quoted else intro + ".")
+                )
+                parts.append(
+                    intro + ":\n" + "\n".join(f"> {line}" for line in quoted)
+                    if quoted
+                    else intro + "."
+                )
         if not parts:
             if sections:
-                parts.append(f"None of the loaded skills ({', '.join(s.name for s in sections)}) mentions "
-                             f"what you asked about.")
+                parts.append(
+                    f"None of the loaded skills ({', '.join(s.name for s in sections)}) mentions "
+                    f"what you asked about."
+                )
             else:
                 parts.append("No skill is loaded for this question.")
-            parts.append("I am the offline demo model: I quote loaded skills and run tools, but I do not "
-                         "understand language. Configure a real provider (llm.provider in config.yaml) for real answers.")
+            parts.append(
+                "I am the offline demo model: I quote loaded skills and run tools, but I do not "
+                "understand language. Configure a real provider (llm.provider in config.yaml) for real answers."
+            )
         return f"{LABEL} " + "\n\n".join(parts)
 
     @staticmethod
@@ -496,47 +678,86 @@ class DemoProvider:
             if table is not None:
                 columns, rows = table
                 if "sqlite_master" in sql:
-                    names = [str(r.get(columns[0]) if isinstance(r, dict) else r[0]) for r in rows]
+                    names = [
+                        str(r.get(columns[0]) if isinstance(r, dict) else r[0])
+                        for r in rows
+                    ]
                     return f"The sample database has {len(names)} tables: {', '.join(names)}."
                 count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
-                return f"`{sql}` returned {count}:\n\n" + markdown_table(columns, rows, _MAX_SHOWN_ROWS)
+                return f"`{sql}` returned {count}:\n\n" + markdown_table(
+                    columns, rows, _MAX_SHOWN_ROWS
+                )
         if call.name == "file_operations" and isinstance(data, dict):
             if "bytes" in data:
                 state = "new file" if data.get("created") else "replaced"
                 return f"Saved `{call.arguments.get('path') or data.get('path')}` ({data['bytes']:,} bytes, {state})."
             entries = data.get("entries")
             if isinstance(entries, list):
-                names = [str(e.get("name", e)) if isinstance(e, dict) else str(e) for e in entries]
-                shown = ", ".join(f"`{n}`" for n in names[:20]) + (f" and {len(names) - 20} more" if len(names) > 20 else "")
+                names = [
+                    str(e.get("name", e)) if isinstance(e, dict) else str(e)
+                    for e in entries
+                ]
+                shown = ", ".join(f"`{n}`" for n in names[:20]) + (
+                    f" and {len(names) - 20} more" if len(names) > 20 else ""
+                )
                 return f"The directory holds {len(names)} entries: {shown}."
         if call.name == "file_operations" and isinstance(data, str):
             lines = data.splitlines()
-            head = "\n".join(lines[:15]) + (f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else "")
+            head = "\n".join(lines[:15]) + (
+                f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
+            )
             return f"`{call.arguments.get('path')}` reads:\n\n```\n{head}\n```"
-        if call.name == "execute_command" and isinstance(data, dict) and "exit_code" in data:
+        if (
+            call.name == "execute_command"
+            and isinstance(data, dict)
+            and "exit_code" in data
+        ):
             out = str(data.get("stdout") or data.get("stderr") or "").rstrip()
             lines = out.splitlines()
-            head = "\n".join(lines[:15]) + (f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else "")
+            head = "\n".join(lines[:15]) + (
+                f"\n… ({len(lines) - 15} more lines)" if len(lines) > 15 else ""
+            )
             return f"`{data.get('command')}` exited with {data['exit_code']}:\n\n```\n{head or '(no output)'}\n```"
         if call.name == "http_request" and isinstance(data, dict) and "status" in data:
-            body = json.dumps(data["json"], ensure_ascii=False) if "json" in data else str(data.get("body", ""))
-            return (f"{call.arguments.get('method', 'GET')} {call.arguments.get('url')} answered "
-                    f"{data['status']}: " + (body[:300] + "…" if len(body) > 300 else body))
+            body = (
+                json.dumps(data["json"], ensure_ascii=False)
+                if "json" in data
+                else str(data.get("body", ""))
+            )
+            return (
+                f"{call.arguments.get('method', 'GET')} {call.arguments.get('url')} answered "
+                f"{data['status']}: " + (body[:300] + "…" if len(body) > 300 else body)
+            )
         if call.name == "use_skill":
-            return f"The skill `{next(iter(call.arguments.values()), '')}` is now active."
-        text = result.content if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-        return f"`{call.name}` returned: " + (text[:300] + "…" if len(text) > 300 else text)
+            return (
+                f"The skill `{next(iter(call.arguments.values()), '')}` is now active."
+            )
+        text = (
+            result.content
+            if isinstance(data, str)
+            else json.dumps(data, ensure_ascii=False)
+        )
+        return f"`{call.name}` returned: " + (
+            text[:300] + "…" if len(text) > 300 else text
+        )
 
     # -- the Provider protocol --------------------------------------------------------------------
     async def stream(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
         reply = self.reply(system, messages, tools)
         # Word by word, but a table row as one piece: tables arrive whole, rows at a time.
         chunks = re.findall(r"(?m)^\|[^\n]*\n?|\S+\s*|\s+", reply.text)
         finish = "tool_calls" if reply.calls else "stop"
         if len(chunks) > max_tokens:
-            chunks, finish = chunks[:max_tokens], ("tool_calls" if reply.calls else "length")
+            chunks, finish = (
+                chunks[:max_tokens],
+                ("tool_calls" if reply.calls else "length"),
+            )
         for chunk in chunks:
             if self.delay:
                 await asyncio.sleep(self.delay)
@@ -544,7 +765,9 @@ class DemoProvider:
         for call in reply.calls:
             yield ToolCallReady(call)
         input_chars = len(system) + sum(len(m.content) for m in messages)
-        yield StreamDone(finish, Usage(input_tokens=input_chars // 4, output_tokens=len(chunks)))
+        yield StreamDone(
+            finish, Usage(input_tokens=input_chars // 4, output_tokens=len(chunks))
+        )
 
     async def summarise(self, messages: Sequence[Message], max_tokens: int) -> str:
         """A deterministic extractive summary: first sentence of each message, tool results kept short."""
@@ -554,8 +777,11 @@ class DemoProvider:
             lines.append(_schema_line(tables))
         for message in messages:
             if message.summary:  # its facts carry over; its header lines do not pile up
-                lines.extend(ln for ln in message.content.splitlines()[1:]
-                             if not ln.startswith((_SCHEMA_LINE, SUMMARY_LABEL)))
+                lines.extend(
+                    ln
+                    for ln in message.content.splitlines()[1:]
+                    if not ln.startswith((_SCHEMA_LINE, SUMMARY_LABEL))
+                )
                 continue
             text = " ".join(message.content.split())
             first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0] if text else ""
@@ -565,7 +791,10 @@ class DemoProvider:
             elif message.role is Role.TOOL:
                 lines.append(f"- tool {message.name or ''} returned: {first[:80]}")
             elif message.tool_calls:
-                lines.append("- assistant called " + ", ".join(c.name for c in message.tool_calls))
+                lines.append(
+                    "- assistant called "
+                    + ", ".join(c.name for c in message.tool_calls)
+                )
             elif first:
                 lines.append(f"- {message.role.value}: {first}")
         summary = "\n".join(lines)
@@ -583,4 +812,4 @@ def _properties(spec: ToolSpec) -> dict[str, Any]:
     return (spec.parameters or {}).get("properties") or {}
 
 
-from aiq_tui.llm.demo_script import DemoScript  # noqa: E402 - /demo's story, re-exported for callers
+from aiq_tui.llm.demo_script import DemoScript as DemoScript  # noqa: E402 - re-exported

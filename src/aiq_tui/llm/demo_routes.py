@@ -11,21 +11,132 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Sequence
+from collections.abc import Sequence
 
 STOPWORDS = frozenset(
-    "the a an and or of to in on for with what which who how is are was were be do does did "
-    "can could should would will my me i you your it its this that these those there their "
-    "from by at as about into please show tell give list all any some me us we our find get "
-    "use using have has had than then them they not no yes also just more most".split()
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "for",
+        "with",
+        "what",
+        "which",
+        "who",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "my",
+        "me",
+        "i",
+        "you",
+        "your",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "from",
+        "by",
+        "at",
+        "as",
+        "about",
+        "into",
+        "please",
+        "show",
+        "tell",
+        "give",
+        "list",
+        "all",
+        "any",
+        "some",
+        "me",
+        "us",
+        "we",
+        "our",
+        "find",
+        "get",
+        "use",
+        "using",
+        "have",
+        "has",
+        "had",
+        "than",
+        "then",
+        "them",
+        "they",
+        "not",
+        "no",
+        "yes",
+        "also",
+        "just",
+        "more",
+        "most",
+    ]
 )
 DATA_WORDS = frozenset(
-    "table tables data database sql query rows book books customer customers order orders "
-    "sales sold selling revenue product products author authors review reviews rating ratings "
-    "genre genres price prices stock bestseller bestsellers count spent spending".split()
+    [
+        "table",
+        "tables",
+        "data",
+        "database",
+        "sql",
+        "query",
+        "rows",
+        "book",
+        "books",
+        "customer",
+        "customers",
+        "order",
+        "orders",
+        "sales",
+        "sold",
+        "selling",
+        "revenue",
+        "product",
+        "products",
+        "author",
+        "authors",
+        "review",
+        "reviews",
+        "rating",
+        "ratings",
+        "genre",
+        "genres",
+        "price",
+        "prices",
+        "stock",
+        "bestseller",
+        "bestsellers",
+        "count",
+        "spent",
+        "spending",
+    ]
 )
 URL = re.compile(r"https?://[^\s)>\]\"'`]+")
-_PATH = re.compile(r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:md|txt|csv|json|ya?ml|log|sql|html|py|toml))\b")
+_PATH = re.compile(
+    r"(?<![\w/.-])((?:\.{0,2}/)?(?:[\w.-]+/)*[\w-][\w.-]*\.(?:md|txt|csv|json|ya?ml|log|sql|html|py|toml))\b"
+)
 _BACKTICK = re.compile(r"`([^`\n]+)`")
 _NUMBER = re.compile(r"\b(?:top|first|last|latest|recent|the)?\s*(\d{1,3})\b")
 
@@ -60,17 +171,27 @@ def wants_write(question: str) -> bool:
 
 
 def wants_read(question: str) -> bool:
-    return bool(re.search(r"\b(read|open|show|print|display|cat|look at)\b", question.lower())
-                and file_path(question))
+    return bool(
+        re.search(r"\b(read|open|show|print|display|cat|look at)\b", question.lower())
+        and file_path(question)
+    )
 
 
 def wants_listing(question: str) -> bool:
     q = question.lower()
-    return bool(re.search(r"\b(list|what|which|show)\b.*\b(files?|folders?|directory)\b|\bls\b", q))
+    return bool(
+        re.search(
+            r"\b(list|what|which|show)\b.*\b(files?|folders?|directory)\b|\bls\b", q
+        )
+    )
 
 
 def slug(text: str, fallback: str = "notes") -> str:
-    words = [w for w in terms(text) if w.isalnum() and w not in {"save", "write", "report", "note", "notes", "file"}]
+    words = [
+        w
+        for w in terms(text)
+        if w.isalnum() and w not in {"save", "write", "report", "note", "notes", "file"}
+    ]
     return "-".join(words[:3]) or fallback
 
 
@@ -95,7 +216,11 @@ def shell_argv(question: str, allowlist: Sequence[str] = ()) -> list[str] | None
             argv = shlex.split(quoted)
         except ValueError:
             continue
-        if argv and (not allowlist or argv[0] in allowlist or re.search(r"\b(run|execute|command)\b", q)):
+        if argv and (
+            not allowlist
+            or argv[0] in allowlist
+            or re.search(r"\b(run|execute|command)\b", q)
+        ):
             return argv
     path = file_path(question)
     where = path or _folder(question) or "."
@@ -103,20 +228,39 @@ def shell_argv(question: str, allowlist: Sequence[str] = ()) -> list[str] | None
         return ["du", "-sh", where]
     if re.search(r"\b(free space|disk space|disk free|df)\b", q):
         return ["df", "-h"]
-    if path and re.search(r"\b(lines?|wc)\b", q) and re.search(r"\b(how many|count|number of|wc)\b", q):
+    if (
+        path
+        and re.search(r"\b(lines?|wc)\b", q)
+        and re.search(r"\b(how many|count|number of|wc)\b", q)
+    ):
         return ["wc", "-l", path]
-    grep = re.search(r"\b(?:grep|search|look)\s+(?:for\s+)?[\"']([^\"']+)[\"']", question, re.I)
+    grep = re.search(
+        r"\b(?:grep|search|look)\s+(?:for\s+)?[\"']([^\"']+)[\"']", question, re.I
+    )
     if grep:
-        return ["grep", "-rn", grep.group(1), where if path or _folder(question) else "."]
-    find = re.search(r"\bfind\b.*?(\*?\.[a-z0-9]{1,5})\s+files?\b|\bfind\s+(?:all\s+)?(?:the\s+)?([a-z0-9]{1,5})\s+files\b", q)
+        return [
+            "grep",
+            "-rn",
+            grep.group(1),
+            where if path or _folder(question) else ".",
+        ]
+    find = re.search(
+        r"\bfind\b.*?(\*?\.[a-z0-9]{1,5})\s+files?\b|\bfind\s+(?:all\s+)?(?:the\s+)?([a-z0-9]{1,5})\s+files\b",
+        q,
+    )
     if find:
         ext = find.group(1) or "." + find.group(2)
         return ["find", ".", "-name", ext if ext.startswith("*") else "*" + ext]
-    if re.search(r"\bwhat(?:'s| is)? the (date|time)\b|\btoday'?s date\b|\bcurrent (date|time)\b", q):
+    if re.search(
+        r"\bwhat(?:'s| is)? the (date|time)\b|\btoday'?s date\b|\bcurrent (date|time)\b",
+        q,
+    ):
         return ["date"]
     if re.search(r"\bwho ?am ?i\b|\bwhich user\b", q):
         return ["whoami"]
-    if re.search(r"\b(kernel|operating system|uname|system information|system info)\b", q):
+    if re.search(
+        r"\b(kernel|operating system|uname|system information|system info)\b", q
+    ):
         return ["uname", "-a"]
     if re.search(r"\b(pwd|current directory|working directory|where am i)\b", q):
         return ["pwd"]
@@ -135,8 +279,11 @@ def _folder(question: str) -> str | None:
 
 def http_method(question: str) -> str:
     q = question.lower()
-    for method, words in (("DELETE", r"\bdelete\b"), ("PUT", r"\b(put|replace)\b"),
-                          ("POST", r"\b(post|send|submit|create)\b")):
+    for method, words in (
+        ("DELETE", r"\bdelete\b"),
+        ("PUT", r"\b(put|replace)\b"),
+        ("POST", r"\b(post|send|submit|create)\b"),
+    ):
         if re.search(words, q):
             return method
     return "GET"
@@ -159,44 +306,64 @@ def requested_rows(question: str) -> int | None:
 
 
 def create_columns(sql: str) -> set[str]:
-    inside = sql[sql.find("(") + 1: sql.rfind(")")] if "(" in sql else ""
+    inside = sql[sql.find("(") + 1 : sql.rfind(")")] if "(" in sql else ""
     names = set()
     for part in inside.split(","):
         match = re.match(r"\s*[\"`\[]?([A-Za-z_][\w]*)", part)
-        if match and match.group(1).upper() not in {"PRIMARY", "FOREIGN", "UNIQUE", "CHECK", "CONSTRAINT"}:
+        if match and match.group(1).upper() not in {
+            "PRIMARY",
+            "FOREIGN",
+            "UNIQUE",
+            "CHECK",
+            "CONSTRAINT",
+        }:
             names.add(match.group(1).lower())
     return names
 
 
 # Questions about the bundled bookshop that an analyst asks; each needs these tables/columns.
 _BOOKSHOP: tuple[tuple[str, dict[str, set[str]], str], ...] = (
-    (r"\b(recent|latest|newest|last)\b.*\borders?\b",
-     {"orders": {"customer_id", "ordered_on", "total"}, "customers": {"name"}},
-     "SELECT o.id AS order_id, c.name AS customer, o.ordered_on, o.status, o.total FROM orders o "
-     "JOIN customers c ON c.id = o.customer_id ORDER BY o.ordered_on DESC, o.id DESC LIMIT {n}"),
-    (r"\b(top|best|biggest)\b.*\bcustomers?\b|\bcustomers?\b.*\b(spent|spend|spending)\b",
-     {"orders": {"customer_id", "total"}, "customers": {"name", "city"}},
-     "SELECT c.name AS customer, c.city, COUNT(o.id) AS orders, ROUND(SUM(o.total), 2) AS spent "
-     "FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.id ORDER BY spent DESC LIMIT {n}"),
-    (r"\b(recent|latest|newest|last)\b.*\breviews?\b|\breviews?\b.*\bratings?\b",
-     {"reviews": {"book_id", "rating", "reviewed_on"}, "books": {"title"}},
-     "SELECT b.title, r.rating, r.reviewed_on FROM reviews r JOIN books b ON b.id = r.book_id "
-     "ORDER BY r.reviewed_on DESC, r.id DESC LIMIT {n}"),
-    (r"\b(low|least|lowest|running out|restock)\b.*\bstock\b|\bstock\b.*\b(low|least|lowest)\b",
-     {"books": {"title", "genre", "stock"}},
-     "SELECT title, genre, stock FROM books ORDER BY stock, title LIMIT {n}"),
-    (r"\b(expensive|priciest|dearest)\b.*\bbooks?\b",
-     {"books": {"title", "price", "author_id"}, "authors": {"name"}},
-     "SELECT b.title, a.name AS author, b.price FROM books b JOIN authors a ON a.id = b.author_id "
-     "ORDER BY b.price DESC, b.title LIMIT {n}"),
-    (r"\brevenue\b.*\bgenres?\b|\bgenres?\b.*\brevenue\b",
-     {"order_items": {"book_id", "quantity", "unit_price"}, "books": {"genre"}},
-     "SELECT b.genre, SUM(i.quantity) AS units, ROUND(SUM(i.quantity * i.unit_price), 2) AS revenue "
-     "FROM order_items i JOIN books b ON b.id = i.book_id GROUP BY b.genre ORDER BY revenue DESC LIMIT {n}"),
-    (r"\b(per|by|each)\s+month\b|\bmonthly\b",
-     {"orders": {"ordered_on", "total"}},
-     "SELECT strftime('%Y-%m', ordered_on) AS month, COUNT(*) AS orders, ROUND(SUM(total), 2) AS revenue "
-     "FROM orders GROUP BY month ORDER BY month DESC LIMIT {n}"),
+    (
+        r"\b(recent|latest|newest|last)\b.*\borders?\b",
+        {"orders": {"customer_id", "ordered_on", "total"}, "customers": {"name"}},
+        "SELECT o.id AS order_id, c.name AS customer, o.ordered_on, o.status, o.total FROM orders o "
+        "JOIN customers c ON c.id = o.customer_id ORDER BY o.ordered_on DESC, o.id DESC LIMIT {n}",
+    ),
+    (
+        r"\b(top|best|biggest)\b.*\bcustomers?\b|\bcustomers?\b.*\b(spent|spend|spending)\b",
+        {"orders": {"customer_id", "total"}, "customers": {"name", "city"}},
+        "SELECT c.name AS customer, c.city, COUNT(o.id) AS orders, ROUND(SUM(o.total), 2) AS spent "
+        "FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.id ORDER BY spent DESC LIMIT {n}",
+    ),
+    (
+        r"\b(recent|latest|newest|last)\b.*\breviews?\b|\breviews?\b.*\bratings?\b",
+        {"reviews": {"book_id", "rating", "reviewed_on"}, "books": {"title"}},
+        "SELECT b.title, r.rating, r.reviewed_on FROM reviews r JOIN books b ON b.id = r.book_id "
+        "ORDER BY r.reviewed_on DESC, r.id DESC LIMIT {n}",
+    ),
+    (
+        r"\b(low|least|lowest|running out|restock)\b.*\bstock\b|\bstock\b.*\b(low|least|lowest)\b",
+        {"books": {"title", "genre", "stock"}},
+        "SELECT title, genre, stock FROM books ORDER BY stock, title LIMIT {n}",
+    ),
+    (
+        r"\b(expensive|priciest|dearest)\b.*\bbooks?\b",
+        {"books": {"title", "price", "author_id"}, "authors": {"name"}},
+        "SELECT b.title, a.name AS author, b.price FROM books b JOIN authors a ON a.id = b.author_id "
+        "ORDER BY b.price DESC, b.title LIMIT {n}",
+    ),
+    (
+        r"\brevenue\b.*\bgenres?\b|\bgenres?\b.*\brevenue\b",
+        {"order_items": {"book_id", "quantity", "unit_price"}, "books": {"genre"}},
+        "SELECT b.genre, SUM(i.quantity) AS units, ROUND(SUM(i.quantity * i.unit_price), 2) AS revenue "
+        "FROM order_items i JOIN books b ON b.id = i.book_id GROUP BY b.genre ORDER BY revenue DESC LIMIT {n}",
+    ),
+    (
+        r"\b(per|by|each)\s+month\b|\bmonthly\b",
+        {"orders": {"ordered_on", "total"}},
+        "SELECT strftime('%Y-%m', ordered_on) AS month, COUNT(*) AS orders, ROUND(SUM(total), 2) AS revenue "
+        "FROM orders GROUP BY month ORDER BY month DESC LIMIT {n}",
+    ),
 )
 
 
@@ -216,18 +383,52 @@ def relevant_query(question: str, tables: dict[str, set[str]]) -> str:
     def table_for(*names: str) -> str | None:
         return next((t for t in tables if t.lower() in names), None)
 
-    books, items = table_for("books", "products"), table_for("order_items", "order_lines", "items")
-    if books and items and words & {"top", "best", "sell", "selling", "sales", "sold", "popular", "bestseller", "bestsellers"}:
+    books, items = (
+        table_for("books", "products"),
+        table_for("order_items", "order_lines", "items"),
+    )
+    if (
+        books
+        and items
+        and words
+        & {
+            "top",
+            "best",
+            "sell",
+            "selling",
+            "sales",
+            "sold",
+            "popular",
+            "bestseller",
+            "bestsellers",
+        }
+    ):
         title = "title" if "title" in tables[books] else "name"
         ref = "book_id" if "book_id" in tables[items] else "product_id"
-        if ref in tables[items] and "quantity" in tables[items] and title in tables[books]:
-            return (f'SELECT b.{title} AS {title}, SUM(i.quantity) AS units_sold FROM "{items}" i '
-                    f'JOIN "{books}" b ON b.id = i.{ref} GROUP BY b.id ORDER BY units_sold DESC, b.{title} '
-                    f'LIMIT {rows or 5}')
-    mentioned = [t for t in tables if stem(t.lower()) in {stem(w) for w in words} or t.lower().rstrip("s") in q]
+        if (
+            ref in tables[items]
+            and "quantity" in tables[items]
+            and title in tables[books]
+        ):
+            return (
+                f'SELECT b.{title} AS {title}, SUM(i.quantity) AS units_sold FROM "{items}" i '
+                f'JOIN "{books}" b ON b.id = i.{ref} GROUP BY b.id ORDER BY units_sold DESC, b.{title} '
+                f"LIMIT {rows or 5}"
+            )
+    mentioned = [
+        t
+        for t in tables
+        if stem(t.lower()) in {stem(w) for w in words} or t.lower().rstrip("s") in q
+    ]
     if not mentioned:
-        for word, table in (("author", "authors"), ("customer", "customers"), ("review", "reviews"),
-                            ("rating", "reviews"), ("book", "books"), ("order", "orders")):
+        for word, table in (
+            ("author", "authors"),
+            ("customer", "customers"),
+            ("review", "reviews"),
+            ("rating", "reviews"),
+            ("book", "books"),
+            ("order", "orders"),
+        ):
             if word in q and table_for(table):
                 mentioned = [table_for(table) or table]
                 break
@@ -238,5 +439,8 @@ def relevant_query(question: str, tables: dict[str, set[str]]) -> str:
         if words & {"all", "every", "full", "everything"}:
             return f'SELECT * FROM "{table}"'
         return f'SELECT * FROM "{table}" LIMIT {rows or 10}'
-    parts = [f"SELECT '{t}' AS table_name, COUNT(*) AS row_count FROM \"{t}\"" for t in sorted(tables)]
+    parts = [
+        f"SELECT '{t}' AS table_name, COUNT(*) AS row_count FROM \"{t}\""
+        for t in sorted(tables)
+    ]
     return " UNION ALL ".join(parts) if parts else LIST_TABLES_SQL

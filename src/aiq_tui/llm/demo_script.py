@@ -30,10 +30,17 @@ back when it closes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from aiq_tui.events import BudgetChanged, CompressionApplied, ToolCallRequested, TurnFinished, TurnStarted
+from aiq_tui.events import (
+    BudgetChanged,
+    CompressionApplied,
+    ToolCallRequested,
+    TurnFinished,
+    TurnStarted,
+)
 from aiq_tui.llm.demo_routes import MAX_ROWS
 
 DEMO_WINDOW = 8_192
@@ -55,9 +62,13 @@ ROW_TOKENS = 28.5
 """First guess of what one row of the orders query costs, its share of the call included
 (learnt from the first turn)."""
 
-_CALL_TOKENS = 60  # first guess of what asking costs beyond its text (without an engine)
+_CALL_TOKENS = (
+    60  # first guess of what asking costs beyond its text (without an engine)
+)
 _USE_SKILL_TOKENS = 70  # use_skill's call and result
-_LISTING_TOKENS = 500  # first guess: the table listing (its CREATE statements) with its call
+_LISTING_TOKENS = (
+    500  # first guess: the table listing (its CREATE statements) with its call
+)
 
 
 @dataclass
@@ -75,8 +86,12 @@ class DemoScript:
     thresholds: tuple[float, float, float] = (0.80, 0.90, 0.95)
     max_turns: int = len(STORY)
     played: int = 0
-    fired: list[int] = field(default_factory=list)  # compression stages seen, first time each
-    per_row: dict[str, float] = field(default_factory=dict)  # template → tokens one row of its query costs
+    fired: list[int] = field(
+        default_factory=list
+    )  # compression stages seen, first time each
+    per_row: dict[str, float] = field(
+        default_factory=dict
+    )  # template → tokens one row of its query costs
     window_note: str = ""  # said when the engine's own window is not the story's
     _detach: Callable[[], None] | None = None
     _engine: Any = None
@@ -85,27 +100,44 @@ class DemoScript:
     _result_tokens: int = 0
     _listing: int = _LISTING_TOKENS
     _listing_pending: bool = False
-    _own_window: int | None = None  # the engine's configured window, given back on close
+    _own_window: int | None = (
+        None  # the engine's configured window, given back on close
+    )
     _restore: bool = False
     _total: int | None = None  # the last budget total seen
-    _turn_start: int | None = None  # the total when the running turn started (until its first budget)
-    _predicted: int | None = None  # what the running turn's question was predicted to add
-    _question_error: int = 0  # how far the last prediction was off (what the engine adds beyond it)
+    _turn_start: int | None = (
+        None  # the total when the running turn started (until its first budget)
+    )
+    _predicted: int | None = (
+        None  # what the running turn's question was predicted to add
+    )
+    _question_error: int = (
+        0  # how far the last prediction was off (what the engine adds beyond it)
+    )
     _compressed: bool = False  # a compression step came since the last budget
 
     @classmethod
-    def from_settings(cls, window: int, settings: Any) -> "DemoScript":
+    def from_settings(cls, window: int, settings: Any) -> DemoScript:
         """Thresholds from a :class:`~aiq_tui.config.ContextSettings`."""
-        return cls(window=window, thresholds=(settings.compress_at, settings.evict_at, settings.aggressive_at))
+        return cls(
+            window=window,
+            thresholds=(
+                settings.compress_at,
+                settings.evict_at,
+                settings.aggressive_at,
+            ),
+        )
 
     @classmethod
-    def for_engine(cls, engine: Any) -> "DemoScript":
+    def for_engine(cls, engine: Any) -> DemoScript:
         """A script that watches ``engine``'s events until it is done, on :data:`DEMO_WINDOW`."""
         script = cls.from_settings(DEMO_WINDOW, engine.config.context)
         if engine.window != DEMO_WINDOW:
             script._own_window, script._restore = engine.config.context.window, True
-            script.window_note = (f"the demo runs on the demo model's {DEMO_WINDOW:,}-token window "
-                                  f"(yours, {engine.window:,}, is back when it ends)")
+            script.window_note = (
+                f"the demo runs on the demo model's {DEMO_WINDOW:,}-token window "
+                f"(yours, {engine.window:,}, is back when it ends)"
+            )
             engine.use_window(DEMO_WINDOW)
         engine.subscribe(script.observe)
         script._engine = engine
@@ -119,14 +151,20 @@ class DemoScript:
             if stage not in self.fired:
                 self.fired.append(stage)
         elif isinstance(event, TurnStarted):
-            self._result_tokens, self._turn_start, self._compressed = 0, self._total, False
+            self._result_tokens, self._turn_start, self._compressed = (
+                0,
+                self._total,
+                False,
+            )
         elif isinstance(event, ToolCallRequested):
             self._listing_pending = "sqlite_master" in str(event.arguments)
         elif isinstance(event, BudgetChanged):
             self._budget_changed(event.breakdown)
         elif isinstance(event, TurnFinished) and self._asked is not None:
             template, rows = self._asked
-            if self._result_tokens and self.played == 1:  # the first turn's last result is its rows
+            if (
+                self._result_tokens and self.played == 1
+            ):  # the first turn's last result is its rows
                 self.per_row[template] = max(4.0, self._result_tokens / rows)
             self._asked = None
         if isinstance(event, CompressionApplied):
@@ -138,7 +176,9 @@ class DemoScript:
         each with the model's call that came before it."""
         total, tool_results = breakdown.total, breakdown.tool_results
         if self._turn_start is not None and self._predicted is not None:
-            self._question_error = total - self._turn_start - self._predicted  # e.g. a skill's tool specs
+            self._question_error = (
+                total - self._turn_start - self._predicted
+            )  # e.g. a skill's tool specs
             self._predicted = None
         self._turn_start = None
         grew = self._tool_tokens is not None and tool_results > self._tool_tokens
@@ -164,12 +204,16 @@ class DemoScript:
             rows = self._first_rows(template, fraction)
         else:
             low, high = self.thresholds[1], self.thresholds[2]
-            rows = self._rows_to(template, low + (high - low) * 0.3)  # low in the 90 % band
+            rows = self._rows_to(
+                template, low + (high - low) * 0.3
+            )  # low in the 90 % band
         self._asked = (template, rows)
         return template.format(n=rows)
 
     def _row_tokens(self, template: str) -> float:
-        learnt = list(self.per_row.values())  # every story question queries the same orders
+        learnt = list(
+            self.per_row.values()
+        )  # every story question queries the same orders
         return self.per_row.get(template, learnt[0] if learnt else ROW_TOKENS)
 
     def _first_rows(self, template: str, fraction: float) -> int:
@@ -177,7 +221,13 @@ class DemoScript:
         (and the skill it loads), use_skill, the table listing and the calls."""
         question = self._question_tokens(template.format(n=MAX_ROWS))
         self._predicted = question
-        need = FIRST_AIM * self.window - fraction * self.window - question - _USE_SKILL_TOKENS - self._listing
+        need = (
+            FIRST_AIM * self.window
+            - fraction * self.window
+            - question
+            - _USE_SKILL_TOKENS
+            - self._listing
+        )
         return self._bounded(need / self._row_tokens(template))
 
     def _rows_to(self, template: str, target: float) -> int:
@@ -194,12 +244,18 @@ class DemoScript:
         else:
             from aiq_tui.context.compress import clearable_tokens
 
-            summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
+            summaries = {
+                record.call_id: record.summary for record in engine.session.tool_calls
+            }
             total = engine.breakdown.total
-            before = total - clearable_tokens(engine.session.messages, engine.counter, summaries, turn_open=False)
+            before = total - clearable_tokens(
+                engine.session.messages, engine.counter, summaries, turn_open=False
+            )
             if self._relists(total + growth):
                 growth += self._listing
-        return self._bounded((target * self.window - before - growth) / self._row_tokens(template))
+        return self._bounded(
+            (target * self.window - before - growth) / self._row_tokens(template)
+        )
 
     def _relists(self, total: float) -> bool:
         """Whether the model will list the tables again: the check after the question clears
@@ -210,12 +266,18 @@ class DemoScript:
         from aiq_tui.llm.demo import known_tables
 
         messages = list(engine.session.messages)
-        summaries = {record.call_id: record.summary for record in engine.session.tool_calls}
+        summaries = {
+            record.call_id: record.summary for record in engine.session.tool_calls
+        }
         for index in older_tool_results(messages, turn_open=False):
             if total < self.thresholds[0] * self.window:
                 break
             shorter = cleared_message(messages[index], summaries)
-            total -= max(0, engine.counter.count_message(messages[index]) - engine.counter.count_message(shorter))
+            total -= max(
+                0,
+                engine.counter.count_message(messages[index])
+                - engine.counter.count_message(shorter),
+            )
             messages[index] = shorter
         return not known_tables(messages)
 
@@ -235,25 +297,42 @@ class DemoScript:
         from aiq_tui.skills.model import SkillState
 
         keep = engine.config.matching.context_messages
-        earlier = [m.content for m in engine.session.messages if m.role is Role.USER and not m.summary]
-        ranking = engine.matcher.rank(question, context=tuple(earlier[-keep:]) if keep else (), top_k=None)
+        earlier = [
+            m.content
+            for m in engine.session.messages
+            if m.role is Role.USER and not m.summary
+        ]
+        ranking = engine.matcher.rank(
+            question, context=tuple(earlier[-keep:]) if keep else (), top_k=None
+        )
         skills = engine.skills
         current = {cost.name: cost for cost in skills.costs()}
         previous = {name: cost.state for name, cost in current.items()}
-        changes = assign_states(ranking, engine.config.matching.top_k, engine.config.disclosure,
-                                explicit=frozenset(skills.explicit), previous=previous)
+        changes = assign_states(
+            ranking,
+            engine.config.matching.top_k,
+            engine.config.disclosure,
+            explicit=frozenset(skills.explicit),
+            previous=previous,
+        )
         new_active = any(change.new is SkillState.ACTIVE for change in changes)
         growth = engine.counter.count_message(Message(Role.USER, question, id="next"))
         for change in changes:
             cost = current.get(change.name)
             meta = skills.catalog.get(change.name)
-            if meta is None or (cost is not None and cost.state is SkillState.ACTIVE and not new_active):
+            if meta is None or (
+                cost is not None and cost.state is SkillState.ACTIVE and not new_active
+            ):
                 continue  # the Active skill stays Active until another one wins
             if change.new is SkillState.INACTIVE:
                 growth -= cost.tokens if cost else 0
                 continue
             text = skills.texts.text_for(change.name, change.phase)
-            section = skill_section(LoadedSkill(change.name, meta.description, text, change.new, change.phase))
+            section = skill_section(
+                LoadedSkill(
+                    change.name, meta.description, text, change.new, change.phase
+                )
+            )
             growth += engine.counter.count(section) - (cost.tokens if cost else 0)
         return growth
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from aiq_tui.config import AppConfig, ProviderSettings
 from aiq_tui.llm.base import Provider
@@ -24,9 +25,11 @@ def resolve_key_env(settings: ProviderSettings) -> str | None:
         return settings.api_key_env
     if settings.kind == "openai":
         from aiq_tui.llm.openai import DEFAULT_KEY_ENV
+
         return DEFAULT_KEY_ENV
     if settings.kind == "anthropic":
         from aiq_tui.llm.anthropic import DEFAULT_KEY_ENV as ANTHROPIC_KEY_ENV
+
         return ANTHROPIC_KEY_ENV
     return None
 
@@ -36,8 +39,10 @@ def resolve_base_url(settings: ProviderSettings, env: Mapping[str, str]) -> str:
         return settings.base_url
     if settings.kind == "openai":
         from aiq_tui.llm import openai
+
         return env.get(openai.BASE_URL_ENV) or openai.DEFAULT_BASE_URL
     from aiq_tui.llm import anthropic
+
     return env.get(anthropic.BASE_URL_ENV) or anthropic.DEFAULT_BASE_URL
 
 
@@ -70,21 +75,33 @@ def create_provider(
     environ = os.environ if env is None else env
     if settings.kind == "demo":
         from aiq_tui.llm.demo import DemoProvider
-        return DemoProvider(name=chosen, model=settings.model or "aiq-demo", delay=demo_delay or 0.0)
+
+        return DemoProvider(
+            name=chosen, model=settings.model or "aiq-demo", delay=demo_delay or 0.0
+        )
     key_env = resolve_key_env(settings)
     api_key = environ.get(key_env) if key_env else None
     common = dict(
-        api_key=api_key or None, key_env=key_env, base_url=resolve_base_url(settings, environ),
-        client=client, on_retry=on_retry, sleep=sleep or asyncio.sleep, rng=rng,
+        api_key=api_key or None,
+        key_env=key_env,
+        base_url=resolve_base_url(settings, environ),
+        client=client,
+        on_retry=on_retry,
+        sleep=sleep or asyncio.sleep,
+        rng=rng,
     )
     if settings.kind == "openai":
         from aiq_tui.llm.openai import OpenAIProvider
+
         return OpenAIProvider(chosen, settings, **common)  # type: ignore[arg-type]
     from aiq_tui.llm.anthropic import AnthropicProvider
+
     return AnthropicProvider(chosen, settings, **common)  # type: ignore[arg-type]
 
 
-def readiness_problem(config: AppConfig, name: str, env: Mapping[str, str] | None = None) -> str | None:
+def readiness_problem(
+    config: AppConfig, name: str, env: Mapping[str, str] | None = None
+) -> str | None:
     """Why provider ``name`` could not answer as configured (no API key…), or None: the
     provider's own readiness check, asked before Settings saves it (never sends anything —
     the client it is given is never used)."""
@@ -96,7 +113,7 @@ def readiness_problem(config: AppConfig, name: str, env: Mapping[str, str] | Non
     try:
         if check is not None:
             check()
-    except Exception as exc:  # noqa: BLE001 - any reason it cannot answer is worth saying
+    except Exception as exc:
         return str(exc)
     return None
 

@@ -9,35 +9,54 @@ and delivered as complete calls when the choice finishes.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
-from aiq_tui.llm.common import ArgumentText, HTTPProvider, ReplyLimits, sendable_arguments
+from aiq_tui.llm.common import (
+    ArgumentText,
+    HTTPProvider,
+    ReplyLimits,
+    sendable_arguments,
+)
 from aiq_tui.llm.sse import Endpoint, ReplyTooLarge, decode_data, stream_events
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 BASE_URL_ENV = "OPENAI_BASE_URL"
 
-_FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length",
-           "content_filter": "stop"}
+_FINISH = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "stop",
+}
 
 
 def tool_json(spec: ToolSpec) -> dict[str, Any]:
     return {
         "type": "function",
-        "function": {"name": spec.name, "description": spec.description, "parameters": spec.parameters},
+        "function": {
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": spec.parameters,
+        },
     }
 
 
 def message_json(message: Message) -> dict[str, Any]:
     """One of our messages in Chat Completions form."""
     if message.role is Role.TOOL:
-        return {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+        return {
+            "role": "tool",
+            "tool_call_id": message.tool_call_id or "",
+            "content": message.content,
+        }
     if message.role is Role.ASSISTANT and message.tool_calls:
         return {
             "role": "assistant",
@@ -48,7 +67,9 @@ def message_json(message: Message) -> dict[str, Any]:
                     "type": "function",
                     "function": {
                         "name": call.name,
-                        "arguments": json.dumps(sendable_arguments(call.arguments), ensure_ascii=False),
+                        "arguments": json.dumps(
+                            sendable_arguments(call.arguments), ensure_ascii=False
+                        ),
                     },
                 }
                 for call in message.tool_calls
@@ -90,7 +111,11 @@ class OpenAIProvider(HTTPProvider):
         return Endpoint(self.name, self.model, self.url, self._key_env, self._api_key)
 
     def payload(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": self.model,
@@ -100,7 +125,9 @@ class OpenAIProvider(HTTPProvider):
         }
         # OpenAI's own newer models only accept max_completion_tokens; compatible servers
         # (Ollama, vLLM, LM Studio) know max_tokens.
-        body["max_completion_tokens" if self._is_openai_host() else "max_tokens"] = max_tokens
+        body["max_completion_tokens" if self._is_openai_host() else "max_tokens"] = (
+            max_tokens
+        )
         if tools:
             body["tools"] = [tool_json(t) for t in tools]
         return body
@@ -112,7 +139,11 @@ class OpenAIProvider(HTTPProvider):
         return headers
 
     async def _attempt(
-        self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec], max_tokens: int
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
         endpoint = self._endpoint()
         calls: dict[int, _PartialCall] = {}
@@ -122,9 +153,13 @@ class OpenAIProvider(HTTPProvider):
         done = False
         limits = ReplyLimits(self.settings, self.name)
         events = stream_events(
-            self._client, endpoint, headers=self.headers(),
-            payload=self.payload(system, messages, tools, max_tokens), timeout=self.timeout,
-            idle_timeout=self.settings.idle_timeout_seconds, max_seconds=self.settings.max_response_seconds,
+            self._client,
+            endpoint,
+            headers=self.headers(),
+            payload=self.payload(system, messages, tools, max_tokens),
+            timeout=self.timeout,
+            idle_timeout=self.settings.idle_timeout_seconds,
+            max_seconds=self.settings.max_response_seconds,
             max_event_bytes=self.settings.max_reply_bytes,
         )
         try:
@@ -138,13 +173,25 @@ class OpenAIProvider(HTTPProvider):
                     chunk = decode_data(endpoint, event)
                     if not response_id and isinstance(chunk.get("id"), str):
                         response_id = chunk["id"]
-                    if "error" in chunk:  # OpenRouter and some proxies report errors in-stream
+                    if (
+                        "error" in chunk
+                    ):  # OpenRouter and some proxies report errors in-stream
                         error = chunk["error"]
-                        detail = error.get("message", error) if isinstance(error, dict) else error
-                        raise endpoint.error(f"error in stream from {endpoint.url}: {detail}", retryable=True)
+                        detail = (
+                            error.get("message", error)
+                            if isinstance(error, dict)
+                            else error
+                        )
+                        raise endpoint.error(
+                            f"error in stream from {endpoint.url}: {detail}",
+                            retryable=True,
+                        )
                     if chunk.get("usage"):
                         raw = chunk["usage"]
-                        usage = Usage(int(raw.get("prompt_tokens") or 0), int(raw.get("completion_tokens") or 0))
+                        usage = Usage(
+                            int(raw.get("prompt_tokens") or 0),
+                            int(raw.get("completion_tokens") or 0),
+                        )
                     for choice in chunk.get("choices") or ():
                         if choice.get("index", 0) != 0:
                             continue
@@ -153,12 +200,16 @@ class OpenAIProvider(HTTPProvider):
                             limits.text(delta["content"])
                             yield TextDelta(delta["content"])
                         for piece in delta.get("tool_calls") or ():
-                            partial = calls.setdefault(int(piece.get("index", len(calls))), _PartialCall())
+                            partial = calls.setdefault(
+                                int(piece.get("index", len(calls))), _PartialCall()
+                            )
                             partial.id = piece.get("id") or partial.id
                             function = piece.get("function") or {}
                             partial.name = function.get("name") or partial.name
                             if function.get("arguments"):
-                                limits.argument(partial.arguments, function["arguments"])
+                                limits.argument(
+                                    partial.arguments, function["arguments"]
+                                )
                         if choice.get("finish_reason"):
                             finish = choice["finish_reason"]
                     if limits.cut:
@@ -166,14 +217,20 @@ class OpenAIProvider(HTTPProvider):
         except ReplyTooLarge:
             limits.cut = True
         if limits.cut and not calls:
-            raise endpoint.error(limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})", retryable=False)
+            raise endpoint.error(
+                limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})",
+                retryable=False,
+            )
         if not done and finish is None and not limits.cut:
             raise endpoint.error(
-                f"connection to {endpoint.url} ended before the reply was complete", retryable=True
+                f"connection to {endpoint.url} ended before the reply was complete",
+                retryable=True,
             )
         for index in sorted(calls):
             partial = calls[index]
             call_id = partial.id or f"call_{index}"
-            yield ToolCallReady(ToolCall(call_id, partial.name, limits.arguments_of(partial.arguments)))
+            yield ToolCallReady(
+                ToolCall(call_id, partial.name, limits.arguments_of(partial.arguments))
+            )
         reason = "tool_calls" if calls else _FINISH.get(finish or "stop", "stop")
         yield StreamDone(reason, usage, response_id)

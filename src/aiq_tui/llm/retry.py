@@ -10,15 +10,16 @@ from __future__ import annotations
 import asyncio
 import inspect
 import random
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import AsyncIterator, Awaitable, Callable, Union
+from typing import Union
 
 from aiq_tui.llm.base import ProviderError, StreamEvent, TextDelta, ToolCallReady
 
 # (attempt number starting at 1, delay in seconds, reason) — sync or async.
-OnRetry = Callable[[int, float, str], Union[None, Awaitable[None]]]
+OnRetry = Callable[[int, float, str], Union[Awaitable[None], None]]
 Sleep = Callable[[float], Awaitable[None]]
 
 
@@ -36,7 +37,9 @@ class RetryPolicy:
     max_retry_after: float = 120.0
     """A server asking to wait longer than this is not waited for: the error is raised."""
 
-    def delay(self, attempt: int, retry_after: float | None, rng: random.Random) -> float | None:
+    def delay(
+        self, attempt: int, retry_after: float | None, rng: random.Random
+    ) -> float | None:
         """Seconds to wait before ``attempt`` (1-based); None when the wait is too long."""
         if retry_after is not None:
             # The server said exactly how long; honour it (no jitter, it is already spread).
@@ -61,12 +64,14 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     if when is None:
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    current = now or datetime.now(timezone.utc)
+        when = when.replace(tzinfo=UTC)
+    current = now or datetime.now(UTC)
     return max(0.0, (when - current).total_seconds())
 
 
-async def _notify(on_retry: OnRetry | None, attempt: int, delay: float, reason: str) -> None:
+async def _notify(
+    on_retry: OnRetry | None, attempt: int, delay: float, reason: str
+) -> None:
     if on_retry is None:
         return
     result = on_retry(attempt, delay, reason)
@@ -98,22 +103,28 @@ async def with_retries(
             if produced:
                 raise ProviderError(
                     f"{exc} — the reply was cut off after partial output; retry the turn",
-                    retryable=True, status=exc.status, retry_after=exc.retry_after,
+                    retryable=True,
+                    status=exc.status,
+                    retry_after=exc.retry_after,
                 ) from exc
             if not exc.retryable:
                 raise
             if attempt >= policy.max_retries:
                 tries = "1 attempt" if attempt == 0 else f"{attempt + 1} attempts"
                 raise ProviderError(
-                    f"{exc} (gave up after {tries})", retryable=True,
-                    status=exc.status, retry_after=exc.retry_after,
+                    f"{exc} (gave up after {tries})",
+                    retryable=True,
+                    status=exc.status,
+                    retry_after=exc.retry_after,
                 ) from exc
             attempt += 1
             delay = policy.delay(attempt, exc.retry_after, rng)
             if delay is None:
                 raise ProviderError(
                     f"{exc} (the server asks to wait {exc.retry_after:.0f} s; try again later)",
-                    retryable=True, status=exc.status, retry_after=exc.retry_after,
+                    retryable=True,
+                    status=exc.status,
+                    retry_after=exc.retry_after,
                 ) from exc
             await _notify(on_retry, attempt, delay, str(exc))
             await sleep(delay)

@@ -9,12 +9,12 @@ so no connection is leaked.
 from __future__ import annotations
 
 import asyncio
-
 import ipaddress
 import json
 import re
+from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -40,7 +40,11 @@ def redact(text: str, secrets: Iterable[str | None]) -> str:
 def is_local_url(url: str) -> bool:
     """True for loopback / private-network hosts (Ollama, vLLM, LM Studio): no key needed."""
     host = (urlsplit(url).hostname or "").lower()
-    if host in {"localhost", "host.docker.internal"} or host.endswith(".local") or host.endswith(".localhost"):
+    if (
+        host in {"localhost", "host.docker.internal"}
+        or host.endswith(".local")
+        or host.endswith(".localhost")
+    ):
         return True
     try:
         address = ipaddress.ip_address(host)
@@ -80,13 +84,21 @@ def _api_message(body: bytes) -> str:
     return text[:_BODY_PREVIEW]
 
 
-def status_error(endpoint: Endpoint, response: httpx.Response, body: bytes) -> ProviderError:
+def status_error(
+    endpoint: Endpoint, response: httpx.Response, body: bytes
+) -> ProviderError:
     status = response.status_code
     reason = response.reason_phrase or ""
     detail = _api_message(body)
-    message = f"HTTP {status} {reason} from {endpoint.url}" + (f": {detail}" if detail else "")
+    message = f"HTTP {status} {reason} from {endpoint.url}" + (
+        f": {detail}" if detail else ""
+    )
     if status in (401, 403):
-        where = f"the {endpoint.key_env} environment variable" if endpoint.key_env else "the API key"
+        where = (
+            f"the {endpoint.key_env} environment variable"
+            if endpoint.key_env
+            else "the API key"
+        )
         message += f". Check {where}."
     retry_after = parse_retry_after(response.headers.get("retry-after"))
     if retry_after is None and response.headers.get("retry-after-ms"):
@@ -95,7 +107,9 @@ def status_error(endpoint: Endpoint, response: httpx.Response, body: bytes) -> P
         except ValueError:
             retry_after = None
     return endpoint.error(
-        message, retryable=status in RETRYABLE_STATUSES, status=status,
+        message,
+        retryable=status in RETRYABLE_STATUSES,
+        status=status,
         retry_after=retry_after if status in RETRYABLE_STATUSES else None,
     )
 
@@ -105,7 +119,9 @@ def network_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
         what = f"timed out ({type(exc).__name__}) talking to {endpoint.url}"
     elif isinstance(exc, httpx.ConnectError):
         what = f"cannot connect to {endpoint.url}: {exc}. Is the server running and the base URL right?"
-    elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+    elif isinstance(
+        exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)
+    ):
         what = f"connection to {endpoint.url} dropped: {exc}"
     else:
         what = f"network error talking to {endpoint.url}: {exc}"
@@ -128,7 +144,7 @@ def _take_lines(buffer: bytearray, final: bool) -> list[bytes]:
     for match in _LINE_END.finditer(buffer):
         if match.group() == b"\r" and match.end() == len(buffer) and not final:
             break
-        lines.append(bytes(buffer[start:match.start()]))
+        lines.append(bytes(buffer[start : match.start()]))
         start = match.end()
     if final and start < len(buffer):
         lines.append(bytes(buffer[start:]))
@@ -137,15 +153,18 @@ def _take_lines(buffer: bytearray, final: bool) -> list[bytes]:
     return lines
 
 
-async def server_sent_events(response: httpx.Response, max_event_bytes: int | None = None
-                             ) -> AsyncIterator[ServerSentEvent]:
+async def server_sent_events(
+    response: httpx.Response, max_event_bytes: int | None = None
+) -> AsyncIterator[ServerSentEvent]:
     """The events of an SSE response (the WHATWG framing: ``event:``, ``data:``, ``id:``,
     ``retry:``, comments, a blank line ends an event), read from bytes so that a line or an
     event larger than ``max_event_bytes`` raises :class:`ReplyTooLarge` *before* it is held in
     memory whole (a 40 MB ``data:`` line is never one string)."""
     content_type = response.headers.get("content-type", "").partition(";")[0]
     if "text/event-stream" not in content_type:
-        raise SSEError(f"Expected response header Content-Type to contain 'text/event-stream', got {content_type!r}")
+        raise SSEError(
+            f"Expected response header Content-Type to contain 'text/event-stream', got {content_type!r}"
+        )
     cap = max_event_bytes
     buffer = bytearray()
     kind, data, size, last_id, retry = "", [], 0, "", None
@@ -159,7 +178,12 @@ async def server_sent_events(response: httpx.Response, max_event_bytes: int | No
         for raw in _take_lines(buffer, final):
             if not raw:
                 if data or kind or retry is not None:
-                    yield ServerSentEvent(event=kind or "message", data="\n".join(data), id=last_id, retry=retry)
+                    yield ServerSentEvent(
+                        event=kind or "message",
+                        data="\n".join(data),
+                        id=last_id,
+                        retry=retry,
+                    )
                 kind, data, size, retry = "", [], 0, None
                 continue
             if raw.startswith(b":"):
@@ -170,14 +194,18 @@ async def server_sent_events(response: httpx.Response, max_event_bytes: int | No
                 data.append(value)
                 size += len(raw)
                 if cap is not None and size > cap:
-                    raise ReplyTooLarge(f"an event of over {cap:,} bytes", retryable=False)
+                    raise ReplyTooLarge(
+                        f"an event of over {cap:,} bytes", retryable=False
+                    )
             elif field == "event":
                 kind = value
             elif field == "id" and "\x00" not in value:
                 last_id = value
             elif field == "retry" and value.isdigit():
                 retry = int(value)
-        if cap is not None and len(buffer) > cap:  # one line, still unfinished, past the cap
+        if (
+            cap is not None and len(buffer) > cap
+        ):  # one line, still unfinished, past the cap
             raise ReplyTooLarge(f"a line of over {cap:,} bytes", retryable=False)
 
 
@@ -211,7 +239,11 @@ async def stream_events(
     never completes an event counts as idle). ``max_seconds``: the whole response's limit
     (an endless stream ends). ``max_event_bytes``: the largest event (or line) read; past it,
     :class:`ReplyTooLarge`. Error bodies are read up to :data:`ERROR_BODY_CAP` bytes."""
-    request_headers = {**headers, "Accept": "text/event-stream", "Cache-Control": "no-store"}
+    request_headers = {
+        **headers,
+        "Accept": "text/event-stream",
+        "Cache-Control": "no-store",
+    }
     loop = asyncio.get_running_loop()
     deadline = loop.time() + max_seconds if max_seconds else None
     try:
@@ -238,12 +270,13 @@ async def stream_events(
                         event = await asyncio.wait_for(events.__anext__(), wait)
                     except StopAsyncIteration:
                         break
-                    except asyncio.TimeoutError:
+                    except TimeoutError:
                         if deadline is not None and loop.time() >= deadline:
                             raise _too_long(endpoint, max_seconds) from None
                         raise endpoint.error(
                             f"no event from {endpoint.url} for {idle_timeout:g} s "
-                            "(llm.providers.<name>.idle_timeout_seconds)", retryable=True,
+                            "(llm.providers.<name>.idle_timeout_seconds)",
+                            retryable=True,
                         ) from None
                     yield event
             except SSEError as exc:
@@ -258,17 +291,23 @@ async def stream_events(
 def _too_long(endpoint: Endpoint, max_seconds: float | None) -> Exception:
     return endpoint.error(
         f"the answer from {endpoint.url} ran past {max_seconds:g} s and was stopped "
-        "(llm.providers.<name>.max_response_seconds)", retryable=False,
+        "(llm.providers.<name>.max_response_seconds)",
+        retryable=False,
     )
 
 
 def decode_data(endpoint: Endpoint, event: ServerSentEvent) -> dict[str, Any]:
     try:
         data = loads_bounded(event.data)
-    except ValueError as exc:  # JSONTooDeep included: json's RecursionError would end the turn
+    except (
+        ValueError
+    ) as exc:  # JSONTooDeep included: json's RecursionError would end the turn
         raise endpoint.error(
             f"malformed event from {endpoint.url}: {event.data[:120]!r}", retryable=True
         ) from exc
     if not isinstance(data, dict):
-        raise endpoint.error(f"unexpected event from {endpoint.url}: {event.data[:120]!r}", retryable=True)
+        raise endpoint.error(
+            f"unexpected event from {endpoint.url}: {event.data[:120]!r}",
+            retryable=True,
+        )
     return data

@@ -19,8 +19,9 @@ A local server may run a model with a smaller window than the model supports (Ol
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig
@@ -82,7 +83,11 @@ KNOWN_WINDOWS: Mapping[str, int] = {
     "command-r": 131_072,
 }
 
-KIND_DEFAULTS: Mapping[str, int] = {"demo": 8_192, "anthropic": 200_000, "openai": 8_192}
+KIND_DEFAULTS: Mapping[str, int] = {
+    "demo": 8_192,
+    "anthropic": 200_000,
+    "openai": 8_192,
+}
 """When nothing names the model: the demo's own window; every current Claude model has 200k;
 an unknown OpenAI-compatible model (often a local one) gets a window that is safe everywhere."""
 
@@ -104,7 +109,11 @@ class ContextWindow:
     def label(self) -> str:
         """``200,000 (claude-sonnet-4-5 · known model)``, ``32,000 (gpt-4o · config: context.window)``."""
         source = f"{self.source}: {self.setting}" if self.setting else self.source
-        return f"{self.tokens:,} ({self.model} · {source})" if self.model else f"{self.tokens:,} ({source})"
+        return (
+            f"{self.tokens:,} ({self.model} · {source})"
+            if self.model
+            else f"{self.tokens:,} ({source})"
+        )
 
 
 def _key(name: str) -> str:
@@ -121,7 +130,9 @@ def lookup(model: str, table: Mapping[str, int]) -> tuple[str, int] | None:
     best: tuple[str, int] | None = None
     for entry, tokens in table.items():
         pattern = _key(entry)
-        if key.startswith(pattern) and (best is None or len(pattern) > len(_key(best[0]))):
+        if key.startswith(pattern) and (
+            best is None or len(pattern) > len(_key(best[0]))
+        ):
             best = (entry, tokens)
     return best
 
@@ -132,16 +143,25 @@ def known_window(model: str) -> int | None:
     return found[1] if found else None
 
 
-def resolve_window(config: "AppConfig", provider: str | None = None, model: str | None = None) -> ContextWindow:
+def resolve_window(
+    config: AppConfig, provider: str | None = None, model: str | None = None
+) -> ContextWindow:
     """The window for ``provider`` (default: the active one) running ``model`` (default: the
     provider's configured model), with its source."""
     name = provider or config.llm.provider
     settings = config.llm.providers.get(name)
-    model = model if model is not None else (settings.model if settings is not None else "")
+    model = (
+        model if model is not None else (settings.model if settings is not None else "")
+    )
     if config.context.window:
         return ContextWindow(config.context.window, CONFIG, model, "context.window")
     if settings is not None and settings.context_window:
-        return ContextWindow(settings.context_window, CONFIG, model, f"llm.providers.{name}.context_window")
+        return ContextWindow(
+            settings.context_window,
+            CONFIG,
+            model,
+            f"llm.providers.{name}.context_window",
+        )
     own = lookup(model, config.llm.context_windows) if model else None
     if own is not None:
         return ContextWindow(own[1], CONFIG, model, "llm.context_windows")
@@ -149,4 +169,6 @@ def resolve_window(config: "AppConfig", provider: str | None = None, model: str 
     if known is not None and (settings is None or settings.kind != "demo"):
         return ContextWindow(known, KNOWN, model)
     kind = settings.kind if settings is not None else ""
-    return ContextWindow(KIND_DEFAULTS.get(kind, FALLBACK_WINDOW), PROVIDER_DEFAULT, model)
+    return ContextWindow(
+        KIND_DEFAULTS.get(kind, FALLBACK_WINDOW), PROVIDER_DEFAULT, model
+    )

@@ -14,13 +14,15 @@ that is not edited keeps its exact characters (spacing, line breaks, punctuation
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from aiq_tui.ranking.exclusions import is_exclusion
 from aiq_tui.ranking.tokenize import term_of, tokenize
 
-ADDED_LEAD = "Also use for "  # the sentence the tuner adds (and extends on later rounds)
+ADDED_LEAD = (
+    "Also use for "  # the sentence the tuner adds (and extends on later rounds)
+)
 EXCLUDED_LEAD = "Not for "  # the exclusion sentence the tuner adds (and extends)
 _SENTENCE_END = re.compile(r"(?<=[.!?])(\s+)(?=[A-Z\"'(`*\[])")
 _CONJUNCTION = re.compile(r"^(or|and)\s+", re.IGNORECASE)
@@ -30,7 +32,9 @@ _ENDED = re.compile(r"[.!?][\"'’”)\]]*$")  # 'like "make me a GIF."' ends it
 
 @dataclass(frozen=True)
 class _Sentence:
-    parts: tuple[str, ...]  # main clause first, then list items (without their separators)
+    parts: tuple[
+        str, ...
+    ]  # main clause first, then list items (without their separators)
     separators: tuple[str, ...]  # between parts: ", " or "; " with the original spacing
     end: str  # terminal punctuation (".", "!", "?", or "")
     gap: str  # whitespace after the sentence (before the next one)
@@ -159,13 +163,19 @@ def remove_term(description: str, term: str) -> str | None:
     for s, sentence in enumerate(sentences):
         if is_exclusion(sentence.text()):
             continue
-        items = [i for i in range(1, len(sentence.parts)) if term in _terms(sentence.parts[i])]
+        items = [
+            i
+            for i in range(1, len(sentence.parts))
+            if term in _terms(sentence.parts[i])
+        ]
         units += [Unit(s, i, sentence.parts[i]) for i in items]
         if term in _terms(sentence.parts[0]):
             units.append(Unit(s, None, sentence.text()))
     whole = [unit for unit in units if unit.item is None]
     if len(whole) >= len(sentences):
-        units = [unit for unit in units if unit.item is not None]  # never drop every sentence
+        units = [
+            unit for unit in units if unit.item is not None
+        ]  # never drop every sentence
     if not units:
         return None
     edited = drop_units(description, units)
@@ -178,10 +188,57 @@ _WORD_TOKEN = re.compile(r"(?:(?<!\S)\.)?[^\W_]+(?:['’.-][^\W_]+)*")
 _SENTENCE_START = re.compile(r"(^|[.!?]\s+)$")
 # After these a word is what they govern or coordinate ("for Slack", "can apply", "png and
 # pdf"): dropping it would strand them.
-_BOUND_AFTER = frozenset("""
-    a an the for to with in on of by from like as at into about via per this that these those its their
-    your our my and or nor can could will would should may might must you we they i it who which is are
-""".split())
+_BOUND_AFTER = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "for",
+        "to",
+        "with",
+        "in",
+        "on",
+        "of",
+        "by",
+        "from",
+        "like",
+        "as",
+        "at",
+        "into",
+        "about",
+        "via",
+        "per",
+        "this",
+        "that",
+        "these",
+        "those",
+        "its",
+        "their",
+        "your",
+        "our",
+        "my",
+        "and",
+        "or",
+        "nor",
+        "can",
+        "could",
+        "will",
+        "would",
+        "should",
+        "may",
+        "might",
+        "must",
+        "you",
+        "we",
+        "they",
+        "i",
+        "it",
+        "who",
+        "which",
+        "is",
+        "are",
+    ]
+)
 
 
 def drop_word(description: str, term: str) -> str | None:
@@ -193,14 +250,22 @@ def drop_word(description: str, term: str) -> str | None:
     protected = _protected_spans(text)
     cuts = []
     for found in _WORD_TOKEN.finditer(text):
-        if term not in set(tokenize(found.group(0))) or any(a <= found.start() < b for a, b in protected):
+        if term not in set(tokenize(found.group(0))) or any(
+            a <= found.start() < b for a, b in protected
+        ):
             continue
-        before, after = text[: found.start()], text[found.end():]
+        before, after = text[: found.start()], text[found.end() :]
         if _SENTENCE_START.search(before):
             continue  # a sentence's first word is usually its verb
         previous = re.findall(r"[^\W\d_]+['’]?[^\W\d_]*", before[-40:])
-        if before[-1:].isspace() and previous and (
-                previous[-1].lower() in _BOUND_AFTER or previous[-1].lower().endswith(("'s", "’s"))):
+        if (
+            before[-1:].isspace()
+            and previous
+            and (
+                previous[-1].lower() in _BOUND_AFTER
+                or previous[-1].lower().endswith(("'s", "’s"))
+            )
+        ):
             continue
         following = re.match(r"[ \t]+([^\W\d_][\w-]*)", after)
         if following is None or term_of(following.group(1).lower()) is None:
@@ -246,7 +311,9 @@ def add_exclusion(description: str, words: Sequence[str]) -> str:
     return _with_sentence(description, EXCLUDED_LEAD, words, "or")
 
 
-def _with_sentence(description: str, lead: str, words: Sequence[str], last_joiner: str) -> str:
+def _with_sentence(
+    description: str, lead: str, words: Sequence[str], last_joiner: str
+) -> str:
     """``description`` (ended with a full stop) followed by ``lead`` and ``words`` listed as
     prose ("a, b and c"); unchanged when there are no words."""
     text = description.strip()
@@ -255,7 +322,11 @@ def _with_sentence(description: str, lead: str, words: Sequence[str], last_joine
     if text and not _ENDED.search(text):
         text += "."
     listed = list(words)
-    tail = listed[0] if len(listed) == 1 else f"{', '.join(listed[:-1])} {last_joiner} {listed[-1]}"
+    tail = (
+        listed[0]
+        if len(listed) == 1
+        else f"{', '.join(listed[:-1])} {last_joiner} {listed[-1]}"
+    )
     return f"{text} {lead}{tail}." if text else f"{lead}{tail}."
 
 
@@ -264,7 +335,10 @@ def split_exclusion(description: str) -> tuple[str, tuple[str, ...]]:
     :func:`add_exclusion` writes it — so a later run extends that sentence instead of adding a
     second one; (the description, ()) when it does not end in one."""
     text = description.strip()
-    found = re.search(r"(?:^|(?<=[.!?\"'’”)\]])\s+)" + re.escape(EXCLUDED_LEAD) + r"([^.!?]+)\.$", text)
+    found = re.search(
+        r"(?:^|(?<=[.!?\"'’”)\]])\s+)" + re.escape(EXCLUDED_LEAD) + r"([^.!?]+)\.$",
+        text,
+    )
     if found is None:
         return text, ()
     core = text[: found.start()].strip()
@@ -292,5 +366,17 @@ def shorten(description: str, limit: int, worth: Callable[[str], float]) -> str 
     return text
 
 
-__all__ = ["ADDED_LEAD", "EXCLUDED_LEAD", "Unit", "add_exclusion", "add_words", "drop_units", "drop_word", "is_exclusion", "remove_term",
-           "removable_units", "shorten", "split_exclusion"]
+__all__ = [
+    "ADDED_LEAD",
+    "EXCLUDED_LEAD",
+    "Unit",
+    "add_exclusion",
+    "add_words",
+    "drop_units",
+    "drop_word",
+    "is_exclusion",
+    "removable_units",
+    "remove_term",
+    "shorten",
+    "split_exclusion",
+]

@@ -17,11 +17,20 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping, Protocol
+from typing import Any, Protocol
 
 from aiq_tui.figures import decisive
-from aiq_tui.skills.model import Match, Phase, Ranking, Resource, Skill, SkillMeta, SkillState
+from aiq_tui.skills.model import (
+    Match,
+    Phase,
+    Ranking,
+    Resource,
+    Skill,
+    SkillMeta,
+    SkillState,
+)
 
 Loader = Callable[[str], Skill]
 ResourceLister = Callable[[str], "tuple[Resource, ...]"]
@@ -73,7 +82,9 @@ def _trim_words(text: str, tokens: int, count: TokenCounter) -> str:
     return " ".join(pieces[:low]).rstrip(" ,;:") + " …"
 
 
-def metadata_text(meta: SkillMeta, tokens: int = 50, count: TokenCounter = estimate_tokens) -> str:
+def metadata_text(
+    meta: SkillMeta, tokens: int = 50, count: TokenCounter = estimate_tokens
+) -> str:
     """Phase 1: ``name: one-line description``, trimmed to about ``tokens``."""
     return _trim_words(f"{meta.name}: {_one_line(meta.description)}", tokens, count)
 
@@ -101,7 +112,11 @@ def _parameter_line(name: str, spec: Any) -> str:
         # parameter without a default is required unless it says otherwise.
         required = ", required" if spec.get("required", "default" not in spec) else ""
         description = spec.get("description")
-        head = f"- {name}" + (f" ({kind}{required})" if kind else (f" ({required[2:]})" if required else ""))
+        head = f"- {name}" + (
+            f" ({kind}{required})"
+            if kind
+            else (f" ({required[2:]})" if required else "")
+        )
         return head + (f": {_one_line(str(description))}" if description else "")
     if spec is None:
         return f"- {name}"
@@ -119,7 +134,9 @@ def first_section(body: str) -> str:
     for line in lines:
         if _HEADING.match(line):
             headings += 1
-            if headings > 1 or (headings == 1 and out and any(part.strip() for part in out)):
+            if headings > 1 or (
+                headings == 1 and out and any(part.strip() for part in out)
+            ):
                 # A heading after some text (or the second heading) ends the first section.
                 if headings > 1 or out:
                     break
@@ -161,12 +178,16 @@ def tool_usage(meta: SkillMeta) -> str:
     does = _RUNS.get(meta.type)
     if does is None:
         return ""
-    from aiq_tui.skills.tool_names import tool_name_for  # the one mapping of skill → tool name
+    from aiq_tui.skills.tool_names import (
+        tool_name_for,
+    )  # the one mapping of skill → tool name
 
     return f"This is a {meta.type} skill: call the tool `{tool_name_for(meta.name)}`, which {does}."
 
 
-def brief_text(skill: Skill, tokens: int = 200, count: TokenCounter = estimate_tokens) -> str:
+def brief_text(
+    skill: Skill, tokens: int = 200, count: TokenCounter = estimate_tokens
+) -> str:
     """Phase 2: description, parameters (when the frontmatter has them) and the first
     section of the body, trimmed at a paragraph boundary to about ``tokens``."""
     # The prompt section already carries the name and description (context.prompt.skill_section):
@@ -190,23 +211,36 @@ def resources_listing(resources: Iterable[Resource], skill: Skill | None = None)
     ``read_skill_resource`` with the relative path, or ``file_operations`` with the full path."""
     lines = []
     for resource in sorted(resources, key=lambda item: item.relpath):
-        note = f"rejected: {resource.rejected}" if resource.rejected else f"{resource.size} bytes"
+        note = (
+            f"rejected: {resource.rejected}"
+            if resource.rejected
+            else f"{resource.size} bytes"
+        )
         lines.append(f"- {resource.relpath} ({resource.kind.value}, {note})")
     if not lines:
         return "Resources: none"
     if skill is None:
-        return "Resources (read on demand with the file tools, paths relative to the skill folder):\n" + "\n".join(lines)
-    return (f"Resources in {skill.meta.folder} (read one with read_skill_resource "
-            f'{{"skill_name": "{skill.name}", "path": "<path>"}}, or file_operations with '
-            f"{skill.meta.folder}/<path>):\n" + "\n".join(lines))
+        return (
+            "Resources (read on demand with the file tools, paths relative to the skill folder):\n"
+            + "\n".join(lines)
+        )
+    return (
+        f"Resources in {skill.meta.folder} (read one with read_skill_resource "
+        f'{{"skill_name": "{skill.name}", "path": "<path>"}}, or file_operations with '
+        f"{skill.meta.folder}/<path>):\n" + "\n".join(lines)
+    )
 
 
 def full_text(skill: Skill, resources: Iterable[Resource] = ()) -> str:
     """Phase 3: everything the brief had and the rest — for an executable skill the tool it
     provides, the parameters, the whole body — then its resources listing (the prompt section
     carries the ``## Skill: NAME`` heading, so no second title here)."""
-    parts = (tool_usage(skill.meta), parameters_block(skill.meta), skill.body.strip(),
-             resources_listing(resources, skill))
+    parts = (
+        tool_usage(skill.meta),
+        parameters_block(skill.meta),
+        skill.body.strip(),
+        resources_listing(resources, skill),
+    )
     return "\n\n".join(part for part in parts if part)
 
 
@@ -254,7 +288,9 @@ class SkillTexts:
         self._clock = clock
         self._count = count
         self._cache: dict[tuple[str, Phase], _Entry] = {}
-        self.loads = 0  # how many times a body was read through ``load`` (for tests, stats)
+        self.loads = (
+            0  # how many times a body was read through ``load`` (for tests, stats)
+        )
 
     def _meta(self, name: str) -> SkillMeta:
         if self._lookup is not None:
@@ -279,12 +315,16 @@ class SkillTexts:
         entry = self._cache.get((name, phase))
         if entry is None:
             return None
-        if entry.mtime_ns != mtime_ns or (entry.expires is not None and self._clock() >= entry.expires):
+        if entry.mtime_ns != mtime_ns or (
+            entry.expires is not None and self._clock() >= entry.expires
+        ):
             del self._cache[(name, phase)]
             return None
         return entry.text
 
-    def _store(self, name: str, phase: Phase, text: str, mtime_ns: int, ttl: float | None) -> str:
+    def _store(
+        self, name: str, phase: Phase, text: str, mtime_ns: int, ttl: float | None
+    ) -> str:
         expires = None if ttl is None else self._clock() + ttl
         self._cache[(name, phase)] = _Entry(text, mtime_ns, expires)
         return text
@@ -307,7 +347,9 @@ class SkillTexts:
         if cached is not None:
             return cached
         text = brief_text(skill, self._settings.brief_tokens, self._count)
-        return self._store(skill.name, Phase.BRIEF, text, mtime, self._settings.brief_ttl_seconds)
+        return self._store(
+            skill.name, Phase.BRIEF, text, mtime, self._settings.brief_ttl_seconds
+        )
 
     def full_text(self, skill: Skill) -> str:
         """Phase 3 for a loaded skill (cached for the full TTL)."""
@@ -317,7 +359,9 @@ class SkillTexts:
             return cached
         listed = self._resources(skill.name) if self._resources is not None else ()
         text = full_text(skill, listed)
-        return self._store(skill.name, Phase.FULL, text, mtime, self._settings.full_ttl_seconds)
+        return self._store(
+            skill.name, Phase.FULL, text, mtime, self._settings.full_ttl_seconds
+        )
 
     def text_for(self, name: str, phase: Phase) -> str:
         """The text of ``name`` at ``phase``; reads the body only when a cache entry is
@@ -392,10 +436,18 @@ def assign_states(
         wanted[match.name] = _state_for(match, position, thresholds)
     for match in ranking.matches[top_k:]:
         if match.name not in wanted:
-            wanted[match.name] = (SkillState.INACTIVE, Phase.METADATA, f"inactive: not in top {top_k}")
+            wanted[match.name] = (
+                SkillState.INACTIVE,
+                Phase.METADATA,
+                f"inactive: not in top {top_k}",
+            )
     for name in previous:
         if name not in wanted:
-            wanted[name] = (SkillState.INACTIVE, Phase.METADATA, "inactive: not matched")
+            wanted[name] = (
+                SkillState.INACTIVE,
+                Phase.METADATA,
+                "inactive: not matched",
+            )
     transitions = [
         Transition(name, previous.get(name, SkillState.INACTIVE), state, phase, reason)
         for name, (state, phase, reason) in wanted.items()
@@ -405,15 +457,35 @@ def assign_states(
     return sorted(transitions, key=lambda item: (order[item.new], item.name))
 
 
-def _state_for(match: Match, position: int, thresholds: Thresholds) -> tuple[SkillState, Phase, str]:
+def _state_for(
+    match: Match, position: int, thresholds: Thresholds
+) -> tuple[SkillState, Phase, str]:
     phase = phase_for(match.confidence, thresholds)
-    c = decisive(match.confidence, (thresholds.brief_threshold, thresholds.full_threshold))
+    c = decisive(
+        match.confidence, (thresholds.brief_threshold, thresholds.full_threshold)
+    )
     if match.explicit:
         return SkillState.ACTIVE, Phase.FULL, "active: explicitly activated"
     if phase is Phase.FULL and position == 0:
-        return SkillState.ACTIVE, phase, f"loaded full: confidence {c} ≥ {thresholds.full_threshold:g}"
+        return (
+            SkillState.ACTIVE,
+            phase,
+            f"loaded full: confidence {c} ≥ {thresholds.full_threshold:g}",
+        )
     if phase is Phase.FULL:
-        return SkillState.RELEVANT, phase, f"relevant: confidence {c} ≥ {thresholds.full_threshold:g}, not the top match"
+        return (
+            SkillState.RELEVANT,
+            phase,
+            f"relevant: confidence {c} ≥ {thresholds.full_threshold:g}, not the top match",
+        )
     if phase is Phase.BRIEF:
-        return SkillState.RELEVANT, phase, f"relevant: confidence {c} ≥ {thresholds.brief_threshold:g}"
-    return SkillState.INACTIVE, phase, f"inactive: confidence {c} < {thresholds.brief_threshold:g}"
+        return (
+            SkillState.RELEVANT,
+            phase,
+            f"relevant: confidence {c} ≥ {thresholds.brief_threshold:g}",
+        )
+    return (
+        SkillState.INACTIVE,
+        phase,
+        f"inactive: confidence {c} < {thresholds.brief_threshold:g}",
+    )

@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 # One BLAS thread: embedding runs beside the UI on a couple of cores, and oversubscribed
 # BLAS threads spin (measured 3× slower per text on a loaded 2-core machine). Honoured only
@@ -28,7 +28,9 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 MODEL_FILES: tuple[str, ...] = ("model.safetensors", "tokenizer.json", "config.json")
-MAX_TOKENS = 256  # sentence-transformers' max_seq_length for MiniLM (tokenizer.json says 128)
+MAX_TOKENS = (
+    256  # sentence-transformers' max_seq_length for MiniLM (tokenizer.json says 128)
+)
 BATCH_SIZE = 32
 
 
@@ -46,13 +48,19 @@ class BertShape:
     eps: float
 
     @classmethod
-    def from_config(cls, data: dict) -> "BertShape":
+    def from_config(cls, data: dict) -> BertShape:
         act = data.get("hidden_act", "gelu")
         if act != "gelu":
-            raise EncoderError(f"config.json: hidden_act {act!r} is not supported (only gelu)")
+            raise EncoderError(
+                f"config.json: hidden_act {act!r} is not supported (only gelu)"
+            )
         try:
-            return cls(int(data["hidden_size"]), int(data["num_hidden_layers"]),
-                       int(data["num_attention_heads"]), float(data.get("layer_norm_eps", 1e-12)))
+            return cls(
+                int(data["hidden_size"]),
+                int(data["num_hidden_layers"]),
+                int(data["num_attention_heads"]),
+                float(data.get("layer_norm_eps", 1e-12)),
+            )
         except KeyError as exc:
             raise EncoderError(f"config.json: missing field {exc.args[0]!r}") from None
 
@@ -63,7 +71,10 @@ def _erf(x: np.ndarray) -> np.ndarray:
     sign = np.sign(x)
     a = np.abs(x)
     t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    poly = t * (
+        0.254829592
+        + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))
+    )
     return sign * (1.0 - poly * np.exp(-a * a))
 
 
@@ -71,7 +82,9 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
-def layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
+def layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float
+) -> np.ndarray:
     mean = x.mean(-1, keepdims=True)
     var = ((x - mean) ** 2).mean(-1, keepdims=True)
     return (x - mean) / np.sqrt(var + eps) * gamma + beta
@@ -101,12 +114,19 @@ class Encoder:
         folder = Path(folder)
         for name in MODEL_FILES:
             if not (folder / name).is_file():
-                raise EncoderError(f"{folder}: {name} is missing (reinstall: aiq-tui models install minilm)")
+                raise EncoderError(
+                    f"{folder}: {name} is missing (reinstall: aiq-tui models install minilm)"
+                )
         self.folder = folder
-        self.shape = BertShape.from_config(json.loads((folder / "config.json").read_text(encoding="utf-8")))
+        self.shape = BertShape.from_config(
+            json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        )
         weights = load_file(str(folder / "model.safetensors"))
         # Some exports prefix every tensor with "bert."; both spellings load.
-        weights = {key.removeprefix("bert."): value.astype(np.float32) for key, value in weights.items()}
+        weights = {
+            key.removeprefix("bert."): value.astype(np.float32)
+            for key, value in weights.items()
+        }
         self._load(weights)
         tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         tokenizer.no_padding()  # we pad per batch ourselves
@@ -134,16 +154,33 @@ class Encoder:
             p = f"encoder.layer.{i}."
             a = p + "attention."
             # Linear layers store (out, in); transpose once so the pass is x @ W.
-            qkv = np.concatenate([get(a + f"self.{n}.weight").T for n in ("query", "key", "value")], axis=1)
-            qkv_bias = np.concatenate([get(a + f"self.{n}.bias") for n in ("query", "key", "value")])
-            layers.append(_Layer(
-                qkv=np.ascontiguousarray(qkv), qkv_bias=qkv_bias,
-                out=np.ascontiguousarray(get(a + "output.dense.weight").T), out_bias=get(a + "output.dense.bias"),
-                norm1=(get(a + "output.LayerNorm.weight"), get(a + "output.LayerNorm.bias")),
-                up=np.ascontiguousarray(get(p + "intermediate.dense.weight").T), up_bias=get(p + "intermediate.dense.bias"),
-                down=np.ascontiguousarray(get(p + "output.dense.weight").T), down_bias=get(p + "output.dense.bias"),
-                norm2=(get(p + "output.LayerNorm.weight"), get(p + "output.LayerNorm.bias")),
-            ))
+            qkv = np.concatenate(
+                [get(a + f"self.{n}.weight").T for n in ("query", "key", "value")],
+                axis=1,
+            )
+            qkv_bias = np.concatenate(
+                [get(a + f"self.{n}.bias") for n in ("query", "key", "value")]
+            )
+            layers.append(
+                _Layer(
+                    qkv=np.ascontiguousarray(qkv),
+                    qkv_bias=qkv_bias,
+                    out=np.ascontiguousarray(get(a + "output.dense.weight").T),
+                    out_bias=get(a + "output.dense.bias"),
+                    norm1=(
+                        get(a + "output.LayerNorm.weight"),
+                        get(a + "output.LayerNorm.bias"),
+                    ),
+                    up=np.ascontiguousarray(get(p + "intermediate.dense.weight").T),
+                    up_bias=get(p + "intermediate.dense.bias"),
+                    down=np.ascontiguousarray(get(p + "output.dense.weight").T),
+                    down_bias=get(p + "output.dense.bias"),
+                    norm2=(
+                        get(p + "output.LayerNorm.weight"),
+                        get(p + "output.LayerNorm.bias"),
+                    ),
+                )
+            )
         self.layers = tuple(layers)
 
     # -- encoding ---------------------------------------------------------------------------
@@ -184,13 +221,21 @@ class Encoder:
             scores -= scores.max(-1, keepdims=True)
             probs = np.exp(scores)
             probs /= probs.sum(-1, keepdims=True)
-            context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, shape.hidden)
-            x = layer_norm(x + context @ layer.out + layer.out_bias, *layer.norm1, shape.eps)
+            context = (
+                (probs @ v).transpose(0, 2, 1, 3).reshape(batch, length, shape.hidden)
+            )
+            x = layer_norm(
+                x + context @ layer.out + layer.out_bias, *layer.norm1, shape.eps
+            )
             hidden = gelu(x @ layer.up + layer.up_bias)
-            x = layer_norm(x + hidden @ layer.down + layer.down_bias, *layer.norm2, shape.eps)
-        pooled = (x * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
+            x = layer_norm(
+                x + hidden @ layer.down + layer.down_bias, *layer.norm2, shape.eps
+            )
+        pooled = (x * mask[..., None]).sum(1) / np.maximum(
+            mask.sum(1, keepdims=True), 1e-9
+        )
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
 
 
-__all__ = ["Encoder", "EncoderError", "MODEL_FILES", "MAX_TOKENS"]
+__all__ = ["MAX_TOKENS", "MODEL_FILES", "Encoder", "EncoderError"]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from aiq_tui.skills.model import Ranking
 
@@ -50,7 +50,9 @@ class Miss:
 
     query: str
     expected: str
-    rank: int | None  # 1-based rank of the expected skill, None when it did not match at all
+    rank: (
+        int | None
+    )  # 1-based rank of the expected skill, None when it did not match at all
     beaten_by: tuple[str, ...]  # the skills ranked above it (at most K)
     line: int = 0
 
@@ -71,9 +73,14 @@ class Report:
 
     def figures(self) -> dict[str, float | int]:
         return {
-            "queries": self.cases, "hit@1": self.hit1, "hit@3": self.hit3, f"hit@{self.top}": self.hit_top,
-            "mrr@10": self.mrr, "latency_ms_mean": self.latency_ms_mean,
-            "latency_ms_p50": self.latency_ms_p50, "latency_ms_p95": self.latency_ms_p95,
+            "queries": self.cases,
+            "hit@1": self.hit1,
+            "hit@3": self.hit3,
+            f"hit@{self.top}": self.hit_top,
+            "mrr@10": self.mrr,
+            "latency_ms_mean": self.latency_ms_mean,
+            "latency_ms_p50": self.latency_ms_p50,
+            "latency_ms_p95": self.latency_ms_p95,
         }
 
 
@@ -101,14 +108,30 @@ def read_cases(path: Path) -> list[Case]:
             )
         cases.append(Case(parts[0].strip(), parts[1].strip(), number))
     if not cases:
-        raise EvalFileError(f"{path}: no labelled queries (lines of 'query<TAB>skill name')")
+        raise EvalFileError(
+            f"{path}: no labelled queries (lines of 'query<TAB>skill name')"
+        )
     return cases
 
 
 # Column names a TSV's first row may carry (``query<TAB>skill``, ``prompt<TAB>expected``, …).
-QUERY_COLUMNS = frozenset({"query", "queries", "prompt", "question", "request", "input", "text", "utterance"})
-SKILL_COLUMNS = frozenset({"skill", "skills", "expected", "expected_skill", "expected skill", "skill_name",
-                           "name", "tool", "label", "target"})
+QUERY_COLUMNS = frozenset(
+    {"query", "queries", "prompt", "question", "request", "input", "text", "utterance"}
+)
+SKILL_COLUMNS = frozenset(
+    {
+        "skill",
+        "skills",
+        "expected",
+        "expected_skill",
+        "expected skill",
+        "skill_name",
+        "name",
+        "tool",
+        "label",
+        "target",
+    }
+)
 
 
 def is_header(parts: Sequence[str]) -> bool:
@@ -124,7 +147,9 @@ def _percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else 0.0
 
 
-def score_ranks(ranks: Iterable[int | None], top: int = 3) -> tuple[float, float, float, float]:
+def score_ranks(
+    ranks: Iterable[int | None], top: int = 3
+) -> tuple[float, float, float, float]:
     """(hit@1, hit@3, hit@top, MRR@10) from 1-based ranks (None = not ranked)."""
     ranks = list(ranks)
     total = max(len(ranks), 1)
@@ -136,7 +161,10 @@ def score_ranks(ranks: Iterable[int | None], top: int = 3) -> tuple[float, float
 
 
 def evaluate(
-    rank: Callable[[str], Ranking], cases: Sequence[Case], *, top: int = 3,
+    rank: Callable[[str], Ranking],
+    cases: Sequence[Case],
+    *,
+    top: int = 3,
     known: Callable[[str], bool] = lambda name: True,
 ) -> Report:
     """Rank every case's query with ``rank`` (the same function the app ranks with)."""
@@ -151,16 +179,35 @@ def evaluate(
         position = names.index(case.expected) + 1 if case.expected in names else None
         ranks.append(position)
         if position is None or position > top:
-            misses.append(Miss(case.query, case.expected, position, tuple(names[:top]), case.line))
+            misses.append(
+                Miss(case.query, case.expected, position, tuple(names[:top]), case.line)
+            )
     hit1, hit3, hit_top, mrr = score_ranks(ranks, top)
     return Report(
-        cases=len(cases), top=top, hit1=hit1, hit3=hit3, hit_top=hit_top, mrr=mrr,
+        cases=len(cases),
+        top=top,
+        hit1=hit1,
+        hit3=hit3,
+        hit_top=hit_top,
+        mrr=mrr,
         latency_ms_mean=round(statistics.fmean(latencies), 3) if latencies else 0.0,
         latency_ms_p50=round(_percentile(latencies, 0.5), 3),
         latency_ms_p95=round(_percentile(latencies, 0.95), 3),
         misses=tuple(misses),
-        unknown=tuple(sorted({case.expected for case in cases if not known(case.expected)})),
+        unknown=tuple(
+            sorted({case.expected for case in cases if not known(case.expected)})
+        ),
     )
 
 
-__all__ = ["Case", "EvalFileError", "Miss", "Report", "evaluate", "is_header", "read_cases", "score_ranks", "MRR_DEPTH"]
+__all__ = [
+    "MRR_DEPTH",
+    "Case",
+    "EvalFileError",
+    "Miss",
+    "Report",
+    "evaluate",
+    "is_header",
+    "read_cases",
+    "score_ranks",
+]

@@ -28,8 +28,8 @@ matches through a word the clause's items give other senses; the matcher counts 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 # What opens an exclusion (case-insensitive). "skip"/"avoid" need a when/if/for after them
 # (optionally "only"/"using"/"this skill"), so "don't skip because it looks like a one-liner"
@@ -41,7 +41,13 @@ _LEAD = re.compile(
     r"|\b(?:skip|avoid)\b(?:\s+(?:this\s+skill|it|using(?:\s+it|\s+this\s+skill)?))?(?:\s+only)?\s+(?:when|if|for)\b",
     re.IGNORECASE,
 )
-_LEAD_WORDS = ("not", "never", "skip", "avoid", "rather")  # every lead has one as a word, or a "n't": a cheap first look
+_LEAD_WORDS = (
+    "not",
+    "never",
+    "skip",
+    "avoid",
+    "rather",
+)  # every lead has one as a word, or a "n't": a cheap first look
 _NEGATED = re.compile(r"\b(?:don['’]t|do\s+not|never|not)\s*$", re.IGNORECASE)
 # A sentence ends at . ! ? followed by whitespace and a capital (or an opening quote/bracket),
 # or at a line break: "p5.js", "claude.ai" and "us.anthropic.*" are not ends.
@@ -61,7 +67,7 @@ class Exclusion:
     @property
     def scope(self) -> str:
         """The clause without its lead: the words that describe what is excluded."""
-        return self.text[len(self.lead):].strip()
+        return self.text[len(self.lead) :].strip()
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,9 @@ def parse_exclusions(description: str) -> ParsedDescription:
     """Split ``description`` into its positive text and its exclusion clauses (in order)."""
     text = description or ""
     if not _may_have_lead(text.lower()):
-        return ParsedDescription(text)  # most descriptions: no regex pass (10,000 at index build)
+        return ParsedDescription(
+            text
+        )  # most descriptions: no regex pass (10,000 at index build)
     found: list[Exclusion] = []
     position = 0
     while True:
@@ -103,7 +111,9 @@ def _may_have_lead(lowered: str) -> bool:
         at = lowered.find(word)
         while at >= 0:
             end = at + len(word)
-            if (at == 0 or not lowered[at - 1].isalnum()) and (end == len(lowered) or not lowered[end].isalnum()):
+            if (at == 0 or not lowered[at - 1].isalnum()) and (
+                end == len(lowered) or not lowered[end].isalnum()
+            ):
                 return True
             at = lowered.find(word, at + 1)
     return False
@@ -116,8 +126,9 @@ def is_exclusion(text: str) -> bool:
 
 def _next_lead(text: str, position: int) -> re.Match[str] | None:
     for found in _LEAD.finditer(text, position):
-        if _NEGATED.search(text[max(0, found.start() - 12):found.start()]) and \
-                found.group(0).lower().startswith(("skip", "avoid")):
+        if _NEGATED.search(
+            text[max(0, found.start() - 12) : found.start()]
+        ) and found.group(0).lower().startswith(("skip", "avoid")):
             continue  # "don't skip when …" asks for the skill
         return found
     return None
@@ -139,7 +150,7 @@ def _clause_end(text: str, start: int) -> int:
             break
     for found in _SENTENCE_END.finditer(text, start):
         # An end inside brackets opened within the clause is not its end ("(… — don't Read the file)").
-        if _balanced(text[start:found.start()]):
+        if _balanced(text[start : found.start()]):
             return found.start()
     return len(text)
 
@@ -163,12 +174,16 @@ def _balanced(text: str) -> bool:
 def _cut(text: str, exclusions: list[Exclusion]) -> str:
     out, last = "", 0
     for exclusion in exclusions:
-        out += text[last:exclusion.start]
+        out += text[last : exclusion.start]
         last = exclusion.end
     out += text[last:]
     out = re.sub(r"\(\s*\)|\[\s*\]", "", out)  # "(not for Y)" leaves "()"
-    out = re.sub(r"\s*[-–—,;:]\s*(?=[.!?]|$)", "", out)  # "… components - " before the cut clause
-    out = re.sub(r"[ \t]+(?=[.!?](?:\s|$))", "", out)  # "art ." where "rather than …" was
+    out = re.sub(
+        r"\s*[-–—,;:]\s*(?=[.!?]|$)", "", out
+    )  # "… components - " before the cut clause
+    out = re.sub(
+        r"[ \t]+(?=[.!?](?:\s|$))", "", out
+    )  # "art ." where "rather than …" was
     out = re.sub(r"([.!?])\s*[.!?]", r"\1", out)  # a whole sentence cut leaves ". ."
     out = re.sub(r"^[\s.!?;:,]+", "", out)
     out = re.sub(r"[ \t]{2,}", " ", out)
@@ -179,8 +194,12 @@ def _cut(text: str, exclusions: list[Exclusion]) -> str:
 class Boundary:
     """One exclusion clause as the matcher weighs it (see the module's docstring)."""
 
-    own: frozenset[str]  # terms only this clause uses: meeting one is evidence against the skill
-    context: frozenset[str]  # terms it shares with what the skill is for: against it once an own term is met
+    own: frozenset[
+        str
+    ]  # terms only this clause uses: meeting one is evidence against the skill
+    context: frozenset[
+        str
+    ]  # terms it shares with what the skill is for: against it once an own term is met
     text: str  # the clause as written
     # How many of the clause's listed items ("Not for a WordPress theme, a theme song or …")
     # use each context term: each item is one more thing the word can mean besides the skill.
@@ -195,8 +214,11 @@ class Boundary:
         return tuple(term for term in terms if term in self.own or term in self.context)
 
 
-def boundaries(parsed: ParsedDescription, positive: set[str] | frozenset[str],
-               tokenize: Callable[[str], list[str]]) -> tuple[Boundary, ...]:
+def boundaries(
+    parsed: ParsedDescription,
+    positive: set[str] | frozenset[str],
+    tokenize: Callable[[str], list[str]],
+) -> tuple[Boundary, ...]:
     """The clauses of ``parsed`` split against ``positive`` (the terms the name, the triggers,
     the tags and the rest of the description use); clauses without an own word are dropped
     (they exclude nothing the skill does not also claim)."""
@@ -210,12 +232,23 @@ def boundaries(parsed: ParsedDescription, positive: set[str] | frozenset[str],
             for item in _ITEM_BREAK.split(clause.scope):
                 for term in set(tokenize(item)) & context:
                     senses[term] = senses.get(term, 0) + 1
-            out.append(Boundary(own, context, clause.text, tuple(sorted(senses.items()))))
+            out.append(
+                Boundary(own, context, clause.text, tuple(sorted(senses.items())))
+            )
     return tuple(out)
 
 
 # Where one listed item of a clause ends and the next begins: "a, b or c", "a; b", "a, and b".
-_ITEM_BREAK = re.compile(r"\s*[,;]\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|nor)\s+", re.IGNORECASE)
+_ITEM_BREAK = re.compile(
+    r"\s*[,;]\s*(?:(?:or|and|nor)\s+)?|\s+(?:or|nor)\s+", re.IGNORECASE
+)
 
 
-__all__ = ["Boundary", "Exclusion", "ParsedDescription", "boundaries", "is_exclusion", "parse_exclusions"]
+__all__ = [
+    "Boundary",
+    "Exclusion",
+    "ParsedDescription",
+    "boundaries",
+    "is_exclusion",
+    "parse_exclusions",
+]

@@ -29,13 +29,14 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
-from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 from aiq_tui.ranking.exclusions import Boundary, boundaries, parse_exclusions
 from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
 from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokenize, words
+from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 
 FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
 # BM25F field weights: how much one occurrence in the field counts. The name carries the
@@ -43,21 +44,35 @@ FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
 # K1, the name's weight and b, and EXACT_NAME_BOOST were tuned together on the MetaTool
 # tuning split (issue 25: hit@3 0.640 → 0.651, MRR@10 0.569 → 0.576; held-out 0.630 → 0.637).
 FIELD_WEIGHTS: dict[str, float] = {
-    "name": 4.0, "triggers": 2.5, "tags": 2.0, "description": 1.0, "body": 0.25,
+    "name": 4.0,
+    "triggers": 2.5,
+    "tags": 2.0,
+    "description": 1.0,
+    "body": 0.25,
 }
 # Length normalisation per field (BM25 ``b``): short fields barely, the long body fully.
 FIELD_B: dict[str, float] = {
-    "name": 0.6, "triggers": 0.5, "tags": 0.3, "description": 0.3, "body": 0.75,
+    "name": 0.6,
+    "triggers": 0.5,
+    "tags": 0.3,
+    "description": 0.3,
+    "body": 0.75,
 }
 K1 = 2.0  # term-frequency saturation: a word repeated in a short description still counts
 CONTEXT_WEIGHT = 0.35  # a term only in earlier user turns counts this much
-EXACT_NAME_BOOST = 0.5  # × the name's idf mass, added when the query writes the whole name
-TRIGGER_BOOST = 1.0  # × the trigger's idf mass, added when the query contains the phrase
+EXACT_NAME_BOOST = (
+    0.5  # × the name's idf mass, added when the query writes the whole name
+)
+TRIGGER_BOOST = (
+    1.0  # × the trigger's idf mass, added when the query contains the phrase
+)
 UNSEEN_IDF_SHARE = 0.5  # a query word no skill uses weighs this share of a df=1 term
 # A term found only in the body covers the query this much: the body's BM25F weight, so a
 # clear lead on body words alone (coverage × 1.65 at most) stays brief.
 BODY_ONLY_COVERAGE = 0.25
-LIFT_WINDOW = 20  # how many best-scored skills the name-tier rule reorders (see _lift_name_tiers)
+LIFT_WINDOW = (
+    20  # how many best-scored skills the name-tier rule reorders (see _lift_name_tiers)
+)
 EXACT_CONFIDENCE = 0.85  # floor of the confidence of a skill named in the query
 LEAD_WEIGHT = 0.8  # how much a clear lead over the runner-up adds to the evidence (see confidence)
 LEAD_GAP = 0.5  # the most of the gap between coverage and certainty a lead closes
@@ -80,8 +95,11 @@ class Calibration:
     tie_confidence: float = 0.65  # matching.tie_confidence
 
     @classmethod
-    def from_config(cls, matching: Any) -> "Calibration":
-        return cls(lead_margin=matching.confidence_lead_margin, tie_confidence=matching.tie_confidence)
+    def from_config(cls, matching: Any) -> Calibration:
+        return cls(
+            lead_margin=matching.confidence_lead_margin,
+            tie_confidence=matching.tie_confidence,
+        )
 
 
 @dataclass(frozen=True)
@@ -93,10 +111,16 @@ class Explanation:
     terms: tuple[str, ...]
     rank: int | None  # 1-based rank among matches, None when the skill scored 0
     match: Match | None
-    missing: tuple[str, ...]  # query terms the skill does not contain at all, not even as a related word
+    missing: tuple[
+        str, ...
+    ]  # query terms the skill does not contain at all, not even as a related word
     reasons: tuple[str, ...]  # in words, as the user and the skill's author wrote them
-    missing_words: tuple[str, ...] = ()  # ``missing`` as the user wrote them ("tables", not "tabl")
-    excluded_by: tuple[str, ...] = ()  # the description's exclusion clauses the query meets
+    missing_words: tuple[
+        str, ...
+    ] = ()  # ``missing`` as the user wrote them ("tables", not "tabl")
+    excluded_by: tuple[
+        str, ...
+    ] = ()  # the description's exclusion clauses the query meets
 
 
 @dataclass(frozen=True)
@@ -110,7 +134,9 @@ class Scored:
 
     query: str
     terms: tuple[str, ...]  # the query's terms, as :attr:`Ranking.terms`
-    ranked: tuple[tuple[str, float], ...]  # (name, score rounded like Match.score), best first
+    ranked: tuple[
+        tuple[str, float], ...
+    ]  # (name, score rounded like Match.score), best first
 
     def get(self, name: str) -> float | None:
         return next((score for other, score in self.ranked if other == name), None)
@@ -122,7 +148,9 @@ class _Doc:
     # memory. Term counts live once, in the postings; a document keeps what removal and the
     # name tier need.
     name: str
-    terms: tuple[str, ...]  # every distinct term of every field (to remove its postings)
+    terms: tuple[
+        str, ...
+    ]  # every distinct term of every field (to remove its postings)
     name_terms: frozenset[str]
     lengths: tuple[int, ...]  # terms per field, in FIELDS order
     name_key: str  # lowercase words of the name joined: "slackgifcreator"
@@ -149,7 +177,9 @@ class _Compiled:
 class SkillIndex:
     """An inverted index of skills, ranked by :meth:`rank`. Not thread-safe."""
 
-    def __init__(self, metas: Iterable[SkillMeta] = (), calibration: Calibration | None = None) -> None:
+    def __init__(
+        self, metas: Iterable[SkillMeta] = (), calibration: Calibration | None = None
+    ) -> None:
         self.calibration = calibration or Calibration()
         self._docs: dict[str, _Doc] = {}
         self._metas: dict[str, SkillMeta] = {}
@@ -158,11 +188,15 @@ class SkillIndex:
         self._length_sums: dict[str, int] = {name: 0 for name in FIELDS}
         self._by_name_key: dict[str, set[str]] = {}
         self._by_trigger: dict[tuple[str, ...], set[str]] = {}
-        self._by_excluded: dict[str, set[str]] = {}  # exclusion term → skills whose clauses use it
+        self._by_excluded: dict[
+            str, set[str]
+        ] = {}  # exclusion term → skills whose clauses use it
         self._compiled: dict[str, _Compiled] = {}
         # Derived from the postings, cleared with ``_compiled`` whenever a skill changes.
         self._related: dict[str, tuple[tuple[str, float], ...]] = {}
-        self._name_prefixes: set[str] | None = None  # every prefix of a name key: ends n-grams early
+        self._name_prefixes: set[str] | None = (
+            None  # every prefix of a name key: ends n-grams early
+        )
         for meta in metas:
             self.upsert(meta)
 
@@ -212,17 +246,27 @@ class SkillIndex:
             tfs[field_name] = Counter(tokenize(text))
         lengths = tuple(sum(tfs[field_name].values()) for field_name in FIELDS)
         triggers = tuple(
-            (tuple(tokenize(phrase)), phrase) for phrase in meta.triggers if tokenize(phrase)
+            (tuple(tokenize(phrase)), phrase)
+            for phrase in meta.triggers
+            if tokenize(phrase)
         )
         per_field = [tfs[field_name] for field_name in FIELDS]
         terms = tuple(set().union(*per_field))
         exclusions: tuple[Boundary, ...] = ()
         if parsed.exclusions:
-            positive = set().union(*per_field[:-1])  # what the metadata says it is for (not the body)
+            positive = set().union(
+                *per_field[:-1]
+            )  # what the metadata says it is for (not the body)
             exclusions = boundaries(parsed, frozenset(positive), tokenize)
         doc = _Doc(
-            name=meta.name, terms=terms, name_terms=frozenset(tfs["name"]), lengths=lengths,
-            name_key=_name_key(meta.name), triggers=triggers, has_body=bool(body), exclusions=exclusions,
+            name=meta.name,
+            terms=terms,
+            name_terms=frozenset(tfs["name"]),
+            lengths=lengths,
+            name_key=_name_key(meta.name),
+            triggers=triggers,
+            has_body=bool(body),
+            exclusions=exclusions,
         )
         self._docs[meta.name] = doc
         for i, field_name in enumerate(FIELDS):
@@ -273,14 +317,24 @@ class SkillIndex:
         """Indexed terms a query term also meets, each with its share of the term's weight."""
         related = self._related.get(term)
         if related is None:
-            related = tuple((other, SYNONYM_WEIGHT) for other in sorted(synonyms(term)) if other in self._postings)
+            related = tuple(
+                (other, SYNONYM_WEIGHT)
+                for other in sorted(synonyms(term))
+                if other in self._postings
+            )
             self._related[term] = related
         return related
 
     def _related_via(self, term: str, weights: Mapping[str, float]) -> str:
         """The query term (of ``weights``) that ``term`` is a related word of; "" when none."""
-        return next((query_term for query_term in weights
-                     if any(other == term for other, _share in self.related(query_term))), "")
+        return next(
+            (
+                query_term
+                for query_term in weights
+                if any(other == term for other, _share in self.related(query_term))
+            ),
+            "",
+        )
 
     def scoring_weights(self, weights: dict[str, float]) -> dict[str, float]:
         """The query's terms plus their related terms (down-weighted) it does not already have."""
@@ -344,7 +398,9 @@ class SkillIndex:
                 parts.append((f, FIELD_WEIGHTS[f] * count / norm))
         return parts
 
-    def query_weights(self, query: str, context: Sequence[str] = ()) -> dict[str, float]:
+    def query_weights(
+        self, query: str, context: Sequence[str] = ()
+    ) -> dict[str, float]:
         """Terms of the query (weight 1) and of the context turns (down-weighted)."""
         return self._weights(tokenize(query), context)
 
@@ -359,13 +415,17 @@ class SkillIndex:
     def _boosts(self, query: str) -> dict[str, list[Signal]]:
         """Exact-name and trigger-phrase hits: skill → boost signals."""
         raw = [word for word in words(query) if word]
-        return self._boosts_of(raw, [term for term in map(term_of, raw) if term is not None])
+        return self._boosts_of(
+            raw, [term for term in map(term_of, raw) if term is not None]
+        )
 
     def _boosts_of(self, raw: list[str], terms: list[str]) -> dict[str, list[Signal]]:
         """:meth:`_boosts` from the query's surface words and their terms (computed once)."""
         boosts: dict[str, list[Signal]] = {}
         if self._name_prefixes is None:
-            self._name_prefixes = {key[:end] for key in self._by_name_key for end in range(1, len(key) + 1)}
+            self._name_prefixes = {
+                key[:end] for key in self._by_name_key for end in range(1, len(key) + 1)
+            }
         prefixes, by_name_key = self._name_prefixes, self._by_name_key
         keys: set[str] = set()
         for i in range(len(raw)):
@@ -380,7 +440,9 @@ class SkillIndex:
             for name in self._by_name_key.get(key, ()):
                 doc = self._docs[name]
                 mass = sum(self.idf(term) for term in doc.name_terms)
-                boosts.setdefault(name, []).append(Signal(name, "name", EXACT_NAME_BOOST * mass))
+                boosts.setdefault(name, []).append(
+                    Signal(name, "name", EXACT_NAME_BOOST * mass)
+                )
         if self._by_trigger:
             grams = {
                 tuple(terms[i:j])
@@ -389,13 +451,20 @@ class SkillIndex:
             }
             for gram in grams:
                 for name in self._by_trigger.get(gram, ()):
-                    phrase = next(p for seq, p in self._docs[name].triggers if seq == gram)
+                    phrase = next(
+                        p for seq, p in self._docs[name].triggers if seq == gram
+                    )
                     mass = sum(self.idf(term) for term in set(gram))
-                    boosts.setdefault(name, []).append(Signal(phrase, "triggers", TRIGGER_BOOST * mass))
+                    boosts.setdefault(name, []).append(
+                        Signal(phrase, "triggers", TRIGGER_BOOST * mass)
+                    )
         return boosts
 
     def _scores(
-        self, weights: dict[str, float], boosts: dict[str, list[Signal]], keep: int | None = None,
+        self,
+        weights: dict[str, float],
+        boosts: dict[str, list[Signal]],
+        keep: int | None = None,
         window: int | None = None,
     ) -> dict[str, float]:
         """Accumulate scores term by term, rarest term first.
@@ -426,13 +495,20 @@ class SkillIndex:
         for weight, compiled in postings:
             if keep is not None and not closed and len(scores) >= keep:
                 # The keep-th best exceeds what remains only if the best does: max() is cheap.
-                closed = max(scores.values()) > remaining and sorted(scores.values())[-keep] > remaining
+                closed = (
+                    max(scores.values()) > remaining
+                    and sorted(scores.values())[-keep] > remaining
+                )
             if closed and window is not None and len(scores) > window:
                 scores = _within_reach(scores, window, remaining)
             remaining -= weight * compiled.top
             values = compiled.scores
             if closed:
-                names = scores if len(scores) <= len(values) else scores.keys() & values.keys()
+                names = (
+                    scores
+                    if len(scores) <= len(values)
+                    else scores.keys() & values.keys()
+                )
                 for name in names:
                     value = values.get(name)
                     if value is not None:
@@ -447,7 +523,9 @@ class SkillIndex:
                     scores[name] = get(name, 0.0) + weight * value
         return scores
 
-    def rank(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Ranking:
+    def rank(
+        self, query: str, context: Sequence[str] = (), top_k: int | None = None
+    ) -> Ranking:
         """Skills that share a term with the query, best first (ties by name).
 
         ``context`` are earlier user turns; their terms count ``CONTEXT_WEIGHT``.
@@ -461,9 +539,16 @@ class SkillIndex:
             self._match(name, score, rank, best, runner_up, weights, boosts, scoring)
             for rank, (name, score) in enumerate(ordered[:limit])
         )
-        return Ranking(query=query, terms=tuple(weights), matches=matches, considered=len(self._docs))
+        return Ranking(
+            query=query,
+            terms=tuple(weights),
+            matches=matches,
+            considered=len(self._docs),
+        )
 
-    def top_scores(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Scored:
+    def top_scores(
+        self, query: str, context: Sequence[str] = (), top_k: int | None = None
+    ) -> Scored:
         """:meth:`rank`'s names and scores without its explanations (signals, confidence).
 
         The same scoring, so ``top_scores(q).ranked`` equals ``[(m.name, m.score) for m in
@@ -476,13 +561,23 @@ class SkillIndex:
         return Scored(query=query, terms=tuple(weights), ranked=ranked)
 
     def _ordered(
-        self, query: str, context: Sequence[str], top_k: int | None,
-    ) -> tuple[dict[str, float], dict[str, list[Signal]], dict[str, float], list[tuple[str, float]]]:
+        self,
+        query: str,
+        context: Sequence[str],
+        top_k: int | None,
+    ) -> tuple[
+        dict[str, float],
+        dict[str, list[Signal]],
+        dict[str, float],
+        list[tuple[str, float]],
+    ]:
         """The scoring both :meth:`rank` and :meth:`top_scores` use: the query's weights, its
         boosts, the weights with related terms, and (name, score) best first with the name
         tiers applied — cut to ``max(top_k, 2)`` (the runner-up sets the top's margin)."""
         raw = [word for word in words(query) if word]
-        terms = [term for term in map(term_of, raw) if term is not None]  # = tokenize(query)
+        terms = [
+            term for term in map(term_of, raw) if term is not None
+        ]  # = tokenize(query)
         weights = self._weights(terms, context)
         boosts = self._boosts_of(raw, terms)
         keep = None if top_k is None else max(top_k, 2)
@@ -490,7 +585,9 @@ class SkillIndex:
         excluding = self._excluding(weights)
         # A penalty applied after scoring could let a pruned skill into the top: score them all.
         prune = None if excluding else keep
-        scores = self._scores(scoring, boosts, prune, None if prune is None else max(prune, LIFT_WINDOW))
+        scores = self._scores(
+            scoring, boosts, prune, None if prune is None else max(prune, LIFT_WINDOW)
+        )
         if excluding:
             self._apply_exclusions(scores, boosts, weights, excluding)
         key = _order
@@ -501,7 +598,12 @@ class SkillIndex:
         ordered = self._lift_name_tiers(ordered, weights, boosts)
         if top_k is not None:
             ordered = ordered[:keep]
-        return weights, boosts, scoring, [(name, score) for name, score in ordered if score > 0]
+        return (
+            weights,
+            boosts,
+            scoring,
+            [(name, score) for name, score in ordered if score > 0],
+        )
 
     # -- exclusions: "Not for X" in a description is evidence against loading for X ---------
 
@@ -515,8 +617,13 @@ class SkillIndex:
             out.update(by_excluded.get(term, ()))
         return out
 
-    def _apply_exclusions(self, scores: dict[str, float], boosts: dict[str, list[Signal]],
-                          weights: dict[str, float], excluding: set[str]) -> None:
+    def _apply_exclusions(
+        self,
+        scores: dict[str, float],
+        boosts: dict[str, list[Signal]],
+        weights: dict[str, float],
+        excluding: set[str],
+    ) -> None:
         """Lower the score of each skill the query meets through an exclusion clause, recording
         the penalty as one ``exclusion`` signal per clause (its share of the penalty)."""
         masses = self._query_masses(weights)
@@ -531,10 +638,13 @@ class SkillIndex:
             scores[name] = score - penalty
             total = sum(mass for _text, _terms, mass in hits)
             for text, _terms, mass in hits:
-                boosts.setdefault(name, []).append(Signal(text, EXCLUSION_FIELD, -penalty * mass / total))
+                boosts.setdefault(name, []).append(
+                    Signal(text, EXCLUSION_FIELD, -penalty * mass / total)
+                )
 
-    def exclusion(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
-                  ) -> tuple[float, tuple[tuple[str, tuple[str, ...], float], ...]]:
+    def exclusion(
+        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+    ) -> tuple[float, tuple[tuple[str, tuple[str, ...], float], ...]]:
         """(factor, clauses met) for skill ``name`` and a query's masses (:meth:`_query_masses`).
 
         Each clause met is (its text, the query terms it excludes, their q·idf mass). The factor
@@ -549,7 +659,13 @@ class SkillIndex:
         for boundary in doc.exclusions:
             met = boundary.against(terms)
             if met:
-                hits.append((boundary.text, met, sum(mass for term, mass, _r in masses if term in met)))
+                hits.append(
+                    (
+                        boundary.text,
+                        met,
+                        sum(mass for term, mass, _r in masses if term in met),
+                    )
+                )
                 excluded.update(met)
         if not hits:
             return 1.0, ()
@@ -558,8 +674,12 @@ class SkillIndex:
         factor = 1.0 - EXCLUSION_WEIGHT * against / covered if covered > 0 else 0.0
         return max(EXCLUDED_FLOOR, factor), tuple(hits)
 
-    def _lift_name_tiers(self, ordered: list[tuple[str, float]], weights: dict[str, float],
-                         boosts: dict[str, list[Signal]]) -> list[tuple[str, float]]:
+    def _lift_name_tiers(
+        self,
+        ordered: list[tuple[str, float]],
+        weights: dict[str, float],
+        boosts: dict[str, list[Signal]],
+    ) -> list[tuple[str, float]]:
         """Seed 000's strict order: exact name > partial name > description-only match.
 
         Among the best ``LIFT_WINDOW`` (already sorted by score), a skill with a query term in
@@ -576,7 +696,11 @@ class SkillIndex:
         """
         head = ordered[:LIFT_WINDOW]
         terms = {term for term, q in weights.items() if q >= 1.0}
-        named = {name for name, signals in boosts.items() if any(signal.field == "name" for signal in signals)}
+        named = {
+            name
+            for name, signals in boosts.items()
+            if any(signal.field == "name" for signal in signals)
+        }
 
         def tier(name: str) -> int:
             if name in named:
@@ -590,7 +714,9 @@ class SkillIndex:
         covered: dict[str, float] = {}
         masses: list = []
 
-        def coverage(name: str) -> float:  # lazily: most lifts compare a handful of skills
+        def coverage(
+            name: str,
+        ) -> float:  # lazily: most lifts compare a handful of skills
             if name not in covered:
                 if not masses:
                     masses.extend(self._query_masses(weights))
@@ -598,17 +724,24 @@ class SkillIndex:
             return covered[name]
 
         scores = dict(head)
-        for level, rule in ((1, "partial name match ranks above description-only matches"),
-                            (0, "exact name match ranks above every other match")):
+        for level, rule in (
+            (1, "partial name match ranks above description-only matches"),
+            (0, "exact name match ranks above every other match"),
+        ):
             for name, t in tiers.items():
                 if t != level:
                     continue
                 score = scores[name]
-                ahead = [n for n, u in tiers.items() if u > level and scores[n] >= score]
+                ahead = [
+                    n for n, u in tiers.items() if u > level and scores[n] >= score
+                ]
                 if not ahead:
                     continue
                 mine = coverage(name)
-                below = max((scores[n] for n in ahead if coverage(n) <= mine + 1e-9), default=0.0)
+                below = max(
+                    (scores[n] for n in ahead if coverage(n) <= mine + 1e-9),
+                    default=0.0,
+                )
                 if scores[name] <= below:
                     lift = below - scores[name] + 0.01 + below * 0.01
                     scores[name] += lift
@@ -620,11 +753,18 @@ class SkillIndex:
         exclusion factor when the query meets one of its exclusion clauses (:meth:`exclusion`)."""
         return self._coverage(name, self._query_masses(weights))
 
-    def _query_masses(self, weights: dict[str, float]) -> list[tuple[str, float, tuple[tuple[str, float], ...]]]:
+    def _query_masses(
+        self, weights: dict[str, float]
+    ) -> list[tuple[str, float, tuple[tuple[str, float], ...]]]:
         """(term, q·idf, related terms) per query term: what :meth:`_coverage` needs, computed once."""
-        return [(term, q * self.idf(term), self.related(term)) for term, q in weights.items()]
+        return [
+            (term, q * self.idf(term), self.related(term))
+            for term, q in weights.items()
+        ]
 
-    def _coverage(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]) -> float:
+    def _coverage(
+        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+    ) -> float:
         covered, total = self._covered(name, masses)
         if not total:
             return 0.0
@@ -636,8 +776,9 @@ class SkillIndex:
             covered -= self._contested(doc, masses)[1]
         return covered / total * factor
 
-    def _contested(self, doc: _Doc, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
-                   ) -> tuple[tuple[str, ...], float]:
+    def _contested(
+        self, doc: _Doc, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+    ) -> tuple[tuple[str, ...], float]:
         """(contested terms, coverage they lose) when a request meets ``doc`` only through words
         its own "Not for …" clauses also use ("theme" in "Not for a WordPress theme or a theme
         song"): the description names ``k`` other senses of such a word besides its own, so the
@@ -654,14 +795,23 @@ class SkillIndex:
                 if term not in senses:
                     return (), 0.0
                 met.append((term, mass))
-            elif not counts and term not in senses and any(doc.name in postings.get(other, ())
-                                                           for other, _share in related):
-                return (), 0.0  # a related word of the description tells the sense too (the body does not)
+            elif (
+                not counts
+                and term not in senses
+                and any(
+                    doc.name in postings.get(other, ()) for other, _share in related
+                )
+            ):
+                return (
+                    (),
+                    0.0,
+                )  # a related word of the description tells the sense too (the body does not)
         lost = sum(mass * (1.0 - 1.0 / (1 + senses[term])) for term, mass in met)
         return tuple(term for term, _mass in met), lost
 
-    def _covered(self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
-                 ) -> tuple[float, float]:
+    def _covered(
+        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+    ) -> tuple[float, float]:
         """(q·idf mass of the query the skill explains, the query's whole mass)."""
         # Read from the postings (per-field counts, body last): this runs inside rank().
         postings = self._postings
@@ -672,13 +822,25 @@ class SkillIndex:
             if counts:
                 covered += mass * (1.0 if any(counts[:-1]) else BODY_ONLY_COVERAGE)
             elif related:  # a related term (synonym) covers part of it
-                covered += mass * max((share for other, share in related if name in postings.get(other, ())),
-                                      default=0.0)
+                covered += mass * max(
+                    (
+                        share
+                        for other, share in related
+                        if name in postings.get(other, ())
+                    ),
+                    default=0.0,
+                )
         return covered, total
 
     def confidence(
-        self, name: str, score: float, rank: int, best: float, runner_up: float,
-        weights: dict[str, float], exact: bool,
+        self,
+        name: str,
+        score: float,
+        rank: int,
+        best: float,
+        runner_up: float,
+        weights: dict[str, float],
+        exact: bool,
     ) -> float:
         """Confidence in [0, 1] that the skill is what the query asks for.
 
@@ -708,12 +870,20 @@ class SkillIndex:
         """
         if score <= 0 or best <= 0:
             return 0.0
-        evidence, cap = self._confidence_parts(name, score, rank, best, runner_up, weights, exact)
+        evidence, cap = self._confidence_parts(
+            name, score, rank, best, runner_up, weights, exact
+        )
         return round(max(0.0, min(1.0, evidence, cap)), 4)
 
     def _confidence_parts(
-        self, name: str, score: float, rank: int, best: float, runner_up: float,
-        weights: dict[str, float], exact: bool,
+        self,
+        name: str,
+        score: float,
+        rank: int,
+        best: float,
+        runner_up: float,
+        weights: dict[str, float],
+        exact: bool,
     ) -> tuple[float, float]:
         """(evidence, cap) of :meth:`confidence`: the explanation says which one decided."""
         coverage = self.coverage(name, weights)
@@ -735,8 +905,14 @@ class SkillIndex:
         return min(1.0, (best - runner_up) / best / self.calibration.lead_margin)
 
     def _match(
-        self, name: str, score: float, rank: int, best: float, runner_up: float,
-        weights: dict[str, float], boosts: dict[str, list[Signal]],
+        self,
+        name: str,
+        score: float,
+        rank: int,
+        best: float,
+        runner_up: float,
+        weights: dict[str, float],
+        boosts: dict[str, list[Signal]],
         scoring: dict[str, float] | None = None,
     ) -> Match:
         signals: list[Signal] = []
@@ -749,42 +925,65 @@ class SkillIndex:
             total = sum(part for _f, part in parts)
             via = "" if term in weights else self._related_via(term, weights)
             for field_name, part in parts:
-                signals.append(Signal(term, field_name, round(contribution * part / total, 4), via))
+                signals.append(
+                    Signal(term, field_name, round(contribution * part / total, 4), via)
+                )
         extra = boosts.get(name, [])
         signals.extend(Signal(s.term, s.field, round(s.weight, 4)) for s in extra)
         exact = any(s.field == "name" for s in extra)
         confidence = self.confidence(name, score, rank, best, runner_up, weights, exact)
-        return Match(name=name, score=round(score, 4), confidence=confidence, signals=tuple(signals))
+        return Match(
+            name=name,
+            score=round(score, 4),
+            confidence=confidence,
+            signals=tuple(signals),
+        )
 
     def explicit_match(self, name: str) -> Match:
         """The match of a skill activated by ``/skill NAME`` or ``use_skill``: always wins."""
         if name not in self._docs:
             raise KeyError(f"unknown skill {name!r}")
         return Match(
-            name=name, score=0.0, confidence=1.0,
-            signals=(Signal(name, "explicit", 1.0),), explicit=True,
+            name=name,
+            score=0.0,
+            confidence=1.0,
+            signals=(Signal(name, "explicit", 1.0),),
+            explicit=True,
         )
 
     # -- explaining -----------------------------------------------------------------------
 
-    def _held_back(self, query: str, context: Sequence[str], ranking: Ranking, position: int) -> str:
+    def _held_back(
+        self, query: str, context: Sequence[str], ranking: Ranking, position: int
+    ) -> str:
         """Why the confidence is lower than the match's evidence, when the lead cap decided."""
         matches = ranking.matches
         match = matches[position]
         best = matches[0].score
         runner_up = matches[1].score if len(matches) > 1 else 0.0
         exact = any(s.field == "name" for s in self._boosts(query).get(match.name, ()))
-        evidence, cap = self._confidence_parts(match.name, match.score, position, best, runner_up,
-                                               self.query_weights(query, context), exact)
+        evidence, cap = self._confidence_parts(
+            match.name,
+            match.score,
+            position,
+            best,
+            runner_up,
+            self.query_weights(query, context),
+            exact,
+        )
         if min(1.0, evidence) <= cap + 1e-9:
             return ""
         if position == 0:
             ahead = (best - runner_up) / best if best > 0 else 0.0
-            return (f"held at {match.confidence:.2f}: only {ahead:.0%} ahead of {matches[1].name} "
-                    f"(a clear lead is {self.calibration.lead_margin:.0%})")
+            return (
+                f"held at {match.confidence:.2f}: only {ahead:.0%} ahead of {matches[1].name} "
+                f"(a clear lead is {self.calibration.lead_margin:.0%})"
+            )
         return f"held at {match.confidence:.2f}: {matches[0].name} matches at least as well"
 
-    def words_for(self, query: str, name: str | None = None, context: Sequence[str] = ()) -> dict[str, str]:
+    def words_for(
+        self, query: str, name: str | None = None, context: Sequence[str] = ()
+    ) -> dict[str, str]:
         """Each term of the query (and of skill ``name``) → the word it came from.
 
         Terms are stems ("databas", "tabl"); people read words. The query's own spelling
@@ -795,12 +994,21 @@ class SkillIndex:
         texts = [query, *context]
         meta = self._metas.get(name) if name is not None else None
         if meta is not None:
-            texts += [" ".join(words(meta.name)), " ".join(meta.triggers), " ".join(meta.tags),
-                      meta.description or "", self._bodies.get(meta.name, "")]
+            texts += [
+                " ".join(words(meta.name)),
+                " ".join(meta.triggers),
+                " ".join(meta.tags),
+                meta.description or "",
+                self._bodies.get(meta.name, ""),
+            ]
         return surface_words(*texts)
 
     def explain(
-        self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None,
+        self,
+        query: str,
+        name: str,
+        context: Sequence[str] = (),
+        top_k: int | None = None,
     ) -> Explanation:
         """Why ``name`` ranks where it does for ``query`` — above all, what it is missing.
 
@@ -810,7 +1018,15 @@ class SkillIndex:
         ranking = self.rank(query, context)
         terms = ranking.terms
         if name not in self._docs:
-            return Explanation(name, query, terms, None, None, (), (f"no skill named {name!r} is indexed",))
+            return Explanation(
+                name,
+                query,
+                terms,
+                None,
+                None,
+                (),
+                (f"no skill named {name!r} is indexed",),
+            )
         doc = self._docs[name]
         shown = self.words_for(query, name, context)
 
@@ -819,27 +1035,44 @@ class SkillIndex:
 
         absent = [term for term in terms if not self._fields_of(doc.name, term)]
         # A term the skill meets through a related word is met (at half weight), not missing.
-        related = [f"{shown.get(term, term)}~{shown.get(other, other)}" for term in absent
-                   for other, _share in self.related(term) if self._fields_of(doc.name, other)]
-        met_related = {term for term in absent
-                       if any(self._fields_of(doc.name, other) for other, _share in self.related(term))}
+        related = [
+            f"{shown.get(term, term)}~{shown.get(other, other)}"
+            for term in absent
+            for other, _share in self.related(term)
+            if self._fields_of(doc.name, other)
+        ]
+        met_related = {
+            term
+            for term in absent
+            if any(
+                self._fields_of(doc.name, other) for other, _share in self.related(term)
+            )
+        }
         missing = tuple(term for term in absent if term not in met_related)
-        rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
+        rank = next(
+            (i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None
+        )
         match = ranking.matches[rank - 1] if rank else None
         reasons: list[str] = []
         if not terms:
             reasons.append("the query has no terms left after removing stop-words")
         elif match is None:
-            searched = "name, description, tags or triggers" + (" or body" if doc.has_body else "")
+            searched = "name, description, tags or triggers" + (
+                " or body" if doc.has_body else ""
+            )
             reasons.append(f"no query term appears in {searched}")
         else:
-            body_only = [term for term in terms if self._fields_of(doc.name, term) == ["body"]]
+            body_only = [
+                term for term in terms if self._fields_of(doc.name, term) == ["body"]
+            ]
             if body_only:
                 reasons.append(f"terms {said(body_only)} matched only the body")
             if top_k is not None and rank is not None and rank > top_k:
                 reasons.append(f"ranked {_ordinal(rank)}, below top-k {top_k}")
             elif rank is not None:
-                reasons.append(f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches")
+                reasons.append(
+                    f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches"
+                )
             reasons.append(f"confidence {match.confidence:.2f}")
             held = self._held_back(query, context, ranking, rank - 1)
             if held:
@@ -847,27 +1080,49 @@ class SkillIndex:
         masses = self._query_masses(self.query_weights(query, context))
         factor, hits = self.exclusion(name, masses)
         for text, met, _mass in hits:
-            reasons.append(f'excluded by: "{text}" (the request says {said(met)}; '
-                           f"score and confidence × {factor:.2f})")
-        contested = self._contested(doc, masses)[0] if doc.exclusions and not hits else ()
+            reasons.append(
+                f'excluded by: "{text}" (the request says {said(met)}; '
+                f"score and confidence × {factor:.2f})"
+            )
+        contested = (
+            self._contested(doc, masses)[0] if doc.exclusions and not hits else ()
+        )
         if contested:
             senses = _senses(doc)
             if len(contested) == 1:
                 term = contested[0]
-                reasons.append(f"met only through {said(contested)}, a word its \"Not for …\" clauses also use for "
-                               f"{senses[term]} other thing{'s' if senses[term] > 1 else ''}: "
-                               f"confidence counts it at 1/{1 + senses[term]}")
+                reasons.append(
+                    f'met only through {said(contested)}, a word its "Not for …" clauses also use for '
+                    f"{senses[term]} other thing{'s' if senses[term] > 1 else ''}: "
+                    f"confidence counts it at 1/{1 + senses[term]}"
+                )
             else:
-                shares = ", ".join(f"{shown.get(term, term)} at 1/{1 + senses[term]}" for term in contested)
-                reasons.append(f"met only through {said(contested)}, words its \"Not for …\" clauses also use for "
-                               f"other things: confidence counts {shares}")
+                shares = ", ".join(
+                    f"{shown.get(term, term)} at 1/{1 + senses[term]}"
+                    for term in contested
+                )
+                reasons.append(
+                    f'met only through {said(contested)}, words its "Not for …" clauses also use for '
+                    f"other things: confidence counts {shares}"
+                )
         if missing and terms:
             reasons.append(f"missing terms: {said(missing)}")
         if related and terms:
-            reasons.append(f"met through related words (half weight): {', '.join(related)}")
+            reasons.append(
+                f"met through related words (half weight): {', '.join(related)}"
+            )
         missing_words = tuple(shown.get(term, term) for term in missing)
-        return Explanation(name, query, terms, rank, match, missing, tuple(reasons), missing_words,
-                           tuple(text for text, _met, _mass in hits))
+        return Explanation(
+            name,
+            query,
+            terms,
+            rank,
+            match,
+            missing,
+            tuple(reasons),
+            missing_words,
+            tuple(text for text, _met, _mass in hits),
+        )
 
 
 def _senses(doc: _Doc) -> Counter[str]:
@@ -882,14 +1137,18 @@ def exclusion_factor(match: Match) -> float:
     """What a match's exclusion clauses multiplied its score by (1.0 when none applied): the
     hybrid ranking applies the same factor to its fused score and to the similarity's confidence,
     so an embedding of a description cannot bring back what its "Not for …" excluded."""
-    penalty = -sum(signal.weight for signal in match.signals if signal.field == EXCLUSION_FIELD)
+    penalty = -sum(
+        signal.weight for signal in match.signals if signal.field == EXCLUSION_FIELD
+    )
     if penalty <= 0:
         return 1.0
     before = match.score + penalty
     return max(0.0, min(1.0, match.score / before)) if before > 0 else 1.0
 
 
-def _within_reach(scores: dict[str, float], window: int, remaining: float) -> dict[str, float]:
+def _within_reach(
+    scores: dict[str, float], window: int, remaining: float
+) -> dict[str, float]:
     """The skills that can still be among the best ``window`` when at most ``remaining`` is
     added to any score (a little slack for float rounding: keeping one too many is harmless)."""
     floor = sorted(scores.values())[-window]
@@ -916,8 +1175,18 @@ def _discard(index: dict, key: object, name: str) -> None:
 
 
 def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    suffix = (
+        "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    )
     return f"{n}{suffix}"
 
 
-__all__ = ["Calibration", "EXCLUSION_FIELD", "Explanation", "Scored", "SkillIndex", "FIELDS", "exclusion_factor"]
+__all__ = [
+    "EXCLUSION_FIELD",
+    "FIELDS",
+    "Calibration",
+    "Explanation",
+    "Scored",
+    "SkillIndex",
+    "exclusion_factor",
+]

@@ -27,7 +27,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import numpy as np
 
-ADAPTERS = Path(__file__).with_name("adapters")  # package data, named by models.ModelSpec.query_adapter
+ADAPTERS = Path(__file__).with_name(
+    "adapters"
+)  # package data, named by models.ModelSpec.query_adapter
 
 
 class QueryAdapterError(Exception):
@@ -43,27 +45,35 @@ def shipped_adapter(file_name: str) -> Path | None:
 class QueryAdapter:
     """``W`` applied to query vectors (one or a batch), rows re-normalised to unit length."""
 
-    def __init__(self, matrix: "np.ndarray") -> None:
+    def __init__(self, matrix: np.ndarray) -> None:
         import numpy as np
 
-        if matrix.ndim != 2 or matrix.shape[0] != matrix.shape[1] or not np.all(np.isfinite(matrix)):
-            raise QueryAdapterError(f"a query adapter is a finite square matrix, not shape {matrix.shape}")
+        if (
+            matrix.ndim != 2
+            or matrix.shape[0] != matrix.shape[1]
+            or not np.all(np.isfinite(matrix))
+        ):
+            raise QueryAdapterError(
+                f"a query adapter is a finite square matrix, not shape {matrix.shape}"
+            )
         self.matrix = matrix.astype(np.float32)
 
     @classmethod
-    def load(cls, path: Path) -> "QueryAdapter":
+    def load(cls, path: Path) -> QueryAdapter:
         import numpy as np
 
         try:
             matrix = np.load(path, allow_pickle=False)
         except (OSError, ValueError) as exc:
-            raise QueryAdapterError(f"{path}: not a readable .npy matrix ({exc})") from exc
+            raise QueryAdapterError(
+                f"{path}: not a readable .npy matrix ({exc})"
+            ) from exc
         try:
             return cls(matrix)
         except QueryAdapterError as exc:
             raise QueryAdapterError(f"{path}: {exc}") from exc
 
-    def at_strength(self, share: float) -> "QueryAdapter":
+    def at_strength(self, share: float) -> QueryAdapter:
         """The same move, ``share`` times as far: I + share·(W − I) (1 = the file as shipped, 0 =
         the identity). A shipped file folds in the strength α it was trained at (ModelSpec.
         query_adapter_alpha); ``matching.semantic_query_adapter_alpha`` is applied relative to it."""
@@ -72,19 +82,23 @@ class QueryAdapter:
         if share == 1.0:
             return self
         eye = np.eye(self.dimensions, dtype=np.float64)
-        return QueryAdapter((eye + share * (self.matrix.astype(np.float64) - eye)).astype(np.float32))
+        return QueryAdapter(
+            (eye + share * (self.matrix.astype(np.float64) - eye)).astype(np.float32)
+        )
 
     @property
     def dimensions(self) -> int:
         return int(self.matrix.shape[0])
 
-    def apply(self, vectors: "np.ndarray") -> "np.ndarray":
+    def apply(self, vectors: np.ndarray) -> np.ndarray:
         """Adapted unit vectors, same shape as ``vectors`` (d,) or (n, d); a zero row stays zero."""
         import numpy as np
 
         if vectors.shape[-1] != self.dimensions:
-            raise QueryAdapterError(f"the adapter is for {self.dimensions}-dimensional vectors, "
-                                    f"the model gives {vectors.shape[-1]}")
+            raise QueryAdapterError(
+                f"the adapter is for {self.dimensions}-dimensional vectors, "
+                f"the model gives {vectors.shape[-1]}"
+            )
         moved = vectors.astype(np.float32) @ self.matrix
         norms = np.linalg.norm(moved, axis=-1, keepdims=True)
         return moved / np.where(norms > 0, norms, 1.0)

@@ -49,9 +49,10 @@ numpy is imported only when vectors exist: the keyword path stays light.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.ranking.match import Explanation, SkillIndex, exclusion_factor
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
@@ -81,9 +82,10 @@ class FusionSettings:
     companion_weight: float = 0.3
 
     @classmethod
-    def from_config(cls, matching: Any) -> "FusionSettings":
+    def from_config(cls, matching: Any) -> FusionSettings:
         return cls(
-            weight=matching.semantic_weight, floor=matching.semantic_floor,
+            weight=matching.semantic_weight,
+            floor=matching.semantic_floor,
             keyword_half=matching.semantic_keyword_half,
             brief_similarity=matching.semantic_brief_similarity,
             full_similarity=matching.semantic_full_similarity,
@@ -92,7 +94,9 @@ class FusionSettings:
         )
 
 
-def similarity_confidence(similarity: float, fusion: FusionSettings, brief: float = 0.15, full: float = 0.7) -> float:
+def similarity_confidence(
+    similarity: float, fusion: FusionSettings, brief: float = 0.15, full: float = 0.7
+) -> float:
     """Map a cosine onto the keyword confidence scale: calibrated brief/full points, linear between."""
     lo, mid, hi = fusion.floor * 0.5, fusion.brief_similarity, fusion.full_similarity
     if similarity <= lo:
@@ -111,10 +115,17 @@ class SemanticModel:
     Nothing blocks: the matcher asks :meth:`similarities`, which answers None until ready.
     """
 
-    def __init__(self, model_dir: Path, vectors: "SkillVectors", *, name: str = "minilm",
-                 encoder_factory: Callable[[Path], "Encoder"] | None = None,
-                 companion: "SemanticModel | None" = None, query_adapter: Path | None = None,
-                 query_adapter_strength: float = 1.0) -> None:
+    def __init__(
+        self,
+        model_dir: Path,
+        vectors: SkillVectors,
+        *,
+        name: str = "minilm",
+        encoder_factory: Callable[[Path], Encoder] | None = None,
+        companion: SemanticModel | None = None,
+        query_adapter: Path | None = None,
+        query_adapter_strength: float = 1.0,
+    ) -> None:
         self.model_dir = model_dir
         self.name = name
         self.vectors = vectors
@@ -122,7 +133,7 @@ class SemanticModel:
         # the encoder. None: the model's own query vectors.
         self.query_adapter = query_adapter
         self.query_adapter_strength = query_adapter_strength  # share of the file's move (models.query_adapter_strength)
-        self._adapter: "QueryAdapter | None" = None
+        self._adapter: QueryAdapter | None = None
         # A second model fused beside this one (see the module docstring); prepared after this
         # one, and left out while not ready or when it failed — it never holds matching back.
         self.companion = companion
@@ -134,7 +145,7 @@ class SemanticModel:
         self._stop = False
 
     @property
-    def progress(self) -> "Progress":
+    def progress(self) -> Progress:
         return self.vectors.progress
 
     @property
@@ -146,7 +157,7 @@ class SemanticModel:
         if self.companion is not None:
             self.companion.stop()
 
-    def prepare(self, on_progress: Callable[["Progress"], None] | None = None) -> None:
+    def prepare(self, on_progress: Callable[[Progress], None] | None = None) -> None:
         """Load the encoder and embed every pending skill. Call from a worker thread."""
         try:
             with self._lock:
@@ -161,14 +172,22 @@ class SemanticModel:
                 if self.query_adapter is not None and self._adapter is None:
                     from aiq_tui.ranking.query_adapter import QueryAdapter
 
-                    self._adapter = QueryAdapter.load(self.query_adapter).at_strength(self.query_adapter_strength)
+                    self._adapter = QueryAdapter.load(self.query_adapter).at_strength(
+                        self.query_adapter_strength
+                    )
                 self.state = "embedding"
                 if on_progress is not None:
                     on_progress(self.progress)
-                self.vectors.embed_pending(self._encoder, on_progress=on_progress, should_stop=lambda: self._stop)
+                self.vectors.embed_pending(
+                    self._encoder,
+                    on_progress=on_progress,
+                    should_stop=lambda: self._stop,
+                )
                 self._check_adapter_fits()
                 self.state = "ready" if self.vectors.progress.ready else "embedding"
-        except Exception as exc:  # a broken model must never break matching: keyword only
+        except (
+            Exception
+        ) as exc:  # a broken model must never break matching: keyword only
             self.state, self.error = "failed", f"{type(exc).__name__}: {exc}"
         if self.companion is not None and self.state == "ready" and not self._stop:
             self.companion.prepare()  # a static model: milliseconds, so no progress of its own
@@ -178,12 +197,18 @@ class SemanticModel:
     def _check_adapter_fits(self) -> None:
         """An adapter made for vectors of another size would fail every request: fail now instead."""
         snapshot = self.vectors.snapshot()
-        if self._adapter is None or snapshot is None or snapshot[1].shape[1] == self._adapter.dimensions:
+        if (
+            self._adapter is None
+            or snapshot is None
+            or snapshot[1].shape[1] == self._adapter.dimensions
+        ):
             return
         from aiq_tui.ranking.query_adapter import QueryAdapterError
 
-        raise QueryAdapterError(f"{self.query_adapter}: for {self._adapter.dimensions}-dimensional vectors; "
-                                f"{self.name} gives {snapshot[1].shape[1]}")
+        raise QueryAdapterError(
+            f"{self.query_adapter}: for {self._adapter.dimensions}-dimensional vectors; "
+            f"{self.name} gives {snapshot[1].shape[1]}"
+        )
 
     def update(self, metas: Iterable[SkillMeta], removed: Iterable[str] = ()) -> None:
         """Skills changed on disk: their vectors become pending until :meth:`prepare` runs."""
@@ -195,7 +220,7 @@ class SemanticModel:
         if self.companion is not None:
             self.companion.update(metas, removed)
 
-    def similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
+    def similarities(self, query: str) -> tuple[tuple[str, ...], np.ndarray] | None:
         """(names, cosine per name) for the query, or None while not ready."""
         if self.state != "ready":
             return None
@@ -205,12 +230,14 @@ class SemanticModel:
         names, matrix = snapshot
         return names, matrix @ self.query_vectors(self._encoder.encode([query]))[0]
 
-    def query_vectors(self, vectors: "np.ndarray") -> "np.ndarray":
+    def query_vectors(self, vectors: np.ndarray) -> np.ndarray:
         """The encoder's vectors of requests as this model compares them with skills: through
         the query adapter when there is one. ``bench/match.py`` encodes in batches and asks this."""
         return vectors if self._adapter is None else self._adapter.apply(vectors)
 
-    def companion_similarities(self, query: str) -> "tuple[tuple[str, ...], np.ndarray] | None":
+    def companion_similarities(
+        self, query: str
+    ) -> tuple[tuple[str, ...], np.ndarray] | None:
         """The companion model's (names, cosines), or None without a ready companion."""
         if self.companion is None or not self.companion.ready:
             return None
@@ -220,8 +247,13 @@ class SemanticModel:
 class Matcher:
     """Ranks with the keyword index, plus the semantic signal once it is ready."""
 
-    def __init__(self, index: SkillIndex, semantic: SemanticModel | None = None,
-                 fusion: FusionSettings | None = None, thresholds: tuple[float, float] = (0.15, 0.7)) -> None:
+    def __init__(
+        self,
+        index: SkillIndex,
+        semantic: SemanticModel | None = None,
+        fusion: FusionSettings | None = None,
+        thresholds: tuple[float, float] = (0.15, 0.7),
+    ) -> None:
         self.index = index
         self.semantic = semantic
         self.fusion = fusion or FusionSettings()
@@ -232,23 +264,44 @@ class Matcher:
         """Which signals :meth:`rank` uses right now."""
         if self.semantic is not None and self.semantic.ready:
             companion = self.semantic.companion
-            if companion is not None and companion.ready and self.fusion.companion_weight > 0:
+            if (
+                companion is not None
+                and companion.ready
+                and self.fusion.companion_weight > 0
+            ):
                 return ("keyword", "semantic", "companion")
             return ("keyword", "semantic")
         return ("keyword",)
 
-    def rank(self, query: str, context: Sequence[str] = (), top_k: int | None = None) -> Ranking:
-        keyword = self.index.rank(query, context=context, top_k=None if self.semantic else top_k)
+    def rank(
+        self, query: str, context: Sequence[str] = (), top_k: int | None = None
+    ) -> Ranking:
+        keyword = self.index.rank(
+            query, context=context, top_k=None if self.semantic else top_k
+        )
         if self.semantic is None:
             return keyword
         similar = self.semantic.similarities(query)
         if similar is None:
-            return keyword if top_k is None else replace(keyword, matches=keyword.matches[:top_k])
-        companion = self.semantic.companion_similarities(query) if self.fusion.companion_weight > 0 else None
+            return (
+                keyword
+                if top_k is None
+                else replace(keyword, matches=keyword.matches[:top_k])
+            )
+        companion = (
+            self.semantic.companion_similarities(query)
+            if self.fusion.companion_weight > 0
+            else None
+        )
         return self.fuse(keyword, similar, top_k, companion)
 
-    def fuse(self, keyword: Ranking, similar: "tuple[tuple[str, ...], np.ndarray]", top_k: int | None,
-             companion: "tuple[tuple[str, ...], np.ndarray] | None" = None) -> Ranking:
+    def fuse(
+        self,
+        keyword: Ranking,
+        similar: tuple[tuple[str, ...], np.ndarray],
+        top_k: int | None,
+        companion: tuple[tuple[str, ...], np.ndarray] | None = None,
+    ) -> Ranking:
         """The hybrid ranking from a keyword ranking and the query's similarities (and the
         companion model's, when given)."""
         names, cosines = similar
@@ -261,13 +314,17 @@ class Matcher:
             other_low = float(companion[1].min())
             other_spread = max(float(companion[1].max()) - other_low, 1e-9)
             companion_weight = fusion.weight * fusion.companion_weight
-        total = semantic_weight + companion_weight + (1 - fusion.weight)  # fused scores stay in [0, 1]
+        total = (
+            semantic_weight + companion_weight + (1 - fusion.weight)
+        )  # fused scores stay in [0, 1]
         low, high = float(cosines.min()), float(cosines.max())
         spread = max(high - low, 1e-9)
         by_keyword = {match.name: match for match in keyword.matches}
         half = fusion.keyword_half
         similarity = dict(zip(names, cosines.tolist()))
-        candidates = set(by_keyword) | {name for name, value in similarity.items() if value >= fusion.floor}
+        candidates = set(by_keyword) | {
+            name for name, value in similarity.items() if value >= fusion.floor
+        }
         scored: list[tuple[float, str]] = []
         for name in candidates:
             score = by_keyword[name].score if name in by_keyword else 0.0
@@ -275,8 +332,14 @@ class Matcher:
             sim = (similarity.get(name, low) - low) / spread
             fused = semantic_weight * sim + (1 - fusion.weight) * kw
             if companion_weight:
-                fused += companion_weight * (other.get(name, other_low) - other_low) / other_spread
-            if name in by_keyword:  # "Not for …" lowers the fused score as it lowers the keyword one
+                fused += (
+                    companion_weight
+                    * (other.get(name, other_low) - other_low)
+                    / other_spread
+                )
+            if (
+                name in by_keyword
+            ):  # "Not for …" lowers the fused score as it lowers the keyword one
                 fused *= exclusion_factor(by_keyword[name])
             scored.append((fused / total, name))
         # No "exact name first" override: a skill named in the query already has the best
@@ -291,18 +354,33 @@ class Matcher:
         matches = []
         for position, (fused, name) in enumerate(scored):
             cosine = similarity.get(name, 0.0)
-            signal: tuple[Signal, ...] = (Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4)),)
+            signal: tuple[Signal, ...] = (
+                Signal(SEMANTIC_TERM, SEMANTIC_FIELD, round(cosine, 4)),
+            )
             if companion_weight:
-                signal += (Signal(SEMANTIC_TERM, COMPANION_FIELD, round(other.get(name, 0.0), 4)),)
+                signal += (
+                    Signal(
+                        SEMANTIC_TERM, COMPANION_FIELD, round(other.get(name, 0.0), 4)
+                    ),
+                )
             kw_match = by_keyword.get(name)
             confidence = similarity_confidence(cosine, fusion, brief, full)
             if kw_match is not None:
-                confidence = max(kw_match.confidence, confidence * exclusion_factor(kw_match))
+                confidence = max(
+                    kw_match.confidence, confidence * exclusion_factor(kw_match)
+                )
             # As in the keyword ranker: only a clear leader (in fused score) may pass the tie cap.
-            confidence = min(confidence, tie + (1 - tie) * lead if position == 0 else tie)
+            confidence = min(
+                confidence, tie + (1 - tie) * lead if position == 0 else tie
+            )
             signals = signal if kw_match is None else kw_match.signals + signal
             matches.append(Match(name, round(fused, 4), round(confidence, 4), signals))
-        return Ranking(query=keyword.query, terms=keyword.terms, matches=tuple(matches), considered=keyword.considered)
+        return Ranking(
+            query=keyword.query,
+            terms=keyword.terms,
+            matches=tuple(matches),
+            considered=keyword.considered,
+        )
 
     def lead(self, scored: Sequence[tuple[float, str]]) -> float:
         """How clearly the best fused score leads the runner-up, in [0, 1] (1 from
@@ -321,31 +399,59 @@ class Matcher:
         if cap >= 1.0 or abs(matches[position].confidence - round(cap, 4)) > 1e-4:
             return ""
         if position == 0:
-            return (f"held at {cap:.2f}: its fused score leads {matches[1].name} by only "
-                    f"{matches[0].score - matches[1].score:.2f} (a clear lead is {self.fusion.lead_margin:.2f})")
+            return (
+                f"held at {cap:.2f}: its fused score leads {matches[1].name} by only "
+                f"{matches[0].score - matches[1].score:.2f} (a clear lead is {self.fusion.lead_margin:.2f})"
+            )
         return f"held at {cap:.2f}: {matches[0].name} matches at least as well"
 
-    def explain(self, query: str, name: str, context: Sequence[str] = (), top_k: int | None = None) -> Explanation:
+    def explain(
+        self,
+        query: str,
+        name: str,
+        context: Sequence[str] = (),
+        top_k: int | None = None,
+    ) -> Explanation:
         """Why ``name`` ranks where it does; says when the embedding, not the words, decided."""
         words = self.index.explain(query, name, context=context, top_k=top_k)
         if "semantic" not in self.signals_used or name not in self.index:
             return words
         ranking = self.rank(query, context=context)
-        rank = next((i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None)
+        rank = next(
+            (i + 1 for i, m in enumerate(ranking.matches) if m.name == name), None
+        )
         match = ranking.matches[rank - 1] if rank else None
         similar = self.semantic.similarities(query) if self.semantic else None
-        cosine = dict(zip(similar[0], similar[1].tolist())).get(name, 0.0) if similar else 0.0
+        cosine = (
+            dict(zip(similar[0], similar[1].tolist())).get(name, 0.0)
+            if similar
+            else 0.0
+        )
         # The words-only rank, confidence and its cap are replaced by the hybrid's own below.
-        reasons = [reason for reason in words.reasons if not reason.startswith(("ranked ", "confidence ", "held at "))]
+        reasons = [
+            reason
+            for reason in words.reasons
+            if not reason.startswith(("ranked ", "confidence ", "held at "))
+        ]
         if words.rank is not None:
             reasons.insert(0, f"the words alone rank it {_ordinal(words.rank)}")
         reasons.append(f"semantic similarity {cosine:.2f}")
-        companion = self.semantic.companion_similarities(query) if "companion" in self.signals_used else None
-        if companion is not None and self.semantic is not None and self.semantic.companion is not None:
+        companion = (
+            self.semantic.companion_similarities(query)
+            if "companion" in self.signals_used
+            else None
+        )
+        if (
+            companion is not None
+            and self.semantic is not None
+            and self.semantic.companion is not None
+        ):
             other = dict(zip(companion[0], companion[1].tolist())).get(name, 0.0)
             reasons.append(f"{self.semantic.companion.name} similarity {other:.2f}")
         if rank is None:
-            reasons.append(f"not a match: no shared term and similarity below {self.fusion.floor:.2f}")
+            reasons.append(
+                f"not a match: no shared term and similarity below {self.fusion.floor:.2f}"
+            )
         else:
             where = f"ranked {_ordinal(rank)} of {len(ranking.matches)} matches"
             if top_k is not None and rank > top_k:
@@ -359,13 +465,30 @@ class Matcher:
             held = self._held_back(ranking, rank - 1)
             if held:
                 reasons.append(held)
-        return Explanation(name, query, words.terms, rank, match, words.missing, tuple(reasons), words.missing_words)
+        return Explanation(
+            name,
+            query,
+            words.terms,
+            rank,
+            match,
+            words.missing,
+            tuple(reasons),
+            words.missing_words,
+        )
 
 
 def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    suffix = (
+        "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    )
     return f"{n}{suffix}"
 
 
-__all__ = ["COMPANION_FIELD", "FusionSettings", "Matcher", "SemanticModel", "SEMANTIC_FIELD",
-           "similarity_confidence"]
+__all__ = [
+    "COMPANION_FIELD",
+    "SEMANTIC_FIELD",
+    "FusionSettings",
+    "Matcher",
+    "SemanticModel",
+    "similarity_confidence",
+]

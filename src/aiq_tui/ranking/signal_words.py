@@ -6,7 +6,7 @@ view all print the same line for the same match, through :func:`signals_text`.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from aiq_tui.ranking.match import EXCLUSION_FIELD
 from aiq_tui.ranking.semantic import COMPANION_FIELD, SEMANTIC_FIELD
@@ -28,7 +28,9 @@ def signal_label(signal: Signal, shown: Mapping[str, str]) -> str:
     return f"{word}@{signal.field} {signal.weight:.2f}"
 
 
-def signals_text(signals: Sequence[Signal], shown: Mapping[str, str], limit: int | None = None) -> str:
+def signals_text(
+    signals: Sequence[Signal], shown: Mapping[str, str], limit: int | None = None
+) -> str:
     """The signals joined, the first ``limit`` of them with a count of the rest; "–" for none."""
     listed = signals if limit is None else signals[:limit]
     text = ", ".join(signal_label(signal, shown) for signal in listed)

@@ -17,11 +17,13 @@ Needs the ``semantic`` extra (numpy, tokenizers, safetensors) — the same as th
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_variable, "1")  # as in encoder.py: one BLAS thread beside the UI
+    os.environ.setdefault(
+        _variable, "1"
+    )  # as in encoder.py: one BLAS thread beside the UI
 
 import numpy as np  # noqa: E402
 
@@ -34,7 +36,9 @@ MAX_TOKENS = 512  # a skill description is at most 1,024 characters; longer text
 class StaticEncoder:
     """Texts → unit vectors by averaging token vectors. Thread-compatible after loading."""
 
-    def __init__(self, weights: Path, tokenizer: Path, max_tokens: int = MAX_TOKENS) -> None:
+    def __init__(
+        self, weights: Path, tokenizer: Path, max_tokens: int = MAX_TOKENS
+    ) -> None:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
@@ -42,24 +46,30 @@ class StaticEncoder:
         matrix = tensors.get(TENSOR)
         if matrix is None:
             if len(tensors) != 1:
-                raise EncoderError(f"{weights}: no {TENSOR!r} tensor and not a single-tensor file")
+                raise EncoderError(
+                    f"{weights}: no {TENSOR!r} tensor and not a single-tensor file"
+                )
             matrix = next(iter(tensors.values()))
         if matrix.ndim != 2:
-            raise EncoderError(f"{weights}: the token matrix has shape {matrix.shape}, expected (vocabulary, dimensions)")
+            raise EncoderError(
+                f"{weights}: the token matrix has shape {matrix.shape}, expected (vocabulary, dimensions)"
+            )
         self.vectors = np.ascontiguousarray(matrix.astype(np.float32))
         self.tokenizer = Tokenizer.from_file(str(tokenizer))
         self.tokenizer.no_padding()
         self.tokenizer.enable_truncation(max_length=max_tokens)
 
     @classmethod
-    def from_folder(cls, folder: Path) -> "StaticEncoder":
+    def from_folder(cls, folder: Path) -> StaticEncoder:
         """The encoder for an installed model folder: its one ``.safetensors`` and its tokenizer JSON."""
         folder = Path(folder)
         weights = sorted(folder.glob("*.safetensors"))
         tokenizers = sorted(p for p in folder.glob("*.json") if "token" in p.name)
         if len(weights) != 1 or len(tokenizers) != 1:
-            raise EncoderError(f"{folder}: expected one .safetensors file and one tokenizer .json "
-                               "(reinstall: aiq-tui models install wordllama)")
+            raise EncoderError(
+                f"{folder}: expected one .safetensors file and one tokenizer .json "
+                "(reinstall: aiq-tui models install wordllama)"
+            )
         return cls(weights[0], tokenizers[0])
 
     @property
@@ -73,7 +83,9 @@ class StaticEncoder:
         if not texts:
             return out
         last = self.vectors.shape[0] - 1
-        for row, encoding in enumerate(self.tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+        for row, encoding in enumerate(
+            self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ):
             if encoding.ids:
                 ids = np.clip(np.asarray(encoding.ids, dtype=np.int64), 0, last)
                 out[row] = self.vectors[ids].mean(0)

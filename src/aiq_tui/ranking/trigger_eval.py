@@ -22,9 +22,10 @@ should trigger, so a set without negatives (or positives) still has an F1.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import msgspec
 
@@ -80,7 +81,9 @@ class TriggerFigures:
     skill: str
     should: int = 0
     should_not: int = 0
-    loaded: int = 0  # should-trigger queries it loads for, brief or full (true positives)
+    loaded: int = (
+        0  # should-trigger queries it loads for, brief or full (true positives)
+    )
     loaded_full: int = 0  # … of which at full
     false_triggers: int = 0  # should-not queries it loads for
 
@@ -114,18 +117,29 @@ class TriggerFigures:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
-    def __add__(self, other: "TriggerFigures") -> "TriggerFigures":
+    def __add__(self, other: TriggerFigures) -> TriggerFigures:
         return TriggerFigures(
-            "", self.should + other.should, self.should_not + other.should_not, self.loaded + other.loaded,
-            self.loaded_full + other.loaded_full, self.false_triggers + other.false_triggers)
+            "",
+            self.should + other.should,
+            self.should_not + other.should_not,
+            self.loaded + other.loaded,
+            self.loaded_full + other.loaded_full,
+            self.false_triggers + other.false_triggers,
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "skill": self.skill or None, "queries": self.queries, "should_trigger": self.should,
-            "should_not_trigger": self.should_not, "passed": self.passed,
-            "recall": round(self.recall, 4), "recall_full": round(self.recall_full, 4),
-            "false_triggers": self.false_triggers, "false_rate": round(self.false_rate, 4),
-            "precision": round(self.precision, 4), "f1": round(self.f1, 4),
+            "skill": self.skill or None,
+            "queries": self.queries,
+            "should_trigger": self.should,
+            "should_not_trigger": self.should_not,
+            "passed": self.passed,
+            "recall": round(self.recall, 4),
+            "recall_full": round(self.recall_full, 4),
+            "false_triggers": self.false_triggers,
+            "false_rate": round(self.false_rate, 4),
+            "precision": round(self.precision, 4),
+            "f1": round(self.f1, 4),
         }
 
 
@@ -141,7 +155,10 @@ class TriggerReport:
         return tuple(verdict for verdict in self.verdicts if not verdict.passed)
 
     def figures_of(self, skill: str) -> TriggerFigures:
-        return next((figures for figures in self.skills if figures.skill == skill), TriggerFigures(skill))
+        return next(
+            (figures for figures in self.skills if figures.skill == skill),
+            TriggerFigures(skill),
+        )
 
 
 # -- reading --------------------------------------------------------------------------------------
@@ -149,7 +166,10 @@ class TriggerReport:
 
 def is_trigger_file(path: Path, text: str) -> bool:
     """JSON (skill-creator's trigger set) rather than a TSV of ``query<TAB>skill``."""
-    return Path(path).suffix.lower() == ".json" or text.lstrip("\ufeff \t\r\n")[:1] in ("[", "{")
+    return Path(path).suffix.lower() == ".json" or text.lstrip("\ufeff \t\r\n")[:1] in (
+        "[",
+        "{",
+    )
 
 
 def skill_of_eval_file(path: Path) -> Path | None:
@@ -167,26 +187,34 @@ def parse_trigger_items(data: bytes | str, where: str) -> list[TriggerItem]:
     except msgspec.DecodeError as exc:
         raise EvalFileError(f"{where}: not valid JSON ({exc})") from None
     except RecursionError:
-        raise EvalFileError(f"{where}: nested too deeply to be a trigger eval set") from None
+        raise EvalFileError(
+            f"{where}: nested too deeply to be a trigger eval set"
+        ) from None
     if isinstance(raw, dict) and "evals" in raw:
         raise EvalFileError(
             f"{where}: this is skill-creator's evals.json (output evals with prompts and expectations); "
-            'a trigger eval set is a JSON list of {"query": "...", "should_trigger": true|false}')
+            'a trigger eval set is a JSON list of {"query": "...", "should_trigger": true|false}'
+        )
     if not isinstance(raw, list):
-        raise EvalFileError(f'{where}: expected a JSON list of {{"query": "...", "should_trigger": true|false}}')
+        raise EvalFileError(
+            f'{where}: expected a JSON list of {{"query": "...", "should_trigger": true|false}}'
+        )
     try:
         items = msgspec.convert(raw, type=list[TriggerItem])
     except msgspec.ValidationError as exc:
         # msgspec names the place as ``$[3].should_trigger``: the item and the field.
-        raise EvalFileError(f"{where}: {exc} (each item: {{\"query\": text, \"should_trigger\": true or false}})") \
-            from None
+        raise EvalFileError(
+            f'{where}: {exc} (each item: {{"query": text, "should_trigger": true or false}})'
+        ) from None
     for number, item in enumerate(items):
         if not item.query.strip():
             raise EvalFileError(f"{where}: item {number} has an empty query")
     return items
 
 
-def read_trigger_cases(path: Path, skill: str | None = None, folder_skill: str | None = None) -> list[TriggerCase]:
+def read_trigger_cases(
+    path: Path, skill: str | None = None, folder_skill: str | None = None
+) -> list[TriggerCase]:
     """The cases of one trigger eval file.
 
     Each item's skill is its own ``skill`` key, else ``skill`` (``--skill NAME``), else
@@ -194,15 +222,25 @@ def read_trigger_cases(path: Path, skill: str | None = None, folder_skill: str |
     """
     items = parse_trigger_items(read_eval_file(Path(path)), str(path))
     if not items:
-        raise EvalFileError(f'{path}: no queries (a JSON list of {{"query": "...", "should_trigger": true|false}})')
+        raise EvalFileError(
+            f'{path}: no queries (a JSON list of {{"query": "...", "should_trigger": true|false}})'
+        )
     cases = []
     for number, item in enumerate(items):
         name = item.skill or skill or folder_skill
         if not name:
             raise EvalFileError(
                 f'{path}[{number}]: which skill should it trigger? Give --skill NAME, add "skill": "NAME" '
-                f"to the items, or keep the file as <skill folder>/{EVAL_FOLDER}/{EVAL_FILE}")
-        cases.append(TriggerCase(item.query.strip(), item.should_trigger, name, f"{Path(path).name}[{number}]"))
+                f"to the items, or keep the file as <skill folder>/{EVAL_FOLDER}/{EVAL_FILE}"
+            )
+        cases.append(
+            TriggerCase(
+                item.query.strip(),
+                item.should_trigger,
+                name,
+                f"{Path(path).name}[{number}]",
+            )
+        )
     return cases
 
 
@@ -220,7 +258,9 @@ def add_trigger_query(path: Path, query: str, should_trigger: bool) -> str:
     items: list[Any] = []
     if path.exists():
         data = read_eval_file(path)
-        parse_trigger_items(data, str(path))  # refuse to rewrite a file that is not a trigger set
+        parse_trigger_items(
+            data, str(path)
+        )  # refuse to rewrite a file that is not a trigger set
         items = json.loads(data)
     outcome = "added"
     for item in items:
@@ -239,7 +279,9 @@ def add_trigger_query(path: Path, query: str, should_trigger: bool) -> str:
 # -- scoring --------------------------------------------------------------------------------------
 
 
-def phase_for_skill(ranking: Ranking, name: str, top_k: int, thresholds: Thresholds) -> Phase:
+def phase_for_skill(
+    ranking: Ranking, name: str, top_k: int, thresholds: Thresholds
+) -> Phase:
     """The phase a first turn with this ranking loads ``name`` at (METADATA: not loaded)."""
     for transition in assign_states(ranking, top_k, thresholds):
         if transition.name == name:
@@ -248,8 +290,13 @@ def phase_for_skill(ranking: Ranking, name: str, top_k: int, thresholds: Thresho
 
 
 def evaluate_triggers(
-    rank: Callable[[str], Ranking], cases: Sequence[TriggerCase], *, top_k: int, thresholds: Thresholds,
-    explain: Callable[[str, str], Sequence[str]] | None = None, known: Callable[[str], bool] = lambda name: True,
+    rank: Callable[[str], Ranking],
+    cases: Sequence[TriggerCase],
+    *,
+    top_k: int,
+    thresholds: Thresholds,
+    explain: Callable[[str, str], Sequence[str]] | None = None,
+    known: Callable[[str], bool] = lambda name: True,
 ) -> TriggerReport:
     """Rank each distinct query once with ``rank`` (every skill, as the engine ranks) and judge
     every case; ``explain(query, skill)`` gives the reasons shown with each failure."""
@@ -261,25 +308,43 @@ def evaluate_triggers(
             ranking = rankings[case.query] = rank(case.query)
         verdict = judge(case, ranking, top_k, thresholds)
         if not verdict.passed and explain is not None:
-            verdict = TriggerVerdict(verdict.case, verdict.phase, verdict.rank, verdict.match, verdict.ahead,
-                                     tuple(explain(case.query, case.skill)))
+            verdict = TriggerVerdict(
+                verdict.case,
+                verdict.phase,
+                verdict.rank,
+                verdict.match,
+                verdict.ahead,
+                tuple(explain(case.query, case.skill)),
+            )
         verdicts.append(verdict)
     return summarise(verdicts, known)
 
 
-def judge(case: TriggerCase, ranking: Ranking, top_k: int, thresholds: Thresholds) -> TriggerVerdict:
+def judge(
+    case: TriggerCase, ranking: Ranking, top_k: int, thresholds: Thresholds
+) -> TriggerVerdict:
     names = [match.name for match in ranking.matches]
     rank = names.index(case.skill) + 1 if case.skill in names else None
     ahead = tuple(names[: (rank - 1) if rank else len(names)][:SHOWN_AHEAD])
-    return TriggerVerdict(case, phase_for_skill(ranking, case.skill, top_k, thresholds), rank,
-                          ranking.matches[rank - 1] if rank else None, ahead)
+    return TriggerVerdict(
+        case,
+        phase_for_skill(ranking, case.skill, top_k, thresholds),
+        rank,
+        ranking.matches[rank - 1] if rank else None,
+        ahead,
+    )
 
 
-def summarise(verdicts: Iterable[TriggerVerdict], known: Callable[[str], bool] = lambda name: True) -> TriggerReport:
+def summarise(
+    verdicts: Iterable[TriggerVerdict], known: Callable[[str], bool] = lambda name: True
+) -> TriggerReport:
     verdicts = tuple(verdicts)
     counts: dict[str, dict[str, int]] = {}
     for verdict in verdicts:
-        c = counts.setdefault(verdict.case.skill, dict.fromkeys(("should", "not", "loaded", "full", "false"), 0))
+        c = counts.setdefault(
+            verdict.case.skill,
+            dict.fromkeys(("should", "not", "loaded", "full", "false"), 0),
+        )
         if verdict.case.should_trigger:
             c["should"] += 1
             c["loaded"] += verdict.loaded
@@ -287,10 +352,17 @@ def summarise(verdicts: Iterable[TriggerVerdict], known: Callable[[str], bool] =
         else:
             c["not"] += 1
             c["false"] += verdict.loaded
-    skills = tuple(TriggerFigures(name, c["should"], c["not"], c["loaded"], c["full"], c["false"])
-                   for name, c in sorted(counts.items()))
+    skills = tuple(
+        TriggerFigures(name, c["should"], c["not"], c["loaded"], c["full"], c["false"])
+        for name, c in sorted(counts.items())
+    )
     overall = sum(skills, TriggerFigures(""))
-    return TriggerReport(verdicts, skills, overall, tuple(name for name in sorted(counts) if not known(name)))
+    return TriggerReport(
+        verdicts,
+        skills,
+        overall,
+        tuple(name for name in sorted(counts) if not known(name)),
+    )
 
 
 # -- the train / test split -----------------------------------------------------------------------
@@ -319,12 +391,29 @@ def split_cases(cases: Sequence[TriggerCase], holdout: float, seed: int) -> Spli
         return min(len(group) - 1, max(1, int(len(group) * holdout)))
 
     a, b = held(should), held(should_not)
-    return Split(train=tuple(should[a:] + should_not[b:]), test=tuple(should[:a] + should_not[:b]))
+    return Split(
+        train=tuple(should[a:] + should_not[b:]),
+        test=tuple(should[:a] + should_not[:b]),
+    )
 
 
 __all__ = [
-    "EVAL_FILE", "EVAL_FOLDER", "Split", "TriggerCase", "TriggerFigures", "TriggerItem", "TriggerReport",
-    "TriggerVerdict", "add_trigger_query", "evaluate_triggers", "is_trigger_file", "judge",
-    "parse_trigger_items", "phase_for_skill", "read_trigger_cases", "skill_of_eval_file", "split_cases",
+    "EVAL_FILE",
+    "EVAL_FOLDER",
+    "Split",
+    "TriggerCase",
+    "TriggerFigures",
+    "TriggerItem",
+    "TriggerReport",
+    "TriggerVerdict",
+    "add_trigger_query",
+    "evaluate_triggers",
+    "is_trigger_file",
+    "judge",
+    "parse_trigger_items",
+    "phase_for_skill",
+    "read_trigger_cases",
+    "skill_of_eval_file",
+    "split_cases",
     "summarise",
 ]

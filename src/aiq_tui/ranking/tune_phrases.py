@@ -12,7 +12,7 @@ it is cut to ``MAX_WORDS`` at a word that is not left dangling ("for", "the", "a
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 USE_LEAD = "Also use it for "
 BOUNDARY_LEAD = "Not for "
@@ -25,33 +25,227 @@ _OPENINGS = re.compile(
     r"|^(?:help\s+me|i\s+need\s+you\s+to|i\s+want\s+you\s+to|i['’]d\s+like\s+you\s+to|i\s+need\s+to|i\s+want\s+to"
     r"|i['’]d\s+like\s+to|we\s+need\s+to|we\s+want\s+to|let['’]?s|how\s+do\s+i|how\s+can\s+i|how\s+to|i\s+need"
     r"|i\s+want|we\s+need|is\s+there\s+a\s+way\s+to|what['’]s|what\s+is|what\s+are)\s+",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:!?]+(?=\s|$)|\s[-–—]\s|\.\s)\s*")
 _POSSESSIVE = {"my": "a", "our": "the", "your": "the", "this": "a", "these": "the"}
-_AFTER_VERB = frozenset(("me", "us"))  # "make me a gif" → "make a gif" (only right after the verb)
+_AFTER_VERB = frozenset(
+    ("me", "us")
+)  # "make me a gif" → "make a gif" (only right after the verb)
 # Where a request's subordinate part starts ("… after clicking", "… I can post when …"): the
 # phrase ends before it, once it has at least ``_MIN_HEAD`` words.
-_SUBORDINATE = frozenset("after before when whenever while because since until unless so if once then i".split())
+_SUBORDINATE = frozenset(
+    [
+        "after",
+        "before",
+        "when",
+        "whenever",
+        "while",
+        "because",
+        "since",
+        "until",
+        "unless",
+        "so",
+        "if",
+        "once",
+        "then",
+        "i",
+    ]
+)
 _MIN_HEAD = 4
 # Words a phrase must not end on: they govern or join what was cut off.
-_DANGLING = frozenset("""
-    a an the for to with in on of by from like as at into about via per this that these those and or
-    but so than then when while which who whose where if is are was be my our your their its i we you
-    it me us some any all each every very just also
-""".split())
+_DANGLING = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "for",
+        "to",
+        "with",
+        "in",
+        "on",
+        "of",
+        "by",
+        "from",
+        "like",
+        "as",
+        "at",
+        "into",
+        "about",
+        "via",
+        "per",
+        "this",
+        "that",
+        "these",
+        "those",
+        "and",
+        "or",
+        "but",
+        "so",
+        "than",
+        "then",
+        "when",
+        "while",
+        "which",
+        "who",
+        "whose",
+        "where",
+        "if",
+        "is",
+        "are",
+        "was",
+        "be",
+        "my",
+        "our",
+        "your",
+        "their",
+        "its",
+        "i",
+        "we",
+        "you",
+        "it",
+        "me",
+        "us",
+        "some",
+        "any",
+        "all",
+        "each",
+        "every",
+        "very",
+        "just",
+        "also",
+    ]
+)
 # Common task verbs a request opens with: they become their -ing form ("make" → "making").
-VERBS = frozenset("""
-    add analyse analyze animate announce apply audit automate build capture change check clean click
-    compare compile convert create customise customize debug deploy design draft draw edit explain
-    export fill find fix format generate give help install launch load log make migrate open optimise
-    optimize pick plan post prepare put reformat refactor render reply reshape resize restyle retheme
-    re-theme review rewrite run scrape send set setup share show shrink start style summarise summarize
-    take test theme translate turn update upload use validate verify write tell report see let get do go
-    look come say alert notify email ping smoke
-""".split())
+VERBS = frozenset(
+    [
+        "add",
+        "analyse",
+        "analyze",
+        "animate",
+        "announce",
+        "apply",
+        "audit",
+        "automate",
+        "build",
+        "capture",
+        "change",
+        "check",
+        "clean",
+        "click",
+        "compare",
+        "compile",
+        "convert",
+        "create",
+        "customise",
+        "customize",
+        "debug",
+        "deploy",
+        "design",
+        "draft",
+        "draw",
+        "edit",
+        "explain",
+        "export",
+        "fill",
+        "find",
+        "fix",
+        "format",
+        "generate",
+        "give",
+        "help",
+        "install",
+        "launch",
+        "load",
+        "log",
+        "make",
+        "migrate",
+        "open",
+        "optimise",
+        "optimize",
+        "pick",
+        "plan",
+        "post",
+        "prepare",
+        "put",
+        "reformat",
+        "refactor",
+        "render",
+        "reply",
+        "reshape",
+        "resize",
+        "restyle",
+        "retheme",
+        "re-theme",
+        "review",
+        "rewrite",
+        "run",
+        "scrape",
+        "send",
+        "set",
+        "setup",
+        "share",
+        "show",
+        "shrink",
+        "start",
+        "style",
+        "summarise",
+        "summarize",
+        "take",
+        "test",
+        "theme",
+        "translate",
+        "turn",
+        "update",
+        "upload",
+        "use",
+        "validate",
+        "verify",
+        "write",
+        "tell",
+        "report",
+        "see",
+        "let",
+        "get",
+        "do",
+        "go",
+        "look",
+        "come",
+        "say",
+        "alert",
+        "notify",
+        "email",
+        "ping",
+        "smoke",
+    ]
+)
 # "load test the API" is a load test, not loading: these make a noun with "test".
-_TEST_KINDS = frozenset("load smoke stress unit regression performance integration".split())
-_DOUBLED = frozenset("set run put get cut stop plan chat ship drop log tag zip map pin scan trim wrap grab".split())
+_TEST_KINDS = frozenset(
+    ["load", "smoke", "stress", "unit", "regression", "performance", "integration"]
+)
+_DOUBLED = frozenset(
+    [
+        "set",
+        "run",
+        "put",
+        "get",
+        "cut",
+        "stop",
+        "plan",
+        "chat",
+        "ship",
+        "drop",
+        "log",
+        "tag",
+        "zip",
+        "map",
+        "pin",
+        "scan",
+        "trim",
+        "wrap",
+        "grab",
+    ]
+)
 
 
 def gerund(verb: str) -> str:
@@ -61,7 +255,11 @@ def gerund(verb: str) -> str:
         return verb + verb[-1] + "ing"
     if lower.endswith("ie"):
         return verb[:-2] + "ying"
-    if lower.endswith("e") and not lower.endswith(("ee", "ye", "oe")) and len(lower) > 2:
+    if (
+        lower.endswith("e")
+        and not lower.endswith(("ee", "ye", "oe"))
+        and len(lower) > 2
+    ):
         return verb[:-1] + "ing"
     return verb + "ing"
 
@@ -72,8 +270,9 @@ def clauses(query: str) -> list[str]:
     return [part.strip() for part in _CLAUSE_BREAK.split(text) if part.strip()]
 
 
-def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
-              term_of=None) -> str | None:  # noqa: ANN001 - term_of: Callable[[str], str | None]
+def phrase_of(
+    clause: str, keep: set[str] | frozenset[str] = frozenset(), term_of=None
+) -> str | None:
     """``clause`` as a phrase that reads after "for" ("Also use it for …", "Not for …"); None
     when nothing of it is left. ``keep`` (terms) are the words that make the phrase worth
     adding: it is cut after the last of them when longer than ``MAX_WORDS``."""
@@ -87,8 +286,14 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
         bare = word.lower().strip("\"'")
         if position == 1 and bare in _AFTER_VERB and words[0].lower() in VERBS:
             continue
-        if position >= _MIN_HEAD and (bare in _SUBORDINATE or (
-                bare == "and" and position + 1 < len(words) and words[position + 1].lower() in VERBS)):
+        if position >= _MIN_HEAD and (
+            bare in _SUBORDINATE
+            or (
+                bare == "and"
+                and position + 1 < len(words)
+                and words[position + 1].lower() in VERBS
+            )
+        ):
             break  # "… and tell me what happens", "… after clicking the tab"
         if bare in _POSSESSIVE:
             replaced.add(len(out))
@@ -96,10 +301,19 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
     if not out:
         return None
     for position in range(len(out) - 1):  # "my election" → "a election" → "an election"
-        if out[position] == "a" and position in replaced and out[position + 1][:1].lower() in "aeiou":
+        if (
+            out[position] == "a"
+            and position in replaced
+            and out[position + 1][:1].lower() in "aeiou"
+        ):
             out[position] = "an"
-    if len(out) > 1 and out[0].lower() in VERBS and out[1].lower().endswith("ing") and out[1].lower() not in (
-            "something", "everything", "anything", "nothing", "string"):
+    if (
+        len(out) > 1
+        and out[0].lower() in VERBS
+        and out[1].lower().endswith("ing")
+        and out[1].lower()
+        not in ("something", "everything", "anything", "nothing", "string")
+    ):
         out = out[1:]  # "automate checking that …" → "checking that …"
     if len(out) > 1 and out[0].lower() in _TEST_KINDS and out[1].lower() == "test":
         out[1] = "testing"  # "load test the API" → "load testing the API"
@@ -109,10 +323,16 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
         out[0] = out[0].lower()
     if len(out) > MAX_WORDS:
         # End at the last place a shorter phrase may end (before "in", "for", "that" …), else cut.
-        ends = [i for i in range(MIN_CUT, MAX_WORDS + 1) if out[i].lower() in _CUT_BEFORE]
+        ends = [
+            i for i in range(MIN_CUT, MAX_WORDS + 1) if out[i].lower() in _CUT_BEFORE
+        ]
         last = ends[-1] if ends else MAX_WORDS
         if not ends and keep and term_of is not None:
-            wanted = [i for i, word in enumerate(out) if term_of(re.sub(r"\W+$", "", word.lower())) in keep]
+            wanted = [
+                i
+                for i, word in enumerate(out)
+                if term_of(re.sub(r"\W+$", "", word.lower())) in keep
+            ]
             if wanted and wanted[-1] >= MAX_WORDS:
                 last = min(len(out), wanted[-1] + 1)
         out = out[:last]
@@ -124,7 +344,26 @@ def phrase_of(clause: str, keep: set[str] | frozenset[str] = frozenset(),
 
 # Where a shorter phrase may end: before a relative clause, a purpose or a modifier that
 # narrows the request to one case ("building a Slack bot | that posts …", "… chart | for the board").
-_CUT_BEFORE = frozenset("that which who whose where to for with from about on in into using via by".split())
+_CUT_BEFORE = frozenset(
+    [
+        "that",
+        "which",
+        "who",
+        "whose",
+        "where",
+        "to",
+        "for",
+        "with",
+        "from",
+        "about",
+        "on",
+        "in",
+        "into",
+        "using",
+        "via",
+        "by",
+    ]
+)
 MIN_CUT = 3  # words a shortened phrase keeps at least
 
 
@@ -157,7 +396,10 @@ def with_sentences(core: str, uses: Sequence[str], boundaries: Sequence[str]) ->
     """The author's ``core`` followed by an "Also use it for …" and a "Not for …" sentence (each
     only when it has phrases)."""
     text = core.strip()
-    for lead, items, joiner in ((USE_LEAD, uses, "and"), (BOUNDARY_LEAD, boundaries, "or")):
+    for lead, items, joiner in (
+        (USE_LEAD, uses, "and"),
+        (BOUNDARY_LEAD, boundaries, "or"),
+    ):
         if not items:
             continue
         if text and not re.search(r"[.!?][\"'’”)\]]*$", text):
@@ -191,7 +433,11 @@ def _items(text: str | None, joiner: str) -> tuple[str, ...]:
     if not text:
         return ()
     head, _, last = text.strip().rpartition(f" {joiner} ")
-    items = [item.strip() for item in head.split(", ")] + [last.strip()] if head else [text.strip()]
+    items = (
+        [item.strip() for item in head.split(", ")] + [last.strip()]
+        if head
+        else [text.strip()]
+    )
     return tuple(item for item in items if item)
 
 
@@ -202,5 +448,16 @@ def first_sentence(description: str) -> str:
     return text[: found.end()] if found else text
 
 
-__all__ = ["BOUNDARY_LEAD", "MAX_WORDS", "USE_LEAD", "clauses", "first_sentence", "gerund", "listed", "phrase_cuts", "phrase_of",
-           "split_sentences", "with_sentences"]
+__all__ = [
+    "BOUNDARY_LEAD",
+    "MAX_WORDS",
+    "USE_LEAD",
+    "clauses",
+    "first_sentence",
+    "gerund",
+    "listed",
+    "phrase_cuts",
+    "phrase_of",
+    "split_sentences",
+    "with_sentences",
+]

@@ -18,9 +18,10 @@ import hashlib
 import os
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 # One BLAS thread: embedding runs beside the UI on a couple of cores, and oversubscribed
 # BLAS threads spin (measured 3× slower per text on a loaded 2-core machine). Honoured only
@@ -30,8 +31,8 @@ for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from aiq_tui.ranking.tokenize import words
-from aiq_tui.skills.model import SkillMeta
+from aiq_tui.ranking.tokenize import words  # noqa: E402
+from aiq_tui.skills.model import SkillMeta  # noqa: E402
 
 SAVE_EVERY = 8  # batches between cache writes: progress survives a quit mid-embedding
 
@@ -42,7 +43,9 @@ class TextEncoder(Protocol):
 
 def skill_text(meta: SkillMeta) -> str:
     """What gets embedded for a skill: its name in words, description and triggers."""
-    name = " ".join(words(meta.name))  # "ProductSearch", "pdf-tools" → words the model knows
+    name = " ".join(
+        words(meta.name)
+    )  # "ProductSearch", "pdf-tools" → words the model knows
     text = f"{name}: {' '.join((meta.description or '').split())}"
     if meta.triggers:
         text += " (" + "; ".join(meta.triggers) + ")"
@@ -104,11 +107,20 @@ class VectorCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = np.array(sorted(self._rows), dtype="U64")
         dims = next(iter(self._rows.values())).shape[0] if self._rows else 0
-        vectors = np.stack([self._rows[k] for k in keys]) if len(keys) else np.zeros((0, dims), np.float32)
+        vectors = (
+            np.stack([self._rows[k] for k in keys])
+            if len(keys)
+            else np.zeros((0, dims), np.float32)
+        )
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".npz.tmp")
         try:
             with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, keys=keys, vectors=vectors, fingerprint=np.array(self.fingerprint))
+                np.savez(
+                    handle,
+                    keys=keys,
+                    vectors=vectors,
+                    fingerprint=np.array(self.fingerprint),
+                )
             os.replace(tmp, self.path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -145,27 +157,37 @@ class SkillVectors:
     def progress(self) -> Progress:
         with self._lock:
             total = len(self._texts)
-            done = sum(1 for key in self._texts.values() if self.cache.get(key) is not None)
+            done = sum(
+                1 for key in self._texts.values() if self.cache.get(key) is not None
+            )
         return Progress(done, total)
 
     def pending_texts(self) -> list[tuple[str, str]]:
         """(key, text) of skills with no vector yet, each text once."""
         with self._lock:
-            keys = sorted({key for key in self._texts.values() if self.cache.get(key) is None})
+            keys = sorted(
+                {key for key in self._texts.values() if self.cache.get(key) is None}
+            )
             return [(key, self._sources[key]) for key in keys]
 
     def embed_pending(
-        self, encoder: TextEncoder, batch_size: int = 32,
+        self,
+        encoder: TextEncoder,
+        batch_size: int = 32,
         on_progress: Callable[[Progress], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
     ) -> Progress:
         """Embed every pending skill in batches (call from a worker thread), saving as it goes."""
         pending = self.pending_texts()
-        for batch_number, start in enumerate(range(0, len(pending), batch_size), start=1):
+        for batch_number, start in enumerate(
+            range(0, len(pending), batch_size), start=1
+        ):
             if should_stop():
                 break
             chunk = pending[start : start + batch_size]
-            vectors = encoder.encode([text for _key, text in chunk], batch_size=batch_size)
+            vectors = encoder.encode(
+                [text for _key, text in chunk], batch_size=batch_size
+            )
             with self._lock:
                 for (key, _text), vector in zip(chunk, vectors):
                     self.cache.put(key, vector)
@@ -186,11 +208,17 @@ class SkillVectors:
         """(names, unit-vector matrix) when every skill has its vector, else None."""
         with self._lock:
             if self._snapshot is None:
-                rows = [(name, self.cache.get(key)) for name, key in sorted(self._texts.items())]
+                rows = [
+                    (name, self.cache.get(key))
+                    for name, key in sorted(self._texts.items())
+                ]
                 if not rows or any(vector is None for _name, vector in rows):
                     return None
                 names = tuple(name for name, _v in rows)
-                self._snapshot = (names, np.stack([vector for _n, vector in rows]).astype(np.float32))
+                self._snapshot = (
+                    names,
+                    np.stack([vector for _n, vector in rows]).astype(np.float32),
+                )
             return self._snapshot
 
 

@@ -19,8 +19,9 @@ step identically.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence, Union
+from typing import Any, Union
 
 from aiq_tui.events import Event
 from aiq_tui.replay.record import compact_event
@@ -37,8 +38,12 @@ REPLAY_KEYS = "F4 → r (or /replay)"
 REFUSAL_PREFIX = "not sent:"
 """How the engine's message starts when a turn does not fit even after compression."""
 
-_EVICTION_STEP = re.compile(r"^evicted (?P<name>\S+) \((?P<state>\w+), (?P<saved>[^)]*)\)$")
-_KEEPER = re.compile(r"keeps only the top skill(?:: kept (?P<name>\S+) — (?P<why>.+)$| \((?P<old>[^)]+)\))")
+_EVICTION_STEP = re.compile(
+    r"^evicted (?P<name>\S+) \((?P<state>\w+), (?P<saved>[^)]*)\)$"
+)
+_KEEPER = re.compile(
+    r"keeps only the top skill(?:: kept (?P<name>\S+) — (?P<why>.+)$| \((?P<old>[^)]+)\))"
+)
 """The stage-95 eviction reason naming the skill it kept and why (sessions saved before the
 reason said why name the skill in parentheses)."""
 
@@ -54,7 +59,11 @@ def record_of(event: EventLike) -> Record | None:
         return compact_event(event)
     breakdown, plan = event.get("breakdown"), event.get("plan")
     if isinstance(breakdown, Mapping) and "total" not in event:
-        return {**event, "total": breakdown.get("total"), "window": breakdown.get("window")}
+        return {
+            **event,
+            "total": breakdown.get("total"),
+            "window": breakdown.get("window"),
+        }
     if isinstance(plan, Mapping) and "stage" not in event:
         return {**event, "stage": plan.get("stage")}
     return event
@@ -69,27 +78,44 @@ class _Story:
     window: int = 0
     turn: int = 0
     matches: dict[str, Record] = field(default_factory=dict)
-    states: dict[str, str] = field(default_factory=dict)  # name → active | relevant | inactive | evicted
-    used: set[str] = field(default_factory=set)  # called (use_skill / skill_<name>) since it was loaded
+    states: dict[str, str] = field(
+        default_factory=dict
+    )  # name → active | relevant | inactive | evicted
+    used: set[str] = field(
+        default_factory=set
+    )  # called (use_skill / skill_<name>) since it was loaded
     stage: int = 0
-    since_budget: list[str] = field(default_factory=list)  # event types since the last budget
+    since_budget: list[str] = field(
+        default_factory=list
+    )  # event types since the last budget
     last_tool: Record | None = None
     last_type: str = ""
-    last_keeper: str = ""  # the skill the last eviction's stage kept (said once per compression)
-    burst: int = 0  # steps of the running compression so far (0 when the last event was none)
+    last_keeper: str = (
+        ""  # the skill the last eviction's stage kept (said once per compression)
+    )
+    burst: int = (
+        0  # steps of the running compression so far (0 when the last event was none)
+    )
     burst_before: int = 0  # the total its first step started from
 
     def add(self, data: Record) -> None:
         kind = str(data.get("type", ""))
         if kind == "budget_changed":
-            self.total, self.window = _int(data.get("total")), _int(data.get("window")) or self.window
+            self.total, self.window = (
+                _int(data.get("total")),
+                _int(data.get("window")) or self.window,
+            )
             self.since_budget = []
         else:
             self.since_budget.append(kind)
         if kind == "turn_started":
             self.turn += 1
         elif kind == "skills_matched":
-            self.matches = {str(m.get("name")): m for m in _items(data.get("matches")) if isinstance(m, Mapping)}
+            self.matches = {
+                str(m.get("name")): m
+                for m in _items(data.get("matches"))
+                if isinstance(m, Mapping)
+            }
         elif kind == "skill_state_changed":
             name = str(data.get("name"))
             new = data.get("new")
@@ -146,12 +172,17 @@ def turn_captions(turns: Sequence[Mapping[str, Any]]) -> list[list[str | None]]:
     """The captions of a session's recorded turns (``{"events": [...]}`` each, as a session file
     holds them), aligned with each turn's events: ``result[n - 1][k - 1]`` captions the step
     ``replay --turn n --event k`` shows. Each caption reads the turns before it too."""
-    events = [turn.get("events", ()) if isinstance(turn.get("events"), list) else [] for turn in turns]
-    flat = captions(data if isinstance(data, Mapping) else {} for turn in events for data in turn)
+    events = [
+        turn.get("events", ()) if isinstance(turn.get("events"), list) else []
+        for turn in turns
+    ]
+    flat = captions(
+        data if isinstance(data, Mapping) else {} for turn in events for data in turn
+    )
     out: list[list[str | None]] = []
     for turn in events:
         out.append(flat[: len(turn)])
-        flat = flat[len(turn):]
+        flat = flat[len(turn) :]
     return out
 
 
@@ -171,14 +202,18 @@ def _caption(data: Record, story: _Story) -> str | None:
     elif kind == "tool_call_requested":
         text = _requested(data)
     elif kind == "tool_call_approved":
-        text = f"{data.get('name')}: approved by you" if data.get("by") == "user" else None
+        text = (
+            f"{data.get('name')}: approved by you" if data.get("by") == "user" else None
+        )
     elif kind == "tool_call_denied":
         text = f"{data.get('name')}: refused — {_first_clause(data.get('reason', ''))}"
     elif kind == "tool_call_finished":
         outcome = "" if data.get("ok", True) else "failed: "
         text = f"{data.get('name')} returned: {outcome}{_flat(data.get('summary', ''))}"
     elif kind == "turn_finished":
-        text = ("turn cancelled" if data.get("cancelled") else "answered") + _usage(data)
+        text = ("turn cancelled" if data.get("cancelled") else "answered") + _usage(
+            data
+        )
     elif kind == "error_raised":
         text = f"error: {_flat(data.get('message', ''))}"
     elif kind == "catalog_reloaded":
@@ -191,36 +226,54 @@ def _matched(data: Record) -> str:
     matches = [m for m in _items(data.get("matches")) if isinstance(m, Mapping)]
     if not matches:
         return "matched no skill: only the catalog goes with the question"
-    top = ", ".join(f"{m.get('name')} {_float(m.get('confidence')):.2f}{_terms(m)}" for m in matches[:3])
+    top = ", ".join(
+        f"{m.get('name')} {_float(m.get('confidence')):.2f}{_terms(m)}"
+        for m in matches[:3]
+    )
     return f"matched {len(matches)} skill{'s' if len(matches) != 1 else ''}: {top}"
 
 
 def _skill_changed(data: Record, story: _Story) -> str:
-    name, old, new = str(data.get("name")), data.get("old") or "inactive", data.get("new")
+    name, old, new = (
+        str(data.get("name")),
+        data.get("old") or "inactive",
+        data.get("new"),
+    )
     reason = str(data.get("reason", ""))
     phase = str(data.get("phase", ""))
     if story.states.get(name) == "evicted" and old == "inactive":
         old = "evicted"
     if not new:
         stage = _stage_of(reason) or story.stage
-        text = f"{name}: {old} → evicted at stage {stage}" if stage else f"{name}: {old} → evicted"
+        text = (
+            f"{name}: {old} → evicted at stage {stage}"
+            if stage
+            else f"{name}: {old} → evicted"
+        )
         keeper = _KEEPER.search(reason)
         if keeper and _kept(keeper) != story.last_keeper:
             kept = _kept(keeper)
-            if keeper.group("why"):  # the planner's own words: its state and why it is the top
+            if keeper.group(
+                "why"
+            ):  # the planner's own words: its state and why it is the top
                 return f"{text}; kept {kept}: {keeper.group('why')}"
             state = story.states.get(kept, "active")
             return f"{text}; kept {kept}: {state} (stage {stage or 95} keeps only the top skill)"
         if keeper:
             return f"{text}, not the top skill"
-        if "relevant but not used" in reason or (old == "relevant" and name not in story.used):
+        if "relevant but not used" in reason or (
+            old == "relevant" and name not in story.used
+        ):
             return f"{text}, relevant but not used"
         return f"{text} — {_after_colon(reason)}"
     if new == "inactive":
         return f"{name}: {old} → inactive, {_after_colon(reason)}"
     match = story.matches.get(name)
-    why = (f"matched{_terms(match)} {_float(match.get('confidence')):.2f}" if match is not None and "confidence" in reason
-           else _after_colon(reason))
+    why = (
+        f"matched{_terms(match)} {_float(match.get('confidence')):.2f}"
+        if match is not None and "confidence" in reason
+        else _after_colon(reason)
+    )
     if old == new:
         return f"{name}: {new}, now {phase}, {why}"
     return f"{name}: {old} → {new} ({phase}), {why}"
@@ -228,7 +281,11 @@ def _skill_changed(data: Record, story: _Story) -> str:
 
 def _budget(data: Record, story: _Story) -> str:
     total, window = _int(data.get("total")), _int(data.get("window")) or story.window
-    where = f"{total:,} / {window:,} tokens ({_pct(total, window)})" if window else f"{total:,} tokens"
+    where = (
+        f"{total:,} / {window:,} tokens ({_pct(total, window)})"
+        if window
+        else f"{total:,} tokens"
+    )
     if not story.window:
         return f"budget {where}"
     delta = total - story.total
@@ -237,8 +294,11 @@ def _budget(data: Record, story: _Story) -> str:
         return f"after compression: {where}"
     if "tool_call_finished" in since or "tool_call_denied" in since:
         tool = story.last_tool
-        what = f"tool result ({tool.get('name')}: {_flat(tool.get('summary', ''))})" \
-            if tool is not None and "tool_call_finished" in since else "tool refusal"
+        what = (
+            f"tool result ({tool.get('name')}: {_flat(tool.get('summary', ''))})"
+            if tool is not None and "tool_call_finished" in since
+            else "tool refusal"
+        )
     elif "skill_state_changed" in since or "turn_started" in since:
         what = "question and skills" if "turn_started" in since else "skills"
     elif "token_streamed" in since or story.last_type in ("tool_call_requested", ""):
@@ -270,15 +330,21 @@ def _compressed(data: Record, story: _Story) -> str:
     label = stage
     head = ""
     if step.startswith("cleared "):
-        label = int(round(limits[0] * 100))
+        label = round(limits[0] * 100)
         if window and started >= limits[1] * window:
             step = f"first: {step}"  # a higher threshold was crossed: the first stage acts first
     if first and window:  # why it ran at all: the threshold its first step acts for
-        crossed = limits[0] if label != stage else max((t for t in limits if t * 100 <= stage + 0.5), default=limits[0])
-        head = f"{_pct(before, window)} ≥ {int(round(crossed * 100))} % → "
+        crossed = (
+            limits[0]
+            if label != stage
+            else max((t for t in limits if t * 100 <= stage + 0.5), default=limits[0])
+        )
+        head = f"{_pct(before, window)} ≥ {round(crossed * 100)} % → "
     tail = f" → {_pct(after, window)}" if window else f" → {after:,} tokens"
-    return f"{head}stage {label}{'' if step.startswith('first:') else ':'} {step}{tail}" \
+    return (
+        f"{head}stage {label}{'' if step.startswith('first:') else ':'} {step}{tail}"
         + _why_not_further(data, story, stage, started, after, limits, first)
+    )
 
 
 def _thresholds(data: Record) -> tuple[float, float, float]:
@@ -291,19 +357,28 @@ def _thresholds(data: Record) -> tuple[float, float, float]:
     return 0.80, 0.90, 0.95  # a session saved before the record said (the defaults)
 
 
-def _why_not_further(data: Record, story: _Story, stage: int, started: int, after: int,
-                     limits: tuple[float, float, float], first: bool) -> str:
+def _why_not_further(
+    data: Record,
+    story: _Story,
+    stage: int,
+    started: int,
+    after: int,
+    limits: tuple[float, float, float],
+    first: bool,
+) -> str:
     """After a compression's last step: why the next stage's work was not needed (seed 000's
     stages escalate: each acts only when the budget is still over its threshold after the
     milder ones)."""
     window, steps = story.window, _int(data.get("steps"))
     index = 1 if first else story.burst + 1
-    if not window or not steps or index < steps or stage >= int(round(limits[2] * 100)):
+    if not window or not steps or index < steps or stage >= round(limits[2] * 100):
         return ""  # not the last step, a session saved before steps were counted, or the last stage
     if str(data.get("step", "")).startswith("evicted "):
         return ""
-    evict_at, compress_at = int(round(limits[1] * 100)), int(round(limits[0] * 100))
-    if after < limits[1] * window and (stage >= evict_at or started >= limits[1] * window):
+    evict_at, compress_at = round(limits[1] * 100), round(limits[0] * 100)
+    if after < limits[1] * window and (
+        stage >= evict_at or started >= limits[1] * window
+    ):
         return f" (under {evict_at} %: no eviction needed)"
     if after < limits[0] * window and str(data.get("step", "")).startswith("cleared "):
         return f" (under {compress_at} %: no summary needed)"
@@ -315,8 +390,12 @@ def _requested(data: Record) -> str:
     skill = _skill_called(data)
     if skill and name == "use_skill":
         return f"the model loads {skill} with use_skill"
-    arguments = data.get("arguments") if isinstance(data.get("arguments"), Mapping) else {}
-    shown = ", ".join(f"{k}={_cut(_flat(str(v)), 60)}" for k, v in list(arguments.items())[:2])
+    arguments = (
+        data.get("arguments") if isinstance(data.get("arguments"), Mapping) else {}
+    )
+    shown = ", ".join(
+        f"{k}={_cut(_flat(str(v)), 60)}" for k, v in list(arguments.items())[:2]
+    )
     if data.get("permission") == "ask":
         return f"the model wants {name}({shown}): it asks for your approval"
     if data.get("permission") == "deny":
@@ -325,7 +404,11 @@ def _requested(data: Record) -> str:
 
 
 def _reloaded(data: Record) -> str | None:
-    parts = [f"{len(_items(data.get(k)))} {k}" for k in ("added", "changed", "removed") if _items(data.get(k))]
+    parts = [
+        f"{len(_items(data.get(k)))} {k}"
+        for k in ("added", "changed", "removed")
+        if _items(data.get(k))
+    ]
     return "skills reloaded: " + ", ".join(parts) if parts else None
 
 
@@ -363,23 +446,42 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
             if keeper:
                 name = _kept(keeper)
                 why = keeper.group("why") or story.states.get(name, "active")
-                kept[name] = f"kept at stage {_stage_of(str(data.get('reason', ''))) or story.stage} " \
-                             f"in turn {story.turn} — {why}"
+                kept[name] = (
+                    f"kept at stage {_stage_of(str(data.get('reason', ''))) or story.stage} "
+                    f"in turn {story.turn} — {why}"
+                )
         elif kind == "compression_applied":
             window = story.window
             if story.last_type != "compression_applied" or not bursts:
-                bursts.append(_Burst(story.turn, _int(data.get("stage")), _int(data.get("before")), 0, window))
+                bursts.append(
+                    _Burst(
+                        story.turn,
+                        _int(data.get("stage")),
+                        _int(data.get("before")),
+                        0,
+                        window,
+                    )
+                )
             burst = bursts[-1]
             burst.stage = max(burst.stage, _int(data.get("stage")))
             burst.after = _int(data.get("after"))
-            burst.steps.append(re.sub(r" \((?:model summary, |fallback summary, )?[^)]*tokens\)$", "",
-                                      _flat(data.get("step", ""))))
-        elif kind == "error_raised" and str(data.get("message", "")).startswith(REFUSAL_PREFIX):
+            burst.steps.append(
+                re.sub(
+                    r" \((?:model summary, |fallback summary, )?[^)]*tokens\)$",
+                    "",
+                    _flat(data.get("step", "")),
+                )
+            )
+        elif kind == "error_raised" and str(data.get("message", "")).startswith(
+            REFUSAL_PREFIX
+        ):
             refused += 1
         story.add(data)
     window = window or story.window
-    lines = [f"What happened: {story.turn} turn{'s' if story.turn != 1 else ''}"
-             + (f" on a {window:,}-token window." if window else ".")]
+    lines = [
+        f"What happened: {story.turn} turn{'s' if story.turn != 1 else ''}"
+        + (f" on a {window:,}-token window." if window else ".")
+    ]
     if journeys:
         lines.append("Skills:")
         for name, steps in journeys.items():
@@ -393,16 +495,26 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
     if bursts:
         lines.append("Compression:")
         for b in bursts:
-            share = f"{_pct(b.before, b.window)} → {_pct(b.after, b.window)}, " if b.window else ""
-            lines.append(f"  turn {b.turn}: stage {b.stage} at {share}{b.before:,} → {b.after:,} tokens: "
-                         + "; ".join(b.steps))
+            share = (
+                f"{_pct(b.before, b.window)} → {_pct(b.after, b.window)}, "
+                if b.window
+                else ""
+            )
+            lines.append(
+                f"  turn {b.turn}: stage {b.stage} at {share}{b.before:,} → {b.after:,} tokens: "
+                + "; ".join(b.steps)
+            )
     else:
         lines.append("Compression: none (the prompt stayed under the first threshold).")
     if refused:
-        lines.append(f"Refused: {refused} turn{'s' if refused != 1 else ''} did not fit even after compression.")
+        lines.append(
+            f"Refused: {refused} turn{'s' if refused != 1 else ''} did not fit even after compression."
+        )
     target = session or "<session>"
-    lines.append(f"Replay it: {REPLAY_KEYS} in the workbench; from a shell, `aiq-tui replay {target}` "
-                 f"(add --captions for one line per step).")
+    lines.append(
+        f"Replay it: {REPLAY_KEYS} in the workbench; from a shell, `aiq-tui replay {target}` "
+        f"(add --captions for one line per step)."
+    )
     return "\n".join(lines)
 
 
@@ -414,8 +526,12 @@ def _journey(journeys: dict[str, list[str]], data: Record, story: _Story) -> Non
     if not new:
         stage = _stage_of(str(data.get("reason", ""))) or story.stage
         reason = str(data.get("reason", ""))
-        why = ", relevant but not used" if data.get("old") == "relevant" and (
-            "relevant but not used" in reason or name not in story.used) else ""
+        why = (
+            ", relevant but not used"
+            if data.get("old") == "relevant"
+            and ("relevant but not used" in reason or name not in story.used)
+            else ""
+        )
         steps.append(f"evicted (stage {stage}{why}, turn {turn})")
     elif new == "inactive":
         steps.append(f"inactive (turn {turn})")
@@ -434,14 +550,16 @@ def _skill_called(data: Record) -> str | None:
             return str(value) if value else None
         return None
     if name.startswith("skill_"):
-        return name[len("skill_"):]
+        return name[len("skill_") :]
     return None
 
 
 def _terms(match: Record | None) -> str:
     if not match:
         return ""
-    signals = [s for s in _items(match.get("signals")) if isinstance(s, (list, tuple)) and s]
+    signals = [
+        s for s in _items(match.get("signals")) if isinstance(s, (list, tuple)) and s
+    ]
     terms = list(dict.fromkeys(str(s[0]) for s in signals))[:2]
     return " " + " ".join(f"'{t}'" for t in terms) if terms else ""
 
@@ -453,7 +571,12 @@ def _stage_of(reason: str) -> int:
 
 def _after_colon(reason: str) -> str:
     head, sep, rest = reason.partition(": ")
-    return rest if sep and head.split()[0] in ("inactive", "relevant", "active", "evicted", "loaded") else reason
+    return (
+        rest
+        if sep
+        and head.split()[0] in ("inactive", "relevant", "active", "evicted", "loaded")
+        else reason
+    )
 
 
 def _first_clause(text: Any) -> str:
@@ -492,7 +615,11 @@ def _line(text: str) -> str:
 def _int(value: Any) -> int:
     try:
         return int(value or 0)
-    except (TypeError, ValueError, OverflowError):  # a session file is input: null, "n/a", inf
+    except (
+        TypeError,
+        ValueError,
+        OverflowError,
+    ):  # a session file is input: null, "n/a", inf
         return 0
 
 
@@ -507,5 +634,15 @@ def _float(value: Any) -> float:
         return 0.0
 
 
-__all__ = ["EventLike", "MAX_CAPTION", "REFUSAL_PREFIX", "REPLAY_KEYS", "Record", "caption", "captions", "demo_summary",
-           "record_of", "turn_captions"]
+__all__ = [
+    "MAX_CAPTION",
+    "REFUSAL_PREFIX",
+    "REPLAY_KEYS",
+    "EventLike",
+    "Record",
+    "caption",
+    "captions",
+    "demo_summary",
+    "record_of",
+    "turn_captions",
+]

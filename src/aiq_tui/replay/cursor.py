@@ -22,8 +22,9 @@ run, at most twice the spacing): ← after ← is a look-up, not another refold 
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence, overload
+from typing import Any, overload
 
 from aiq_tui.replay.state import ViewState, apply
 
@@ -43,13 +44,25 @@ class TimeCursor:
     records: list[Mapping[str, Any]] = field(default_factory=list)
     position: int | None = None  # None: live (the head)
     paused_at: int = 0  # how many events there were when the cursor was paused
-    base: ViewState = field(default_factory=ViewState)  # the state before the first record
+    base: ViewState = field(
+        default_factory=ViewState
+    )  # the state before the first record
     head: ViewState = field(init=False)  # the state after every record
-    _keyframes: list[ViewState] = field(init=False, repr=False)  # [j]: after records[:j * _every]
-    _every: int = field(init=False, repr=False, default=KEYFRAME_EVERY)  # events between keyframes
-    _turn_ends: list[int] = field(init=False, repr=False)  # indices of the ``turn_finished`` records
-    _shown: tuple[int, ViewState] | None = field(init=False, repr=False, default=None)  # what ``shown`` gave
-    _run: tuple[int, list[ViewState]] | None = field(init=False, repr=False, default=None)  # the last refold's states
+    _keyframes: list[ViewState] = field(
+        init=False, repr=False
+    )  # [j]: after records[:j * _every]
+    _every: int = field(
+        init=False, repr=False, default=KEYFRAME_EVERY
+    )  # events between keyframes
+    _turn_ends: list[int] = field(
+        init=False, repr=False
+    )  # indices of the ``turn_finished`` records
+    _shown: tuple[int, ViewState] | None = field(
+        init=False, repr=False, default=None
+    )  # what ``shown`` gave
+    _run: tuple[int, list[ViewState]] | None = field(
+        init=False, repr=False, default=None
+    )  # the last refold's states
 
     def __post_init__(self) -> None:
         records, self.records = list(self.records), []
@@ -61,7 +74,7 @@ class TimeCursor:
             self.add(record)
 
     @property
-    def states(self) -> "CursorStates":
+    def states(self) -> CursorStates:
         """The state after each event, as a sequence (``states[i]``: after ``records[:i + 1]``),
         each folded from its keyframe when asked for."""
         return CursorStates(self)
@@ -117,25 +130,31 @@ class TimeCursor:
             return self._shown[1]
         run = self._run
         if run is not None and run[0] <= index < run[0] + len(run[1]):
-            return run[1][index - run[0]]  # ← after a refold: folded on the way there already
+            return run[1][
+                index - run[0]
+            ]  # ← after a refold: folded on the way there already
         every = self._every
         start = (index + 1) // every * every  # records before it are in its keyframe
-        if run is not None and start <= run[0] + len(run[1]) <= index:  # a step forward: the run goes on
+        if (
+            run is not None and start <= run[0] + len(run[1]) <= index
+        ):  # a step forward: the run goes on
             start, states = run
             state = states[-1]
         else:
             states, state = [], self._keyframes[start // every]
-        for record in self.records[start + len(states):index + 1]:
+        for record in self.records[start + len(states) : index + 1]:
             state = apply(state, record)
             states.append(state)
-        if len(states) > 2 * every:  # stepping forward a long way keeps the last stretch only
+        if (
+            len(states) > 2 * every
+        ):  # stepping forward a long way keeps the last stretch only
             start += len(states) - every
             states = states[-every:]
         if states:  # none: the state is the keyframe itself
             self._run = (start, states)  # states[k]: after records[:start + k + 1]
         return state
 
-    def fresh(self, record: Mapping[str, Any]) -> "TimeCursor":
+    def fresh(self, record: Mapping[str, Any]) -> TimeCursor:
         """A new story (a new or resumed session): a live cursor whose only event is ``record``,
         folded over this cursor's head (a ``reset`` keeps what the fold says it keeps)."""
         return TimeCursor([record], base=self.head)
@@ -146,7 +165,9 @@ class TimeCursor:
         self.head = state
         if len(self.records) % self._every == 0:
             self._keyframes.append(state)
-            if len(self._keyframes) > MAX_KEYFRAMES:  # [j] after j * every events: keep the even j
+            if (
+                len(self._keyframes) > MAX_KEYFRAMES
+            ):  # [j] after j * every events: keep the even j
                 self._keyframes = self._keyframes[::2]
                 self._every *= 2
         if record.get("type") == "turn_finished":

@@ -16,21 +16,21 @@ unknown ``version`` is not read at all (see :func:`load_turns`).
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from aiq_tui.events import (
     BudgetChanged,
-    CompressionApplied,
     CatalogReloaded,
+    CompressionApplied,
+    Event,
     McpCallFinished,
     McpCallStarted,
     McpProgress,
     McpServerChanged,
-    SemanticProgress,
-    Event,
     ModelRequestFinished,
     ModelRequestStarted,
+    SemanticProgress,
     SessionSaved,
     SkillsMatched,
     TokenStreamed,
@@ -50,48 +50,98 @@ ARGUMENT_CHARS = 200  # longer string arguments of a tool call are shortened
 
 def compact_event(event: Event) -> dict[str, Any] | None:
     """The saved form of one event, or None for events replay does not need."""
-    if isinstance(event, (SessionSaved, ModelRequestFinished, SemanticProgress, McpServerChanged,
-                          McpCallStarted, McpCallFinished, McpProgress)):
+    if isinstance(
+        event,
+        (
+            SessionSaved,
+            ModelRequestFinished,
+            SemanticProgress,
+            McpServerChanged,
+            McpCallStarted,
+            McpCallFinished,
+            McpProgress,
+        ),
+    ):
         return None  # the turn's figures are in turn_finished; the rest is the app's chrome (or traces')
     if isinstance(event, ModelRequestStarted):
-        return {"type": "model_request_started"}  # where the prompt-size sparkline takes its sample
+        return {
+            "type": "model_request_started"
+        }  # where the prompt-size sparkline takes its sample
     if isinstance(event, TokenStreamed):
         return {"type": "token_streamed", "text": event.text}
     if isinstance(event, SkillsMatched):
         ranking = event.ranking
         return {
-            "type": "skills_matched", "query": ranking.query, "considered": ranking.considered,
+            "type": "skills_matched",
+            "query": ranking.query,
+            "considered": ranking.considered,
             "total": len(ranking.matches),
             "matches": [
-                {"name": m.name, "score": round(m.score, 4), "confidence": round(m.confidence, 4),
-                 "signals": [[s.term, s.field, round(s.weight, 3)]
-                             for s in sorted(m.signals, key=lambda s: -s.weight)[:TOP_SIGNALS]]}
+                {
+                    "name": m.name,
+                    "score": round(m.score, 4),
+                    "confidence": round(m.confidence, 4),
+                    "signals": [
+                        [s.term, s.field, round(s.weight, 3)]
+                        for s in sorted(m.signals, key=lambda s: -s.weight)[
+                            :TOP_SIGNALS
+                        ]
+                    ],
+                }
                 for m in ranking.matches[:TOP_MATCHES]
             ],
         }
     if isinstance(event, BudgetChanged):
         b = event.breakdown
-        return {"type": "budget_changed", "parts": b.parts(), "skills": dict(b.skills), "window": b.window,
-                "total": b.total, "exact": b.exact, "source": b.window_source}
+        return {
+            "type": "budget_changed",
+            "parts": b.parts(),
+            "skills": dict(b.skills),
+            "window": b.window,
+            "total": b.total,
+            "exact": b.exact,
+            "source": b.window_source,
+        }
     if isinstance(event, ToolCallRequested):
-        return {"type": "tool_call_requested", "call_id": event.call_id, "name": event.name,
-                "arguments": {k: _short(v) for k, v in event.arguments.items()}, "permission": event.permission}
+        return {
+            "type": "tool_call_requested",
+            "call_id": event.call_id,
+            "name": event.name,
+            "arguments": {k: _short(v) for k, v in event.arguments.items()},
+            "permission": event.permission,
+        }
     if isinstance(event, ToolCallFinished):
-        return {"type": "tool_call_finished", "call_id": event.call_id, "name": event.name, "ok": event.ok,
-                "summary": event.summary, "duration_s": round(event.duration_s, 4)}
+        return {
+            "type": "tool_call_finished",
+            "call_id": event.call_id,
+            "name": event.name,
+            "ok": event.ok,
+            "summary": event.summary,
+            "duration_s": round(event.duration_s, 4),
+        }
     if isinstance(event, TurnStarted):
-        return {"type": "turn_started", "text": event.text, "message_id": event.message_id}
+        return {
+            "type": "turn_started",
+            "text": event.text,
+            "message_id": event.message_id,
+        }
     data = to_json(event)
     data.pop("turn_id", None)
     if isinstance(event, TurnFinished):
-        data.pop("text", None)  # the streamed fragments hold it; kept below when they do not
-    if "plan" in data:  # compression: the stage, the figures and which turns were summarised
+        data.pop(
+            "text", None
+        )  # the streamed fragments hold it; kept below when they do not
+    if (
+        "plan" in data
+    ):  # compression: the stage, the figures and which turns were summarised
         plan = data.pop("plan")
         data["stage"] = plan.get("stage")
         data["summarise_ids"] = plan.get("summarise_ids") or []
         # What a caption needs to say why a step ran and why the next stage did not.
         data["thresholds"] = plan.get("thresholds")
-        data["steps"] = event.plan.step_count if isinstance(event, CompressionApplied) else None
+        data["steps"] = (
+            event.plan.step_count if isinstance(event, CompressionApplied) else None
+        )
     return data
 
 
@@ -101,8 +151,14 @@ def live_record(event: Event) -> dict[str, Any] | None:
     events the view state does not hold."""
     if isinstance(event, (SemanticProgress, McpServerChanged, SessionSaved)):
         return None
-    if isinstance(event, McpProgress):  # the tool log's running call; not saved (compact_event)
-        return {"type": "mcp_progress", "call_id": event.call_id, "label": event.label()}
+    if isinstance(
+        event, McpProgress
+    ):  # the tool log's running call; not saved (compact_event)
+        return {
+            "type": "mcp_progress",
+            "call_id": event.call_id,
+            "label": event.label(),
+        }
     data = compact_event(event)
     if data is None:
         return None
@@ -143,7 +199,9 @@ class TurnRecorder:
         if isinstance(event, TurnStarted):
             self._started, self._at = time.monotonic(), _now()
             self._streamed = ""
-            for early in self._events:  # a /skill or reload before the question: part of this turn
+            for early in (
+                self._events
+            ):  # a /skill or reload before the question: part of this turn
                 early["dt"] = 0.0
         data = compact_event(event)
         if data is None:
@@ -157,7 +215,11 @@ class TurnRecorder:
         elif isinstance(event, ToolCallRequested):
             self._streamed = ""
         data["dt"] = round(max(0.0, time.monotonic() - self._started), 3)
-        if isinstance(event, TurnFinished) and event.text and event.text != self._streamed:
+        if (
+            isinstance(event, TurnFinished)
+            and event.text
+            and event.text != self._streamed
+        ):
             data["text"] = event.text
         self._events.append(data)
         if isinstance(event, TurnFinished):
@@ -182,11 +244,23 @@ def load_turns(data: Any) -> list[dict[str, Any]]:
         return []
     if version < 1 or version > REPLAY_VERSION:
         return []
-    return [turn for turn in data["turns"] if isinstance(turn, dict) and isinstance(turn.get("events"), list)]
+    return [
+        turn
+        for turn in data["turns"]
+        if isinstance(turn, dict) and isinstance(turn.get("events"), list)
+    ]
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-__all__ = ["REPLAY_VERSION", "TurnRecorder", "compact_event", "live_record", "dump_turns", "load_turns", "event_type"]
+__all__ = [
+    "REPLAY_VERSION",
+    "TurnRecorder",
+    "compact_event",
+    "dump_turns",
+    "event_type",
+    "live_record",
+    "load_turns",
+]

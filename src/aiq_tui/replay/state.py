@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
-from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.conversation import Message, Role
 from aiq_tui.skills.model import Phase, SkillState
+from aiq_tui.skills.skill_view import SkillView
 
 STATE_RANK = {"inactive": 0, "relevant": 1, "active": 2}
 MAX_REQUESTS = 64  # prompt sizes kept for the sparkline (the newest)
@@ -41,7 +42,9 @@ class Entry:
     text: str
     style: str = ""  # notices: info | tool | warning | error
     message_id: str = ""  # user turns: the engine's id (what a compression summarises)
-    summarised: bool = False  # folded into a compression summary: still shown, no longer sent
+    summarised: bool = (
+        False  # folded into a compression summary: still shown, no longer sent
+    )
     open: bool = False  # an answer still streaming
 
 
@@ -82,8 +85,12 @@ class ToolRow:
     duration_s: float | None = None
     arguments: Mapping[str, Any] = field(default_factory=dict, compare=False)
     permission: str = ""
-    result: Any = field(default=None, compare=False)  # live only: sessions keep results in their messages
-    progress: str = ""  # live only: an MCP server's latest progress (``2/4``) while the call runs
+    result: Any = field(
+        default=None, compare=False
+    )  # live only: sessions keep results in their messages
+    progress: str = (
+        ""  # live only: an MCP server's latest progress (``2/4``) while the call runs
+    )
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,12 @@ class Budget:
         return self.total / self.window if self.window else 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"parts": dict(self.parts), "skills": dict(self.skills), "window": self.window, "total": self.total}
+        return {
+            "parts": dict(self.parts),
+            "skills": dict(self.skills),
+            "window": self.window,
+            "total": self.total,
+        }
 
 
 @dataclass(frozen=True)
@@ -118,14 +130,18 @@ class ViewState:
     skills: tuple[SkillRow, ...] = ()  # in order of first appearance
     changes: tuple[Change, ...] = ()  # this turn's skill changes, oldest first
     budget: Budget | None = None
-    stage_notes: tuple[str, ...] = ()  # this turn's compressions (cleared when the next turn starts)
+    stage_notes: tuple[
+        str, ...
+    ] = ()  # this turn's compressions (cleared when the next turn starts)
     timeline: tuple[tuple[str, str, str], ...] = ()  # (clock time, kind, text)
     tools: tuple[ToolRow, ...] = ()
     matches: tuple[MatchRow, ...] = ()  # the last ranking's head
     query: str = ""  # what the last ranking was for
     requests: tuple[int, ...] = ()  # the prompt's total at each model request
     running: bool = False  # between a turn's start and its end
-    turn_over: bool = False  # the last turn finished: the next skill change or question starts afresh
+    turn_over: bool = (
+        False  # the last turn finished: the next skill change or question starts afresh
+    )
     numbered: bool = False  # Replay numbers recorded turns itself (begin_turn); live counts turn_started
     last_event: str = ""  # what the last applied event was, for captions
 
@@ -135,30 +151,76 @@ class ViewState:
         if not self.stage_notes:
             return ""
         earlier = len(self.stage_notes) - 1
-        return self.stage_notes[-1] + (f" · {earlier} earlier this turn" if earlier else "")
+        return self.stage_notes[-1] + (
+            f" · {earlier} earlier this turn" if earlier else ""
+        )
 
     def skill(self, name: str) -> SkillRow | None:
         return next((row for row in self.skills if row.name == name), None)
 
     def loaded(self) -> dict[str, tuple[str, str]]:
         """Skills in the prompt (Active or Relevant): name → (state, phase)."""
-        return {row.name: (row.state, row.phase) for row in self.skills if row.state != "inactive"}
+        return {
+            row.name: (row.state, row.phase)
+            for row in self.skills
+            if row.state != "inactive"
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "turn": self.turn, "event": self.event,
-            "conversation": [{"kind": e.kind, "text": e.text, **({"style": e.style} if e.style else {})}
-                             for e in self.conversation],
-            "skills": [{"name": r.name, "state": r.state, "phase": r.phase, "tokens": r.tokens, "reason": r.reason,
-                        "score": r.score, "confidence": r.confidence, "evicted": r.evicted} for r in self.skills],
-            "changes": [{"name": c.name, "old": c.old, "new": c.new, "phase": c.phase, "reason": c.reason,
-                         "kind": c.kind} for c in self.changes],
+            "turn": self.turn,
+            "event": self.event,
+            "conversation": [
+                {
+                    "kind": e.kind,
+                    "text": e.text,
+                    **({"style": e.style} if e.style else {}),
+                }
+                for e in self.conversation
+            ],
+            "skills": [
+                {
+                    "name": r.name,
+                    "state": r.state,
+                    "phase": r.phase,
+                    "tokens": r.tokens,
+                    "reason": r.reason,
+                    "score": r.score,
+                    "confidence": r.confidence,
+                    "evicted": r.evicted,
+                }
+                for r in self.skills
+            ],
+            "changes": [
+                {
+                    "name": c.name,
+                    "old": c.old,
+                    "new": c.new,
+                    "phase": c.phase,
+                    "reason": c.reason,
+                    "kind": c.kind,
+                }
+                for c in self.changes
+            ],
             "budget": self.budget.to_json() if self.budget else None,
             "stage_notes": list(self.stage_notes),
-            "timeline": [{"time": t, "kind": k, "text": x} for t, k, x in self.timeline],
-            "tools": [{"call_id": t.call_id, "name": t.name, "status": t.status, "summary": t.summary,
-                       "duration_s": t.duration_s or 0.0} for t in self.tools],
-            "matches": [{"name": m.name, "score": m.score, "confidence": m.confidence} for m in self.matches],
+            "timeline": [
+                {"time": t, "kind": k, "text": x} for t, k, x in self.timeline
+            ],
+            "tools": [
+                {
+                    "call_id": t.call_id,
+                    "name": t.name,
+                    "status": t.status,
+                    "summary": t.summary,
+                    "duration_s": t.duration_s or 0.0,
+                }
+                for t in self.tools
+            ],
+            "matches": [
+                {"name": m.name, "score": m.score, "confidence": m.confidence}
+                for m in self.matches
+            ],
             "requests": list(self.requests),
             "last_event": self.last_event,
         }
@@ -173,7 +235,9 @@ def event_count(turns: Sequence[Mapping[str, Any]], turn: int) -> int:
     return len(turns[turn - 1].get("events", ())) if 1 <= turn <= len(turns) else 0
 
 
-def state_at(turns: Sequence[Mapping[str, Any]], turn: int, event: int | None = None) -> ViewState:
+def state_at(
+    turns: Sequence[Mapping[str, Any]], turn: int, event: int | None = None
+) -> ViewState:
     """The state after ``event`` events of the 1-based ``turn`` (all of them when None).
 
     ``turn`` 0 is the empty state before the session; values past the end are clamped.
@@ -183,7 +247,11 @@ def state_at(turns: Sequence[Mapping[str, Any]], turn: int, event: int | None = 
     for number in range(1, turn + 1):
         record = turns[number - 1]
         events = list(record.get("events", ()))
-        upto = len(events) if number < turn or event is None else max(0, min(event, len(events)))
+        upto = (
+            len(events)
+            if number < turn or event is None
+            else max(0, min(event, len(events)))
+        )
         state = begin_turn(state, number)
         start = _parse_time(record.get("at"))
         for data in events[:upto]:
@@ -258,7 +326,9 @@ def begin_turn(state: ViewState, number: int) -> ViewState:
     return replace(state, turn=number, event=0, numbered=True)
 
 
-def fold(records: Iterable[Mapping[str, Any]], state: ViewState | None = None) -> ViewState:
+def fold(
+    records: Iterable[Mapping[str, Any]], state: ViewState | None = None
+) -> ViewState:
     """Every record applied in order (the live app's events, each counted in its turn)."""
     state = state or ViewState()
     for data in records:
@@ -267,62 +337,124 @@ def fold(records: Iterable[Mapping[str, Any]], state: ViewState | None = None) -
 
 
 # -- the reducer ----------------------------------------------------------------------------------
-def apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = None) -> ViewState:
+def apply(
+    state: ViewState, data: Mapping[str, Any], start: datetime | None = None
+) -> ViewState:
     """One event applied to ``state`` (a new state; the old one is unchanged). Events come from
     session files, which are input: one whose fields have the wrong shape becomes a notice that
     it was skipped, never an exception."""
     try:
         return _apply(state, data, start)
-    except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as exc:
-        kind = str(data.get("type", "")) if isinstance(data, Mapping) else type(data).__name__
-        notice = Entry("notice", f"skipped a {kind or 'typeless'} event the session holds in an unreadable "
-                                 f"shape ({type(exc).__name__})", "warning")
-        return replace(state, event=state.event + 1, last_event=kind, conversation=_closed(state) + (notice,))
+    except (
+        TypeError,
+        ValueError,
+        AttributeError,
+        KeyError,
+        IndexError,
+        OverflowError,
+    ) as exc:
+        kind = (
+            str(data.get("type", ""))
+            if isinstance(data, Mapping)
+            else type(data).__name__
+        )
+        notice = Entry(
+            "notice",
+            f"skipped a {kind or 'typeless'} event the session holds in an unreadable "
+            f"shape ({type(exc).__name__})",
+            "warning",
+        )
+        return replace(
+            state,
+            event=state.event + 1,
+            last_event=kind,
+            conversation=_closed(state) + (notice,),
+        )
 
 
-def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = None) -> ViewState:  # noqa: C901
+def _apply(
+    state: ViewState, data: Mapping[str, Any], start: datetime | None = None
+) -> ViewState:
     kind = str(data.get("type", ""))
-    if kind == "turn_started" and not state.numbered:  # live: each question starts the next turn
+    if (
+        kind == "turn_started" and not state.numbered
+    ):  # live: each question starts the next turn
         state = replace(state, turn=state.turn + 1, event=0)
     state = replace(state, event=state.event + 1, last_event=kind)
     clock = str(data.get("clock", ""))
     if not clock and start is not None:
-        clock = (start + timedelta(seconds=float(data.get("dt", 0.0) or 0.0))).strftime("%H:%M:%S")
+        clock = (start + timedelta(seconds=float(data.get("dt", 0.0) or 0.0))).strftime(
+            "%H:%M:%S"
+        )
 
     def line(tag: str, text: str) -> tuple[tuple[str, str, str], ...]:
         return state.timeline + ((clock, tag, text),)
 
     if kind == "turn_started":
-        user = Entry("user", str(data.get("text", "")), message_id=str(data.get("message_id", "") or ""))
+        user = Entry(
+            "user",
+            str(data.get("text", "")),
+            message_id=str(data.get("message_id", "") or ""),
+        )
         # The changes listed are this turn's: a /skill or a reload just before the question
         # belongs to it (the recorder files them there too).
         early = () if state.turn_over else state.changes
-        return replace(state, conversation=_closed(state) + (user,), running=True, turn_over=False,
-                       changes=early, stage_notes=())
+        return replace(
+            state,
+            conversation=_closed(state) + (user,),
+            running=True,
+            turn_over=False,
+            changes=early,
+            stage_notes=(),
+        )
     if kind == "token_streamed":
         text = str(data.get("text", ""))
         last = state.conversation[-1] if state.conversation else None
         if last is not None and last.kind == "answer" and last.open:
-            return replace(state, conversation=state.conversation[:-1] + (replace(last, text=last.text + text),))
-        return replace(state, conversation=state.conversation + (Entry("answer", text, open=True),))
+            return replace(
+                state,
+                conversation=state.conversation[:-1]
+                + (replace(last, text=last.text + text),),
+            )
+        return replace(
+            state, conversation=state.conversation + (Entry("answer", text, open=True),)
+        )
     if kind == "skills_matched":
         matches = tuple(_match(item) for item in data.get("matches") or ())
         top = matches[0] if matches else None
-        text = f"{data.get('total', len(matches))} of {data.get('considered', 0)} scored" + (
-            f", top {top.name} confidence {top.confidence:.2f}" if top else "")
+        text = (
+            f"{data.get('total', len(matches))} of {data.get('considered', 0)} scored"
+            + (f", top {top.name} confidence {top.confidence:.2f}" if top else "")
+        )
         scores = {m.name: m for m in matches}
         skills = tuple(
-            replace(row, score=scores[row.name].score, confidence=scores[row.name].confidence)
-            if row.name in scores else replace(row, score=None, confidence=None)
+            replace(
+                row,
+                score=scores[row.name].score,
+                confidence=scores[row.name].confidence,
+            )
+            if row.name in scores
+            else replace(row, score=None, confidence=None)
             for row in state.skills
         )
-        return replace(state, matches=matches, query=str(data.get("query", "") or state.query), skills=skills,
-                       timeline=line("match", text))
+        return replace(
+            state,
+            matches=matches,
+            query=str(data.get("query", "") or state.query),
+            skills=skills,
+            timeline=line("match", text),
+        )
     if kind == "skill_state_changed":
         return _skill_changed(state, data, line)
     if kind == "budget_changed":
-        budget = Budget(_counts(data.get("parts")), _counts(data.get("skills")), int(data.get("window", 0) or 0),
-                        int(data.get("total", 0) or 0), bool(data.get("exact", True)), str(data.get("source", "")))
+        budget = Budget(
+            _counts(data.get("parts")),
+            _counts(data.get("skills")),
+            int(data.get("window", 0) or 0),
+            int(data.get("total", 0) or 0),
+            bool(data.get("exact", True)),
+            str(data.get("source", "")),
+        )
         notes = state.stage_notes
         if state.budget is not None and budget.window != state.budget.window:
             notes = ()  # another model's window: the notes were about the old one
@@ -331,8 +463,10 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         total = state.budget.total if state.budget else 0
         return replace(state, requests=(state.requests + (total,))[-MAX_REQUESTS:])
     if kind == "compression_applied":
-        note = (f"stage {data.get('stage')}%: {data.get('step', '')} "
-                f"({int(data.get('before', 0)):,} → {int(data.get('after', 0)):,})")
+        note = (
+            f"stage {data.get('stage')}%: {data.get('step', '')} "
+            f"({int(data.get('before', 0)):,} → {int(data.get('after', 0)):,})"
+        )
         conversation = state.conversation
         ids = set(data.get("summarise_ids") or ())
         if ids:
@@ -340,40 +474,98 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         # Within a turn the stages add up (80, then 90, then 95); outside one (/compact) a
         # compression is a step of its own.
         notes = (state.stage_notes if state.running else ()) + (note,)
-        return replace(state, stage_notes=notes, timeline=line("compress", note), conversation=conversation)
+        return replace(
+            state,
+            stage_notes=notes,
+            timeline=line("compress", note),
+            conversation=conversation,
+        )
     if kind == "tool_call_requested":
         arguments = dict(data.get("arguments") or {})
         status = "asking" if data.get("permission") == "ask" else "running"
-        row = ToolRow(str(data.get("call_id", "")), str(data.get("name", "")), status, arguments=arguments,
-                      permission=str(data.get("permission", "")))
-        notice = Entry("notice", f"⚙ {data.get('name')}({short_args(arguments, 70)})", "tool")
-        return replace(state, tools=_upsert(state.tools, row), conversation=_closed(state) + (notice,),
-                       timeline=line("tool", f"{data.get('name')} {short_args(arguments, 60)}"))
-    if kind == "mcp_progress":  # live only (not saved): the tool log shows it while the call runs
-        return replace(state, tools=_update(state.tools, str(data.get("call_id", "")),
-                                            progress=str(data.get("label", ""))))
+        row = ToolRow(
+            str(data.get("call_id", "")),
+            str(data.get("name", "")),
+            status,
+            arguments=arguments,
+            permission=str(data.get("permission", "")),
+        )
+        notice = Entry(
+            "notice", f"⚙ {data.get('name')}({short_args(arguments, 70)})", "tool"
+        )
+        return replace(
+            state,
+            tools=_upsert(state.tools, row),
+            conversation=_closed(state) + (notice,),
+            timeline=line("tool", f"{data.get('name')} {short_args(arguments, 60)}"),
+        )
+    if (
+        kind == "mcp_progress"
+    ):  # live only (not saved): the tool log shows it while the call runs
+        return replace(
+            state,
+            tools=_update(
+                state.tools,
+                str(data.get("call_id", "")),
+                progress=str(data.get("label", "")),
+            ),
+        )
     if kind == "tool_call_approved":
-        return replace(state, tools=_update(state.tools, str(data.get("call_id", "")), status="running"))
+        return replace(
+            state,
+            tools=_update(state.tools, str(data.get("call_id", "")), status="running"),
+        )
     if kind == "tool_call_denied":
-        tools = _update(state.tools, str(data.get("call_id", "")), status="denied", summary=str(data.get("reason", "")))
-        notice = Entry("notice", f"✗ {data.get('name')} denied: {data.get('reason', '')}", "warning")
+        tools = _update(
+            state.tools,
+            str(data.get("call_id", "")),
+            status="denied",
+            summary=str(data.get("reason", "")),
+        )
+        notice = Entry(
+            "notice",
+            f"✗ {data.get('name')} denied: {data.get('reason', '')}",
+            "warning",
+        )
         return replace(state, tools=tools, conversation=_closed(state) + (notice,))
     if kind == "tool_call_finished":
         ok = bool(data.get("ok"))
         call_id = str(data.get("call_id", ""))
-        changes: dict[str, Any] = {"status": "ok" if ok else "failed", "summary": str(data.get("summary", "")),
-                                   "duration_s": float(data.get("duration_s", 0.0) or 0.0)}
+        changes: dict[str, Any] = {
+            "status": "ok" if ok else "failed",
+            "summary": str(data.get("summary", "")),
+            "duration_s": float(data.get("duration_s", 0.0) or 0.0),
+        }
         if "result" in data:
             changes["result"] = data["result"]
         tools = state.tools
-        if _index(tools, call_id) is None:  # a resumed session's call: no request recorded
-            tools = tools + (ToolRow(call_id, str(data.get("name", "")), "running",
-                                     arguments=dict(data.get("arguments") or {})),)
+        if (
+            _index(tools, call_id) is None
+        ):  # a resumed session's call: no request recorded
+            tools = tools + (
+                ToolRow(
+                    call_id,
+                    str(data.get("name", "")),
+                    "running",
+                    arguments=dict(data.get("arguments") or {}),
+                ),
+            )
         tools = _update(tools, call_id, **changes)
-        entries = (Entry("notice", f"{'✓' if ok else '✗'} {data.get('name')}: {data.get('summary', '')}",
-                         "tool" if ok else "error"),)
-        if data.get("plan"):  # a composite skill's plan: the steps the agent is about to take
-            entries += (Entry("notice", f"plan of {data.get('name')}:\n{data.get('plan')}", "info"),)
+        entries = (
+            Entry(
+                "notice",
+                f"{'✓' if ok else '✗'} {data.get('name')}: {data.get('summary', '')}",
+                "tool" if ok else "error",
+            ),
+        )
+        if data.get(
+            "plan"
+        ):  # a composite skill's plan: the steps the agent is about to take
+            entries += (
+                Entry(
+                    "notice", f"plan of {data.get('name')}:\n{data.get('plan')}", "info"
+                ),
+            )
         return replace(state, tools=tools, conversation=_closed(state) + entries)
     if kind == "turn_finished":
         conversation = _closed(state)
@@ -382,31 +574,60 @@ def _apply(state: ViewState, data: Mapping[str, Any], start: datetime | None = N
         if text and not (answers and answers[-1].text == text):
             conversation += (Entry("answer", str(text)),)
         if data.get("cancelled"):
-            conversation += (Entry("notice", "turn cancelled — the partial answer was kept", "warning"),)
+            conversation += (
+                Entry(
+                    "notice", "turn cancelled — the partial answer was kept", "warning"
+                ),
+            )
         return replace(state, conversation=conversation, running=False, turn_over=True)
     if kind == "error_raised":
         notice = Entry("notice", f"error: {data.get('message', '')}", "error")
         return replace(state, conversation=_closed(state) + (notice,))
     if kind == "retry_scheduled":
-        notice = Entry("notice", f"retry {data.get('attempt')} in {float(data.get('delay_s', 0)):.1f} s: "
-                                 f"{data.get('reason', '')}", "warning")
+        notice = Entry(
+            "notice",
+            f"retry {data.get('attempt')} in {float(data.get('delay_s', 0)):.1f} s: "
+            f"{data.get('reason', '')}",
+            "warning",
+        )
         return replace(state, conversation=_closed(state) + (notice,))
     if kind == "catalog_reloaded":
-        parts = [f"{label} {', '.join(data.get(label) or ())}" for label in ("added", "changed", "removed", "disabled")
-                 if data.get(label)]
+        parts = [
+            f"{label} {', '.join(data.get(label) or ())}"
+            for label in ("added", "changed", "removed", "disabled")
+            if data.get(label)
+        ]
         timeline = line("reload", "; ".join(parts) or "no changes")
         problems = data.get("problems") or ()
         if problems:
-            timeline += ((clock, "warn", f"{len(problems)} problem(s); last good versions kept"),)
+            timeline += (
+                (clock, "warn", f"{len(problems)} problem(s); last good versions kept"),
+            )
         return replace(state, timeline=timeline)
-    if kind == "notice":  # the app's own lines (slash-command output), folded like any event
-        return replace(state, conversation=_closed(state) + (Entry("notice", str(data.get("text", "")),
-                                                                   str(data.get("style", "info"))),))
+    if (
+        kind == "notice"
+    ):  # the app's own lines (slash-command output), folded like any event
+        return replace(
+            state,
+            conversation=_closed(state)
+            + (
+                Entry(
+                    "notice", str(data.get("text", "")), str(data.get("style", "info"))
+                ),
+            ),
+        )
     if kind == "mcp_server_changed":
-        return replace(state, timeline=line("mcp", str(data.get("line", f"{data.get('name')}: {data.get('state')}"))))
+        return replace(
+            state,
+            timeline=line(
+                "mcp", str(data.get("line", f"{data.get('name')}: {data.get('state')}"))
+            ),
+        )
     if kind in ("mcp_resource_updated", "mcp_resource_refreshed"):
         return _resource_news(state, kind, data, line)
-    if kind == "reset":  # a new or resumed session: what was shown belonged to the one left behind
+    if (
+        kind == "reset"
+    ):  # a new or resumed session: what was shown belonged to the one left behind
         # A resumed session keeps the skills its engine restored (folded just before); a new one
         # starts with none loaded and no eviction marks from the old one's compressions.
         skills = () if data.get("session") == "new" else state.skills
@@ -425,9 +646,17 @@ def skill_views(state: ViewState, catalog: Sequence[SkillView] = ()) -> list[Ski
         row = rows.pop(base.name, None)
         if row is None:
             match = scores.get(base.name)
-            views.append(replace(base, state=SkillState.INACTIVE, phase=Phase.METADATA,
-                                 score=match.score if match else None,
-                                 confidence=match.confidence if match else None, reason="", evicted=""))
+            views.append(
+                replace(
+                    base,
+                    state=SkillState.INACTIVE,
+                    phase=Phase.METADATA,
+                    score=match.score if match else None,
+                    confidence=match.confidence if match else None,
+                    reason="",
+                    evicted="",
+                )
+            )
         else:
             views.append(_view(row, base.description, base.status))
     views += [_view(row, "", "active") for row in rows.values()]
@@ -435,8 +664,18 @@ def skill_views(state: ViewState, catalog: Sequence[SkillView] = ()) -> list[Ski
 
 
 def _view(row: SkillRow, description: str, status: str) -> SkillView:
-    return SkillView(row.name, description, SkillState(row.state), PHASES.get(row.phase, Phase.METADATA),
-                     row.tokens, row.score, row.confidence, row.reason, status, row.evicted)
+    return SkillView(
+        row.name,
+        description,
+        SkillState(row.state),
+        PHASES.get(row.phase, Phase.METADATA),
+        row.tokens,
+        row.score,
+        row.confidence,
+        row.reason,
+        status,
+        row.evicted,
+    )
 
 
 def change_kind(old: str | None, new: str | None) -> str:
@@ -460,46 +699,82 @@ def _skill_changed(state: ViewState, data: Mapping[str, Any], line: Any) -> View
     current = state.skill(name)
     match = next((m for m in state.matches if m.name == name), None)
     score = match.score if match else (current.score if current else None)
-    confidence = match.confidence if match else (current.confidence if current else None)
+    confidence = (
+        match.confidence if match else (current.confidence if current else None)
+    )
     evicted = ""
     if new is None:
         stage = _STAGE.search(reason)
         evicted = f"evicted at {stage.group(1)} %" if stage else "evicted"
     elif new == "inactive" and current is not None:
-        evicted = current.evicted  # still out of the prompt: the mark stays until it matches again
-    row = SkillRow(name, str(new) if new else "inactive", phase if new else "meta", int(data.get("tokens", 0) or 0),
-                   reason, score, confidence, evicted)
+        evicted = (
+            current.evicted
+        )  # still out of the prompt: the mark stays until it matches again
+    row = SkillRow(
+        name,
+        str(new) if new else "inactive",
+        phase if new else "meta",
+        int(data.get("tokens", 0) or 0),
+        reason,
+        score,
+        confidence,
+        evicted,
+    )
     if current is None:
         skills = state.skills + (row,)
     else:
         skills = tuple(row if r.name == name else r for r in state.skills)
     kind = change_kind(old, new)
-    change = Change(name, str(old or "none"), str(new or "evicted"), phase, reason, kind)
-    earlier = () if state.turn_over else state.changes  # the last turn's list ends with it
-    return replace(state, skills=skills, changes=earlier + (change,), turn_over=False,
-                   timeline=line(kind, change.text))
+    change = Change(
+        name, str(old or "none"), str(new or "evicted"), phase, reason, kind
+    )
+    earlier = (
+        () if state.turn_over else state.changes
+    )  # the last turn's list ends with it
+    return replace(
+        state,
+        skills=skills,
+        changes=earlier + (change,),
+        turn_over=False,
+        timeline=line(kind, change.text),
+    )
 
 
-def _resource_news(state: ViewState, kind: str, data: Mapping[str, Any], line: Any) -> ViewState:
+def _resource_news(
+    state: ViewState, kind: str, data: Mapping[str, Any], line: Any
+) -> ViewState:
     """A watched MCP resource changed on its server, and what the next message did about it
     (:class:`~aiq_tui.events.McpResourceUpdated` / ``McpResourceRefreshed``)."""
     server, uri = str(data.get("server", "")), str(data.get("uri", ""))
     mention = f"@{server}:{uri}"
     if kind == "mcp_resource_updated":
-        promise = ("your next message re-reads it and sends the model its new text" if data.get("use") == "attached"
-                   else "your next message tells the model, which read it earlier")
-        notice = Entry("notice", f"↻ resource {mention} updated on the server — {promise}", "info")
-        return replace(state, conversation=_closed(state) + (notice,), timeline=line("mcp", f"{mention} updated"))
+        promise = (
+            "your next message re-reads it and sends the model its new text"
+            if data.get("use") == "attached"
+            else "your next message tells the model, which read it earlier"
+        )
+        notice = Entry(
+            "notice", f"↻ resource {mention} updated on the server — {promise}", "info"
+        )
+        return replace(
+            state,
+            conversation=_closed(state) + (notice,),
+            timeline=line("mcp", f"{mention} updated"),
+        )
     outcome, summary = str(data.get("outcome", "")), str(data.get("summary", ""))
-    said = {"attached": f"new text sent with your message ({summary})",
-            "unchanged": "re-read: the same text you attached, not sent again",
-            "failed": f"could not be re-read ({summary}); the model is told so",
-            "told": "the model is told it changed",
-            "dropped": f"not carried: {summary or 'a new conversation'}"}.get(outcome, outcome)
+    said = {
+        "attached": f"new text sent with your message ({summary})",
+        "unchanged": "re-read: the same text you attached, not sent again",
+        "failed": f"could not be re-read ({summary}); the model is told so",
+        "told": "the model is told it changed",
+        "dropped": f"not carried: {summary or 'a new conversation'}",
+    }.get(outcome, outcome)
     timeline = line("mcp", f"{mention} {said}")
     if outcome not in ("unchanged", "failed"):
         return replace(state, timeline=timeline)
-    notice = Entry("notice", f"↻ {mention} {said}", "warning" if outcome == "failed" else "info")
+    notice = Entry(
+        "notice", f"↻ {mention} {said}", "warning" if outcome == "failed" else "info"
+    )
     return replace(state, conversation=_closed(state) + (notice,), timeline=timeline)
 
 
@@ -507,7 +782,11 @@ def _match(item: Any) -> MatchRow:
     """One match of a ``skills_matched`` event, well typed (a TypeError/ValueError otherwise)."""
     if not isinstance(item, Mapping):
         raise TypeError(f"a match is {type(item).__name__}, not an object")
-    return MatchRow(str(item.get("name", "")), float(item.get("score") or 0.0), float(item.get("confidence") or 0.0))
+    return MatchRow(
+        str(item.get("name", "")),
+        float(item.get("score") or 0.0),
+        float(item.get("confidence") or 0.0),
+    )
 
 
 def _counts(value: Any) -> dict[str, int]:
@@ -547,19 +826,31 @@ def _summarised(conversation: tuple[Entry, ...], ids: set[str]) -> tuple[Entry, 
             marked += inside
         result.append(replace(entry, summarised=True) if inside else entry)
     if marked:
-        result.append(Entry("notice", f"↑ {marked} earlier turn{'s' if marked != 1 else ''} ({len(ids)} messages) "
-                                      "now live in one summary — dimmed above, marked 'summarised'", "info"))
+        result.append(
+            Entry(
+                "notice",
+                f"↑ {marked} earlier turn{'s' if marked != 1 else ''} ({len(ids)} messages) "
+                "now live in one summary — dimmed above, marked 'summarised'",
+                "info",
+            )
+        )
     return tuple(result)
 
 
 def _upsert(rows: tuple[ToolRow, ...], row: ToolRow) -> tuple[ToolRow, ...]:
     at = _index(rows, row.call_id)
-    return rows + (row,) if at is None else rows[:at] + (row,) + rows[at + 1:]
+    return rows + (row,) if at is None else rows[:at] + (row,) + rows[at + 1 :]
 
 
-def _update(rows: tuple[ToolRow, ...], call_id: str, **changes: Any) -> tuple[ToolRow, ...]:
+def _update(
+    rows: tuple[ToolRow, ...], call_id: str, **changes: Any
+) -> tuple[ToolRow, ...]:
     at = _index(rows, call_id)
-    return rows if at is None else rows[:at] + (replace(rows[at], **changes),) + rows[at + 1:]
+    return (
+        rows
+        if at is None
+        else rows[:at] + (replace(rows[at], **changes),) + rows[at + 1 :]
+    )
 
 
 def _index(rows: tuple[ToolRow, ...], call_id: str) -> int | None:
@@ -573,6 +864,7 @@ def _index(rows: tuple[ToolRow, ...], call_id: str) -> int | None:
 
 def short_args(arguments: Mapping[str, Any], limit: int) -> str:
     """The short form of a tool call's arguments (``key=value``, whitespace folded)."""
+
     def short(value: Any) -> str:
         text = value if isinstance(value, str) else json.dumps(value, default=str)
         return " ".join(text.split())
@@ -596,21 +888,46 @@ def turns_from_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role is Role.USER and not message.summary:
-            turns.append({"at": "", "events": [{"type": "turn_started", "text": message.content,
-                                                "message_id": message.id or ""}]})
+            turns.append(
+                {
+                    "at": "",
+                    "events": [
+                        {
+                            "type": "turn_started",
+                            "text": message.content,
+                            "message_id": message.id or "",
+                        }
+                    ],
+                }
+            )
         elif not turns:
             continue
         elif message.role is Role.ASSISTANT:
             if message.content:
-                turns[-1]["events"].append({"type": "token_streamed", "text": message.content})
+                turns[-1]["events"].append(
+                    {"type": "token_streamed", "text": message.content}
+                )
             for call in message.tool_calls:
-                turns[-1]["events"].append({"type": "tool_call_requested", "call_id": call.id, "name": call.name,
-                                            "arguments": dict(call.arguments), "permission": "allow"})
+                turns[-1]["events"].append(
+                    {
+                        "type": "tool_call_requested",
+                        "call_id": call.id,
+                        "name": call.name,
+                        "arguments": dict(call.arguments),
+                        "permission": "allow",
+                    }
+                )
             if message.content and not message.tool_calls:
                 turns[-1]["events"].append({"type": "turn_finished"})
         elif message.role is Role.TOOL:
             first = (message.content.strip().splitlines() or [""])[0]
-            turns[-1]["events"].append({"type": "tool_call_finished", "call_id": message.tool_call_id or "",
-                                        "name": message.name or "tool", "ok": True,
-                                        "summary": first[:70] + ("…" if len(first) > 70 else "")})
+            turns[-1]["events"].append(
+                {
+                    "type": "tool_call_finished",
+                    "call_id": message.tool_call_id or "",
+                    "name": message.name or "tool",
+                    "ok": True,
+                    "summary": first[:70] + ("…" if len(first) > 70 else ""),
+                }
+            )
     return turns

@@ -5,8 +5,9 @@ permission policy. The engine builds its registry here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.tools.base import Tool
 from aiq_tui.tools.policy import PermissionPolicy
@@ -18,9 +19,9 @@ if TYPE_CHECKING:
 
 
 def build_default_tools(
-    home: "Home",
-    config: "AppConfig",
-    sources: "SourcesFile",
+    home: Home,
+    config: AppConfig,
+    sources: SourcesFile,
     catalog: Any,
     cwd: Path | None = None,
     on_activate: Callable[[str], None] | None = None,
@@ -31,33 +32,45 @@ def build_default_tools(
     ``use_skill`` and the ``skill_<name>`` tools are registered only when
     ``config.skills.enabled`` (seed 002: skill system disabled → no skill tools).
     """
-    from aiq_tui.tools.command import CommandTool
-    from aiq_tui.tools.files import FileOperationsTool
-    from aiq_tui.tools.http import HttpRequestTool
     from aiq_tui.skill_tools.skill_as_tool import skill_tools
     from aiq_tui.skill_tools.use_skill import ReadSkillResourceTool, UseSkillTool
     from aiq_tui.skills.executor import SkillExecutor
-    from aiq_tui.tools.sql import SqlTool
+    from aiq_tui.tools.command import CommandTool
+    from aiq_tui.tools.files import FileOperationsTool
+    from aiq_tui.tools.http import HttpRequestTool
     from aiq_tui.tools.launch_policy import LaunchPolicy
+    from aiq_tui.tools.sql import SqlTool
 
     working = (cwd or Path.cwd()).resolve()
     settings = config.tools
     layout = project_layout_of(working, config, catalog)
     # One launcher policy for every process: commands and script skills share it.
     if executor is None:
-        executor = SkillExecutor(settings, cwd=working,
-                                 launch=LaunchPolicy(settings, home=home, project=working, layout=layout))
+        executor = SkillExecutor(
+            settings,
+            cwd=working,
+            launch=LaunchPolicy(settings, home=home, project=working, layout=layout),
+        )
     launch = executor.launch
     tools: list[Tool] = [
         HttpRequestTool(settings),
         CommandTool(settings, home=home, cwd=working, launch=launch),
-        FileOperationsTool(settings, home=home, cwd=working, catalog=catalog,
-                           resource_cap=config.skills.max_resource_bytes, layout=layout),
+        FileOperationsTool(
+            settings,
+            home=home,
+            cwd=working,
+            catalog=catalog,
+            resource_cap=config.skills.max_resource_bytes,
+            layout=layout,
+        ),
         SqlTool(settings, home=home, sources=sources),
     ]
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
         tools.append(ReadSkillResourceTool(catalog))
         tools.extend(skill_tools(catalog, executor))
-    return ToolRegistry(tools, PermissionPolicy(settings.permissions),
-                        skill_allowed_tools=config.agent.skill_allowed_tools)
+    return ToolRegistry(
+        tools,
+        PermissionPolicy(settings.permissions),
+        skill_allowed_tools=config.agent.skill_allowed_tools,
+    )

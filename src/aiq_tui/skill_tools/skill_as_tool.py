@@ -17,7 +17,8 @@ Content and definitions are read when the tool is called, never at registration.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.skills.tool_names import tool_name_for
@@ -29,7 +30,11 @@ _FENCED = re.compile(r"\A\s*(```|~~~)[^\n]*\n(?P<inner>.*)\n\1\s*\Z", re.DOTALL)
 def render_content(content: str) -> str:
     """The content as plain markdown: a body that is one whole code block is unwrapped."""
     match = _FENCED.match(content)
-    if match and "```" not in match.group("inner") and "~~~" not in match.group("inner"):
+    if (
+        match
+        and "```" not in match.group("inner")
+        and "~~~" not in match.group("inner")
+    ):
         return match.group("inner").strip("\n")
     return content.strip("\n")
 
@@ -37,8 +42,14 @@ def render_content(content: str) -> str:
 class InstructionSkillTool:
     """One ``skill_<name>`` tool; ``load_content`` is called on each invocation."""
 
-    def __init__(self, name: str, description: str, load_content: Callable[[], str],
-                 source: str = "", skill_type: str = "instruction") -> None:
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        load_content: Callable[[], str],
+        source: str = "",
+        skill_type: str = "instruction",
+    ) -> None:
         self.skill_name = name
         self._description = (description or "").strip()
         self._load = load_content
@@ -47,7 +58,11 @@ class InstructionSkillTool:
         self._spec = ToolSpec(
             name=tool_name_for(name),
             description=self._description or f"Reference guide for {name}",
-            parameters={"type": "object", "properties": {}, "additionalProperties": False},
+            parameters={
+                "type": "object",
+                "properties": {},
+                "additionalProperties": False,
+            },
         )
 
     @property
@@ -64,7 +79,9 @@ class InstructionSkillTool:
         try:
             content = render_content(self._load())
         except Exception as exc:
-            return ToolResult.failure(f"skill {self.skill_name!r} cannot be read: {exc}")
+            return ToolResult.failure(
+                f"skill {self.skill_name!r} cannot be read: {exc}"
+            )
         payload = {
             "name": self.skill_name,
             "content": content,
@@ -72,7 +89,11 @@ class InstructionSkillTool:
             "description": self._description,
             "type": self._type,
         }
-        return ToolResult(ok=True, content=payload, summary=f"{len(content)} chars of {self.skill_name}")
+        return ToolResult(
+            ok=True,
+            content=payload,
+            summary=f"{len(content)} chars of {self.skill_name}",
+        )
 
 
 def parameters_schema(parameters: Any) -> dict[str, Any]:
@@ -86,13 +107,28 @@ def parameters_schema(parameters: Any) -> dict[str, Any]:
     if isinstance(parameters, Mapping):
         items = [(str(k), v) for k, v in parameters.items()]
     elif isinstance(parameters, list):
-        items = [(str(p["name"]), p) for p in parameters if isinstance(p, Mapping) and "name" in p]
+        items = [
+            (str(p["name"]), p)
+            for p in parameters
+            if isinstance(p, Mapping) and "name" in p
+        ]
     properties: dict[str, Any] = {}
     required: list[str] = []
     for name, spec in items:
         if isinstance(spec, Mapping):
-            schema = {k: spec[k] for k in ("type", "description", "enum", "default", "items") if k in spec}
-            if schema.get("type") not in ("string", "integer", "number", "boolean", "array", "object"):
+            schema = {
+                k: spec[k]
+                for k in ("type", "description", "enum", "default", "items")
+                if k in spec
+            }
+            if schema.get("type") not in (
+                "string",
+                "integer",
+                "number",
+                "boolean",
+                "array",
+                "object",
+            ):
                 schema.pop("type", None)
             needed = spec.get("required", "default" not in spec)
         else:
@@ -102,8 +138,11 @@ def parameters_schema(parameters: Any) -> dict[str, Any]:
             required.append(name)
     # Undeclared parameters (a template that just uses {{.name}}): accept any, the executor
     # names a missing one.
-    schema_out: dict[str, Any] = {"type": "object", "properties": properties,
-                                  "additionalProperties": not items}
+    schema_out: dict[str, Any] = {
+        "type": "object",
+        "properties": properties,
+        "additionalProperties": not items,
+    }
     if required:
         schema_out["required"] = required
     return schema_out
@@ -118,9 +157,14 @@ class ExecutableSkillTool:
         self._meta = meta
         self._catalog = catalog
         self._executor = executor
-        description = (meta.description or "").strip() or f"Run the {meta.type} skill {meta.name}"
-        self._spec = ToolSpec(name=tool_name_for(meta.name), description=description,
-                              parameters=parameters_schema(meta.extras.get("parameters")))
+        description = (
+            meta.description or ""
+        ).strip() or f"Run the {meta.type} skill {meta.name}"
+        self._spec = ToolSpec(
+            name=tool_name_for(meta.name),
+            description=description,
+            parameters=parameters_schema(meta.extras.get("parameters")),
+        )
 
     @property
     def spec(self) -> ToolSpec:
@@ -143,7 +187,11 @@ class ExecutableSkillTool:
         """Why this script is not the user's own (None when it is)."""
         from aiq_tui.skills.imported import is_imported
 
-        meta = (self._catalog.get(self.skill_name) if hasattr(self._catalog, "get") else None) or self._meta
+        meta = (
+            self._catalog.get(self.skill_name)
+            if hasattr(self._catalog, "get")
+            else None
+        ) or self._meta
         if not meta.trusted_source:
             return "from an untrusted project"
         if is_imported(meta):
@@ -153,47 +201,71 @@ class ExecutableSkillTool:
     def program(self) -> Any:
         from aiq_tui.skills.executor import SkillProgram
 
-        return SkillProgram(self.skill_name, self.skill_type, self._catalog.definition(self.skill_name),
-                            self._meta.extras.get("parameters"))
+        return SkillProgram(
+            self.skill_name,
+            self.skill_type,
+            self._catalog.definition(self.skill_name),
+            self._meta.extras.get("parameters"),
+        )
 
     def describe(self, arguments: dict[str, Any]) -> str:
         if self.skill_type == "script":
             # The approval shows exactly what would run.
             try:
                 script = str(self.program().definition.get("script", ""))
-            except Exception as exc:  # noqa: BLE001 - shown, then run() reports the failure
+            except Exception as exc:
                 script = f"(cannot read the script: {exc})"
             env = "".join(f"\nSKILL_{k.upper()}={v!r}" for k, v in arguments.items())
             origin = self._origin()
             origin = f" — {origin}" if origin else ""
-            return (f"sh script of skill {self.skill_name}{origin} (cwd: project directory){env}\n\n"
-                    f"{script.rstrip()}")
+            return (
+                f"sh script of skill {self.skill_name}{origin} (cwd: project directory){env}\n\n"
+                f"{script.rstrip()}"
+            )
         return f"{self._spec.name} ({self.skill_type})"
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_with_approval(arguments, None)
 
-    async def run_with_approval(self, arguments: dict[str, Any], ask_more: Any) -> ToolResult:
+    async def run_with_approval(
+        self, arguments: dict[str, Any], ask_more: Any
+    ) -> ToolResult:
         """Run; a script that needs more than its approval (a secret the sandbox cannot hide
         here) asks through ``ask_more``."""
         from aiq_tui.skills.executor import SkillExecutionError
 
         try:
-            result = await self._executor.execute(self.program(), arguments, ask_more=ask_more)
+            result = await self._executor.execute(
+                self.program(), arguments, ask_more=ask_more
+            )
         except SkillExecutionError as exc:
             return ToolResult.failure(f"skill {self.skill_name!r}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - a vanished or broken file
+        except Exception as exc:
             return ToolResult.failure(f"skill {self.skill_name!r} cannot run: {exc}")
         if self.skill_type == "script":
             if result.get("timed_out"):
-                return ToolResult(ok=False, content=result, summary="timed out",
-                                  error=f"skill {self.skill_name!r}: script timed out")
+                return ToolResult(
+                    ok=False,
+                    content=result,
+                    summary="timed out",
+                    error=f"skill {self.skill_name!r}: script timed out",
+                )
             ok = result["exit_code"] == 0
-            return ToolResult(ok=ok, content=result, summary=f"exit {result['exit_code']}",
-                              error=None if ok else f"script exited with {result['exit_code']}: {result['stderr'][-500:]}")
+            return ToolResult(
+                ok=ok,
+                content=result,
+                summary=f"exit {result['exit_code']}",
+                error=None
+                if ok
+                else f"script exited with {result['exit_code']}: {result['stderr'][-500:]}",
+            )
         if self.skill_type == "composite":
-            return ToolResult(ok=True, content=result, summary=f"plan of {len(result['plan'])} steps")
-        return ToolResult(ok=True, content=result, summary=f"rendered {len(result['output'])} chars")
+            return ToolResult(
+                ok=True, content=result, summary=f"plan of {len(result['plan'])} steps"
+            )
+        return ToolResult(
+            ok=True, content=result, summary=f"rendered {len(result['output'])} chars"
+        )
 
 
 def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
@@ -206,7 +278,8 @@ def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
     for meta in catalog:
         if meta.type == "instruction":
             tool: Any = InstructionSkillTool(
-                meta.name, meta.description,
+                meta.name,
+                meta.description,
                 (lambda name=meta.name: catalog.load(name).body),  # type: ignore[attr-defined]
                 source=meta.source,
             )

@@ -8,7 +8,8 @@ activation through the ``on_activate(name)`` callback and marks the skill Active
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.ranking.disclose import use_skill_text
@@ -22,7 +23,12 @@ SPEC = ToolSpec(
     ),
     parameters={
         "type": "object",
-        "properties": {"skill_name": {"type": "string", "description": "The skill's name, as listed."}},
+        "properties": {
+            "skill_name": {
+                "type": "string",
+                "description": "The skill's name, as listed.",
+            }
+        },
         "required": ["skill_name"],
         "additionalProperties": False,
     },
@@ -32,7 +38,9 @@ SPEC = ToolSpec(
 class UseSkillTool:
     """The ``use_skill`` tool over a catalog (``get``/``load``/``resources``/``names``/``close_names``)."""
 
-    def __init__(self, catalog: Any, on_activate: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self, catalog: Any, on_activate: Callable[[str], None] | None = None
+    ) -> None:
         self._catalog = catalog
         self._on_activate = on_activate
 
@@ -55,7 +63,9 @@ class UseSkillTool:
             close = list(self._catalog.close_names(name))
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             known = ", ".join(self._catalog.names()) or "none"
-            return ToolResult.failure(f"skill {name!r} not found.{hint} Available skills: {known}")
+            return ToolResult.failure(
+                f"skill {name!r} not found.{hint} Available skills: {known}"
+            )
         try:
             skill = self._catalog.load(name)
             resources = tuple(self._catalog.resources(name))
@@ -65,7 +75,11 @@ class UseSkillTool:
         if self._on_activate is not None:
             self._on_activate(name)
         usable = sum(1 for resource in resources if not resource.rejected)
-        return ToolResult(ok=True, content=text, summary=f"activated {name} ({usable} resource{'' if usable == 1 else 's'})")
+        return ToolResult(
+            ok=True,
+            content=text,
+            summary=f"activated {name} ({usable} resource{'' if usable == 1 else 's'})",
+        )
 
 
 READ_RESOURCE_SPEC = ToolSpec(
@@ -78,7 +92,10 @@ READ_RESOURCE_SPEC = ToolSpec(
         "type": "object",
         "properties": {
             "skill_name": {"type": "string", "description": "The skill's name."},
-            "path": {"type": "string", "description": "Path relative to the skill folder, e.g. scripts/run.sh"},
+            "path": {
+                "type": "string",
+                "description": "Path relative to the skill folder, e.g. scripts/run.sh",
+            },
         },
         "required": ["skill_name", "path"],
         "additionalProperties": False,
@@ -109,9 +126,11 @@ class ReadSkillResourceTool:
         name = str(arguments.get("skill_name", "")).strip()
         path = str(arguments.get("path", "")).strip()
         if path.startswith("skill://"):  # skill://NAME/path names both at once
-            name, _, path = path[len("skill://"):].partition("/")
+            name, _, path = path[len("skill://") :].partition("/")
         try:
             text = self._catalog.read_resource(name, path)
         except ResourceError as exc:
             return ToolResult.failure(str(exc))
-        return ToolResult(ok=True, content=text, summary=f"{len(text)} chars of {name}:{path}")
+        return ToolResult(
+            ok=True, content=text, summary=f"{len(text)} chars of {name}:{path}"
+        )

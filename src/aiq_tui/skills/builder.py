@@ -7,7 +7,8 @@ round-trip through :meth:`SkillCatalog.save <aiq_tui.skills.catalog.SkillCatalog
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from aiq_tui.skills.store import SkillEntry
 
@@ -26,31 +27,74 @@ def _step(step: Any) -> dict[str, Any]:
     return {"tool": tool, "params": dict(params or {})}
 
 
-def build_from_steps(name: str, description: str, steps: Iterable[Any], *, source: str = "",
-                     allowed_tools: Iterable[str] = ()) -> SkillEntry:
+def build_from_steps(
+    name: str,
+    description: str,
+    steps: Iterable[Any],
+    *,
+    source: str = "",
+    allowed_tools: Iterable[str] = (),
+) -> SkillEntry:
     """A composite skill whose definition holds ``steps`` (dicts or tool calls), in order."""
-    return SkillEntry(name, description, "composite", "active", {"steps": [_step(s) for s in steps]},
-                      source=source, allowed_tools=tuple(allowed_tools), created_by=CREATED_BY_BUILDER)
+    return SkillEntry(
+        name,
+        description,
+        "composite",
+        "active",
+        {"steps": [_step(s) for s in steps]},
+        source=source,
+        allowed_tools=tuple(allowed_tools),
+        created_by=CREATED_BY_BUILDER,
+    )
 
 
-def build_script(name: str, description: str, script: str, *, source: str = "",
-                 allowed_tools: Iterable[str] = ()) -> SkillEntry:
+def build_script(
+    name: str,
+    description: str,
+    script: str,
+    *,
+    source: str = "",
+    allowed_tools: Iterable[str] = (),
+) -> SkillEntry:
     """A script skill (validated against dangerous patterns when the registry creates it)."""
-    return SkillEntry(name, description, "script", "active", {"script": script},
-                      source=source, allowed_tools=tuple(allowed_tools), created_by=CREATED_BY_BUILDER)
+    return SkillEntry(
+        name,
+        description,
+        "script",
+        "active",
+        {"script": script},
+        source=source,
+        allowed_tools=tuple(allowed_tools),
+        created_by=CREATED_BY_BUILDER,
+    )
 
 
-def build_instruction_skill(name: str, description: str, content: str, source: str = "",
-                            allowed_tools: Iterable[str] = ()) -> SkillEntry:
+def build_instruction_skill(
+    name: str,
+    description: str,
+    content: str,
+    source: str = "",
+    allowed_tools: Iterable[str] = (),
+) -> SkillEntry:
     """lango ``BuildInstructionSkill``: type instruction, status active, created_by import."""
-    return SkillEntry(name, description, "instruction", "active", {"content": content},
-                      source=source, allowed_tools=tuple(allowed_tools), created_by="import")
+    return SkillEntry(
+        name,
+        description,
+        "instruction",
+        "active",
+        {"content": content},
+        source=source,
+        allowed_tools=tuple(allowed_tools),
+        created_by="import",
+    )
 
 
 _DISCLOSURE_TOOLS = frozenset({"use_skill", "read_skill_resource"})
 
 
-def composite_from_last_turn(name: str, messages: Sequence[Any], description: str = "") -> SkillEntry:
+def composite_from_last_turn(
+    name: str, messages: Sequence[Any], description: str = ""
+) -> SkillEntry:
     """``/save-skill NAME``: the tool calls of the last turn (after the last user message), in
     order, as a composite skill. Calls that only disclose skills (use_skill, read_skill_resource)
     are left out. Raises ValueError when the name is invalid or the turn called no tool."""
@@ -59,12 +103,25 @@ def composite_from_last_turn(name: str, messages: Sequence[Any], description: st
     why = name_problem(name)
     if why:
         raise ValueError(f"invalid skill name {name!r}: {why}")
-    last_user = max((i for i, m in enumerate(messages) if getattr(m.role, "value", m.role) == "user"
-                     and not getattr(m, "summary", False)), default=None)
+    last_user = max(
+        (
+            i
+            for i, m in enumerate(messages)
+            if getattr(m.role, "value", m.role) == "user"
+            and not getattr(m, "summary", False)
+        ),
+        default=None,
+    )
     if last_user is None:
-        raise ValueError("there is no turn yet: ask something that uses tools, then /save-skill NAME")
-    calls = [call for message in messages[last_user + 1:] for call in getattr(message, "tool_calls", ())
-             if call.name not in _DISCLOSURE_TOOLS]
+        raise ValueError(
+            "there is no turn yet: ask something that uses tools, then /save-skill NAME"
+        )
+    calls = [
+        call
+        for message in messages[last_user + 1 :]
+        for call in getattr(message, "tool_calls", ())
+        if call.name not in _DISCLOSURE_TOOLS
+    ]
     if not calls:
         raise ValueError("the last turn called no tools; nothing to save")
     question = " ".join(str(messages[last_user].content).split())

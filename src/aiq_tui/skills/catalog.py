@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import TYPE_CHECKING, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
-from pathlib import Path
-
 from aiq_tui.skills.definition import DEFINITION_FIELD, definition_from_body
 from aiq_tui.skills.discover import DISABLED_SUFFIX, SkillDir, scan
 from aiq_tui.skills.model import Resource, Skill, SkillMeta
 from aiq_tui.skills.parse import decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE, ResourceError, list_resources
+from aiq_tui.skills.resources import read_resource as _read_resource
 from aiq_tui.skills.store import (
     SkillEntry,
     StoreError,
@@ -40,13 +41,19 @@ from aiq_tui.skills.store import (
     write_resource,
     write_skill,
 )
-from aiq_tui.skills.resources import read_resource as _read_resource
 
 if TYPE_CHECKING:
     from aiq_tui.secret_guard import SecretGuard
     from aiq_tui.skills.catalog_cache import CatalogCache
 
-__all__ = ["CatalogDiff", "ResourceError", "SkillCatalog", "SkillLoadError", "StoreError", "UnknownSkillError"]
+__all__ = [
+    "CatalogDiff",
+    "ResourceError",
+    "SkillCatalog",
+    "SkillLoadError",
+    "StoreError",
+    "UnknownSkillError",
+]
 
 
 class UnknownSkillError(KeyError):
@@ -76,16 +83,25 @@ class CatalogDiff(msgspec.Struct, frozen=True):
 class SkillCatalog:
     """Iterable of :class:`SkillMeta` (sorted by name); thread-safe for a reloading watcher."""
 
-    def __init__(self, dirs: Sequence[SkillDir], settings: SkillsSettings | None = None,
-                 cache: "CatalogCache | None" = None, guard: "SecretGuard | None" = None):
+    def __init__(
+        self,
+        dirs: Sequence[SkillDir],
+        settings: SkillsSettings | None = None,
+        cache: CatalogCache | None = None,
+        guard: SecretGuard | None = None,
+    ):
         self.dirs: tuple[SkillDir, ...] = tuple(dirs)
         self.guard = guard
         """The secret guard of the config home: what of a skill folder is never a resource."""
-        self._scan = cache.scan if cache is not None else scan  # the cache parses only what changed
+        self._scan = (
+            cache.scan if cache is not None else scan
+        )  # the cache parses only what changed
         self.settings = settings or SkillsSettings()
         self._lock = threading.RLock()
         self._bodies: dict[str, tuple[int, Skill]] = {}  # path → (mtime_ns, skill)
-        self._resources: dict[str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]] = {}
+        self._resources: dict[
+            str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]
+        ] = {}
         result = self._scan(self.dirs, self.settings) if self.dirs else None
         self._metas: dict[str, SkillMeta] = {}
         self._dormant: dict[str, SkillMeta] = {}
@@ -94,13 +110,19 @@ class SkillCatalog:
         self._problems: tuple[Problem, ...] = result.problems if result else ()
         self.generation = 0
         """Bumped by every scan (caches keyed on the catalog use it)."""
-        self._reported: dict[str, SkillMeta] = dict(self._metas)  # what the last rescan() reported
+        self._reported: dict[str, SkillMeta] = dict(
+            self._metas
+        )  # what the last rescan() reported
 
     @classmethod
-    def from_metas(cls, metas: Sequence[SkillMeta], settings: SkillsSettings | None = None) -> "SkillCatalog":
+    def from_metas(
+        cls, metas: Sequence[SkillMeta], settings: SkillsSettings | None = None
+    ) -> SkillCatalog:
         """A catalog over already-built metadata (tests, tools); ``rescan`` finds nothing new."""
         catalog = cls((), settings)
-        catalog._metas, catalog._dormant = _split_by_status({meta.name: meta for meta in metas})
+        catalog._metas, catalog._dormant = _split_by_status(
+            {meta.name: meta for meta in metas}
+        )
         catalog._reported = dict(catalog._metas)
         return catalog
 
@@ -127,7 +149,9 @@ class SkillCatalog:
 
     def listing(self) -> list[SkillMeta]:
         """Every skill, active or not, sorted by name (what ``skills list`` and the pane show)."""
-        return sorted([*self._metas.values(), *self._dormant.values()], key=lambda meta: meta.name)
+        return sorted(
+            [*self._metas.values(), *self._dormant.values()], key=lambda meta: meta.name
+        )
 
     def find(self, name: str) -> SkillMeta | None:
         """Metadata of a skill whatever its status."""
@@ -176,7 +200,9 @@ class SkillCatalog:
         except OSError as exc:
             if cached:
                 return cached[1]
-            raise SkillLoadError(f"{meta.path}: cannot read SKILL.md: {exc.strerror or exc}") from exc
+            raise SkillLoadError(
+                f"{meta.path}: cannot read SKILL.md: {exc.strerror or exc}"
+            ) from exc
         if cached and cached[0] == mtime:
             return cached[1]
         body, problem = self._read_body(meta)
@@ -194,15 +220,22 @@ class SkillCatalog:
             with open(meta.path, "rb") as handle:
                 data = handle.read(self.settings.max_skill_md_bytes + 1)
         except OSError as exc:
-            return None, Problem(meta.path, f"cannot read SKILL.md: {exc.strerror or exc}")
+            return None, Problem(
+                meta.path, f"cannot read SKILL.md: {exc.strerror or exc}"
+            )
         if len(data) > self.settings.max_skill_md_bytes:
-            return None, Problem(meta.path, f"SKILL.md is over the {self.settings.max_skill_md_bytes}-byte limit")
+            return None, Problem(
+                meta.path,
+                f"SKILL.md is over the {self.settings.max_skill_md_bytes}-byte limit",
+            )
         text, problem = decode_skill_bytes(data, meta.path)
         if text is None:
             return None, problem
         result = parse_skill_text(text, meta.path)
         if result.meta_fields is None:
-            return None, result.problems[0] if result.problems else Problem(meta.path, "cannot parse SKILL.md")
+            return None, result.problems[0] if result.problems else Problem(
+                meta.path, "cannot parse SKILL.md"
+            )
         return result.body, None
 
     def definition(self, name: str) -> dict[str, object]:
@@ -223,8 +256,12 @@ class SkillCatalog:
         """Warnings from listing the skill's resources (rejected files)."""
         return self._resource_listing(name)[1]
 
-    def _resource_listing(self, name: str) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
-        meta = self._dormant.get(name) or self.require(name)  # the viewer lists a dormant skill's files too
+    def _resource_listing(
+        self, name: str
+    ) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
+        meta = self._dormant.get(name) or self.require(
+            name
+        )  # the viewer lists a dormant skill's files too
         key = str(meta.folder)
         try:
             stamp = os.stat(key).st_mtime_ns
@@ -252,8 +289,12 @@ class SkillCatalog:
         # still checked for containment, globs and the per-file limit by the reader.
         entry = next((r for r in self.resources(name) if r.relpath == normalized), None)
         if entry is not None and entry.rejected:
-            raise ResourceError(f"resource {name}:{normalized} is not available: {entry.rejected}")
-        return _read_resource(meta.folder, normalized, self.settings, skill=name, guard=self.guard)
+            raise ResourceError(
+                f"resource {name}:{normalized} is not available: {entry.rejected}"
+            )
+        return _read_resource(
+            meta.folder, normalized, self.settings, skill=name, guard=self.guard
+        )
 
     # -- live reload ------------------------------------------------------------------------
 
@@ -272,7 +313,9 @@ class SkillCatalog:
         A skill whose SKILL.md still exists but no longer loads keeps its previous metadata
         (and cached body); the problem is in the diff and in :attr:`problems`.
         """
-        if not self.dirs:  # built from metadata (from_metas): nothing on disk to re-read
+        if (
+            not self.dirs
+        ):  # built from metadata (from_metas): nothing on disk to re-read
             return CatalogDiff()
         refreshed = self._refresh()
         with self._lock:
@@ -280,7 +323,9 @@ class SkillCatalog:
             self._reported = dict(new)
         added = tuple(name for name in new if name not in old)
         removed = tuple(name for name in old if name not in new)
-        changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
+        changed = tuple(
+            name for name in new if name in old and _differs(old[name], new[name])
+        )
         return CatalogDiff(added, changed, removed, refreshed.problems)
 
     def _refresh(self) -> CatalogDiff:
@@ -300,11 +345,16 @@ class SkillCatalog:
             new = dict(sorted(new.items()))
             added = tuple(name for name in new if name not in old)
             removed = tuple(name for name in old if name not in new)
-            changed = tuple(name for name in new if name in old and _differs(old[name], new[name]))
+            changed = tuple(
+                name for name in new if name in old and _differs(old[name], new[name])
+            )
             problems = result.problems + tuple(
-                Problem(old[name].path, f"skill {name!r} keeps its last good version until the file is fixed",
-                        hint="fix the problem reported above; the skill reloads when the file is saved",
-                        severity=Severity.WARNING)
+                Problem(
+                    old[name].path,
+                    f"skill {name!r} keeps its last good version until the file is fixed",
+                    hint="fix the problem reported above; the skill reloads when the file is saved",
+                    severity=Severity.WARNING,
+                )
                 for name in kept
             )
             self._metas = new
@@ -316,7 +366,6 @@ class SkillCatalog:
                 self._resources.pop(str(old[name].folder), None)
         return CatalogDiff(added, changed, removed, problems)
 
-
     # -- changing skills on disk (each followed by a rescan) ----------------------------------
 
     def writable_dir(self) -> Path:
@@ -326,16 +375,24 @@ class SkillCatalog:
         for directory in candidates:
             path = directory.path
             probe = path if path.exists() else path.parent
-            if probe.is_dir() and os.access(probe, os.W_OK) and (not path.exists() or path.is_dir()):
+            if (
+                probe.is_dir()
+                and os.access(probe, os.W_OK)
+                and (not path.exists() or path.is_dir())
+            ):
                 return path
-        raise StoreError("no writable skills directory: give --dir / --skills-dir or set skills.dirs")
+        raise StoreError(
+            "no writable skills directory: give --dir / --skills-dir or set skills.dirs"
+        )
 
     def save(self, entry: SkillEntry, directory: Path | None = None) -> Path:
         """Write ``entry`` as ``<dir>/<name>/SKILL.md`` (replacing the skill of that name where it
         lives, else in :meth:`writable_dir`) and rescan. Returns the SKILL.md path."""
         existing = self.find(entry.name)
         if directory is None:
-            directory = existing.folder.parent if existing is not None else self.writable_dir()
+            directory = (
+                existing.folder.parent if existing is not None else self.writable_dir()
+            )
         path = write_skill(directory, entry)
         self._refresh()
         return path
@@ -367,11 +424,20 @@ class SkillCatalog:
         self._refresh()
         found = self.find(name)
         if found is None:
-            problems = "; ".join(str(p) for p in self._problems if p.path and str(p.path).startswith(str(meta_path.parent)))
-            raise StoreError(f"skill {name!r} did not load after the change" + (f": {problems}" if problems else ""))
+            problems = "; ".join(
+                str(p)
+                for p in self._problems
+                if p.path and str(p.path).startswith(str(meta_path.parent))
+            )
+            raise StoreError(
+                f"skill {name!r} did not load after the change"
+                + (f": {problems}" if problems else "")
+            )
         return found
 
-    def set_description(self, name: str, description: str, expected: str | None = None) -> SkillMeta:
+    def set_description(
+        self, name: str, description: str, expected: str | None = None
+    ) -> SkillMeta:
         """Replace the skill's description in its SKILL.md (only that field; atomic write; refused
         when the file's description is no longer ``expected``) and rescan."""
         meta = self.find(name)
@@ -407,7 +473,9 @@ class SkillCatalog:
         return path
 
 
-def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta], dict[str, SkillMeta]]:
+def _split_by_status(
+    metas: dict[str, SkillMeta],
+) -> tuple[dict[str, SkillMeta], dict[str, SkillMeta]]:
     """(active, dormant), each sorted by name; one pass (this runs on every start)."""
     active: dict[str, SkillMeta] = {}
     dormant: dict[str, SkillMeta] = {}
@@ -418,6 +486,18 @@ def _split_by_status(metas: dict[str, SkillMeta]) -> tuple[dict[str, SkillMeta],
 
 
 def _differs(old: SkillMeta, new: SkillMeta) -> bool:
-    return (old.file, old.mtime_ns, old.size, old.description, dict(old.extras), old.trusted_source) != (
-        new.file, new.mtime_ns, new.size, new.description, dict(new.extras), new.trusted_source
+    return (
+        old.file,
+        old.mtime_ns,
+        old.size,
+        old.description,
+        dict(old.extras),
+        old.trusted_source,
+    ) != (
+        new.file,
+        new.mtime_ns,
+        new.size,
+        new.description,
+        dict(new.extras),
+        new.trusted_source,
     )

@@ -30,8 +30,9 @@ import json
 import os
 import stat
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import msgspec  # the config's validator: decodes and checks the cache in one pass
 
@@ -53,8 +54,9 @@ STALE_TEMP_SECONDS = 3600.0
 """A temp file this old was left by a killed writer and is removed by the next save."""
 
 Row = list[Any]
-Listing = tuple[int, int, int, list[str]]  # a directory's mtime_ns, ctime_ns, inode, sorted entries
-
+Listing = tuple[
+    int, int, int, list[str]
+]  # a directory's mtime_ns, ctime_ns, inode, sorted entries
 
 
 class _CacheFile(msgspec.Struct):
@@ -66,6 +68,8 @@ class _CacheFile(msgspec.Struct):
     settings: str
     skills: dict[str, tuple[int, int, int, int, str, str, dict[str, Any], int]]
     dirs: dict[str, tuple[int, int, int, list[str]]] = {}
+
+
 """One cached skill as stored in the file: ``[size, mtime_ns, ctime_ns, inode, name,
 description, extras, body_offset]`` — kept as the list JSON gives back, so a start with
 10,000 cached skills builds no intermediate objects."""
@@ -94,13 +98,17 @@ class CatalogCache:
         """Same result as :func:`~aiq_tui.skills.discover.scan`; parses only what changed."""
         fingerprint = _fingerprint(settings)
         cached = self.load(fingerprint)
-        state = _CachedScan(settings, cached.skills if cached else {}, cached.dirs if cached else {})
+        state = _CachedScan(
+            settings, cached.skills if cached else {}, cached.dirs if cached else {}
+        )
         for directory in dirs:
             state.directory(directory)
         written = False
         if cached is None or state.dirty(cached.skills, cached.dirs):
             written = self.save(state.keep, state.keep_dirs, fingerprint)
-        self.last = CacheStats(cached is not None, state.hits, state.parsed, written, state.listed)
+        self.last = CacheStats(
+            cached is not None, state.hits, state.parsed, written, state.listed
+        )
         return ScanResult(state.metas, tuple(state.problems), frozenset(state.failed))
 
     # -- the file ---------------------------------------------------------------------------
@@ -112,23 +120,38 @@ class CatalogCache:
         try:
             with open(self.path, "rb") as handle:
                 data = msgspec.json.decode(handle.read(), type=_CacheFile)
-        except (OSError, msgspec.DecodeError, RecursionError):  # ValidationError is a DecodeError: any wrong shape
+        except (
+            OSError,
+            msgspec.DecodeError,
+            RecursionError,
+        ):  # ValidationError is a DecodeError: any wrong shape
             return None
         if data.format != FORMAT or data.settings != fingerprint:
             return None
         return data
 
-    def save(self, rows: dict[str, Row], dirs: dict[str, Listing], fingerprint: str) -> bool:
+    def save(
+        self, rows: dict[str, Row], dirs: dict[str, Listing], fingerprint: str
+    ) -> bool:
         """Replace the cache file atomically; False (and no harm) when it cannot be written."""
-        payload = {"format": FORMAT, "settings": fingerprint, "skills": rows, "dirs": dirs}
+        payload = {
+            "format": FORMAT,
+            "settings": fingerprint,
+            "skills": rows,
+            "dirs": dirs,
+        }
         temp = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             import tempfile  # writes only: a start that reads never loads it
 
-            fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp")
+            fd, temp = tempfile.mkstemp(
+                dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
+            )
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(payload, ensure_ascii=False, separators=(",", ":")))
+                handle.write(
+                    json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+                )
             os.replace(temp, self.path)
             self._sweep(keep_after=time.time() - STALE_TEMP_SECONDS)
             return True
@@ -174,7 +197,9 @@ def _plain(value: Any) -> bool:
 class _CachedScan(_Scan):
     """discover's scan with a cache in front of its per-skill parse."""
 
-    def __init__(self, settings: Any, cached: dict[str, Row], cached_dirs: dict[str, Listing]) -> None:
+    def __init__(
+        self, settings: Any, cached: dict[str, Row], cached_dirs: dict[str, Listing]
+    ) -> None:
         super().__init__(settings)
         self.cached = cached
         self.cached_dirs = cached_dirs
@@ -186,9 +211,12 @@ class _CachedScan(_Scan):
         self.racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
 
     def dirty(self, cached: dict[str, Row], cached_dirs: dict[str, Listing]) -> bool:
-        return (self.keep.keys() != cached.keys() or any(self.keep[p] is not cached[p] for p in self.keep)
-                or self.keep_dirs.keys() != cached_dirs.keys()
-                or any(self.keep_dirs[d] is not cached_dirs[d] for d in self.keep_dirs))
+        return (
+            self.keep.keys() != cached.keys()
+            or any(self.keep[p] is not cached[p] for p in self.keep)
+            or self.keep_dirs.keys() != cached_dirs.keys()
+            or any(self.keep_dirs[d] is not cached_dirs[d] for d in self.keep_dirs)
+        )
 
     def folder_names(self, directory: SkillDir, root: str) -> list[str] | None:
         # 10,000 entries listed and sorted cost about as much as the cache file's decoding:
@@ -198,21 +226,38 @@ class _CachedScan(_Scan):
         except OSError:
             info = None  # discover's listing says why, when it should
         listing = self.cached_dirs.get(root)
-        if (listing is not None and info is not None and listing[0] == info.st_mtime_ns
-                and listing[1] == info.st_ctime_ns and listing[2] == info.st_ino):
+        if (
+            listing is not None
+            and info is not None
+            and listing[0] == info.st_mtime_ns
+            and listing[1] == info.st_ctime_ns
+            and listing[2] == info.st_ino
+        ):
             self.keep_dirs[root] = listing
             return listing[3]
         names = super().folder_names(directory, root)
         self.listed += names is not None
-        if names is not None and info is not None and stat.S_ISDIR(info.st_mode) and info.st_mtime_ns < self.racy_after:
-            self.keep_dirs[root] = (info.st_mtime_ns, info.st_ctime_ns, info.st_ino, names)
+        if (
+            names is not None
+            and info is not None
+            and stat.S_ISDIR(info.st_mode)
+            and info.st_mtime_ns < self.racy_after
+        ):
+            self.keep_dirs[root] = (
+                info.st_mtime_ns,
+                info.st_ctime_ns,
+                info.st_ino,
+                names,
+            )
         return names
 
     def folders(self, source_dir: Path, root: str, names: list[str]) -> None:
         self._take(source_dir, self._skill_files(root, names))
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
-        self._take(source_dir, (skill_md,))  # ``folder`` is always the name of skill_md's folder
+        self._take(
+            source_dir, (skill_md,)
+        )  # ``folder`` is always the name of skill_md's folder
 
     def _skill_files(self, root: str, names: list[str]) -> Iterator[str]:
         """Each entry's SKILL.md path; a disabled folder is reported as the loop reaches it, so
@@ -227,24 +272,53 @@ class _CachedScan(_Scan):
     def _take(self, source_dir: Path, skill_files: Iterable[str]) -> None:
         # A warm start's loop — 10,000 skills, each one stat and a meta from its cached row —
         # with every lookup hoisted and no call per hit: it was a third of ``skills list``.
-        cached_row, keep, metas, trusted = self.cached.get, self.keep, self.metas, SkillMeta.trusted
-        stat_file, is_file, filters = os.stat, stat.S_ISREG, bool(self.include or self.exclude)
-        source_trusted = self.trusted  # decided per directory by discovery, never cached
+        cached_row, keep, metas, trusted = (
+            self.cached.get,
+            self.keep,
+            self.metas,
+            SkillMeta.trusted,
+        )
+        stat_file, is_file, filters = (
+            os.stat,
+            stat.S_ISREG,
+            bool(self.include or self.exclude),
+        )
+        source_trusted = (
+            self.trusted
+        )  # decided per directory by discovery, never cached
         hits = 0
         for skill_md in skill_files:
             row = cached_row(skill_md)
-            if row is not None:  # only a cached file needs a stat before its parse (to validate the row)
+            if (
+                row is not None
+            ):  # only a cached file needs a stat before its parse (to validate the row)
                 try:
                     info = stat_file(skill_md)
                 except (FileNotFoundError, NotADirectoryError):
                     continue  # not a skill folder (or a plain file next to them)
                 except OSError:
                     info = None  # the parse reports why it cannot be read
-                if (info is not None and row[0] == info.st_size and row[1] == info.st_mtime_ns
-                        and row[2] == info.st_ctime_ns and row[3] == info.st_ino and is_file(info.st_mode)):
+                if (
+                    info is not None
+                    and row[0] == info.st_size
+                    and row[1] == info.st_mtime_ns
+                    and row[2] == info.st_ctime_ns
+                    and row[3] == info.st_ino
+                    and is_file(info.st_mode)
+                ):
                     hits += 1
                     keep[skill_md] = row
-                    meta = trusted(row[4], row[5], skill_md, source_dir, row[6], row[0], row[1], row[7], source_trusted)
+                    meta = trusted(
+                        row[4],
+                        row[5],
+                        skill_md,
+                        source_dir,
+                        row[6],
+                        row[0],
+                        row[1],
+                        row[7],
+                        source_trusted,
+                    )
                     if meta.name in metas:  # discover words the clash (with its line)
                         super().skill(source_dir, skill_md, _folder_of(skill_md))
                     elif filters:
@@ -264,7 +338,19 @@ class _CachedScan(_Scan):
         meta, info = parsed.meta, parsed.info
         if meta is None or info is None:
             return
-        if not parsed.problems and meta.mtime_ns < self.racy_after and _plain(meta.extras):
-            self.keep[skill_md] = [meta.size, meta.mtime_ns, info.st_ctime_ns, info.st_ino,
-                                   meta.name, meta.description, dict(meta.extras), meta.body_offset]
+        if (
+            not parsed.problems
+            and meta.mtime_ns < self.racy_after
+            and _plain(meta.extras)
+        ):
+            self.keep[skill_md] = [
+                meta.size,
+                meta.mtime_ns,
+                info.st_ctime_ns,
+                info.st_ino,
+                meta.name,
+                meta.description,
+                dict(meta.extras),
+                meta.body_offset,
+            ]
         self.admit(meta, parsed.name_line)

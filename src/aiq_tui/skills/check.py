@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
-from aiq_tui.skills.parse import BOM, bom_problem, decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.discover import misnamed_problem, missing_skill_file_problem
+from aiq_tui.skills.parse import BOM, bom_problem, decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE, list_resources
 from aiq_tui.skills.validate import validate
 
@@ -33,8 +34,12 @@ class SkillReport:
         return not any(problem.severity is Severity.ERROR for problem in self.problems)
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": str(self.path), "name": self.name, "valid": self.valid,
-                "problems": [problem.to_json() for problem in self.problems]}
+        return {
+            "path": str(self.path),
+            "name": self.name,
+            "valid": self.valid,
+            "problems": [problem.to_json() for problem in self.problems],
+        }
 
 
 # A folder's resource problems when the caller has them already listed (the doctor's catalog
@@ -42,25 +47,48 @@ class SkillReport:
 ListedProblems = Callable[[Path], "tuple[Problem, ...] | None"]
 
 
-def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
-               listed: ListedProblems | None = None) -> SkillReport:
+def check_file(
+    skill_md: Path,
+    settings: SkillsSettings,
+    strict: bool = False,
+    listed: ListedProblems | None = None,
+) -> SkillReport:
     """Every problem of one SKILL.md (and its folder's resources)."""
     try:
         with open(skill_md, "rb") as handle:
             data = handle.read(settings.max_skill_md_bytes + 1)
     except OSError as exc:
-        return SkillReport(skill_md, None, (Problem(skill_md, f"cannot read: {exc.strerror or exc}",
-                                                    hint="check the file's permissions and links"),))
+        return SkillReport(
+            skill_md,
+            None,
+            (
+                Problem(
+                    skill_md,
+                    f"cannot read: {exc.strerror or exc}",
+                    hint="check the file's permissions and links",
+                ),
+            ),
+        )
     if len(data) > settings.max_skill_md_bytes:
-        return SkillReport(skill_md, None, (Problem(
-            skill_md, f"SKILL.md is over the {settings.max_skill_md_bytes}-byte limit",
-            hint="move long material into resource files, or raise skills.max_skill_md_bytes"),))
+        return SkillReport(
+            skill_md,
+            None,
+            (
+                Problem(
+                    skill_md,
+                    f"SKILL.md is over the {settings.max_skill_md_bytes}-byte limit",
+                    hint="move long material into resource files, or raise skills.max_skill_md_bytes",
+                ),
+            ),
+        )
     text, problem = decode_skill_bytes(data, skill_md)
     if text is None:
         return SkillReport(skill_md, None, (problem,) if problem else ())
     result = parse_skill_text(text, skill_md)
     problems = list(result.problems)
-    if data.startswith(BOM) and result.has_frontmatter:  # (decoding dropped it; discovery reports it too)
+    if (
+        data.startswith(BOM) and result.has_frontmatter
+    ):  # (decoding dropped it; discovery reports it too)
         problems.insert(0, bom_problem(skill_md))
     if skill_md.name != SKILL_FILE and skill_md.name.lower() == SKILL_FILE.lower():
         problems.insert(0, misnamed_problem(skill_md))
@@ -71,11 +99,23 @@ def check_file(skill_md: Path, settings: SkillsSettings, strict: bool = False,
     name = None
     if fields is not None:
         # Lenient: what loads here still hears which specification rules it breaks (warnings).
-        problems += validate(fields, skill_md, skill_md.parent.name, strict=strict, lines=result.field_lines,
-                             body=result.body, spec_warnings=not strict)
+        problems += validate(
+            fields,
+            skill_md,
+            skill_md.parent.name,
+            strict=strict,
+            lines=result.field_lines,
+            body=result.body,
+            spec_warnings=not strict,
+        )
         if strict:  # the executable types are lango's: their definition is checked leniently too
-            problems += [p for p in validate(fields, skill_md, None, lines=result.field_lines, body=result.body)
-                         if p.field in ("steps", "script", "template", "status")]
+            problems += [
+                p
+                for p in validate(
+                    fields, skill_md, None, lines=result.field_lines, body=result.body
+                )
+                if p.field in ("steps", "script", "template", "status")
+            ]
         raw = fields.get("name")
         name = raw if isinstance(raw, str) else None
     resource_problems = listed(skill_md.parent) if listed is not None else None
@@ -103,7 +143,10 @@ def _resolved_skill_file(child: Path, real_parent: str) -> str | None:
 
 
 def check_paths(
-    paths: Sequence[Path], settings: SkillsSettings, strict: bool = False, containers: bool = False,
+    paths: Sequence[Path],
+    settings: SkillsSettings,
+    strict: bool = False,
+    containers: bool = False,
     listed: ListedProblems | None = None,
 ) -> list[SkillReport]:
     """Reports for each path: a SKILL.md file, a skill folder, or a folder of skill folders.
@@ -125,8 +168,13 @@ def check_paths(
         reports it)."""
         problem = missing_skill_file_problem(folder)
         if problem is not None:
-            reports.append(SkillReport(problem.path or folder / SKILL_FILE, None,
-                                       (replace(problem, severity=Severity.ERROR),)))
+            reports.append(
+                SkillReport(
+                    problem.path or folder / SKILL_FILE,
+                    None,
+                    (replace(problem, severity=Severity.ERROR),),
+                )
+            )
         return problem is not None
 
     for path in paths:
@@ -138,21 +186,50 @@ def check_paths(
             if unreadable(path):
                 continue
             try:
-                children = sorted(child for child in path.iterdir() if not child.name.startswith("."))
+                children = sorted(
+                    child for child in path.iterdir() if not child.name.startswith(".")
+                )
             except OSError as exc:
-                reports.append(SkillReport(path, None, (Problem(path, f"cannot list: {exc.strerror or exc}"),)))
+                reports.append(
+                    SkillReport(
+                        path,
+                        None,
+                        (Problem(path, f"cannot list: {exc.strerror or exc}"),),
+                    )
+                )
                 continue
             real_parent = os.path.realpath(path)
-            resolved = [(child, _resolved_skill_file(child, real_parent)) for child in children]
-            found = [(child / SKILL_FILE, key) for child, key in resolved if key is not None]
+            resolved = [
+                (child, _resolved_skill_file(child, real_parent)) for child in children
+            ]
+            found = [
+                (child / SKILL_FILE, key) for child, key in resolved if key is not None
+            ]
             for skill_md, key in found:
                 add(skill_md, key)
-            broken = [child for child, key in resolved if key is None and unreadable(child)]
+            broken = [
+                child for child, key in resolved if key is None and unreadable(child)
+            ]
             if not found and not broken and not containers:
-                reports.append(SkillReport(path, None, (Problem(
-                    path, "no SKILL.md here or in its sub-folders",
-                    hint="give a skill folder, a SKILL.md file, or a folder of skill folders"),)))
+                reports.append(
+                    SkillReport(
+                        path,
+                        None,
+                        (
+                            Problem(
+                                path,
+                                "no SKILL.md here or in its sub-folders",
+                                hint="give a skill folder, a SKILL.md file, or a folder of skill folders",
+                            ),
+                        ),
+                    )
+                )
         else:
-            reports.append(SkillReport(path, None, (Problem(path, "path does not exist",
-                                                            hint="check the spelling"),)))
+            reports.append(
+                SkillReport(
+                    path,
+                    None,
+                    (Problem(path, "path does not exist", hint="check the spelling"),),
+                )
+            )
     return reports

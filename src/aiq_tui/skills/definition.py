@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 DEFINITION_FIELD = {"composite": "steps", "script": "script", "template": "template"}
 """The definition field each executable type needs."""
@@ -26,8 +27,10 @@ _FENCE_LANGS = {
     "script": ("sh", "bash", "shell"),
     "template": ("template", "tmpl", "gotmpl", "jinja", "jinja2"),
 }
-_FENCE = re.compile(r"^(?P<fence>```|~~~)[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^(?P=fence)[ \t]*$",
-                    re.MULTILINE | re.DOTALL)
+_FENCE = re.compile(
+    r"^(?P<fence>```|~~~)[ \t]*(?P<lang>[\w+-]*)[^\n]*\n(?P<code>.*?)^(?P=fence)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 
 
 class DefinitionError(ValueError):
@@ -54,13 +57,17 @@ def definition_from_body(kind: str, body: str) -> dict[str, Any]:
         try:
             data = json.loads(code)
         except (ValueError, RecursionError) as exc:
-            raise DefinitionError(f"the ```json block of this composite skill is not valid JSON: {exc}") from exc
+            raise DefinitionError(
+                f"the ```json block of this composite skill is not valid JSON: {exc}"
+            ) from exc
         steps = data.get("steps") if isinstance(data, Mapping) else data
         return {"steps": steps}
     return {DEFINITION_FIELD[kind]: code + "\n" if kind == "script" else code}
 
 
-def definition_of(kind: str, fields: Mapping[str, Any], body: str | None) -> dict[str, Any]:
+def definition_of(
+    kind: str, fields: Mapping[str, Any], body: str | None
+) -> dict[str, Any]:
     """The definition of a skill: frontmatter field first, else the fenced block of ``body``."""
     key = DEFINITION_FIELD.get(kind)
     if key is None:

@@ -9,18 +9,19 @@ never a body. One bad skill never stops the others: every defect becomes a warni
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from aiq_tui.config import AppConfig, SkillsSettings
+from aiq_tui.file_io import NotRegularFile, open_regular_fd
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD
 from aiq_tui.skills.model import SkillMeta
-from aiq_tui.file_io import NotRegularFile, open_regular_fd
 from aiq_tui.skills.parse import read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.validate import validate
@@ -56,7 +57,9 @@ class SkillDir(msgspec.Struct, frozen=True):
     def trusted(self) -> bool:
         """The user's own folders (flag, config, the config home, ~/.claude/skills…) are
         trusted; a project's only when the user trusts the project."""
-        return (self.origin != "project" and not self.in_project) or self.project_trusted
+        return (
+            self.origin != "project" and not self.in_project
+        ) or self.project_trusted
 
 
 class ScanResult(msgspec.Struct, frozen=True):
@@ -91,10 +94,16 @@ def skill_directories(
     settings = config.skills if isinstance(config, AppConfig) else config
     base = Path.cwd() if cwd is None else Path(cwd)
     user = Path.home()
-    user_dirs = [user / ".claude" / "skills", user / ".agents" / "skills"] if settings.include_user_agent_dirs else []
+    user_dirs = (
+        [user / ".claude" / "skills", user / ".agents" / "skills"]
+        if settings.include_user_agent_dirs
+        else []
+    )
     user_keys = {os.path.realpath(path) for path in user_dirs}
     home_root = os.path.realpath(home.root)
-    if project_trusted is None and (settings.project_dirs or any(not _absolute(raw) for raw in settings.dirs)):
+    if project_trusted is None and (
+        settings.project_dirs or any(not _absolute(raw) for raw in settings.dirs)
+    ):
         from aiq_tui.trust import project_trust
 
         project_trusted = project_trust(home, base).trusted
@@ -113,9 +122,18 @@ def skill_directories(
         trusted = bool(project_trusted)
         if origin == "project" and key in user_keys:
             origin = "user"  # started in ~: the "project" folder is the user's own
-        elif origin == "project" and (key == home_root or key.startswith(home_root + os.sep)):
+        elif origin == "project" and (
+            key == home_root or key.startswith(home_root + os.sep)
+        ):
             trusted = True  # inside the config home, which is the user's
-        found.append(SkillDir(path, origin, trusted if origin == "project" or in_project else False, in_project))
+        found.append(
+            SkillDir(
+                path,
+                origin,
+                trusted if origin == "project" or in_project else False,
+                in_project,
+            )
+        )
 
     for raw in extra_dirs:
         add(raw, "flag")
@@ -128,7 +146,9 @@ def skill_directories(
     add(home.skills_dir, "home")
     for path in user_dirs:
         add(path, "user")
-    return sorted(found, key=lambda directory: not directory.trusted)  # stable: trusted first
+    return sorted(
+        found, key=lambda directory: not directory.trusted
+    )  # stable: trusted first
 
 
 def _absolute(raw: str | os.PathLike[str]) -> bool:
@@ -137,7 +157,7 @@ def _absolute(raw: str | os.PathLike[str]) -> bool:
     return Path(raw).expanduser().is_absolute()
 
 
-def discover(dirs: Sequence[SkillDir], settings: SkillsSettings) -> "SkillCatalog":
+def discover(dirs: Sequence[SkillDir], settings: SkillsSettings) -> SkillCatalog:
     """Scan ``dirs`` (metadata only) into a :class:`SkillCatalog`."""
     from aiq_tui.skills.catalog import SkillCatalog
 
@@ -160,7 +180,9 @@ class _Scan:
         self.metas: dict[str, SkillMeta] = {}
         self.problems: list[Problem] = []
         self.failed: set[str] = set()
-        self.trusted = False  # the trust of the directory being scanned, stamped on its metas
+        self.trusted = (
+            False  # the trust of the directory being scanned, stamped on its metas
+        )
 
     def warn(self, path: str, message: str, hint: str) -> None:
         self.problems.append(_warning(path, message, hint))
@@ -173,7 +195,9 @@ class _Scan:
             return
         if directory.explicit and SKILL_FILE in names:
             # The user pointed straight at one skill folder.
-            self.skill(directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root))
+            self.skill(
+                directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root)
+            )
             return
         self.folders(directory.path, root, names)
 
@@ -185,15 +209,24 @@ class _Scan:
                 return sorted(entry.name for entry in entries if entry.name[0] != ".")
         except FileNotFoundError:
             if directory.explicit:
-                self.warn(root, "skills directory does not exist; skipped",
-                          "create it, or remove it from --skills-dir / skills.dirs")
+                self.warn(
+                    root,
+                    "skills directory does not exist; skipped",
+                    "create it, or remove it from --skills-dir / skills.dirs",
+                )
         except NotADirectoryError:
             if directory.explicit:
-                self.warn(root, "skills directory is not a directory; skipped",
-                          "point --skills-dir / skills.dirs at a folder of skill folders")
+                self.warn(
+                    root,
+                    "skills directory is not a directory; skipped",
+                    "point --skills-dir / skills.dirs at a folder of skill folders",
+                )
         except OSError as exc:
-            self.warn(root, f"cannot list skills directory: {exc.strerror or exc}; skipped",
-                      "check its permissions")
+            self.warn(
+                root,
+                f"cannot list skills directory: {exc.strerror or exc}; skipped",
+                "check its permissions",
+            )
         return None
 
     def folders(self, source_dir: Path, root: str, names: list[str]) -> None:
@@ -202,15 +235,22 @@ class _Scan:
             if name.endswith(DISABLED_SUFFIX):
                 self.disabled(root, name)
             else:
-                self.skill(source_dir, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name)
+                self.skill(
+                    source_dir, f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}", name
+                )
 
     def disabled(self, root: str, name: str) -> None:
         """The aiq design (001): a skill is disabled by renaming its folder; say so."""
         if os.path.isfile(f"{root}{os.sep}{name}{os.sep}{SKILL_FILE}"):
-            self.problems.append(Problem(
-                Path(root) / name, f"skill folder {name!r} is disabled (its name ends in "
-                f"{DISABLED_SUFFIX}); not loaded", hint=f"aiq-tui skills enable {name[:-len(DISABLED_SUFFIX)]}",
-                severity=Severity.WARNING))
+            self.problems.append(
+                Problem(
+                    Path(root) / name,
+                    f"skill folder {name!r} is disabled (its name ends in "
+                    f"{DISABLED_SUFFIX}); not loaded",
+                    hint=f"aiq-tui skills enable {name[: -len(DISABLED_SUFFIX)]}",
+                    severity=Severity.WARNING,
+                )
+            )
 
     def skill(self, source_dir: Path, skill_md: str, folder: str) -> None:
         parsed = self.parse(source_dir, skill_md, folder)
@@ -218,7 +258,7 @@ class _Scan:
         if parsed.meta is not None:
             self.admit(parsed.meta, parsed.name_line)
 
-    def parse(self, source_dir: Path, skill_md: str, folder: str) -> "Parsed":
+    def parse(self, source_dir: Path, skill_md: str, folder: str) -> Parsed:
         """Read and validate one SKILL.md on its own (no include/exclude, no clash check).
         A file that exists but cannot be loaded is added to :attr:`failed`."""
         settings = self.settings
@@ -228,26 +268,52 @@ class _Scan:
         except FileNotFoundError:
             # Not a skill folder — unless its SKILL.md is a broken link or misnamed: say so.
             problem = missing_skill_file_problem(os.path.dirname(skill_md))
-            return Parsed(None, None, [_skipped(problem)] if problem is not None else [])
+            return Parsed(
+                None, None, [_skipped(problem)] if problem is not None else []
+            )
         except NotADirectoryError:
             return Parsed(None, None, [])  # a plain file next to the skill folders
         except NotRegularFile:
             self.failed.add(skill_md)
-            return Parsed(None, None, [_warning(
-                skill_md, "SKILL.md is not a regular file (a FIFO, socket, device or directory); skill skipped",
-                "make it a markdown file")])
+            return Parsed(
+                None,
+                None,
+                [
+                    _warning(
+                        skill_md,
+                        "SKILL.md is not a regular file (a FIFO, socket, device or directory); skill skipped",
+                        "make it a markdown file",
+                    )
+                ],
+            )
         except OSError as exc:
             self.failed.add(skill_md)
-            return Parsed(None, None, [_warning(
-                skill_md, f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
-                "check the file's permissions and symbolic links")])
+            return Parsed(
+                None,
+                None,
+                [
+                    _warning(
+                        skill_md,
+                        f"cannot read SKILL.md: {exc.strerror or exc}; skill skipped",
+                        "check the file's permissions and symbolic links",
+                    )
+                ],
+            )
         try:
             if info.st_size > settings.max_skill_md_bytes:
                 self.failed.add(skill_md)
-                return Parsed(None, info, [_warning(
-                    skill_md, f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"
-                    "-byte limit; skill skipped",
-                    "move long material into resource files, or raise skills.max_skill_md_bytes")])
+                return Parsed(
+                    None,
+                    info,
+                    [
+                        _warning(
+                            skill_md,
+                            f"SKILL.md is {info.st_size} bytes, over the {settings.max_skill_md_bytes}"
+                            "-byte limit; skill skipped",
+                            "move long material into resource files, or raise skills.max_skill_md_bytes",
+                        )
+                    ],
+                )
             # The path stays a str: a Path is built only for a problem (see SkillMeta.path).
             result = read_frontmatter_fd(fd, skill_md, settings.max_skill_md_bytes)
         finally:
@@ -262,14 +328,37 @@ class _Scan:
                 warnings = [p for p in checked if p.severity is not Severity.ERROR]
         if fields is None or errors:
             self.failed.add(skill_md)
-            return Parsed(None, info, [_skipped(p) for p in (errors or result.problems)])
+            return Parsed(
+                None, info, [_skipped(p) for p in (errors or result.problems)]
+            )
         problems = [*result.problems, *warnings] if result.problems or warnings else []
-        extras = {key: value for key, value in fields.items() if key != "name" and key != "description"}
-        meta = SkillMeta(fields["name"].strip(), fields["description"].strip(), skill_md, source_dir, extras,
-                         info.st_size, info.st_mtime_ns, result.body_offset, self.trusted)
-        if meta.type in DEFINITION_FIELD and DEFINITION_FIELD[meta.type] not in extras and meta.status == "active":
-            unusable = _body_definition_problem(skill_md, meta.type, result.body_offset, settings.max_skill_md_bytes)
-            if unusable is not None:  # (not kept at its last good version: a dangerous edit must take effect)
+        extras = {
+            key: value
+            for key, value in fields.items()
+            if key != "name" and key != "description"
+        }
+        meta = SkillMeta(
+            fields["name"].strip(),
+            fields["description"].strip(),
+            skill_md,
+            source_dir,
+            extras,
+            info.st_size,
+            info.st_mtime_ns,
+            result.body_offset,
+            self.trusted,
+        )
+        if (
+            meta.type in DEFINITION_FIELD
+            and DEFINITION_FIELD[meta.type] not in extras
+            and meta.status == "active"
+        ):
+            unusable = _body_definition_problem(
+                skill_md, meta.type, result.body_offset, settings.max_skill_md_bytes
+            )
+            if (
+                unusable is not None
+            ):  # (not kept at its last good version: a dangerous edit must take effect)
                 return Parsed(None, info, [*problems, unusable])
         return Parsed(meta, info, problems, result.field_lines.get("name"))
 
@@ -281,15 +370,23 @@ class _Scan:
         if name in self.metas:
             winner = self.metas[name]
             untrusted_loser = not meta.trusted_source and winner.trusted_source
-            self.problems.append(Problem(
-                meta.path, f"skill {name!r} is also defined in {winner.path}, which takes precedence; this one is "
-                + ("ignored (its project is not trusted, and an untrusted project never shadows your own skill)"
-                   if untrusted_loser else "ignored"),
-                field="name", line=name_line,
-                hint="`aiq-tui trust` trusts the project (its skills then take precedence)" if untrusted_loser
-                else "rename one of them, or remove the copy you do not want",
-                severity=Severity.WARNING,
-            ))
+            self.problems.append(
+                Problem(
+                    meta.path,
+                    f"skill {name!r} is also defined in {winner.path}, which takes precedence; this one is "
+                    + (
+                        "ignored (its project is not trusted, and an untrusted project never shadows your own skill)"
+                        if untrusted_loser
+                        else "ignored"
+                    ),
+                    field="name",
+                    line=name_line,
+                    hint="`aiq-tui trust` trusts the project (its skills then take precedence)"
+                    if untrusted_loser
+                    else "rename one of them, or remove the copy you do not want",
+                    severity=Severity.WARNING,
+                )
+            )
             return
         self.metas[name] = meta
 
@@ -316,9 +413,13 @@ def missing_skill_file_problem(folder: str | os.PathLike[str]) -> Problem | None
     skill_md = os.path.join(folder, SKILL_FILE)
     for link, what in ((skill_md, "file"), (folder, "folder")):
         if os.path.islink(link) and not os.path.exists(link):
-            return Problem(Path(link), f"{os.path.basename(link)} is a symbolic link to {os.readlink(link)!r}, "
-                           "which does not exist", hint=f"point the link at an existing {what}, or remove it",
-                           severity=Severity.WARNING)
+            return Problem(
+                Path(link),
+                f"{os.path.basename(link)} is a symbolic link to {os.readlink(link)!r}, "
+                "which does not exist",
+                hint=f"point the link at an existing {what}, or remove it",
+                severity=Severity.WARNING,
+            )
     lowercase = os.path.join(folder, LOWERCASE_SKILL_FILE)
     if os.path.isfile(lowercase):
         return misnamed_problem(Path(lowercase))
@@ -328,12 +429,17 @@ def missing_skill_file_problem(folder: str | os.PathLike[str]) -> Problem | None
 def misnamed_problem(path: Path) -> Problem:
     """A ``skill.md`` (any case but ``SKILL.md``): the Agent Skills format and Claude Code read a
     file named exactly ``SKILL.md`` (skills-ref also takes ``skill.md``; see docs/skills.md)."""
-    return Problem(path, f"the file is named {path.name}; skills are read from a file named exactly {SKILL_FILE}",
-                   hint=f"rename it to {SKILL_FILE} (the name is case-sensitive: Claude Code does not load {path.name})",
-                   severity=Severity.WARNING)
+    return Problem(
+        path,
+        f"the file is named {path.name}; skills are read from a file named exactly {SKILL_FILE}",
+        hint=f"rename it to {SKILL_FILE} (the name is case-sensitive: Claude Code does not load {path.name})",
+        severity=Severity.WARNING,
+    )
 
 
-def _body_definition_problem(skill_md: str, kind: str, body_offset: int, max_bytes: int) -> Problem | None:
+def _body_definition_problem(
+    skill_md: str, kind: str, body_offset: int, max_bytes: int
+) -> Problem | None:
     """The warning that skips an active executable skill whose definition is not in the
     frontmatter and not usable in the body either — missing (a composite without steps, a
     script without a ```sh block, …), invalid JSON, or a script matching a dangerous pattern —
@@ -361,15 +467,25 @@ def _body_definition_problem(skill_md: str, kind: str, body_offset: int, max_byt
     try:
         definition = definition_from_body(kind, unix_newlines(text)[body_offset:])
     except DefinitionError as exc:
-        return Problem(Path(skill_md), f"{exc} (skill skipped)", field=key, hint="fix the JSON of the ```json block",
-                       severity=Severity.WARNING)
+        return Problem(
+            Path(skill_md),
+            f"{exc} (skill skipped)",
+            field=key,
+            hint="fix the JSON of the ```json block",
+            severity=Severity.WARNING,
+        )
     problems = definition_problems(kind, definition, fenced=True)
     if not problems:
         return None
     problem = problems[0]
     outcome = "skill blocked" if problem.dangerous else "skill skipped"
-    return Problem(Path(skill_md), f"{problem.message} ({outcome})", field=key, hint=problem.hint,
-                   severity=Severity.WARNING)
+    return Problem(
+        Path(skill_md),
+        f"{problem.message} ({outcome})",
+        field=key,
+        hint=problem.hint,
+        severity=Severity.WARNING,
+    )
 
 
 def _warning(path: str, message: str, hint: str) -> Problem:
@@ -377,4 +493,6 @@ def _warning(path: str, message: str, hint: str) -> Problem:
 
 
 def _skipped(problem: Problem) -> Problem:
-    return replace(problem, message=f"{problem.message} (skill skipped)", severity=Severity.WARNING)
+    return replace(
+        problem, message=f"{problem.message} (skill skipped)", severity=Severity.WARNING
+    )

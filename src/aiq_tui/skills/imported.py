@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiq_tui.locations import Home
@@ -27,7 +28,7 @@ CONFIRMED_FILE = "confirmed-skills.json"
 """In the config home's ``config/``: ``{"skills": {SKILL.md path: {"allowed_tools": [...]}}}``."""
 
 
-def confirmed_file(home: "Home") -> Path:
+def confirmed_file(home: Home) -> Path:
     return home.config_dir / CONFIRMED_FILE
 
 
@@ -42,16 +43,16 @@ def refused_entries(tools: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(entry for entry in tools or () if is_bare_wildcard(entry))
 
 
-def is_imported(meta: "SkillMeta") -> bool:
+def is_imported(meta: SkillMeta) -> bool:
     """Whether the skill came in through ``skills import`` (the importer records ``source``)."""
     return bool(meta.source)
 
 
-def _key(meta: "SkillMeta") -> str:
+def _key(meta: SkillMeta) -> str:
     return os.path.realpath(meta.file)
 
 
-def _load(home: "Home") -> dict[str, list[str]]:
+def _load(home: Home) -> dict[str, list[str]]:
     """Every confirmation; a missing, unreadable or malformed file confirms nothing."""
     try:
         data = json.loads(confirmed_file(home).read_text(encoding="utf-8"))
@@ -68,7 +69,7 @@ def _load(home: "Home") -> dict[str, list[str]]:
     return found
 
 
-def is_confirmed(home: "Home", meta: "SkillMeta") -> bool:
+def is_confirmed(home: Home, meta: SkillMeta) -> bool:
     """Whether the user confirmed this skill's present ``allowed-tools`` (True for a skill that
     was not imported, or names none)."""
     tools = meta.allowed_tools
@@ -77,12 +78,12 @@ def is_confirmed(home: "Home", meta: "SkillMeta") -> bool:
     return _load(home).get(_key(meta)) == list(tools)
 
 
-def pending_tools(home: "Home", meta: "SkillMeta") -> tuple[str, ...]:
+def pending_tools(home: Home, meta: SkillMeta) -> tuple[str, ...]:
     """The ``allowed-tools`` still waiting for the user's confirmation (empty when none)."""
     return () if is_confirmed(home, meta) else tuple(meta.allowed_tools or ())
 
 
-def confirm(home: "Home", meta: "SkillMeta", *, forget: bool = False) -> Path:
+def confirm(home: Home, meta: SkillMeta, *, forget: bool = False) -> Path:
     """Record that the user confirmed ``meta``'s present ``allowed-tools`` (``forget``: withdraw
     it). Atomic, private (0600)."""
     from aiq_tui.file_io import atomic_write
@@ -92,13 +93,21 @@ def confirm(home: "Home", meta: "SkillMeta", *, forget: bool = False) -> Path:
         entries.pop(_key(meta), None)
     else:
         entries[_key(meta)] = list(meta.allowed_tools or ())
-    payload = {"skills": {path: {"allowed_tools": tools} for path, tools in sorted(entries.items())}}
+    payload = {
+        "skills": {
+            path: {"allowed_tools": tools} for path, tools in sorted(entries.items())
+        }
+    }
     home.config_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write(confirmed_file(home), json.dumps(payload, indent=2, ensure_ascii=False) + "\n", mode=0o600)
+    atomic_write(
+        confirmed_file(home),
+        json.dumps(payload, indent=2, ensure_ascii=False) + "\n",
+        mode=0o600,
+    )
     return confirmed_file(home)
 
 
-def granted_tools(home: "Home", meta: "SkillMeta") -> tuple[str, ...] | None:
+def granted_tools(home: Home, meta: SkillMeta) -> tuple[str, ...] | None:
     """What ``meta``'s ``allowed-tools`` may pre-approve: None when it names none; nothing
     while an imported skill's list is not confirmed; never a bare ``*``."""
     tools = meta.allowed_tools

@@ -27,29 +27,37 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from aiq_tui.config import AppConfig
+from aiq_tui.file_io import DIR_MODE, atomic_write
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.file_io import DIR_MODE, atomic_write
 from aiq_tui.skills.store import StoreError, check_skill_name, set_frontmatter_field
 
 if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx
 
 
-class ImportError_(Exception):  # noqa: N801 - not the builtin ImportError
+class ImportError_(Exception):
     """The source cannot be imported; ``str()`` says why and what to fix."""
 
 
-def import_skills(source: str, target: Path, config: AppConfig, *, force: bool = False,
-                  transport: httpx.BaseTransport | None = None) -> list[tuple[str, Path]]:
+def import_skills(
+    source: str,
+    target: Path,
+    config: AppConfig,
+    *,
+    force: bool = False,
+    transport: httpx.BaseTransport | None = None,
+) -> list[tuple[str, Path]]:
     """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
     ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``)."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
         work = Path(scratch)
         recorded = str(Path(source).expanduser().resolve())
         if source.startswith(("http://", "https://")):
-            data, recorded = _fetch(source, config, transport)  # the final URL, after redirects
+            data, recorded = _fetch(
+                source, config, transport
+            )  # the final URL, after redirects
             if data[:4] == b"PK\x03\x04":
                 root = _unzip(data, work / "unzipped", config)
             else:
@@ -65,15 +73,23 @@ def import_skills(source: str, target: Path, config: AppConfig, *, force: bool =
             elif path.is_file():
                 root = work / "skill"
                 root.mkdir()
-                (root / SKILL_FILE).write_bytes(_as_skill_md(path.read_bytes(), path.name))
+                (root / SKILL_FILE).write_bytes(
+                    _as_skill_md(path.read_bytes(), path.name)
+                )
             else:
                 root = path
         folders = _skill_folders(root)
         if not folders:
             raise ImportError_(f"no {SKILL_FILE} found in {source}")
         # A link may lead anywhere inside what the user named (or what was unpacked), never out.
-        bound = Path(os.path.realpath(root if source.startswith(("http://", "https://")) or not Path(
-            source).expanduser().is_dir() else Path(source).expanduser()))
+        bound = Path(
+            os.path.realpath(
+                root
+                if source.startswith(("http://", "https://"))
+                or not Path(source).expanduser().is_dir()
+                else Path(source).expanduser()
+            )
+        )
         for folder in folders:
             _refuse_links_out(folder, bound)
         return [_install(folder, target, config, recorded, force) for folder in folders]
@@ -94,16 +110,25 @@ def _as_skill_md(data: bytes, origin: str) -> bytes:
     if stem.upper() in ("SKILL", "README", "INDEX", ""):
         stem = PurePosixPath(origin.split("?")[0].rstrip("/")).parent.name or "imported"
     name = re.sub(r"[^a-z0-9]+", "-", stem.lower()).strip("-") or "imported"
-    title = next((line.lstrip("#").strip() for line in text.splitlines() if line.strip()), "")
-    entry = build_instruction_skill(name, title[:200] or f"Reference guide for {name}", text.strip("\n"))
+    title = next(
+        (line.lstrip("#").strip() for line in text.splitlines() if line.strip()), ""
+    )
+    entry = build_instruction_skill(
+        name, title[:200] or f"Reference guide for {name}", text.strip("\n")
+    )
     return render(entry).encode("utf-8")
 
 
 def _skill_folders(root: Path) -> list[Path]:
     if (root / SKILL_FILE).is_file():
         return [root]
-    return sorted(child for child in root.iterdir()
-                  if child.is_dir() and not child.name.startswith(".") and (child / SKILL_FILE).is_file())
+    return sorted(
+        child
+        for child in root.iterdir()
+        if child.is_dir()
+        and not child.name.startswith(".")
+        and (child / SKILL_FILE).is_file()
+    )
 
 
 def _refuse_links_out(folder: Path, bound: Path) -> None:
@@ -126,29 +151,42 @@ def _refuse_links_out(folder: Path, bound: Path) -> None:
             target = os.path.realpath(entry.path)
             if entry.is_symlink() and not (target + os.sep).startswith(root):
                 shown = os.path.relpath(entry.path, folder)
-                raise ImportError_(f"{shown} in {folder} is a link to {target}, outside {bound}; a skill "
-                                   "brings its own files only (copy the file into the folder instead)")
+                raise ImportError_(
+                    f"{shown} in {folder} is a link to {target}, outside {bound}; a skill "
+                    "brings its own files only (copy the file into the folder instead)"
+                )
             if entry.is_dir():
                 stack.append(entry.path)
 
 
-def _install(folder: Path, target: Path, config: AppConfig, source: str, force: bool) -> tuple[str, Path]:
+def _install(
+    folder: Path, target: Path, config: AppConfig, source: str, force: bool
+) -> tuple[str, Path]:
     report = check_file(folder / SKILL_FILE, config.skills)
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
     if errors:
-        raise ImportError_(f"{report.path} is not a valid skill: " + "; ".join(str(p) for p in errors))
+        raise ImportError_(
+            f"{report.path} is not a valid skill: " + "; ".join(str(p) for p in errors)
+        )
     if not report.name:
         raise ImportError_(f"{report.path} has no name")
     name = check_skill_name(report.name.strip())
     destination = target / name
     if destination.exists() and not force:
-        raise ImportError_(f"{destination} already exists; use --force to replace it, or remove it first "
-                           f"(aiq-tui skills rm {name})")
+        raise ImportError_(
+            f"{destination} already exists; use --force to replace it, or remove it first "
+            f"(aiq-tui skills rm {name})"
+        )
     target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=target))
     try:
-        shutil.copytree(folder, staging, dirs_exist_ok=True, symlinks=False,
-                        ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        shutil.copytree(
+            folder,
+            staging,
+            dirs_exist_ok=True,
+            symlinks=False,
+            ignore=shutil.ignore_patterns(".*", "__pycache__"),
+        )
         skill_md = staging / SKILL_FILE
         text = skill_md.read_text(encoding="utf-8-sig")
         atomic_write(skill_md, set_frontmatter_field(text, "source", source))
@@ -171,13 +209,23 @@ def _unzip(data: bytes, into: Path, config: AppConfig) -> Path:
     with archive:
         for info in archive.infolist():
             name = PurePosixPath(info.filename)
-            if info.filename.startswith("/") or ".." in name.parts or ":" in info.filename.split("/")[0]:
-                raise ImportError_(f"zip entry {info.filename!r} leaves the archive folder; refused")
+            if (
+                info.filename.startswith("/")
+                or ".." in name.parts
+                or ":" in info.filename.split("/")[0]
+            ):
+                raise ImportError_(
+                    f"zip entry {info.filename!r} leaves the archive folder; refused"
+                )
             if stat.S_ISLNK(info.external_attr >> 16):
-                raise ImportError_(f"zip entry {info.filename!r} is a symbolic link; refused")
+                raise ImportError_(
+                    f"zip entry {info.filename!r} is a symbolic link; refused"
+                )
             total += info.file_size
             if total > limit:
-                raise ImportError_(f"the zip unpacks to more than {limit} bytes (skills.max_skill_bytes)")
+                raise ImportError_(
+                    f"the zip unpacks to more than {limit} bytes (skills.max_skill_bytes)"
+                )
             if "__MACOSX" in name.parts:
                 continue
             destination = into.joinpath(*name.parts)
@@ -188,14 +236,22 @@ def _unzip(data: bytes, into: Path, config: AppConfig) -> Path:
             with archive.open(info) as source, open(destination, "wb") as handle:
                 shutil.copyfileobj(source, handle)
     # A zip of one top-level folder (e.g. "my-skill/SKILL.md"): that folder is the root.
-    children = [c for c in into.iterdir() if not c.name.startswith(".")] if into.is_dir() else []
+    children = (
+        [c for c in into.iterdir() if not c.name.startswith(".")]
+        if into.is_dir()
+        else []
+    )
     if len(children) == 1 and children[0].is_dir() and not (into / SKILL_FILE).exists():
         inner = children[0]
-        return inner if (inner / SKILL_FILE).is_file() or _skill_folders(inner) else into
+        return (
+            inner if (inner / SKILL_FILE).is_file() or _skill_folders(inner) else into
+        )
     return into
 
 
-def _fetch(url: str, config: AppConfig, transport: httpx.BaseTransport | None = None) -> tuple[bytes, str]:
+def _fetch(
+    url: str, config: AppConfig, transport: httpx.BaseTransport | None = None
+) -> tuple[bytes, str]:
     """The body at ``url`` and the URL it finally came from, redirects followed hop by hop.
 
     The host the user typed is their choice, private or not. Any other host a redirect leads
@@ -212,9 +268,12 @@ def _fetch(url: str, config: AppConfig, transport: httpx.BaseTransport | None = 
     named = (urlsplit(url).hostname or "").lower()
     deadline = time.monotonic() + settings.http_timeout_seconds
     try:
-        with httpx.Client(timeout=settings.http_timeout_seconds, follow_redirects=False,
-                          transport=transport) as client:
-            for hop in range(settings.http_max_redirects + 1):
+        with httpx.Client(
+            timeout=settings.http_timeout_seconds,
+            follow_redirects=False,
+            transport=transport,
+        ) as client:
+            for _hop in range(settings.http_max_redirects + 1):
                 _refuse_inward(url, named, _resolved(url))
                 with client.stream("GET", url) as response:
                     _refuse_inward(url, named, _connected(response))
@@ -222,21 +281,27 @@ def _fetch(url: str, config: AppConfig, transport: httpx.BaseTransport | None = 
                     if response.status_code in REDIRECTS and location:
                         url = urljoin(str(response.url), location)
                         if urlsplit(url).scheme not in ("http", "https"):
-                            raise ImportError_(f"the redirect to {url!r} is not an http(s) URL")
+                            raise ImportError_(
+                                f"the redirect to {url!r} is not an http(s) URL"
+                            )
                         continue
                     if response.status_code >= 400:
                         raise ImportError_(f"GET {url}: HTTP {response.status_code}")
                     return _read(response, url, settings.http_max_bytes, deadline), url
     except httpx.HTTPError as exc:
         raise ImportError_(f"GET {url}: {type(exc).__name__}: {exc}") from exc
-    raise ImportError_(f"GET {url}: more than {settings.http_max_redirects} redirects (tools.http_max_redirects)")
+    raise ImportError_(
+        f"GET {url}: more than {settings.http_max_redirects} redirects (tools.http_max_redirects)"
+    )
 
 
 def _resolved(url: str) -> list[str]:
     from aiq_tui.tools.http import addresses_of
 
     parts = urlsplit(url)
-    return addresses_of(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+    return addresses_of(
+        parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
+    )
 
 
 def _connected(response: httpx.Response) -> list[str]:
@@ -254,7 +319,8 @@ def _refuse_inward(url: str, named: str, addresses: list[str]) -> None:
     if private and host != named:
         raise ImportError_(
             f"the redirect to {url} reaches {host} ({', '.join(private)}), a private, loopback or link-local "
-            "address you did not name; nothing was imported. If you trust it, import from that URL directly")
+            "address you did not name; nothing was imported. If you trust it, import from that URL directly"
+        )
 
 
 def _read(response: httpx.Response, url: str, cap: int, deadline: float) -> bytes:
@@ -263,9 +329,13 @@ def _read(response: httpx.Response, url: str, cap: int, deadline: float) -> byte
     for chunk in response.iter_bytes():
         size += len(chunk)
         if size > cap:
-            raise ImportError_(f"GET {url}: larger than {cap} bytes (tools.http_max_bytes)")
+            raise ImportError_(
+                f"GET {url}: larger than {cap} bytes (tools.http_max_bytes)"
+            )
         if time.monotonic() > deadline:
-            raise ImportError_(f"GET {url}: took longer than the deadline (tools.http_timeout_seconds)")
+            raise ImportError_(
+                f"GET {url}: took longer than the deadline (tools.http_timeout_seconds)"
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 

@@ -11,10 +11,11 @@ field by field.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import msgspec
 
@@ -32,7 +33,9 @@ class Resource(msgspec.Struct, frozen=True):
     relpath: str  # POSIX path relative to the skill folder, e.g. "scripts/run.sh"
     kind: ResourceKind
     size: int
-    rejected: str | None = None  # why it cannot be read (e.g. over the size limit), or None
+    rejected: str | None = (
+        None  # why it cannot be read (e.g. over the size limit), or None
+    )
 
 
 class _LazyPath:
@@ -46,14 +49,18 @@ class _LazyPath:
 
     def __get__(self, instance: Any, owner: type | None = None) -> Path:
         if instance is None:
-            raise AttributeError(self.slot)  # tells dataclasses the field has no default
+            raise AttributeError(
+                self.slot
+            )  # tells dataclasses the field has no default
         value = instance.__dict__[self.slot]
         if not isinstance(value, Path):
             value = instance.__dict__[self.slot] = Path(value)
         return value
 
     def __set__(self, instance: Any, value: str | os.PathLike[str]) -> None:
-        instance.__dict__[self.slot] = value  # only the dataclass __init__ gets here: the class is frozen
+        instance.__dict__[self.slot] = (
+            value  # only the dataclass __init__ gets here: the class is frozen
+        )
 
 
 @dataclass(frozen=True)
@@ -80,15 +87,36 @@ class SkillMeta:
     scan says otherwise: a meta built by hand grants nothing."""
 
     @classmethod
-    def trusted(cls, name: str, description: str, path: str, source_dir: Path, extras: Mapping[str, Any],
-                size: int, mtime_ns: int, body_offset: int, trusted_source: bool = False) -> "SkillMeta":
+    def trusted(
+        cls,
+        name: str,
+        description: str,
+        path: str,
+        source_dir: Path,
+        extras: Mapping[str, Any],
+        size: int,
+        mtime_ns: int,
+        body_offset: int,
+        trusted_source: bool = False,
+    ) -> SkillMeta:
         """The same meta as the constructor builds, without its per-field frozen ``__setattr__``
         calls: for the catalog cache's rows, already checked (10,000 of them on every start)."""
         meta = object.__new__(cls)
-        object.__setattr__(meta, "__dict__", {
-            "name": name, "description": description, "_path_value": path, "source_dir": source_dir,
-            "extras": extras, "size": size, "mtime_ns": mtime_ns, "body_offset": body_offset,
-            "trusted_source": trusted_source})
+        object.__setattr__(
+            meta,
+            "__dict__",
+            {
+                "name": name,
+                "description": description,
+                "_path_value": path,
+                "source_dir": source_dir,
+                "extras": extras,
+                "size": size,
+                "mtime_ns": mtime_ns,
+                "body_offset": body_offset,
+                "trusted_source": trusted_source,
+            },
+        )
         return meta
 
     @property

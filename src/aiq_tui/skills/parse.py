@@ -35,8 +35,9 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Mapping
+from typing import Any, BinaryIO
 
 import msgspec
 
@@ -55,10 +56,13 @@ def _yaml() -> tuple[Any, Any]:
 
     return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+
 BOM = b"\xef\xbb\xbf"
 """The UTF-8 byte-order mark (read past, and reported: see :func:`bom_problem`)."""
 _BOM = BOM
-TEXT_FIELDS = frozenset({"name", "description", "license", "compatibility", "allowed-tools"})
+TEXT_FIELDS = frozenset(
+    {"name", "description", "license", "compatibility", "allowed-tools"}
+)
 """Top-level fields the Agent Skills specification defines as text: a plain scalar is read as
 written (see the module docstring)."""
 MAX_FRONTMATTER_CHARS = 65_536
@@ -73,7 +77,29 @@ _FIELD_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.-]*)[ \t]*:")
 _SIMPLE_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 _UNSAFE_FIRST = frozenset("-?:,[]{}#&*!|>'\"%@`=<~+.0123456789 \t")
 _RESOLVED_WORDS = frozenset(
-    "yes Yes YES no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL".split()
+    [
+        "yes",
+        "Yes",
+        "YES",
+        "no",
+        "No",
+        "NO",
+        "true",
+        "True",
+        "TRUE",
+        "false",
+        "False",
+        "FALSE",
+        "on",
+        "On",
+        "ON",
+        "off",
+        "Off",
+        "OFF",
+        "null",
+        "Null",
+        "NULL",
+    ]
 )
 
 
@@ -132,7 +158,9 @@ def read_frontmatter(path: Path | str, max_bytes: int) -> ParseResult:
         return ParseResult(None, "", 0, (_unreadable(Path(path), exc),))
 
 
-def read_frontmatter_from(handle: BinaryIO, path: Path | str, max_bytes: int) -> ParseResult:
+def read_frontmatter_from(
+    handle: BinaryIO, path: Path | str, max_bytes: int
+) -> ParseResult:
     """:func:`read_frontmatter` on an open binary file."""
     return _read_frontmatter(handle.read, path, max_bytes)
 
@@ -142,7 +170,9 @@ def read_frontmatter_fd(fd: int, path: Path | str, max_bytes: int) -> ParseResul
     return _read_frontmatter(functools.partial(os.read, fd), path, max_bytes)
 
 
-def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes: int) -> ParseResult:
+def _read_frontmatter(
+    read: Callable[[int], bytes], path: Path | str, max_bytes: int
+) -> ParseResult:
     bom = False
     try:
         head = read(_CHUNK)
@@ -158,7 +188,9 @@ def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes:
             if found is not None:
                 break
             if len(head) >= max_bytes:
-                return ParseResult(None, "", 0, (_unclosed(path, max_bytes),), has_frontmatter=True)
+                return ParseResult(
+                    None, "", 0, (_unclosed(path, max_bytes),), has_frontmatter=True
+                )
             more = read(_CHUNK)
             if not more:
                 # At end of file a closing `---` needs no newline after it.
@@ -176,7 +208,9 @@ def _read_frontmatter(read: Callable[[int], bytes], path: Path | str, max_bytes:
     try:
         text = head[: found[1]].decode("utf-8")
     except UnicodeDecodeError as exc:
-        return ParseResult(None, "", 0, (_undecodable(path, exc),), has_frontmatter=True)
+        return ParseResult(
+            None, "", 0, (_undecodable(path, exc),), has_frontmatter=True
+        )
     text = unix_newlines(text)
     first_end = text.find("\n")
     if text[:first_end].rstrip() != "---":  # e.g. "----" or "---x": not a delimiter
@@ -229,20 +263,43 @@ def _parse_frontmatter(
 ) -> tuple[dict[str, Any] | None, dict[str, int], tuple[Problem, ...]]:
     if len(source) > MAX_FRONTMATTER_CHARS:  # before any parsing, fast path included
         message = f"frontmatter is {len(source)} characters, over the {MAX_FRONTMATTER_CHARS}-character limit"
-        return None, {}, (_problem(path, message, None, "move long material into the body or resources"),)
+        return (
+            None,
+            {},
+            (
+                _problem(
+                    path, message, None, "move long material into the body or resources"
+                ),
+            ),
+        )
     fast = _fast_fields(source)
     if fast is not None:
         return fast[0], fast[1], ()
     lines = _field_lines(source)
     limited = yaml_limits_problem(source)
     if limited is not None:
-        return None, lines, (_problem(path, limited, None, "simplify the frontmatter: plain `field: value` lines"),)
+        return (
+            None,
+            lines,
+            (
+                _problem(
+                    path,
+                    limited,
+                    None,
+                    "simplify the frontmatter: plain `field: value` lines",
+                ),
+            ),
+        )
     yaml, _ = _yaml()
     try:
         data, duplicates = _load(source)
     except yaml.YAMLError as exc:
         return _retry_with_quotes(source, path, lines, exc)
-    except (ValueError, TypeError, RecursionError) as exc:  # libyaml oddities on hostile input
+    except (
+        ValueError,
+        TypeError,
+        RecursionError,
+    ) as exc:  # libyaml oddities on hostile input
         return None, lines, (_problem(path, f"invalid YAML frontmatter: {exc}", None),)
     return _as_mapping(data, path, lines, _duplicate_problems(duplicates, path))
 
@@ -257,15 +314,26 @@ def _frontmatter_loader() -> type:
         def __init__(self, stream: str) -> None:
             super().__init__(stream)
             self.root: Any = None
-            self.duplicates: list[tuple[str, int, bool]] = []  # (key, 0-based line, top level)
+            self.duplicates: list[
+                tuple[str, int, bool]
+            ] = []  # (key, 0-based line, top level)
 
         def construct_mapping(self, node: Any, deep: bool = False) -> Any:
             seen: set[tuple[str, str]] = set()
             for key_node, _value in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if (
+                    isinstance(key_node, yaml.ScalarNode)
+                    and key_node.tag != "tag:yaml.org,2002:merge"
+                ):
                     key = (key_node.tag, key_node.value)
                     if key in seen:
-                        self.duplicates.append((key_node.value, key_node.start_mark.line, node is self.root))
+                        self.duplicates.append(
+                            (
+                                key_node.value,
+                                key_node.start_mark.line,
+                                node is self.root,
+                            )
+                        )
                     seen.add(key)
             return super().construct_mapping(node, deep=deep)
 
@@ -309,25 +377,36 @@ def _read_as_written(data: Any, node: Any) -> None:
             text = _plain_text(value_node)
             if text is not None and not isinstance(data[key], str):
                 data[key] = text
-        elif key == "metadata" and isinstance(data[key], dict) and isinstance(value_node, yaml.MappingNode):
+        elif (
+            key == "metadata"
+            and isinstance(data[key], dict)
+            and isinstance(value_node, yaml.MappingNode)
+        ):
             metadata = data[key]
             for inner_key_node, inner_value_node in value_node.value:
                 inner = _plain_text(inner_key_node)
                 text = _plain_text(inner_value_node)
-                if inner in metadata and text is not None and not isinstance(metadata[inner], str):
+                if (
+                    inner in metadata
+                    and text is not None
+                    and not isinstance(metadata[inner], str)
+                ):
                     metadata[inner] = text
 
 
-def _duplicate_problems(duplicates: list[tuple[str, int, bool]], path: Path | None) -> tuple[Problem, ...]:
+def _duplicate_problems(
+    duplicates: list[tuple[str, int, bool]], path: Path | None
+) -> tuple[Problem, ...]:
     return tuple(
         Problem(
             path,
-            f"field `{key}` is given more than once; the last one is used" if top
+            f"field `{key}` is given more than once; the last one is used"
+            if top
             else f"key `{key}` is given more than once in its mapping; the last one is used",
             field=key if top else None,
             line=line + 2,  # the opening "---" is line 1
             hint="keep one of them: YAML requires unique keys, and other Agent Skills clients "
-                 "(skills-ref) refuse the file",
+            "(skills-ref) refuse the file",
             severity=Severity.WARNING,
         )
         for key, line, top in duplicates
@@ -384,7 +463,9 @@ def _retry_with_quotes(
         if match:
             value = line[match.end() :].strip()
             if value and value[0] not in "'\"[{|>&*!" and ":" in value:
-                rewritten.append(f"{match.group(1)}: {json.dumps(value, ensure_ascii=False)}")
+                rewritten.append(
+                    f"{match.group(1)}: {json.dumps(value, ensure_ascii=False)}"
+                )
                 quoted.append((match.group(1), index + 2))
                 continue
         rewritten.append(line)
@@ -405,7 +486,9 @@ def _retry_with_quotes(
                 )
                 for key, line in quoted
             )
-            return _as_mapping(data, path, lines, warnings + _duplicate_problems(duplicates, path))
+            return _as_mapping(
+                data, path, lines, warnings + _duplicate_problems(duplicates, path)
+            )
     mark = getattr(error, "problem_mark", None)
     line = mark.line + 2 if mark is not None else None
     reason = getattr(error, "problem", None) or str(error).splitlines()[0]
@@ -420,14 +503,26 @@ def _as_mapping(
     try:
         data = json_safe(data)
     except (ValueError, RecursionError) as exc:
-        return None, lines, problems + (_problem(path, f"frontmatter cannot be represented: {exc}", None),)
+        return (
+            None,
+            lines,
+            problems
+            + (_problem(path, f"frontmatter cannot be represented: {exc}", None),),
+        )
     if not isinstance(data, dict):
         message = f"frontmatter must be a mapping of fields, found {_kind(data)}"
-        return None, lines, problems + (_problem(path, message, 2, "write one `field: value` per line"),)
+        return (
+            None,
+            lines,
+            problems
+            + (_problem(path, message, 2, "write one `field: value` per line"),),
+        )
     # Keys like `1:` or `yes:` come back as int/bool; report instead of guessing.
     bad = [key for key in data if not isinstance(key, str)]
     if bad:
-        message = f"field names must be text, found {', '.join(repr(k) for k in bad[:3])}"
+        message = (
+            f"field names must be text, found {', '.join(repr(k) for k in bad[:3])}"
+        )
         problems += (_problem(path, message, None, "quote the field name"),)
         data = {str(key): value for key, value in data.items()}
     return data, lines, problems
@@ -443,16 +538,22 @@ def yaml_limits_problem(source: str) -> str | None:
     known when it closes, so each alias adds that many nodes without being expanded."""
     if len(source) > MAX_FRONTMATTER_CHARS:
         return f"frontmatter is {len(source)} characters, over the {MAX_FRONTMATTER_CHARS}-character limit"
-    if "&" not in source and "*" not in source and source.count("[") + source.count("{") < MAX_DEPTH \
-            and source.count("\n-") < MAX_DEPTH:
+    if (
+        "&" not in source
+        and "*" not in source
+        and source.count("[") + source.count("{") < MAX_DEPTH
+        and source.count("\n-") < MAX_DEPTH
+    ):
         return None  # no anchors and too few openers to nest deeply: nothing to bound
     yaml, _Loader = _yaml()
     sizes: dict[str, int] = {}
     open_anchors: set[str] = set()
-    stack: list[tuple[int, str | None]] = []  # (nodes so far, anchor) per open collection
+    stack: list[
+        tuple[int, str | None]
+    ] = []  # (nodes so far, anchor) per open collection
     total = 0
     try:
-        for event in yaml.parse(source, Loader=_Loader):  # noqa: S506 - events only
+        for event in yaml.parse(source, Loader=_Loader):
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 if len(stack) >= MAX_DEPTH:
                     return f"frontmatter nests deeper than {MAX_DEPTH} levels"
@@ -501,9 +602,14 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
 
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, dict):
-        return {key if isinstance(key, str) else str(key): json_safe(item, _depth + 1) for key, item in value.items()}
+        return {
+            key if isinstance(key, str) else str(key): json_safe(item, _depth + 1)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple, set, frozenset)):
-        items = sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        items = (
+            sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value
+        )
         return [json_safe(item, _depth + 1) for item in items]
     return str(value)
 
@@ -512,22 +618,33 @@ def json_safe(value: Any, _depth: int = 0) -> Any:
 
 
 def _kind(value: Any) -> str:
-    return {list: "a list", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(
-        type(value), type(value).__name__
-    )
+    return {
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "a boolean",
+    }.get(type(value), type(value).__name__)
 
 
-def _problem(path: Path | None, message: str, line: int | None, hint: str | None = None) -> Problem:
+def _problem(
+    path: Path | None, message: str, line: int | None, hint: str | None = None
+) -> Problem:
     return Problem(
         path,
         message,
         line=line,
-        hint=hint or "fix the YAML between the two `---` lines (quote values containing ': ')",
+        hint=hint
+        or "fix the YAML between the two `---` lines (quote values containing ': ')",
     )
 
 
 def _binary(path: Path | None) -> Problem:
-    return Problem(path, "file is binary, not a text SKILL.md", hint="replace it with a UTF-8 markdown file")
+    return Problem(
+        path,
+        "file is binary, not a text SKILL.md",
+        hint="replace it with a UTF-8 markdown file",
+    )
 
 
 def _undecodable(path: Path | None, exc: UnicodeDecodeError) -> Problem:
@@ -540,7 +657,11 @@ def _undecodable(path: Path | None, exc: UnicodeDecodeError) -> Problem:
 
 def _unreadable(path: Path | None, exc: OSError) -> Problem:
     reason = exc.strerror or type(exc).__name__
-    return Problem(path, f"cannot read file: {reason}", hint="check the file's permissions and links")
+    return Problem(
+        path,
+        f"cannot read file: {reason}",
+        hint="check the file's permissions and links",
+    )
 
 
 def bom_problem(path: Path | str | None) -> Problem:
@@ -572,7 +693,9 @@ def unix_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
-def decode_skill_bytes(data: bytes, path: Path | None) -> tuple[str | None, Problem | None]:
+def decode_skill_bytes(
+    data: bytes, path: Path | None
+) -> tuple[str | None, Problem | None]:
     """Bytes of a whole SKILL.md → text, or a problem (binary, not UTF-8)."""
     if data.startswith(_BOM):
         data = data[3:]

@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
@@ -31,10 +32,12 @@ if TYPE_CHECKING:
 
 SKILL_FILE = "SKILL.md"
 SECRET_REJECTION = "looks like a secret (a key, credentials or a .env file); never read as a skill resource"
-CONFIG_HOME_REJECTION = "is in the aiq config home (sessions, config), which the model never reads"
+CONFIG_HOME_REJECTION = (
+    "is in the aiq config home (sessions, config), which the model never reads"
+)
 
 
-def _withheld(relpath: str, real: str, guard: "SecretGuard | None") -> str | None:
+def _withheld(relpath: str, real: str, guard: SecretGuard | None) -> str | None:
     """Why a resource is never handed over (by its name, where it really is, the config home)."""
     if looks_secret(relpath) or looks_secret(real):
         return SECRET_REJECTION
@@ -42,11 +45,17 @@ def _withheld(relpath: str, real: str, guard: "SecretGuard | None") -> str | Non
         return CONFIG_HOME_REJECTION
     return None
 
+
 _KINDS = {
-    ".sh": ResourceKind.SCRIPT, ".bash": ResourceKind.SCRIPT, ".py": ResourceKind.SCRIPT,
-    ".yml": ResourceKind.TEMPLATE, ".yaml": ResourceKind.TEMPLATE, ".json": ResourceKind.TEMPLATE,
+    ".sh": ResourceKind.SCRIPT,
+    ".bash": ResourceKind.SCRIPT,
+    ".py": ResourceKind.SCRIPT,
+    ".yml": ResourceKind.TEMPLATE,
+    ".yaml": ResourceKind.TEMPLATE,
+    ".json": ResourceKind.TEMPLATE,
     ".template": ResourceKind.TEMPLATE,
-    ".md": ResourceKind.REFERENCE, ".txt": ResourceKind.REFERENCE,
+    ".md": ResourceKind.REFERENCE,
+    ".txt": ResourceKind.REFERENCE,
 }
 
 
@@ -85,8 +94,9 @@ def glob_match(relpath: str, patterns: list[str]) -> bool:
     return any(_glob_regex(pattern).match(relpath) for pattern in patterns)
 
 
-def list_resources(folder: Path, settings: SkillsSettings,
-                   guard: "SecretGuard | None" = None) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
+def list_resources(
+    folder: Path, settings: SkillsSettings, guard: SecretGuard | None = None
+) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
     """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones."""
     base = os.fspath(folder)
     real: list[str] = []
@@ -106,7 +116,11 @@ def list_resources(folder: Path, settings: SkillsSettings,
     total = 0
     for relpath, size, rejected in found:
         # By its name, and by where it really is (a linked folder may be inside ~/.ssh).
-        withheld = _withheld(relpath, os.path.join(real_root(), relpath), guard) if rejected is None else None
+        withheld = (
+            _withheld(relpath, os.path.join(real_root(), relpath), guard)
+            if rejected is None
+            else None
+        )
         if withheld is not None:
             resources.append(Resource(relpath, resource_kind(relpath), size, withheld))
             continue  # not a problem of the skill's: nothing to warn about, only to withhold
@@ -117,17 +131,26 @@ def list_resources(folder: Path, settings: SkillsSettings,
         if rejected is None:
             total += size
         else:
-            problems.append(Problem(
-                folder / relpath, f"resource not available: {rejected}",
-                hint="raise skills.max_resource_bytes / max_skill_bytes in config.yaml, or shrink the file",
-                severity=Severity.WARNING,
-            ))
+            problems.append(
+                Problem(
+                    folder / relpath,
+                    f"resource not available: {rejected}",
+                    hint="raise skills.max_resource_bytes / max_skill_bytes in config.yaml, or shrink the file",
+                    severity=Severity.WARNING,
+                )
+            )
         resources.append(Resource(relpath, resource_kind(relpath), size, rejected))
     return tuple(resources), tuple(problems)
 
 
-def _walk(base: str, prefix: str, settings: SkillsSettings,
-          found: list[tuple[str, int, str | None]], problems: list[Problem], real_root: Callable[[], str]) -> None:
+def _walk(
+    base: str,
+    prefix: str,
+    settings: SkillsSettings,
+    found: list[tuple[str, int, str | None]],
+    problems: list[Problem],
+    real_root: Callable[[], str],
+) -> None:
     """List ``base``/``prefix`` (``base`` as given: linked folders inside are not descended
     into, so listing through it reaches what listing through the resolved folder would)."""
     directory = os.path.join(base, prefix) if prefix else base
@@ -135,8 +158,14 @@ def _walk(base: str, prefix: str, settings: SkillsSettings,
         entries = list(os.scandir(directory))
     except OSError as exc:
         where = os.path.join(real_root(), prefix) if prefix else real_root()
-        problems.append(Problem(Path(where), f"cannot list folder: {exc.strerror or exc}",
-                                hint="check its permissions", severity=Severity.WARNING))
+        problems.append(
+            Problem(
+                Path(where),
+                f"cannot list folder: {exc.strerror or exc}",
+                hint="check its permissions",
+                severity=Severity.WARNING,
+            )
+        )
         return
     for entry in entries:
         relpath = f"{prefix}{entry.name}"
@@ -154,7 +183,9 @@ def _walk(base: str, prefix: str, settings: SkillsSettings,
             if is_link:
                 target = os.path.realpath(entry.path)
                 if not target.startswith(real_root() + os.sep):
-                    found.append((relpath, 0, "symbolic link points outside the skill folder"))
+                    found.append(
+                        (relpath, 0, "symbolic link points outside the skill folder")
+                    )
                     continue
                 info = os.stat(target)
                 if stat.S_ISDIR(info.st_mode):
@@ -171,32 +202,53 @@ def _walk(base: str, prefix: str, settings: SkillsSettings,
 
 
 def _selected(relpath: str, settings: SkillsSettings) -> bool:
-    return glob_match(relpath, settings.resource_include) and not glob_match(relpath, settings.resource_exclude)
+    return glob_match(relpath, settings.resource_include) and not glob_match(
+        relpath, settings.resource_exclude
+    )
 
 
-def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: str = "",
-                  guard: "SecretGuard | None" = None) -> str:
+def read_resource(
+    folder: Path,
+    relpath: str,
+    settings: SkillsSettings,
+    skill: str = "",
+    guard: SecretGuard | None = None,
+) -> str:
     """Text of one resource; raises :class:`ResourceError` when it is outside, missing, too big
     or binary. ``skill`` only names the skill in messages."""
     label = f"{skill}:{relpath}" if skill else relpath
-    if not relpath or os.path.isabs(relpath) or relpath.replace("\\", "/").split("/")[0] == "":
-        raise ResourceError(f"resource {label!r}: give a path relative to the skill folder")
+    if (
+        not relpath
+        or os.path.isabs(relpath)
+        or relpath.replace("\\", "/").split("/")[0] == ""
+    ):
+        raise ResourceError(
+            f"resource {label!r}: give a path relative to the skill folder"
+        )
     root = os.path.realpath(folder)
     target = os.path.realpath(os.path.join(root, relpath))
     if not target.startswith(root + os.sep):
-        raise ResourceError(f"resource {label!r} is outside the skill folder {root}; only its own files can be read")
+        raise ResourceError(
+            f"resource {label!r} is outside the skill folder {root}; only its own files can be read"
+        )
     rel = os.path.relpath(target, root).replace(os.sep, "/")
     if rel == SKILL_FILE:
-        raise ResourceError(f"resource {label!r} is the skill's own SKILL.md; load the skill instead")
+        raise ResourceError(
+            f"resource {label!r} is the skill's own SKILL.md; load the skill instead"
+        )
     if not _selected(rel, settings):
-        raise ResourceError(f"resource {label!r} is excluded by skills.resource_include/resource_exclude")
+        raise ResourceError(
+            f"resource {label!r} is excluded by skills.resource_include/resource_exclude"
+        )
     withheld = _withheld(rel, target, guard)
     if withheld is not None:
         raise ResourceError(f"resource {label!r} {withheld}")
     try:
         info = os.stat(target)
     except OSError as exc:
-        raise ResourceError(f"resource {label!r} not found in {root} ({exc.strerror or exc})") from exc
+        raise ResourceError(
+            f"resource {label!r} not found in {root} ({exc.strerror or exc})"
+        ) from exc
     if not stat.S_ISREG(info.st_mode):
         raise ResourceError(f"resource {label!r} is not a file")
     if info.st_size > settings.max_resource_bytes:
@@ -208,9 +260,13 @@ def read_resource(folder: Path, relpath: str, settings: SkillsSettings, skill: s
         with open(target, "rb") as handle:
             data = handle.read(settings.max_resource_bytes + 1)
     except OSError as exc:
-        raise ResourceError(f"resource {label!r} cannot be read: {exc.strerror or exc}") from exc
+        raise ResourceError(
+            f"resource {label!r} cannot be read: {exc.strerror or exc}"
+        ) from exc
     if b"\x00" in data:
-        raise ResourceError(f"resource {label!r} is a binary file and cannot be shown as text")
+        raise ResourceError(
+            f"resource {label!r} is a binary file and cannot be shown as text"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

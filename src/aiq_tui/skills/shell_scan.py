@@ -33,9 +33,32 @@ SELF = "\x00$0"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _OPERATORS = ("&&", "||", ";;", "|&", "&", "|", ";", "(", ")", "\n")
-_REDIRECT = re.compile(r"(\d*)(<<<|<<-|<<|>>|>&|<&|&>>|&>|>\||<>|>|<)")  # .match(text, pos): no ^
-KEYWORDS = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "for", "case", "esac",
-                      "in", "{", "}", "!", "function", "select", "time"})
+_REDIRECT = re.compile(
+    r"(\d*)(<<<|<<-|<<|>>|>&|<&|&>>|&>|>\||<>|>|<)"
+)  # .match(text, pos): no ^
+KEYWORDS = frozenset(
+    {
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "do",
+        "done",
+        "while",
+        "until",
+        "for",
+        "case",
+        "esac",
+        "in",
+        "{",
+        "}",
+        "!",
+        "function",
+        "select",
+        "time",
+    }
+)
 _MAX_DEPTH = 8
 
 
@@ -48,7 +71,9 @@ class Command:
     """One simple command after expansion."""
 
     argv: list[str]
-    operator: str = ""  # what ended it: ";", "&", "|", "&&", "||", "\n", ")" or "" at the end
+    operator: str = (
+        ""  # what ended it: ";", "&", "|", "&&", "||", "\n", ")" or "" at the end
+    )
     piped_in: bool = False
     stdin: str | None = None  # literal text fed to it, when known
     redirects: list[tuple[str, str]] = field(default_factory=list)
@@ -81,7 +106,9 @@ class _Lexer:
         self._argv: list[str] = []
         self._redirects: list[tuple[str, str]] = []
         self._stdin: str | None = None
-        self._pending_heredocs: list[tuple[str, bool, int]] = []  # (delimiter, expand, command index)
+        self._pending_heredocs: list[
+            tuple[str, bool, int]
+        ] = []  # (delimiter, expand, command index)
         self._piped_in = False
         self._heredoc_targets: dict[int, str] = {}
 
@@ -91,7 +118,7 @@ class _Lexer:
             char = self.text[self.pos]
             if char in " \t":
                 self.pos += 1
-            elif char == "#" :
+            elif char == "#":
                 end = self.text.find("\n", self.pos)
                 self.pos = len(self.text) if end < 0 else end
             elif char == "\\" and self.text.startswith("\\\n", self.pos):
@@ -111,7 +138,9 @@ class _Lexer:
                 before = self.pos
                 fields = self._word()
                 if fields is None:
-                    self.pos = max(self.pos, before + 1)  # a character no rule reads: skip it
+                    self.pos = max(
+                        self.pos, before + 1
+                    )  # a character no rule reads: skip it
                     continue
                 for text in fields:
                     self.tokens.append(("word", text))
@@ -148,7 +177,13 @@ class _Lexer:
             name, value = _ASSIGNMENT.match(words[0]).groups()  # type: ignore[union-attr]
             self.variables[name] = value
             words.pop(0)
-        while words and words[0] in ("export", "local", "readonly", "declare", "typeset"):
+        while words and words[0] in (
+            "export",
+            "local",
+            "readonly",
+            "declare",
+            "typeset",
+        ):
             for word in words[1:]:
                 match = _ASSIGNMENT.match(word)
                 if match:
@@ -165,7 +200,7 @@ class _Lexer:
         if kind in ("<<", "<<-"):
             start = self.pos
             fields = self._word() or [""]
-            raw = self.text[start:self.pos]
+            raw = self.text[start : self.pos]
             quoted = any(q in raw for q in "'\"\\")
             self._pending_heredocs.append((fields[0], not quoted, len(self.commands)))
             return
@@ -182,7 +217,7 @@ class _Lexer:
             lines: list[str] = []
             while self.pos < len(self.text):
                 end = self.text.find("\n", self.pos)
-                line = self.text[self.pos:] if end < 0 else self.text[self.pos:end]
+                line = self.text[self.pos :] if end < 0 else self.text[self.pos : end]
                 self.pos = len(self.text) if end < 0 else end + 1
                 if line.strip("\t") == delimiter:
                     break
@@ -207,7 +242,7 @@ class _Lexer:
                 end = text.find("'", self.pos + 1)
                 if end < 0:
                     raise ShellSyntaxError("unterminated single quote")
-                fields[-1] += text[self.pos + 1:end]
+                fields[-1] += text[self.pos + 1 : end]
                 self.pos = end + 1
             elif char == '"':
                 fields[-1] += "".join(self._double_quoted())
@@ -217,7 +252,7 @@ class _Lexer:
                 self.pos += 2
             elif char == "$" and text.startswith("$'", self.pos):
                 end = self._closing("'", self.pos + 2, escapes=True)
-                fields[-1] += _ansi_c(text[self.pos + 2:end])
+                fields[-1] += _ansi_c(text[self.pos + 2 : end])
                 self.pos = end + 1
             elif char in "$`":
                 value = self._expansion()
@@ -289,24 +324,24 @@ class _Lexer:
         text = self.text
         if text[self.pos] == "`":
             end = self._closing("`", self.pos + 1, escapes=True)
-            inner = text[self.pos + 1:end].replace("\\`", "`").replace("\\\\", "\\")
+            inner = text[self.pos + 1 : end].replace("\\`", "`").replace("\\\\", "\\")
             self.pos = end + 1
             return self._substitute(inner)
-        following = text[self.pos + 1:self.pos + 2]
+        following = text[self.pos + 1 : self.pos + 2]
         if text.startswith("$((", self.pos):
             end = _matching(text, self.pos + 1)
             self.pos = end + 1
             return UNKNOWN
         if following == "(":
             end = _matching(text, self.pos + 1)
-            inner = text[self.pos + 2:end]
+            inner = text[self.pos + 2 : end]
             self.pos = end + 1
             return self._substitute(inner)
         if following == "{":
             end = text.find("}", self.pos + 2)
             if end < 0:
                 raise ShellSyntaxError("unterminated ${")
-            inner = text[self.pos + 2:end]
+            inner = text[self.pos + 2 : end]
             self.pos = end + 1
             return self._parameter(inner)
         match = _NAME.match(text, self.pos + 1)
@@ -330,7 +365,11 @@ class _Lexer:
         return ""
 
     def _parameter(self, inner: str) -> str:
-        match = re.match(r"^([A-Za-z_][A-Za-z0-9_]*|0|\d+|[@*#?$!])(?:(:?[-=?+])(.*))?$", inner, re.DOTALL)
+        match = re.match(
+            r"^([A-Za-z_][A-Za-z0-9_]*|0|\d+|[@*#?$!])(?:(:?[-=?+])(.*))?$",
+            inner,
+            re.DOTALL,
+        )
         if not match:
             return UNKNOWN
         name, operator, word = match.groups()
@@ -407,8 +446,11 @@ def _printf(arguments: list[str]) -> str:
         return _ansi_c(fmt)
     out: list[str] = []
     while True:
-        produced = re.sub(r"%[-+ #0]*\d*(?:\.\d+)?[sdbqc]|%%",
-                          lambda m: "%" if m.group(0) == "%%" else (values.pop(0) if values else ""), fmt)
+        produced = re.sub(
+            r"%[-+ #0]*\d*(?:\.\d+)?[sdbqc]|%%",
+            lambda m: "%" if m.group(0) == "%%" else (values.pop(0) if values else ""),
+            fmt,
+        )
         out.append(_ansi_c(produced))
         if not values:
             return "".join(out)
@@ -449,13 +491,21 @@ def functions(script: Script) -> dict[str, list[tuple[str, str]]]:
         name = None
         start = None
         kind, value = tokens[index]
-        if kind == "word" and value == "function" and index + 1 < len(tokens) and tokens[index + 1][0] == "word":
+        if (
+            kind == "word"
+            and value == "function"
+            and index + 1 < len(tokens)
+            and tokens[index + 1][0] == "word"
+        ):
             name = tokens[index + 1][1]
             start = index + 2
-            if tokens[start:start + 2] == [("op", "("), ("op", ")")]:
+            if tokens[start : start + 2] == [("op", "("), ("op", ")")]:
                 start += 2
-        elif (kind == "word" and _NAME.fullmatch(value.replace(":", "_").replace(".", "_") or "x")
-              and tokens[index + 1:index + 3] == [("op", "("), ("op", ")")]):
+        elif (
+            kind == "word"
+            and _NAME.fullmatch(value.replace(":", "_").replace(".", "_") or "x")
+            and tokens[index + 1 : index + 3] == [("op", "("), ("op", ")")]
+        ):
             name = value
             start = index + 3
         if name is not None and start is not None:
@@ -470,7 +520,9 @@ def functions(script: Script) -> dict[str, list[tuple[str, str]]]:
     return found
 
 
-def _group(tokens: list[tuple[str, str]], start: int) -> tuple[list[tuple[str, str]] | None, int]:
+def _group(
+    tokens: list[tuple[str, str]], start: int
+) -> tuple[list[tuple[str, str]] | None, int]:
     """The tokens inside the ``{ … }`` or ``( … )`` starting at ``start``, and the index after it."""
     if start >= len(tokens):
         return None, start
@@ -488,8 +540,8 @@ def _group(tokens: list[tuple[str, str]], start: int) -> tuple[list[tuple[str, s
         elif tokens[index] == close:
             depth -= 1
             if depth == 0:
-                return tokens[start + 1:index], index + 1
-    return tokens[start + 1:], len(tokens)
+                return tokens[start + 1 : index], index + 1
+    return tokens[start + 1 :], len(tokens)
 
 
 def command_words(tokens: list[tuple[str, str]]) -> list[tuple[list[str], str]]:

@@ -5,8 +5,9 @@ skills pane draws and the replay fold keeps. Here, beside the skill model, so th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.skills.model import Phase, SkillState
 
@@ -31,28 +32,53 @@ class SkillView:
     score: float | None = None  # last match score, None when never matched
     confidence: float | None = None
     reason: str = ""  # why it is in this state (last transition)
-    status: str = "active"  # lango status: inactive / draft skills are shown, never loaded
+    status: str = (
+        "active"  # lango status: inactive / draft skills are shown, never loaded
+    )
     evicted: str = ""  # "evicted at 90 %": out of the prompt by a budget stage, until it matches again
 
 
-def listed_view(meta: SkillMeta, tokens: int, score: float | None = None, confidence: float | None = None,
-                reason: str = "") -> SkillView:
+def listed_view(
+    meta: SkillMeta,
+    tokens: int,
+    score: float | None = None,
+    confidence: float | None = None,
+    reason: str = "",
+) -> SkillView:
     """A skill that is not loaded: Inactive, at the metadata phase, costing its catalog line."""
-    return SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, tokens, score, confidence,
-                     reason)
+    return SkillView(
+        meta.name,
+        meta.description,
+        SkillState.INACTIVE,
+        Phase.METADATA,
+        tokens,
+        score,
+        confidence,
+        reason,
+    )
 
 
 def dormant_view(meta: SkillMeta) -> SkillView:
     """A skill with ``status: inactive`` or ``draft``: listed with its status, never loaded."""
-    return SkillView(meta.name, meta.description, SkillState.INACTIVE, Phase.METADATA, 0,
-                     reason=f"status {meta.status}: not loaded (aiq-tui skills enable {meta.name})",
-                     status=meta.status)
+    return SkillView(
+        meta.name,
+        meta.description,
+        SkillState.INACTIVE,
+        Phase.METADATA,
+        0,
+        reason=f"status {meta.status}: not loaded (aiq-tui skills enable {meta.name})",
+        status=meta.status,
+    )
 
 
-def catalog_views(catalog: Any, catalog_tokens: Callable[[str, str], int]) -> list[SkillView]:
+def catalog_views(
+    catalog: Any, catalog_tokens: Callable[[str, str], int]
+) -> list[SkillView]:
     """Every skill of ``catalog`` as the pane lists it before any turn — what
     :meth:`~aiq_tui.agent.skillset.LoadedSkills.views` returns while nothing is loaded or
     matched. The TUI lists the skills from this while the engine is still being built."""
     dormant = getattr(catalog, "dormant", None)
-    return ([listed_view(meta, catalog_tokens(meta.name, meta.description)) for meta in catalog]
-            + [dormant_view(meta) for meta in (dormant() if dormant is not None else ())])
+    return [
+        listed_view(meta, catalog_tokens(meta.name, meta.description))
+        for meta in catalog
+    ] + [dormant_view(meta) for meta in (dormant() if dormant is not None else ())]

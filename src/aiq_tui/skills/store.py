@@ -7,11 +7,12 @@ skill folder and never deploys hidden or placeholder folders.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-import functools
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -26,8 +27,19 @@ if TYPE_CHECKING:
     from importlib.abc import Traversable
 
 _DEFINITION_KEYS = ("steps", "script", "template")
-_KNOWN_KEYS = frozenset({"name", "description", "type", "status", "parameters", "source",
-                         "allowed-tools", "created-by", *_DEFINITION_KEYS})
+_KNOWN_KEYS = frozenset(
+    {
+        "name",
+        "description",
+        "type",
+        "status",
+        "parameters",
+        "source",
+        "allowed-tools",
+        "created-by",
+        *_DEFINITION_KEYS,
+    }
+)
 
 
 class StoreError(Exception):
@@ -85,8 +97,13 @@ def render(entry: SkillEntry) -> str:
     front: dict[str, Any] = {"name": entry.name, "description": entry.description}
     if entry.type != "instruction":
         front["type"] = entry.type
-    if entry.status != "active":  # active is the default; the spec's place for the rest is metadata
-        front["metadata"] = {**dict(entry.extras.get("metadata") or {}), "status": entry.status}
+    if (
+        entry.status != "active"
+    ):  # active is the default; the spec's place for the rest is metadata
+        front["metadata"] = {
+            **dict(entry.extras.get("metadata") or {}),
+            "status": entry.status,
+        }
     if entry.parameters:
         front["parameters"] = dict(entry.parameters)
     if entry.source:
@@ -110,11 +127,24 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
     frontmatter (lango: a file without ``---`` delimiters is an error)."""
     result = parse_skill_text(text, path)
     if not result.has_frontmatter or result.meta_fields is None:
-        reason = result.problems[0].message if result.problems else "no YAML frontmatter between --- lines"
+        reason = (
+            result.problems[0].message
+            if result.problems
+            else "no YAML frontmatter between --- lines"
+        )
         raise StoreError(f"{path or '<text>'}: {reason}")
     fields = result.meta_fields
-    errors = [p for p in validate(fields, path, path.parent.name if path else None, lines=result.field_lines,
-                                  body=result.body) if p.severity is Severity.ERROR]
+    errors = [
+        p
+        for p in validate(
+            fields,
+            path,
+            path.parent.name if path else None,
+            lines=result.field_lines,
+            body=result.body,
+        )
+        if p.severity is Severity.ERROR
+    ]
     if errors:
         raise StoreError("; ".join(str(problem) for problem in errors))
     kind = fields.get("type") or "instruction"
@@ -131,7 +161,9 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
         definition=definition,
         parameters=fields.get("parameters"),
         source=fields.get("source") or "",
-        allowed_tools=tuple(tools.split()) if isinstance(tools, str) else tuple(str(t) for t in tools),
+        allowed_tools=tuple(tools.split())
+        if isinstance(tools, str)
+        else tuple(str(t) for t in tools),
         created_by=fields.get("created-by") or "",
         extras={key: value for key, value in fields.items() if key not in _KNOWN_KEYS},
     )
@@ -144,8 +176,17 @@ def parse_entry(text: str, path: Path | None = None) -> SkillEntry:
 
 def check_skill_name(name: str) -> str:
     """``name`` when it can be a folder name; :class:`StoreError` otherwise."""
-    if not name or name.startswith(".") or "/" in name or "\\" in name or name in (".", "..") or "\x00" in name:
-        raise StoreError(f"invalid skill name {name!r}: use letters, digits and hyphens")
+    if (
+        not name
+        or name.startswith(".")
+        or "/" in name
+        or "\\" in name
+        or name in (".", "..")
+        or "\x00" in name
+    ):
+        raise StoreError(
+            f"invalid skill name {name!r}: use letters, digits and hyphens"
+        )
     return name
 
 
@@ -157,28 +198,45 @@ def write_skill(root: Path, entry: SkillEntry) -> Path:
     without steps, a script matching a dangerous pattern, an empty name — raises
     :class:`StoreError` naming each problem, and nothing is written."""
     if entry.type not in SKILL_TYPES:
-        raise StoreError(f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}")
+        raise StoreError(
+            f"skill {entry.name!r}: unknown type {entry.type!r}; valid types: {', '.join(SKILL_TYPES)}"
+        )
     folder = Path(root) / check_skill_name(entry.name)
     target = folder / SKILL_FILE
     text = render(entry)
     errors = text_errors(text, target)
     if errors:
-        raise StoreError(f"skill {entry.name!r} not saved: " + "; ".join(
-            f"{p.message}" + (f" ({p.hint})" if p.hint else "") for p in errors))
+        raise StoreError(
+            f"skill {entry.name!r} not saved: "
+            + "; ".join(
+                f"{p.message}" + (f" ({p.hint})" if p.hint else "") for p in errors
+            )
+        )
     Path(root).mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     folder.mkdir(mode=DIR_MODE, exist_ok=True)
     atomic_write(target, text)
     return target
 
 
-def text_errors(text: str, path: Path) -> "list[Problem]":
+def text_errors(text: str, path: Path) -> list[Problem]:
     """The errors that would stop the SKILL.md ``text`` at ``path`` from loading."""
     result = parse_skill_text(text, path)
     if result.meta_fields is None:
         return [p for p in result.problems if p.severity is Severity.ERROR]
-    return [p for p in (*result.problems, *validate(result.meta_fields, path, path.parent.name,
-                                                     lines=result.field_lines, body=result.body))
-            if p.severity is Severity.ERROR]
+    return [
+        p
+        for p in (
+            *result.problems,
+            *validate(
+                result.meta_fields,
+                path,
+                path.parent.name,
+                lines=result.field_lines,
+                body=result.body,
+            ),
+        )
+        if p.severity is Severity.ERROR
+    ]
 
 
 def read_entry(skill_md: Path) -> SkillEntry:
@@ -196,7 +254,9 @@ def remove_skill_folder(folder: Path) -> None:
     """Remove a whole skill folder (it must hold a SKILL.md: never an arbitrary directory)."""
     folder = Path(folder)
     if not (folder / SKILL_FILE).is_file():
-        raise StoreError(f"{folder} is not a skill folder (no {SKILL_FILE}); nothing removed")
+        raise StoreError(
+            f"{folder} is not a skill folder (no {SKILL_FILE}); nothing removed"
+        )
     import shutil
 
     shutil.rmtree(folder)
@@ -239,7 +299,11 @@ def _replace_field(text: str, key: str, rendered: str | None) -> str:
     lines = text.split(newline)
     offset = 1 if lines and lines[0].lstrip("\ufeff").rstrip() == "---" else 0
     if not offset:
-        return text if rendered is None else f"---{newline}{rendered}{newline}---{newline}{text}"
+        return (
+            text
+            if rendered is None
+            else f"---{newline}{rendered}{newline}---{newline}{text}"
+        )
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
     if close is None:
         raise StoreError("the frontmatter has no closing --- line")
@@ -247,10 +311,14 @@ def _replace_field(text: str, key: str, rendered: str | None) -> str:
         match = _FIELD_LINE.match(lines[index])
         if match and match.group(1) == key:
             end = index + 1  # a multi-line value continues on indented lines
-            while end < close and (lines[end].startswith((" ", "\t")) or not lines[end].strip()):
+            while end < close and (
+                lines[end].startswith((" ", "\t")) or not lines[end].strip()
+            ):
                 end += 1
             while end > index + 1 and not lines[end - 1].strip():
-                end -= 1  # blank lines after the value separate it from the next key: kept
+                end -= (
+                    1  # blank lines after the value separate it from the next key: kept
+                )
             lines[index:end] = [] if rendered is None else [rendered]
             return newline.join(lines)
     if rendered is not None:
@@ -258,7 +326,9 @@ def _replace_field(text: str, key: str, rendered: str | None) -> str:
     return newline.join(lines)
 
 
-def set_description_in_file(skill_md: Path, description: str, expected: str | None = None) -> None:
+def set_description_in_file(
+    skill_md: Path, description: str, expected: str | None = None
+) -> None:
     """Replace the frontmatter ``description`` of a SKILL.md (atomic write); every other byte of
     the file stays as it was. With ``expected``, refuse (:class:`StoreError`) when the file's
     description is no longer that text — it was edited since it was read. The result is parsed
@@ -269,7 +339,9 @@ def set_description_in_file(skill_md: Path, description: str, expected: str | No
     if not description.strip():
         raise StoreError(f"{skill_md}: a description cannot be empty")
     if len(description) > DESCRIPTION_MAX:
-        raise StoreError(f"{skill_md}: the description is {len(description)} characters; the limit is {DESCRIPTION_MAX}")
+        raise StoreError(
+            f"{skill_md}: the description is {len(description)} characters; the limit is {DESCRIPTION_MAX}"
+        )
     path = Path(skill_md)
     try:
         text = path.read_text(encoding="utf-8")
@@ -278,17 +350,27 @@ def set_description_in_file(skill_md: Path, description: str, expected: str | No
     before = parse_skill_text(text, path).meta_fields
     if before is None:
         raise StoreError(f"{path}: the frontmatter does not parse; fix it first")
-    if expected is not None and str(before.get("description", "")).strip() != expected.strip():
-        raise StoreError(f"{path}: the description changed on disk since it was read; run again")
+    if (
+        expected is not None
+        and str(before.get("description", "")).strip() != expected.strip()
+    ):
+        raise StoreError(
+            f"{path}: the description changed on disk since it was read; run again"
+        )
     updated = set_frontmatter_field(text, "description", description)
     parsed = parse_skill_text(updated, path)
     after = parsed.meta_fields
     others = {key: value for key, value in before.items() if key != "description"}
-    if after is None or {k: v for k, v in after.items() if k != "description"} != others \
-            or str(after.get("description", "")).strip() != description.strip() \
-            or parsed.body != parse_skill_text(text, path).body:
-        raise StoreError(f"{path}: the new description could not be written without changing other fields; "
-                         "nothing was written")
+    if (
+        after is None
+        or {k: v for k, v in after.items() if k != "description"} != others
+        or str(after.get("description", "")).strip() != description.strip()
+        or parsed.body != parse_skill_text(text, path).body
+    ):
+        raise StoreError(
+            f"{path}: the new description could not be written without changing other fields; "
+            "nothing was written"
+        )
     atomic_write(path, updated)
 
 
@@ -309,20 +391,26 @@ def set_status_in_file(skill_md: Path, status: str) -> None:
         return
     metadata = fields.get("metadata")
     if metadata is not None and not isinstance(metadata, dict):
-        raise StoreError(f"{skill_md}: `metadata` is not a mapping; fix it before changing the status")
+        raise StoreError(
+            f"{skill_md}: `metadata` is not a mapping; fix it before changing the status"
+        )
     metadata = dict(metadata or {})
     if status == "active":
         metadata.pop("status", None)
     else:
         metadata["status"] = status
-    text = set_frontmatter_field(text, "metadata", metadata) if metadata else remove_frontmatter_field(text, "metadata")
+    text = (
+        set_frontmatter_field(text, "metadata", metadata)
+        if metadata
+        else remove_frontmatter_field(text, "metadata")
+    )
     atomic_write(Path(skill_md), text)
 
 
 # -- bundled defaults ---------------------------------------------------------------------------
 
 
-def bundled_defaults() -> "Traversable":
+def bundled_defaults() -> Traversable:
     """The folder of default skills shipped in the package: the folder itself when the package
     is on disk (every start looks at it: no importlib.resources machinery for that), else
     importlib.resources' view of it (a zipped install)."""
@@ -335,7 +423,9 @@ def bundled_defaults() -> "Traversable":
 
 
 def ensure_defaults(
-    skills_dir: Path, source: Traversable | Path | None = None, only: Collection[str] | None = None
+    skills_dir: Path,
+    source: Traversable | Path | None = None,
+    only: Collection[str] | None = None,
 ) -> list[str]:
     """Copy each bundled skill into ``skills_dir`` unless a folder of that name exists.
 
@@ -353,7 +443,9 @@ def ensure_defaults(
     for item in sorted(origin.iterdir(), key=lambda entry: entry.name):
         if item.name.startswith(".") or item.name == "__pycache__" or not item.is_dir():
             continue
-        if not item.joinpath(SKILL_FILE).is_file() or (only is not None and item.name not in only):
+        if not item.joinpath(SKILL_FILE).is_file() or (
+            only is not None and item.name not in only
+        ):
             continue
         target = skills_dir / item.name
         if target.exists() or target.is_symlink():
@@ -386,4 +478,7 @@ def _copy_tree(source: Traversable, target: Path) -> None:
         else:
             destination = target / item.name
             destination.write_bytes(item.read_bytes())
-            os.chmod(destination, 0o755 if item.name.endswith((".sh", ".bash")) else FILE_MODE)
+            os.chmod(
+                destination,
+                0o755 if item.name.endswith((".sh", ".bash")) else FILE_MODE,
+            )

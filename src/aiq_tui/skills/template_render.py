@@ -25,8 +25,9 @@ import json
 import math
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.skills import template_worker
@@ -76,12 +77,20 @@ def _declared(parameters: Any) -> dict[str, Any]:
     if isinstance(parameters, Mapping):
         return {str(k): v for k, v in parameters.items()}
     if isinstance(parameters, list):
-        return {str(p["name"]): p for p in parameters if isinstance(p, Mapping) and "name" in p}
+        return {
+            str(p["name"]): p
+            for p in parameters
+            if isinstance(p, Mapping) and "name" in p
+        }
     return {}
 
 
-async def render_template(template: str, params: Mapping[str, Any], declared: Any = None,
-                          settings: ToolSettings | None = None) -> str:
+async def render_template(
+    template: str,
+    params: Mapping[str, Any],
+    declared: Any = None,
+    settings: ToolSettings | None = None,
+) -> str:
     """Render ``template`` (jinja2 or Go style) with ``params`` in a stoppable sandbox.
 
     A declared parameter that is not given takes its ``default`` (or renders empty); a name the
@@ -94,10 +103,16 @@ async def render_template(template: str, params: Mapping[str, Any], declared: An
         values[name] = spec.get("default", "") if isinstance(spec, Mapping) else ""
     values.update(params)
     timeout = settings.template_timeout_seconds
-    request = json.dumps({
-        "template": go_to_jinja(template), "values": values, "max_chars": settings.template_output_chars,
-        "memory_bytes": settings.template_memory_mb * 1024 * 1024, "cpu_seconds": math.ceil(timeout) + 1,
-    }, default=str).encode("utf-8", "surrogatepass")
+    request = json.dumps(
+        {
+            "template": go_to_jinja(template),
+            "values": values,
+            "max_chars": settings.template_output_chars,
+            "memory_bytes": settings.template_memory_mb * 1024 * 1024,
+            "cpu_seconds": math.ceil(timeout) + 1,
+        },
+        default=str,
+    ).encode("utf-8", "surrogatepass")
     # The worker needs only the standard library and jinja2: run as a file, with -I (no
     # PYTHON* variables, no user site, not even its own folder on the path), and started by the
     # launcher like every process a skill brings: jinja2's sandbox is Python keeping Python out,
@@ -107,17 +122,31 @@ async def render_template(template: str, params: Mapping[str, Any], declared: An
 
     worker = Path(template_worker.__file__).resolve()
     result = await launcher.run_process(
-        [sys.executable, "-I", str(worker)], cwd=Path("/"), timeout=timeout,
-        output_cap=settings.template_output_chars * 12 + 65_536, read_roots=(worker, *_library_roots()),
-        env={}, stdin=request,
-        limits=launcher.ProcessLimits(processes=4, memory_bytes=settings.template_memory_mb * 1024 * 1024 + 512 * MB,
-                                      file_bytes=0))
+        [sys.executable, "-I", str(worker)],
+        cwd=Path("/"),
+        timeout=timeout,
+        output_cap=settings.template_output_chars * 12 + 65_536,
+        read_roots=(worker, *_library_roots()),
+        env={},
+        stdin=request,
+        limits=launcher.ProcessLimits(
+            processes=4,
+            memory_bytes=settings.template_memory_mb * 1024 * 1024 + 512 * MB,
+            file_bytes=0,
+        ),
+    )
     if result.timed_out:
-        raise SkillExecutionError(f"the template did not finish within {timeout:g} s "
-                                  "(tools.template_timeout_seconds): nested loops over large lists, most "
-                                  "likely")
-    return _output(result.stdout.encode("utf-8", "surrogateescape"), result.stderr.encode("utf-8", "replace"),
-                   result.exit_code, settings)
+        raise SkillExecutionError(
+            f"the template did not finish within {timeout:g} s "
+            "(tools.template_timeout_seconds): nested loops over large lists, most "
+            "likely"
+        )
+    return _output(
+        result.stdout.encode("utf-8", "surrogateescape"),
+        result.stderr.encode("utf-8", "replace"),
+        result.exit_code,
+        settings,
+    )
 
 
 MB = 1024 * 1024
@@ -131,7 +160,9 @@ def _library_roots() -> list[Path]:
     for name in ("jinja2", "markupsafe"):
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
-            roots += [Path(location).resolve() for location in spec.submodule_search_locations]
+            roots += [
+                Path(location).resolve() for location in spec.submodule_search_locations
+            ]
     return roots
 
 
@@ -140,19 +171,27 @@ def _output(out: bytes, err: bytes, code: int | None, settings: ToolSettings) ->
         reply = json.loads(out)
     except ValueError:
         last = err.decode("utf-8", "replace").strip().splitlines()[-1:]
-        reply = {"error": "memory" if b"MemoryError" in err else "crash",
-                 "detail": last[0] if last else f"exit status {code}"}
+        reply = {
+            "error": "memory" if b"MemoryError" in err else "crash",
+            "detail": last[0] if last else f"exit status {code}",
+        }
     if "output" in reply:
         return str(reply["output"])
     kind, detail = reply.get("error"), reply.get("detail")
     if kind == "missing":
-        raise SkillExecutionError(f"missing template parameter '{detail}': pass it as an argument")
+        raise SkillExecutionError(
+            f"missing template parameter '{detail}': pass it as an argument"
+        )
     if kind == "template":
         raise SkillExecutionError(f"template cannot be rendered: {detail}")
     if kind == "too_long":
-        raise SkillExecutionError(f"the template rendered more than {settings.template_output_chars} characters "
-                                  "(tools.template_output_chars)")
+        raise SkillExecutionError(
+            f"the template rendered more than {settings.template_output_chars} characters "
+            "(tools.template_output_chars)"
+        )
     if kind == "memory":
-        raise SkillExecutionError(f"the template built values larger than {settings.template_memory_mb} MB "
-                                  "(tools.template_memory_mb)")
+        raise SkillExecutionError(
+            f"the template built values larger than {settings.template_memory_mb} MB "
+            "(tools.template_memory_mb)"
+        )
     raise SkillExecutionError(f"the template renderer failed: {detail}")

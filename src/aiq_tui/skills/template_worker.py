@@ -26,7 +26,7 @@ def _limit_self(memory_bytes: int, cpu_seconds: int) -> None:
     with open("/proc/self/statm", encoding="ascii") as statm:
         size = int(statm.read().split()[0]) * resource.getpagesize()
     limit = size + memory_bytes
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
@@ -38,7 +38,9 @@ def render(template: str, values: dict[str, Any], max_chars: int) -> dict[str, A
     from jinja2 import StrictUndefined, TemplateError, UndefinedError
     from jinja2.sandbox import SandboxedEnvironment
 
-    environment = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True)
+    environment = SandboxedEnvironment(
+        undefined=StrictUndefined, autoescape=False, keep_trailing_newline=True
+    )
     pieces: list[str] = []
     size = 0
     try:
@@ -64,7 +66,9 @@ def main() -> int:
 
     _limit_self(int(request["memory_bytes"]), int(request["cpu_seconds"]))
     try:
-        reply = render(request["template"], request["values"], int(request["max_chars"]))
+        reply = render(
+            request["template"], request["values"], int(request["max_chars"])
+        )
         text = json.dumps(reply)
     except MemoryError:
         text = json.dumps({"error": "memory", "detail": ""})

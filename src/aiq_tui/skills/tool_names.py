@@ -21,7 +21,9 @@ def tool_name_for(skill_name: str) -> str:
 
 
 # Per catalog object (weakly held: a catalog that goes away takes its map with it).
-_MAPPINGS: "weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str]]]" = weakref.WeakKeyDictionary()
+_MAPPINGS: weakref.WeakKeyDictionary[Any, tuple[int, dict[str, str]]] = (
+    weakref.WeakKeyDictionary()
+)
 _MAPPING_LOCK = threading.Lock()
 
 

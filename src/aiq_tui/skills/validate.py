@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
@@ -31,7 +32,6 @@ STATUSES = ("active", "inactive", "draft")
 SKILL_TYPES = ("composite", "script", "template", "instruction")
 """What ``type:`` may say; the executor runs each (instruction skills are only read)."""
 """lango skill status; only ``active`` skills are loaded (no status means active)."""
-
 
 
 def status_of(fields: Mapping[str, Any]) -> str:
@@ -45,9 +45,29 @@ def status_of(fields: Mapping[str, Any]) -> str:
     return value if isinstance(value, str) and value else "active"
 
 
-SPEC_FIELDS = ("name", "description", "license", "allowed-tools", "metadata", "compatibility")
-EXTENSION_FIELDS = frozenset({"type", "status", "parameters", "steps", "script", "template", "source",
-                              "version", "author", "tags", "triggers"})
+SPEC_FIELDS = (
+    "name",
+    "description",
+    "license",
+    "allowed-tools",
+    "metadata",
+    "compatibility",
+)
+EXTENSION_FIELDS = frozenset(
+    {
+        "type",
+        "status",
+        "parameters",
+        "steps",
+        "script",
+        "template",
+        "source",
+        "version",
+        "author",
+        "tags",
+        "triggers",
+    }
+)
 """Fields of the source systems (lango, SISU, apex-bridge) that aiq reads; strict mode still
 reports them, since other Agent Skills clients reject them."""
 """The only frontmatter fields the Agent Skills specification allows."""
@@ -85,9 +105,13 @@ def validate(
         _check_extensions(fields, report, body)
         if spec_warnings:
             for finding in spec_rule_findings(fields, folder_name):
-                report.add(finding.field, f"{finding.message} (the Agent Skills specification's rule: "
-                           f"{finding.rule}; loads here, but --strict and other clients refuse it)",
-                           finding.hint, Severity.WARNING)
+                report.add(
+                    finding.field,
+                    f"{finding.message} (the Agent Skills specification's rule: "
+                    f"{finding.rule}; loads here, but --strict and other clients refuse it)",
+                    finding.hint,
+                    Severity.WARNING,
+                )
     return report.problems
 
 
@@ -114,19 +138,37 @@ def name_rules(name: str) -> list[tuple[str, str]]:
     name = unicodedata.normalize("NFKC", name)
     broken: list[tuple[str, str]] = []
     if len(name) > NAME_MAX:
-        broken.append((f"a name has at most {NAME_MAX} characters",
-                       f"name is {len(name)} characters long; the limit is {NAME_MAX}"))
+        broken.append(
+            (
+                f"a name has at most {NAME_MAX} characters",
+                f"name is {len(name)} characters long; the limit is {NAME_MAX}",
+            )
+        )
     if name != name.lower():
         broken.append(("a name is lowercase", "name must be lowercase"))
     if name.startswith("-") or name.endswith("-"):
-        broken.append(("a name neither starts nor ends with a hyphen", "name must not start or end with a hyphen"))
+        broken.append(
+            (
+                "a name neither starts nor ends with a hyphen",
+                "name must not start or end with a hyphen",
+            )
+        )
     if "--" in name:
-        broken.append(("a name has no consecutive hyphens", "name must not contain consecutive hyphens"))
+        broken.append(
+            (
+                "a name has no consecutive hyphens",
+                "name must not contain consecutive hyphens",
+            )
+        )
     bad = sorted({ch for ch in name if not (ch.isalnum() or ch == "-")})
     if bad:
-        broken.append(("a name has letters, digits and hyphens only",
-                       f"name may contain only lowercase letters, digits and hyphens "
-                       f"(found {' '.join(repr(c) for c in bad)})"))
+        broken.append(
+            (
+                "a name has letters, digits and hyphens only",
+                f"name may contain only lowercase letters, digits and hyphens "
+                f"(found {' '.join(repr(c) for c in bad)})",
+            )
+        )
     return broken
 
 
@@ -136,7 +178,9 @@ def name_problem(name: str) -> str | None:
     return broken[0][1] if broken else None
 
 
-def spec_rule_findings(fields: Mapping[str, Any], folder_name: str | None) -> list[SpecFinding]:
+def spec_rule_findings(
+    fields: Mapping[str, Any], folder_name: str | None
+) -> list[SpecFinding]:
     """The specification's rules the lenient check lets pass: the name's format and length, the
     name equal to its folder, the description's and compatibility's length, fields outside the
     specification (aiq-tui's extension fields included: other clients reject them)."""
@@ -144,34 +188,62 @@ def spec_rule_findings(fields: Mapping[str, Any], folder_name: str | None) -> li
     name = fields.get("name")
     if isinstance(name, str) and name.strip():
         name = name.strip()
-        found += [SpecFinding(rule, "name", why, _NAME_HINT) for rule, why in name_rules(name)]
+        found += [
+            SpecFinding(rule, "name", why, _NAME_HINT) for rule, why in name_rules(name)
+        ]
         if folder_name is not None and _nfkc(name) != _nfkc(folder_name):
-            found.append(SpecFinding(FOLDER_RULE, "name",
-                                     f"name {name!r} differs from its folder {folder_name!r}",
-                                     "rename the folder or the skill so they are equal"))
+            found.append(
+                SpecFinding(
+                    FOLDER_RULE,
+                    "name",
+                    f"name {name!r} differs from its folder {folder_name!r}",
+                    "rename the folder or the skill so they are equal",
+                )
+            )
     description = fields.get("description")
     if isinstance(description, str) and len(description) > DESCRIPTION_MAX:
-        found.append(SpecFinding(f"a description has at most {DESCRIPTION_MAX} characters", "description",
-                                 f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
-                                 "shorten it to what the skill does and when to use it"))
+        found.append(
+            SpecFinding(
+                f"a description has at most {DESCRIPTION_MAX} characters",
+                "description",
+                f"description is {len(description)} characters; the limit is {DESCRIPTION_MAX}",
+                "shorten it to what the skill does and when to use it",
+            )
+        )
     compatibility = fields.get("compatibility")
     if isinstance(compatibility, str) and len(compatibility) > COMPATIBILITY_MAX:
-        found.append(SpecFinding(f"compatibility has at most {COMPATIBILITY_MAX} characters", "compatibility",
-                                 f"compatibility is {len(compatibility)} characters; the limit is {COMPATIBILITY_MAX}",
-                                 "shorten it"))
+        found.append(
+            SpecFinding(
+                f"compatibility has at most {COMPATIBILITY_MAX} characters",
+                "compatibility",
+                f"compatibility is {len(compatibility)} characters; the limit is {COMPATIBILITY_MAX}",
+                "shorten it",
+            )
+        )
     outside = [key for key in fields if key not in SPEC_FIELDS]
     for key in outside:
         if key not in EXTENSION_FIELDS:
-            found.append(SpecFinding(FIELDS_RULE, key, f"field `{key}` is not one of the specification's",
-                                     "move it under `metadata:` or remove it"))
+            found.append(
+                SpecFinding(
+                    FIELDS_RULE,
+                    key,
+                    f"field `{key}` is not one of the specification's",
+                    "move it under `metadata:` or remove it",
+                )
+            )
     extensions = [key for key in outside if key in EXTENSION_FIELDS]
     if extensions:  # one note for all: they are what aiq-tui reads, not mistakes to fix
         named = ", ".join(f"`{key}`" for key in extensions)
-        found.append(SpecFinding(FIELDS_RULE, extensions[0],
-                                 f"{named}: aiq-tui extension field{'s' if len(extensions) > 1 else ''} "
-                                 "(lango, SISU, apex-bridge), not the specification's",
-                                 "keep them for aiq-tui; a client that follows the specification alone "
-                                 "will not read this skill as aiq-tui does"))
+        found.append(
+            SpecFinding(
+                FIELDS_RULE,
+                extensions[0],
+                f"{named}: aiq-tui extension field{'s' if len(extensions) > 1 else ''} "
+                "(lango, SISU, apex-bridge), not the specification's",
+                "keep them for aiq-tui; a client that follows the specification alone "
+                "will not read this skill as aiq-tui does",
+            )
+        )
     return found
 
 
@@ -179,9 +251,19 @@ class _Report:
     def __init__(self, path: Path | str | None, lines: Mapping[str, int]):
         self.path, self.lines, self.problems = path, lines, []
 
-    def add(self, field: str, message: str, hint: str, severity: Severity = Severity.ERROR) -> None:
-        self.problems.append(Problem(self.path, message, field=field, line=self.lines.get(field), hint=hint,
-                                     severity=severity))
+    def add(
+        self, field: str, message: str, hint: str, severity: Severity = Severity.ERROR
+    ) -> None:
+        self.problems.append(
+            Problem(
+                self.path,
+                message,
+                field=field,
+                line=self.lines.get(field),
+                hint=hint,
+                severity=severity,
+            )
+        )
 
 
 def _kind(value: Any) -> str:
@@ -200,33 +282,69 @@ def _kind(value: Any) -> str:
     return type(value).__name__
 
 
-def _check_required(fields: Mapping[str, Any], report: _Report, strict: bool = False) -> None:
-    for key, example in (("name", "my-skill"), ("description", "What it does and when to use it")):
+def _check_required(
+    fields: Mapping[str, Any], report: _Report, strict: bool = False
+) -> None:
+    for key, example in (
+        ("name", "my-skill"),
+        ("description", "What it does and when to use it"),
+    ):
         if key not in fields:
-            report.add(key, f"missing required field `{key}`", f"add `{key}: {example}` to the frontmatter")
+            report.add(
+                key,
+                f"missing required field `{key}`",
+                f"add `{key}: {example}` to the frontmatter",
+            )
         elif not isinstance(fields[key], str):
-            report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
+            report.add(
+                key,
+                f"`{key}` must be text, found {_kind(fields[key])}",
+                f'quote it: {key}: "…"',
+            )
         elif not fields[key].strip():
             # lango loads an instruction skill without a description ("Reference guide for NAME");
             # the Agent Skills specification (strict) does not.
-            lenient = key == "description" and not strict and fields.get("type", "instruction") == "instruction"
-            report.add(key, f"`{key}` is empty" + ("; matching will only see the name" if lenient else ""),
-                       f"write a {key} (`{key}: {example}`)", Severity.WARNING if lenient else Severity.ERROR)
+            lenient = (
+                key == "description"
+                and not strict
+                and fields.get("type", "instruction") == "instruction"
+            )
+            report.add(
+                key,
+                f"`{key}` is empty"
+                + ("; matching will only see the name" if lenient else ""),
+                f"write a {key} (`{key}: {example}`)",
+                Severity.WARNING if lenient else Severity.ERROR,
+            )
 
 
-def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | None = None) -> None:
+def _check_extensions(
+    fields: Mapping[str, Any], report: _Report, body: str | None = None
+) -> None:
     _check_type(fields, report, body)
     if "status" in fields and fields["status"] not in STATUSES:
-        report.add("status", f"unknown status {fields['status']!r}; valid: {', '.join(STATUSES)}",
-                   "use active, inactive or draft (or remove `status` for active)")
+        report.add(
+            "status",
+            f"unknown status {fields['status']!r}; valid: {', '.join(STATUSES)}",
+            "use active, inactive or draft (or remove `status` for active)",
+        )
     for key in ("status", "source", "author", "compatibility"):
         if key in fields and not isinstance(fields[key], str):
-            report.add(key, f"`{key}` must be text, found {_kind(fields[key])}", f'quote it: {key}: "…"')
+            report.add(
+                key,
+                f"`{key}` must be text, found {_kind(fields[key])}",
+                f'quote it: {key}: "…"',
+            )
     _check_license(fields, report)
     if "version" in fields and (
-        isinstance(fields["version"], bool) or not isinstance(fields["version"], (str, int, float))
+        isinstance(fields["version"], bool)
+        or not isinstance(fields["version"], (str, int, float))
     ):
-        report.add("version", f"`version` must be text, found {_kind(fields['version'])}", 'e.g. version: "1.0.0"')
+        report.add(
+            "version",
+            f"`version` must be text, found {_kind(fields['version'])}",
+            'e.g. version: "1.0.0"',
+        )
     for key in ("tags", "triggers"):
         if key in fields and not _is_str_list(fields[key]):
             report.add(
@@ -235,21 +353,37 @@ def _check_extensions(fields: Mapping[str, Any], report: _Report, body: str | No
                 f"write {key}: [first, second] or one `- item` per line",
             )
     if "parameters" in fields and not isinstance(fields["parameters"], (dict, list)):
-        report.add("parameters", f"`parameters` must be a mapping or list, found {_kind(fields['parameters'])}",
-                   "write parameters as `name: description` lines under `parameters:`")
+        report.add(
+            "parameters",
+            f"`parameters` must be a mapping or list, found {_kind(fields['parameters'])}",
+            "write parameters as `name: description` lines under `parameters:`",
+        )
     if "metadata" in fields and not isinstance(fields["metadata"], dict):
-        report.add("metadata", f"`metadata` must be a mapping, found {_kind(fields['metadata'])}",
-                   "write metadata as indented `key: value` lines")
+        report.add(
+            "metadata",
+            f"`metadata` must be a mapping, found {_kind(fields['metadata'])}",
+            "write metadata as indented `key: value` lines",
+        )
     tools = fields.get("allowed-tools", fields.get("allowed_tools"))
     key = "allowed-tools" if "allowed-tools" in fields else "allowed_tools"
     if tools is not None and not (isinstance(tools, str) or _is_str_list(tools)):
-        report.add(key, f"`{key}` must be a space-separated string or a list, found {_kind(tools)}",
-                   "e.g. allowed-tools: http_request execute_sql")
+        report.add(
+            key,
+            f"`{key}` must be a space-separated string or a list, found {_kind(tools)}",
+            "e.g. allowed-tools: http_request execute_sql",
+        )
     elif tools is not None:
         entries = tools.replace(",", " ").split() if isinstance(tools, str) else tools
-        if any(str(entry).strip() and not str(entry).strip().strip("*") for entry in entries):
-            report.add(key, f"`{key}` names `*`, which would pre-approve every tool; it is refused (matches nothing)",
-                       "name the tools the skill needs, e.g. allowed-tools: Read Bash(git:*)", Severity.WARNING)
+        if any(
+            str(entry).strip() and not str(entry).strip().strip("*")
+            for entry in entries
+        ):
+            report.add(
+                key,
+                f"`{key}` names `*`, which would pre-approve every tool; it is refused (matches nothing)",
+                "name the tools the skill needs, e.g. allowed-tools: Read Bash(git:*)",
+                Severity.WARNING,
+            )
 
 
 def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) -> None:
@@ -261,8 +395,11 @@ def _check_type(fields: Mapping[str, Any], report: _Report, body: str | None) ->
 
     kind = fields["type"]
     if kind not in SKILL_TYPES:
-        report.add("type", f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
-                   "use one of the valid types, or remove `type` for an instruction skill")
+        report.add(
+            "type",
+            f"unknown skill type {kind!r}; valid types: {', '.join(SKILL_TYPES)}",
+            "use one of the valid types, or remove `type` for an instruction skill",
+        )
         return
     key = DEFINITION_FIELD.get(kind)
     if key is None or (key not in fields and body is None):
@@ -280,20 +417,29 @@ def _check_license(fields: Mapping[str, Any], report: _Report) -> None:
     """The specification says only "license name or reference to a bundled license file";
     skills-ref accepts any value. A name or a list of names (dual licensing) is fine; another
     shape is only worth a note, never a reason to skip or fail a skill."""
-    if "license" in fields and not (isinstance(fields["license"], str) or _is_str_list(fields["license"])):
-        report.add("license", f"`license` is {_kind(fields['license'])}; clients expect a licence name",
-                   'e.g. license: MIT, or license: "Proprietary. LICENSE.txt has complete terms"',
-                   Severity.WARNING)
+    if "license" in fields and not (
+        isinstance(fields["license"], str) or _is_str_list(fields["license"])
+    ):
+        report.add(
+            "license",
+            f"`license` is {_kind(fields['license'])}; clients expect a licence name",
+            'e.g. license: MIT, or license: "Proprietary. LICENSE.txt has complete terms"',
+            Severity.WARNING,
+        )
 
 
-def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Report) -> None:
+def _check_spec(
+    fields: Mapping[str, Any], folder_name: str | None, report: _Report
+) -> None:
     by_rule = {(f.field, f.rule): f for f in spec_rule_findings(fields, folder_name)}
     # As skills-ref (and discovery, which strips the name): surrounding whitespace is not part
     # of the name, and the folder is compared in the same Unicode normal form (NFKC). The name's
     # first broken format rule is said (one fix at a time), then the folder.
     name_findings = [f for f in by_rule.values() if f.field == "name"]
     format_findings = [f for f in name_findings if f.rule != FOLDER_RULE]
-    for finding in format_findings[:1] + [f for f in name_findings if f.rule == FOLDER_RULE]:
+    for finding in format_findings[:1] + [
+        f for f in name_findings if f.rule == FOLDER_RULE
+    ]:
         report.add("name", finding.message, finding.hint)
     for finding in by_rule.values():
         if finding.field == "description":
@@ -301,35 +447,59 @@ def _check_spec(fields: Mapping[str, Any], folder_name: str | None, report: _Rep
     if "compatibility" in fields:
         value = fields["compatibility"]
         if value is not None and not isinstance(value, str):
-            report.add("compatibility", f"`compatibility` must be text, found {_kind(value)}",
-                       "describe the environment the skill needs, or remove the field")
+            report.add(
+                "compatibility",
+                f"`compatibility` must be text, found {_kind(value)}",
+                "describe the environment the skill needs, or remove the field",
+            )
         elif not (value or "").strip():
             # The specification says 1-500 characters; skills-ref accepts an empty one, and an
             # empty field harms nobody: a note, not a failure.
-            report.add("compatibility", "`compatibility` is empty (the specification wants 1-500 characters)",
-                       "describe the environment the skill needs, or remove the field", Severity.WARNING)
+            report.add(
+                "compatibility",
+                "`compatibility` is empty (the specification wants 1-500 characters)",
+                "describe the environment the skill needs, or remove the field",
+                Severity.WARNING,
+            )
         else:
             for finding in by_rule.values():
                 if finding.field == "compatibility":
                     report.add("compatibility", finding.message, finding.hint)
     _check_license(fields, report)
     if "allowed-tools" in fields and not isinstance(fields["allowed-tools"], str):
-        report.add("allowed-tools", f"`allowed-tools` must be a space-separated string, found "
-                   f"{_kind(fields['allowed-tools'])}", "e.g. allowed-tools: Bash(git:*) Read")
+        report.add(
+            "allowed-tools",
+            f"`allowed-tools` must be a space-separated string, found "
+            f"{_kind(fields['allowed-tools'])}",
+            "e.g. allowed-tools: Bash(git:*) Read",
+        )
     if "metadata" in fields:
         value = fields["metadata"]
         if not isinstance(value, dict):
-            report.add("metadata", f"`metadata` must be a mapping, found {_kind(value)}",
-                       "write metadata as indented `key: value` lines")
+            report.add(
+                "metadata",
+                f"`metadata` must be a mapping, found {_kind(value)}",
+                "write metadata as indented `key: value` lines",
+            )
         else:
-            odd = [str(k) for k, v in value.items() if not isinstance(k, str) or not isinstance(v, str)]
+            odd = [
+                str(k)
+                for k, v in value.items()
+                if not isinstance(k, str) or not isinstance(v, str)
+            ]
             if odd:
-                report.add("metadata", f"metadata values must be strings (not: {', '.join(odd[:5])})",
-                           'quote the values, e.g. version: "1.0"')
+                report.add(
+                    "metadata",
+                    f"metadata values must be strings (not: {', '.join(odd[:5])})",
+                    'quote the values, e.g. version: "1.0"',
+                )
     for key in fields:
         if key not in SPEC_FIELDS:
-            report.add(key, f"field `{key}` is not part of the Agent Skills specification",
-                       f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})")
+            report.add(
+                key,
+                f"field `{key}` is not part of the Agent Skills specification",
+                f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})",
+            )
 
 
 def _nfkc(text: str) -> str:

@@ -22,8 +22,9 @@ import dataclasses
 import os
 import threading
 import time
+from collections.abc import Callable, Mapping
 from importlib.util import find_spec
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aiq_tui.events import McpCallFinished, McpCallStarted, TurnFinished, TurnStarted
 from aiq_tui.telemetry.target import EXTRA_HINT, ExportTarget, Off, resolve_target
@@ -38,7 +39,9 @@ Say = Callable[[str], None]
 # The extra's packages: checked without importing them (a namespace lookup, not the SDK).
 REQUIRED = ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.http")
 MAX_WAITING_EVENTS = 10_000  # events kept while the SDK loads; past it they are dropped
-MAX_OPEN_REQUESTS = 1_000  # MCP requests whose span ids are kept for their trace context
+MAX_OPEN_REQUESTS = (
+    1_000  # MCP requests whose span ids are kept for their trace context
+)
 
 
 class Telemetry:
@@ -48,8 +51,15 @@ class Telemetry:
     ``live_problems`` a failed delivery is said when it happens (the TUI), otherwise it is
     returned by :meth:`close` (headless commands print it after their output)."""
 
-    def __init__(self, target: ExportTarget, *, say: Say, conversation_id: Callable[[], str] = lambda: "",
-                 live_problems: bool = False, console: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        target: ExportTarget,
+        *,
+        say: Say,
+        conversation_id: Callable[[], str] = lambda: "",
+        live_problems: bool = False,
+        console: TextIO | None = None,
+    ) -> None:
         self.target = target
         self._say = say
         self._conversation_id = conversation_id
@@ -57,7 +67,9 @@ class Telemetry:
         self._console = console
         self._lock = threading.Lock()
         self._waiting: list[tuple[object, int, str, tuple[int, int] | None]] = []
-        self._turn_ids: tuple[int, int] | None = None  # the open turn's (trace id, span id)
+        self._turn_ids: tuple[int, int] | None = (
+            None  # the open turn's (trace id, span id)
+        )
         self._requests: dict[str, int] = {}  # call id → span id of its MCP request
         self._conversation = ""  # the session an event belonged to, as it was emitted
         self._builder: TraceBuilder | None = None
@@ -75,7 +87,7 @@ class Telemetry:
                 return
             try:
                 conversation = self._conversation_id()
-            except Exception:  # noqa: BLE001 - a span without the session id, never a broken turn
+            except Exception:
                 conversation = ""
             ids = self._choose_ids(event)
             if self._builder is None:
@@ -112,13 +124,19 @@ class Telemetry:
                 return None
             return TraceParent(self._turn_ids[0], span_id)
 
-    def _apply(self, event: object, at: int, conversation: str, ids: tuple[int, int] | None = None) -> None:
+    def _apply(
+        self,
+        event: object,
+        at: int,
+        conversation: str,
+        ids: tuple[int, int] | None = None,
+    ) -> None:
         """Under the lock. An error here stops export; it never reaches the engine."""
         assert self._builder is not None
         self._conversation = conversation
         try:
             self._builder.apply(event, at, ids)
-        except Exception as exc:  # noqa: BLE001 - telemetry must never break a turn
+        except Exception as exc:
             self._stopped = True
             self._tell(f"telemetry stopped: {type(exc).__name__}: {exc}")
 
@@ -134,14 +152,24 @@ class Telemetry:
             from aiq_tui.telemetry.export import Pipeline
             from aiq_tui.telemetry.spans import TraceBuilder
 
-            pipeline = Pipeline(self.target, self._delivery_failed if self._live else None, self._console)
-            builder = TraceBuilder(pipeline.tracer, log_content=self.target.log_content,
-                                   content_max_chars=self.target.content_max_chars,
-                                   conversation_id=lambda: self._conversation, ids=pipeline.ids)
-        except Exception as exc:  # noqa: BLE001 - an unusable SDK or setting: export off, said once
+            pipeline = Pipeline(
+                self.target,
+                self._delivery_failed if self._live else None,
+                self._console,
+            )
+            builder = TraceBuilder(
+                pipeline.tracer,
+                log_content=self.target.log_content,
+                content_max_chars=self.target.content_max_chars,
+                conversation_id=lambda: self._conversation,
+                ids=pipeline.ids,
+            )
+        except Exception as exc:
             with self._lock:
                 self._stopped, self._waiting = True, []
-            self._tell(f"telemetry is off: the OpenTelemetry SDK could not start ({type(exc).__name__}: {exc})")
+            self._tell(
+                f"telemetry is off: the OpenTelemetry SDK could not start ({type(exc).__name__}: {exc})"
+            )
             return
         with self._lock:
             self._pipeline, self._builder = pipeline, builder
@@ -166,15 +194,17 @@ class Telemetry:
             if self._builder is not None and not self._stopped:
                 try:
                     self._builder.end_all(time.time_ns())
-                except Exception:  # noqa: BLE001 - closing must not fail either
+                except Exception:
                     pass
             self._stopped = True
             pipeline = self._pipeline
         if pipeline is None:
             if self._loaded.is_set():  # it failed to start: already said
                 return None
-            return self._untold(f"telemetry: the OpenTelemetry SDK did not load within {timeout:g} s; "
-                                "nothing was exported")
+            return self._untold(
+                f"telemetry: the OpenTelemetry SDK did not load within {timeout:g} s; "
+                "nothing was exported"
+            )
         note = pipeline.close(max(0.0, deadline - time.monotonic()), timeout)
         return None if note is None else self._untold(note)
 
@@ -185,7 +215,9 @@ class Telemetry:
         return note
 
     def _delivery_failed(self, why: str) -> None:
-        self._tell(f"telemetry: spans were not delivered to {self.target.endpoint} ({why})")
+        self._tell(
+            f"telemetry: spans were not delivered to {self.target.endpoint} ({why})"
+        )
 
     def _tell(self, note: str) -> None:
         if note in self._told:
@@ -193,18 +225,26 @@ class Telemetry:
         self._told.add(note)
         try:
             self._say(note)
-        except Exception:  # noqa: BLE001 - the user's channel failing must not break anything
+        except Exception:
             pass
 
 
-def start_telemetry(config: AppConfig, *, say: Say, conversation_id: Callable[[], str] = lambda: "",
-                    live_problems: bool = False, environ: Mapping[str, str] | None = None,
-                    console: TextIO | None = None) -> Telemetry | None:
+def start_telemetry(
+    config: AppConfig,
+    *,
+    say: Say,
+    conversation_id: Callable[[], str] = lambda: "",
+    live_problems: bool = False,
+    environ: Mapping[str, str] | None = None,
+    console: TextIO | None = None,
+) -> Telemetry | None:
     """A :class:`Telemetry` when config or the environment turn export on, else None (after
     saying why, when the user asked for export and cannot have it). ``console``: where
     ``OTEL_TRACES_EXPORTER=console`` prints spans (None: nowhere to print — the TUI's screen —
     so that exporter is left out, said once)."""
-    target = resolve_target(config.telemetry, os.environ if environ is None else environ)
+    target = resolve_target(
+        config.telemetry, os.environ if environ is None else environ
+    )
     if isinstance(target, Off):
         if target.note:
             say(target.note)
@@ -212,26 +252,44 @@ def start_telemetry(config: AppConfig, *, say: Say, conversation_id: Callable[[]
     for note in target.notes:
         say(note)
     if "console" in target.exporters and console is None:
-        say("telemetry: OTEL_TRACES_EXPORTER=console prints spans from headless commands (aiq-tui ask, demo) "
-            "only: here they would tear the screen")
-        target = dataclasses.replace(target, exporters=tuple(e for e in target.exporters if e != "console"))
+        say(
+            "telemetry: OTEL_TRACES_EXPORTER=console prints spans from headless commands (aiq-tui ask, demo) "
+            "only: here they would tear the screen"
+        )
+        target = dataclasses.replace(
+            target, exporters=tuple(e for e in target.exporters if e != "console")
+        )
         if not target.exporters:
             return None
     missing = [name for name in REQUIRED if not _installed(name)]
     if missing:
         where = "telemetry.endpoint" if target.source == "config" else target.source
-        say(f"telemetry is off: {where} is set, but exporting needs the OpenTelemetry packages "
-            f"({', '.join(missing)} not installed): {EXTRA_HINT}")
+        say(
+            f"telemetry is off: {where} is set, but exporting needs the OpenTelemetry packages "
+            f"({', '.join(missing)} not installed): {EXTRA_HINT}"
+        )
         return None
-    return Telemetry(target, say=say, conversation_id=conversation_id, live_problems=live_problems, console=console)
+    return Telemetry(
+        target,
+        say=say,
+        conversation_id=conversation_id,
+        live_problems=live_problems,
+        console=console,
+    )
 
 
-def attach_telemetry(engine: Any, *, say: Say, live_problems: bool = False,
-                     console: TextIO | None = None) -> Telemetry | None:
+def attach_telemetry(
+    engine: Any, *, say: Say, live_problems: bool = False, console: TextIO | None = None
+) -> Telemetry | None:
     """Export ``engine``'s turns when telemetry is on: the one call every front end makes.
     Its MCP requests then carry their trace context (``params._meta.traceparent``)."""
-    telemetry = start_telemetry(engine.config, say=say, live_problems=live_problems,
-                                conversation_id=lambda: engine.session.id, console=console)
+    telemetry = start_telemetry(
+        engine.config,
+        say=say,
+        live_problems=live_problems,
+        conversation_id=lambda: engine.session.id,
+        console=console,
+    )
     if telemetry is not None:
         engine.subscribe(telemetry)
         engine.tools.trace_context = telemetry.trace_context

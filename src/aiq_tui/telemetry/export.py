@@ -19,13 +19,18 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 import requests
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    ConsoleSpanExporter,
+    SimpleSpanProcessor,
+)
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 
 from aiq_tui import __version__
@@ -35,7 +40,9 @@ from aiq_tui.telemetry.target import ExportTarget
 # SDK's default, 5 s, would leave a short `ask` with everything still queued at exit).
 SCHEDULE_DELAY_MS = 500
 TRACER_NAME = "aiq_tui"
-RETRY_STOP_WAIT_S = 0.1  # after a refusal, how long the exporter's thread is given to end
+RETRY_STOP_WAIT_S = (
+    0.1  # after a refusal, how long the exporter's thread is given to end
+)
 
 
 class DeliveryWatch:
@@ -82,7 +89,9 @@ class WatchedSession(requests.Session):
         super().__init__()
         self.watch = watch
 
-    def request(self, method: Any, url: Any, *args: Any, **kwargs: Any) -> requests.Response:  # type: ignore[override]
+    def request(
+        self, method: Any, url: Any, *args: Any, **kwargs: Any
+    ) -> requests.Response:  # type: ignore[override]
         try:
             response = super().request(method, url, *args, **kwargs)
         except requests.Timeout:
@@ -95,7 +104,9 @@ class WatchedSession(requests.Session):
             self.watch.failure(type(exc).__name__)
             raise
         if response.status_code >= 400:
-            self.watch.failure(f"the collector answered HTTP {response.status_code} {response.reason or ''}".rstrip())
+            self.watch.failure(
+                f"the collector answered HTTP {response.status_code} {response.reason or ''}".rstrip()
+            )
         else:
             self.watch.success()
         return response
@@ -143,26 +154,43 @@ def quiet_sdk_logging() -> None:
 class Pipeline:
     """A tracer whose spans are exported to ``target`` in the background."""
 
-    def __init__(self, target: ExportTarget, on_first_failure: Callable[[str], None] | None = None,
-                 console: TextIO | None = None) -> None:
+    def __init__(
+        self,
+        target: ExportTarget,
+        on_first_failure: Callable[[str], None] | None = None,
+        console: TextIO | None = None,
+    ) -> None:
         quiet_sdk_logging()
         self.target = target
         self.watch = DeliveryWatch(on_first_failure)
         # Resource.create reads OTEL_RESOURCE_ATTRIBUTES (and OTEL_SERVICE_NAME); the target has
         # already weighed their service.name against config.yaml, and ours are merged over them.
-        resource = Resource.create({"service.name": target.service_name, "service.version": __version__})
+        resource = Resource.create(
+            {"service.name": target.service_name, "service.version": __version__}
+        )
         self.ids = PresetIds()
         # shutdown_on_exit=False: the SDK's own atexit hook would wait up to 30 s for a
         # collector that does not answer; close() bounds the wait instead.
-        self.provider = TracerProvider(resource=resource, shutdown_on_exit=False, id_generator=self.ids)
+        self.provider = TracerProvider(
+            resource=resource, shutdown_on_exit=False, id_generator=self.ids
+        )
         self.exporter: OTLPSpanExporter | None = None
         if "otlp" in target.exporters:
-            self.exporter = OTLPSpanExporter(endpoint=target.endpoint, headers=dict(target.headers),
-                                             session=WatchedSession(self.watch))
-            delay = None if os.environ.get("OTEL_BSP_SCHEDULE_DELAY") else SCHEDULE_DELAY_MS
-            self.provider.add_span_processor(BatchSpanProcessor(self.exporter, schedule_delay_millis=delay))
+            self.exporter = OTLPSpanExporter(
+                endpoint=target.endpoint,
+                headers=dict(target.headers),
+                session=WatchedSession(self.watch),
+            )
+            delay = (
+                None if os.environ.get("OTEL_BSP_SCHEDULE_DELAY") else SCHEDULE_DELAY_MS
+            )
+            self.provider.add_span_processor(
+                BatchSpanProcessor(self.exporter, schedule_delay_millis=delay)
+            )
         if "console" in target.exporters and console is not None:
-            self.provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=console)))
+            self.provider.add_span_processor(
+                SimpleSpanProcessor(ConsoleSpanExporter(out=console))
+            )
         self.tracer = self.provider.get_tracer(TRACER_NAME, __version__)
 
     def close(self, timeout_s: float, configured_s: float | None = None) -> str | None:
@@ -185,7 +213,9 @@ class Pipeline:
         # A daemon thread: a request to a collector that never answers must not keep the
         # process alive past the timeout.
         threading.Thread(target=shut_down, name="aiq-otel-close", daemon=True).start()
-        self.watch.wait_for(lambda: done.is_set() or self.watch.failures > failures_before, timeout_s)
+        self.watch.wait_for(
+            lambda: done.is_set() or self.watch.failures > failures_before, timeout_s
+        )
         if not done.is_set() and self.watch.failing:
             # Refused: stop the exporter's retries (it backs off for seconds) so its thread ends
             # now and the process can exit at once.
@@ -194,9 +224,11 @@ class Pipeline:
         if self.watch.failing:
             return f"telemetry: spans were not delivered to {self.target.endpoint} ({self.watch.last_failure})"
         if not done.is_set():
-            return (f"telemetry: the collector at {self.target.endpoint} did not answer within "
-                    f"{configured_s or timeout_s:g} s (telemetry.flush_timeout_seconds); "
-                    "spans not yet delivered were dropped")
+            return (
+                f"telemetry: the collector at {self.target.endpoint} did not answer within "
+                f"{configured_s or timeout_s:g} s (telemetry.flush_timeout_seconds); "
+                "spans not yet delivered were dropped"
+            )
         return None
 
 

@@ -14,8 +14,8 @@ exported when ``telemetry.log_content`` says so, else when
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 from urllib.parse import unquote
 
 from aiq_tui.config import TelemetrySettings
@@ -25,7 +25,10 @@ DEFAULT_BASE = "http://localhost:4318"
 TRACES_PATH = "v1/traces"
 DEFAULT_SERVICE = "aiq-tui"
 EXTRA_HINT = "pip install 'aiq-tui[telemetry]'"
-EXPORTERS = ("otlp", "console")  # what OTEL_TRACES_EXPORTER may name here (besides none)
+EXPORTERS = (
+    "otlp",
+    "console",
+)  # what OTEL_TRACES_EXPORTER may name here (besides none)
 CONTENT_VARIABLE = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 
 
@@ -39,9 +42,15 @@ class ExportTarget:
     content_max_chars: int
     flush_timeout_s: float
     headers: Mapping[str, str] = field(default_factory=dict, repr=False)
-    source: str = "config"  # what turned export on: "config" or the environment variable's name
-    exporters: tuple[str, ...] = ("otlp",)  # otlp (to ``endpoint``) and/or console (printed)
-    notes: tuple[str, ...] = ()  # said once at start: a part of the settings that was not used
+    source: str = (
+        "config"  # what turned export on: "config" or the environment variable's name
+    )
+    exporters: tuple[str, ...] = (
+        "otlp",
+    )  # otlp (to ``endpoint``) and/or console (printed)
+    notes: tuple[
+        str, ...
+    ] = ()  # said once at start: a part of the settings that was not used
 
 
 @dataclass(frozen=True)
@@ -51,49 +60,92 @@ class Off:
     note: str = ""
 
 
-def resolve_target(settings: TelemetrySettings, environ: Mapping[str, str]) -> ExportTarget | Off:
+def resolve_target(
+    settings: TelemetrySettings, environ: Mapping[str, str]
+) -> ExportTarget | Off:
     """The :class:`ExportTarget` the settings and environment describe, or :class:`Off`."""
     if settings.enabled is False or _true(environ.get("OTEL_SDK_DISABLED")):
         return Off()
     exporters, notes = _exporters(environ)
     if not exporters:
         return Off(notes[0] if notes else "")
-    endpoint, source = _endpoint(settings, environ) if "otlp" in exporters else (None, "")
+    endpoint, source = (
+        _endpoint(settings, environ) if "otlp" in exporters else (None, "")
+    )
     if endpoint is None:
-        exporters = tuple(name for name in exporters if name != "otlp")  # console alone needs no endpoint
+        exporters = tuple(
+            name for name in exporters if name != "otlp"
+        )  # console alone needs no endpoint
         if not exporters:
             return Off()
         endpoint, source = "", "OTEL_TRACES_EXPORTER"
     headers: dict[str, str] = {}
     if "otlp" in exporters:
-        protocol_variable = next((name for name in ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
-                                  if environ.get(name, "").strip()), "")
-        protocol = environ.get(protocol_variable, "http/protobuf").strip().lower() if protocol_variable else "http/protobuf"
+        protocol_variable = next(
+            (
+                name
+                for name in (
+                    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+                    "OTEL_EXPORTER_OTLP_PROTOCOL",
+                )
+                if environ.get(name, "").strip()
+            ),
+            "",
+        )
+        protocol = (
+            environ.get(protocol_variable, "http/protobuf").strip().lower()
+            if protocol_variable
+            else "http/protobuf"
+        )
         if protocol != "http/protobuf":
-            return Off(f"telemetry is off: OTLP protocol {protocol!r} ({protocol_variable}) is not supported; "
-                       f"aiq-tui exports http/protobuf (the collector's port 4318) — unset {protocol_variable} "
-                       "or set it to http/protobuf")
+            return Off(
+                f"telemetry is off: OTLP protocol {protocol!r} ({protocol_variable}) is not supported; "
+                f"aiq-tui exports http/protobuf (the collector's port 4318) — unset {protocol_variable} "
+                "or set it to http/protobuf"
+            )
         found = _headers(settings, environ)
         if isinstance(found, Off):
             return found
         headers = found
-    log_content = settings.log_content if settings.log_content is not None else _true(environ.get(CONTENT_VARIABLE))
-    return ExportTarget(endpoint, service_name(settings, environ), log_content, settings.content_max_chars,
-                        settings.flush_timeout_seconds, headers, source, exporters, notes)
+    log_content = (
+        settings.log_content
+        if settings.log_content is not None
+        else _true(environ.get(CONTENT_VARIABLE))
+    )
+    return ExportTarget(
+        endpoint,
+        service_name(settings, environ),
+        log_content,
+        settings.content_max_chars,
+        settings.flush_timeout_seconds,
+        headers,
+        source,
+        exporters,
+        notes,
+    )
 
 
 def service_name(settings: TelemetrySettings, environ: Mapping[str, str]) -> str:
     """``telemetry.service_name``, else ``OTEL_SERVICE_NAME``, else ``service.name`` in
     ``OTEL_RESOURCE_ATTRIBUTES`` (the SDK's own order for the two variables), else ``aiq-tui``."""
-    return (settings.service_name or environ.get("OTEL_SERVICE_NAME", "").strip()
-            or parse_header_list(environ.get("OTEL_RESOURCE_ATTRIBUTES", "")).get("service.name", "").strip()
-            or DEFAULT_SERVICE)
+    return (
+        settings.service_name
+        or environ.get("OTEL_SERVICE_NAME", "").strip()
+        or parse_header_list(environ.get("OTEL_RESOURCE_ATTRIBUTES", ""))
+        .get("service.name", "")
+        .strip()
+        or DEFAULT_SERVICE
+    )
 
 
 def _exporters(environ: Mapping[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The exporters ``OTEL_TRACES_EXPORTER`` asks for (default ``otlp``) and notes on names not
     spoken here. ``none`` anywhere in the list turns export off."""
-    raw = [name.strip().lower() for name in environ.get("OTEL_TRACES_EXPORTER", "").split(",") if name.strip()]
+    raw = [
+        name.strip().lower()
+        for name in environ.get("OTEL_TRACES_EXPORTER", "").split(",")
+        if name.strip()
+    ]
     if not raw:
         return ("otlp",), ()
     if "none" in raw:
@@ -102,18 +154,27 @@ def _exporters(environ: Mapping[str, str]) -> tuple[tuple[str, ...], tuple[str, 
     unknown = [name for name in raw if name not in EXPORTERS]
     notes: tuple[str, ...] = ()
     if unknown:
-        notes = (f"telemetry: OTEL_TRACES_EXPORTER names {', '.join(unknown)}, which aiq-tui does not export to "
-                 f"(it speaks {', '.join(EXPORTERS)} and none)" + ("" if known else "; telemetry is off"),)
+        notes = (
+            f"telemetry: OTEL_TRACES_EXPORTER names {', '.join(unknown)}, which aiq-tui does not export to "
+            f"(it speaks {', '.join(EXPORTERS)} and none)"
+            + ("" if known else "; telemetry is off"),
+        )
     return known, notes
 
 
-def _endpoint(settings: TelemetrySettings, environ: Mapping[str, str]) -> tuple[str | None, str]:
+def _endpoint(
+    settings: TelemetrySettings, environ: Mapping[str, str]
+) -> tuple[str | None, str]:
     if settings.endpoint:
         return _traces_url(settings.endpoint), "config"
     if environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "").strip():
-        return environ["OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].strip(), "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+        return environ[
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+        ].strip(), "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
     if environ.get("OTEL_EXPORTER_OTLP_ENDPOINT", "").strip():
-        return _traces_url(environ["OTEL_EXPORTER_OTLP_ENDPOINT"].strip()), "OTEL_EXPORTER_OTLP_ENDPOINT"
+        return _traces_url(
+            environ["OTEL_EXPORTER_OTLP_ENDPOINT"].strip()
+        ), "OTEL_EXPORTER_OTLP_ENDPOINT"
     if settings.enabled:
         return _traces_url(DEFAULT_BASE), "config"
     return None, ""
@@ -125,17 +186,25 @@ def _traces_url(base: str) -> str:
     return f"{base.rstrip('/')}/{TRACES_PATH}"
 
 
-def _headers(settings: TelemetrySettings, environ: Mapping[str, str]) -> dict[str, str] | Off:
+def _headers(
+    settings: TelemetrySettings, environ: Mapping[str, str]
+) -> dict[str, str] | Off:
     """``OTEL_EXPORTER_OTLP_HEADERS`` (or the traces one), then config's, with ``${VAR}`` and
     ``${VAR:-default}`` filled in from the environment (:mod:`aiq_tui.env_vars`)."""
-    raw = environ.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS") or environ.get("OTEL_EXPORTER_OTLP_HEADERS") or ""
+    raw = (
+        environ.get("OTEL_EXPORTER_OTLP_TRACES_HEADERS")
+        or environ.get("OTEL_EXPORTER_OTLP_HEADERS")
+        or ""
+    )
     headers = parse_header_list(raw)
     for name, value in settings.headers.items():
         missing: list[str] = []
         filled = fill(value, environ, missing)
         if missing:
-            return Off(f"telemetry is off: telemetry.headers.{name} references ${{{missing[0]}}}, "
-                       "which is not set in the environment (give it a default with ${NAME:-value})")
+            return Off(
+                f"telemetry is off: telemetry.headers.{name} references ${{{missing[0]}}}, "
+                "which is not set in the environment (give it a default with ${NAME:-value})"
+            )
         headers[name.strip().lower()] = filled
     return headers
 
@@ -155,4 +224,12 @@ def _true(value: str | None) -> bool:
     return (value or "").strip().lower() == "true"
 
 
-__all__ = ["DEFAULT_SERVICE", "EXTRA_HINT", "ExportTarget", "Off", "parse_header_list", "resolve_target", "service_name"]
+__all__ = [
+    "DEFAULT_SERVICE",
+    "EXTRA_HINT",
+    "ExportTarget",
+    "Off",
+    "parse_header_list",
+    "resolve_target",
+    "service_name",
+]

@@ -16,7 +16,8 @@ that would be sent.
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from aiq_tui.terminal_text import exact
 
@@ -40,13 +41,20 @@ def written_content(arguments: Mapping[str, Any]) -> str | None:
 def _leaves(arguments: Mapping[str, Any]) -> Iterator[tuple[str, Any]]:
     """``(key path, value)`` for every scalar (and empty container) in ``arguments``, in order.
     Iterative: arguments nested as deep as JSON allows do not run out of stack here."""
-    stack: list[tuple[str, Any]] = [(str(key), value) for key, value in reversed(list(arguments.items()))]
+    stack: list[tuple[str, Any]] = [
+        (str(key), value) for key, value in reversed(list(arguments.items()))
+    ]
     while stack:
         path, value = stack.pop()
         if isinstance(value, Mapping) and value:
-            stack.extend((f"{path}.{key}", item) for key, item in reversed(list(value.items())))
+            stack.extend(
+                (f"{path}.{key}", item) for key, item in reversed(list(value.items()))
+            )
         elif isinstance(value, (list, tuple)) and value:
-            stack.extend((f"{path}[{index}]", item) for index, item in reversed(list(enumerate(value))))
+            stack.extend(
+                (f"{path}[{index}]", item)
+                for index, item in reversed(list(enumerate(value)))
+            )
         else:
             yield path, value
 
@@ -63,7 +71,9 @@ def _value_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def argument_lines(arguments: Mapping[str, Any], value_chars: int = VALUE_CHARS) -> list[str]:
+def argument_lines(
+    arguments: Mapping[str, Any], value_chars: int = VALUE_CHARS
+) -> list[str]:
     """One ``key: value`` line per argument (nested ones by their path), values cut at
     ``value_chars`` and on one line, keys whole. A file write's content is named with its size
     (it is shown in full elsewhere: :func:`written_content`)."""
@@ -80,14 +90,18 @@ def argument_lines(arguments: Mapping[str, Any], value_chars: int = VALUE_CHARS)
 
 
 def _on_one_line(text: str) -> str:
-    return text.replace("\n", "\\n")  # exact() keeps newlines; an argument's line must not break
+    return text.replace(
+        "\n", "\\n"
+    )  # exact() keeps newlines; an argument's line must not break
 
 
 def _line_count(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") or not text else 1)
 
 
-def content_preview(content: str, lines: int = CONTENT_LINES, line_chars: int = CONTENT_LINE_CHARS) -> str:
+def content_preview(
+    content: str, lines: int = CONTENT_LINES, line_chars: int = CONTENT_LINE_CHARS
+) -> str:
     """The first ``lines`` lines of a file write (each cut at ``line_chars``), escaped, then
     "… N more lines" when there are more."""
     parts = content.split("\n")
@@ -103,8 +117,10 @@ def content_preview(content: str, lines: int = CONTENT_LINES, line_chars: int = 
 def one_line(arguments: Mapping[str, Any], value_chars: int = 60) -> str:
     """Every argument as ``key=value`` on one line, values cut short, keys all there: what a
     log line or a one-line detail shows."""
-    return " ".join(f"{path}={_cut(json.dumps(value, ensure_ascii=False, default=str), value_chars)}"
-                    for path, value in _leaves(arguments))
+    return " ".join(
+        f"{path}={_cut(json.dumps(value, ensure_ascii=False, default=str), value_chars)}"
+        for path, value in _leaves(arguments)
+    )
 
 
 def terminal_approval(title: str, detail: str, arguments: Mapping[str, Any]) -> str:
@@ -118,7 +134,9 @@ def terminal_approval(title: str, detail: str, arguments: Mapping[str, Any]) -> 
     if content is not None:
         parts.append("  ── content " + "─" * 40)
         parts += [f"  │ {line}" for line in content_preview(content).split("\n")]
-    note = hidden_note("".join(f"{path}{_value_text(value)}" for path, value in _leaves(arguments)))
+    note = hidden_note(
+        "".join(f"{path}{_value_text(value)}" for path, value in _leaves(arguments))
+    )
     if note and note not in parts[0]:
         parts.append(note)
     return "\n".join(parts)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Protocol
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.trace_context import TraceContextSource, TraceParent
@@ -21,17 +22,35 @@ class ToolResult:
     error: str | None = None
 
     def to_model_text(self) -> str:
-        payload = self.content if self.ok else {"error": self.error, **({"detail": self.content} if self.content else {})}
-        return payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, default=str)
+        payload = (
+            self.content
+            if self.ok
+            else {
+                "error": self.error,
+                **({"detail": self.content} if self.content else {}),
+            }
+        )
+        return (
+            payload
+            if isinstance(payload, str)
+            else json.dumps(payload, ensure_ascii=False, default=str)
+        )
 
     @classmethod
-    def failure(cls, error: str, content: Any = None) -> "ToolResult":
-        return cls(ok=False, content=content, summary=f"error: {error.splitlines()[0][:80]}", error=error)
+    def failure(cls, error: str, content: Any = None) -> ToolResult:
+        return cls(
+            ok=False,
+            content=content,
+            summary=f"error: {error.splitlines()[0][:80]}",
+            error=error,
+        )
 
 
 class Decision(str, Enum):
     ALLOW_ONCE = "allow_once"
-    ALLOW_ALWAYS = "allow_always"  # for the rest of the session, for this permission key
+    ALLOW_ALWAYS = (
+        "allow_always"  # for the rest of the session, for this permission key
+    )
     DENY = "deny"
 
 
@@ -61,10 +80,12 @@ class CallObserver:
 
     call_id: str
     emit: Callable[[Any], None]
-    trace_context: "TraceContextSource | None" = None
+    trace_context: TraceContextSource | None = None
 
-    def traceparent(self) -> "TraceParent | None":
-        return self.trace_context(self.call_id) if self.trace_context is not None else None
+    def traceparent(self) -> TraceParent | None:
+        return (
+            self.trace_context(self.call_id) if self.trace_context is not None else None
+        )
 
 
 class Tool(Protocol):

@@ -34,8 +34,9 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 from aiq_tui.config import ToolSettings
 from aiq_tui.conversation import ToolSpec
@@ -61,8 +62,14 @@ SPEC = ToolSpec(
                 "items": {"type": "string"},
                 "description": 'argv list, e.g. ["ls", "-la"]; a string is split like a shell would, but never run by one.',
             },
-            "cwd": {"type": "string", "description": "Working directory (inside the project or config home)."},
-            "timeout": {"type": "number", "description": "Seconds; capped by the configured timeout."},
+            "cwd": {
+                "type": "string",
+                "description": "Working directory (inside the project or config home).",
+            },
+            "timeout": {
+                "type": "number",
+                "description": "Seconds; capped by the configured timeout.",
+            },
         },
         "required": ["command"],
         "additionalProperties": False,
@@ -75,7 +82,7 @@ _PYTHON_FLAGS = frozenset({"-B", "-u", "-I", "-E", "-s", "-S", "-q"})
 def _rule_python(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
     if list(args) in (["--version"], ["-V"]):
         return
-    for index, arg in enumerate(args):
+    for _index, arg in enumerate(args):
         if arg in _PYTHON_FLAGS:
             continue
         if arg.startswith("-"):
@@ -90,7 +97,9 @@ def _rule_python(args: Sequence[str], roots: Sequence[Path], cwd: Path) -> None:
                 f"{arg!r} is not one"
             )
         return  # everything after the script belongs to the script
-    raise CommandRefused("python3 needs a script file (interactive or stdin use is not allowed)")
+    raise CommandRefused(
+        "python3 needs a script file (interactive or stdin use is not allowed)"
+    )
 
 
 _RULES: Mapping[str, Callable[[Sequence[str], Sequence[Path], Path], None]] = {
@@ -114,7 +123,9 @@ def _argv(command: Any) -> list[str]:
             argv = shlex.split(command)
         except ValueError as exc:
             raise CommandRefused(f"cannot split the command string: {exc}") from exc
-    elif isinstance(command, (list, tuple)) and all(isinstance(part, str) for part in command):
+    elif isinstance(command, (list, tuple)) and all(
+        isinstance(part, str) for part in command
+    ):
         argv = list(command)
     else:
         raise CommandRefused("command must be an argv list of strings (or one string)")
@@ -128,8 +139,15 @@ def _argv(command: Any) -> list[str]:
 class CommandTool:
     """The ``execute_command`` tool for one working directory and config home."""
 
-    def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path,
-                 environ: Mapping[str, str] | None = None, launch: LaunchPolicy | None = None) -> None:
+    def __init__(
+        self,
+        settings: ToolSettings,
+        *,
+        home: Home,
+        cwd: Path,
+        environ: Mapping[str, str] | None = None,
+        launch: LaunchPolicy | None = None,
+    ) -> None:
         self._settings = settings
         self._cwd = Path(os.path.realpath(cwd))
         self.launch = launch or LaunchPolicy(settings, home=home, project=self._cwd)
@@ -179,14 +197,20 @@ class CommandTool:
                 f"{', '.join(self._settings.command_allowlist)}"
             )
         environ = self._environ if self._environ is not None else os.environ
-        found = shutil.which(name, path=child_environment(environ)["PATH"])  # absolute entries only
+        found = shutil.which(
+            name, path=child_environment(environ)["PATH"]
+        )  # absolute entries only
         if found is None:
-            raise CommandRefused(f"{name!r} is allowlisted but not installed (not found on PATH)")
+            raise CommandRefused(
+                f"{name!r} is allowlisted but not installed (not found on PATH)"
+            )
         cwd = self._cwd
         if arguments.get("cwd") is not None:
             raw = arguments["cwd"]
             if not isinstance(raw, str) or "\x00" in raw or raw.startswith("~"):
-                raise CommandRefused("cwd must be a plain path inside the project or config home")
+                raise CommandRefused(
+                    "cwd must be a plain path inside the project or config home"
+                )
             cwd = Path(os.path.realpath(self._cwd / raw))
         if not _inside(cwd, self._roots) or not cwd.is_dir():
             raise CommandRefused(
@@ -194,12 +218,16 @@ class CommandTool:
             )
         # A path is resolved like the child would (against its cwd) and must be the very
         # executable the bare name finds; what runs is always that resolved executable.
-        if program != name and os.path.realpath(os.path.join(cwd, program)) != os.path.realpath(found):
+        if program != name and os.path.realpath(
+            os.path.join(cwd, program)
+        ) != os.path.realpath(found):
             raise CommandRefused(
                 f"{program!r} is not the allowlisted {name!r} ({found}); give the bare program name"
             )
         for value in _path_like(argv[1:]):
-            reason = self.launch.guard.config_home_reason(os.path.realpath(os.path.join(cwd, value)))
+            reason = self.launch.guard.config_home_reason(
+                os.path.realpath(os.path.join(cwd, value))
+            )
             if reason is not None:
                 raise CommandRefused(reason)
         if not is_shell:
@@ -222,8 +250,11 @@ class CommandTool:
         """Run without anyone to ask: a command the sandbox cannot keep from a secret is refused."""
         return await self.run_with_approval(arguments, None)
 
-    async def run_with_approval(self, arguments: dict[str, Any],
-                                ask_more: Callable[[str, str], Awaitable[bool]] | None) -> ToolResult:
+    async def run_with_approval(
+        self,
+        arguments: dict[str, Any],
+        ask_more: Callable[[str, str], Awaitable[bool]] | None,
+    ) -> ToolResult:
         """Run under the launcher policy's plan; when the sandbox cannot hide secrets here, the
         call asks first (``file_read_secret``, through the registry's ``ask_more``)."""
         try:
@@ -233,14 +264,26 @@ class CommandTool:
         plan = self.launch.plan(cwd)
         if plan.exposed:
             note = plan.exposure_note()
-            if ask_more is None or not await ask_more("file_read_secret", f"{self.describe(arguments)}\n\n{note}"):
+            if ask_more is None or not await ask_more(
+                "file_read_secret", f"{self.describe(arguments)}\n\n{note}"
+            ):
                 return ToolResult.failure(f"denied: {note}")
         limit = self._settings.command_timeout_seconds
         timeout = arguments.get("timeout")
-        if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and timeout > 0:
+        if (
+            isinstance(timeout, (int, float))
+            and not isinstance(timeout, bool)
+            and timeout > 0
+        ):
             limit = min(float(timeout), limit)
         environ = self._environ if self._environ is not None else os.environ
-        done = await launch(argv, plan, timeout=limit, output_cap=self._settings.command_output_bytes, env=environ)
+        done = await launch(
+            argv,
+            plan,
+            timeout=limit,
+            output_cap=self._settings.command_output_bytes,
+            env=environ,
+        )
         content = {
             "command": self.describe(arguments),
             "cwd": str(cwd),
@@ -266,8 +309,11 @@ class CommandTool:
                 content,
             )
         lines = done.stdout.count("\n")
-        return ToolResult(ok=True, content=content,
-                          summary=f"exit {done.exit_code}, {lines} line{'' if lines == 1 else 's'} [sandbox: {done.sandbox}]")
+        return ToolResult(
+            ok=True,
+            content=content,
+            summary=f"exit {done.exit_code}, {lines} line{'' if lines == 1 else 's'} [sandbox: {done.sandbox}]",
+        )
 
 
 def _path_like(args: Sequence[str]) -> list[str]:

@@ -40,17 +40,23 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from aiq_tui.config import ToolSettings
-from aiq_tui.file_io import atomic_write
 from aiq_tui.conversation import ToolSpec
+from aiq_tui.file_io import atomic_write
 from aiq_tui.locations import Home
 from aiq_tui.secret_guard import SecretGuard
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.policy import looks_secret
-from aiq_tui.tools.run_outside import WRITE_KEY, ProjectLayout, project_layout, runner_of
+from aiq_tui.tools.run_outside import (
+    WRITE_KEY,
+    ProjectLayout,
+    project_layout,
+    runner_of,
+)
 
 OPERATIONS = ("read", "write", "list", "exists")
 
@@ -65,7 +71,10 @@ SPEC = ToolSpec(
         "properties": {
             "operation": {"type": "string", "enum": list(OPERATIONS)},
             "path": {"type": "string", "description": "File or directory path."},
-            "content": {"type": "string", "description": "Text to write (operation write)."},
+            "content": {
+                "type": "string",
+                "description": "Text to write (operation write).",
+            },
         },
         "required": ["operation", "path"],
         "additionalProperties": False,
@@ -78,17 +87,24 @@ class PathRefused(Exception):
 
 
 def _contained(path: str, roots: Iterable[str]) -> bool:
-    for root in roots:
-        if path == root or path.startswith(root.rstrip(os.sep) + os.sep):
-            return True
-    return False
+    return any(
+        path == root or path.startswith(root.rstrip(os.sep) + os.sep) for root in roots
+    )
 
 
 class FileOperationsTool:
     """The ``file_operations`` tool. ``catalog`` (optional) adds skill folders as read roots."""
 
-    def __init__(self, settings: ToolSettings, *, home: Home, cwd: Path, catalog: Any = None,
-                 resource_cap: int | None = None, layout: ProjectLayout | None = None) -> None:
+    def __init__(
+        self,
+        settings: ToolSettings,
+        *,
+        home: Home,
+        cwd: Path,
+        catalog: Any = None,
+        resource_cap: int | None = None,
+        layout: ProjectLayout | None = None,
+    ) -> None:
         self._settings = settings
         self._cwd = os.path.realpath(cwd)
         self._home = os.path.realpath(home.root)
@@ -96,7 +112,9 @@ class FileOperationsTool:
         self._write_roots = (self._cwd,)
         self._guard = SecretGuard(home)
         # Reads reach the project and the config home's skills; writes only the project.
-        self._read_base = tuple(dict.fromkeys((self._cwd, os.path.realpath(home.skills_dir))))
+        self._read_base = tuple(
+            dict.fromkeys((self._cwd, os.path.realpath(home.skills_dir)))
+        )
         self._catalog = catalog
         self._resource_cap = resource_cap
         self.unscoped = self._cwd in ("/", self._user_home)
@@ -122,7 +140,9 @@ class FileOperationsTool:
 
     def describe(self, arguments: dict[str, Any]) -> str:
         text = f"{arguments.get('operation', '?')} {arguments.get('path', '')}"
-        runner = self._runner(arguments) if arguments.get("operation") == "write" else None
+        runner = (
+            self._runner(arguments) if arguments.get("operation") == "write" else None
+        )
         return f"{text}\n{runner.warning()}" if runner is not None else text
 
     def _runner(self, arguments: dict[str, Any]) -> Any:
@@ -136,15 +156,20 @@ class FileOperationsTool:
     def read_roots(self) -> tuple[str, ...]:
         """Where reading is allowed: the project, the config home's skills and every trusted
         catalog skill folder."""
-        return tuple(dict.fromkeys((*self._read_base, *self._skill_folders(trusted_only=True))))
+        return tuple(
+            dict.fromkeys((*self._read_base, *self._skill_folders(trusted_only=True)))
+        )
 
     def _skill_folders(self, *, trusted_only: bool = False) -> tuple[str, ...]:
         if self._catalog is None:
             return ()
         try:
-            return tuple(os.path.realpath(meta.folder) for meta in self._catalog
-                         if not trusted_only or getattr(meta, "trusted_source", False))
-        except Exception:  # noqa: BLE001 - a broken catalog narrows, never widens
+            return tuple(
+                os.path.realpath(meta.folder)
+                for meta in self._catalog
+                if not trusted_only or getattr(meta, "trusted_source", False)
+            )
+        except Exception:
             return ()
 
     def resolve(self, raw: Any, *, write: bool) -> str:
@@ -154,7 +179,9 @@ class FileOperationsTool:
         if "\x00" in raw:
             raise PathRefused("path must not contain NUL bytes")
         if raw.startswith("~"):
-            raise PathRefused("'~' is not expanded; give a path relative to the project or an absolute path")
+            raise PathRefused(
+                "'~' is not expanded; give a path relative to the project or an absolute path"
+            )
         joined = raw if os.path.isabs(raw) else os.path.join(self._cwd, raw)
         try:
             real = os.path.realpath(joined)
@@ -180,13 +207,17 @@ class FileOperationsTool:
                 "(config, skills and sessions change only by the user's hand)"
             )
         if ".git" in real.split(os.sep):
-            raise PathRefused(f"{raw!r} is inside a .git directory; the agent never writes there")
+            raise PathRefused(
+                f"{raw!r} is inside a .git directory; the agent never writes there"
+            )
 
     def refusal(self, arguments: dict[str, Any]) -> str | None:
         """Why :meth:`run` refuses the call's path (asked before the approval), or None."""
         operation = arguments.get("operation")
         if operation not in OPERATIONS:
-            return f"operation must be one of {', '.join(OPERATIONS)}; got {operation!r}"
+            return (
+                f"operation must be one of {', '.join(OPERATIONS)}; got {operation!r}"
+            )
         try:
             self.resolve(arguments.get("path"), write=operation == "write")
         except PathRefused as exc:
@@ -196,7 +227,9 @@ class FileOperationsTool:
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         operation = arguments.get("operation")
         if operation not in OPERATIONS:
-            return ToolResult.failure(f"operation must be one of {', '.join(OPERATIONS)}; got {operation!r}")
+            return ToolResult.failure(
+                f"operation must be one of {', '.join(OPERATIONS)}; got {operation!r}"
+            )
         try:
             path = self.resolve(arguments.get("path"), write=operation == "write")
             if operation == "read":
@@ -209,7 +242,9 @@ class FileOperationsTool:
         except PathRefused as exc:
             return ToolResult.failure(f"refused: {exc}")
         except OSError as exc:
-            return ToolResult.failure(f"{operation} {arguments.get('path')!r}: {exc.strerror or exc}")
+            return ToolResult.failure(
+                f"{operation} {arguments.get('path')!r}: {exc.strerror or exc}"
+            )
 
     def _read(self, path: str) -> ToolResult:
         cap = self._settings.file_max_bytes
@@ -220,11 +255,16 @@ class FileOperationsTool:
         if os.path.isdir(path):
             return ToolResult.failure(f"{path} is a directory; use operation list")
         # Non-blocking open + fstat: a FIFO named like a file must not hang the turn.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(
+            path,
+            os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0),
+        )
         try:
             mode = os.fstat(fd).st_mode
             if not stat.S_ISREG(mode):
-                return ToolResult.failure(f"{path} is not a regular file (a FIFO, socket or device); refused")
+                return ToolResult.failure(
+                    f"{path} is not a regular file (a FIFO, socket or device); refused"
+                )
             os.set_blocking(fd, True)
             with os.fdopen(fd, "rb", closefd=True) as handle:
                 fd = -1
@@ -235,12 +275,20 @@ class FileOperationsTool:
         truncated = len(data) > cap
         data = data[:cap]
         text = data.decode("utf-8", errors="replace")
-        content = {"path": path, "content": text, "bytes": len(data), "truncated": truncated,
-                   "binary": b"\x00" in data}
+        content = {
+            "path": path,
+            "content": text,
+            "bytes": len(data),
+            "truncated": truncated,
+            "binary": b"\x00" in data,
+        }
         if truncated:
             content["limit"] = f"{cap} bytes ({capped_by})"
-        return ToolResult(ok=True, content=content,
-                          summary=f"read {len(data)} bytes" + (" (truncated)" if truncated else ""))
+        return ToolResult(
+            ok=True,
+            content=content,
+            summary=f"read {len(data)} bytes" + (" (truncated)" if truncated else ""),
+        )
 
     def _write(self, path: str, text: Any) -> ToolResult:
         if not isinstance(text, str):
@@ -248,11 +296,15 @@ class FileOperationsTool:
         data = text.encode("utf-8")
         cap = self._settings.file_max_bytes
         if len(data) > cap:
-            return ToolResult.failure(f"content is {len(data)} bytes; the limit is {cap} (tools.file_max_bytes)")
+            return ToolResult.failure(
+                f"content is {len(data)} bytes; the limit is {cap} (tools.file_max_bytes)"
+            )
         if os.path.isdir(path):
             return ToolResult.failure(f"{path} is a directory")
         if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
-            return ToolResult.failure(f"{path} is not a regular file (a FIFO, socket or device); refused")
+            return ToolResult.failure(
+                f"{path} is not a regular file (a FIFO, socket or device); refused"
+            )
         directory = os.path.dirname(path)
         os.makedirs(directory, exist_ok=True)
         # makedirs may follow a symlink created meanwhile: check the real directory again.
@@ -261,8 +313,11 @@ class FileOperationsTool:
         existed = os.path.exists(path)
         mode = stat.S_IMODE(os.stat(path).st_mode) if existed else 0o644
         atomic_write(Path(path), data, mode)
-        return ToolResult(ok=True, content={"path": path, "bytes": len(data), "created": not existed},
-                          summary=f"wrote {len(data)} bytes")
+        return ToolResult(
+            ok=True,
+            content={"path": path, "bytes": len(data), "created": not existed},
+            summary=f"wrote {len(data)} bytes",
+        )
 
     def _list(self, path: str) -> ToolResult:
         if not os.path.isdir(path):
@@ -271,14 +326,18 @@ class FileOperationsTool:
         names: list[os.DirEntry[str]] = []
         more = False
         with os.scandir(path) as iterator:
-            for entry in iterator:  # never more than cap + 1 held: a huge directory stays cheap
+            for (
+                entry
+            ) in iterator:  # never more than cap + 1 held: a huge directory stays cheap
                 names.append(entry)
                 if len(names) > cap:
                     more = True
                     break
         entries = []
         for entry in sorted(names[:cap], key=lambda e: e.name):
-            kind = "symlink" if entry.is_symlink() else "dir" if entry.is_dir() else "file"
+            kind = (
+                "symlink" if entry.is_symlink() else "dir" if entry.is_dir() else "file"
+            )
             if kind == "file" and not entry.is_file(follow_symlinks=False):
                 kind = "other"  # FIFO, socket, device
             size = entry.stat(follow_symlinks=False).st_size if kind == "file" else None
@@ -286,11 +345,17 @@ class FileOperationsTool:
         content: dict[str, Any] = {"path": path, "entries": entries, "truncated": more}
         if more:
             content["limit"] = f"{cap} entries (tools.file_list_max_entries)"
-        return ToolResult(ok=True, content=content,
-                          summary=f"{len(entries)} entries" + (" (capped)" if more else ""))
+        return ToolResult(
+            ok=True,
+            content=content,
+            summary=f"{len(entries)} entries" + (" (capped)" if more else ""),
+        )
 
     def _exists(self, path: str) -> ToolResult:
         exists = os.path.exists(path)
         kind = None if not exists else "dir" if os.path.isdir(path) else "file"
-        return ToolResult(ok=True, content={"path": path, "exists": exists, "type": kind},
-                          summary="exists" if exists else "does not exist")
+        return ToolResult(
+            ok=True,
+            content={"path": path, "exists": exists, "type": kind},
+            summary="exists" if exists else "does not exist",
+        )

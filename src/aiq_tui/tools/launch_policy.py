@@ -31,9 +31,10 @@ its own. A plan says:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from aiq_tui.secret_guard import SecretGuard, SecretScanner
 from aiq_tui.tools import launcher, run_outside
@@ -44,7 +45,11 @@ if TYPE_CHECKING:
     from aiq_tui.locations import Home
 
 MB = 1024 * 1024
-_NEVER_WALKED = ("/proc", "/sys", "/dev")  # not files; never readable by commands anyway
+_NEVER_WALKED = (
+    "/proc",
+    "/sys",
+    "/dev",
+)  # not files; never readable by commands anyway
 
 
 @dataclass(frozen=True)
@@ -66,8 +71,11 @@ class LaunchPlan:
         """The approval text when the sandbox cannot hide what it should ("" when nothing)."""
         if not self.exposed:
             return ""
-        shown = ", ".join(self.exposed[:limit]) + (f" and {len(self.exposed) - limit} more"
-                                                   if len(self.exposed) > limit else "")
+        shown = ", ".join(self.exposed[:limit]) + (
+            f" and {len(self.exposed) - limit} more"
+            if len(self.exposed) > limit
+            else ""
+        )
         return f"this command can read files the sandbox cannot hide here: {shown}"
 
 
@@ -78,13 +86,22 @@ def _inside(path: str, root: str) -> bool:
 class LaunchPolicy:
     """The policy for one project and config home; one per engine, shared by every tool."""
 
-    def __init__(self, settings: "ToolSettings", *, home: "Home", project: Path,
-                 scanner: SecretScanner | None = None, layout: run_outside.ProjectLayout | None = None) -> None:
+    def __init__(
+        self,
+        settings: ToolSettings,
+        *,
+        home: Home,
+        project: Path,
+        scanner: SecretScanner | None = None,
+        layout: run_outside.ProjectLayout | None = None,
+    ) -> None:
         self.settings = settings
         self.home = home
         self.project = Path(os.path.realpath(project))
         # The configured skill folders and .mcp.json: read-only for every launch, like hooks.
-        self.layout = layout if layout is not None else run_outside.project_layout(self.project)
+        self.layout = (
+            layout if layout is not None else run_outside.project_layout(self.project)
+        )
         self.guard = SecretGuard(home)
         self.scanner = scanner or SecretScanner()
         self._home_root = os.path.realpath(home.root)
@@ -105,21 +122,38 @@ class LaunchPolicy:
     @property
     def write_roots(self) -> tuple[Path, ...]:
         project = str(self.project)
-        if project in ("/", self._user_home) or _inside(self._home_root, project) or _inside(project, self._home_root):
+        if (
+            project in ("/", self._user_home)
+            or _inside(self._home_root, project)
+            or _inside(project, self._home_root)
+        ):
             return ()
         return (self.project,)
 
     @property
     def limits(self) -> ProcessLimits:
         settings = self.settings
-        return ProcessLimits(processes=settings.process_limit, memory_bytes=settings.memory_limit_mb * MB,
-                             file_bytes=settings.file_size_limit_mb * MB)
+        return ProcessLimits(
+            processes=settings.process_limit,
+            memory_bytes=settings.memory_limit_mb * MB,
+            file_bytes=settings.file_size_limit_mb * MB,
+        )
 
     # -- the plan ---------------------------------------------------------------------------
 
-    def plan(self, cwd: Path | None = None, *, extra_read: Sequence[Path] = (), network: bool = False) -> LaunchPlan:
+    def plan(
+        self,
+        cwd: Path | None = None,
+        *,
+        extra_read: Sequence[Path] = (),
+        network: bool = False,
+    ) -> LaunchPlan:
         """The plan for one launch started in ``cwd`` (default: the project)."""
-        read_roots = tuple(dict.fromkeys((*self.roots, *(Path(os.path.realpath(p)) for p in extra_read))))
+        read_roots = tuple(
+            dict.fromkeys(
+                (*self.roots, *(Path(os.path.realpath(p)) for p in extra_read))
+            )
+        )
         write_roots = self.write_roots
         namespaces = launcher._namespaces_work()
         hide: list[str] = []
@@ -127,21 +161,34 @@ class LaunchPolicy:
         # The config home, where a readable tree holds it: everything but skills/.
         if any(_inside(self._home_root, str(root)) for root in read_roots):
             hide.extend(config_home)
-        found = self.scanner.scan([str(root) for root in (*read_roots, *write_roots)],
-                                  skip=[*config_home, *_NEVER_WALKED])
+        found = self.scanner.scan(
+            [str(root) for root in (*read_roots, *write_roots)],
+            skip=[*config_home, *_NEVER_WALKED],
+        )
         hide.extend((*found.dirs, *found.files))
         exposed: list[str] = []
         if not found.complete:
-            exposed.append(f"files past the first {self.scanner.budget} entries (not checked for secrets)")
+            exposed.append(
+                f"files past the first {self.scanner.budget} entries (not checked for secrets)"
+            )
         protect: list[str] = []
         if namespaces:
-            protect = [*launcher.protected_paths(write_roots), *run_outside.protected_in(write_roots, self.layout)]
+            protect = [
+                *launcher.protected_paths(write_roots),
+                *run_outside.protected_in(write_roots, self.layout),
+            ]
         else:
             exposed[:0] = hide  # nothing can be covered without a mount namespace
             hide = []
         return LaunchPlan(
             cwd=Path(os.path.realpath(cwd)) if cwd is not None else self.project,
-            read_roots=read_roots, write_roots=write_roots, protect=tuple(protect),
-            hide=tuple(dict.fromkeys(hide)), exposed=tuple(exposed), network=network,
-            limits=self.limits, namespaces=namespaces, absent=tuple(run_outside.absent_in(write_roots, self.layout)),
+            read_roots=read_roots,
+            write_roots=write_roots,
+            protect=tuple(protect),
+            hide=tuple(dict.fromkeys(hide)),
+            exposed=tuple(exposed),
+            network=network,
+            limits=self.limits,
+            namespaces=namespaces,
+            absent=tuple(run_outside.absent_in(write_roots, self.layout)),
         )

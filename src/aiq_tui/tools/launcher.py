@@ -46,9 +46,10 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from aiq_tui.tools.launch_policy import LaunchPlan
@@ -72,9 +73,18 @@ class ProcessLimits:
     def helper_args(self) -> list[str]:
         # nproc binds every user but root; the PID namespace's pid_max (never below the
         # kernel's 301) binds root too.
-        return ["--limit", f"nproc={self.processes}", "--limit", f"pids={self.processes + 2}",
-                "--limit", f"data={self.memory_bytes}",
-                "--limit", f"fsize={self.file_bytes}", "--limit", "core=0"]
+        return [
+            "--limit",
+            f"nproc={self.processes}",
+            "--limit",
+            f"pids={self.processes + 2}",
+            "--limit",
+            f"data={self.memory_bytes}",
+            "--limit",
+            f"fsize={self.file_bytes}",
+            "--limit",
+            "core=0",
+        ]
 
 
 @dataclass(frozen=True)
@@ -91,7 +101,9 @@ class ProcessResult:
     duration_s: float = 0.0
     stdout_truncated: bool = False
     stderr_truncated: bool = False
-    removed: tuple[str, ...] = ()  # run-outside files the launch created, taken away afterwards
+    removed: tuple[
+        str, ...
+    ] = ()  # run-outside files the launch created, taken away afterwards
 
 
 def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
@@ -99,9 +111,14 @@ def child_environment(environ: Mapping[str, str]) -> dict[str, str]:
     PATH keeps its absolute entries only: a relative one (``bin``, ``node_modules/.bin``, an
     empty one meaning ``.``) names the folder the command runs in — the project, which a cloned
     repository fills — so ``ls`` or ``sh`` would be the repository's."""
-    env = {name: value for name, value in environ.items()
-           if (name in _ENV_NAMES or name.startswith("LC_")) and "\x00" not in value}
-    entries = [entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)]
+    env = {
+        name: value
+        for name, value in environ.items()
+        if (name in _ENV_NAMES or name.startswith("LC_")) and "\x00" not in value
+    }
+    entries = [
+        entry for entry in env.get("PATH", "").split(os.pathsep) if os.path.isabs(entry)
+    ]
     env["PATH"] = os.pathsep.join(dict.fromkeys(entries)) or _SAFE_PATH
     return env
 
@@ -116,7 +133,9 @@ def _kernel_landlock_abi() -> int:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.syscall.restype = ctypes.c_long
-        abi = libc.syscall(ctypes.c_long(444), None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+        abi = libc.syscall(
+            ctypes.c_long(444), None, ctypes.c_size_t(0), ctypes.c_uint32(1)
+        )
     except (OSError, AttributeError):
         return 0
     return max(int(abi), 0)
@@ -130,8 +149,21 @@ def _namespaces_work() -> bool:
         return False
     try:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(_HELPER), "--no-network", "--no-landlock",
-             "--protect", str(_HELPER.parent), "--", "true"], capture_output=True, timeout=20, check=False,
+            [
+                sys.executable,
+                "-I",
+                "-S",
+                str(_HELPER),
+                "--no-network",
+                "--no-landlock",
+                "--protect",
+                str(_HELPER.parent),
+                "--",
+                "true",
+            ],
+            capture_output=True,
+            timeout=20,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return False
@@ -142,7 +174,11 @@ def unix_sockets_blocked() -> bool:
     """Whether the helper's seccomp filter refuses UNIX sockets here (Linux on x86-64 or arm64)."""
     import platform
 
-    return sys.platform.startswith("linux") and platform.machine() in ("x86_64", "aarch64", "arm64")
+    return sys.platform.startswith("linux") and platform.machine() in (
+        "x86_64",
+        "aarch64",
+        "arm64",
+    )
 
 
 def landlock_abi() -> int:
@@ -162,8 +198,10 @@ def scope_warning(cwd: Path | None = None) -> str:
     reads to, so every file read asks and commands may not write."""
     here = _real(cwd if cwd is not None else os.getcwd())
     if here == "/" or here == _real(os.path.expanduser("~")):
-        return (f"⚠ started in {here}: no project folder — every file read asks and commands "
-                "cannot write; start aiq-tui inside a project")
+        return (
+            f"⚠ started in {here}: no project folder — every file read asks and commands "
+            "cannot write; start aiq-tui inside a project"
+        )
     return ""
 
 
@@ -171,8 +209,10 @@ def sandbox_warning(cwd: Path | None = None) -> str:
     """Warning line(s) for the banner, or ``""`` when every process is sandboxed in a project."""
     lines = []
     if sandbox_mode() != LANDLOCK:
-        lines.append("⚠ sandbox: policy only — commands and scripts run without an OS sandbox "
-                     "(no Landlock here, or AIQ_SANDBOX=off); see docs/security.md")
+        lines.append(
+            "⚠ sandbox: policy only — commands and scripts run without an OS sandbox "
+            "(no Landlock here, or AIQ_SANDBOX=off); see docs/security.md"
+        )
     scope = scope_warning(cwd)
     if scope:
         lines.append(scope)
@@ -207,7 +247,11 @@ def _real(path: Path | str) -> str:
 def program_roots(program: str, environ: Mapping[str, str]) -> list[Path]:
     """What the program itself needs beyond the system directories: the resolved file, and
     for a Python interpreter outside ``/usr`` (pyenv, a venv) its installation prefix."""
-    found = shutil.which(program, path=environ.get("PATH", _SAFE_PATH)) if os.sep not in program else program
+    found = (
+        shutil.which(program, path=environ.get("PATH", _SAFE_PATH))
+        if os.sep not in program
+        else program
+    )
     if not found:
         return []
     real = Path(_real(found))
@@ -215,8 +259,11 @@ def program_roots(program: str, environ: Mapping[str, str]) -> list[Path]:
     roots = [real]
     for prefix in {sys.base_prefix, sys.prefix}:
         base = Path(os.path.abspath(prefix))
-        if base != Path("/usr") and (real.is_relative_to(base) or named.is_relative_to(base)
-                                     or real.is_relative_to(_real(base))):
+        if base != Path("/usr") and (
+            real.is_relative_to(base)
+            or named.is_relative_to(base)
+            or real.is_relative_to(_real(base))
+        ):
             roots.append(base)
     return roots
 
@@ -226,13 +273,26 @@ def protected_paths(write_roots: Sequence[Path]) -> list[str]:
     there would run at the user's next commit), when namespaces can hold it so."""
     if not _namespaces_work():
         return []
-    return [path for path in (os.path.join(_real(root), ".git") for root in write_roots) if os.path.lexists(path)]
+    return [
+        path
+        for path in (os.path.join(_real(root), ".git") for root in write_roots)
+        if os.path.lexists(path)
+    ]
 
 
-def _helper_argv(argv: Sequence[str], *, read_roots: Sequence[Path], write_roots: Sequence[Path],
-                 exec_roots: Sequence[Path], network: bool, landlock: bool,
-                 protect: Sequence[str] = (), hide: Sequence[str] = (), hide_with: Path | None = None,
-                 limits: ProcessLimits | None = None) -> list[str]:
+def _helper_argv(
+    argv: Sequence[str],
+    *,
+    read_roots: Sequence[Path],
+    write_roots: Sequence[Path],
+    exec_roots: Sequence[Path],
+    network: bool,
+    landlock: bool,
+    protect: Sequence[str] = (),
+    hide: Sequence[str] = (),
+    hide_with: Path | None = None,
+    limits: ProcessLimits | None = None,
+) -> list[str]:
     helper = [sys.executable, "-I", "-S", str(_HELPER)]
     if limits is not None:
         helper += limits.helper_args()
@@ -299,14 +359,16 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-async def _reap_cancelled(process: asyncio.subprocess.Process, readers: "asyncio.Future[Any]") -> None:
+async def _reap_cancelled(
+    process: asyncio.subprocess.Process, readers: asyncio.Future[Any]
+) -> None:
     """A cancelled call (Esc, a cancelled turn) still kills and reaps its process: a child left
     unwaited outlives its event loop and its transport complains when it is collected."""
     _kill_group(process.pid)
     readers.cancel()
     try:
         await asyncio.wait_for(asyncio.shield(process.wait()), 5)
-    except (asyncio.TimeoutError, asyncio.CancelledError):
+    except (TimeoutError, asyncio.CancelledError):
         pass
     with contextlib.suppress(asyncio.CancelledError, Exception):
         await readers
@@ -364,10 +426,18 @@ async def run_process(
         hide_with = Path(tempfile.mkdtemp(prefix="aiq-hide-")) / "hidden"
         hide_with.touch(mode=0o444)
     if sys.platform.startswith("linux"):
-        launch = _helper_argv(argv, read_roots=read_roots, write_roots=[*write_roots, private_tmp],
-                              exec_roots=exec_roots, network=network, landlock=landlock,
-                              protect=list(dict.fromkeys([*protected_paths(write_roots), *protect])),
-                              hide=hide, hide_with=hide_with, limits=limits or ProcessLimits())
+        launch = _helper_argv(
+            argv,
+            read_roots=read_roots,
+            write_roots=[*write_roots, private_tmp],
+            exec_roots=exec_roots,
+            network=network,
+            landlock=landlock,
+            protect=list(dict.fromkeys([*protected_paths(write_roots), *protect])),
+            hide=hide,
+            hide_with=hide_with,
+            limits=limits or ProcessLimits(),
+        )
     else:
         launch = list(argv)
     net = network_mode(network) if (landlock or not network) else "on"
@@ -378,23 +448,38 @@ async def run_process(
     try:
         try:
             process = await asyncio.create_subprocess_exec(
-                *launch, cwd=str(cwd), env=child_env,
-                stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                *launch,
+                cwd=str(cwd),
+                env=child_env,
+                stdin=asyncio.subprocess.DEVNULL
+                if stdin is None
+                else asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
                 start_new_session=True,  # its own process group: the timeout kills all of it
             )
         except OSError as exc:
-            return ProcessResult(None, "", f"cannot start {argv[0]}: {exc.strerror or exc}", False, False,
-                                 sandbox_mode(), net, 0.0)
+            return ProcessResult(
+                None,
+                "",
+                f"cannot start {argv[0]}: {exc.strerror or exc}",
+                False,
+                False,
+                sandbox_mode(),
+                net,
+                0.0,
+            )
         assert process.stdout is not None and process.stderr is not None
-        readers = asyncio.gather(_drain(process.stdout, output_cap), _drain(process.stderr, output_cap))
+        readers = asyncio.gather(
+            _drain(process.stdout, output_cap), _drain(process.stderr, output_cap)
+        )
         if stdin is not None and process.stdin is not None:
             feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
             readers = asyncio.gather(readers, feeder)
         timed_out = False
         try:
             await asyncio.wait_for(_exited(process), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             timed_out = True
         except asyncio.CancelledError:
             await _reap_cancelled(process, readers)
@@ -404,8 +489,10 @@ async def run_process(
         await process.wait()
         try:
             drained = await asyncio.wait_for(readers, 5)
-            (out, out_cut), (err, err_cut) = drained[0] if stdin is not None else drained
-        except asyncio.TimeoutError:
+            (out, out_cut), (err, err_cut) = (
+                drained[0] if stdin is not None else drained
+            )
+        except TimeoutError:
             # A member that left the group (setsid) still holds the pipes; stop waiting.
             readers.cancel()
             out, out_cut, err, err_cut = b"", True, b"", True
@@ -428,8 +515,14 @@ async def run_process(
             shutil.rmtree(hide_with.parent, ignore_errors=True)
 
 
-async def launch(argv: Sequence[str], plan: "LaunchPlan", *, timeout: float, output_cap: int,
-                 env: Mapping[str, str] | None = None) -> ProcessResult:
+async def launch(
+    argv: Sequence[str],
+    plan: LaunchPlan,
+    *,
+    timeout: float,
+    output_cap: int,
+    env: Mapping[str, str] | None = None,
+) -> ProcessResult:
     """Run ``argv`` as the launcher policy planned it (roots, protected and hidden paths,
     network, limits): how commands and script skills start processes. What it created where a
     file would run outside the sandbox (``plan.absent``) is removed when it has ended."""
@@ -437,8 +530,18 @@ async def launch(argv: Sequence[str], plan: "LaunchPlan", *, timeout: float, out
 
     from aiq_tui.tools.run_outside import remove_created
 
-    done = await run_process(argv, cwd=plan.cwd, timeout=timeout, output_cap=output_cap,
-                             read_roots=plan.read_roots, write_roots=plan.write_roots, network=plan.network,
-                             env=env, protect=plan.protect, hide=plan.hide, limits=plan.limits)
+    done = await run_process(
+        argv,
+        cwd=plan.cwd,
+        timeout=timeout,
+        output_cap=output_cap,
+        read_roots=plan.read_roots,
+        write_roots=plan.write_roots,
+        network=plan.network,
+        env=env,
+        protect=plan.protect,
+        hide=plan.hide,
+        limits=plan.limits,
+    )
     removed = remove_created(plan.absent)
     return replace(done, removed=tuple(removed)) if removed else done

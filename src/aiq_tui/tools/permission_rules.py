@@ -9,8 +9,9 @@ their tools (:func:`permission_problems` with ``tools``).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.tools.policy import unmatched_rules
@@ -21,16 +22,29 @@ if TYPE_CHECKING:
 FIELD = "tools.permissions"
 
 
-def permission_problems(permissions: Iterable[str], config_file: Path, servers: Iterable[str],
-                        tools: Mapping[str, Sequence[str]] | None = None) -> list[Problem]:
+def permission_problems(
+    permissions: Iterable[str],
+    config_file: Path,
+    servers: Iterable[str],
+    tools: Mapping[str, Sequence[str]] | None = None,
+) -> list[Problem]:
     """One warning per key of ``permissions`` that names nothing (see
     :func:`~aiq_tui.tools.policy.unmatched_rules`), naming config.yaml and the key."""
-    return [Problem(config_file, f"{FIELD}.{rule} {why}", field=f"{FIELD}.{rule}",
-                    hint="fix or remove the key", severity=Severity.WARNING)
-            for rule, why in unmatched_rules(permissions, servers, tools)]
+    return [
+        Problem(
+            config_file,
+            f"{FIELD}.{rule} {why}",
+            field=f"{FIELD}.{rule}",
+            hint="fix or remove the key",
+            severity=Severity.WARNING,
+        )
+        for rule, why in unmatched_rules(permissions, servers, tools)
+    ]
 
 
-def startup_permission_problems(config: "AppConfig", config_file: Path, cwd: Path) -> list[Problem]:
+def startup_permission_problems(
+    config: AppConfig, config_file: Path, cwd: Path
+) -> list[Problem]:
     """The start-up check: every key against the permission keys and the servers of
     config.yaml and the project's ``.mcp.json`` (read, not started; a broken file names no
     server here and is reported where servers start)."""
@@ -38,12 +52,16 @@ def startup_permission_problems(config: "AppConfig", config_file: Path, cwd: Pat
 
     try:
         servers, _ = all_servers(config, config_file, cwd)
-    except Exception:  # noqa: BLE001 - a check for typos must never stop the start
+    except Exception:
         servers = []
-    return permission_problems(config.tools.permissions, config_file, [server.name for server in servers])
+    return permission_problems(
+        config.tools.permissions, config_file, [server.name for server in servers]
+    )
 
 
 def of_permissions(problems: Iterable[Problem]) -> list[Problem]:
     """The warnings of :func:`permission_problems` among ``problems`` (what ``skills doctor`` and
     ``sources list`` repeat from the start-up's warnings)."""
-    return [problem for problem in problems if (problem.field or "").startswith(f"{FIELD}.")]
+    return [
+        problem for problem in problems if (problem.field or "").startswith(f"{FIELD}.")
+    ]

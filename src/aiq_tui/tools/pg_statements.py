@@ -40,33 +40,86 @@ class SqlClass:
 READ = SqlClass("read")
 WRITE = SqlClass("write")
 
-_SERVER_FILES = frozenset({
-    "pg_read_file", "pg_read_binary_file", "pg_stat_file", "pg_ls_dir", "lo_import", "lo_export",
-    "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync", "pg_logdir_ls",
-})
-_ADMIN = frozenset({
-    "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile", "pg_logfile_rotate",
-    "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_backup_start", "pg_backup_stop",
-    "pg_start_backup", "pg_stop_backup", "pg_wal_replay_pause", "pg_wal_replay_resume",
-    "pg_log_backend_memory_contexts", "pg_create_physical_replication_slot",
-    "pg_create_logical_replication_slot", "pg_drop_replication_slot", "pg_copy_physical_replication_slot",
-    "pg_copy_logical_replication_slot", "pg_replication_slot_advance", "pg_logical_slot_get_changes",
-    "pg_logical_slot_get_binary_changes", "pg_logical_emit_message", "pg_sync_replication_slots",
-    "pg_import_system_collations", "set_config", "pg_notify", "pg_stat_statements_reset",
-    "pg_log_standby_snapshot",
-})
+_SERVER_FILES = frozenset(
+    {
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_stat_file",
+        "pg_ls_dir",
+        "lo_import",
+        "lo_export",
+        "pg_file_write",
+        "pg_file_rename",
+        "pg_file_unlink",
+        "pg_file_sync",
+        "pg_logdir_ls",
+    }
+)
+_ADMIN = frozenset(
+    {
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_logfile_rotate",
+        "pg_promote",
+        "pg_switch_wal",
+        "pg_create_restore_point",
+        "pg_backup_start",
+        "pg_backup_stop",
+        "pg_start_backup",
+        "pg_stop_backup",
+        "pg_wal_replay_pause",
+        "pg_wal_replay_resume",
+        "pg_log_backend_memory_contexts",
+        "pg_create_physical_replication_slot",
+        "pg_create_logical_replication_slot",
+        "pg_drop_replication_slot",
+        "pg_copy_physical_replication_slot",
+        "pg_copy_logical_replication_slot",
+        "pg_replication_slot_advance",
+        "pg_logical_slot_get_changes",
+        "pg_logical_slot_get_binary_changes",
+        "pg_logical_emit_message",
+        "pg_sync_replication_slots",
+        "pg_import_system_collations",
+        "set_config",
+        "pg_notify",
+        "pg_stat_statements_reset",
+        "pg_log_standby_snapshot",
+    }
+)
 # Extensions' functions that reach past the database server: pgsql-http and pg_net make HTTP
 # requests (a query's result sent anywhere), pg_background runs SQL in another session, outside
 # this READ ONLY transaction.
-_NETWORK = frozenset({
-    "http", "http_get", "http_post", "http_put", "http_patch", "http_delete", "http_head",
-    "http_set_curlopt", "http_reset_curlopt", "http_collect_response", "pg_background_launch",
-    "pg_background_result", "pg_background_detach",
-})
-_SQL_TEXT = frozenset({
-    "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
-    "ts_stat", "ts_rewrite",
-})
+_NETWORK = frozenset(
+    {
+        "http",
+        "http_get",
+        "http_post",
+        "http_put",
+        "http_patch",
+        "http_delete",
+        "http_head",
+        "http_set_curlopt",
+        "http_reset_curlopt",
+        "http_collect_response",
+        "pg_background_launch",
+        "pg_background_result",
+        "pg_background_detach",
+    }
+)
+_SQL_TEXT = frozenset(
+    {
+        "query_to_xml",
+        "query_to_xmlschema",
+        "query_to_xml_and_xmlschema",
+        "cursor_to_xml",
+        "cursor_to_xmlschema",
+        "ts_stat",
+        "ts_rewrite",
+    }
+)
 _PREFIXES = (
     ("pg_ls_", "lists folders on the database server"),
     ("pg_advisory_", "takes locks other sessions wait on"),
@@ -94,7 +147,9 @@ def function_refusal(name: str) -> str:
     return ""
 
 
-COPY_REFUSAL = "COPY reads or writes files on the database server or runs a program there"
+COPY_REFUSAL = (
+    "COPY reads or writes files on the database server or runs a program there"
+)
 
 _PLACEHOLDER = re.compile(r"%(?:\((?P<name>[^)]*)\))?(?P<kind>.)", re.DOTALL)
 
@@ -116,7 +171,9 @@ def server_text(sql: str, has_params: bool) -> str:
         if kind in "sbt":
             count += 1
             return f"${count}"
-        raise SqlError(f"{match.group(0)!r} is not a placeholder: use %s for a parameter and %% for a literal %")
+        raise SqlError(
+            f"{match.group(0)!r} is not a placeholder: use %s for a parameter and %% for a literal %"
+        )
 
     return _PLACEHOLDER.sub(replace, sql)
 
@@ -139,7 +196,9 @@ def classify_postgres(sql: str, has_params: bool = False) -> SqlClass:
     if not statements:
         raise SqlError("the SQL is empty")
     if len(statements) > 1:
-        raise SqlError("one statement per call, please: split the SQL at ';' into separate calls")
+        raise SqlError(
+            "one statement per call, please: split the SQL at ';' into separate calls"
+        )
     return _classify_tree(statements[0].stmt)
 
 
@@ -158,7 +217,9 @@ def _classify_tree(statement: object) -> SqlClass:
                 self.refusal = function_refusal(name)
             elif isinstance(node, ast.CopyStmt):
                 self.refusal = self.refusal or COPY_REFUSAL
-            elif isinstance(node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)):
+            elif isinstance(
+                node, (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+            ):
                 self.changes = True
 
     walk = Walk()
@@ -177,15 +238,25 @@ def _plain_read(statement: object) -> bool:
         return _plain_read(statement.query)
     if isinstance(statement, ast.VariableShowStmt):
         return True
-    return isinstance(statement, ast.SelectStmt) and not statement.intoClause and not statement.lockingClause
+    return (
+        isinstance(statement, ast.SelectStmt)
+        and not statement.intoClause
+        and not statement.lockingClause
+    )
 
 
 # -- without pglast -----------------------------------------------------------------------------
-_NAMES = re.compile(r"(?<!\w)(?:" + "|".join(re.escape(name) for name in sorted(_SERVER_FILES | _ADMIN | _SQL_TEXT))
-                    + "|" + "|".join(re.escape(prefix) + r"\w*" for prefix, _ in _PREFIXES)
-                    # "http" is in many a literal (a URL): only a call of these counts
-                    + "|" + "|".join(re.escape(name) + r"(?=\s*\()" for name in sorted(_NETWORK)) + ")",
-                    re.IGNORECASE)
+_NAMES = re.compile(
+    r"(?<!\w)(?:"
+    + "|".join(re.escape(name) for name in sorted(_SERVER_FILES | _ADMIN | _SQL_TEXT))
+    + "|"
+    + "|".join(re.escape(prefix) + r"\w*" for prefix, _ in _PREFIXES)
+    # "http" is in many a literal (a URL): only a call of these counts
+    + "|"
+    + "|".join(re.escape(name) + r"(?=\s*\()" for name in sorted(_NETWORK))
+    + ")",
+    re.IGNORECASE,
+)
 _UNPROVABLE = re.compile(r"/\*|--|\$|\bu&|\bcopy\b", re.IGNORECASE)
 _NO_PARSER = "install PostgreSQL's parser to classify it (pip install 'aiq-tui[postgres]' brings pglast)"
 
@@ -200,6 +271,9 @@ def classify_without_parser(sql: str) -> SqlClass:
     if found:
         return SqlClass("write", f"{function_refusal(found.group(0))}; {_NO_PARSER}")
     if _UNPROVABLE.search(sql):
-        return SqlClass("write", "comments, dollar quotes, U& identifiers and COPY cannot be proved harmless "
-                                 f"without PostgreSQL's parser; {_NO_PARSER}")
+        return SqlClass(
+            "write",
+            "comments, dollar quotes, U& identifiers and COPY cannot be proved harmless "
+            f"without PostgreSQL's parser; {_NO_PARSER}",
+        )
     return SqlClass(classify_sql(sql))

@@ -49,15 +49,18 @@ import fnmatch
 import os
 import re
 import threading
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Literal, Mapping, Sequence
+from typing import Any, Literal
 
 from aiq_tui.secret_guard import looks_secret  # noqa: F401 - the one guard, re-exported for callers
 from aiq_tui.tools.mcp.servers import TOOL_PREFIX, server_key
 
 Permission = Literal["allow", "ask", "deny"]
 
-ALWAYS_ASK_KEYS: frozenset[str] = frozenset({"execute_shell", "file_read_secret", "file_write:runs"})
+ALWAYS_ASK_KEYS: frozenset[str] = frozenset(
+    {"execute_shell", "file_read_secret", "file_write:runs"}
+)
 """Permission keys that are asked every time (never auto-allowed, never remembered): a shell
 running a command string, reading a file that looks like a secret, writing a file that git, a
 hook manager or aiq-tui itself runs (``file_write:runs``; denied whenever ``file_write`` is)."""
@@ -72,7 +75,9 @@ SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)
 per host, and a ``deny`` on the base key denies every scope."""
 
-DISCLOSURE_TOOLS: frozenset[str] = frozenset({"use_skill", "read_skill_resource", "tool_search"})
+DISCLOSURE_TOOLS: frozenset[str] = frozenset(
+    {"use_skill", "read_skill_resource", "tool_search"}
+)
 """Tools that only return skill text or tool definitions; a skill's allowed-tools never blocks them."""
 
 # Claude Code tool names → (tool name, permission key) of our families.
@@ -106,7 +111,11 @@ class Ruling:
     @property
     def where(self) -> str:
         """``tools.permissions.<rule>`` (the rule that decided), for messages."""
-        return f"tools.permissions.{self.rule}" if self.rule is not None else "tools.permissions (no key names it)"
+        return (
+            f"tools.permissions.{self.rule}"
+            if self.rule is not None
+            else "tools.permissions (no key names it)"
+        )
 
 
 _MCP_SPECIFIC, _MCP_GLOB, _MCP_SERVER = 0, 1, 2  # how narrowly an MCP rule names a tool
@@ -126,8 +135,11 @@ def mcp_rule_level(rule: str, tool: str) -> int | None:
     if lowered in (server, f"{server}__*"):
         return _MCP_SERVER
     prefix = f"{server}__"
-    if lowered.startswith(prefix) and any(ch in lowered[len(prefix):] for ch in "*?[") and \
-            fnmatch.fnmatchcase(name[len(prefix):], lowered[len(prefix):]):
+    if (
+        lowered.startswith(prefix)
+        and any(ch in lowered[len(prefix) :] for ch in "*?[")
+        and fnmatch.fnmatchcase(name[len(prefix) :], lowered[len(prefix) :])
+    ):
         return _MCP_GLOB
     return None
 
@@ -171,7 +183,9 @@ class PermissionPolicy:
         denials = sorted(m for m in matching if m[3] == "deny")
         if denials:
             return Ruling("deny", denials[0][2])  # the narrowest rule that denies it
-        level, _, rule, value = min(matching)  # narrowest level, then strictest (ask before allow)
+        level, _, rule, value = min(
+            matching
+        )  # narrowest level, then strictest (ask before allow)
         return Ruling(value, rule)
 
     def decide(self, key: str, *, trusted_source: bool = True) -> Permission:
@@ -206,18 +220,36 @@ class PermissionPolicy:
             self._remembered.clear()
 
 
-PERMISSION_KEYS: frozenset[str] = frozenset({
-    "use_skill", "skill", "tool_search", "file_read", "file_read_secret", "file_read_unscoped", "file_write",
-    "file_write:runs", "http_get", "http_write", "http_private", "sql_read", "sql_write", "execute_command",
-    "execute_shell", "execute_skill_script",
-})
+PERMISSION_KEYS: frozenset[str] = frozenset(
+    {
+        "use_skill",
+        "skill",
+        "tool_search",
+        "file_read",
+        "file_read_secret",
+        "file_read_unscoped",
+        "file_write",
+        "file_write:runs",
+        "http_get",
+        "http_write",
+        "http_private",
+        "sql_read",
+        "sql_write",
+        "execute_command",
+        "execute_shell",
+        "execute_skill_script",
+    }
+)
 """Every permission key a built-in tool asks about; ``http_get:HOST``-style scopes add a host."""
 
 _MCP_FORMS = "mcp__SERVER, mcp__SERVER__* or mcp__SERVER__TOOL"
 
 
-def unmatched_rules(permissions: Iterable[str], servers: Iterable[str],
-                    tools: Mapping[str, Sequence[str]] | None = None) -> list[tuple[str, str]]:
+def unmatched_rules(
+    permissions: Iterable[str],
+    servers: Iterable[str],
+    tools: Mapping[str, Sequence[str]] | None = None,
+) -> list[tuple[str, str]]:
     """Each key of ``tools.permissions`` that names no permission key, MCP server or tool,
     with why and what to write instead (a typo is otherwise silently a no-op: the tool still
     asks). ``servers``: every configured server's name; ``tools``: the tool names of the
@@ -236,11 +268,15 @@ def unmatched_rules(permissions: Iterable[str], servers: Iterable[str],
     return found
 
 
-def _mcp_rule_problem(rule: str, known: Mapping[str, str], running: Mapping[str, Sequence[str]]) -> str | None:
-    server, _, tool = rule[len(TOOL_PREFIX):].partition("__")
+def _mcp_rule_problem(
+    rule: str, known: Mapping[str, str], running: Mapping[str, Sequence[str]]
+) -> str | None:
+    server, _, tool = rule[len(TOOL_PREFIX) :].partition("__")
     if not server or any(ch in server for ch in "*?["):
-        return (f"names no single MCP server (a rule names one server: {_MCP_FORMS}); "
-                "it has no effect")
+        return (
+            f"names no single MCP server (a rule names one server: {_MCP_FORMS}); "
+            "it has no effect"
+        )
     name = known.get(server.lower())
     if name is None:
         close = difflib.get_close_matches(server.lower(), list(known), n=1, cutoff=0.6)
@@ -252,8 +288,12 @@ def _mcp_rule_problem(rule: str, known: Mapping[str, str], running: Mapping[str,
         return None
     if any(mcp_rule_level(rule, full) is not None for full in names):
         return None
-    short = [full.split("__", 2)[-1] for full in names]  # mcp, server (no "__" in it), tool
-    close = difflib.get_close_matches(tool.lower(), [s.lower() for s in short], n=1, cutoff=0.6)
+    short = [
+        full.split("__", 2)[-1] for full in names
+    ]  # mcp, server (no "__" in it), tool
+    close = difflib.get_close_matches(
+        tool.lower(), [s.lower() for s in short], n=1, cutoff=0.6
+    )
     hint = f"; did you mean mcp__{name}__{close[0]}?" if close else ""
     return f"names no tool of MCP server {name} (its tools: {', '.join(short) or 'none'}){hint}; it has no effect"
 
@@ -263,15 +303,21 @@ def _key_problem(rule: str) -> str | None:
     if rule in PERMISSION_KEYS or (scoped and base in PERMISSION_KEYS):
         return None
     match = _CLAUDE_PATTERN.match(rule.strip())
-    family = CLAUDE_FAMILIES.get((match.group("family") if match else rule.strip()).lower())
+    family = CLAUDE_FAMILIES.get(
+        (match.group("family") if match else rule.strip()).lower()
+    )
     if family is not None:
         ours = family[1] or "execute_command"
-        return (f"is Claude Code's tool name, not a permission key here; write {ours} "
-                "(programs: tools.command_allowlist)")
+        return (
+            f"is Claude Code's tool name, not a permission key here; write {ours} "
+            "(programs: tools.command_allowlist)"
+        )
     close = difflib.get_close_matches(rule, sorted(PERMISSION_KEYS), n=1, cutoff=0.6)
     hint = f"did you mean {close[0]}? " if close else ""
-    return (f"is not a permission key; {hint}keys: {', '.join(sorted(PERMISSION_KEYS))}, or an MCP rule "
-            f"({_MCP_FORMS}); it has no effect")
+    return (
+        f"is not a permission key; {hint}keys: {', '.join(sorted(PERMISSION_KEYS))}, or an MCP rule "
+        f"({_MCP_FORMS}); it has no effect"
+    )
 
 
 def _program_of(arguments: Mapping[str, Any]) -> str | None:
@@ -284,7 +330,9 @@ def _program_of(arguments: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _entry_allows(entry: str, tool: str, key: str, arguments: Mapping[str, Any]) -> bool:
+def _entry_allows(
+    entry: str, tool: str, key: str, arguments: Mapping[str, Any]
+) -> bool:
     text = entry.strip()
     if not text or not text.strip("*"):
         return False  # a bare `*` would name every tool through fnmatch: refused, never matched
@@ -321,6 +369,10 @@ def allowed_by_skill(
     """Whether a call may run while a skill with ``allowed_tools`` is active (see module doc)."""
     if allowed_tools is None:
         return True
-    if tool in DISCLOSURE_TOOLS or (tool.startswith("skill_") and key != "execute_skill_script"):
+    if tool in DISCLOSURE_TOOLS or (
+        tool.startswith("skill_") and key != "execute_skill_script"
+    ):
         return True  # a skill's script runs commands: it needs an allowed-tools entry like any tool
-    return any(_entry_allows(entry, tool, key, arguments or {}) for entry in allowed_tools)
+    return any(
+        _entry_allows(entry, tool, key, arguments or {}) for entry in allowed_tools
+    )

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import difflib
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
+from aiq_tui.conversation import ToolCall, ToolSpec
 from aiq_tui.events import (
     EventSink,
     ToolCallApproved,
@@ -20,10 +22,22 @@ from aiq_tui.events import (
     ToolCallFinished,
     ToolCallRequested,
 )
-from aiq_tui.conversation import ToolCall, ToolSpec
-from aiq_tui.tools.base import ApprovalRequest, Approver, CallObserver, Decision, Tool, ToolResult
+from aiq_tui.tools.base import (
+    ApprovalRequest,
+    Approver,
+    CallObserver,
+    Decision,
+    Tool,
+    ToolResult,
+)
+from aiq_tui.tools.policy import (
+    ALWAYS_ASK_KEYS,
+    INTERACTIVE_ONLY_KEYS,
+    PermissionPolicy,
+    Ruling,
+    allowed_by_skill,
+)
 from aiq_tui.trace_context import TraceContextSource
-from aiq_tui.tools.policy import ALWAYS_ASK_KEYS, INTERACTIVE_ONLY_KEYS, PermissionPolicy, Ruling, allowed_by_skill
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig
@@ -87,7 +101,7 @@ def source_trusted(tool: Tool, arguments: Any) -> bool:
         return True
     try:
         return bool(check(arguments))
-    except Exception:  # noqa: BLE001 - when in doubt, the source is not trusted
+    except Exception:
         return False
 
 
@@ -100,7 +114,7 @@ def _refused_whatever_the_answer(tool: Tool, arguments: dict[str, Any]) -> str |
         return None
     try:
         return check(arguments)
-    except Exception as exc:  # noqa: BLE001 - a checker's bug refuses; it never approves
+    except Exception as exc:
         return f"cannot check the call: {type(exc).__name__}: {exc}"
 
 
@@ -155,12 +169,19 @@ def validate_arguments(spec: ToolSpec, arguments: Any) -> str | None:
 class ToolRegistry:
     """The tools the agent may call, by name, behind one permission policy."""
 
-    def __init__(self, tools: Iterable[Tool], policy: PermissionPolicy | None = None, *,
-                 skill_allowed_tools: str = "preapprove") -> None:
+    def __init__(
+        self,
+        tools: Iterable[Tool],
+        policy: PermissionPolicy | None = None,
+        *,
+        skill_allowed_tools: str = "preapprove",
+    ) -> None:
         # What an active skill's allowed-tools means: "preapprove" | "restrict" | "ignore".
         self.skill_allowed_tools = skill_allowed_tools
         self._tools: dict[str, Tool] = {}
-        self.trace_context: TraceContextSource | None = None  # set while telemetry exports (attach_telemetry)
+        self.trace_context: TraceContextSource | None = (
+            None  # set while telemetry exports (attach_telemetry)
+        )
         for tool in tools:
             self.add(tool)
         if policy is None:
@@ -216,7 +237,11 @@ class ToolRegistry:
                 f"unknown tool {call.name!r}.{hint} Available tools: {', '.join(self.names())}"
             )
             emit(ToolCallRequested(call.id, call.name, _as_mapping(arguments), "deny"))
-            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            emit(
+                ToolCallFinished(
+                    call.id, call.name, False, result.summary, 0.0, result.error
+                )
+            )
             return result
 
         problem = validate_arguments(tool.spec, arguments)
@@ -225,7 +250,11 @@ class ToolRegistry:
         if problem:
             result = ToolResult.failure(f"{call.name}: {problem}")
             emit(ToolCallRequested(call.id, call.name, _as_mapping(arguments), "deny"))
-            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            emit(
+                ToolCallFinished(
+                    call.id, call.name, False, result.summary, 0.0, result.error
+                )
+            )
             return result
 
         try:
@@ -234,7 +263,11 @@ class ToolRegistry:
         except Exception as exc:  # a tool bug must not break the turn
             result = ToolResult.failure(f"{call.name}: cannot prepare call: {exc}")
             emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
-            emit(ToolCallFinished(call.id, call.name, False, result.summary, 0.0, result.error))
+            emit(
+                ToolCallFinished(
+                    call.id, call.name, False, result.summary, 0.0, result.error
+                )
+            )
             return result
 
         trusted = source_trusted(tool, arguments)
@@ -245,25 +278,36 @@ class ToolRegistry:
         if mode == "ignore":
             active_allowed_tools = preapproving = None
         named_by_skill = preapproving is not None and allowed_by_skill(
-            preapproving, call.name, key.partition(":")[0], arguments)
+            preapproving, call.name, key.partition(":")[0], arguments
+        )
         # Pre-approval (Claude Code's meaning of allowed-tools): a call a trusted active skill
         # names skips the question — never a configured deny, never under --deny-all, never a
         # key that is asked every time (a shell string, a secret, a hook), never a private
         # address, never what an untrusted project brought, never a project MCP server's tool.
-        preapproved = (mode == "preapprove" and named_by_skill and permission == "ask" and trusted
-                       and not getattr(tool, "from_project", False) and not _refuses_everything(approver)
-                       and key not in ALWAYS_ASK_KEYS and not key.startswith("http_private"))
-        if mode == "restrict" and not allowed_by_skill(active_allowed_tools, call.name, key.partition(":")[0],
-                                                       arguments):
+        preapproved = (
+            mode == "preapprove"
+            and named_by_skill
+            and permission == "ask"
+            and trusted
+            and not getattr(tool, "from_project", False)
+            and not _refuses_everything(approver)
+            and key not in ALWAYS_ASK_KEYS
+            and not key.startswith("http_private")
+        )
+        if mode == "restrict" and not allowed_by_skill(
+            active_allowed_tools, call.name, key.partition(":")[0], arguments
+        ):
             emit(ToolCallRequested(call.id, call.name, arguments, "deny"))
             allowed = ", ".join(active_allowed_tools or ()) or "nothing"
-            reason = (
-                f"the active skill allows only: {allowed}; {call.name} ({key}) is not among them"
-            )
+            reason = f"the active skill allows only: {allowed}; {call.name} ({key}) is not among them"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
 
-        emit(ToolCallRequested(call.id, call.name, arguments, permission, tool.spec.description))
+        emit(
+            ToolCallRequested(
+                call.id, call.name, arguments, permission, tool.spec.description
+            )
+        )
         if permission == "deny":
             reason = _denied_reason(key, self.policy.ruling(key))
             emit(ToolCallDenied(call.id, call.name, reason))
@@ -272,7 +316,9 @@ class ToolRegistry:
         if preapproved:
             emit(ToolCallApproved(call.id, call.name, always=False, by="skill"))
         elif permission == "ask":
-            granted = await self._ask(call, key, detail, approver, emit, rememberable=trusted)
+            granted = await self._ask(
+                call, key, detail, approver, emit, rememberable=trusted
+            )
             if granted is not None:
                 return granted
         else:
@@ -282,28 +328,49 @@ class ToolRegistry:
         try:
             run_with_approval = getattr(tool, "run_with_approval", None)
             if run_with_approval is not None:
+
                 async def ask_more(more_key: str, more_detail: str) -> bool:
                     # What only shows up while running (a private address, a redirect's host)
                     # goes through the same policy and approver as the call itself.
                     decided = self.policy.decide(more_key, trusted_source=trusted)
                     if decided == "deny":
-                        emit(ToolCallDenied(call.id, call.name, _denied_reason(more_key,
-                                                                               self.policy.ruling(more_key))))
+                        emit(
+                            ToolCallDenied(
+                                call.id,
+                                call.name,
+                                _denied_reason(more_key, self.policy.ruling(more_key)),
+                            )
+                        )
                         return False
                     if decided == "allow":
                         return True
-                    return await self._ask(call, more_key, more_detail, approver, emit,
-                                           rememberable=trusted) is None
+                    return (
+                        await self._ask(
+                            call,
+                            more_key,
+                            more_detail,
+                            approver,
+                            emit,
+                            rememberable=trusted,
+                        )
+                        is None
+                    )
 
                 result = await run_with_approval(arguments, ask_more)
             elif getattr(tool, "run_observed", None) is not None:
                 # A tool that calls out (an MCP server) reports its request and sends the call's
                 # trace context along, so the server's own spans join the turn's trace.
-                result = await tool.run_observed(arguments, CallObserver(call.id, emit, self.trace_context))  # type: ignore[attr-defined]
+                result = await tool.run_observed(
+                    arguments, CallObserver(call.id, emit, self.trace_context)
+                )  # type: ignore[attr-defined]
             else:
                 result = await tool.run(arguments)
-        except Exception as exc:  # tools return failures; this is the safety net for bugs
-            result = ToolResult.failure(f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}")
+        except (
+            Exception
+        ) as exc:  # tools return failures; this is the safety net for bugs
+            result = ToolResult.failure(
+                f"{call.name} failed unexpectedly: {type(exc).__name__}: {exc}"
+            )
         duration = time.perf_counter() - started
         emit(
             ToolCallFinished(
@@ -318,12 +385,20 @@ class ToolRegistry:
         return result
 
     async def _ask(
-        self, call: ToolCall, key: str, detail: str, approver: Approver | None, emit: EventSink,
-        *, rememberable: bool = True,
+        self,
+        call: ToolCall,
+        key: str,
+        detail: str,
+        approver: Approver | None,
+        emit: EventSink,
+        *,
+        rememberable: bool = True,
     ) -> ToolResult | None:
         """None when approved (events emitted); a failure result when refused. "Always" is
         remembered only when ``rememberable`` (never for what an untrusted project brought)."""
-        if approver is None or (approver is approve_all and key in INTERACTIVE_ONLY_KEYS):
+        if approver is None or (
+            approver is approve_all and key in INTERACTIVE_ONLY_KEYS
+        ):
             reason = f"{call.name} needs approval ({key}) and no one can answer here; {_how_to_approve(key)}"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
@@ -331,7 +406,9 @@ class ToolRegistry:
             call_id=call.id,
             tool=call.name,
             permission=key,
-            title=_TITLES.get(key, _TITLES.get(key.partition(":")[0], _title_for(call.name))),
+            title=_TITLES.get(
+                key, _TITLES.get(key.partition(":")[0], _title_for(call.name))
+            ),
             detail=detail,
             arguments=dict(call.arguments),
             rememberable=rememberable and key not in ALWAYS_ASK_KEYS,
@@ -344,10 +421,18 @@ class ToolRegistry:
             return ToolResult.failure(f"denied: {reason}")
         by = "flag" if approver in _FLAG_APPROVERS else "user"
         if decision == Decision.DENY:
-            reason = "--deny-all refuses calls that need approval" if by == "flag" else "the user declined"
+            reason = (
+                "--deny-all refuses calls that need approval"
+                if by == "flag"
+                else "the user declined"
+            )
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason} ({call.name}: {detail})")
-        always = decision == Decision.ALLOW_ALWAYS and rememberable and self.policy.remember(key)
+        always = (
+            decision == Decision.ALLOW_ALWAYS
+            and rememberable
+            and self.policy.remember(key)
+        )
         emit(ToolCallApproved(call.id, call.name, always=always, by=by))
         return None
 
@@ -355,8 +440,10 @@ class ToolRegistry:
 def _how_to_approve(key: str) -> str:
     """What can approve a call of ``key`` when no one could answer (only what is honoured)."""
     if key in INTERACTIVE_ONLY_KEYS:
-        return ("only a person's interactive yes approves it (the TUI, or `aiq-tui ask` at a terminal without "
-                "--yes): --yes, tools.permissions and \"always\" never do; or make the change by hand")
+        return (
+            "only a person's interactive yes approves it (the TUI, or `aiq-tui ask` at a terminal without "
+            '--yes): --yes, tools.permissions and "always" never do; or make the change by hand'
+        )
     if key in ALWAYS_ASK_KEYS:
         return "rerun with --yes to approve it (it is asked every time: tools.permissions cannot allow it)"
     return f"rerun with --yes to approve, or set tools.permissions.{key}: allow in config.yaml"
@@ -364,8 +451,10 @@ def _how_to_approve(key: str) -> str:
 
 def _denied_reason(key: str, ruling: Ruling) -> str:
     """Why a call of ``key`` is refused, naming the rule that decided as the user wrote it."""
-    return (f"permission {key!r} is 'deny' in config.yaml ({ruling.where}: deny); change that key to "
-            "'ask' or 'allow' to use this tool")
+    return (
+        f"permission {key!r} is 'deny' in config.yaml ({ruling.where}: deny); change that key to "
+        "'ask' or 'allow' to use this tool"
+    )
 
 
 def _title_for(tool: str) -> str:
@@ -376,7 +465,7 @@ def _as_mapping(arguments: Any) -> Mapping[str, Any]:
     return arguments if isinstance(arguments, Mapping) else {"_raw": arguments}
 
 
-def project_layout_of(project: Path, config: "AppConfig", catalog: Any = None) -> Any:
+def project_layout_of(project: Path, config: AppConfig, catalog: Any = None) -> Any:
     """What aiq-tui itself reads in ``project``: the configured skill folders, every folder the
     catalog scans (``--skills-dir`` too) and ``.mcp.json`` (:class:`~aiq_tui.tools.run_outside.ProjectLayout`)."""
     from aiq_tui.tools.run_outside import project_layout

@@ -32,12 +32,15 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-REMOVED_WHY = ("the command created these, and something runs them outside the sandbox (git, a hook manager, "
-               "direnv or aiq-tui itself); they were removed — the user can create them by hand")
+REMOVED_WHY = (
+    "the command created these, and something runs them outside the sandbox (git, a hook manager, "
+    "direnv or aiq-tui itself); they were removed — the user can create them by hand"
+)
 """What a command's or script's result says next to the run-outside paths it created and lost."""
 
 WRITE_KEY = "file_write:runs"
@@ -51,7 +54,9 @@ class Runner:
 
     name: str
     when: str
-    outside: bool = True  # runs outside the sandbox (hooks); False: changes what aiq-tui does
+    outside: bool = (
+        True  # runs outside the sandbox (hooks); False: changes what aiq-tui does
+    )
 
     def warning(self) -> str:
         if self.outside:
@@ -60,27 +65,65 @@ class Runner:
 
 
 _HOOK_MANAGERS: tuple[tuple[re.Pattern[str], Runner], ...] = (
-    (re.compile(r"^\.husky(/|$)|^\.huskyrc"), Runner("husky", "at your next commit or push")),
-    (re.compile(r"^\.?lefthook(-local)?\.(yml|yaml|json|toml)$|^\.lefthook(/|$)"),
-     Runner("lefthook", "at your next commit or push (the hooks run the commands it lists)")),
-    (re.compile(r"^\.pre-commit-(config|hooks)\.yaml$"),
-     Runner("pre-commit", "at your next commit (the hooks run the commands it lists)")),
-    (re.compile(r"^\.?simple-git-hooks\.(json|js|cjs|mjs)$"), Runner("simple-git-hooks", "at your next commit")),
+    (
+        re.compile(r"^\.husky(/|$)|^\.huskyrc"),
+        Runner("husky", "at your next commit or push"),
+    ),
+    (
+        re.compile(r"^\.?lefthook(-local)?\.(yml|yaml|json|toml)$|^\.lefthook(/|$)"),
+        Runner(
+            "lefthook",
+            "at your next commit or push (the hooks run the commands it lists)",
+        ),
+    ),
+    (
+        re.compile(r"^\.pre-commit-(config|hooks)\.yaml$"),
+        Runner(
+            "pre-commit", "at your next commit (the hooks run the commands it lists)"
+        ),
+    ),
+    (
+        re.compile(r"^\.?simple-git-hooks\.(json|js|cjs|mjs)$"),
+        Runner("simple-git-hooks", "at your next commit"),
+    ),
     (re.compile(r"^\.overcommit\.yml$"), Runner("overcommit", "at your next commit")),
-    (re.compile(r"^\.githooks(/|$)"), Runner("git", "once core.hooksPath points at .githooks")),
+    (
+        re.compile(r"^\.githooks(/|$)"),
+        Runner("git", "once core.hooksPath points at .githooks"),
+    ),
     (re.compile(r"(^|/)\.envrc$"), Runner("direnv", "when you enter the folder")),
 )
 """Hook managers' files, by their path from the top of a work tree (or of a project, which
 ``git init`` may make one)."""
 
-SKILL_RUNNER = Runner("aiq-tui", "aiq-tui loads this as a skill: its instructions reach the model and its "
-                                 "allowed-tools and scripts act for it", outside=False)
-MCP_RUNNER = Runner("aiq-tui", "at its next start in this project (the MCP servers this file names)")
+SKILL_RUNNER = Runner(
+    "aiq-tui",
+    "aiq-tui loads this as a skill: its instructions reach the model and its "
+    "allowed-tools and scripts act for it",
+    outside=False,
+)
+MCP_RUNNER = Runner(
+    "aiq-tui", "at its next start in this project (the MCP servers this file names)"
+)
 
-PROTECTED_NAMES = (".husky", ".githooks", ".lefthook", "lefthook.yml", "lefthook.yaml", "lefthook.json",
-                   "lefthook.toml", ".lefthook.yml", ".lefthook.yaml", "lefthook-local.yml", ".pre-commit-config.yaml",
-                   ".simple-git-hooks.json", ".simple-git-hooks.js", ".simple-git-hooks.cjs", ".overcommit.yml",
-                   ".envrc")
+PROTECTED_NAMES = (
+    ".husky",
+    ".githooks",
+    ".lefthook",
+    "lefthook.yml",
+    "lefthook.yaml",
+    "lefthook.json",
+    "lefthook.toml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.yml",
+    ".pre-commit-config.yaml",
+    ".simple-git-hooks.json",
+    ".simple-git-hooks.js",
+    ".simple-git-hooks.cjs",
+    ".overcommit.yml",
+    ".envrc",
+)
 """Hook managers' files the launcher keeps read-only at the top of a writable project (when
 they exist); aiq-tui's own (skill folders, ``.mcp.json``) come from :class:`ProjectLayout`."""
 
@@ -102,7 +145,9 @@ class ProjectLayout:
     def bases(self) -> tuple[str, ...]:
         """The project root and, when it lies in a repository, the top of its work tree."""
         repository = repository_of(self.root)
-        return tuple(dict.fromkeys((self.root, *((repository[0],) if repository else ()))))
+        return tuple(
+            dict.fromkeys((self.root, *((repository[0],) if repository else ())))
+        )
 
     def skill_folders(self) -> tuple[str, ...]:
         """Every configured skill folder, resolved (absolute ones once, relative ones per base)."""
@@ -110,12 +155,18 @@ class ProjectLayout:
         bases = self.bases()
         for raw in self.skill_dirs:
             path = os.path.expanduser(raw)
-            for base in ((None,) if os.path.isabs(path) else bases):
-                found.append(os.path.realpath(path if base is None else os.path.join(base, path)))
+            for base in (None,) if os.path.isabs(path) else bases:
+                found.append(
+                    os.path.realpath(path if base is None else os.path.join(base, path))
+                )
         return tuple(dict.fromkeys(found))
 
     def mcp_files(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(os.path.realpath(os.path.join(base, MCP_FILE)) for base in self.bases()))
+        return tuple(
+            dict.fromkeys(
+                os.path.realpath(os.path.join(base, MCP_FILE)) for base in self.bases()
+            )
+        )
 
     def aiq_runner(self, real_path: str) -> Runner | None:
         """aiq-tui's own runner of ``real_path``: a skill folder's file, a ``.mcp.json``."""
@@ -126,8 +177,11 @@ class ProjectLayout:
         return None
 
 
-def project_layout(project: str | os.PathLike[str], skills: Any = None,
-                   extra_dirs: Iterable[str | os.PathLike[str]] = ()) -> ProjectLayout:
+def project_layout(
+    project: str | os.PathLike[str],
+    skills: Any = None,
+    extra_dirs: Iterable[str | os.PathLike[str]] = (),
+) -> ProjectLayout:
     """The layout of ``project`` under ``skills`` (a :class:`~aiq_tui.config.SkillsSettings`;
     None: the defaults), plus ``extra_dirs`` (``--skills-dir`` flags)."""
     if skills is None:
@@ -155,7 +209,7 @@ def repository_of(path: str) -> tuple[str, str] | None:
             except OSError:
                 return None
             if line.startswith("gitdir:"):
-                target = line[len("gitdir:"):].strip()
+                target = line[len("gitdir:") :].strip()
                 return folder, os.path.normpath(os.path.join(folder, target))
             return None
         parent = os.path.dirname(folder)
@@ -183,7 +237,9 @@ def _config_entries(text: str) -> list[tuple[str, str, str]]:
                 continue
         entry = _ENTRY.match(line)
         if entry:
-            found.append((current, entry.group(1).lower(), _unquote(entry.group(2) or "")))
+            found.append(
+                (current, entry.group(1).lower(), _unquote(entry.group(2) or ""))
+            )
     return found
 
 
@@ -205,7 +261,11 @@ def _config_chain(path: str) -> list[tuple[str, list[tuple[str, str, str]]]]:
     visited: set[str] = set()
 
     def follow(current: str, depth: int) -> None:
-        if depth > _INCLUDE_DEPTH or current in visited or len(visited) >= _INCLUDE_FILES:
+        if (
+            depth > _INCLUDE_DEPTH
+            or current in visited
+            or len(visited) >= _INCLUDE_FILES
+        ):
             return
         visited.add(current)
         entries = _config_entries(_read(current))
@@ -244,7 +304,10 @@ def _read(path: str) -> str:
     """The text of the regular file at ``path`` (at most 1 MB), "" for anything else: opened
     non-blocking and checked with ``fstat``, so a FIFO or a device never blocks or floods a read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(
+            path,
+            os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0),
+        )
     except (OSError, ValueError):
         return ""
     try:
@@ -277,8 +340,12 @@ def _repository_chain(git_dir: str) -> list[tuple[str, list[tuple[str, str, str]
     common = _common_dir(git_dir)
     xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
     chain: list[tuple[str, list[tuple[str, str, str]]]] = []
-    for config in (os.path.join(xdg, "git", "config"), os.path.expanduser("~/.gitconfig"),
-                   os.path.join(common, "config"), os.path.join(git_dir, "config.worktree")):
+    for config in (
+        os.path.join(xdg, "git", "config"),
+        os.path.expanduser("~/.gitconfig"),
+        os.path.join(common, "config"),
+        os.path.join(git_dir, "config.worktree"),
+    ):
         chain += _config_chain(config)
     return chain
 
@@ -293,18 +360,26 @@ def hooks_path(work_tree: str, git_dir: str) -> str | None:
     if not value:
         return None
     value = os.path.expanduser(value)
-    return os.path.realpath(value if os.path.isabs(value) else os.path.join(work_tree, value))
+    return os.path.realpath(
+        value if os.path.isabs(value) else os.path.join(work_tree, value)
+    )
 
 
 def included_configs(work_tree: str, git_dir: str) -> list[str]:
     """Config files the repository's own config includes from inside its work tree."""
-    own = {os.path.realpath(os.path.join(_common_dir(git_dir), "config")),
-           os.path.realpath(os.path.join(git_dir, "config.worktree"))}
+    own = {
+        os.path.realpath(os.path.join(_common_dir(git_dir), "config")),
+        os.path.realpath(os.path.join(git_dir, "config.worktree")),
+    }
     tree = os.path.realpath(work_tree)
     found = []
     for path, _ in _repository_chain(git_dir):
         real = os.path.realpath(path)
-        if real not in own and _inside(real, tree) and not _inside(real, os.path.realpath(git_dir)):
+        if (
+            real not in own
+            and _inside(real, tree)
+            and not _inside(real, os.path.realpath(git_dir))
+        ):
             found.append(real)
     return list(dict.fromkeys(found))
 
@@ -321,17 +396,29 @@ def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | N
     work tree (or, outside a repository, the file's folder) with the default skill folders."""
     repository = repository_of(real_path)
     if layout is None:
-        layout = ProjectLayout(repository[0] if repository else os.path.dirname(real_path))
+        layout = ProjectLayout(
+            repository[0] if repository else os.path.dirname(real_path)
+        )
     if repository is not None:
         hooks = hooks_path(*repository)
         if hooks is not None and _inside(real_path, hooks) and real_path != hooks:
-            shown = os.path.relpath(hooks, repository[0]) if _inside(hooks, repository[0]) else hooks
-            return Runner("git", f"at your next commit, push or checkout (core.hooksPath = {shown})")
+            shown = (
+                os.path.relpath(hooks, repository[0])
+                if _inside(hooks, repository[0])
+                else hooks
+            )
+            return Runner(
+                "git",
+                f"at your next commit, push or checkout (core.hooksPath = {shown})",
+            )
         if _inside(real_path, os.path.join(repository[1], "hooks")):
             return Runner("git", "at your next commit, push or checkout (.git/hooks)")
         if real_path in included_configs(*repository):
-            return Runner("git", "at your next git command: git reads this file as configuration (include.path), "
-                                 "and a setting there (core.fsmonitor, core.pager, an alias) runs a program")
+            return Runner(
+                "git",
+                "at your next git command: git reads this file as configuration (include.path), "
+                "and a setting there (core.fsmonitor, core.pager, an alias) runs a program",
+            )
     own = layout.aiq_runner(real_path)
     if own is not None:
         return own
@@ -350,25 +437,37 @@ def _guarded_in(root: str, layout: ProjectLayout | None) -> tuple[list[str], lis
     """(existing, absent) run-outside paths of the writable tree ``root`` (real)."""
     paths = [os.path.join(root, name) for name in PROTECTED_NAMES]
     own = layout if layout is not None else ProjectLayout(root)
-    paths += [path for path in (*own.skill_folders(), *own.mcp_files()) if _inside(path, root) and path != root]
+    paths += [
+        path
+        for path in (*own.skill_folders(), *own.mcp_files())
+        if _inside(path, root) and path != root
+    ]
     repository = repository_of(root)
     if repository is None or repository[0] != root:
-        paths.append(os.path.join(root, ".git"))  # a .git made here would be a repository of its own
+        paths.append(
+            os.path.join(root, ".git")
+        )  # a .git made here would be a repository of its own
     if repository is not None:
         work_tree, git_dir = repository
         hooks = hooks_path(work_tree, git_dir)
         if hooks is not None and _inside(hooks, root) and hooks != root:
             paths.append(hooks)
-        paths += [path for path in included_configs(work_tree, git_dir) if _inside(path, root)]
+        paths += [
+            path for path in included_configs(work_tree, git_dir) if _inside(path, root)
+        ]
         real_git_dir = os.path.realpath(git_dir)
         if _inside(real_git_dir, root) and real_git_dir != os.path.join(root, ".git"):
-            paths.append(real_git_dir)  # `gitdir: .gitdata`: the repository lives inside the tree
+            paths.append(
+                real_git_dir
+            )  # `gitdir: .gitdata`: the repository lives inside the tree
     paths = list(dict.fromkeys(paths))
     existing = [path for path in paths if os.path.lexists(path)]
     return existing, [path for path in paths if path not in existing]
 
 
-def protected_in(roots: Iterable[Path | str], layout: ProjectLayout | None = None) -> list[str]:
+def protected_in(
+    roots: Iterable[Path | str], layout: ProjectLayout | None = None
+) -> list[str]:
     """The existing run-outside files and folders of each writable root: hook managers' names at
     its top, the skill folders and ``.mcp.json`` of ``layout`` (default: the root's default
     ones), the repository's ``core.hooksPath`` folder, config files it includes from the tree and
@@ -379,7 +478,9 @@ def protected_in(roots: Iterable[Path | str], layout: ProjectLayout | None = Non
     return list(dict.fromkeys(found))
 
 
-def absent_in(roots: Iterable[Path | str], layout: ProjectLayout | None = None) -> list[str]:
+def absent_in(
+    roots: Iterable[Path | str], layout: ProjectLayout | None = None
+) -> list[str]:
     """The same paths where they do not exist yet (and so cannot be kept read-only): a launch
     must not leave them behind (:func:`remove_created`). A project that is no repository gets
     ``.git`` among them."""

@@ -79,25 +79,137 @@ CREATE INDEX idx_items_book ON order_items(book_id);
 CREATE INDEX idx_reviews_book ON reviews(book_id);
 """
 
-_FIRST = ("Ada", "Ben", "Chloe", "Dmitri", "Elena", "Farid", "Grace", "Hiro", "Ines", "Jonas",
-          "Kemi", "Luca", "Maya", "Nils", "Olga", "Priya", "Quentin", "Rosa", "Sven", "Tara",
-          "Umar", "Vera", "Wen", "Ximena", "Yusuf", "Zoe")
-_LAST = ("Andersen", "Brooks", "Costa", "Dubois", "Eriksen", "Fischer", "Garcia", "Haddad",
-         "Ito", "Jensen", "Kowalski", "Lopez", "Moreau", "Nakamura", "Okafor", "Petrov",
-         "Quinn", "Rossi", "Schmidt", "Tanaka", "Umarov", "Varga", "Weber", "Yilmaz", "Zhang")
-_PLACES = (("London", "UK"), ("Manchester", "UK"), ("Paris", "France"), ("Lyon", "France"),
-           ("Berlin", "Germany"), ("Munich", "Germany"), ("Madrid", "Spain"), ("Rome", "Italy"),
-           ("Lisbon", "Portugal"), ("Oslo", "Norway"), ("Tokyo", "Japan"), ("Toronto", "Canada"),
-           ("Boston", "USA"), ("Austin", "USA"), ("Seattle", "USA"), ("Lagos", "Nigeria"))
-_GENRES = ("Fiction", "Mystery", "Science Fiction", "Fantasy", "History", "Biography",
-           "Science", "Poetry", "Travel", "Cooking")
-_ADJECTIVES = ("Silent", "Hidden", "Last", "Golden", "Broken", "Distant", "Quiet", "Burning",
-               "Forgotten", "Endless", "Northern", "Glass", "Iron", "Paper", "Secret")
-_NOUNS = ("River", "Garden", "Empire", "Winter", "Library", "Harbour", "Orchard", "Machine",
-          "Kingdom", "Letters", "Atlas", "Lantern", "Voyage", "Kitchen", "Stars", "Island")
-_COMMENTS = ("Could not put it down.", "Slow start, strong ending.", "Beautifully written.",
-             "Not for me.", "A gift that was well received.", "Dense but rewarding.",
-             "Great for a long train ride.", "The characters stayed with me.", "")
+_FIRST = (
+    "Ada",
+    "Ben",
+    "Chloe",
+    "Dmitri",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hiro",
+    "Ines",
+    "Jonas",
+    "Kemi",
+    "Luca",
+    "Maya",
+    "Nils",
+    "Olga",
+    "Priya",
+    "Quentin",
+    "Rosa",
+    "Sven",
+    "Tara",
+    "Umar",
+    "Vera",
+    "Wen",
+    "Ximena",
+    "Yusuf",
+    "Zoe",
+)
+_LAST = (
+    "Andersen",
+    "Brooks",
+    "Costa",
+    "Dubois",
+    "Eriksen",
+    "Fischer",
+    "Garcia",
+    "Haddad",
+    "Ito",
+    "Jensen",
+    "Kowalski",
+    "Lopez",
+    "Moreau",
+    "Nakamura",
+    "Okafor",
+    "Petrov",
+    "Quinn",
+    "Rossi",
+    "Schmidt",
+    "Tanaka",
+    "Umarov",
+    "Varga",
+    "Weber",
+    "Yilmaz",
+    "Zhang",
+)
+_PLACES = (
+    ("London", "UK"),
+    ("Manchester", "UK"),
+    ("Paris", "France"),
+    ("Lyon", "France"),
+    ("Berlin", "Germany"),
+    ("Munich", "Germany"),
+    ("Madrid", "Spain"),
+    ("Rome", "Italy"),
+    ("Lisbon", "Portugal"),
+    ("Oslo", "Norway"),
+    ("Tokyo", "Japan"),
+    ("Toronto", "Canada"),
+    ("Boston", "USA"),
+    ("Austin", "USA"),
+    ("Seattle", "USA"),
+    ("Lagos", "Nigeria"),
+)
+_GENRES = (
+    "Fiction",
+    "Mystery",
+    "Science Fiction",
+    "Fantasy",
+    "History",
+    "Biography",
+    "Science",
+    "Poetry",
+    "Travel",
+    "Cooking",
+)
+_ADJECTIVES = (
+    "Silent",
+    "Hidden",
+    "Last",
+    "Golden",
+    "Broken",
+    "Distant",
+    "Quiet",
+    "Burning",
+    "Forgotten",
+    "Endless",
+    "Northern",
+    "Glass",
+    "Iron",
+    "Paper",
+    "Secret",
+)
+_NOUNS = (
+    "River",
+    "Garden",
+    "Empire",
+    "Winter",
+    "Library",
+    "Harbour",
+    "Orchard",
+    "Machine",
+    "Kingdom",
+    "Letters",
+    "Atlas",
+    "Lantern",
+    "Voyage",
+    "Kitchen",
+    "Stars",
+    "Island",
+)
+_COMMENTS = (
+    "Could not put it down.",
+    "Slow start, strong ending.",
+    "Beautifully written.",
+    "Not for me.",
+    "A gift that was well received.",
+    "Dense but rewarding.",
+    "Great for a long train ride.",
+    "The characters stayed with me.",
+    "",
+)
 
 
 def _generate(connection: sqlite3.Connection) -> None:
@@ -106,8 +218,14 @@ def _generate(connection: sqlite3.Connection) -> None:
     authors = []
     for author_id in range(1, 41):
         _, country = rng.choice(_PLACES)
-        authors.append((author_id, f"{rng.choice(_FIRST)} {rng.choice(_LAST)}", country,
-                        rng.randint(1920, 1990)))
+        authors.append(
+            (
+                author_id,
+                f"{rng.choice(_FIRST)} {rng.choice(_LAST)}",
+                country,
+                rng.randint(1920, 1990),
+            )
+        )
     connection.executemany("INSERT INTO authors VALUES (?, ?, ?, ?)", authors)
 
     books = []
@@ -122,9 +240,18 @@ def _generate(connection: sqlite3.Connection) -> None:
                 break
         author_id = rng.randint(1, len(authors))
         year = max(authors[author_id - 1][3] + 22, rng.randint(1950, 2024))
-        books.append((book_id, title, author_id, rng.choice(_GENRES),
-                      round(rng.randint(5, 44) + 0.99, 2), min(year, 2024),
-                      rng.randint(90, 900), rng.randint(0, 60)))
+        books.append(
+            (
+                book_id,
+                title,
+                author_id,
+                rng.choice(_GENRES),
+                round(rng.randint(5, 44) + 0.99, 2),
+                min(year, 2024),
+                rng.randint(90, 900),
+                rng.randint(0, 60),
+            )
+        )
     connection.executemany("INSERT INTO books VALUES (?, ?, ?, ?, ?, ?, ?, ?)", books)
 
     customers = []
@@ -133,9 +260,16 @@ def _generate(connection: sqlite3.Connection) -> None:
         first, last = rng.choice(_FIRST), rng.choice(_LAST)
         city, country = rng.choice(_PLACES)
         joined = start + timedelta(days=rng.randint(0, 1500))
-        customers.append((customer_id, f"{first} {last}",
-                          f"{first.lower()}.{last.lower()}{customer_id}@example.com", city, country,
-                          joined.isoformat()))
+        customers.append(
+            (
+                customer_id,
+                f"{first} {last}",
+                f"{first.lower()}.{last.lower()}{customer_id}@example.com",
+                city,
+                country,
+                joined.isoformat(),
+            )
+        )
     connection.executemany("INSERT INTO customers VALUES (?, ?, ?, ?, ?, ?)", customers)
 
     orders, items = [], []
@@ -144,14 +278,18 @@ def _generate(connection: sqlite3.Connection) -> None:
         customer = rng.choice(customers)
         joined = date.fromisoformat(customer[5])
         ordered = joined + timedelta(days=rng.randint(0, 900))
-        status = rng.choices(("delivered", "shipped", "pending", "cancelled"), (70, 12, 10, 8))[0]
+        status = rng.choices(
+            ("delivered", "shipped", "pending", "cancelled"), (70, 12, 10, 8)
+        )[0]
         total = 0.0
         for book in rng.sample(books, rng.randint(1, 4)):
             item_id += 1
             quantity = rng.choices((1, 2, 3), (80, 15, 5))[0]
             items.append((item_id, order_id, book[0], quantity, book[4]))
             total += quantity * book[4]
-        orders.append((order_id, customer[0], ordered.isoformat(), status, round(total, 2)))
+        orders.append(
+            (order_id, customer[0], ordered.isoformat(), status, round(total, 2))
+        )
     connection.executemany("INSERT INTO orders VALUES (?, ?, ?, ?, ?)", orders)
     connection.executemany("INSERT INTO order_items VALUES (?, ?, ?, ?, ?)", items)
 
@@ -160,9 +298,19 @@ def _generate(connection: sqlite3.Connection) -> None:
         book = rng.choice(books)
         customer = rng.choice(customers)
         rating = rng.choices((1, 2, 3, 4, 5), (5, 8, 20, 35, 32))[0]
-        reviewed = date.fromisoformat(customer[5]) + timedelta(days=rng.randint(10, 1000))
-        reviews.append((review_id, book[0], customer[0], rating, reviewed.isoformat(),
-                        rng.choice(_COMMENTS)))
+        reviewed = date.fromisoformat(customer[5]) + timedelta(
+            days=rng.randint(10, 1000)
+        )
+        reviews.append(
+            (
+                review_id,
+                book[0],
+                customer[0],
+                rating,
+                reviewed.isoformat(),
+                rng.choice(_COMMENTS),
+            )
+        )
     connection.executemany("INSERT INTO reviews VALUES (?, ?, ?, ?, ?, ?)", reviews)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -174,10 +322,16 @@ def is_valid_sample(path: Path) -> bool:
     try:
         connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            if connection.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            if (
+                connection.execute("PRAGMA user_version").fetchone()[0]
+                != SCHEMA_VERSION
+            ):
                 return False
             for table in TABLES:
-                if connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0:
+                if (
+                    connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    == 0
+                ):
                     return False
             return True
         finally:

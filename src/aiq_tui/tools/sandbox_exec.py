@@ -52,21 +52,43 @@ import struct
 import sys
 import warnings  # noqa: F401  os.execvp imports it lazily; after Landlock the stdlib may be unreadable
 
-SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = 444, 445, 446  # x86_64 and arm64 alike
+SYS_CREATE_RULESET, SYS_ADD_RULE, SYS_RESTRICT_SELF = (
+    444,
+    445,
+    446,
+)  # x86_64 and arm64 alike
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS = 38
-CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWNS = 0x10000000, 0x40000000, 0x20000000, 0x00020000
+CLONE_NEWUSER, CLONE_NEWNET, CLONE_NEWPID, CLONE_NEWNS = (
+    0x10000000,
+    0x40000000,
+    0x20000000,
+    0x00020000,
+)
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1 << 5, 1 << 12, 1 << 14, 1 << 18
 # statvfs flags a remount must keep (they are locked in a less privileged mount namespace)
 # and the mount flags that say the same.
-_KEPT_MOUNT_FLAGS = ((2, 2), (4, 4), (8, 8), (1024, 1024), (2048, 2048), (4096, 1 << 21))
+_KEPT_MOUNT_FLAGS = (
+    (2, 2),
+    (4, 4),
+    (8, 8),
+    (1024, 1024),
+    (2048, 2048),
+    (4096, 1 << 21),
+)
 
 # Filesystem rights, with the ABI that introduced them.
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 REMOVE_DIR, REMOVE_FILE, MAKE_CHAR, MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
-MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = 1 << 8, 1 << 9, 1 << 10, 1 << 11, 1 << 12
+MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = (
+    1 << 8,
+    1 << 9,
+    1 << 10,
+    1 << 11,
+    1 << 12,
+)
 REFER, TRUNCATE, IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
 FS_BY_ABI = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 4: (1 << 15) - 1}
 FS_ALL_LATEST = (1 << 16) - 1
@@ -76,25 +98,67 @@ SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
 FILE_ONLY_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 READ_RIGHTS = READ_FILE | READ_DIR
 EXEC_RIGHTS = READ_RIGHTS | EXECUTE
-WRITE_RIGHTS = (READ_RIGHTS | WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_DIR | MAKE_REG
-                | MAKE_SYM | MAKE_FIFO | MAKE_SOCK | REFER | TRUNCATE)
+WRITE_RIGHTS = (
+    READ_RIGHTS
+    | WRITE_FILE
+    | REMOVE_DIR
+    | REMOVE_FILE
+    | MAKE_DIR
+    | MAKE_REG
+    | MAKE_SYM
+    | MAKE_FIFO
+    | MAKE_SOCK
+    | REFER
+    | TRUNCATE
+)
 DEVICE_RIGHTS = READ_FILE | WRITE_FILE | TRUNCATE
 
 # Always reachable: the system's programs and libraries, a few harmless devices.
-SYSTEM_EXEC = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix/store")
+SYSTEM_EXEC = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/opt",
+    "/nix/store",
+)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
 # /etc is readable entry by entry, minus what holds secrets (Landlock only ever adds access).
-ETC_SECRETS = frozenset({
-    "shadow", "shadow-", "gshadow", "gshadow-", "sudoers", "sudoers.d", "ssh", "security",
-    "master.passwd", "krb5.keytab", "NetworkManager", "wireguard", "ppp", "openvpn", "credstore",
-    "credstore.encrypted", "libvirt", "docker", "containerd",
-})
+ETC_SECRETS = frozenset(
+    {
+        "shadow",
+        "shadow-",
+        "gshadow",
+        "gshadow-",
+        "sudoers",
+        "sudoers.d",
+        "ssh",
+        "security",
+        "master.passwd",
+        "krb5.keytab",
+        "NetworkManager",
+        "wireguard",
+        "ppp",
+        "openvpn",
+        "credstore",
+        "credstore.encrypted",
+        "libvirt",
+        "docker",
+        "containerd",
+    }
+)
 SSL_SECRETS = frozenset({"private"})
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -117,8 +181,12 @@ def _syscall(number: int, *args: object) -> int:
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version, 0 when Landlock is missing or disabled."""
     try:
-        return _syscall(SYS_CREATE_RULESET, None, ctypes.c_size_t(0),
-                        ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+        return _syscall(
+            SYS_CREATE_RULESET,
+            None,
+            ctypes.c_size_t(0),
+            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION),
+        )
     except OSError:
         return 0
 
@@ -137,8 +205,13 @@ def _add_rule(ruleset: int, path: str, rights: int, handled: int) -> None:
             rights &= FILE_ONLY_RIGHTS
         attr = _PathBeneathAttr(allowed_access=rights & handled, parent_fd=fd)
         if attr.allowed_access:
-            _syscall(SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
-                     ctypes.byref(attr), ctypes.c_uint32(0))
+            _syscall(
+                SYS_ADD_RULE,
+                ctypes.c_int(ruleset),
+                ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
+                ctypes.byref(attr),
+                ctypes.c_uint32(0),
+            )
     finally:
         os.close(fd)
 
@@ -154,8 +227,11 @@ def _etc_rules() -> list[str]:
             continue
         if name == "ssl":
             try:
-                paths.extend(f"/etc/ssl/{inner}" for inner in os.listdir("/etc/ssl")
-                             if inner not in SSL_SECRETS)
+                paths.extend(
+                    f"/etc/ssl/{inner}"
+                    for inner in os.listdir("/etc/ssl")
+                    if inner not in SSL_SECRETS
+                )
             except OSError:
                 pass
             continue
@@ -163,7 +239,9 @@ def _etc_rules() -> list[str]:
     return paths
 
 
-def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, deny_tcp: bool) -> int:
+def apply_landlock(
+    reads: list[str], writes: list[str], execs: list[str], *, deny_tcp: bool
+) -> int:
     """Restrict this process; returns the ABI used. Raises OSError when it cannot."""
     abi = landlock_abi()
     if abi < 1:
@@ -174,11 +252,18 @@ def apply_landlock(reads: list[str], writes: list[str], execs: list[str], *, den
     if abi >= 4:
         size = 16
         if deny_tcp:
-            attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP  # no rule: every TCP denied
+            attr.handled_access_net = (
+                NET_BIND_TCP | NET_CONNECT_TCP
+            )  # no rule: every TCP denied
     if abi >= 6:
         size = 24
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
-    ruleset = _syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))
+    ruleset = _syscall(
+        SYS_CREATE_RULESET,
+        ctypes.byref(attr),
+        ctypes.c_size_t(size),
+        ctypes.c_uint32(0),
+    )
     try:
         for path in (*SYSTEM_EXEC, *execs):
             _add_rule(ruleset, path, EXEC_RIGHTS, handled)
@@ -208,7 +293,11 @@ def isolate(*, network: bool, mounts: bool = False) -> bool:
     exits the kernel kills every process left in the namespace — ``setsid`` cannot outlive
     the call)."""
     uid, gid = os.getuid(), os.getgid()
-    base = CLONE_NEWUSER | (0 if network else CLONE_NEWNET) | (CLONE_NEWNS if mounts else 0)
+    base = (
+        CLONE_NEWUSER
+        | (0 if network else CLONE_NEWNET)
+        | (CLONE_NEWNS if mounts else 0)
+    )
     pid_namespace = True
     if _libc.unshare(base | CLONE_NEWPID) != 0:
         pid_namespace = False
@@ -248,26 +337,53 @@ def hide(paths: list[str], empty_file: str | None) -> None:
         except FileNotFoundError:
             continue
         if stat.S_ISDIR(info.st_mode):
-            _mount("tmpfs", path, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "tmpfs",
-                   "size=4k,nr_inodes=1,mode=0555")
+            _mount(
+                "tmpfs",
+                path,
+                MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                "tmpfs",
+                "size=4k,nr_inodes=1,mode=0555",
+            )
         else:
             if empty_file is None:
                 raise OSError(errno.EINVAL, f"hide {path}: no --hide-with file given")
             _mount(empty_file, path, MS_BIND)
-            _mount(None, path, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            _mount(
+                None,
+                path,
+                MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+            )
 
 
-def _mount(source: str | None, target: str, flags: int, fstype: str | None = None, data: str | None = None) -> None:
-    if _libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
-                   ctypes.c_ulong(flags), data.encode() if data else None) != 0:
+def _mount(
+    source: str | None,
+    target: str,
+    flags: int,
+    fstype: str | None = None,
+    data: str | None = None,
+) -> None:
+    if (
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            ctypes.c_ulong(flags),
+            data.encode() if data else None,
+        )
+        != 0
+    ):
         code = ctypes.get_errno()
         raise OSError(code, f"mount {target}: {os.strerror(code)}")
 
 
 # -- limits ----------------------------------------------------------------------------------
 
-_LIMITS = {"nproc": resource.RLIMIT_NPROC, "data": resource.RLIMIT_DATA, "fsize": resource.RLIMIT_FSIZE,
-           "core": resource.RLIMIT_CORE}
+_LIMITS = {
+    "nproc": resource.RLIMIT_NPROC,
+    "data": resource.RLIMIT_DATA,
+    "fsize": resource.RLIMIT_FSIZE,
+    "core": resource.RLIMIT_CORE,
+}
 
 
 def apply_limits(limits: list[str], *, in_own_user_namespace: bool = True) -> None:
@@ -300,7 +416,9 @@ def limit_pid_namespace(limits: list[str]) -> None:
     at most N-1 tasks exist in it at once — even for root, whom RLIMIT_NPROC does not bind.
     ``pid_max`` is per PID namespace from Linux 6.14; on an older kernel the file is the host's,
     so it is never written there."""
-    wanted = [int(item.partition("=")[2]) for item in limits if item.startswith("pids=")]
+    wanted = [
+        int(item.partition("=")[2]) for item in limits if item.startswith("pids=")
+    ]
     if not wanted or not _kernel_at_least(6, 14):
         return
     with open("/proc/sys/kernel/pid_max", "w") as handle:
@@ -323,10 +441,17 @@ def _tasks_of_this_user() -> int:
 # -- seccomp: no UNIX sockets ------------------------------------------------------------------
 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = 0x80000000, 0x00050000, 0x7FFF0000
+SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_ERRNO, SECCOMP_RET_ALLOW = (
+    0x80000000,
+    0x00050000,
+    0x7FFF0000,
+)
 # arch, socket(2) number, io_uring_setup(2) number, whether x32 numbers must be refused
-_SECCOMP_ARCH = {"x86_64": (0xC000003E, 41, 425, True), "aarch64": (0xC00000B7, 198, 425, False),
-                 "arm64": (0xC00000B7, 198, 425, False)}
+_SECCOMP_ARCH = {
+    "x86_64": (0xC000003E, 41, 425, True),
+    "aarch64": (0xC00000B7, 198, 425, False),
+    "arm64": (0xC00000B7, 198, 425, False),
+}
 AF_UNIX = 1
 
 
@@ -355,7 +480,10 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
         _bpf(ld_w_abs, 0, 0, 0),  # seccomp_data.nr
     ]
     if x32:
-        program += [_bpf(jge_k, 0, 1, 0x40000000), _bpf(ret_k, 0, 0, SECCOMP_RET_KILL_PROCESS)]
+        program += [
+            _bpf(jge_k, 0, 1, 0x40000000),
+            _bpf(ret_k, 0, 0, SECCOMP_RET_KILL_PROCESS),
+        ]
     program += [
         _bpf(jeq_k, 0, 1, uring_nr),
         _bpf(ret_k, 0, 0, deny),
@@ -404,19 +532,32 @@ def _wait_for(child: int) -> int:
 
 
 def _parse(argv: list[str]) -> tuple[dict[str, list[str]], set[str], list[str]]:
-    lists: dict[str, list[str]] = {"--read": [], "--write": [], "--exec": [], "--protect": [], "--hide": [],
-                                   "--hide-with": [], "--limit": []}
+    lists: dict[str, list[str]] = {
+        "--read": [],
+        "--write": [],
+        "--exec": [],
+        "--protect": [],
+        "--hide": [],
+        "--hide-with": [],
+        "--limit": [],
+    }
     flags: set[str] = set()
     index = 0
     while index < len(argv):
         arg = argv[index]
         if arg == "--":
-            return lists, flags, argv[index + 1:]
+            return lists, flags, argv[index + 1 :]
         if arg in lists and index + 1 < len(argv):
             lists[arg].append(argv[index + 1])
             index += 2
             continue
-        if arg in ("--no-network", "--require-landlock", "--no-landlock", "--no-namespaces", "--no-unix-sockets"):
+        if arg in (
+            "--no-network",
+            "--require-landlock",
+            "--no-landlock",
+            "--no-namespaces",
+            "--no-unix-sockets",
+        ):
             flags.add(arg)
             index += 1
             continue
@@ -440,21 +581,32 @@ def main(argv: list[str]) -> int:
         return _not_run("--protect and --hide need namespaces")
     if "--no-namespaces" not in flags:
         try:
-            pid_namespace = isolate(network="--no-network" not in flags, mounts=bool(protected or hidden))
+            pid_namespace = isolate(
+                network="--no-network" not in flags, mounts=bool(protected or hidden)
+            )
             network_isolated = "--no-network" in flags
             user_namespace = True
         except OSError as exc:
             if protected or hidden:
-                return _not_run(f"cannot keep protected paths read-only or hidden (no namespaces: {exc})")
+                return _not_run(
+                    f"cannot keep protected paths read-only or hidden (no namespaces: {exc})"
+                )
             if "--no-network" in flags:
-                print(f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
-                      "where the kernel supports it", file=sys.stderr)
+                print(
+                    f"aiq sandbox: network namespace unavailable ({exc}); TCP denied by Landlock "
+                    "where the kernel supports it",
+                    file=sys.stderr,
+                )
         if protected or hidden:
             try:
-                _mount(None, "/", MS_REC | MS_PRIVATE)  # nothing below propagates back to the host
+                _mount(
+                    None, "/", MS_REC | MS_PRIVATE
+                )  # nothing below propagates back to the host
                 hide(hidden, (lists["--hide-with"] or [None])[-1])
             except OSError as exc:
-                return _not_run(f"cannot hide {len(hidden)} secret or config-home path(s) ({exc})")
+                return _not_run(
+                    f"cannot hide {len(hidden)} secret or config-home path(s) ({exc})"
+                )
             try:
                 protect(protected)
             except OSError as exc:
@@ -473,8 +625,12 @@ def main(argv: list[str]) -> int:
             return _not_run(f"cannot bound the processes of the PID namespace ({exc})")
     if "--no-landlock" not in flags:
         try:
-            apply_landlock(lists["--read"], lists["--write"], lists["--exec"],
-                           deny_tcp="--no-network" in flags and not network_isolated)
+            apply_landlock(
+                lists["--read"],
+                lists["--write"],
+                lists["--exec"],
+                deny_tcp="--no-network" in flags and not network_isolated,
+            )
         except OSError as exc:
             if "--require-landlock" in flags:
                 return _not_run(f"cannot apply Landlock ({exc})")

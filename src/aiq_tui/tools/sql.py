@@ -25,7 +25,13 @@ from aiq_tui.conversation import ToolSpec
 from aiq_tui.locations import Home
 from aiq_tui.tools.base import ToolResult
 from aiq_tui.tools.pg_statements import SqlClass
-from aiq_tui.tools.sql_sources import SqlError, SqlLimits, SqlSource, classify_for, open_source
+from aiq_tui.tools.sql_sources import (
+    SqlError,
+    SqlLimits,
+    SqlSource,
+    classify_for,
+    open_source,
+)
 
 
 def _spec(sources: SourcesFile) -> ToolSpec:
@@ -44,7 +50,10 @@ def _spec(sources: SourcesFile) -> ToolSpec:
             "type": "object",
             "properties": {
                 "sql": {"type": "string", "description": "One SQL statement."},
-                "source": {"type": "string", "description": f"Source name (default {sources.default})."},
+                "source": {
+                    "type": "string",
+                    "description": f"Source name (default {sources.default}).",
+                },
                 "params": {
                     "type": "array",
                     "description": "Positional parameters (? for SQLite, %s for PostgreSQL/MySQL).",
@@ -59,7 +68,9 @@ def _spec(sources: SourcesFile) -> ToolSpec:
 class SqlTool:
     """The ``execute_sql`` tool over the sources of one config home."""
 
-    def __init__(self, settings: ToolSettings, *, home: Home, sources: SourcesFile) -> None:
+    def __init__(
+        self, settings: ToolSettings, *, home: Home, sources: SourcesFile
+    ) -> None:
         self._settings = settings
         self._home = home
         self._sources = sources
@@ -78,17 +89,25 @@ class SqlTool:
         """How the statement counts on its source's engine (:class:`SqlError` when it cannot run)."""
         settings = self._sources.sources.get(self._source_name(arguments))
         engine = settings.engine if settings is not None else "sqlite"
-        return classify_for(engine, str(arguments.get("sql", "")), has_params=bool(arguments.get("params")))
+        return classify_for(
+            engine,
+            str(arguments.get("sql", "")),
+            has_params=bool(arguments.get("params")),
+        )
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
         try:
-            return "sql_read" if self._classify(arguments).kind == "read" else "sql_write"
+            return (
+                "sql_read" if self._classify(arguments).kind == "read" else "sql_write"
+            )
         except SqlError:
             return "sql_read"  # run() refuses it with the reason; nothing executes
 
     def describe(self, arguments: dict[str, Any]) -> str:
         # The statement as it will run, line breaks and all: the approval escapes what is invisible.
-        return f"[{self._source_name(arguments)}] {str(arguments.get('sql', '')).strip()}"
+        return (
+            f"[{self._source_name(arguments)}] {str(arguments.get('sql', '')).strip()}"
+        )
 
     def source(self, name: str) -> SqlSource:
         """The (cached) source called ``name``; :class:`SqlError` naming the known ones."""
@@ -98,11 +117,19 @@ class SqlTool:
             settings = self._sources.sources.get(name)
             if settings is None:
                 known = ", ".join(sorted(self._sources.sources)) or "none"
-                raise SqlError(f"unknown source {name!r}; known sources: {known} (config/sources.yaml)")
-            if settings.engine == "sqlite" and settings.path and _same_file(
-                settings.path, self._home.root, self._home.sample_database
+                raise SqlError(
+                    f"unknown source {name!r}; known sources: {known} (config/sources.yaml)"
+                )
+            if (
+                settings.engine == "sqlite"
+                and settings.path
+                and _same_file(
+                    settings.path, self._home.root, self._home.sample_database
+                )
             ):
-                from aiq_tui.tools.sample_db import ensure_sample_database  # sqlite3: only when used
+                from aiq_tui.tools.sample_db import (
+                    ensure_sample_database,
+                )  # sqlite3: only when used
 
                 ensure_sample_database(self._home.sample_database)
             source = open_source(name, settings, self._home.root)
@@ -125,17 +152,23 @@ class SqlTool:
             if write and source.read_only and verdict.reason:
                 return ToolResult.failure(
                     f"source {name!r} is read-only, so this statement was not run: {verdict.reason}.\n"
-                    f"SQL: {sql.strip()}")
+                    f"SQL: {sql.strip()}"
+                )
             if write and source.read_only:
                 return ToolResult.failure(
                     f"source {name!r} is read-only, so this write statement was not run"
                     f"{_unknown_keyword_note(sql)}. "
                     f"Set read_only: false for {name!r} in config/sources.yaml to allow writes.\nSQL: {sql.strip()}"
                 )
-            limits = SqlLimits(row_cap=self._settings.sql_row_cap, cell_bytes=self._settings.sql_cell_bytes,
-                               timeout_s=self._settings.sql_timeout_seconds,
-                               value_limit_bytes=self._settings.sql_value_limit_bytes)
-            running = asyncio.ensure_future(asyncio.to_thread(source.execute, sql, params, write, limits))
+            limits = SqlLimits(
+                row_cap=self._settings.sql_row_cap,
+                cell_bytes=self._settings.sql_cell_bytes,
+                timeout_s=self._settings.sql_timeout_seconds,
+                value_limit_bytes=self._settings.sql_value_limit_bytes,
+            )
+            running = asyncio.ensure_future(
+                asyncio.to_thread(source.execute, sql, params, write, limits)
+            )
             try:
                 outcome = await asyncio.shield(running)
             except asyncio.CancelledError:
@@ -143,7 +176,9 @@ class SqlTool:
                 source.interrupt()
                 raise
         except SqlError as exc:
-            return ToolResult.failure(str(exc) if "SQL:" in str(exc) else f"{exc}\nSQL: {sql.strip()}")
+            return ToolResult.failure(
+                str(exc) if "SQL:" in str(exc) else f"{exc}\nSQL: {sql.strip()}"
+            )
         content: dict[str, Any] = {
             "source": name,
             "columns": list(outcome.columns),
@@ -158,7 +193,14 @@ class SqlTool:
             content["cells_truncated"] = outcome.cells_truncated
             content["cell_cap_bytes"] = self._settings.sql_cell_bytes
         if outcome.columns:
-            summary = f"{len(outcome.rows)} row{'' if len(outcome.rows) == 1 else 's'}" + (f" (capped at {self._settings.sql_row_cap})" if outcome.truncated else "")
+            summary = (
+                f"{len(outcome.rows)} row{'' if len(outcome.rows) == 1 else 's'}"
+                + (
+                    f" (capped at {self._settings.sql_row_cap})"
+                    if outcome.truncated
+                    else ""
+                )
+            )
         else:
             summary = f"{outcome.rows_affected if outcome.rows_affected is not None else 0} rows affected"
         return ToolResult(ok=True, content=content, summary=summary)
@@ -177,7 +219,12 @@ def _same_file(raw: str, root: Path, target: Path) -> bool:
 
 
 def _unknown_keyword_note(sql: str) -> str:
-    from aiq_tui.tools.sql_sources import READ_KEYWORDS, WRITE_KEYWORDS, _blank_invisible, _strip_literals
+    from aiq_tui.tools.sql_sources import (
+        READ_KEYWORDS,
+        WRITE_KEYWORDS,
+        _blank_invisible,
+        _strip_literals,
+    )
 
     words = _blank_invisible(_strip_literals(sql)).split()
     first = words[0].lstrip("(").upper() if words else ""

@@ -32,9 +32,10 @@ import re
 import threading
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from aiq_tui.config import SourceSettings
 
@@ -43,13 +44,59 @@ if TYPE_CHECKING:  # the driver loads when a source is first used, not at start-
 
     from aiq_tui.tools.pg_statements import SqlClass
 
-READ_KEYWORDS = frozenset({"SELECT", "WITH", "EXPLAIN", "VALUES", "SHOW", "DESCRIBE", "DESC", "PRAGMA", "TABLE"})
-WRITE_KEYWORDS = frozenset({
-    "INSERT", "UPDATE", "DELETE", "REPLACE", "MERGE", "UPSERT", "CREATE", "DROP", "ALTER",
-    "TRUNCATE", "ATTACH", "DETACH", "VACUUM", "REINDEX", "ANALYZE", "GRANT", "REVOKE", "COPY",
-    "CALL", "DO", "LOCK", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE", "SET", "RESET",
-    "CLUSTER", "COMMENT", "REFRESH", "LOAD", "IMPORT", "RENAME", "START", "END",
-})
+READ_KEYWORDS = frozenset(
+    {
+        "SELECT",
+        "WITH",
+        "EXPLAIN",
+        "VALUES",
+        "SHOW",
+        "DESCRIBE",
+        "DESC",
+        "PRAGMA",
+        "TABLE",
+    }
+)
+WRITE_KEYWORDS = frozenset(
+    {
+        "INSERT",
+        "UPDATE",
+        "DELETE",
+        "REPLACE",
+        "MERGE",
+        "UPSERT",
+        "CREATE",
+        "DROP",
+        "ALTER",
+        "TRUNCATE",
+        "ATTACH",
+        "DETACH",
+        "VACUUM",
+        "REINDEX",
+        "ANALYZE",
+        "GRANT",
+        "REVOKE",
+        "COPY",
+        "CALL",
+        "DO",
+        "LOCK",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "SAVEPOINT",
+        "RELEASE",
+        "SET",
+        "RESET",
+        "CLUSTER",
+        "COMMENT",
+        "REFRESH",
+        "LOAD",
+        "IMPORT",
+        "RENAME",
+        "START",
+        "END",
+    }
+)
 _WRITE_WORDS = re.compile(
     r"\b(INSERT|UPDATE|DELETE|REPLACE|MERGE|UPSERT|CREATE|DROP|ALTER|TRUNCATE|ATTACH|DETACH|"
     r"VACUUM|REINDEX|GRANT|REVOKE|COPY|CALL|DO|LOCK|INTO)\b",
@@ -98,8 +145,11 @@ def _strip_literals(sql: str) -> str:
             end = sql.find("*/", index + 2)
             index = length if end < 0 else end + 2
             out.append(" ")
-        elif char == "$" and (tag := _DOLLAR_TAG.match(sql, index)) is not None and not (
-                index and (sql[index - 1].isalnum() or sql[index - 1] == "_")):
+        elif (
+            char == "$"
+            and (tag := _DOLLAR_TAG.match(sql, index)) is not None
+            and not (index and (sql[index - 1].isalnum() or sql[index - 1] == "_"))
+        ):
             end = sql.find(tag.group(0), tag.end())
             index = length if end < 0 else end + len(tag.group(0))
             out.append(" '' ")
@@ -128,8 +178,12 @@ def _strip_literals(sql: str) -> str:
 
 def _blank_invisible(text: str) -> str:
     """BOMs, zero-width, format and control characters become spaces (SQLite skips a BOM)."""
-    return "".join(" " if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp") else ch
-                   for ch in text)
+    return "".join(
+        " "
+        if ch.isspace() or unicodedata.category(ch) in ("Cf", "Cc", "Zs", "Zl", "Zp")
+        else ch
+        for ch in text
+    )
 
 
 def classify_sql(sql: str) -> str:
@@ -145,12 +199,16 @@ def classify_sql(sql: str) -> str:
     if not statements:
         raise SqlError("the SQL is empty")
     if len(statements) > 1:
-        raise SqlError("one statement per call, please: split the SQL at ';' into separate calls")
+        raise SqlError(
+            "one statement per call, please: split the SQL at ';' into separate calls"
+        )
     statement = statements[0].strip().lstrip("(").strip()
     match = re.match(r"[A-Za-z_]+", statement)
     keyword = match.group(0).upper() if match else ""
     if keyword not in READ_KEYWORDS:
-        return "write"  # a write keyword, or one we do not know: never treated as a read
+        return (
+            "write"  # a write keyword, or one we do not know: never treated as a read
+        )
     if keyword == "PRAGMA":
         return "write" if "=" in statement else "read"
     if keyword in ("WITH", "EXPLAIN") and _WRITE_WORDS.search(statement):
@@ -160,7 +218,7 @@ def classify_sql(sql: str) -> str:
     return "read"
 
 
-def classify_for(engine: str, sql: str, *, has_params: bool = False) -> "SqlClass":
+def classify_for(engine: str, sql: str, *, has_params: bool = False) -> SqlClass:
     """How ``sql`` counts on a source of ``engine``: PostgreSQL statements by PostgreSQL's own
     parser (:mod:`aiq_tui.tools.pg_statements`), others by :func:`classify_sql`."""
     from aiq_tui.tools.pg_statements import SqlClass, classify_postgres
@@ -177,7 +235,9 @@ class SqlSource(Protocol):
     engine: str
     read_only: bool
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome: ...
+    def execute(
+        self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits
+    ) -> SqlOutcome: ...
 
     def interrupt(self) -> None:
         """Stop the statement running now (from another thread): Esc / Ctrl-C."""
@@ -188,25 +248,33 @@ class SqlSource(Protocol):
 
 def _cap_cell(value: Any, cap: int) -> tuple[Any, bool]:
     if isinstance(value, str) and len(value.encode("utf-8", "surrogatepass")) > cap:
-        return value.encode("utf-8", "surrogatepass")[:cap].decode("utf-8", "ignore") + "…", True
+        return value.encode("utf-8", "surrogatepass")[:cap].decode(
+            "utf-8", "ignore"
+        ) + "…", True
     if isinstance(value, (bytes, bytearray, memoryview)):
         data = bytes(value)
         if len(data) > cap:
-            return f"<blob of {len(data)} bytes; first {cap} shown> " + data[:cap].hex(), True
+            return f"<blob of {len(data)} bytes; first {cap} shown> " + data[
+                :cap
+            ].hex(), True
         return data.hex(), False  # JSON-safe and unambiguous
     return value, False
 
 
 def _fetch(cursor: Any, limits: SqlLimits) -> SqlOutcome:
     if cursor.description is None:
-        count = cursor.rowcount if isinstance(cursor.rowcount, int) and cursor.rowcount >= 0 else None
+        count = (
+            cursor.rowcount
+            if isinstance(cursor.rowcount, int) and cursor.rowcount >= 0
+            else None
+        )
         return SqlOutcome((), (), False, count)
     columns = tuple(str(column[0]) for column in cursor.description)
     raw = cursor.fetchmany(limits.row_cap + 1)
     truncated = len(raw) > limits.row_cap
     cut = 0
     rows: list[tuple[Any, ...]] = []
-    for row in raw[:limits.row_cap]:
+    for row in raw[: limits.row_cap]:
         cells = []
         for value in row:
             capped, was_cut = _cap_cell(value, limits.cell_bytes)
@@ -235,17 +303,27 @@ class SqliteSource:
         import sqlite3
 
         if not self.path.is_file():
-            raise SqlError(f"source {self.name!r}: database file not found: {self.path}")
+            raise SqlError(
+                f"source {self.name!r}: database file not found: {self.path}"
+            )
         uri = f"file:{self.path}?mode={'rw' if write else 'ro'}"
         try:
             connection = sqlite3.connect(uri, uri=True, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise SqlError(f"source {self.name!r}: cannot open {self.path}: {exc}") from exc
+            raise SqlError(
+                f"source {self.name!r}: cannot open {self.path}: {exc}"
+            ) from exc
         connection.execute("PRAGMA foreign_keys = ON")
         if hasattr(connection, "setlimit"):
-            connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, max(limits.value_limit_bytes, limits.cell_bytes))
+            connection.setlimit(
+                sqlite3.SQLITE_LIMIT_LENGTH,
+                max(limits.value_limit_bytes, limits.cell_bytes),
+            )
             connection.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
-        from aiq_tui.tools.sqlite_authorizer import read_only_authorizer, write_authorizer
+        from aiq_tui.tools.sqlite_authorizer import (
+            read_only_authorizer,
+            write_authorizer,
+        )
 
         connection.set_authorizer(write_authorizer if write else read_only_authorizer)
         connection.set_progress_handler(self._progress, 10_000)
@@ -255,7 +333,9 @@ class SqliteSource:
         # Non-zero aborts the statement: past the deadline, or cancelled from the UI.
         return 1 if self._cancelled.is_set() or time.monotonic() > self._deadline else 0
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
+    def execute(
+        self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits
+    ) -> SqlOutcome:
         import sqlite3
 
         if write and self.read_only:
@@ -280,7 +360,9 @@ class SqliteSource:
             except (sqlite3.Error, sqlite3.Warning) as exc:
                 if connection.in_transaction:
                     connection.rollback()
-                raise SqlError(f"{self._explain(exc, limits)}\nSQL: {sql.strip()}") from exc
+                raise SqlError(
+                    f"{self._explain(exc, limits)}\nSQL: {sql.strip()}"
+                ) from exc
             finally:
                 self._running = None
 
@@ -291,8 +373,10 @@ class SqliteSource:
                 return "the query was cancelled"
             return f"the query ran past {limits.timeout_s:g} s and was stopped (tools.sql_timeout_seconds)"
         if "not authorized" in text:
-            return (f"{text}: source {self.name!r} is read-only — SQLite refuses ATTACH, DETACH, writes, "
-                    "extension loading and PRAGMAs that change settings on it")
+            return (
+                f"{text}: source {self.name!r} is read-only — SQLite refuses ATTACH, DETACH, writes, "
+                "extension loading and PRAGMAs that change settings on it"
+            )
         if "too big" in text:
             return f"{text} (values are limited to {limits.value_limit_bytes} bytes)"
         if "one statement at a time" in text:
@@ -323,7 +407,9 @@ def expand_dsn(dsn: str, environ: dict[str, str] | None = None) -> str:
     def substitute(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in env:
-            raise SqlError(f"the DSN references ${{{name}}} but that environment variable is not set")
+            raise SqlError(
+                f"the DSN references ${{{name}}} but that environment variable is not set"
+            )
         return env[name]
 
     return _ENV_REFERENCE.sub(substitute, dsn)
@@ -353,7 +439,9 @@ class PostgresSource:
         self._lock = threading.Lock()
         self._connection: Any = None
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
+    def execute(
+        self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits
+    ) -> SqlOutcome:
         import psycopg
 
         if write and self.read_only:
@@ -363,11 +451,15 @@ class PostgresSource:
                 if self._connection is None or self._connection.closed:
                     # standard_conforming_strings as PostgreSQL's parser reads them when it
                     # classifies (pg_statements): a backslash never ends a '…' string.
-                    options = (f"-c statement_timeout={int(limits.timeout_s * 1000)}"
-                               " -c standard_conforming_strings=on")
+                    options = (
+                        f"-c statement_timeout={int(limits.timeout_s * 1000)}"
+                        " -c standard_conforming_strings=on"
+                    )
                     if self.read_only:
                         options += " -c default_transaction_read_only=on"
-                    self._connection = psycopg.connect(expand_dsn(self._dsn), options=options)
+                    self._connection = psycopg.connect(
+                        expand_dsn(self._dsn), options=options
+                    )
                 connection = self._connection
                 connection.read_only = not write  # the server enforces reads
                 with connection.cursor() as cursor:
@@ -375,13 +467,17 @@ class PostgresSource:
                     # a second statement however the text is quoted ($$…$$, E'\\'').
                     # This call's deadline, for this transaction only (the session default
                     # from connect stays as a floor).
-                    cursor.execute("SELECT set_config('statement_timeout', %s, true)",
-                                   (str(int(limits.timeout_s * 1000)),))
+                    cursor.execute(
+                        "SELECT set_config('statement_timeout', %s, true)",
+                        (str(int(limits.timeout_s * 1000)),),
+                    )
                     if _pipeline_supported():
                         with connection.pipeline():
                             cursor.execute(sql, tuple(params) if params else None)
                     else:  # libpq < 14: binary results also force the extended protocol
-                        cursor.execute(sql, tuple(params) if params else None, binary=True)
+                        cursor.execute(
+                            sql, tuple(params) if params else None, binary=True
+                        )
                     outcome = _fetch(cursor, limits)
                 connection.commit() if write else connection.rollback()
                 return outcome
@@ -402,20 +498,27 @@ class PostgresSource:
         if not outcome.rows:
             return []
         role, superuser, granted = outcome.rows[0]
-        fix = ("; give this read-only source a role that can only SELECT (CREATE ROLE … LOGIN, "
-               "GRANT SELECT …) — the server, not the parser, is what should refuse it")
+        fix = (
+            "; give this read-only source a role that can only SELECT (CREATE ROLE … LOGIN, "
+            "GRANT SELECT …) — the server, not the parser, is what should refuse it"
+        )
         if superuser:
-            return [f"role {role!r} is a superuser: it can run programs and read or write files on the "
-                    f"database server ({', '.join(SERVER_ACCESS_ROLES)} and more) whatever read_only says{fix}"]
-        return [f"role {role!r} is a member of {member}, which lets it {_ROLE_POWERS.get(member, 'reach')} "
-                f"the database server{fix}" for member in granted]
+            return [
+                f"role {role!r} is a superuser: it can run programs and read or write files on the "
+                f"database server ({', '.join(SERVER_ACCESS_ROLES)} and more) whatever read_only says{fix}"
+            ]
+        return [
+            f"role {role!r} is a member of {member}, which lets it {_ROLE_POWERS.get(member, 'reach')} "
+            f"the database server{fix}"
+            for member in granted
+        ]
 
     def interrupt(self) -> None:
         connection = self._connection
         if connection is not None and not connection.closed:
             try:
                 connection.cancel()
-            except Exception:  # noqa: BLE001 - a cancel that fails leaves the timeout in charge
+            except Exception:
                 pass
 
     def close(self) -> None:
@@ -460,7 +563,9 @@ class MySqlSource:
             client_flag=0,  # never CLIENT.MULTI_STATEMENTS: the server runs one statement per call
         )
 
-    def execute(self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits) -> SqlOutcome:
+    def execute(
+        self, sql: str, params: Sequence[Any] | None, write: bool, limits: SqlLimits
+    ) -> SqlOutcome:
         import pymysql
 
         if write and self.read_only:
@@ -472,10 +577,15 @@ class MySqlSource:
                     with self._connection.cursor() as cursor:
                         if self.read_only:
                             cursor.execute("SET SESSION TRANSACTION READ ONLY")
-                        cursor.execute("SET SESSION max_execution_time = %s", (int(limits.timeout_s * 1000),))
+                        cursor.execute(
+                            "SET SESSION max_execution_time = %s",
+                            (int(limits.timeout_s * 1000),),
+                        )
                 connection = self._connection
                 with connection.cursor() as cursor:
-                    cursor.execute("START TRANSACTION" if write else "START TRANSACTION READ ONLY")
+                    cursor.execute(
+                        "START TRANSACTION" if write else "START TRANSACTION READ ONLY"
+                    )
                     cursor.execute(sql, tuple(params) if params else None)
                     outcome = _fetch(cursor, limits)
                 connection.commit() if write else connection.rollback()
@@ -493,7 +603,7 @@ class MySqlSource:
         if connection is not None:
             try:
                 connection.close()  # the server aborts the statement of a closed session
-            except Exception:  # noqa: BLE001
+            except Exception:
                 pass
             self._connection = None
 
@@ -504,11 +614,18 @@ class MySqlSource:
                 self._connection = None
 
 
-SERVER_ACCESS_ROLES = ("pg_execute_server_program", "pg_read_server_files", "pg_write_server_files")
+SERVER_ACCESS_ROLES = (
+    "pg_execute_server_program",
+    "pg_read_server_files",
+    "pg_write_server_files",
+)
 """PostgreSQL roles that let a member run programs on, or read/write files of, the database server."""
 
-_ROLE_POWERS = {"pg_execute_server_program": "run programs on", "pg_read_server_files": "read any file on",
-                "pg_write_server_files": "write files on"}
+_ROLE_POWERS = {
+    "pg_execute_server_program": "run programs on",
+    "pg_read_server_files": "read any file on",
+    "pg_write_server_files": "write files on",
+}
 _ROLE_QUERY = (
     "SELECT r.rolname::text, r.rolsuper, ARRAY(SELECT g.rolname::text FROM pg_roles g "
     "WHERE g.rolname = ANY(%s) AND pg_has_role(r.oid, g.oid, 'MEMBER') ORDER BY 1) "
@@ -528,8 +645,14 @@ class SourceCheck:
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "engine": self.engine, "read_only": self.read_only, "ok": self.ok,
-                "problem": self.problem, "warnings": list(self.warnings)}
+        return {
+            "name": self.name,
+            "engine": self.engine,
+            "read_only": self.read_only,
+            "ok": self.ok,
+            "problem": self.problem,
+            "warnings": list(self.warnings),
+        }
 
 
 def check_source(name: str, source: SqlSource, limits: SqlLimits) -> SourceCheck:
@@ -542,19 +665,29 @@ def check_source(name: str, source: SqlSource, limits: SqlLimits) -> SourceCheck
         if isinstance(source, PostgresSource) and source.read_only:
             warnings = source.role_warnings(limits)
     except SqlError as exc:
-        return SourceCheck(name, source.engine, source.read_only, False, str(exc).split("\nSQL:")[0])
-    return SourceCheck(name, source.engine, source.read_only, True, warnings=tuple(warnings))
+        return SourceCheck(
+            name, source.engine, source.read_only, False, str(exc).split("\nSQL:")[0]
+        )
+    return SourceCheck(
+        name, source.engine, source.read_only, True, warnings=tuple(warnings)
+    )
 
 
 def open_source(name: str, settings: SourceSettings, home_root: Path) -> SqlSource:
     """A source object for ``settings`` (no connection yet); :class:`SqlError` when unusable."""
     if settings.engine == "sqlite":
         if not settings.path:
-            raise SqlError(f"source {name!r}: sqlite needs a path in config/sources.yaml")
+            raise SqlError(
+                f"source {name!r}: sqlite needs a path in config/sources.yaml"
+            )
         path = Path(os.path.expanduser(settings.path))
-        return SqliteSource(name, path if path.is_absolute() else home_root / path, settings.read_only)
+        return SqliteSource(
+            name, path if path.is_absolute() else home_root / path, settings.read_only
+        )
     if not settings.dsn:
-        raise SqlError(f"source {name!r}: {settings.engine} needs a dsn in config/sources.yaml")
+        raise SqlError(
+            f"source {name!r}: {settings.engine} needs a dsn in config/sources.yaml"
+        )
     if settings.engine == "postgresql":
         return PostgresSource(name, settings.dsn, settings.read_only)
     return MySqlSource(name, settings.dsn, settings.read_only)

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -38,6 +39,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.bindings import APP_BINDINGS, MAIN_SCREEN_ONLY, NEEDS_ENGINE, THEMES
 from aiq_tui.ui.chrome import DEMO_BANNER, Chrome
 from aiq_tui.ui.commands import AiqCommands
@@ -47,9 +49,13 @@ from aiq_tui.ui.demo_control import DemoControl, DemoSteps
 from aiq_tui.ui.engine_bridge import EngineBridge, EngineEvents
 from aiq_tui.ui.engine_start import DeferredStart, EngineStart
 from aiq_tui.ui.history import load_history
-from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.main_screen import MainScreen
-from aiq_tui.ui.messages import ReplayRequested, SessionDeleted, SkillChosen, StreamedText
+from aiq_tui.ui.messages import (
+    ReplayRequested,
+    SessionDeleted,
+    SkillChosen,
+    StreamedText,
+)
 from aiq_tui.ui.pane_actions import PaneActions
 from aiq_tui.ui.project_trust import ProjectTrust
 from aiq_tui.ui.prompt_completion import PromptCompletion
@@ -59,14 +65,14 @@ from aiq_tui.ui.settings_control import SettingsControl
 from aiq_tui.ui.skill_actions import SkillActions
 from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
+from aiq_tui.ui.themes import ReadableThemes
+from aiq_tui.ui.view import StateView, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.choice_list import ChoiceList
 from aiq_tui.ui.widgets.conversation import Conversation
-from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.widgets.footer import CoalescedFooter
 from aiq_tui.ui.widgets.prompt import PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
-from aiq_tui.ui.view import StateView, fit_to_height
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -101,7 +107,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         clock: Callable[[], datetime] | None = None,
         watch: bool = True,
         flash_seconds: float = 2.0,
-        start: "EngineStart | None" = None,
+        start: EngineStart | None = None,
         project: Path | None = None,
     ) -> None:
         super().__init__()
@@ -115,15 +121,23 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.busy = False
         self._skills_refresh_pending = False
         self.first_frame_at: float | None = None
-        self._cursor_moved = asyncio.Event()  # set at every draw: the cursor may have moved
+        self._cursor_moved = (
+            asyncio.Event()
+        )  # set at every draw: the cursor may have moved
         self._held_events: list[Event] | None = None  # a list while Replay mode is open
         self._open_stream: StreamedText | None = None
-        self.cursor = TimeCursor()  # every event folded; the panes draw the state at the cursor
-        self.demo: DemoSteps | None = None  # the step-through /demo, while it is stepped
+        self.cursor = (
+            TimeCursor()
+        )  # every event folded; the panes draw the state at the cursor
+        self.demo: DemoSteps | None = (
+            None  # the step-through /demo, while it is stepped
+        )
         self.view: StateView = None  # type: ignore[assignment]  # made on mount, over the main screen
         self.crash: tuple[BaseException, Path | None] | None = None
         """Set when an unhandled error stops the app: the error and the crash report's path."""
-        self.mcp_servers: dict[str, Any] = {}  # the last McpServerChanged per server (the MCP tab draws it)
+        self.mcp_servers: dict[
+            str, Any
+        ] = {}  # the last McpServerChanged per server (the MCP tab draws it)
         # One controller per concern (see the module's docstring), each holding the app.
         self.starter = DeferredStart(self, start)
         self.bridge = EngineBridge(self)
@@ -142,24 +156,38 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
             self.theme = self.config.ui.theme
 
     @classmethod
-    def starting(cls, config: AppConfig, home: Any, build: Callable[[], Any],
-                 listing: Callable[[], Any] | None = None, read_ahead: "Future[Any] | None" = None,
-                 **options: Any) -> "AiqApp":
+    def starting(
+        cls,
+        config: AppConfig,
+        home: Any,
+        build: Callable[[], Any],
+        listing: Callable[[], Any] | None = None,
+        read_ahead: Future[Any] | None = None,
+        **options: Any,
+    ) -> AiqApp:
         """The app with its engine built after the first frame, in a worker thread: the frame
         shows at once from the validated config, and the catalog, the index and every tool
         load behind it ("loading skills…"); ``listing``, when given, lists the skills before
         the rest has loaded (in the first frame when ``read_ahead``, its result computed by a
         thread, is ready by then). Prompts typed meanwhile are sent when it is ready."""
-        return cls(None, start=EngineStart(config, home, build, listing, read_ahead), **options)
+        return cls(
+            None, start=EngineStart(config, home, build, listing, read_ahead), **options
+        )
 
     @property
     def config(self) -> AppConfig:
-        return self.engine.config if self.engine is not None else self.starter.spec.config  # type: ignore[union-attr]
+        return (
+            self.engine.config if self.engine is not None else self.starter.spec.config
+        )  # type: ignore[union-attr]
 
     @property
     def home(self) -> Any:
         """The config home (:class:`~aiq_tui.locations.Home`)."""
-        return self.engine.workspace.home if self.engine is not None else self.starter.spec.home  # type: ignore[union-attr]
+        return (
+            self.engine.workspace.home
+            if self.engine is not None
+            else self.starter.spec.home
+        )  # type: ignore[union-attr]
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from textual.screen import ModalScreen
@@ -184,15 +212,24 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 conversation = Conversation(id="conversation")
-                conversation.can_focus = False  # read from the prompt (PgUp / PgDn): not a second Tab stop
+                conversation.can_focus = (
+                    False  # read from the prompt (PgUp / PgDn): not a second Tab stop
+                )
                 yield conversation
                 yield Static("", id="cursor-bar", markup=False)
                 yield PromptInput(self._skill_names, id="prompt")
-                yield ChoiceList(id="choices")  # drawn over the conversation, above the prompt
+                yield ChoiceList(
+                    id="choices"
+                )  # drawn over the conversation, above the prompt
             with Vertical(id="right"):
                 yield SkillsPane(id="skills")
-                yield BudgetGauge((context.compress_at, context.evict_at, context.aggressive_at), id="gauge")
-                if self.engine is not None:  # built already: its events are drawn from mount on
+                yield BudgetGauge(
+                    (context.compress_at, context.evict_at, context.aggressive_at),
+                    id="gauge",
+                )
+                if (
+                    self.engine is not None
+                ):  # built already: its events are drawn from mount on
                     yield self.activity_tabs(self.timeline())
                 else:  # a deferred start: the tabs are mounted after the first frame, in this place
                     yield Static("", id="activity-pending")
@@ -222,7 +259,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.view = StateView(self.screen, self._catalog_views, flash=self.chrome.flash)
         prompt = self.query_one("#prompt", PromptInput)
         settings = self.settings_control
-        prompt.load_history(load_history(settings.history_file(), settings.history_size()))
+        prompt.load_history(
+            load_history(settings.history_file(), settings.history_size())
+        )
         prompt.border_title = "Prompt"
         self.prompt_completion.attach(prompt, self.query_one("#choices", ChoiceList))
         if self.is_headless:  # nobody sees a blink; a blinking cursor would make pictures depend on timing
@@ -303,7 +342,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     # -- input --------------------------------------------------------------------------
     @on(PromptInput.Changed, "#prompt")
     def _prompt_changed(self, event: PromptInput.Changed) -> None:
-        if not event.value or len(event.value) == 1:  # emptiness decides which keys the cursor takes
+        if (
+            not event.value or len(event.value) == 1
+        ):  # emptiness decides which keys the cursor takes
             self.refresh_bindings()
         self.prompt_completion.changed()
 
@@ -318,9 +359,13 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         prompt.value = ""
         if self.cursor.paused:  # what the user sends is answered live
             await self.action_cursor_live()
-        if self.engine is None:  # typed while skills load: sent the moment the engine is ready
+        if (
+            self.engine is None
+        ):  # typed while skills load: sent the moment the engine is ready
             self.starter.queued.append(text)
-            self.notify("Starting — your message is sent as soon as the skills have loaded.")
+            self.notify(
+                "Starting — your message is sent as soon as the skills have loaded."
+            )
             return
         await self.submit_text(text)
 
@@ -356,7 +401,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         if self._turn_running():
             self.action_cancel_turn()
         else:
-            self.notify("Press Ctrl+Q to quit (your session is saved after every turn).")
+            self.notify(
+                "Press Ctrl+Q to quit (your session is saved after every turn)."
+            )
 
     def action_cancel_turn(self) -> None:
         if self.screen.maximized is not None and not self._turn_running():
@@ -404,7 +451,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         """The Doctor screen: every skill checked with this engine's matcher and budget."""
         from aiq_tui.ui.screens.doctor import DoctorScreen
 
-        if self.bridge.refused_while_turn_runs():  # the doctor ranks with the engine's own index
+        if (
+            self.bridge.refused_while_turn_runs()
+        ):  # the doctor ranks with the engine's own index
             return
         self.push_screen(DoctorScreen(self.engine, self._bases()))
 
@@ -455,7 +504,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         await self.session_control.deleted(message.session_id)
 
     def on_skill_chosen(self, message: SkillChosen) -> None:
-        if self.engine is not None:  # listed while the engine is still being built: not yet
+        if (
+            self.engine is not None
+        ):  # listed while the engine is still being built: not yet
             self.action_open_skill(message.name)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

@@ -10,16 +10,40 @@ from textual.binding import Binding, BindingType
 THEMES = ("textual-dark", "textual-light")
 """The two themes Ctrl+T switches between."""
 # Actions that need the engine: while a deferred start builds it they are shown disabled.
-NEEDS_ENGINE = frozenset({
-    "settings", "inspector", "sessions", "replay", "doctor", "warnings", "reload_skills", "compact",
-    "clear", "activate_skill", "set_skill_status", "open_skill", "long_demo",
-})
+NEEDS_ENGINE = frozenset(
+    {
+        "settings",
+        "inspector",
+        "sessions",
+        "replay",
+        "doctor",
+        "warnings",
+        "reload_skills",
+        "compact",
+        "clear",
+        "activate_skill",
+        "set_skill_status",
+        "open_skill",
+        "long_demo",
+    }
+)
 
 # The workbench's own keys: off (and out of the footer) while a dialog is open on top of it.
-MAIN_SCREEN_ONLY = frozenset({
-    "show_help", "settings", "inspector", "sessions", "warnings", "copy_answer", "toggle_theme",
-    "reload_skills", "toggle_activity", "maximize_activity", "scroll_conversation",
-})
+MAIN_SCREEN_ONLY = frozenset(
+    {
+        "show_help",
+        "settings",
+        "inspector",
+        "sessions",
+        "warnings",
+        "copy_answer",
+        "toggle_theme",
+        "reload_skills",
+        "toggle_activity",
+        "maximize_activity",
+        "scroll_conversation",
+    }
+)
 
 APP_BINDINGS: list[BindingType] = [
     Binding("ctrl+c", "interrupt", "Cancel/quit", show=False, priority=True),

@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from aiq_tui.ui.app import AiqApp
 
 # Fits 80 columns: one line saying how to connect a real model.
-DEMO_BANNER = "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
+DEMO_BANNER = (
+    "Offline demo model — set OPENAI_API_KEY or ANTHROPIC_API_KEY; Settings: F2"
+)
 
 # Events that change the app's chrome besides the view state: the app's handler per type
 # (each hands the event to the :class:`Chrome` method of the same name without the underscore).
@@ -53,7 +55,9 @@ class Chrome:
 
     def __init__(self, app: AiqApp) -> None:
         self.app = app
-        self.semantic_label = ""  # "embedding skills 42/199", then "semantic on"; shown in the header
+        self.semantic_label = (
+            ""  # "embedding skills 42/199", then "semantic on"; shown in the header
+        )
 
     # -- banners and the header -----------------------------------------------------------------
     def banner_text(self) -> str | None:
@@ -61,7 +65,11 @@ class Chrome:
         answer (no API key): asked of the provider's own readiness check."""
         app = self.app
         # Still starting: the config says whether it is the demo (a real provider is checked once built).
-        demo = app.engine.is_demo if app.engine is not None else app.config.llm.active().kind == "demo"
+        demo = (
+            app.engine.is_demo
+            if app.engine is not None
+            else app.config.llm.active().kind == "demo"
+        )
         if demo:
             return DEMO_BANNER if app.config.ui.show_banner else None
         check = getattr(getattr(app.engine, "provider", None), "_check_ready", None)
@@ -69,7 +77,7 @@ class Chrome:
             return None
         try:
             check()
-        except Exception as exc:  # noqa: BLE001 - any reason it cannot answer is worth a banner
+        except Exception as exc:
             return f"⚠ {exc} — F2 Settings"
         return None
 
@@ -83,7 +91,9 @@ class Chrome:
         return tuple(self.app.engine.problems) if self.app.engine is not None else ()
 
     def shown_problem(self, problem: Problem) -> str:
-        return f"{self.app.shown(problem.path)}: {problem.message}" + (f" — {problem.hint}" if problem.hint else "")
+        return f"{self.app.shown(problem.path)}: {problem.message}" + (
+            f" — {problem.hint}" if problem.hint else ""
+        )
 
     def show_problems(self) -> None:
         from aiq_tui.tools.launcher import sandbox_warning
@@ -92,14 +102,24 @@ class Chrome:
         problems = self.problems()
         banner = app.query_one("#problems-banner", Static)
         # "" while Landlock confines commands in a project; a warning otherwise
-        sandbox = sandbox_warning(app.engine.workspace.cwd if app.engine is not None else None)
+        sandbox = sandbox_warning(
+            app.engine.workspace.cwd if app.engine is not None else None
+        )
         banner.display = bool(problems) or bool(sandbox)
         if problems:
             count = len(problems)
-            what = "problem" if any(p.message.startswith(("MCP server", "tools.permissions."))
-                                    for p in problems) else "skill problem"
-            banner.update(f"⚠ {count} {what}{'s' if count != 1 else ''} — F6 shows what to fix"
-                          + (f"\n{sandbox}" if sandbox else ""))
+            what = (
+                "problem"
+                if any(
+                    p.message.startswith(("MCP server", "tools.permissions."))
+                    for p in problems
+                )
+                else "skill problem"
+            )
+            banner.update(
+                f"⚠ {count} {what}{'s' if count != 1 else ''} — F6 shows what to fix"
+                + (f"\n{sandbox}" if sandbox else "")
+            )
         elif sandbox:
             banner.update(sandbox)
 
@@ -109,7 +129,11 @@ class Chrome:
             app.sub_title = "starting…"
             return
         session = app.engine.session
-        title = printable(session.display_title, one_line=True) if session.messages else "new session"
+        title = (
+            printable(session.display_title, one_line=True)
+            if session.messages
+            else "new session"
+        )
         app.sub_title = f"{app.engine.provider_label} · {title} [{session.id}]"
         if self.semantic_label:
             app.sub_title += f" · {self.semantic_label}"
@@ -135,8 +159,12 @@ class Chrome:
 
     async def on_reloaded(self, event: Any) -> None:
         if event.problems:
-            self.app.notify(str(self.shown_problem(event.problems[0])), title="Skill failed to load",
-                            severity="warning", markup=False)
+            self.app.notify(
+                str(self.shown_problem(event.problems[0])),
+                title="Skill failed to load",
+                severity="warning",
+                markup=False,
+            )
         self.show_problems()
         self.app.refresh_skills()
 
@@ -154,12 +182,30 @@ class Chrome:
         if not app.query("#mcp-pane"):
             await tabs.add_pane(TabPane("MCP", McpPane(id="mcp-pane"), id="tab-mcp"))
         app.query_one("#mcp-pane", McpPane).show(app.mcp_servers)
-        if old is None or (old.state, old.tools, old.omitted) != (event.state, event.tools, event.omitted):
-            detail = f"{len(event.tools)} tools" if event.state == "ready" else (event.message.splitlines() or [""])[0]
-            await app.take({"type": "mcp_server_changed", "line": f"{event.name}: {event.state} — {detail}"})
-        if event.state in ("failed", "not approved") and (old is None or old.state != event.state):
-            app.notify((event.message.splitlines() or [""])[0], title=f"MCP server {event.name}: {event.state}",
-                       severity="warning")
+        if old is None or (old.state, old.tools, old.omitted) != (
+            event.state,
+            event.tools,
+            event.omitted,
+        ):
+            detail = (
+                f"{len(event.tools)} tools"
+                if event.state == "ready"
+                else (event.message.splitlines() or [""])[0]
+            )
+            await app.take(
+                {
+                    "type": "mcp_server_changed",
+                    "line": f"{event.name}: {event.state} — {detail}",
+                }
+            )
+        if event.state in ("failed", "not approved") and (
+            old is None or old.state != event.state
+        ):
+            app.notify(
+                (event.message.splitlines() or [""])[0],
+                title=f"MCP server {event.name}: {event.state}",
+                severity="warning",
+            )
         self.show_problems()
 
     async def mcp_resource(self, event: Any) -> None:
@@ -169,8 +215,12 @@ class Chrome:
         from aiq_tui.ui.widgets.mcp_pane import McpPane
 
         for pane in self.app.query("#mcp-pane").results(McpPane):
-            pane.mark_updated(event.server, event.uri, isinstance(event, McpResourceUpdated))
+            pane.mark_updated(
+                event.server, event.uri, isinstance(event, McpResourceUpdated)
+            )
 
     async def mcp_progress(self, event: Any) -> None:
         if self.app.busy:  # the status line under the prompt, while the call runs
-            self.app.query_one("#prompt", PromptInput).border_subtitle = mcp_prompts.progress_line(event)
+            self.app.query_one(
+                "#prompt", PromptInput
+            ).border_subtitle = mcp_prompts.progress_line(event)

@@ -11,22 +11,57 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Match inspector", "Rank skills for a query, per-term breakdown", "inspector"),
     ("Sessions", "Resume, replay, rename or delete saved sessions", "sessions"),
-    ("Replay session", "Step through this session's turns and events (read-only)", "replay"),
-    ("Skills doctor", "Collisions, unreachable skills, budget hogs, risky content, spec problems", "doctor"),
-    ("Trigger evals", "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
-     "trigger_eval"),
+    (
+        "Replay session",
+        "Step through this session's turns and events (read-only)",
+        "replay",
+    ),
+    (
+        "Skills doctor",
+        "Collisions, unreachable skills, budget hogs, risky content, spec problems",
+        "doctor",
+    ),
+    (
+        "Trigger evals",
+        "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
+        "trigger_eval",
+    ),
     ("Settings", "Provider, model, window and thresholds", "settings"),
     ("Switch model", "Pick the provider and model (/model)", "settings(True)"),
     ("Help", "All keys and slash commands", "show_help"),
-    ("Skill load warnings", "Skills that failed to load and how to fix them", "warnings"),
+    (
+        "Skill load warnings",
+        "Skills that failed to load and how to fix them",
+        "warnings",
+    ),
     ("Compact context", "Compress the conversation now", "compact"),
-    ("Play the long demo", "Demo model: grow the context until compression fires at 80/90/95 %", "long_demo"),
+    (
+        "Play the long demo",
+        "Demo model: grow the context until compression fires at 80/90/95 %",
+        "long_demo",
+    ),
     ("Clear conversation", "Start a new session (the old one stays saved)", "clear"),
-    ("Copy last answer", "Copy the last assistant answer to the clipboard", "copy_answer"),
-    ("Toggle light/dark theme", "Switch between textual-dark and textual-light", "toggle_theme"),
+    (
+        "Copy last answer",
+        "Copy the last assistant answer to the clipboard",
+        "copy_answer",
+    ),
+    (
+        "Toggle light/dark theme",
+        "Switch between textual-dark and textual-light",
+        "toggle_theme",
+    ),
     ("Reload skills", "Rescan skill directories now", "reload_skills"),
-    ("Switch Tools/Timeline", "Show the tool log or the event timeline", "toggle_activity"),
-    ("Cancel turn", "Stop the running turn (the partial answer is kept)", "cancel_turn"),
+    (
+        "Switch Tools/Timeline",
+        "Show the tool log or the event timeline",
+        "toggle_activity",
+    ),
+    (
+        "Cancel turn",
+        "Stop the running turn (the partial answer is kept)",
+        "cancel_turn",
+    ),
     ("Quit", "Leave the app; the session is saved", "quit"),
 )
 SKILL_HITS = 20  # enough to find one skill by name without flooding the palette
@@ -37,33 +72,65 @@ class AiqCommands(Provider):
 
     async def discover(self) -> Hits:
         for label, help_text, action in ACTIONS:
-            yield DiscoveryHit(label, partial(self.app.run_action, action), help=help_text)
+            yield DiscoveryHit(
+                label, partial(self.app.run_action, action), help=help_text
+            )
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
         for label, help_text, action in ACTIONS:
             score = matcher.match(label)
             if score > 0:
-                yield Hit(score, matcher.highlight(label), partial(self.app.run_action, action), help=help_text)
+                yield Hit(
+                    score,
+                    matcher.highlight(label),
+                    partial(self.app.run_action, action),
+                    help=help_text,
+                )
         engine: Any = getattr(self.app, "engine", None)
         if engine is None or len(query) < 2:
             return
         shown = 0
         catalog = engine.workspace.catalog
-        dormant = [meta.name for meta in catalog.dormant()] if hasattr(catalog, "dormant") else []
+        dormant = (
+            [meta.name for meta in catalog.dormant()]
+            if hasattr(catalog, "dormant")
+            else []
+        )
         for name in [*dormant, *catalog.names()]:
-            if name in dormant:  # disabled or draft: still reachable by name, and enabled from here
-                entries = ((f"Open skill: {name} (disabled)", f"open_skill({name!r})", "Skill viewer; e enables it"),
-                           (f"Enable skill: {name}", f"set_skill_status({name!r}, 'active')",
-                            "Load it again (writes its SKILL.md, as `skills enable`)"))
+            if (
+                name in dormant
+            ):  # disabled or draft: still reachable by name, and enabled from here
+                entries = (
+                    (
+                        f"Open skill: {name} (disabled)",
+                        f"open_skill({name!r})",
+                        "Skill viewer; e enables it",
+                    ),
+                    (
+                        f"Enable skill: {name}",
+                        f"set_skill_status({name!r}, 'active')",
+                        "Load it again (writes its SKILL.md, as `skills enable`)",
+                    ),
+                )
             else:
-                entries = ((f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
-                           (f"Trigger evals: {name}", f"trigger_eval({name!r})",
-                            "Its trigger queries (evals/trigger_eval.json), pass/fail, scores"))
+                entries = (
+                    (f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
+                    (
+                        f"Trigger evals: {name}",
+                        f"trigger_eval({name!r})",
+                        "Its trigger queries (evals/trigger_eval.json), pass/fail, scores",
+                    ),
+                )
             for label, action, help_text in entries:
                 score = matcher.match(label)
                 if score > 0:
-                    yield Hit(score, matcher.highlight(label), partial(self.app.run_action, action), help=help_text)
+                    yield Hit(
+                        score,
+                        matcher.highlight(label),
+                        partial(self.app.run_action, action),
+                        help=help_text,
+                    )
                     shown += 1
             if shown >= SKILL_HITS:
                 break

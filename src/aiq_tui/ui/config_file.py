@@ -16,10 +16,15 @@ import yaml
 from aiq_tui.config import AppConfig, ConfigError, read_yaml_mapping, validate_config
 
 
-def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def apply_settings(
+    data: dict[str, Any], changes: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     """``changes`` is ``{"llm": {...}, "context": {...}, "ui": {...}}`` (any of them);
     ``llm.model`` goes to the chosen provider."""
-    merged = {key: dict(value) if isinstance(value, dict) else value for key, value in data.items()}
+    merged = {
+        key: dict(value) if isinstance(value, dict) else value
+        for key, value in data.items()
+    }
     llm = dict(merged.get("llm") or {})
     llm_changes = dict(changes.get("llm", {}))
     model = llm_changes.pop("model", None)
@@ -31,7 +36,9 @@ def apply_settings(data: dict[str, Any], changes: dict[str, dict[str, Any]]) -> 
         providers = {k: dict(v) for k, v in (llm.get("providers") or {}).items()}
         entry = providers.setdefault(provider, {})
         if "kind" not in entry:
-            entry["kind"] = AppConfig().llm.providers.get(provider, AppConfig().llm.active()).kind
+            entry["kind"] = (
+                AppConfig().llm.providers.get(provider, AppConfig().llm.active()).kind
+            )
         entry["model"] = model
         llm["providers"] = providers
     merged["llm"] = llm
@@ -67,7 +74,9 @@ def save_settings(path: Path, changes: dict[str, dict[str, Any]]) -> AppConfig:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             yaml.safe_dump(data, stream, sort_keys=False, allow_unicode=True)
-        os.replace(temp, path)  # atomic: readers see the old file or the new one, never half
+        os.replace(
+            temp, path
+        )  # atomic: readers see the old file or the new one, never half
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise

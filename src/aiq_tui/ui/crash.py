@@ -11,7 +11,7 @@ from __future__ import annotations
 import platform
 import sys
 import traceback
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
@@ -30,21 +30,25 @@ def _version(package: str) -> str:
 
 def report_text(error: BaseException, when: datetime) -> str:
     trace = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    return "\n".join([
-        "aiq-tui crash report",
-        f"time: {when.isoformat(timespec='seconds')}",
-        f"aiq-tui: {_version('aiq-tui')}  textual: {_version('textual')}  rich: {_version('rich')}",
-        f"python: {platform.python_version()}  platform: {platform.platform()}",
-        f"command: {' '.join(sys.argv)}",
-        "",
-        trace,
-    ])
+    return "\n".join(
+        [
+            "aiq-tui crash report",
+            f"time: {when.isoformat(timespec='seconds')}",
+            f"aiq-tui: {_version('aiq-tui')}  textual: {_version('textual')}  rich: {_version('rich')}",
+            f"python: {platform.python_version()}  platform: {platform.platform()}",
+            f"command: {' '.join(sys.argv)}",
+            "",
+            trace,
+        ]
+    )
 
 
-def write_crash_report(home_root: Path, error: BaseException, *, now: datetime | None = None) -> Path | None:
+def write_crash_report(
+    home_root: Path, error: BaseException, *, now: datetime | None = None
+) -> Path | None:
     """Write the report to ``<home>/crash/crash-<time>.txt``; None when it cannot be written
     (a crash handler must never raise a second error)."""
-    when = now or datetime.now(timezone.utc)
+    when = now or datetime.now(UTC)
     folder = home_root / CRASH_DIR
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -64,10 +68,18 @@ def write_crash_report(home_root: Path, error: BaseException, *, now: datetime |
 
 def crash_note(error: BaseException, path: Path | None) -> str:
     """The lines printed on stderr after the app has left the screen."""
-    where = f"A crash report was written to {path}" if path else "The crash report could not be written"
-    return (f"aiq-tui stopped on an unexpected error: {type(error).__name__}: {error}\n"
-            f"{where} — please attach it to a bug report. Your session was saved after the last turn.")
+    where = (
+        f"A crash report was written to {path}"
+        if path
+        else "The crash report could not be written"
+    )
+    return (
+        f"aiq-tui stopped on an unexpected error: {type(error).__name__}: {error}\n"
+        f"{where} — please attach it to a bug report. Your session was saved after the last turn."
+    )
 
 
-def print_crash_note(error: BaseException, path: Path | None, stream: TextIO | None = None) -> None:
+def print_crash_note(
+    error: BaseException, path: Path | None, stream: TextIO | None = None
+) -> None:
     print(crash_note(error, path), file=stream or sys.stderr)

@@ -17,15 +17,23 @@ if TYPE_CHECKING:
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.demo_control import DemoControl, DemoSteps
 
-CURSOR_ACTIONS = frozenset({"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"})
+CURSOR_ACTIONS = frozenset(
+    {"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"}
+)
 
 
 def cursor_keys_apply(app: AiqApp, action: str) -> bool:
     """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
     Space when there is something to pause, the arrows and End only while paused."""
-    if not app.is_mounted or app.screen is not app.screen_stack[0] or not app.cursor.records:
+    if (
+        not app.is_mounted
+        or app.screen is not app.screen_stack[0]
+        or not app.cursor.records
+    ):
         return False
-    prompt = app.view.find("#prompt") if app.view is not None else None  # held: asked per key
+    prompt = (
+        app.view.find("#prompt") if app.view is not None else None
+    )  # held: asked per key
     if prompt is None or prompt.value or app.screen.focused is not prompt:
         return False
     return action == "toggle_pause" or app.cursor.paused
@@ -36,9 +44,15 @@ def paused_bar(cursor: TimeCursor) -> str:
     and how many arrived since the pause (stepping back queues nothing)."""
     shown, queued = cursor.shown, cursor.queued
     what = shown.last_event.replace("_", " ")
-    arrived = f" · {queued} new event{'s' if queued != 1 else ''} since the pause" if queued else ""
-    return (f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
-            " · ←/→ event · ↑/↓ turn · Space resume · End live")
+    arrived = (
+        f" · {queued} new event{'s' if queued != 1 else ''} since the pause"
+        if queued
+        else ""
+    )
+    return (
+        f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
+        " · ←/→ event · ↑/↓ turn · Space resume · End live"
+    )
 
 
 class CursorKeys:
@@ -52,21 +66,24 @@ class CursorKeys:
 
     # -- the time cursor --------------------------------------------------------------------
     def _show_cursor_bar(self) -> None:
-        bar = self.view.find("#cursor-bar") if self.view is not None else None  # held: no query per event
+        bar = (
+            self.view.find("#cursor-bar") if self.view is not None else None
+        )  # held: no query per event
         if bar is None:
             return
         cursor = self.cursor
         bar.display = cursor.paused
         if not cursor.paused:
             return
-        shown = cursor.shown
         if self.demo is not None:
             bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
             return
         bar.update(paused_bar(cursor))
 
     async def action_toggle_pause(self) -> None:
-        if self.demo is not None and self.cursor.paused:  # the demo: Space plays / pauses
+        if (
+            self.demo is not None and self.cursor.paused
+        ):  # the demo: Space plays / pauses
             self._play(not self.demo.playing)
             return
         if self.cursor.paused:

@@ -26,7 +26,9 @@ class DemoSteps:
     start: int
     finished: bool = False
     playing: bool = False
-    wanted: bool = False  # the user asked for the step after the last one: the next turn may run
+    wanted: bool = (
+        False  # the user asked for the step after the last one: the next turn may run
+    )
     step_pending: bool = False  # … and is shown it as soon as it arrives
     go: asyncio.Event = field(default_factory=asyncio.Event)
     timer: Any = None
@@ -42,13 +44,21 @@ class DemoSteps:
     def bar(self, cursor: TimeCursor, pace: float) -> str:
         index = cursor.index
         record = cursor.records[index] if 0 <= index < len(cursor.records) else {}
-        text = self.caption(cursor.records, index) or str(record.get("text", "")).splitlines()[0:1]
+        text = (
+            self.caption(cursor.records, index)
+            or str(record.get("text", "")).splitlines()[0:1]
+        )
         if isinstance(text, list):
             text = text[0] if text else ""
-        steps = sum(1 for i in range(self.start, index + 1)
-                    if self.caption(cursor.records, i) is not None)
+        steps = sum(
+            1
+            for i in range(self.start, index + 1)
+            if self.caption(cursor.records, i) is not None
+        )
         state = f"▶ playing ({pace:g} s a step)" if self.playing else "⏸ step"
-        if self.finished and cursor.after == 0:  # nothing left to play: no "→ next", no "Space plays"
+        if (
+            self.finished and cursor.after == 0
+        ):  # nothing left to play: no "→ next", no "Space plays"
             return f"{state} {steps} · {text}\nthe end · ← back · End live"
         return f"{state} {steps} · {text}\n→ next · ← back · Space {'pauses' if self.playing else 'plays'} · End live"
 
@@ -58,7 +68,9 @@ class DemoControl:
 
     def __init__(self, app: AiqApp) -> None:
         self.app = app
-        self.stopping = False  # Esc: the long demo stops after the turn that is cancelled now
+        self.stopping = (
+            False  # Esc: the long demo stops after the turn that is cancelled now
+        )
 
     def stop(self) -> None:
         """Esc: the story stops after the running turn; a demo waiting for its next step stops waiting."""
@@ -76,19 +88,26 @@ class DemoControl:
         """``/demo`` (``/demo play`` starts playing). Esc stops it."""
         app = self.app
         if not app.engine.is_demo:
-            await app.note("/demo plays a script for the offline demo model; "
-                           "start with --provider demo to watch it", "warning")
+            await app.note(
+                "/demo plays a script for the offline demo model; "
+                "start with --provider demo to watch it",
+                "warning",
+            )
             return
         if app.bridge.refused_while_turn_runs():
             return
-        await app.note("step-through demo: each answer grows the context until compression fires at 80, "
-                       "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops", "info")
+        await app.note(
+            "step-through demo: each answer grows the context until compression fires at 80, "
+            "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops",
+            "info",
+        )
         self.stopping = False
         app.demo = DemoSteps(start=len(app.cursor.records) - 1)
         app.cursor.pause_at(app.demo.start)
         app._set_busy(True)
-        app.bridge.turn_worker = app.run_worker(self._run(), name="_run_long_demo", group="turn",
-                                                exit_on_error=False)
+        app.bridge.turn_worker = app.run_worker(
+            self._run(), name="_run_long_demo", group="turn", exit_on_error=False
+        )
         if play:
             self.play(True)
         await app.draw()
@@ -105,7 +124,10 @@ class DemoControl:
         pause = engine.config.ui.demo_turn_pause
         first = True
         try:
-            while not self.stopping and (text := script.next_turn(engine.breakdown.fraction)) is not None:
+            while (
+                not self.stopping
+                and (text := script.next_turn(engine.breakdown.fraction)) is not None
+            ):
                 if not first:
                     await self._turn_seen()
                     if self.stopping:
@@ -130,7 +152,7 @@ class DemoControl:
             from aiq_tui.replay.captions import demo_summary
 
             app.demo.finished = True
-            records = app.cursor.records[app.demo.start:]
+            records = app.cursor.records[app.demo.start :]
             await app.note(demo_summary(records, engine.session.id), "info")
 
     async def _turn_seen(self) -> None:
@@ -150,8 +172,10 @@ class DemoControl:
         demo = app.demo
         if demo is None:
             return True
-        return demo.caption(app.cursor.records, index) is not None or \
-            app.cursor.records[index].get("type") == "notice"
+        return (
+            demo.caption(app.cursor.records, index) is not None
+            or app.cursor.records[index].get("type") == "notice"
+        )
 
     async def next(self) -> bool:
         """→ in the demo: the next step, or (every step seen) the next turn. False at the end."""

@@ -25,12 +25,12 @@ from aiq_tui.ui.messages import Drained, EngineEvent, StreamedText
 if TYPE_CHECKING:
     from aiq_tui.events import Event
     from aiq_tui.replay.cursor import TimeCursor
-    from aiq_tui.ui.chrome import Chrome
-    from aiq_tui.ui.demo_control import DemoSteps
-    from aiq_tui.ui.view import StateView
     from aiq_tui.tools.base import ApprovalRequest, Decision
     from aiq_tui.ui.app import AiqApp
+    from aiq_tui.ui.chrome import Chrome
+    from aiq_tui.ui.demo_control import DemoSteps
     from aiq_tui.ui.screens.approval import ApprovalScreen
+    from aiq_tui.ui.view import StateView
 
 
 class EngineEvents:
@@ -52,7 +52,9 @@ class EngineEvents:
     def _sink(self, event: Event) -> None:
         from aiq_tui.events import TokenStreamed
 
-        event = for_terminal(event)  # what the model and the tools wrote: shown escaped, never obeyed
+        event = for_terminal(
+            event
+        )  # what the model and the tools wrote: shown escaped, never obeyed
         if isinstance(event, TokenStreamed):
             if self._open_stream is not None and self._open_stream.open:
                 self._open_stream.parts.append(event.text)
@@ -60,7 +62,9 @@ class EngineEvents:
                 self._open_stream = StreamedText(event.text)
                 self.post_message(self._open_stream)
             return
-        if self._open_stream is not None:  # later tokens must not jump ahead of this event
+        if (
+            self._open_stream is not None
+        ):  # later tokens must not jump ahead of this event
             self._open_stream.open = False
             self._open_stream = None
         self.post_message(EngineEvent(event))
@@ -79,7 +83,9 @@ class EngineEvents:
         await done.wait()
 
     async def on_engine_event(self, message: EngineEvent) -> None:
-        if self._held_events is not None:  # Replay mode draws with the same widgets: live waits
+        if (
+            self._held_events is not None
+        ):  # Replay mode draws with the same widgets: live waits
             self._held_events.append(message.event)
             return
         await self.apply_event(message.event)
@@ -102,7 +108,12 @@ class EngineEvents:
         before = self.cursor.head.running
         self.cursor.add(record)
         demo = self.demo
-        if demo is not None and demo.step_pending and self.cursor.paused and self.cursor.next_step(self._is_step):
+        if (
+            demo is not None
+            and demo.step_pending
+            and self.cursor.paused
+            and self.cursor.next_step(self._is_step)
+        ):
             demo.step_pending = False  # the step asked for before it existed
         if self.cursor.head.running != before:
             self._set_busy(self.cursor.head.running)
@@ -157,8 +168,12 @@ class EngineBridge:
 
     def __init__(self, app: AiqApp) -> None:
         self.app = app
-        self.waiting: list[str] = []  # messages sent while a turn ran: sent after it, in order
-        self.turn_worker: Worker[None] | None = None  # the running turn, or the /demo's story
+        self.waiting: list[
+            str
+        ] = []  # messages sent while a turn ran: sent after it, in order
+        self.turn_worker: Worker[None] | None = (
+            None  # the running turn, or the /demo's story
+        )
         self.pending_approval: ApprovalScreen | None = None
 
     def attach(self) -> None:
@@ -169,7 +184,9 @@ class EngineBridge:
         engine.approver = self.approve
         if getattr(engine, "mcp", None) is not None:
             engine.mcp.approver = app.project_trust.approve_mcp_server
-            mcp_prompts.install_elicitor(app, engine.mcp)  # a server's questions: a dialog
+            mcp_prompts.install_elicitor(
+                app, engine.mcp
+            )  # a server's questions: a dialog
         app.chrome.show_banner()
         app.chrome.update_subtitle()
         app.chrome.show_problems()
@@ -187,7 +204,9 @@ class EngineBridge:
     # -- turns --------------------------------------------------------------------------------
     def turn_running(self) -> bool:
         """A turn, or the long demo (which is between two turns part of the time)."""
-        return self.app.busy or (self.turn_worker is not None and self.turn_worker.is_running)
+        return self.app.busy or (
+            self.turn_worker is not None and self.turn_worker.is_running
+        )
 
     def refused_while_turn_runs(self) -> bool:
         """True (and the user is told) while a turn or the long demo runs."""
@@ -198,14 +217,21 @@ class EngineBridge:
 
     def send(self, text: str) -> None:
         app = self.app
-        if self.turn_running():  # kept, shown as queued, and sent when the running turn ends
+        if (
+            self.turn_running()
+        ):  # kept, shown as queued, and sent when the running turn ends
             self.waiting.append(text)
-            app.call_later(app.note, f"queued: {text} — sent when the running turn ends "
-                                     f"({len(self.waiting)} waiting; Esc cancels the running turn)", "info")
+            app.call_later(
+                app.note,
+                f"queued: {text} — sent when the running turn ends "
+                f"({len(self.waiting)} waiting; Esc cancels the running turn)",
+                "info",
+            )
             return
         app._set_busy(True)
-        self.turn_worker = app.run_worker(self._run_turn(text), name="_run_turn", group="turn",
-                                          exit_on_error=False)
+        self.turn_worker = app.run_worker(
+            self._run_turn(text), name="_run_turn", group="turn", exit_on_error=False
+        )
 
     def send_waiting(self) -> None:
         if self.waiting and not self.turn_running():
@@ -217,10 +243,17 @@ class EngineBridge:
     def worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A turn that failed or was cancelled frees the prompt; the next waiting message goes."""
         app = self.app
-        if event.worker is self.turn_worker and event.state in (WorkerState.ERROR, WorkerState.CANCELLED,
-                                                                  WorkerState.SUCCESS):
+        if event.worker is self.turn_worker and event.state in (
+            WorkerState.ERROR,
+            WorkerState.CANCELLED,
+            WorkerState.SUCCESS,
+        ):
             if event.state is WorkerState.ERROR:
-                app.notify(printable(f"turn failed: {event.worker.error}"), severity="error", markup=False)
+                app.notify(
+                    printable(f"turn failed: {event.worker.error}"),
+                    severity="error",
+                    markup=False,
+                )
             if event.state is not WorkerState.SUCCESS:
                 app._set_busy(False)
             if self.waiting:
@@ -228,7 +261,9 @@ class EngineBridge:
 
     def compact(self) -> None:
         """``/compact``: the engine summarises older messages now (a note says when there is nothing to)."""
-        self.app.run_worker(self._compact(), name="_compact", group="engine", exit_on_error=False)
+        self.app.run_worker(
+            self._compact(), name="_compact", group="engine", exit_on_error=False
+        )
 
     async def _compact(self) -> None:
         plan = await self.app.engine.compact()
@@ -258,7 +293,11 @@ class EngineBridge:
             await self.asking_step_shown(request.call_id)
             # Queued after the engine events already posted (the call's own notice among them):
             # while the modal is up, queries for the main screen's widgets would find nothing.
-            app.call_later(lambda: None if future.done() else app.push_screen(screen, callback=decided))
+            app.call_later(
+                lambda: (
+                    None if future.done() else app.push_screen(screen, callback=decided)
+                )
+            )
             return await future
         except asyncio.CancelledError:
             if screen.is_current:
@@ -273,11 +312,22 @@ class EngineBridge:
         "it asks for your approval"), or goes live, or the demo ends."""
         app = self.app
         records = app.cursor.records
-        asking = next((i for i in range(len(records) - 1, -1, -1)
-                       if records[i].get("type") == "tool_call_requested" and records[i].get("call_id") == call_id),
-                      None)
-        while asking is not None and app.demo is not None and app.cursor.paused and app.cursor.index < asking \
-                and not app.demo_control.stopping:
+        asking = next(
+            (
+                i
+                for i in range(len(records) - 1, -1, -1)
+                if records[i].get("type") == "tool_call_requested"
+                and records[i].get("call_id") == call_id
+            ),
+            None,
+        )
+        while (
+            asking is not None
+            and app.demo is not None
+            and app.cursor.paused
+            and app.cursor.index < asking
+            and not app.demo_control.stopping
+        ):
             app._cursor_moved.clear()
             await app._cursor_moved.wait()
 
@@ -298,12 +348,14 @@ class EngineBridge:
             app.engine.cancel()
             try:
                 await asyncio.wait_for(self.turn_worker.wait(), timeout=5)
-            except Exception:  # noqa: BLE001 - leaving anyway; the engine saved after the last turn
+            except Exception:
                 pass
         fleet = getattr(app.engine, "mcp", None)
-        if fleet is not None:  # MCP servers are stopped, not left to notice the closed pipe
+        if (
+            fleet is not None
+        ):  # MCP servers are stopped, not left to notice the closed pipe
             try:
                 await asyncio.wait_for(fleet.aclose(), timeout=10)
-            except Exception:  # noqa: BLE001 - leaving anyway
+            except Exception:
                 pass
         app.exit(0)

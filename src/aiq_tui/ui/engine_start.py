@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from textual.worker import get_current_worker
 
@@ -43,7 +44,7 @@ class EngineStart:
     listing: Callable[[], Any] | None = None
     """The skills as a new engine will list them, from the catalog alone: shown before ``build``
     (whose imports take most of the start) has finished."""
-    read_ahead: "Future[Any] | None" = None
+    read_ahead: Future[Any] | None = None
     """``listing``'s result, read by a thread beside the UI's imports (from a catalog cache):
     listed in the first frame when it is ready by then (:data:`READ_AHEAD_WAIT_S`)."""
 
@@ -54,8 +55,12 @@ class DeferredStart:
     def __init__(self, app: AiqApp, start: EngineStart | None) -> None:
         self.app = app
         self.spec = start
-        self.framed = threading.Event()  # set at the first frame: the engine is built after it
-        self.listed_ahead = False  # the read-ahead listing is in the first frame: the worker skips it
+        self.framed = (
+            threading.Event()
+        )  # set at the first frame: the engine is built after it
+        self.listed_ahead = (
+            False  # the read-ahead listing is in the first frame: the worker skips it
+        )
         self.queued: list[str] = []  # prompts typed before the engine was ready
 
     def begin(self) -> None:
@@ -63,7 +68,9 @@ class DeferredStart:
         self.listed_ahead = self.list_read_ahead()
         # Started now, not after the frame: a catalog not read ahead (no cache) is listed
         # right after the first frame; the engine waits for the list.
-        self.app.run_worker(self.build_engine, thread=True, group="start", exit_on_error=False)
+        self.app.run_worker(
+            self.build_engine, thread=True, group="start", exit_on_error=False
+        )
 
     def list_read_ahead(self) -> bool:
         """Lists the catalog read beside the imports, when it is ready within
@@ -75,7 +82,7 @@ class DeferredStart:
             return False
         try:
             views = ahead.result(timeout=READ_AHEAD_WAIT_S)
-        except Exception:  # noqa: BLE001 - late or failed: the start worker lists it, or reports why not
+        except Exception:
             return False
         self.app.query_one(SkillsPane).set_views(views)
         return True
@@ -86,7 +93,9 @@ class DeferredStart:
         pending = main.query("#activity-pending")
         if not pending or main.query("#activity"):
             return
-        await main.query_one("#right").mount(self.app.activity_tabs(), before=pending.first())
+        await main.query_one("#right").mount(
+            self.app.activity_tabs(), before=pending.first()
+        )
         await pending.first().remove()
 
     def mount_timeline(self) -> None:
@@ -107,7 +116,9 @@ class DeferredStart:
         """The engine exists and the first frame is drawn: the rest loads behind the screen."""
         app = self.app
         self.mount_timeline()
-        if not gc.isenabled():  # ui.run paused it for start-up: what exists now lives all session
+        if (
+            not gc.isenabled()
+        ):  # ui.run paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
         app.run_worker(self.warm_up, thread=True, group="warm-up", exit_on_error=False)
@@ -130,13 +141,23 @@ class DeferredStart:
             if self.spec.listing is not None and not self.listed_ahead:
                 # Waits until the list is drawn: building on meanwhile would halve its share of the GIL.
                 app.call_from_thread(self.show_listing, self.spec.listing())
-            while not self.framed.wait(0.05):  # the engine's imports (~0.2 s) must not delay the first frame
-                if get_current_worker().is_cancelled:  # the app ended before its first frame
+            while not self.framed.wait(
+                0.05
+            ):  # the engine's imports (~0.2 s) must not delay the first frame
+                if (
+                    get_current_worker().is_cancelled
+                ):  # the app ended before its first frame
                     return
-            app.call_from_thread(self.mount_activity)  # after the frame and the list: neither waits for it
+            app.call_from_thread(
+                self.mount_activity
+            )  # after the frame and the list: neither waits for it
             import aiq_tui.ui.widgets.timeline  # noqa: F401 - here, not on the UI's time (mounted by started)
+
             engine = self.spec.build()
-        except (ConfigError, ValueError) as exc:  # sources.yaml, an unknown provider: exit 2, say why
+        except (
+            ConfigError,
+            ValueError,
+        ) as exc:  # sources.yaml, an unknown provider: exit 2, say why
             app.call_from_thread(self.start_failed, str(exc))
             return
         app.call_from_thread(self.engine_ready, engine)
@@ -148,8 +169,10 @@ class DeferredStart:
             drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             app.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
             try:
-                await asyncio.wait_for(drawn, timeout=1.0)  # never holds the build up for long
-            except asyncio.TimeoutError:
+                await asyncio.wait_for(
+                    drawn, timeout=1.0
+                )  # never holds the build up for long
+            except TimeoutError:
                 pass
 
     def start_failed(self, message: str) -> None:
@@ -162,7 +185,9 @@ class DeferredStart:
         if not app.is_running:
             return
         app.engine = engine
-        if app.project_trust.changed:  # answered while the engine was being built from the old decision
+        if (
+            app.project_trust.changed
+        ):  # answered while the engine was being built from the old decision
             app.project_trust.apply()
         app.query_one(SkillsPane).show_reason("")
         app.bridge.attach()
@@ -181,8 +206,11 @@ class DeferredStart:
             warm_up()
             self.app.call_from_thread(self.warmed)
         import aiq_tui.ui.widgets.answer  # noqa: F401
+
         prepare = getattr(engine, "prepare_semantic", None)
-        if prepare is not None:  # skill vectors (issue 16): embedded here; keyword-only until ready
+        if (
+            prepare is not None
+        ):  # skill vectors (issue 16): embedded here; keyword-only until ready
             prepare()
 
     def warmed(self) -> None:

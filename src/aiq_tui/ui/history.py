@@ -42,6 +42,8 @@ def append_history(path: Path, text: str, cap: int) -> None:
         if len(lines) > 2 * cap:
             temp = path.with_suffix(".tmp")
             temp.write_text("\n".join(lines[-cap:]) + "\n", encoding="utf-8")
-            os.replace(temp, path)  # atomic: a second app instance never reads half a file
+            os.replace(
+                temp, path
+            )  # atomic: a second app instance never reads half a file
     except OSError:
         pass  # history is a convenience: a read-only home must not break sending

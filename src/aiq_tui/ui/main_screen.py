@@ -32,7 +32,9 @@ class MainScreen(Screen[None]):
         if pane.id == "skills":
             filled = [w for w in inside if getattr(w, "rows", None)]
             return (filled or inside or [None])[0]
-        lists = [w for w in inside if type(w).__name__ != "ContentTabs"]  # the active tab's list
+        lists = [
+            w for w in inside if type(w).__name__ != "ContentTabs"
+        ]  # the active tab's list
         return (lists or inside or [None])[0]
 
     def _stops(self) -> list[Any]:
@@ -91,7 +93,12 @@ class MainScreen(Screen[None]):
     def on_key(self, event: events.Key) -> None:
         # Typing in a pane (skills, tool log) starts a message instead of being swallowed.
         focused = self.focused
-        if not event.is_printable or not event.character or focused is None or focused.id == "prompt":
+        if (
+            not event.is_printable
+            or not event.character
+            or focused is None
+            or focused.id == "prompt"
+        ):
             return
         from aiq_tui.ui.widgets.prompt import PromptInput
 

@@ -11,10 +11,9 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-
-
 if TYPE_CHECKING:
     from aiq_tui.events import Event
+
 
 class EngineEvent(Message):
     """One engine event, delivered to the app in order."""
@@ -45,7 +44,7 @@ class StreamedText(Message):
 class Drained(Message):
     """Posted after a batch of engine events; handling it means every earlier one was handled."""
 
-    def __init__(self, done: "object") -> None:
+    def __init__(self, done: object) -> None:
         super().__init__()
         self.done = done  # an asyncio.Event set by the app
 
@@ -72,7 +71,6 @@ class ReplayRequested(Message):
     def __init__(self, session_id: str) -> None:
         super().__init__()
         self.session_id = session_id
-
 
 
 class ListEdge(Message):

@@ -27,8 +27,12 @@ class PaneActions:
 
     def scroll_conversation(self, where: str) -> None:
         conversation = self.app.query_one(Conversation)
-        {"page_up": lambda: conversation.page(-1), "page_down": lambda: conversation.page(1),
-         "top": conversation.to_top, "end": conversation.to_end}[where]()
+        {
+            "page_up": lambda: conversation.page(-1),
+            "page_down": lambda: conversation.page(1),
+            "top": conversation.to_top,
+            "end": conversation.to_end,
+        }[where]()
 
     def copy_answer(self) -> None:
         app = self.app
@@ -45,8 +49,14 @@ class PaneActions:
         if not found:  # a deferred start's first moments: the tabs are being mounted
             return
         tabs: Any = found.first()
-        order = ["tab-tools", "tab-timeline"] + (["tab-mcp"] if app.query("#tab-mcp") else [])
-        tabs.active = order[(order.index(tabs.active) + 1) % len(order)] if tabs.active in order else order[0]
+        order = ["tab-tools", "tab-timeline"] + (
+            ["tab-mcp"] if app.query("#tab-mcp") else []
+        )
+        tabs.active = (
+            order[(order.index(tabs.active) + 1) % len(order)]
+            if tabs.active in order
+            else order[0]
+        )
 
     def maximize_activity(self) -> None:
         """F7: the Tools / Timeline pane fills the screen (F7 or Esc gives the layout back)."""
@@ -82,7 +92,9 @@ class PaneActions:
             found = app.engine.tools.get(tool) if app.engine is not None else None
             return found.spec.description if found is not None else ""
 
-        details = app.query_one("#mcp-pane", McpPane).details(str(event.row_key.value), describe)
+        details = app.query_one("#mcp-pane", McpPane).details(
+            str(event.row_key.value), describe
+        )
         if details is not None:
             app.push_screen(TextModal(*details))
 
@@ -91,4 +103,6 @@ class PaneActions:
 
         record = self.app.query_one("#tool-log").records.get(str(event.row_key.value))  # type: ignore[attr-defined]
         if record is not None:
-            self.app.push_screen(TextModal(f"Tool call {record.call_id}", record.full_text()))
+            self.app.push_screen(
+                TextModal(f"Tool call {record.call_id}", record.full_text())
+            )

@@ -25,9 +25,15 @@ class ProjectTrust:
 
     def __init__(self, app: AiqApp, project: Path | None) -> None:
         self.app = app
-        self.project = project  # the folder whose trust the first start asks about (default: cwd)
-        self.changed = False  # answered while the engine was built from the old decision
-        self.settled = asyncio.Event()  # the project's trust question answered (or none asked)
+        self.project = (
+            project  # the folder whose trust the first start asks about (default: cwd)
+        )
+        self.changed = (
+            False  # answered while the engine was built from the old decision
+        )
+        self.settled = (
+            asyncio.Event()
+        )  # the project's trust question answered (or none asked)
 
     def project_dir(self) -> Path:
         workspace = getattr(self.app.engine, "workspace", None)
@@ -39,19 +45,28 @@ class ProjectTrust:
         from aiq_tui.trust import needs_decision
 
         app = self.app
-        offers = needs_decision(app.home, self.project_dir(), app.config.skills.project_dirs)
+        offers = needs_decision(
+            app.home, self.project_dir(), app.config.skills.project_dirs
+        )
         if offers:
             from aiq_tui.ui.screens.trust import TrustScreen
 
-            app.push_screen(TrustScreen(self.project_dir(), offers), callback=self._answered)
+            app.push_screen(
+                TrustScreen(self.project_dir(), offers), callback=self._answered
+            )
         else:
             self.settled.set()
 
     def _answered(self, level: Any) -> None:
         self.app.query_one("#prompt", PromptInput).focus()
         if level is not None:
-            self.app.run_worker(lambda: self._record(level), name="_record_trust", thread=True, group="trust",
-                                exit_on_error=False)
+            self.app.run_worker(
+                lambda: self._record(level),
+                name="_record_trust",
+                thread=True,
+                group="trust",
+                exit_on_error=False,
+            )
         else:  # decided later: untrusted for this run
             self.settled.set()
 
@@ -63,7 +78,9 @@ class ProjectTrust:
         try:
             record(app.home, self.project_dir(), level)
         except (OSError, TrustFileError) as exc:
-            app.call_from_thread(app.notify, f"could not remember the decision: {exc}", severity="error")
+            app.call_from_thread(
+                app.notify, f"could not remember the decision: {exc}", severity="error"
+            )
             app.call_from_thread(self.settled.set)
             return
         app.call_from_thread(self._recorded, level)
@@ -71,7 +88,10 @@ class ProjectTrust:
     def _recorded(self, level: Any) -> None:
         self.settled.set()  # recorded: the MCP servers start under it
         self.changed = True
-        self.app.notify(f"{self.project_dir()}: {level.value}; `aiq-tui trust` changes it", timeout=4)
+        self.app.notify(
+            f"{self.project_dir()}: {level.value}; `aiq-tui trust` changes it",
+            timeout=4,
+        )
         if self.app.engine is not None:
             self.apply()
 
@@ -93,6 +113,11 @@ class ProjectTrust:
             if not future.done():
                 future.set_result(answer)
 
-        app.call_later(lambda: None if future.done() else app.push_screen(McpApprovalScreen(server),
-                                                                           callback=decided))
+        app.call_later(
+            lambda: (
+                None
+                if future.done()
+                else app.push_screen(McpApprovalScreen(server), callback=decided)
+            )
+        )
         return await future

@@ -18,7 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.geometry import Offset
 
-from aiq_tui.tools.mcp.completion import Choice, Completion, accept, completion_at, value_choices
+from aiq_tui.tools.mcp.completion import (
+    Choice,
+    Completion,
+    accept,
+    completion_at,
+    value_choices,
+)
 
 if TYPE_CHECKING:
     from aiq_tui.ui.widgets.choice_list import ChoiceList
@@ -35,15 +41,24 @@ class PromptCompletion:
         self.prompt: PromptInput | None = None
         self.choice_list: ChoiceList | None = None
         self.completion: Completion | None = None
-        self._line: tuple[str, int] | None = None  # the line and cursor the completion is for
+        self._line: tuple[str, int] | None = (
+            None  # the line and cursor the completion is for
+        )
 
     def attach(self, prompt: PromptInput, choice_list: ChoiceList) -> None:
         self.prompt, self.choice_list = prompt, choice_list
         prompt.completer = self
         choice_list.picked = self._picked
         # The cursor moved without an edit (←, Home, a click): what is completed moved too.
-        self.app.watch(prompt, "selection", lambda _selection: self.showing and self.update(), init=False)
-        self.app.watch(prompt, "has_focus", lambda focused: focused or self.dismiss(), init=False)
+        self.app.watch(
+            prompt,
+            "selection",
+            lambda _selection: self.showing and self.update(),
+            init=False,
+        )
+        self.app.watch(
+            prompt, "has_focus", lambda focused: focused or self.dismiss(), init=False
+        )
 
     @property
     def showing(self) -> bool:
@@ -66,15 +81,24 @@ class PromptCompletion:
 
     def update(self) -> None:
         prompt, fleet = self.prompt, self._fleet()
-        if prompt is None or fleet is None or ("@" not in prompt.value and not prompt.value.startswith("/")):
+        if (
+            prompt is None
+            or fleet is None
+            or ("@" not in prompt.value and not prompt.value.startswith("/"))
+        ):
             # most typing: nothing to look up
             self.dismiss()
             return
         line = (prompt.value, prompt.cursor_position)
         if line == self._line and self.completion is not None:
             return  # a keystroke moves the cursor and changes the text: one update (one request) for both
-        completion = completion_at(prompt.value, prompt.cursor_position, fleet.resources(), fleet.prompts(),
-                                   fleet.offers_completions)
+        completion = completion_at(
+            prompt.value,
+            prompt.cursor_position,
+            fleet.resources(),
+            fleet.prompts(),
+            fleet.offers_completions,
+        )
         if completion is None:
             self.dismiss()
             return
@@ -84,9 +108,18 @@ class PromptCompletion:
             self._show(completion.choices)
             return
         # Values are asked for: the ones shown for this same argument stay until the answer comes.
-        if previous is None or previous.request is None or previous.request.argument != completion.request.argument:
+        if (
+            previous is None
+            or previous.request is None
+            or previous.request.argument != completion.request.argument
+        ):
             self._hide()
-        self.app.run_worker(self._ask(completion, line), group=WORKER_GROUP, exclusive=True, exit_on_error=False)
+        self.app.run_worker(
+            self._ask(completion, line),
+            group=WORKER_GROUP,
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     async def _ask(self, completion: Completion, line: tuple[str, int]) -> None:
         from aiq_tui.tools.mcp.connection import McpError
@@ -100,10 +133,16 @@ class PromptCompletion:
         except McpError:
             values = []
         prompt = self.prompt
-        if prompt is None or (prompt.value, prompt.cursor_position) != line or self.completion is not completion:
+        if (
+            prompt is None
+            or (prompt.value, prompt.cursor_position) != line
+            or self.completion is not completion
+        ):
             return  # the user typed on: a newer request answers for the line as it is now
-        choices = value_choices(request, values, self.app.config.mcp.completion_value_max_chars)
-        typed = prompt.value[completion.start:completion.end]
+        choices = value_choices(
+            request, values, self.app.config.mcp.completion_value_max_chars
+        )
+        typed = prompt.value[completion.start : completion.end]
         if len(choices) == 1 and choices[0].text == typed:
             choices = ()  # typed in full already
         self._show(choices)
@@ -120,7 +159,7 @@ class PromptCompletion:
         if prompt is None or completion is None or choice is None:
             return False
         if by_enter:
-            typed = prompt.value[completion.start:completion.end]
+            typed = prompt.value[completion.start : completion.end]
             if not typed or typed == choice.text:
                 return False
         self._put(prompt, completion, choice)
@@ -138,7 +177,12 @@ class PromptCompletion:
     # -- the list ----------------------------------------------------------------------------
     def _picked(self, index: int) -> None:
         prompt, completion, choice_list = self.prompt, self.completion, self.choice_list
-        if prompt is not None and completion is not None and choice_list is not None and index < len(choice_list.choices):
+        if (
+            prompt is not None
+            and completion is not None
+            and choice_list is not None
+            and index < len(choice_list.choices)
+        ):
             self._put(prompt, completion, choice_list.choices[index])
             prompt.focus()
 
@@ -152,7 +196,7 @@ class PromptCompletion:
             self._hide()
             return
         cursor = prompt.cursor_screen_offset
-        word = prompt.value[completion.start:completion.end]
+        word = prompt.value[completion.start : completion.end]
         anchor = Offset(cursor.x - len(word), prompt.region.y)
         choice_list.show(choices, anchor, self.app.screen.region)
 

@@ -17,10 +17,17 @@ import argparse
 import gc
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
-from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, prepare_workspace
+from aiq_tui.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    option,
+    prepare_workspace,
+)
 
 if TYPE_CHECKING:
     from aiq_tui.agent.engine import Engine
@@ -37,8 +44,12 @@ def exit_code(app: Any, result: object) -> int:
     return int(result) if isinstance(result, int) else EXIT_OK
 
 
-def create_app(args: argparse.Namespace, *, watch: bool = True,
-               telemetry: "list[Telemetry] | None" = None) -> "AiqApp | None":
+def create_app(
+    args: argparse.Namespace,
+    *,
+    watch: bool = True,
+    telemetry: list[Telemetry] | None = None,
+) -> AiqApp | None:
     """The app the options describe, or None after printing why not (exit 2).
 
     When an OTLP endpoint is configured, the engine's turns are exported (issue 26): started
@@ -66,7 +77,7 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
 
         workspaces: list[Workspace] = []
 
-        def list_skills() -> "list[SkillView]":
+        def list_skills() -> list[SkillView]:
             # The catalog alone (a few ms with its cache): the skills pane lists it before the
             # engine's modules (~0.2 s of imports) have loaded.
             from aiq_tui.agent.views import starting_views
@@ -75,14 +86,20 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
             workspaces.append(Workspace.complete(start, skills_dirs, cwd))
             return starting_views(workspaces[-1])
 
-        def build_engine() -> "Engine":
+        def build_engine() -> Engine:
             from aiq_tui.agent.engine import Engine
             from aiq_tui.telemetry import attach_telemetry
             from aiq_tui.workspace import Workspace
 
-            workspace = workspaces.pop() if workspaces else Workspace.complete(start, skills_dirs, cwd)
+            workspace = (
+                workspaces.pop()
+                if workspaces
+                else Workspace.complete(start, skills_dirs, cwd)
+            )
             engine = Engine.create(workspace, provider, defer_tokenizer=True)
-            exporting = attach_telemetry(engine, say=lambda note: _notice(app, note), live_problems=True)
+            exporting = attach_telemetry(
+                engine, say=lambda note: _notice(app, note), live_problems=True
+            )
             if exporting is not None and telemetry is not None:
                 telemetry.append(exporting)
             return engine
@@ -94,7 +111,7 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
         def read_catalog() -> None:
             try:
                 listed.set_result(list_skills())
-            except BaseException as exc:  # noqa: BLE001 - raised again where the app asks for it
+            except BaseException as exc:
                 listed.set_exception(exc)
 
         # Only from a catalog cache: a first start parses every SKILL.md (seconds for 10,000),
@@ -103,20 +120,28 @@ def create_app(args: argparse.Namespace, *, watch: bool = True,
         listing: Callable[[], list[SkillView]] = list_skills
         read_ahead: Future[list[SkillView]] | None = None
         if start.home.catalog_cache.is_file():
-            threading.Thread(target=read_catalog, name="aiq-catalog", daemon=True).start()
+            threading.Thread(
+                target=read_catalog, name="aiq-catalog", daemon=True
+            ).start()
             listing, read_ahead = listed.result, listed
 
         from aiq_tui.ui.app import AiqApp
 
-        app = AiqApp.starting(start.config, start.home, build_engine, watch=watch, listing=listing,
-                              read_ahead=read_ahead)
+        app = AiqApp.starting(
+            start.config,
+            start.home,
+            build_engine,
+            watch=watch,
+            listing=listing,
+            read_ahead=read_ahead,
+        )
         return app
     except BaseException:
         gc.enable()
         raise
 
 
-def _notice(app: "AiqApp", note: str) -> None:
+def _notice(app: AiqApp, note: str) -> None:
     """A notice in the app, from any thread, never blocking the caller (telemetry reports from
     the exporter's thread, which must not wait on the screen); on stderr once the app is gone."""
     if not app.is_running:
@@ -125,7 +150,14 @@ def _notice(app: "AiqApp", note: str) -> None:
 
     def show() -> None:
         try:
-            app.call_from_thread(app.notify, note, title="Telemetry", severity="warning", timeout=10, markup=False)
+            app.call_from_thread(
+                app.notify,
+                note,
+                title="Telemetry",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         except RuntimeError:  # the app ended meanwhile
             pass
 
@@ -140,7 +172,9 @@ def run_tui(args: argparse.Namespace) -> int:
     try:
         result = app.run()
     finally:
-        for exporting in telemetry:  # spans still queued: delivered within the flush timeout
+        for (
+            exporting
+        ) in telemetry:  # spans still queued: delivered within the flush timeout
             note = exporting.close()
             if note:
                 print(f"aiq-tui: {note}", file=sys.stderr)

@@ -56,7 +56,12 @@ class SessionControl:
 
     def resume(self, session_id: str) -> None:
         """A saved session, chosen in F4, continues here."""
-        self.app.run_worker(self._resume(session_id), name="_resume", group="engine", exit_on_error=False)
+        self.app.run_worker(
+            self._resume(session_id),
+            name="_resume",
+            group="engine",
+            exit_on_error=False,
+        )
 
     async def _resume(self, session_id: str) -> None:
         """The resumed session's recorded turns are folded as they were shown live (tool calls
@@ -70,13 +75,21 @@ class SessionControl:
         try:
             await app.engine.resume(session_id)
         except SessionError as exc:  # a session file is input: one that cannot be read is said, the app goes on
-            app.notify(printable(str(exc)), title="Cannot resume", severity="error", markup=False, timeout=15)
+            app.notify(
+                printable(str(exc)),
+                title="Cannot resume",
+                severity="error",
+                markup=False,
+                timeout=15,
+            )
             return
         await app.drained()  # the skills it restored are folded before its history
         await self.new_story({"type": "reset"})
         for record in history_records(app.engine.session):
             await app.take(record)
-        await app.bridge.engine_budget()  # the budget now, not the one its last turn ended on
+        await (
+            app.bridge.engine_budget()
+        )  # the budget now, not the one its last turn ended on
         app.chrome.update_subtitle()
         app.refresh_skills()
 
@@ -86,7 +99,9 @@ class SessionControl:
         if session_id != self.app.engine.session.id:
             return
         await self.clear_session()
-        await self.app.note(f"deleted session {session_id} — this is a new session", "info")
+        await self.app.note(
+            f"deleted session {session_id} — this is a new session", "info"
+        )
 
     def sessions(self) -> None:
         """F4: the saved sessions; the one chosen is resumed."""
@@ -116,7 +131,9 @@ class SessionControl:
                 turns = turns_from_messages(session.messages)
                 note = "recorded before replay: conversation only" if turns else ""
             if not turns:
-                raise ReplayUnavailable("Nothing to replay yet: this session has no turns.", "warning")
+                raise ReplayUnavailable(
+                    "Nothing to replay yet: this session has no turns.", "warning"
+                )
             return Recorded(turns, session.display_title, note)
 
         store = app.engine.sessions
@@ -124,9 +141,13 @@ class SessionControl:
         def load() -> Recorded:  # in the screen's worker thread
             try:
                 return recorded(store.load(session_id))
-            except SessionNotFound:  # in the app the list is F4, not the CLI the store's message names
-                raise ReplayUnavailable(f"No session {session_id!r}. F4 lists the saved sessions; "
-                                        "r there replays one.") from None
+            except (
+                SessionNotFound
+            ):  # in the app the list is F4, not the CLI the store's message names
+                raise ReplayUnavailable(
+                    f"No session {session_id!r}. F4 lists the saved sessions; "
+                    "r there replays one."
+                ) from None
             except SessionError as exc:
                 raise ReplayUnavailable(str(exc)) from None
 
@@ -139,17 +160,30 @@ class SessionControl:
                 app.notify(str(problem), severity="warning", markup=False)
                 return
             turns, title, note = current.turns, current.title, current.note
-        metas = list(app.engine.workspace.catalog)  # as it is now: the worker counts their tokens
+        metas = list(
+            app.engine.workspace.catalog
+        )  # as it is now: the worker counts their tokens
         context = app.engine.config.context
         skills = getattr(app.engine, "skills", None)
 
         def rows() -> list[tuple[str, str, int]]:
-            return [(m.name, m.description, skills.catalog_tokens(m.name, m.description) if skills else 0)
-                    for m in metas]
+            return [
+                (
+                    m.name,
+                    m.description,
+                    skills.catalog_tokens(m.name, m.description) if skills else 0,
+                )
+                for m in metas
+            ]
 
-        screen = ReplayScreen(turns, title, note=note,
-                              thresholds=(context.compress_at, context.evict_at, context.aggressive_at),
-                              catalog=rows, load=None if turns is not None else load)
+        screen = ReplayScreen(
+            turns,
+            title,
+            note=note,
+            thresholds=(context.compress_at, context.evict_at, context.aggressive_at),
+            catalog=rows,
+            load=None if turns is not None else load,
+        )
         app._held_events = []
         app.push_screen(screen, callback=lambda _: self._back_to_live())
 
@@ -167,12 +201,19 @@ def history_records(session: Any) -> list[dict[str, Any]]:
     from aiq_tui.replay.state import turns_from_messages
 
     turns = getattr(session, "replay", None) or turns_from_messages(session.messages)
-    results = {m.tool_call_id: m.content for m in session.messages if m.role is Role.TOOL and m.tool_call_id}
+    results = {
+        m.tool_call_id: m.content
+        for m in session.messages
+        if m.role is Role.TOOL and m.tool_call_id
+    }
     records = []
     for turn in turns:
         for data in turn.get("events", ()):
             record = dict(data)
-            if record.get("type") == "tool_call_finished" and record.get("call_id") in results:
+            if (
+                record.get("type") == "tool_call_finished"
+                and record.get("call_id") in results
+            ):
                 record["result"] = results[record["call_id"]]
             records.append(record)
     return records

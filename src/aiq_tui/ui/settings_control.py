@@ -33,8 +33,13 @@ class SettingsControl:
 
     def keep_history(self, text: str) -> None:
         """``text`` is appended to the history file, in a thread."""
-        self.app.run_worker(lambda: append_history(self.history_file(), text, self.history_size()),
-                            name="_keep_history", thread=True, group="history", exit_on_error=False)
+        self.app.run_worker(
+            lambda: append_history(self.history_file(), text, self.history_size()),
+            name="_keep_history",
+            thread=True,
+            group="history",
+            exit_on_error=False,
+        )
 
     # -- the theme -----------------------------------------------------------------------------
     def theme_changed(self, theme: str) -> None:
@@ -43,8 +48,13 @@ class SettingsControl:
         if not app.is_running or theme == app.config.ui.theme:
             return
         app.config.ui.theme = theme
-        app.run_worker(lambda: self._save_ui_settings({"theme": theme}), name="_save_ui_settings", thread=True,
-                       group="settings", exit_on_error=False)
+        app.run_worker(
+            lambda: self._save_ui_settings({"theme": theme}),
+            name="_save_ui_settings",
+            thread=True,
+            group="settings",
+            exit_on_error=False,
+        )
 
     def _save_ui_settings(self, changes: dict[str, Any]) -> None:
         from aiq_tui.ui.config_file import save_settings
@@ -52,8 +62,10 @@ class SettingsControl:
         app = self.app
         try:
             save_settings(app.home.config_file, {"ui": changes})
-        except Exception as exc:  # noqa: BLE001 - an unsaved theme must not stop the app
-            app.call_from_thread(app.notify, f"could not save the theme: {exc}", severity="warning")
+        except Exception as exc:
+            app.call_from_thread(
+                app.notify, f"could not save the theme: {exc}", severity="warning"
+            )
 
     # -- settings ------------------------------------------------------------------------------
     def open(self, model_only: bool = False) -> None:
@@ -66,11 +78,24 @@ class SettingsControl:
 
         def saved(config: AppConfig | None) -> None:
             if config is not None:
-                app.run_worker(self._apply(config, app.shown(home.config_file)), name="_apply_settings",
-                               group="settings-apply", exclusive=True, exit_on_error=False)
+                app.run_worker(
+                    self._apply(config, app.shown(home.config_file)),
+                    name="_apply_settings",
+                    group="settings-apply",
+                    exclusive=True,
+                    exit_on_error=False,
+                )
 
-        app.push_screen(SettingsScreen(app.engine.config, home.config_file, app.shown(home.config_file),
-                                       model_only=model_only, readiness=readiness_problem), saved)
+        app.push_screen(
+            SettingsScreen(
+                app.engine.config,
+                home.config_file,
+                app.shown(home.config_file),
+                model_only=model_only,
+                readiness=readiness_problem,
+            ),
+            saved,
+        )
 
     async def _apply(self, config: AppConfig, where: str) -> None:
         """The saved settings take effect now; a running turn finishes on the old provider first."""
@@ -86,14 +111,24 @@ class SettingsControl:
         try:
             await apply(config)
         except ValueError as exc:
-            app.notify(f"Settings saved to {where}, but not applied: {exc}", severity="error")
+            app.notify(
+                f"Settings saved to {where}, but not applied: {exc}", severity="error"
+            )
             return
         context = app.engine.config.context
         gauge = app.query_one(BudgetGauge)
-        gauge.thresholds = (context.compress_at, context.evict_at, context.aggressive_at)
-        gauge.refresh(layout=True)  # the new budget arrived as an event (apply_settings emits it)
+        gauge.thresholds = (
+            context.compress_at,
+            context.evict_at,
+            context.aggressive_at,
+        )
+        gauge.refresh(
+            layout=True
+        )  # the new budget arrived as an event (apply_settings emits it)
         app.chrome.show_banner()
         app.chrome.update_subtitle()
         window = app.engine.breakdown.window
         await app.note(
-            f"now using {app.engine.provider_label} · window {window:,} tokens (saved to {where})", "info")
+            f"now using {app.engine.provider_label} · window {window:,} tokens (saved to {where})",
+            "info",
+        )

@@ -38,10 +38,14 @@ class SkillActions:
         if not await app.engine.activate(name):
             catalog = app.engine.workspace.catalog
             dormant = catalog.find(name) if hasattr(catalog, "find") else None
-            if dormant is not None:  # disabled, not gone: say so and open it where e enables it
+            if (
+                dormant is not None
+            ):  # disabled, not gone: say so and open it where e enables it
                 await app.note(
                     f"{name} is {status_label(dormant.status)} — e in its viewer (or 'Enable skill: {name}' "
-                    "in Ctrl+P) enables it", "warning")
+                    "in Ctrl+P) enables it",
+                    "warning",
+                )
                 self.open(name)
                 return
             close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
@@ -49,7 +53,9 @@ class SkillActions:
             await app.note(f"no skill named {name!r}{hint}", "warning")
         else:
             await app.note(f"activated {name}", "info")
-            if app.screen is not app.screen_stack[0]:  # e.g. from the skill viewer: say so there
+            if (
+                app.screen is not app.screen_stack[0]
+            ):  # e.g. from the skill viewer: say so there
                 app.notify(f"Activated {name}.")
 
     def save(self, name: str) -> None:
@@ -63,13 +69,16 @@ class SkillActions:
         try:
             entry = composite_from_last_turn(name, app.engine.session.messages)
             path = await asyncio.to_thread(app.engine.workspace.catalog.save, entry)
-        except Exception as exc:  # noqa: BLE001 - StoreError/ValueError: say why, keep the app
+        except Exception as exc:
             await app.note(f"/save-skill: {exc}", "warning")
             return
         app.engine.reload()
         from aiq_tui.ui.text_fit import counted
 
-        await app.note(f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}", "info")
+        await app.note(
+            f"saved {name} ({counted(len(entry.definition['steps']), 'step')}) → {path}",
+            "info",
+        )
         self.open(name)
 
     def set_status(self, name: str, status: str) -> None:
@@ -79,18 +88,24 @@ class SkillActions:
     async def _set_status(self, name: str, status: str) -> None:
         app = self.app
         try:
-            await asyncio.to_thread(app.engine.workspace.catalog.set_status, name, status)
-        except Exception as exc:  # noqa: BLE001
+            await asyncio.to_thread(
+                app.engine.workspace.catalog.set_status, name, status
+            )
+        except Exception as exc:
             app.notify(f"cannot change {name}: {exc}", severity="error")
             return
         app.engine.reload()
-        app.notify(f"{name}: {'enabled' if status == 'active' else status_label(status)}")
+        app.notify(
+            f"{name}: {'enabled' if status == 'active' else status_label(status)}"
+        )
         await self._reopen(name)
 
     async def _reopen(self, name: str) -> None:
         from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
 
-        if isinstance(self.app.screen, SkillViewerScreen):  # show the skill as it is now
+        if isinstance(
+            self.app.screen, SkillViewerScreen
+        ):  # show the skill as it is now
             await self.app.pop_screen()
             self.open(name)
 
@@ -107,9 +122,14 @@ class SkillActions:
         from aiq_tui.skills.imported import pending_tools
 
         skill = catalog.load(name)
-        document = SkillDocument(meta, skill.body, tuple(catalog.resources(name)),
-                                 validation_problems(meta, app.engine.config.skills), app.shown(meta.path),
-                                 pending_tools(app.engine.workspace.home, meta))
+        document = SkillDocument(
+            meta,
+            skill.body,
+            tuple(catalog.resources(name)),
+            validation_problems(meta, app.engine.config.skills),
+            app.shown(meta.path),
+            pending_tools(app.engine.workspace.home, meta),
+        )
         app.push_screen(SkillViewerScreen(document))
 
     def confirm_tools(self, name: str) -> None:
@@ -129,7 +149,9 @@ class SkillActions:
         except OSError as exc:
             app.notify(f"cannot record it: {exc}", severity="error")
             return
-        app.notify(f"{name}: its allowed-tools now pre-approve those calls while the skill is in use")
+        app.notify(
+            f"{name}: its allowed-tools now pre-approve those calls while the skill is in use"
+        )
         await self._reopen(name)
 
     def trigger_eval(self, name: str = "") -> None:
@@ -139,13 +161,25 @@ class SkillActions:
 
         app = self.app
         if not name:
-            name = next((v.name for v in app.engine.skill_views() if v.state is SkillState.ACTIVE), "")
+            name = next(
+                (
+                    v.name
+                    for v in app.engine.skill_views()
+                    if v.state is SkillState.ACTIVE
+                ),
+                "",
+            )
         meta = app.engine.workspace.catalog.get(name) if name else None
         if meta is None:
-            app.notify("Which skill? Open it in the viewer and press t, or type 'Trigger evals' and its name "
-                       "in the palette.", severity="warning")
+            app.notify(
+                "Which skill? Open it in the viewer and press t, or type 'Trigger evals' and its name "
+                "in the palette.",
+                severity="warning",
+            )
             return
-        app.push_screen(TriggerEvalScreen(app.engine, name, app.shown(eval_file_of(meta))))
+        app.push_screen(
+            TriggerEvalScreen(app.engine, name, app.shown(eval_file_of(meta)))
+        )
 
 
 def status_label(status: str) -> str:

@@ -21,10 +21,20 @@ class SkillWatch:
         self.app = app
 
     def dirs(self) -> list[Path]:
-        return [entry.path for entry in self.app.engine.workspace.skill_dirs if entry.path.is_dir()]
+        return [
+            entry.path
+            for entry in self.app.engine.workspace.skill_dirs
+            if entry.path.is_dir()
+        ]
 
     def start(self) -> None:
-        self.app.run_worker(self._watch(), name="watch_skills", group="watch", exclusive=True, exit_on_error=False)
+        self.app.run_worker(
+            self._watch(),
+            name="watch_skills",
+            group="watch",
+            exclusive=True,
+            exit_on_error=False,
+        )
 
     async def _watch(self) -> None:
         from watchfiles import awatch

@@ -65,7 +65,9 @@ class SlashCommands:
             app.action_replay(rest)
         elif command == "/doctor":
             app.action_doctor()
-        elif command.startswith("/mcp__") and await mcp_prompts.run_prompt_command(app, command, rest):
+        elif command.startswith("/mcp__") and await mcp_prompts.run_prompt_command(
+            app, command, rest
+        ):
             pass  # an MCP server's prompt, sent as the user's message
         else:
             known = " ".join(SLASH_COMMANDS)

@@ -64,8 +64,13 @@ PALETTE_COLOURS: dict[str, dict[str, str]] = {
 
 def readable_themes() -> list[Theme]:
     """Textual's dark and light themes, under their own names, with :data:`PALETTE_COLOURS`."""
-    return [replace(BUILTIN_THEMES[name], variables={**BUILTIN_THEMES[name].variables, **colours})
-            for name, colours in PALETTE_COLOURS.items()]
+    return [
+        replace(
+            BUILTIN_THEMES[name],
+            variables={**BUILTIN_THEMES[name].variables, **colours},
+        )
+        for name, colours in PALETTE_COLOURS.items()
+    ]
 
 
 class ReadableThemes:
@@ -76,8 +81,13 @@ class ReadableThemes:
     def get_theme_variable_defaults(self) -> dict[str, str]:
         defaults = super().get_theme_variable_defaults()  # type: ignore[misc]
         system = self.current_theme.to_color_system().generate()  # type: ignore[attr-defined]
-        return {**defaults, "pane-border": system["primary"], "focus-border": system["accent"],
-                "button-primary": system["primary"], "button-error": system["error"]}
+        return {
+            **defaults,
+            "pane-border": system["primary"],
+            "focus-border": system["accent"],
+            "button-primary": system["primary"],
+            "button-error": system["error"],
+        }
 
     def format_title(self, title: str, sub_title: str) -> Any:
         """The header's title and sub-title, the sub-title in ``$text-muted`` rather than "dim"
@@ -87,7 +97,11 @@ class ReadableThemes:
         if not sub_title:
             return Content(title)
         # "$text-muted" is resolved as the header draws: right in whichever theme is current
-        return Content.assemble(Content(title), (" — ", "$text-muted"), Content(sub_title).stylize("$text-muted"))
+        return Content.assemble(
+            Content(title),
+            (" — ", "$text-muted"),
+            Content(sub_title).stylize("$text-muted"),
+        )
 
     def use_readable_themes(self) -> None:
         """Registers the themes in place of Textual's (call from ``__init__``)."""

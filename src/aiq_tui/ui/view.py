@@ -8,13 +8,14 @@ through a long session stays as fast as the keys repeat. No pane ever sees an ev
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from textual.dom import DOMNode
 
-from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.context.model import Breakdown
 from aiq_tui.replay.state import Budget, ViewState, skill_views
+from aiq_tui.skills.skill_view import SkillView
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
@@ -26,9 +27,14 @@ def breakdown_of(budget: Budget | None) -> Breakdown | None:
         return None
     parts = budget.parts
     return Breakdown(
-        system=int(parts.get("system", 0)), catalog=int(parts.get("catalog", 0)), skills=dict(budget.skills),
-        history=int(parts.get("history", 0)), tool_results=int(parts.get("tool_results", 0)),
-        reserve=int(parts.get("reserve", 0)), window=budget.window, exact=budget.exact,
+        system=int(parts.get("system", 0)),
+        catalog=int(parts.get("catalog", 0)),
+        skills=dict(budget.skills),
+        history=int(parts.get("history", 0)),
+        tool_results=int(parts.get("tool_results", 0)),
+        reserve=int(parts.get("reserve", 0)),
+        window=budget.window,
+        exact=budget.exact,
         window_source=budget.source,
     )
 
@@ -37,8 +43,12 @@ class StateView:
     """``StateView(root, catalog)``: ``root`` holds the panes (the main screen, Replay);
     ``catalog()`` gives the skills to list as Inactive unless the state says otherwise."""
 
-    def __init__(self, root: DOMNode, catalog: Callable[[], Sequence[SkillView]],
-                 flash: Callable[[Sequence[str]], None] | None = None) -> None:
+    def __init__(
+        self,
+        root: DOMNode,
+        catalog: Callable[[], Sequence[SkillView]],
+        flash: Callable[[Sequence[str]], None] | None = None,
+    ) -> None:
         self.root = root
         self.catalog = catalog
         self.flash = flash
@@ -70,27 +80,45 @@ class StateView:
     async def draw(self, state: ViewState) -> None:
         before = self.drawn
         conversation = self.find(Conversation)
-        if conversation is None:  # the screen is closing (the app exits): nothing left to draw on
+        if (
+            conversation is None
+        ):  # the screen is closing (the app exits): nothing left to draw on
             return
         self.drawn = state
         if conversation.shown is not state.conversation:
             await conversation.show(state.conversation)
         pane = self.find(SkillsPane)
-        if pane is None:  # the screen closed while the conversation drew (the app exits)
+        if (
+            pane is None
+        ):  # the screen closed while the conversation drew (the app exits)
             return
-        if before is None or self._catalog_stale or (state.skills, state.matches) != (before.skills, before.matches):
+        if (
+            before is None
+            or self._catalog_stale
+            or (state.skills, state.matches) != (before.skills, before.matches)
+        ):
             self._catalog_stale = False
-            if self.flash is not None and before is not None:  # highlighted in the redraw below
+            if (
+                self.flash is not None and before is not None
+            ):  # highlighted in the redraw below
                 earlier = {row.name: (row.state, row.phase) for row in before.skills}
-                moved = [row.name for row in state.skills if earlier.get(row.name) != (row.state, row.phase)]
+                moved = [
+                    row.name
+                    for row in state.skills
+                    if earlier.get(row.name) != (row.state, row.phase)
+                ]
                 if moved:
                     self.flash(moved)
             pane.set_views(skill_views(state, self.catalog()))
-        if before is None or (state.changes is not before.changes and state.changes != before.changes):
+        if before is None or (
+            state.changes is not before.changes and state.changes != before.changes
+        ):
             pane.show_changes(state.changes)
         gauge = self.find(BudgetGauge)
         if gauge is not None:
-            if before is None or (state.budget is not before.budget and state.budget != before.budget):
+            if before is None or (
+                state.budget is not before.budget and state.budget != before.budget
+            ):
                 gauge.breakdown = breakdown_of(state.budget)
             gauge.stage_note = state.stage_note
             gauge.requests = state.requests
@@ -121,5 +149,7 @@ def catalog_views(rows: Sequence[Any]) -> list[SkillView]:
     """``(name, description, tokens)`` rows as Inactive views (Replay's catalog)."""
     from aiq_tui.skills.model import Phase, SkillState
 
-    return [SkillView(name, description, SkillState.INACTIVE, Phase.METADATA, tokens)
-            for name, description, tokens in rows]
+    return [
+        SkillView(name, description, SkillState.INACTIVE, Phase.METADATA, tokens)
+        for name, description, tokens in rows
+    ]

@@ -23,7 +23,7 @@ APPROVALS_FILE = "mcp-approvals.json"
 Answer = Literal["approved", "rejected"]
 
 
-def approvals_file(home: "Home") -> Path:
+def approvals_file(home: Home) -> Path:
     return home.config_dir / APPROVALS_FILE
 
 
@@ -33,7 +33,7 @@ def _key(project: str | os.PathLike[str], name: str) -> str:
     return f"{resolved(project)}::{name}"
 
 
-def _load(home: "Home") -> dict[str, dict[str, str]]:
+def _load(home: Home) -> dict[str, dict[str, str]]:
     """Every recorded answer; a missing, unreadable or malformed file is no answers (so the
     user is asked again — never approved by a broken file)."""
     try:
@@ -43,12 +43,18 @@ def _load(home: "Home") -> dict[str, dict[str, str]]:
     servers = data.get("servers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         return {}
-    return {key: value for key, value in servers.items()
-            if isinstance(value, dict) and value.get("answer") in ("approved", "rejected")
-            and isinstance(value.get("fingerprint"), str)}
+    return {
+        key: value
+        for key, value in servers.items()
+        if isinstance(value, dict)
+        and value.get("answer") in ("approved", "rejected")
+        and isinstance(value.get("fingerprint"), str)
+    }
 
 
-def answer_for(home: "Home", project: str | os.PathLike[str], server: "ServerDefinition") -> Answer | None:
+def answer_for(
+    home: Home, project: str | os.PathLike[str], server: ServerDefinition
+) -> Answer | None:
     """The user's answer for this definition of ``server`` in ``project``; None when there is
     none, or it was given for a different definition."""
     from aiq_tui.tools.mcp.servers import fingerprint
@@ -59,7 +65,12 @@ def answer_for(home: "Home", project: str | os.PathLike[str], server: "ServerDef
     return entry["answer"]  # type: ignore[return-value]
 
 
-def record(home: "Home", project: str | os.PathLike[str], server: "ServerDefinition", answer: Answer | None) -> None:
+def record(
+    home: Home,
+    project: str | os.PathLike[str],
+    server: ServerDefinition,
+    answer: Answer | None,
+) -> None:
     """Remember ``answer`` for this definition (None forgets the server's answer). Atomic."""
     from aiq_tui.file_io import atomic_write
     from aiq_tui.tools.mcp.servers import fingerprint
@@ -69,6 +80,14 @@ def record(home: "Home", project: str | os.PathLike[str], server: "ServerDefinit
     if answer is None:
         entries.pop(key, None)
     else:
-        entries[key] = {"answer": answer, "fingerprint": fingerprint(server), "target": server.target}
+        entries[key] = {
+            "answer": answer,
+            "fingerprint": fingerprint(server),
+            "target": server.target,
+        }
     payload = {"servers": dict(sorted(entries.items()))}
-    atomic_write(approvals_file(home), json.dumps(payload, indent=2, ensure_ascii=False) + "\n", mode=0o600)
+    atomic_write(
+        approvals_file(home),
+        json.dumps(payload, indent=2, ensure_ascii=False) + "\n",
+        mode=0o600,
+    )

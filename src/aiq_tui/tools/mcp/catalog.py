@@ -13,12 +13,15 @@ Works on the SDK's objects by attribute so this module imports no SDK.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from aiq_tui.tools.mcp.results import cut_utf8, part_text
 
-MENTION = re.compile(r"(?<![\w@])@(?P<server>[A-Za-z0-9_-]+):(?P<uri>[A-Za-z][A-Za-z0-9+.-]*:[^\s]+)")
+MENTION = re.compile(
+    r"(?<![\w@])@(?P<server>[A-Za-z0-9_-]+):(?P<uri>[A-Za-z][A-Za-z0-9+.-]*:[^\s]+)"
+)
 """``@server:uri`` in a question (Claude Code's form): the URI keeps its scheme (``demo://…``,
 ``file:///…``)."""
 
@@ -56,21 +59,50 @@ class Prompt:
         return "/" + tool_name(self.server, self.name)
 
 
-def resources_from(server: str, resources: Sequence[Any], templates: Sequence[Any]) -> tuple[Resource, ...]:
-    found = [Resource(server, str(r.uri), str(getattr(r, "name", "") or ""), (getattr(r, "description", None) or "").strip(),
-                      str(getattr(r, "mime_type", None) or "")) for r in resources]
-    found += [Resource(server, str(t.uri_template), str(getattr(t, "name", "") or ""),
-                       (getattr(t, "description", None) or "").strip(), str(getattr(t, "mime_type", None) or ""),
-                       template=True) for t in templates]
+def resources_from(
+    server: str, resources: Sequence[Any], templates: Sequence[Any]
+) -> tuple[Resource, ...]:
+    found = [
+        Resource(
+            server,
+            str(r.uri),
+            str(getattr(r, "name", "") or ""),
+            (getattr(r, "description", None) or "").strip(),
+            str(getattr(r, "mime_type", None) or ""),
+        )
+        for r in resources
+    ]
+    found += [
+        Resource(
+            server,
+            str(t.uri_template),
+            str(getattr(t, "name", "") or ""),
+            (getattr(t, "description", None) or "").strip(),
+            str(getattr(t, "mime_type", None) or ""),
+            template=True,
+        )
+        for t in templates
+    ]
     return tuple(found)
 
 
 def prompts_from(server: str, prompts: Sequence[Any]) -> tuple[Prompt, ...]:
-    return tuple(Prompt(server, str(p.name), (getattr(p, "description", None) or "").strip(),
-                        tuple(PromptArgument(str(a.name), (getattr(a, "description", None) or "").strip(),
-                                             bool(getattr(a, "required", False)))
-                              for a in getattr(p, "arguments", None) or ()))
-                 for p in prompts)
+    return tuple(
+        Prompt(
+            server,
+            str(p.name),
+            (getattr(p, "description", None) or "").strip(),
+            tuple(
+                PromptArgument(
+                    str(a.name),
+                    (getattr(a, "description", None) or "").strip(),
+                    bool(getattr(a, "required", False)),
+                )
+                for a in getattr(p, "arguments", None) or ()
+            ),
+        )
+        for p in prompts
+    )
 
 
 def resource_text(result: Any, limit: int) -> tuple[str, str]:
@@ -115,5 +147,8 @@ def prompt_text(result: Any, limit: int) -> str:
 
 def mentions(text: str) -> list[tuple[str, str]]:
     """Every ``@server:uri`` in ``text``, in order, once each."""
-    found = [(m.group("server"), m.group("uri").rstrip(".,;:!?)")) for m in MENTION.finditer(text)]
+    found = [
+        (m.group("server"), m.group("uri").rstrip(".,;:!?)"))
+        for m in MENTION.finditer(text)
+    ]
     return list(dict.fromkeys(found))

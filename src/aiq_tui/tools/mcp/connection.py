@@ -43,10 +43,15 @@ import logging
 import os
 import shutil
 import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, AsyncIterator, Awaitable, Callable, Sequence, TextIO
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    TextIO,
+)
 
 from aiq_tui.tools.mcp.servers import ServerDefinition, expand
 from aiq_tui.trace_context import endpoint_of
@@ -124,7 +129,15 @@ def open_private_log(path: Path) -> TextIO:
     from aiq_tui.locations import private_dir
 
     private_dir(path.parent)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    fd = os.open(
+        path,
+        os.O_WRONLY
+        | os.O_CREAT
+        | os.O_TRUNC
+        | os.O_CLOEXEC
+        | getattr(os, "O_NOFOLLOW", 0),
+        0o600,
+    )
     try:
         os.fchmod(fd, 0o600)
         return os.fdopen(fd, "w", encoding="utf-8", errors="replace")
@@ -161,11 +174,21 @@ def _describe(exc: BaseException) -> str:
 class McpConnection:
     """One server's connection; see the module doc."""
 
-    def __init__(self, server: ServerDefinition, *, cwd: Path, log_path: Path, startup_timeout: float,
-                 call_timeout: float, on_tools: Callable[[list[RemoteTool]], None] | None = None,
-                 on_closed: Callable[[str], None] | None = None, roots: Sequence[Path] = (),
-                 elicit: Elicitor | None = None, on_catalog: Callable[[], None] | None = None,
-                 sample: "Sampler | None" = None) -> None:
+    def __init__(
+        self,
+        server: ServerDefinition,
+        *,
+        cwd: Path,
+        log_path: Path,
+        startup_timeout: float,
+        call_timeout: float,
+        on_tools: Callable[[list[RemoteTool]], None] | None = None,
+        on_closed: Callable[[str], None] | None = None,
+        roots: Sequence[Path] = (),
+        elicit: Elicitor | None = None,
+        on_catalog: Callable[[], None] | None = None,
+        sample: Sampler | None = None,
+    ) -> None:
         self.server = server
         self.sample = sample
         self.on_catalog = on_catalog
@@ -178,8 +201,12 @@ class McpConnection:
         self.on_tools = on_tools
         self.on_closed = on_closed
         self.protocol_version = ""
-        self.session_id = ""  # a streamable HTTP server's Mcp-Session-Id, once it gave one
-        self.endpoint = endpoint_of(server.url or "") if server.transport != "stdio" else ("", 0)
+        self.session_id = (
+            ""  # a streamable HTTP server's Mcp-Session-Id, once it gave one
+        )
+        self.endpoint = (
+            endpoint_of(server.url or "") if server.transport != "stdio" else ("", 0)
+        )
         self._client: Any = None
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
@@ -193,22 +220,32 @@ class McpConnection:
         """Start the server and list its tools (see the module doc)."""
         expanded = expand(self.server)
         if expanded.missing:
-            raise McpError(f"environment variable {', '.join(expanded.missing)} is not set "
-                           f"(named as ${{{expanded.missing[0]}}} in {self.server.origin.name})")
+            raise McpError(
+                f"environment variable {', '.join(expanded.missing)} is not set "
+                f"(named as ${{{expanded.missing[0]}}} in {self.server.origin.name})"
+            )
         if self._sdk is None:
             try:
                 self._sdk = await asyncio.to_thread(import_sdk)
             except ImportError as exc:
-                raise McpError(f"the MCP SDK is not installed ({exc}); pip install mcp") from exc
+                raise McpError(
+                    f"the MCP SDK is not installed ({exc}); pip install mcp"
+                ) from exc
         loop = asyncio.get_running_loop()
         ready: asyncio.Future[list[RemoteTool]] = loop.create_future()
-        self._task = asyncio.create_task(self._supervise(expanded, ready), name=f"mcp-{self.server.name}")
+        self._task = asyncio.create_task(
+            self._supervise(expanded, ready), name=f"mcp-{self.server.name}"
+        )
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.startup_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self._abandon()
-            raise McpError(self._with_stderr(f"not ready within {self.startup_timeout:g} s "
-                                             "(mcp.startup_timeout_seconds)")) from None
+            raise McpError(
+                self._with_stderr(
+                    f"not ready within {self.startup_timeout:g} s "
+                    "(mcp.startup_timeout_seconds)"
+                )
+            ) from None
         except asyncio.CancelledError:
             await self._abandon()
             raise
@@ -227,7 +264,9 @@ class McpConnection:
             await asyncio.wait({task}, timeout=_CLOSE_WAIT_SECONDS)
 
     @asynccontextmanager
-    async def _transport(self, expanded: Any, stack: AsyncExitStack, closed: asyncio.Event) -> AsyncIterator[Any]:
+    async def _transport(
+        self, expanded: Any, stack: AsyncExitStack, closed: asyncio.Event
+    ) -> AsyncIterator[Any]:
         """The SDK transport for the definition, wrapped so that its end is noticed."""
         import anyio
 
@@ -238,13 +277,21 @@ class McpConnection:
             env = stdio_environment(expanded.env)
             program = resolve_program(expanded.command, env.get("PATH", ""))
             if program is None:
-                raise McpError(f"program not found: {expanded.command} (not on PATH, nor beside "
-                               f"{sys.executable}); install it or give its full path")
-            cwd = Path(os.path.expanduser(self.server.cwd)) if self.server.cwd else self.cwd
+                raise McpError(
+                    f"program not found: {expanded.command} (not on PATH, nor beside "
+                    f"{sys.executable}); install it or give its full path"
+                )
+            cwd = (
+                Path(os.path.expanduser(self.server.cwd))
+                if self.server.cwd
+                else self.cwd
+            )
             if not cwd.is_absolute():
                 cwd = self.cwd / cwd
             errlog = stack.enter_context(open_private_log(self.log_path))
-            params = sdk.StdioServerParameters(command=program, args=list(expanded.args), env=env, cwd=str(cwd))
+            params = sdk.StdioServerParameters(
+                command=program, args=list(expanded.args), env=env, cwd=str(cwd)
+            )
             inner = stdio_client(params, errlog=errlog)
         elif self.server.transport == "sse":
             from mcp.client.sse import sse_client
@@ -254,7 +301,9 @@ class McpConnection:
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
 
-            http = await stack.enter_async_context(create_mcp_http_client(headers=expanded.headers or None))
+            http = await stack.enter_async_context(
+                create_mcp_http_client(headers=expanded.headers or None)
+            )
             http.event_hooks.setdefault("response", []).append(self._note_session)
             inner = streamable_http_client(expanded.url, http_client=http)
         async with inner as (read_stream, write_stream):
@@ -265,7 +314,11 @@ class McpConnection:
                     async with send:
                         async for message in read_stream:
                             await send.send(message)
-                except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                except (
+                    anyio.ClosedResourceError,
+                    anyio.BrokenResourceError,
+                    anyio.EndOfStream,
+                ):
                     pass
                 finally:
                     closed.set()
@@ -277,7 +330,9 @@ class McpConnection:
                 finally:
                     group.cancel_scope.cancel()
 
-    async def _supervise(self, expanded: Any, ready: asyncio.Future[list[RemoteTool]]) -> None:
+    async def _supervise(
+        self, expanded: Any, ready: asyncio.Future[list[RemoteTool]]
+    ) -> None:
         from aiq_tui import __version__
 
         sdk = self._sdk
@@ -289,11 +344,21 @@ class McpConnection:
                 transport = self._transport(expanded, stack, closed)
                 # A callback given is a capability declared (the SDK builds clientCapabilities
                 # from them): roots and elicitation; sampling only when mcp.sampling is on.
-                client = sdk.Client(transport, cache=None, message_handler=self._on_message,
-                                    client_info=sdk.types.Implementation(name="aiq-tui", version=__version__),
-                                    list_roots_callback=self._list_roots if self.roots else None,
-                                    elicitation_callback=self._on_elicit if self.elicit is not None else None,
-                                    sampling_callback=self._on_sample if self.sample is not None else None)
+                client = sdk.Client(
+                    transport,
+                    cache=None,
+                    message_handler=self._on_message,
+                    client_info=sdk.types.Implementation(
+                        name="aiq-tui", version=__version__
+                    ),
+                    list_roots_callback=self._list_roots if self.roots else None,
+                    elicitation_callback=self._on_elicit
+                    if self.elicit is not None
+                    else None,
+                    sampling_callback=self._on_sample
+                    if self.sample is not None
+                    else None,
+                )
                 self._client = await stack.enter_async_context(client)
                 self.protocol_version = client.protocol_version
                 self.capabilities = getattr(client, "server_capabilities", None)
@@ -306,29 +371,44 @@ class McpConnection:
                 stop = asyncio.create_task(self._stop.wait())
                 ended = asyncio.create_task(closed.wait())
                 try:
-                    await asyncio.wait({stop, ended}, return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(
+                        {stop, ended}, return_when=asyncio.FIRST_COMPLETED
+                    )
                 finally:
                     stop.cancel()
                     ended.cancel()
         except asyncio.CancelledError:
             ready.cancel()  # the start gave up waiting (timeout, or it was cancelled itself)
             raise
-        except BaseException as exc:  # noqa: BLE001 - every failure is a value for the caller
+        except BaseException as exc:
             reason = str(exc) if isinstance(exc, McpError) else _describe(exc)
             if not started and not isinstance(exc, McpError):
                 if self.server.transport != "stdio":
                     reason = f"cannot talk to {expanded.url}: {reason}"
                 elif closed.is_set():
-                    reason = "the server exited (or closed its output) before it was ready"
+                    reason = (
+                        "the server exited (or closed its output) before it was ready"
+                    )
             if not started:
                 if not ready.done():
                     ready.set_exception(McpError(reason))
                 return
         finally:
             self._client = None
-        if started and not self._closing and not self._stop.is_set() and self.on_closed is not None:
-            tail = stderr_tail(self.log_path, 3) if self.server.transport == "stdio" else ""
-            self.on_closed(reason + (f"; its stderr ended with:\n{tail}" if tail else ""))
+        if (
+            started
+            and not self._closing
+            and not self._stop.is_set()
+            and self.on_closed is not None
+        ):
+            tail = (
+                stderr_tail(self.log_path, 3)
+                if self.server.transport == "stdio"
+                else ""
+            )
+            self.on_closed(
+                reason + (f"; its stderr ended with:\n{tail}" if tail else "")
+            )
 
     # -- tools ----------------------------------------------------------------------------
     async def _list_tools(self) -> list[RemoteTool]:
@@ -338,11 +418,21 @@ class McpConnection:
         for _page in range(100):  # a paginator that never ends cannot hang the start
             page = await client.list_tools(cursor=cursor)
             for tool in page.tools:
-                schema = dict(getattr(tool, "input_schema", None) or {"type": "object", "properties": {}})
+                schema = dict(
+                    getattr(tool, "input_schema", None)
+                    or {"type": "object", "properties": {}}
+                )
                 execution = getattr(tool, "execution", None)
                 needs_task = getattr(execution, "task_support", None) == "required"
-                tools.append(RemoteTool(tool.name, (tool.description or "").strip(), schema,
-                                        getattr(tool, "title", None) or "", needs_task))
+                tools.append(
+                    RemoteTool(
+                        tool.name,
+                        (tool.description or "").strip(),
+                        schema,
+                        getattr(tool, "title", None) or "",
+                        needs_task,
+                    )
+                )
             cursor = page.next_cursor
             if not cursor:
                 break
@@ -353,8 +443,12 @@ class McpConnection:
         ``subscriptions/listen`` stream (earlier ones send notifications, see :meth:`_on_message`)."""
         client = self._client
         capabilities = getattr(client, "server_capabilities", None)
-        changes = {kind: bool(getattr(getattr(capabilities, kind, None), "list_changed", False))
-                   for kind in ("tools", "resources", "prompts")}
+        changes = {
+            kind: bool(
+                getattr(getattr(capabilities, kind, None), "list_changed", False)
+            )
+            for kind in ("tools", "resources", "prompts")
+        }
         if not any(changes.values()):
             return None
         from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -364,9 +458,11 @@ class McpConnection:
 
         async def listen() -> None:
             try:
-                async with client.listen(tools_list_changed=changes["tools"],
-                                         resources_list_changed=changes["resources"],
-                                         prompts_list_changed=changes["prompts"]) as subscription:
+                async with client.listen(
+                    tools_list_changed=changes["tools"],
+                    resources_list_changed=changes["resources"],
+                    prompts_list_changed=changes["prompts"],
+                ) as subscription:
                     async for event in subscription:
                         if type(event).__name__ == "ToolsListChanged":
                             await self._refresh()
@@ -374,7 +470,7 @@ class McpConnection:
                             self._catalog_changed()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - no change events: the lists stay as they were
+            except Exception:
                 return
 
         return listen()
@@ -383,9 +479,14 @@ class McpConnection:
         method = getattr(message, "method", None)
         if method == "notifications/tools/list_changed":
             task = asyncio.get_running_loop().create_task(self._refresh())
-            self._refreshes.add(task)  # held until done (the loop keeps only a weak reference)
+            self._refreshes.add(
+                task
+            )  # held until done (the loop keeps only a weak reference)
             task.add_done_callback(self._refreshes.discard)
-        elif method in ("notifications/resources/list_changed", "notifications/prompts/list_changed"):
+        elif method in (
+            "notifications/resources/list_changed",
+            "notifications/prompts/list_changed",
+        ):
             self._catalog_changed()
         elif method == "notifications/resources/updated":
             self._resource_updated(message)
@@ -399,7 +500,7 @@ class McpConnection:
             return
         try:
             tools = await self._list_tools()
-        except Exception:  # noqa: BLE001 - the old list stays; a dead server is noticed by the supervisor
+        except Exception:
             return
         if self.on_tools is not None:
             self.on_tools(tools)
@@ -413,8 +514,12 @@ class McpConnection:
     # -- what the client answers ------------------------------------------------------------
     async def _list_roots(self, _context: Any) -> Any:
         types = self._sdk.types
-        return types.ListRootsResult(roots=[types.Root(uri=root.as_uri(), name=root.name or str(root))
-                                            for root in self.roots])
+        return types.ListRootsResult(
+            roots=[
+                types.Root(uri=root.as_uri(), name=root.name or str(root))
+                for root in self.roots
+            ]
+        )
 
     async def _on_elicit(self, _context: Any, params: Any) -> Any:
         """A server asks the user something (``elicitation/create``): the elicitor answers;
@@ -426,9 +531,12 @@ class McpConnection:
             answer = await self.elicit(request_from(self.server.name, params))  # type: ignore[misc]
         except asyncio.CancelledError:
             raise
-        except Exception:  # noqa: BLE001 - a failed dialog declines
+        except Exception:
             return types.ElicitResult(action="decline")
-        return types.ElicitResult(action=answer.action, content=dict(answer.content) if answer.content else None)
+        return types.ElicitResult(
+            action=answer.action,
+            content=dict(answer.content) if answer.content else None,
+        )
 
     async def _on_sample(self, _context: Any, params: Any) -> Any:
         """A server asks for the model (``sampling/createMessage``): the sampler answers or
@@ -440,19 +548,27 @@ class McpConnection:
             answer = await self.sample(request_from(self.server.name, params))  # type: ignore[misc]
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - the model failed: the server is told
-            return types.ErrorData(code=types.INTERNAL_ERROR, message=f"sampling failed: {_describe(exc)}")
+        except Exception as exc:
+            return types.ErrorData(
+                code=types.INTERNAL_ERROR, message=f"sampling failed: {_describe(exc)}"
+            )
         if answer.refused:
             return types.ErrorData(code=types.INVALID_REQUEST, message=answer.refused)
-        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text=answer.text),
-                                         model=answer.model or "unknown", stop_reason="endTurn")
+        return types.CreateMessageResult(
+            role="assistant",
+            content=types.TextContent(type="text", text=answer.text),
+            model=answer.model or "unknown",
+            stop_reason="endTurn",
+        )
 
     # -- resources and prompts ------------------------------------------------------------
     def offers(self, feature: str) -> bool:
         """Whether the server declared ``resources`` / ``prompts``."""
         return getattr(self.capabilities, feature, None) is not None
 
-    async def _paged(self, fetch: Callable[[str | None], Awaitable[Any]], field: str) -> list[Any]:
+    async def _paged(
+        self, fetch: Callable[[str | None], Awaitable[Any]], field: str
+    ) -> list[Any]:
         items: list[Any] = []
         cursor: str | None = None
         for _page in range(100):  # a paginator that never ends cannot hang us
@@ -470,11 +586,14 @@ class McpConnection:
             return await asyncio.wait_for(what, self.call_timeout)
         except asyncio.CancelledError:
             raise
-        except (asyncio.TimeoutError, TimeoutError):
-            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
+        except TimeoutError:
+            raise McpError(
+                f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)",
+                "timeout",
+            ) from None
         except McpError:
             raise
-        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
+        except Exception as exc:
             raise McpError(_describe(exc), _error_kind(exc)) from None
 
     async def list_resources(self) -> tuple[list[Any], list[Any]]:
@@ -482,10 +601,21 @@ class McpConnection:
         client = self._client
         if client is None or not self.offers("resources"):
             return [], []
-        resources, templates = await asyncio.gather(  # two round trips at once: the start waits for them
-            self._request(self._paged(lambda c: client.list_resources(cursor=c), "resources")),
-            self._request(self._paged(lambda c: client.list_resource_templates(cursor=c), "resource_templates")),
-            return_exceptions=True)
+        (
+            resources,
+            templates,
+        ) = await asyncio.gather(  # two round trips at once: the start waits for them
+            self._request(
+                self._paged(lambda c: client.list_resources(cursor=c), "resources")
+            ),
+            self._request(
+                self._paged(
+                    lambda c: client.list_resource_templates(cursor=c),
+                    "resource_templates",
+                )
+            ),
+            return_exceptions=True,
+        )
         if isinstance(resources, BaseException):
             raise resources
         # Templates are optional even where resources are offered.
@@ -495,18 +625,25 @@ class McpConnection:
         client = self._client
         if client is None or not self.offers("prompts"):
             return []
-        return await self._request(self._paged(lambda c: client.list_prompts(cursor=c), "prompts"))
+        return await self._request(
+            self._paged(lambda c: client.list_prompts(cursor=c), "prompts")
+        )
 
     async def read_resource(self, uri: str) -> Any:
         """The SDK's ``ReadResourceResult`` for ``uri``, or :class:`McpError`."""
         client = self._client
-        return await self._request(client.read_resource(uri) if client is not None else _not_running(self))
+        return await self._request(
+            client.read_resource(uri) if client is not None else _not_running(self)
+        )
 
     async def get_prompt(self, name: str, arguments: dict[str, str]) -> Any:
         """The SDK's ``GetPromptResult``, or :class:`McpError`."""
         client = self._client
-        return await self._request(client.get_prompt(name, arguments or None) if client is not None
-                                   else _not_running(self))
+        return await self._request(
+            client.get_prompt(name, arguments or None)
+            if client is not None
+            else _not_running(self)
+        )
 
     # -- resource subscriptions (what to subscribe to: .subscriptions) -----------------------
     on_resource_updated: Callable[[str], None] | None = None
@@ -517,7 +654,9 @@ class McpConnection:
     @property
     def subscribable(self) -> bool:
         """Whether the server declared ``resources.subscribe``: only then is it asked to subscribe."""
-        return bool(getattr(getattr(self.capabilities, "resources", None), "subscribe", False))
+        return bool(
+            getattr(getattr(self.capabilities, "resources", None), "subscribe", False)
+        )
 
     @property
     def listens(self) -> bool:
@@ -538,7 +677,9 @@ class McpConnection:
 
     async def unsubscribe_resource(self, uri: str) -> None:
         """``resources/unsubscribe`` (a 2025-era server); raises :class:`McpError`."""
-        await self._resource_request("UnsubscribeRequest", "UnsubscribeRequestParams", uri)
+        await self._resource_request(
+            "UnsubscribeRequest", "UnsubscribeRequestParams", uri
+        )
 
     async def _resource_request(self, request: str, params: str, uri: str) -> None:
         client = self._client
@@ -557,31 +698,55 @@ class McpConnection:
             raise McpError(f"server {self.server.name!r} is not running", "not_running")
         return client.listen(resource_subscriptions=list(uris))
 
-    async def complete(self, kind: str, ref: str, argument: str, value: str, context: dict[str, str],
-                       timeout: float) -> list[str]:
+    async def complete(
+        self,
+        kind: str,
+        ref: str,
+        argument: str,
+        value: str,
+        context: dict[str, str],
+        timeout: float,
+    ) -> list[str]:
         """The server's ``completion/complete`` values for ``argument`` (of the template or prompt
         ``ref``, ``kind`` ``ref/resource`` / ``ref/prompt``), or :class:`McpError` (not offered,
         no answer within ``timeout``, the server's error)."""
         client = self._client
         if client is None or not self.offers("completions"):
-            raise McpError(f"server {self.server.name!r} offers no completions", "not_offered")
+            raise McpError(
+                f"server {self.server.name!r} offers no completions", "not_offered"
+            )
         types = self._sdk.types
-        reference = (types.ResourceTemplateReference(type="ref/resource", uri=ref) if kind == "ref/resource"
-                     else types.PromptReference(type="ref/prompt", name=ref))
+        reference = (
+            types.ResourceTemplateReference(type="ref/resource", uri=ref)
+            if kind == "ref/resource"
+            else types.PromptReference(type="ref/prompt", name=ref)
+        )
         try:
             result = await asyncio.wait_for(
-                client.complete(reference, {"name": argument, "value": value}, context or None), timeout)
+                client.complete(
+                    reference, {"name": argument, "value": value}, context or None
+                ),
+                timeout,
+            )
         except asyncio.CancelledError:
             raise
-        except (asyncio.TimeoutError, TimeoutError):
-            raise McpError(f"no completions within {timeout:g} s (mcp.completion_timeout_seconds)", "timeout") from None
-        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
+        except TimeoutError:
+            raise McpError(
+                f"no completions within {timeout:g} s (mcp.completion_timeout_seconds)",
+                "timeout",
+            ) from None
+        except Exception as exc:
             raise McpError(_describe(exc), _error_kind(exc)) from None
         return list(getattr(getattr(result, "completion", None), "values", None) or ())
 
     # -- calls ----------------------------------------------------------------------------
-    async def call(self, tool: str, arguments: dict[str, Any], meta: dict[str, Any] | None = None,
-                   on_progress: ProgressSink | None = None) -> Any:
+    async def call(
+        self,
+        tool: str,
+        arguments: dict[str, Any],
+        meta: dict[str, Any] | None = None,
+        on_progress: ProgressSink | None = None,
+    ) -> Any:
         """Call ``tool`` (the server's own name); see the module doc. ``meta`` goes into the
         request's ``params._meta`` (the trace context: ``traceparent``); ``on_progress`` gets the
         server's progress notifications (a progress token is sent with the request)."""
@@ -590,22 +755,41 @@ class McpConnection:
             raise McpError(f"server {self.server.name!r} is not running", "not_running")
         progress = None
         if on_progress is not None:
-            async def progress(done: float, total: float | None, message: str | None) -> None:
+
+            async def progress(
+                done: float, total: float | None, message: str | None
+            ) -> None:
                 on_progress(done, total, message)
+
         try:
             return await asyncio.wait_for(
-                client.call_tool(tool, arguments, read_timeout_seconds=self.call_timeout, meta=meta or None,
-                                 progress_callback=progress),
-                self.call_timeout + 5,  # the SDK's own timeout first; this one if it does not fire
+                client.call_tool(
+                    tool,
+                    arguments,
+                    read_timeout_seconds=self.call_timeout,
+                    meta=meta or None,
+                    progress_callback=progress,
+                ),
+                self.call_timeout
+                + 5,  # the SDK's own timeout first; this one if it does not fire
             )
         except asyncio.CancelledError:
             raise
-        except (asyncio.TimeoutError, TimeoutError):
-            raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
-        except Exception as exc:  # noqa: BLE001 - MCPError, a dropped connection, a bad result
-            timed_out = "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower()
+        except TimeoutError:
+            raise McpError(
+                f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)",
+                "timeout",
+            ) from None
+        except Exception as exc:
+            timed_out = (
+                "timed out" in str(exc).lower()
+                or "timeout" in type(exc).__name__.lower()
+            )
             if timed_out:
-                raise McpError(f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)", "timeout") from None
+                raise McpError(
+                    f"no answer within {self.call_timeout:g} s (mcp.call_timeout_seconds)",
+                    "timeout",
+                ) from None
             raise McpError(_describe(exc), _error_kind(exc)) from None
 
     @property
@@ -631,7 +815,11 @@ def _error_kind(exc: BaseException) -> str:
     code = getattr(getattr(exc, "error", None), "code", None)
     if code is None:
         code = getattr(exc, "code", None)
-    return str(code) if isinstance(code, int) and not isinstance(code, bool) else type(exc).__qualname__
+    return (
+        str(code)
+        if isinstance(code, int) and not isinstance(code, bool)
+        else type(exc).__qualname__
+    )
 
 
 async def _not_running(connection: McpConnection) -> Any:

@@ -12,8 +12,9 @@ No SDK here: the request is read by attribute or key from whatever the SDK hands
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 Action = Literal["accept", "decline", "cancel"]
 Value = str | int | float | bool | list[str] | None
@@ -64,27 +65,50 @@ def _get(obj: Any, *names: str) -> Any:
 
 def _choices(schema: Mapping[str, Any]) -> tuple[str, ...]:
     """``enum`` values, or the ``const`` of each ``oneOf`` / ``anyOf`` option (titled enums)."""
-    options = schema.get("enum") or [o.get("const") for o in (schema.get("oneOf") or schema.get("anyOf") or ())
-                                     if isinstance(o, Mapping)]
-    return tuple(str(o) for o in options if o is not None) if isinstance(options, list) else ()
+    options = schema.get("enum") or [
+        o.get("const")
+        for o in (schema.get("oneOf") or schema.get("anyOf") or ())
+        if isinstance(o, Mapping)
+    ]
+    return (
+        tuple(str(o) for o in options if o is not None)
+        if isinstance(options, list)
+        else ()
+    )
 
 
 def _field(name: str, schema: Mapping[str, Any], required: bool) -> ElicitationField:
     kind = str(schema.get("type") or "string")
     default = schema.get("default")
     items = schema.get("items")
-    if kind == "array" and isinstance(items, Mapping):  # a multiple choice: a list of strings
+    if kind == "array" and isinstance(
+        items, Mapping
+    ):  # a multiple choice: a list of strings
         choices = _choices(items)
         kept = [str(v) for v in default] if isinstance(default, list) else None
-        return ElicitationField(name, "multi", str(schema.get("title") or ""), str(schema.get("description") or ""),
-                                required, kept, choices)
+        return ElicitationField(
+            name,
+            "multi",
+            str(schema.get("title") or ""),
+            str(schema.get("description") or ""),
+            required,
+            kept,
+            choices,
+        )
     choices = _choices(schema)
     if choices:
         kind = "choice"
     elif kind not in ("string", "number", "integer", "boolean"):
         kind = "string"
-    return ElicitationField(name, kind, str(schema.get("title") or ""), str(schema.get("description") or ""),
-                            required, default if isinstance(default, (str, int, float, bool)) else None, choices)
+    return ElicitationField(
+        name,
+        kind,
+        str(schema.get("title") or ""),
+        str(schema.get("description") or ""),
+        required,
+        default if isinstance(default, (str, int, float, bool)) else None,
+        choices,
+    )
 
 
 def request_from(server: str, params: Any) -> ElicitationRequest:
@@ -92,12 +116,19 @@ def request_from(server: str, params: Any) -> ElicitationRequest:
     mode = str(_get(params, "mode") or "form")
     message = str(_get(params, "message") or "")
     if mode == "url":
-        return ElicitationRequest(server, message, "url", str(_get(params, "url") or ""))
+        return ElicitationRequest(
+            server, message, "url", str(_get(params, "url") or "")
+        )
     schema = _get(params, "requested_schema", "requestedSchema") or {}
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    required = set(schema.get("required") or ()) if isinstance(schema, Mapping) else set()
-    fields = tuple(_field(str(name), spec, name in required) for name, spec in (properties or {}).items()
-                   if isinstance(spec, Mapping))
+    required = (
+        set(schema.get("required") or ()) if isinstance(schema, Mapping) else set()
+    )
+    fields = tuple(
+        _field(str(name), spec, name in required)
+        for name, spec in (properties or {}).items()
+        if isinstance(spec, Mapping)
+    )
     return ElicitationRequest(server, message, "form", fields=fields)
 
 
@@ -117,12 +148,18 @@ def coerce(spec: ElicitationField, text: str) -> tuple[Value, str]:
         try:
             return (int(text) if spec.kind == "integer" else float(text)), ""
         except ValueError:
-            return None, f"{spec.label}: expected {'a whole number' if spec.kind == 'integer' else 'a number'}"
+            return (
+                None,
+                f"{spec.label}: expected {'a whole number' if spec.kind == 'integer' else 'a number'}",
+            )
     if spec.kind == "multi":  # comma-separated
         picked = [part.strip() for part in text.split(",") if part.strip()]
         wrong = [part for part in picked if spec.choices and part not in spec.choices]
         if wrong:
-            return None, f"{spec.label}: {', '.join(wrong)} is not one of {', '.join(spec.choices)}"
+            return (
+                None,
+                f"{spec.label}: {', '.join(wrong)} is not one of {', '.join(spec.choices)}",
+            )
         return picked, ""
     if spec.kind == "choice" and text not in spec.choices:
         return None, f"{spec.label}: one of {', '.join(spec.choices)}"
@@ -132,11 +169,20 @@ def coerce(spec: ElicitationField, text: str) -> tuple[Value, str]:
 def headless_answer(request: ElicitationRequest, yes: bool) -> ElicitationAnswer:
     """What a run with nobody to ask answers (see the module doc)."""
     if not yes:
-        return ElicitationAnswer("decline", reason="nobody to ask in a headless run (--yes accepts the "
-                                                   "server's defaults)")
+        return ElicitationAnswer(
+            "decline",
+            reason="nobody to ask in a headless run (--yes accepts the "
+            "server's defaults)",
+        )
     if request.mode == "url":
-        return ElicitationAnswer("decline", reason="a URL cannot be opened in a headless run")
+        return ElicitationAnswer(
+            "decline", reason="a URL cannot be opened in a headless run"
+        )
     missing = [f.name for f in request.fields if f.required and f.default is None]
     if missing:
-        return ElicitationAnswer("decline", reason=f"no default for {', '.join(missing)}")
-    return ElicitationAnswer("accept", {f.name: f.default for f in request.fields if f.default is not None})
+        return ElicitationAnswer(
+            "decline", reason=f"no default for {', '.join(missing)}"
+        )
+    return ElicitationAnswer(
+        "accept", {f.name: f.default for f in request.fields if f.default is not None}
+    )

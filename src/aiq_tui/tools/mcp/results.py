@@ -15,7 +15,8 @@ Works on the SDK's objects by attribute (``type``, ``text``, …) so this module
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from aiq_tui.tools.base import ToolResult
 
@@ -29,7 +30,11 @@ def _size(encoded: str | None) -> str:
 
 
 def _mime(part: Any) -> str:
-    return str(getattr(part, "mime_type", None) or getattr(part, "mimeType", None) or "unknown type")
+    return str(
+        getattr(part, "mime_type", None)
+        or getattr(part, "mimeType", None)
+        or "unknown type"
+    )
 
 
 def part_text(part: Any) -> tuple[str, str]:
@@ -38,20 +43,29 @@ def part_text(part: Any) -> tuple[str, str]:
     if kind == "text":
         return kind, str(getattr(part, "text", ""))
     if kind in ("image", "audio"):
-        return kind, f"[{kind}: {_mime(part)}, {_size(getattr(part, 'data', None))} — not passed on: " \
-                     "this conversation carries text only]"
+        return (
+            kind,
+            f"[{kind}: {_mime(part)}, {_size(getattr(part, 'data', None))} — not passed on: "
+            "this conversation carries text only]",
+        )
     if kind == "resource_link":
         name = getattr(part, "name", "") or ""
         description = getattr(part, "description", None)
         extra = f" — {description}" if description else ""
-        return kind, f"[resource link: {getattr(part, 'uri', '')} {name} ({_mime(part)}){extra}]"
+        return (
+            kind,
+            f"[resource link: {getattr(part, 'uri', '')} {name} ({_mime(part)}){extra}]",
+        )
     if kind == "resource":
         resource = getattr(part, "resource", None)
         uri = getattr(resource, "uri", "")
         text = getattr(resource, "text", None)
         if text is not None:
             return kind, f"[resource {uri} ({_mime(resource)})]\n{text}"
-        return kind, f"[resource {uri}: {_mime(resource)}, {_size(getattr(resource, 'blob', None))} binary]"
+        return (
+            kind,
+            f"[resource {uri}: {_mime(resource)}, {_size(getattr(resource, 'blob', None))} binary]",
+        )
     return kind, f"[{kind} content]"
 
 
@@ -78,11 +92,17 @@ def convert(result: Any, limit: int, server: str) -> ToolResult:
     size = len(whole.encode("utf-8", "surrogatepass"))
     text, cut = cut_utf8(whole, limit)
     if cut:
-        text += (f"\n…[cut: {len(text.encode('utf-8', 'surrogatepass')):,} of {size:,} bytes shown "
-                 "(mcp.result_max_bytes)]")
+        text += (
+            f"\n…[cut: {len(text.encode('utf-8', 'surrogatepass')):,} of {size:,} bytes shown "
+            "(mcp.result_max_bytes)]"
+        )
     kinds = ", ".join(dict.fromkeys(kind for kind, _ in pieces)) or "empty"
-    is_error = bool(getattr(result, "is_error", None) or getattr(result, "isError", None))
+    is_error = bool(
+        getattr(result, "is_error", None) or getattr(result, "isError", None)
+    )
     if is_error:
-        return ToolResult.failure(f"{server}: {text or 'the tool reported an error without a message'}")
+        return ToolResult.failure(
+            f"{server}: {text or 'the tool reported an error without a message'}"
+        )
     summary = f"{kinds}, {size:,} bytes" + (" (cut)" if cut else "")
     return ToolResult(ok=True, content=text, summary=summary)

@@ -14,8 +14,9 @@ is :func:`aiq_tui.agent.mcp_sampling.make_sampler`: only the agent layer holds a
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 from aiq_tui.tools.mcp.results import part_text
 
@@ -46,5 +47,9 @@ def request_from(server: str, params: Any) -> SamplingRequest:
         blocks = content if isinstance(content, list) else [content]
         text = "\n\n".join(part_text(block)[1] for block in blocks if block is not None)
         messages.append((str(getattr(message, "role", "user")), text))
-    return SamplingRequest(server, str(getattr(params, "system_prompt", None) or ""), tuple(messages),
-                           int(getattr(params, "max_tokens", 0) or 0))
+    return SamplingRequest(
+        server,
+        str(getattr(params, "system_prompt", None) or ""),
+        tuple(messages),
+        int(getattr(params, "max_tokens", 0) or 0),
+    )

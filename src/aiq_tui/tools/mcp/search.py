@@ -11,7 +11,8 @@ registry and permission policy as any MCP tool: finding a tool approves nothing.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.tools.base import ToolResult
@@ -28,8 +29,11 @@ _WORD = re.compile(r"[a-z0-9]+")
 _PARAMETERS = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "description": "words for what the tool should do (\"read file\", "
-                                                   "\"create issue\"), or select:NAME[,NAME] for tools by name"},
+        "query": {
+            "type": "string",
+            "description": 'words for what the tool should do ("read file", '
+            '"create issue"), or select:NAME[,NAME] for tools by name',
+        },
     },
     "required": ["query"],
     "additionalProperties": False,
@@ -46,9 +50,17 @@ def rank_tools(query: str, specs: Sequence[ToolSpec], limit: int) -> list[ToolSp
     3 in the name and 1 in the description (a word's start matches: "read" finds "reading")."""
     text = query.strip()
     if text.lower().startswith("select:"):
-        wanted = [name.strip().lower() for name in text[len("select:"):].split(",") if name.strip()]
-        return [spec for spec in specs if spec.name.lower() in wanted
-                or spec.name.lower().split("__", 2)[-1] in wanted][:limit]
+        wanted = [
+            name.strip().lower()
+            for name in text[len("select:") :].split(",")
+            if name.strip()
+        ]
+        return [
+            spec
+            for spec in specs
+            if spec.name.lower() in wanted
+            or spec.name.lower().split("__", 2)[-1] in wanted
+        ][:limit]
     terms = _words(text)
     scored: list[tuple[int, int, ToolSpec]] = []
     for order, spec in enumerate(specs):
@@ -67,7 +79,7 @@ def rank_tools(query: str, specs: Sequence[ToolSpec], limit: int) -> list[ToolSp
 class ToolSearchTool:
     """Searches every ready server's tools; what it finds is offered from the next request."""
 
-    def __init__(self, fleet: "McpFleet") -> None:
+    def __init__(self, fleet: McpFleet) -> None:
         self._fleet = fleet
 
     @property
@@ -78,13 +90,21 @@ class ToolSearchTool:
         """The definition the model sees, naming the tools that were left out."""
         shown = ", ".join(left_out[:NAMES_IN_DESCRIPTION])
         more = len(left_out) - NAMES_IN_DESCRIPTION
-        listing = (f" Not offered yet ({len(left_out)}): {shown}" + (f" and {more} more" if more > 0 else "") + "."
-                   if left_out else "")
+        listing = (
+            f" Not offered yet ({len(left_out)}): {shown}"
+            + (f" and {more} more" if more > 0 else "")
+            + "."
+            if left_out
+            else ""
+        )
         return ToolSpec(
             name=TOOL_SEARCH,
-            description=("Find MCP server tools that are not offered yet (their definitions did not fit). "
-                         "Returns the matching tools' names, descriptions and input schemas; they can be "
-                         "called from your next step on, under the same permissions as every tool." + listing),
+            description=(
+                "Find MCP server tools that are not offered yet (their definitions did not fit). "
+                "Returns the matching tools' names, descriptions and input schemas; they can be "
+                "called from your next step on, under the same permissions as every tool."
+                + listing
+            ),
             parameters=_PARAMETERS,
         )
 
@@ -97,18 +117,38 @@ class ToolSearchTool:
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         query = str(arguments.get("query", "")).strip()
         if not query:
-            return ToolResult.failure("query must name what the tool should do, or select:NAME")
+            return ToolResult.failure(
+                "query must name what the tool should do, or select:NAME"
+            )
         fleet = self._fleet
-        found = rank_tools(query, fleet.ready_specs(), fleet.config.mcp.tool_search_results)
+        found = rank_tools(
+            query, fleet.ready_specs(), fleet.config.mcp.tool_search_results
+        )
         if not found:
             left_out = fleet.left_out()
-            return ToolResult(ok=True, content=f"no MCP tool matches {query!r}. Not offered yet: "
-                                               f"{', '.join(left_out) or 'none'}", summary="found no tool")
+            return ToolResult(
+                ok=True,
+                content=f"no MCP tool matches {query!r}. Not offered yet: "
+                f"{', '.join(left_out) or 'none'}",
+                summary="found no tool",
+            )
         fleet.load(spec.name for spec in found)
         policy = fleet.registry.policy
-        tools = [{"name": spec.name, "description": spec.description, "input_schema": spec.parameters,
-                  "permission": policy.configured(spec.name)} for spec in found]
+        tools = [
+            {
+                "name": spec.name,
+                "description": spec.description,
+                "input_schema": spec.parameters,
+                "permission": policy.configured(spec.name),
+            }
+            for spec in found
+        ]
         names = ", ".join(spec.name for spec in found)
-        return ToolResult(ok=True, content={"tools": tools, "note": "these tools are offered from now on; "
-                                                                   "call them by name"},
-                          summary=f"found {len(found)}: {names} (offered from the next request)")
+        return ToolResult(
+            ok=True,
+            content={
+                "tools": tools,
+                "note": "these tools are offered from now on; call them by name",
+            },
+            summary=f"found {len(found)}: {names} (offered from the next request)",
+        )

@@ -19,8 +19,9 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
@@ -81,18 +82,30 @@ class Expanded(msgspec.Struct, frozen=True):
     """Variables named without a default that are not set (the server is not started)."""
 
 
-def from_settings(name: str, settings: "McpServerSettings", origin: Path, source: Source = "config") -> ServerDefinition:
+def from_settings(
+    name: str, settings: McpServerSettings, origin: Path, source: Source = "config"
+) -> ServerDefinition:
     return ServerDefinition(
-        name=name, source=source, origin=origin, transport=settings.transport or "stdio",
-        command=settings.command, args=tuple(settings.args), env=tuple(sorted(settings.env.items())),
-        cwd=settings.cwd, url=settings.url, headers=tuple(sorted(settings.headers.items())),
+        name=name,
+        source=source,
+        origin=origin,
+        transport=settings.transport or "stdio",
+        command=settings.command,
+        args=tuple(settings.args),
+        env=tuple(sorted(settings.env.items())),
+        cwd=settings.cwd,
+        url=settings.url,
+        headers=tuple(sorted(settings.headers.items())),
         enabled=settings.enabled,
     )
 
 
-def config_servers(config: "AppConfig", config_file: Path) -> list[ServerDefinition]:
+def config_servers(config: AppConfig, config_file: Path) -> list[ServerDefinition]:
     """The user's servers from ``mcp.servers``, in the file's order."""
-    return [from_settings(name, settings, config_file) for name, settings in config.mcp.servers.items()]
+    return [
+        from_settings(name, settings, config_file)
+        for name, settings in config.mcp.servers.items()
+    ]
 
 
 def server_name(raw: str) -> str:
@@ -102,108 +115,196 @@ def server_name(raw: str) -> str:
     ``aiq-tui mcp add``: a name that changes is used changed, and the user is told
     (:func:`renamed`); "" when nothing usable is left."""
     name = re.sub(r"_+", "_", _UNSAFE.sub("-", raw)).strip("_")[:40].rstrip("_")
-    return name if re.search(r"[A-Za-z0-9]", name) else ""  # `...` would name nothing anyone could read
+    return (
+        name if re.search(r"[A-Za-z0-9]", name) else ""
+    )  # `...` would name nothing anyone could read
 
 
 def renamed(raw: str, name: str) -> str:
     """What :func:`server_name` did to ``raw``, for a warning."""
-    return (f"server name {raw!r} is used as {name!r} (tool names hold letters, digits, - and single _, "
-            f"at most 40 characters): its tools are mcp__{name}__TOOL, and tools.permissions and allowed-tools "
-            f"name it mcp__{name}")
+    return (
+        f"server name {raw!r} is used as {name!r} (tool names hold letters, digits, - and single _, "
+        f"at most 40 characters): its tools are mcp__{name}__TOOL, and tools.permissions and allowed-tools "
+        f"name it mcp__{name}"
+    )
 
 
-def project_servers(cwd: Path, max_bytes: int | None = None) -> tuple[list[ServerDefinition], list[Problem]]:
+def project_servers(
+    cwd: Path, max_bytes: int | None = None
+) -> tuple[list[ServerDefinition], list[Problem]]:
     """The servers of ``cwd/.mcp.json`` (none when it does not exist), and the problems with it:
     a broken file or entry is reported, never fatal — whatever it holds (nested 100,000 deep,
     larger than ``max_bytes`` (default ``mcp.project_file_max_bytes``), a FIFO, a link to a
     device)."""
     try:
         return _project_servers(cwd, max_bytes)
-    except RecursionError:  # nesting that json/msgspec only notice by running out of stack
-        return [], [Problem(cwd / PROJECT_FILE, "nested too deeply to read",
-                            hint="fix the file; its servers are not started", severity=Severity.WARNING)]
+    except (
+        RecursionError
+    ):  # nesting that json/msgspec only notice by running out of stack
+        return [], [
+            Problem(
+                cwd / PROJECT_FILE,
+                "nested too deeply to read",
+                hint="fix the file; its servers are not started",
+                severity=Severity.WARNING,
+            )
+        ]
 
 
-def _project_servers(cwd: Path, max_bytes: int | None) -> tuple[list[ServerDefinition], list[Problem]]:
-    from aiq_tui.config import McpServerSettings, McpSettings, parse_settings, ConfigError
+def _project_servers(
+    cwd: Path, max_bytes: int | None
+) -> tuple[list[ServerDefinition], list[Problem]]:
+    from aiq_tui.config import (
+        ConfigError,
+        McpServerSettings,
+        McpSettings,
+        parse_settings,
+    )
     from aiq_tui.file_io import read_regular
 
     path = cwd / PROJECT_FILE
     try:
-        raw = read_regular(path, max_bytes or McpSettings().project_file_max_bytes).decode("utf-8-sig")
+        raw = read_regular(
+            path, max_bytes or McpSettings().project_file_max_bytes
+        ).decode("utf-8-sig")
     except FileNotFoundError:
         return [], []
     except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(path, f"cannot read the project's MCP servers: {exc}", severity=Severity.WARNING,
-                            hint="its servers are not started (mcp.project_file_max_bytes caps its size)")]
+        return [], [
+            Problem(
+                path,
+                f"cannot read the project's MCP servers: {exc}",
+                severity=Severity.WARNING,
+                hint="its servers are not started (mcp.project_file_max_bytes caps its size)",
+            )
+        ]
     try:
         data = loads_bounded(raw)
     except ValueError as exc:
-        return [], [Problem(path, f"not valid JSON: {exc}", hint="fix the file; its servers are not started",
-                            severity=Severity.WARNING)]
+        return [], [
+            Problem(
+                path,
+                f"not valid JSON: {exc}",
+                hint="fix the file; its servers are not started",
+                severity=Severity.WARNING,
+            )
+        ]
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        return [], [Problem(path, 'expected {"mcpServers": {NAME: {...}}}', field="mcpServers",
-                            hint="Claude Code's .mcp.json format", severity=Severity.WARNING)]
+        return [], [
+            Problem(
+                path,
+                'expected {"mcpServers": {NAME: {...}}}',
+                field="mcpServers",
+                hint="Claude Code's .mcp.json format",
+                severity=Severity.WARNING,
+            )
+        ]
     found: list[ServerDefinition] = []
     problems: list[Problem] = []
     for raw_name, entry in servers.items():
         name = server_name(str(raw_name))
         where = f"mcpServers.{raw_name}"
         if not name:
-            problems.append(Problem(path, "a server needs a name of letters or digits", field=where,
-                                    severity=Severity.WARNING))
+            problems.append(
+                Problem(
+                    path,
+                    "a server needs a name of letters or digits",
+                    field=where,
+                    severity=Severity.WARNING,
+                )
+            )
             continue
         if name != raw_name:
-            problems.append(Problem(path, renamed(str(raw_name), name), field=where,
-                                    hint=f"rename it to {name} in the file to silence this",
-                                    severity=Severity.WARNING))
+            problems.append(
+                Problem(
+                    path,
+                    renamed(str(raw_name), name),
+                    field=where,
+                    hint=f"rename it to {name} in the file to silence this",
+                    severity=Severity.WARNING,
+                )
+            )
         if not isinstance(entry, dict):
-            problems.append(Problem(path, "must be an object with `command` or `url`", field=where,
-                                    severity=Severity.WARNING))
+            problems.append(
+                Problem(
+                    path,
+                    "must be an object with `command` or `url`",
+                    field=where,
+                    severity=Severity.WARNING,
+                )
+            )
             continue
         settings = _claude_entry(entry)
         try:
             parsed = parse_settings(McpServerSettings, settings, path)
         except ConfigError as exc:
             field_name = f"{where}.{exc.field}" if exc.field else where
-            problems.append(Problem(path, exc.message, field=field_name, hint="this server is not started",
-                                    severity=Severity.WARNING))
+            problems.append(
+                Problem(
+                    path,
+                    exc.message,
+                    field=field_name,
+                    hint="this server is not started",
+                    severity=Severity.WARNING,
+                )
+            )
             continue
         found.append(from_settings(name, parsed, path, "project"))
     return found, problems
 
 
-def add_project_server(cwd: Path, name: str, entry: Mapping[str, Any]) -> ServerDefinition:
+def add_project_server(
+    cwd: Path, name: str, entry: Mapping[str, Any]
+) -> ServerDefinition:
     """Add ``name`` (already :func:`server_name`-shaped) with ``entry`` (Claude Code's keys:
     ``type``, ``command``, ``args``, ``env`` | ``url``, ``headers``) to ``cwd/.mcp.json``,
     keeping every other entry and key, written atomically. Raises ValueError (a message for the
     user) when the file cannot be read as Claude Code's format, the name is taken (ignoring
     case) or the entry is not a valid server."""
-    from aiq_tui.config import ConfigError, McpServerSettings, McpSettings, parse_settings
-    from aiq_tui.file_io import read_regular
-    from aiq_tui.file_io import atomic_write
+    from aiq_tui.config import (
+        ConfigError,
+        McpServerSettings,
+        McpSettings,
+        parse_settings,
+    )
+    from aiq_tui.file_io import atomic_write, read_regular
 
     path = cwd / PROJECT_FILE
     try:
-        data = loads_bounded(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+        data = loads_bounded(
+            read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig")
+        )
     except FileNotFoundError:
         data = {}
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}; fix it first") from exc
     servers = data.setdefault("mcpServers", {}) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
-        raise ValueError(f'{path} is not {{"mcpServers": {{NAME: {{...}}}}}} (Claude Code\'s format); fix it first')
-    taken = next((str(other) for other in servers if server_name(str(other)).lower() == name.lower()), None)
+        raise ValueError(
+            f'{path} is not {{"mcpServers": {{NAME: {{...}}}}}} (Claude Code\'s format); fix it first'
+        )
+    taken = next(
+        (
+            str(other)
+            for other in servers
+            if server_name(str(other)).lower() == name.lower()
+        ),
+        None,
+    )
     if taken is not None:
-        raise ValueError(f"a server named {taken!r} is already in {path} (names compare ignoring case); "
-                         "edit or remove it there first")
+        raise ValueError(
+            f"a server named {taken!r} is already in {path} (names compare ignoring case); "
+            "edit or remove it there first"
+        )
     try:
         settings = parse_settings(McpServerSettings, _claude_entry(entry), path)
     except ConfigError as exc:
         raise ValueError(str(exc)) from exc
     servers[name] = dict(entry)
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    atomic_write(
+        path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644
+    )
     return from_settings(name, settings, path, "project")
 
 
@@ -212,38 +313,50 @@ def remove_project_server(cwd: Path, name: str) -> str | None:
     ``cwd/.mcp.json``, keeping the rest, atomically; the key as the file spelled it, or None
     when it is not there. Raises ValueError when the file cannot be read."""
     from aiq_tui.config import McpSettings
-    from aiq_tui.file_io import read_regular
-    from aiq_tui.file_io import atomic_write
+    from aiq_tui.file_io import atomic_write, read_regular
 
     path = cwd / PROJECT_FILE
     try:
-        data = loads_bounded(read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig"))
+        data = loads_bounded(
+            read_regular(path, McpSettings().project_file_max_bytes).decode("utf-8-sig")
+        )
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
     servers = data.get("mcpServers") if isinstance(data, dict) else None
     wanted = (server_name(name) or name).lower()
-    key = next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None) \
-        if isinstance(servers, dict) else None
+    key = (
+        next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None)
+        if isinstance(servers, dict)
+        else None
+    )
     if key is None:
         return None
     del servers[key]
-    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644)
+    atomic_write(
+        path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", mode=0o644
+    )
     return key
 
 
 def _claude_entry(entry: Mapping[str, Any]) -> dict[str, Any]:
     """Claude Code's keys as ours: ``type`` (stdio | http | streamable-http | sse) is our
     ``transport``; keys we do not use (``timeout``, ``oauth``, …) are left out."""
-    settings = {key: entry[key] for key in ("command", "args", "env", "cwd", "url", "headers") if key in entry}
+    settings = {
+        key: entry[key]
+        for key in ("command", "args", "env", "cwd", "url", "headers")
+        if key in entry
+    }
     kind = entry.get("type")
     if kind is not None:
         settings["transport"] = "http" if kind == "streamable-http" else kind
     return settings
 
 
-def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list[ServerDefinition], list[Problem]]:
+def all_servers(
+    config: AppConfig, config_file: Path, cwd: Path
+) -> tuple[list[ServerDefinition], list[Problem]]:
     """The user's servers, then the project's (when ``mcp.project_servers``) whose names the
     user's do not already take."""
     servers = config_servers(config, config_file)
@@ -256,10 +369,20 @@ def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list
     for server in project:
         first = taken.get(server.name.lower())
         if first is not None:
-            where = "in your config.yaml; yours" if first.trusted else "earlier in this file; that one"
-            problems.append(Problem(server.origin, f"server {server.name!r} is also {where} is used (server names "
-                                    "are compared ignoring case)", field=f"mcpServers.{server.name}",
-                                    severity=Severity.WARNING))
+            where = (
+                "in your config.yaml; yours"
+                if first.trusted
+                else "earlier in this file; that one"
+            )
+            problems.append(
+                Problem(
+                    server.origin,
+                    f"server {server.name!r} is also {where} is used (server names "
+                    "are compared ignoring case)",
+                    field=f"mcpServers.{server.name}",
+                    severity=Severity.WARNING,
+                )
+            )
             continue
         taken[server.name.lower()] = server
         servers.append(server)
@@ -268,7 +391,10 @@ def all_servers(config: "AppConfig", config_file: Path, cwd: Path) -> tuple[list
 
 # -- templates ------------------------------------------------------------------------------
 
-def expand(server: ServerDefinition, environ: Mapping[str, str] | None = None) -> Expanded:
+
+def expand(
+    server: ServerDefinition, environ: Mapping[str, str] | None = None
+) -> Expanded:
     """``server`` with every ``${VAR}`` filled in from ``environ`` (default: this process's)."""
     env_source = os.environ if environ is None else environ
     missing: list[str] = []
@@ -285,20 +411,41 @@ def expand(server: ServerDefinition, environ: Mapping[str, str] | None = None) -
 
 def variables(server: ServerDefinition) -> tuple[str, ...]:
     """The environment variables the definition reads (``${NAME}``), in order, once each."""
-    texts: Iterable[str] = (server.command or "", *server.args, *(v for _, v in server.env),
-                            server.url or "", *(v for _, v in server.headers))
-    return tuple(dict.fromkeys(m.group("name") for text in texts for m in VARIABLE.finditer(text)))
+    texts: Iterable[str] = (
+        server.command or "",
+        *server.args,
+        *(v for _, v in server.env),
+        server.url or "",
+        *(v for _, v in server.headers),
+    )
+    return tuple(
+        dict.fromkeys(
+            m.group("name") for text in texts for m in VARIABLE.finditer(text)
+        )
+    )
 
 
 def fingerprint(server: ServerDefinition) -> str:
     """A hash of everything that decides what runs (program, arguments, environment, URL,
     headers, working directory): an approval holds for this definition only."""
-    payload = json.dumps([server.transport, server.command, list(server.args), list(server.env), server.cwd,
-                          server.url, list(server.headers)], ensure_ascii=False, sort_keys=True)
+    payload = json.dumps(
+        [
+            server.transport,
+            server.command,
+            list(server.args),
+            list(server.env),
+            server.cwd,
+            server.url,
+            list(server.headers),
+        ],
+        ensure_ascii=False,
+        sort_keys=True,
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
 # -- tool names -----------------------------------------------------------------------------
+
 
 def tool_name(server: str, tool: str) -> str:
     """``mcp__<server>__<tool>`` as function names allow (``[A-Za-z0-9_-]``, ≤ 64 characters);
@@ -306,8 +453,8 @@ def tool_name(server: str, tool: str) -> str:
     name = f"{TOOL_PREFIX}{server}__{_UNSAFE.sub('_', tool)}"
     if len(name) <= MAX_TOOL_NAME:
         return name
-    digest = hashlib.sha1(f"{server}/{tool}".encode("utf-8")).hexdigest()[:8]
-    return f"{name[:MAX_TOOL_NAME - 9]}_{digest}"
+    digest = hashlib.sha1(f"{server}/{tool}".encode()).hexdigest()[:8]
+    return f"{name[: MAX_TOOL_NAME - 9]}_{digest}"
 
 
 def server_key(tool: str) -> str | None:
@@ -315,5 +462,5 @@ def server_key(tool: str) -> str | None:
     tool's). Server names hold no ``__``, so the first one after the prefix ends the server."""
     if not tool.startswith(TOOL_PREFIX):
         return None
-    server, separator, rest = tool[len(TOOL_PREFIX):].partition("__")
+    server, separator, rest = tool[len(TOOL_PREFIX) :].partition("__")
     return f"{TOOL_PREFIX}{server}" if separator and server and rest else None

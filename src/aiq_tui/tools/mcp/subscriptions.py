@@ -32,8 +32,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.events import McpResourceRefreshed, McpResourceUpdated, McpServerChanged
 
@@ -59,9 +60,11 @@ class Watched:
 class _Link:
     """What one running connection of a server is subscribed to."""
 
-    connection: "McpConnection"
+    connection: McpConnection
     subscribed: frozenset[str] = frozenset()
-    listener: asyncio.Task[None] | None = None  # a 2026-07-28 connection's listen stream
+    listener: asyncio.Task[None] | None = (
+        None  # a 2026-07-28 connection's listen stream
+    )
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -72,12 +75,18 @@ def digest(text: str) -> str:
 class ResourceWatch:
     """The resources one conversation watches; see the module doc."""
 
-    def __init__(self, fleet: "McpFleet", config: "AppConfig", emit: Callable[[Any], None]) -> None:
+    def __init__(
+        self, fleet: McpFleet, config: AppConfig, emit: Callable[[Any], None]
+    ) -> None:
         self._fleet = fleet
         self._config = config
         self._emit = emit
-        self._watched: OrderedDict[Key, Watched] = OrderedDict()  # least recently used first
-        self._pending: dict[Key, str] = {}  # announced updates not yet carried by a message → use
+        self._watched: OrderedDict[Key, Watched] = (
+            OrderedDict()
+        )  # least recently used first
+        self._pending: dict[
+            Key, str
+        ] = {}  # announced updates not yet carried by a message → use
         self._links: dict[str, _Link] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -106,7 +115,9 @@ class ResourceWatch:
             blocks += await self._carry(server, uri, use, (server, uri) in fresh)
         for (server, uri), text in fresh.items():
             self._use(server, uri, ATTACHED, digest(text))
-        await self.settled()  # subscribed before the model reads them: no update in between is missed
+        await (
+            self.settled()
+        )  # subscribed before the model reads them: no update in between is missed
         return "".join(f"\n\n{block}" for block in blocks)
 
     def model_read(self, tool: Any, arguments: Mapping[str, Any]) -> None:
@@ -117,31 +128,45 @@ class ResourceWatch:
         if isinstance(tool, McpResourceTool) and isinstance(uri, str) and uri.strip():
             self._use(tool.server, uri.strip(), READ)
 
-    async def _carry(self, server: str, uri: str, use: str, attached_now: bool) -> list[str]:
+    async def _carry(
+        self, server: str, uri: str, use: str, attached_now: bool
+    ) -> list[str]:
         from aiq_tui.tools.mcp.connection import McpError
 
         item = self._watched.get((server, uri))
-        if attached_now:  # the message attaches it again: its current text is there already
+        if (
+            attached_now
+        ):  # the message attaches it again: its current text is there already
             self._emit(McpResourceRefreshed(server, uri, "attached", "attached again"))
             return []
         if use != ATTACHED:
             self._emit(McpResourceRefreshed(server, uri, "told"))
-            return [f"[update from MCP server {server}: @{server}:{uri}, which you read earlier, has changed "
-                    f"since; read it again if you need its current text]"]
+            return [
+                f"[update from MCP server {server}: @{server}:{uri}, which you read earlier, has changed "
+                f"since; read it again if you need its current text]"
+            ]
         try:
             body, summary = await self._fleet.read_resource(server, uri)
         except McpError as exc:
-            reason = str(exc) if len(str(exc)) <= REASON_CHARS else str(exc)[:REASON_CHARS] + "…"
+            reason = (
+                str(exc)
+                if len(str(exc)) <= REASON_CHARS
+                else str(exc)[:REASON_CHARS] + "…"
+            )
             self._emit(McpResourceRefreshed(server, uri, "failed", reason))
-            return [f"[@{server}:{uri}, which the user attached earlier, was updated since but could not be "
-                    f"read again: {reason}]"]
+            return [
+                f"[@{server}:{uri}, which the user attached earlier, was updated since but could not be "
+                f"read again: {reason}]"
+            ]
         if item is not None and item.digest == digest(body):
             self._emit(McpResourceRefreshed(server, uri, "unchanged", summary))
             return []
         if item is not None:
             item.digest = digest(body)
         self._emit(McpResourceRefreshed(server, uri, "attached", summary))
-        return [f"[@{server}:{uri} was updated since the user attached it; its current text ({summary})]\n{body}"]
+        return [
+            f"[@{server}:{uri} was updated since the user attached it; its current text ({summary})]\n{body}"
+        ]
 
     def _use(self, server: str, uri: str, use: str, text_digest: str = "") -> None:
         settings = self._config.mcp
@@ -168,7 +193,11 @@ class ResourceWatch:
         """A server's ``notifications/resources/updated`` (see the module doc)."""
         key = (server, uri)
         item = self._watched.get(key)
-        if self._links.get(server) is not link or item is None or uri not in link.subscribed:
+        if (
+            self._links.get(server) is not link
+            or item is None
+            or uri not in link.subscribed
+        ):
             return  # not what this conversation subscribed to (or from a connection left behind)
         if key in self._pending:
             return  # one pending update per resource until the next message carries it
@@ -182,7 +211,9 @@ class ResourceWatch:
             self._drop(event.name)
             return
         link = self._links.get(event.name)
-        if link is not None and link.connection is self._fleet.live_connection(event.name):
+        if link is not None and link.connection is self._fleet.live_connection(
+            event.name
+        ):
             return  # the same connection announced again (its tools, what the prompt offers)
         if any(server == event.name for server, _uri in self._watched):
             self._schedule(event.name)
@@ -193,7 +224,9 @@ class ResourceWatch:
         self._watched.clear()
         pending, self._pending = self._pending, {}
         for server, uri in pending:
-            self._emit(McpResourceRefreshed(server, uri, "dropped", "a new conversation"))
+            self._emit(
+                McpResourceRefreshed(server, uri, "dropped", "a new conversation")
+            )
         for server in list(self._links):
             self._schedule(server)
 
@@ -247,13 +280,17 @@ class ResourceWatch:
         from aiq_tui.tools.mcp.connection import McpError
 
         for uri in sorted(link.subscribed - wanted):
-            link.subscribed -= {uri}  # updates for it are ignored from now on, whatever the answer
+            link.subscribed -= {
+                uri
+            }  # updates for it are ignored from now on, whatever the answer
             try:
                 await link.connection.unsubscribe_resource(uri)
             except McpError:
                 pass
         for uri in sorted(wanted - link.subscribed):
-            link.subscribed |= {uri}  # before the answer: an update may be handled before it is
+            link.subscribed |= {
+                uri
+            }  # before the answer: an update may be handled before it is
             try:
                 await link.connection.subscribe_resource(uri)
             except McpError:
@@ -269,9 +306,11 @@ class ResourceWatch:
             acked: asyncio.Future[None] = loop.create_future()
             link.listener = loop.create_task(self._stream(link, wanted, acked))
             try:
-                await asyncio.wait_for(asyncio.shield(acked), self._config.mcp.call_timeout_seconds)
+                await asyncio.wait_for(
+                    asyncio.shield(acked), self._config.mcp.call_timeout_seconds
+                )
                 link.subscribed = wanted
-            except (asyncio.TimeoutError, Exception):  # noqa: BLE001 - refused or lost: not watched
+            except (TimeoutError, Exception):
                 link.listener.cancel()
                 link.listener, link.subscribed = None, frozenset()
         else:
@@ -280,7 +319,9 @@ class ResourceWatch:
             old.cancel()
             await asyncio.wait({old}, timeout=self._config.mcp.call_timeout_seconds)
 
-    async def _stream(self, link: _Link, wanted: frozenset[str], acked: asyncio.Future[None]) -> None:
+    async def _stream(
+        self, link: _Link, wanted: frozenset[str], acked: asyncio.Future[None]
+    ) -> None:
         try:
             async with link.connection.listen_resources(sorted(wanted)) as stream:
                 acked.set_result(None)
@@ -288,10 +329,12 @@ class ResourceWatch:
                     pass  # drained: the SDK passes each event to the connection's message handler too
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # noqa: BLE001 - refused, or the stream was lost
+        except Exception as exc:
             if not acked.done():
                 acked.set_exception(exc)
-        if link.listener is asyncio.current_task():  # the server ended the stream in use
+        if (
+            link.listener is asyncio.current_task()
+        ):  # the server ended the stream in use
             link.listener, link.subscribed = None, frozenset()
 
     # -- waiting and stopping ----------------------------------------------------------------------

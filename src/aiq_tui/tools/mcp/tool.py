@@ -29,8 +29,16 @@ class ServerTool:
     """What every tool backed by one server's live connection shares: its name is its own
     permission key, and its source decides whether "always" may be remembered."""
 
-    def __init__(self, spec: ToolSpec, server: str, connection: "McpConnection", limit: int, *,
-                 from_project: bool = False, project_trusted: bool = False) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        server: str,
+        connection: McpConnection,
+        limit: int,
+        *,
+        from_project: bool = False,
+        project_trusted: bool = False,
+    ) -> None:
         self.server = server
         # A project's server (.mcp.json) is a project source: its calls are never pre-approved by
         # a skill's allowed-tools (a user skill's `mcp__github` names the user's own server, not
@@ -55,19 +63,43 @@ class ServerTool:
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_observed(arguments, None)
 
-    async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
+    async def run_observed(
+        self, arguments: dict[str, Any], observer: CallObserver | None
+    ) -> ToolResult:
         raise NotImplementedError
 
 
 class McpTool(ServerTool):
     """A server's tool; calls go to its live connection."""
 
-    def __init__(self, name: str, server: str, remote: "RemoteTool", connection: "McpConnection",
-                 result_max_bytes: int, *, from_project: bool = False, project_trusted: bool = False) -> None:
-        description = remote.description or remote.title or f"Tool {remote.name} of the MCP server {server}."
-        super().__init__(ToolSpec(name=name, description=description, parameters=input_schema(remote.input_schema)),
-                         server, connection, result_max_bytes, from_project=from_project,
-                         project_trusted=project_trusted)
+    def __init__(
+        self,
+        name: str,
+        server: str,
+        remote: RemoteTool,
+        connection: McpConnection,
+        result_max_bytes: int,
+        *,
+        from_project: bool = False,
+        project_trusted: bool = False,
+    ) -> None:
+        description = (
+            remote.description
+            or remote.title
+            or f"Tool {remote.name} of the MCP server {server}."
+        )
+        super().__init__(
+            ToolSpec(
+                name=name,
+                description=description,
+                parameters=input_schema(remote.input_schema),
+            ),
+            server,
+            connection,
+            result_max_bytes,
+            from_project=from_project,
+            project_trusted=project_trusted,
+        )
         self.remote_name = remote.name
 
     def describe(self, arguments: dict[str, Any]) -> str:
@@ -75,7 +107,9 @@ class McpTool(ServerTool):
         # sight (the approval lists each argument in full besides: tools.approval_view).
         return f"MCP server {self.server} › {self.remote_name} {one_line(arguments)}".rstrip()
 
-    async def run_observed(self, arguments: dict[str, Any], observer: CallObserver | None) -> ToolResult:
+    async def run_observed(
+        self, arguments: dict[str, Any], observer: CallObserver | None
+    ) -> ToolResult:
         """The call, reported as :class:`~aiq_tui.events.McpCallStarted` / ``McpCallFinished``
         and carrying the trace context in ``params._meta`` (MCP semantic conventions, SEP-414:
         ``traceparent``, unprefixed) when ``observer`` has one; the server's progress
@@ -88,27 +122,58 @@ class McpTool(ServerTool):
         if observer is not None:
             emit, call_id, server = observer.emit, observer.call_id, self.server
 
-            def on_progress(done: float, total: float | None, message: str | None) -> None:
-                emit(McpProgress(call_id, server, float(done), float(total or 0), message or ""))
+            def on_progress(
+                done: float, total: float | None, message: str | None
+            ) -> None:
+                emit(
+                    McpProgress(
+                        call_id, server, float(done), float(total or 0), message or ""
+                    )
+                )
 
             address, port = connection.endpoint
-            observer.emit(McpCallStarted(observer.call_id, self.server, "tools/call", self.remote_name,
-                                         connection.server.transport, connection.protocol_version,
-                                         connection.session_id, address, port))
+            observer.emit(
+                McpCallStarted(
+                    observer.call_id,
+                    self.server,
+                    "tools/call",
+                    self.remote_name,
+                    connection.server.transport,
+                    connection.protocol_version,
+                    connection.session_id,
+                    address,
+                    port,
+                )
+            )
             parent = observer.traceparent()
             meta = {"traceparent": parent.header()} if parent is not None else None
         try:
-            result = await connection.call(self.remote_name, arguments, meta, on_progress)
+            result = await connection.call(
+                self.remote_name, arguments, meta, on_progress
+            )
         except McpError as exc:
             if observer is not None:
-                observer.emit(McpCallFinished(observer.call_id, exc.kind or "error", str(exc)))
+                observer.emit(
+                    McpCallFinished(observer.call_id, exc.kind or "error", str(exc))
+                )
             return ToolResult.failure(f"MCP server {self.server}: {exc}")
         except BaseException:
-            if observer is not None:  # cancelled (Esc) or a bug: the request's span still ends
-                observer.emit(McpCallFinished(observer.call_id, "cancelled", "the call was cancelled"))
+            if (
+                observer is not None
+            ):  # cancelled (Esc) or a bug: the request's span still ends
+                observer.emit(
+                    McpCallFinished(
+                        observer.call_id, "cancelled", "the call was cancelled"
+                    )
+                )
             raise
         converted = convert(result, self._limit, self.server)
         if observer is not None:
-            observer.emit(McpCallFinished(observer.call_id, "" if converted.ok else "tool_error",
-                                          "" if converted.ok else converted.summary))
+            observer.emit(
+                McpCallFinished(
+                    observer.call_id,
+                    "" if converted.ok else "tool_error",
+                    "" if converted.ok else converted.summary,
+                )
+            )
         return converted

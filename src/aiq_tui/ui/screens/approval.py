@@ -31,28 +31,52 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Dialog(id="approval", classes="dialog"):
-            yield Label(printable(request.title, one_line=True), id="approval-title", markup=False)
-            yield Label(printable(f"tool {request.tool} · permission {request.permission}", one_line=True),
-                        classes="dim", markup=False)
+            yield Label(
+                printable(request.title, one_line=True),
+                id="approval-title",
+                markup=False,
+            )
+            yield Label(
+                printable(
+                    f"tool {request.tool} · permission {request.permission}",
+                    one_line=True,
+                ),
+                classes="dim",
+                markup=False,
+            )
             # Every character that would run; control characters shown escaped.
-            yield Static(approval_text(request.detail), id="approval-detail", markup=False)
+            yield Static(
+                approval_text(request.detail), id="approval-detail", markup=False
+            )
             # Every argument under its key (values may be cut, keys never): a long first
             # argument cannot hide the one that matters.
             arguments = argument_lines(request.arguments)
             if arguments:
-                yield Label(f"arguments ({len(arguments)}) — scroll with ↑ ↓ after Tab", classes="dim")
+                yield Label(
+                    f"arguments ({len(arguments)}) — scroll with ↑ ↓ after Tab",
+                    classes="dim",
+                )
                 with VerticalScroll(id="approval-arguments"):
                     yield Static("\n".join(arguments), markup=False)
             content = written_content(request.arguments)
-            if content is not None:  # what a file write would put on disk, every character of it
-                lines = content.count("\n") + (0 if content.endswith("\n") or not content else 1)
-                yield Label(f"content ({lines} line{'' if lines == 1 else 's'}, {len(content.encode()):,} bytes) — "
-                            "scroll with ↑ ↓ after Tab", classes="dim")
+            if (
+                content is not None
+            ):  # what a file write would put on disk, every character of it
+                lines = content.count("\n") + (
+                    0 if content.endswith("\n") or not content else 1
+                )
+                yield Label(
+                    f"content ({lines} line{'' if lines == 1 else 's'}, {len(content.encode()):,} bytes) — "
+                    "scroll with ↑ ↓ after Tab",
+                    classes="dim",
+                )
                 with VerticalScroll(id="approval-content"):
                     yield Static(approval_text(content), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
-                if request.rememberable:  # else "always" would not be kept: it is not offered
+                if (
+                    request.rememberable
+                ):  # else "always" would not be kept: it is not offered
                     yield Button("Always (a)", id="allow_always", variant="primary")
                 yield Button("Deny (n)", id="deny", variant="error")
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)

@@ -8,8 +8,9 @@ the problem (a colliding description), ``r`` checks again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -31,20 +32,32 @@ fixed ``yellow`` on the light theme was barely visible."""
 
 def summary_text(report: DoctorReport) -> str:
     counts = report.counts()
-    text = (f"{report.skills} skill(s) checked in {report.seconds:.2f} s: {counts['error']} error(s), "
-            f"{counts['warning']} warning(s), {counts['info']} note(s).")
+    text = (
+        f"{report.skills} skill(s) checked in {report.seconds:.2f} s: {counts['error']} error(s), "
+        f"{counts['warning']} warning(s), {counts['info']} note(s)."
+    )
     if report.catalog is not None:
         c = report.catalog
-        text += (f"  Catalog {c.catalog_tokens:,}/{c.catalog_limit:,} tokens of a {c.window:,} window"
-                 f" ({c.counts()}).")
-    return text + "  Enter: open skill · i: inspector on the query · r: check again · Esc: back"
+        text += (
+            f"  Catalog {c.catalog_tokens:,}/{c.catalog_limit:,} tokens of a {c.window:,} window"
+            f" ({c.counts()})."
+        )
+    return (
+        text
+        + "  Enter: open skill · i: inspector on the query · r: check again · Esc: back"
+    )
 
 
 def detail_text(finding: Finding) -> str:
-    lines = [f"{finding.level.value.upper()} · {finding.kind.value} · {', '.join(finding.skills[:8]) or 'collection'}",
-             f"Why: {finding.why}", f"Fix: {finding.fix}"]
+    lines = [
+        f"{finding.level.value.upper()} · {finding.kind.value} · {', '.join(finding.skills[:8]) or 'collection'}",
+        f"Why: {finding.why}",
+        f"Fix: {finding.fix}",
+    ]
     if finding.query:
-        lines.append(f"Query (i opens the inspector): {' '.join(finding.query.split())[:200]}")
+        lines.append(
+            f"Query (i opens the inspector): {' '.join(finding.query.split())[:200]}"
+        )
     return "\n".join(lines)
 
 
@@ -64,7 +77,11 @@ class DoctorScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="doctor"):
-            yield Static("Checking every skill with the matcher and the budget…", id="doctor-summary", markup=False)
+            yield Static(
+                "Checking every skill with the matcher and the budget…",
+                id="doctor-summary",
+                markup=False,
+            )
             yield DataTable(id="findings", cursor_type="row", zebra_stripes=True)
             yield Static("", id="doctor-detail", markup=False)
         yield Footer()
@@ -103,10 +120,17 @@ class DoctorScreen(Screen[None]):
         table.clear()
         grounds = table_grounds(table)  # readable on the plain and the striped rows
         for number, finding in enumerate(self.report.findings):
-            skills = ", ".join(finding.skills[:3]) + (f" +{len(finding.skills) - 3}" if len(finding.skills) > 3 else "")
+            skills = ", ".join(finding.skills[:3]) + (
+                f" +{len(finding.skills) - 3}" if len(finding.skills) > 3 else ""
+            )
             level = finding.level.value
-            table.add_row(Text(level, style=badge_style(self.app, LEVEL_BADGE[level], *grounds)), finding.kind.value,
-                          plain(skills or "–"), plain(finding.title), key=str(number))
+            table.add_row(
+                Text(level, style=badge_style(self.app, LEVEL_BADGE[level], *grounds)),
+                finding.kind.value,
+                plain(skills or "–"),
+                plain(finding.title),
+                key=str(number),
+            )
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
 
@@ -119,7 +143,9 @@ class DoctorScreen(Screen[None]):
 
     def _show_detail(self) -> None:
         finding = self.selected()
-        self.query_one("#doctor-detail", Static).update(printable(detail_text(finding)) if finding else "No findings.")
+        self.query_one("#doctor-detail", Static).update(
+            printable(detail_text(finding)) if finding else "No findings."
+        )
 
     @on(DataTable.RowHighlighted)
     def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
@@ -130,9 +156,14 @@ class DoctorScreen(Screen[None]):
         finding = self.selected()
         if finding is None or not finding.skills:
             return
-        name = next((n for n in finding.skills if n in self.engine.workspace.catalog), None)
+        name = next(
+            (n for n in finding.skills if n in self.engine.workspace.catalog), None
+        )
         if name is None:
-            self.notify(f"{finding.skills[0]} is not loaded (it failed validation); see F6.", severity="warning")
+            self.notify(
+                f"{finding.skills[0]} is not loaded (it failed validation); see F6.",
+                severity="warning",
+            )
             return
         self.app.action_open_skill(name)
 

@@ -42,12 +42,18 @@ def as_typed(query: str) -> dict[str, str]:
 
 def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
     shown = typed or {}
-    return ", ".join(f"{shown.get(s.via, s.via) + '~' if s.via else ''}{shown.get(s.term, s.term)}→{s.field} "
-                     f"{s.weight:+.2f}" for s in match.signals) or "–"
+    return (
+        ", ".join(
+            f"{shown.get(s.via, s.via) + '~' if s.via else ''}{shown.get(s.term, s.term)}→{s.field} "
+            f"{s.weight:+.2f}"
+            for s in match.signals
+        )
+        or "–"
+    )
 
 
 def signals_note(engine: Any) -> str:
-    """" · keyword + semantic" once the embedding signal is in use (issue 16); "" otherwise,
+    """ " · keyword + semantic" once the embedding signal is in use (issue 16); "" otherwise,
     so the screen reads as before for users without the semantic extra."""
     matcher = getattr(engine, "matcher", None)  # built by the rank() just before
     used = getattr(matcher, "signals_used", ("keyword",))
@@ -69,7 +75,9 @@ def catalog_note(engine: Any, name: str) -> str:
 class InspectorScreen(Screen[None]):
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("ctrl+n", "focus_why", "Why not…"),  # not ctrl+w: Input deletes a word with it
+        Binding(
+            "ctrl+n", "focus_why", "Why not…"
+        ),  # not ctrl+w: Input deletes a word with it
     ]
 
     def __init__(self, engine: Any, query: str = "") -> None:
@@ -81,19 +89,35 @@ class InspectorScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="inspector"):
-            yield Input(value=self.initial, placeholder="Type a query to rank skills", id="inspect-query")
+            yield Input(
+                value=self.initial,
+                placeholder="Type a query to rank skills",
+                id="inspect-query",
+            )
             yield Static("", id="inspect-summary")
             yield DataTable(id="ranking", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="why-row"):
-                yield Input(placeholder="Why not… (skill name)", id="why-name",
-                            suggester=SuggestFromList(sorted(self.engine.workspace.catalog.names())))
+                yield Input(
+                    placeholder="Why not… (skill name)",
+                    id="why-name",
+                    suggester=SuggestFromList(
+                        sorted(self.engine.workspace.catalog.names())
+                    ),
+                )
             yield Static("", id="why", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         table = self.query_one("#ranking", DataTable)
         # "raw score" is the matcher's sum of weights; confidence (0–1) is what the thresholds compare.
-        table.add_columns("#", "skill", "raw score", "confidence", "phase", "signals (word→field weight)")
+        table.add_columns(
+            "#",
+            "skill",
+            "raw score",
+            "confidence",
+            "phase",
+            "signals (word→field weight)",
+        )
         self.rerank(self.initial)
         self.query_one("#inspect-query", Input).focus()
         redraw_on_theme_change(self, self._retheme)  # the phase badges
@@ -117,7 +141,10 @@ class InspectorScreen(Screen[None]):
         ranking = self.ranking = self.engine.rank(query)
         typed = as_typed(query)
         top_k = config.matching.top_k
-        brief, full = config.disclosure.brief_threshold, config.disclosure.full_threshold
+        brief, full = (
+            config.disclosure.brief_threshold,
+            config.disclosure.full_threshold,
+        )
         summary.update(
             f"terms: {' '.join(typed.get(t, t) for t in ranking.terms) or '–'} · "
             f"{len(ranking.matches)} of {ranking.considered} skills "
@@ -128,9 +155,15 @@ class InspectorScreen(Screen[None]):
         for index, match in enumerate(ranking.matches[:200]):
             phase = would_get(match, index, top_k, brief, full)
             # The digits that decide: 0.149 beside "brief ≥ 0.15" must not read as 0.15.
-            table.add_row(str(index + 1), plain(match.name), f"{match.score:.2f}", decisive(match.confidence, (brief, full)),
-                          Text(phase, style=badge_style(self.app, phase, *grounds)),
-                          plain(signal_text(match, typed)), key=match.name)
+            table.add_row(
+                str(index + 1),
+                plain(match.name),
+                f"{match.score:.2f}",
+                decisive(match.confidence, (brief, full)),
+                Text(phase, style=badge_style(self.app, phase, *grounds)),
+                plain(signal_text(match, typed)),
+                key=match.name,
+            )
 
     @on(DataTable.RowHighlighted, "#ranking")
     def _row(self, event: DataTable.RowHighlighted) -> None:
@@ -149,13 +182,19 @@ class InspectorScreen(Screen[None]):
         if name not in self.engine.workspace.catalog:
             catalog = self.engine.workspace.catalog
             close = catalog.close_names(name) if hasattr(catalog, "close_names") else []
-            why.update(f"{name}: no such skill." + (f" Did you mean {', '.join(close)}?" if close else ""))
+            why.update(
+                f"{name}: no such skill."
+                + (f" Did you mean {', '.join(close)}?" if close else "")
+            )
             return
         match = self.ranking.get(name) if self.ranking else None
         lines = [self.engine.explain(query, name)]
         if match is not None:
             typed = as_typed(query)
-            lines += [f"  {typed.get(s.term, s.term)!r} in {s.field}: {s.weight:+.2f}" for s in match.signals]
+            lines += [
+                f"  {typed.get(s.term, s.term)!r} in {s.field}: {s.weight:+.2f}"
+                for s in match.signals
+            ]
         lines.append(catalog_note(self.engine, name))
         why.update("\n".join(line for line in lines if line))
 

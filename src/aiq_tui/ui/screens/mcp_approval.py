@@ -34,7 +34,9 @@ def server_details(server: ServerDefinition) -> str:
     if server.env:
         raw.append(("sets", ", ".join(f"{key}={value}" for key, value in server.env)))
     if server.headers:
-        raw.append(("headers", ", ".join(f"{key}: {value}" for key, value in server.headers)))
+        raw.append(
+            ("headers", ", ".join(f"{key}: {value}" for key, value in server.headers))
+        )
     lines = [f"{label}: {exact(value)}" for label, value in raw]
     reads = variables(server)
     if reads:
@@ -59,12 +61,21 @@ class McpApprovalScreen(ModalScreen["str | None"]):
     def compose(self) -> ComposeResult:
         server = self.server
         with Dialog(id="mcp-approval", classes="dialog"):
-            yield Label(f"Start the project's MCP server “{server.name}”?", id="approval-title")
-            yield Static(f"from {printable(str(server.origin))} — a project you trust", classes="dim",
-                         markup=False)
+            yield Label(
+                f"Start the project's MCP server “{server.name}”?", id="approval-title"
+            )
+            yield Static(
+                f"from {printable(str(server.origin))} — a project you trust",
+                classes="dim",
+                markup=False,
+            )
             yield Static(server_details(server), id="approval-detail", markup=False)
-            yield Static("Its tools still ask before each call. The answer is remembered until the "
-                         "definition changes.", classes="dim", markup=False)
+            yield Static(
+                "Its tools still ask before each call. The answer is remembered until the "
+                "definition changes.",
+                classes="dim",
+                markup=False,
+            )
             with Horizontal(classes="buttons"):
                 yield Button("Start it (s)", id="approved", variant="warning")
                 yield Button("Never (r)", id="rejected", variant="error")
@@ -76,7 +87,11 @@ class McpApprovalScreen(ModalScreen["str | None"]):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        self.action_decide({"approved": "approved", "rejected": "rejected"}.get(event.button.id or "", ""))
+        self.action_decide(
+            {"approved": "approved", "rejected": "rejected"}.get(
+                event.button.id or "", ""
+            )
+        )
 
     def action_decide(self, value: str) -> None:
         self.dismiss(value or None)

@@ -15,14 +15,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.tools.mcp.elicitation import ElicitationAnswer, ElicitationField, ElicitationRequest, coerce
+from aiq_tui.tools.mcp.elicitation import (
+    ElicitationAnswer,
+    ElicitationField,
+    ElicitationRequest,
+    coerce,
+)
 from aiq_tui.ui.screens.dialog import Dialog
 
 
 def field_hint(spec: ElicitationField) -> str:
     parts = [spec.description] if spec.description else []
     if spec.choices:
-        parts.append(("any of (comma-separated): " if spec.kind == "multi" else "one of: ") + ", ".join(spec.choices))
+        parts.append(
+            ("any of (comma-separated): " if spec.kind == "multi" else "one of: ")
+            + ", ".join(spec.choices)
+        )
     elif spec.kind == "boolean":
         parts.append("yes or no")
     elif spec.kind in ("number", "integer"):
@@ -43,9 +51,18 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
     """Dismisses with the user's :class:`ElicitationAnswer` (accept with the typed values,
     decline, or cancel on Esc)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("ctrl+s", "accept", "Accept")]
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "accept", "Accept"),
+    ]
 
-    def __init__(self, request: ElicitationRequest, *, title: str = "", accept_label: str = "Accept") -> None:
+    def __init__(
+        self,
+        request: ElicitationRequest,
+        *,
+        title: str = "",
+        accept_label: str = "Accept",
+    ) -> None:
         super().__init__(classes="modal")
         self.request = request
         self.title_text = title or f"MCP server “{request.server}” asks"
@@ -54,18 +71,31 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Dialog(id="mcp-elicitation", classes="dialog"):
-            yield Label(printable(self.title_text), id="elicitation-title", markup=False)
-            yield Static(printable(request.message), id="elicitation-message", markup=False)
+            yield Label(
+                printable(self.title_text), id="elicitation-title", markup=False
+            )
+            yield Static(
+                printable(request.message), id="elicitation-message", markup=False
+            )
             if request.mode == "url":
-                yield Static(f"open: {printable(request.url)}", id="elicitation-url", markup=False)
+                yield Static(
+                    f"open: {printable(request.url)}",
+                    id="elicitation-url",
+                    markup=False,
+                )
             for index, spec in enumerate(request.fields):
                 yield Label(printable(spec.label), markup=False)
-                yield Input(value=_shown(spec.default), placeholder=printable(field_hint(spec)),
-                            id=f"field-{index}")
+                yield Input(
+                    value=_shown(spec.default),
+                    placeholder=printable(field_hint(spec)),
+                    id=f"field-{index}",
+                )
                 yield Static(printable(field_hint(spec)), classes="dim", markup=False)
             yield Static("", id="elicitation-problem", markup=False)
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.accept_label} (ctrl+s)", id="accept", variant="primary")
+                yield Button(
+                    f"{self.accept_label} (ctrl+s)", id="accept", variant="primary"
+                )
                 yield Button("Decline", id="decline", variant="error")
                 yield Button("Cancel (esc)", id="cancel")
         yield Footer()
@@ -93,7 +123,9 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
     def action_accept(self) -> None:
         values: dict[str, object] = {}
         for index, spec in enumerate(self.request.fields):
-            value, problem = coerce(spec, self.query_one(f"#field-{index}", Input).value)
+            value, problem = coerce(
+                spec, self.query_one(f"#field-{index}", Input).value
+            )
             if problem:
                 self.query_one("#elicitation-problem", Static).update(problem)
                 self.query_one(f"#field-{index}", Input).focus()

@@ -16,15 +16,16 @@ shows progress instead of a frozen screen.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.message import Message
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
@@ -38,8 +39,9 @@ from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.ui.widgets.timeline import Timeline
 from aiq_tui.ui.widgets.tool_log import ToolLog
 
-
-CatalogRows = Callable[[], Sequence[tuple[str, str, int]]]  # (name, description, catalog-line tokens)
+CatalogRows = Callable[
+    [], Sequence[tuple[str, str, int]]
+]  # (name, description, catalog-line tokens)
 LOADING_BAR_AFTER = 0.1
 """Seconds a session may take to read and fold before the screen shows its loading bar."""
 SYNC_EVENTS = 1_000
@@ -89,11 +91,17 @@ class ReplayScreen(Screen[None]):
         rows: Sequence[tuple[str, str, int]]
         problem: ReplayUnavailable | None = None
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
-                 note: str = "",
-                 thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
-                 catalog: CatalogRows | None = None,
-                 load: Callable[[], Recorded] | None = None) -> None:
+    def __init__(
+        self,
+        turns: Sequence[Mapping[str, Any]] | None,
+        title: str,
+        *,
+        turn: int | None = None,
+        note: str = "",
+        thresholds: tuple[float, float, float] = (0.8, 0.9, 0.95),
+        catalog: CatalogRows | None = None,
+        load: Callable[[], Recorded] | None = None,
+    ) -> None:
         """``turns`` as saved in a session's ``replay``, or None and ``load``: called in a thread
         worker, it returns the session's :class:`Recorded` turns or raises ReplayUnavailable."""
         super().__init__()
@@ -103,7 +111,9 @@ class ReplayScreen(Screen[None]):
         self.thresholds = thresholds
         self.wanted_turn = turn
         self.turns: list[Mapping[str, Any]] = []
-        self.states: SessionStates | None = None  # one fold, once: stepping only moves the cursor
+        self.states: SessionStates | None = (
+            None  # one fold, once: stepping only moves the cursor
+        )
         self.turn = self.event = 0
         self._load = load
         if turns is not None:
@@ -123,7 +133,9 @@ class ReplayScreen(Screen[None]):
 
     def _place(self, turns: list[Mapping[str, Any]], states: SessionStates) -> None:
         self.turns, self.states = turns, states
-        self._captions: list[list[str | None]] | None = None  # the demo's captions, made on first use
+        self._captions: list[list[str | None]] | None = (
+            None  # the demo's captions, made on first use
+        )
         turn = self.wanted_turn
         self.turn = len(turns) if turn is None else max(0, min(turn, len(turns)))
         self.event = event_count(turns, self.turn)
@@ -148,19 +160,34 @@ class ReplayScreen(Screen[None]):
         fit_to_height(self, event.size.height)
 
     async def on_mount(self) -> None:
-        fit_to_height(self, self.app.size.height)  # 80×24: every skill section and the gauge's figures
-        self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
+        fit_to_height(
+            self, self.app.size.height
+        )  # 80×24: every skill section and the gauge's figures
+        self.query_one(Conversation).border_title = plain(
+            f"Replay (read-only): {self.title_text}"
+        )
         if self.states is None:
             # A session read and folded within LOADING_BAR_AFTER shows its state in the first
             # frame; a longer read shows the loading bar meanwhile and the result as a message.
             loop = asyncio.get_running_loop()
             done: asyncio.Future[ReplayScreen.Loaded] = loop.create_future()
-            self.run_worker(partial(self._read, loop, done), thread=True, group="replay-load", exit_on_error=False)
+            self.run_worker(
+                partial(self._read, loop, done),
+                thread=True,
+                group="replay-load",
+                exit_on_error=False,
+            )
             try:
-                message = await asyncio.wait_for(asyncio.shield(done), LOADING_BAR_AFTER)
-            except asyncio.TimeoutError:
-                self.query_one("#replay-bar", Static).update(f"⏵ Replay · loading {self.title_text} … · Esc live")
-                done.add_done_callback(lambda result: self.post_message(result.result()))
+                message = await asyncio.wait_for(
+                    asyncio.shield(done), LOADING_BAR_AFTER
+                )
+            except TimeoutError:
+                self.query_one("#replay-bar", Static).update(
+                    f"⏵ Replay · loading {self.title_text} … · Esc live"
+                )
+                done.add_done_callback(
+                    lambda result: self.post_message(result.result())
+                )
                 return
             await self.on_replay_screen_loaded(message)
             return
@@ -172,25 +199,40 @@ class ReplayScreen(Screen[None]):
         views = catalog_views(rows)
         self.view = StateView(self, lambda: views)
 
-    def _read(self, loop: asyncio.AbstractEventLoop, done: asyncio.Future[Loaded]) -> None:
+    def _read(
+        self, loop: asyncio.AbstractEventLoop, done: asyncio.Future[Loaded]
+    ) -> None:
         """In a thread: read and fold the session, list the catalog; the result completes ``done``."""
         assert self._load is not None
         try:
             recorded = self._load()
-            message = self.Loaded(recorded, SessionStates(recorded.turns),
-                                  self.catalog_rows() if self.catalog_rows else ())
+            message = self.Loaded(
+                recorded,
+                SessionStates(recorded.turns),
+                self.catalog_rows() if self.catalog_rows else (),
+            )
         except ReplayUnavailable as problem:
             message = self.Loaded(None, None, (), problem)
         loop.call_soon_threadsafe(lambda: done.done() or done.set_result(message))
 
     async def on_replay_screen_loaded(self, message: Loaded) -> None:
-        if message.problem is not None or message.recorded is None or message.states is None:
-            problem = message.problem or ReplayUnavailable("the session could not be read")
-            self.app.notify(str(problem), title="Replay", severity=problem.severity, markup=False)  # type: ignore[arg-type]
+        if (
+            message.problem is not None
+            or message.recorded is None
+            or message.states is None
+        ):
+            problem = message.problem or ReplayUnavailable(
+                "the session could not be read"
+            )
+            self.app.notify(
+                str(problem), title="Replay", severity=problem.severity, markup=False
+            )  # type: ignore[arg-type]
             self.dismiss(None)
             return
         self.title_text, self.note = message.recorded.title, message.recorded.note
-        self.query_one(Conversation).border_title = plain(f"Replay (read-only): {self.title_text}")
+        self.query_one(Conversation).border_title = plain(
+            f"Replay (read-only): {self.title_text}"
+        )
         self._place(list(message.recorded.turns), message.states)
         self._make_view(message.rows)
         await self.show()
@@ -206,7 +248,10 @@ class ReplayScreen(Screen[None]):
         elif event > event_count(self.turns, turn) and turn < len(self.turns):
             turn, event = turn + 1, 1
         self.turn = turn
-        self.event = max(min(1, event_count(self.turns, turn)), min(event, event_count(self.turns, turn)))
+        self.event = max(
+            min(1, event_count(self.turns, turn)),
+            min(event, event_count(self.turns, turn)),
+        )
         self._request()
 
     def action_turn(self, delta: int) -> None:
@@ -216,7 +261,9 @@ class ReplayScreen(Screen[None]):
 
     def action_jump(self, where: int) -> None:
         if where == 0:
-            self.turn, self.event = (1, min(1, event_count(self.turns, 1))) if self.turns else (0, 0)
+            self.turn, self.event = (
+                (1, min(1, event_count(self.turns, 1))) if self.turns else (0, 0)
+            )
         else:
             self.turn = len(self.turns)
             self.event = event_count(self.turns, self.turn)
@@ -245,15 +292,25 @@ class ReplayScreen(Screen[None]):
         step-through demo shows for it (the footer lists the keys)."""
         total = event_count(self.turns, self.turn)
         state = self.state_of(self.turn, self.event)
-        what = state.last_event.replace("_", " ") if self.event else "before its first event"
+        what = (
+            state.last_event.replace("_", " ")
+            if self.event
+            else "before its first event"
+        )
         note = f" · {self.note}" if self.note else ""
-        return (f"⏵ Replay · turn {self.turn}/{len(self.turns)} · event {self.event}/{total} ({what}){note}"
-                f" · Esc live\n{self.step_caption()}")
+        return (
+            f"⏵ Replay · turn {self.turn}/{len(self.turns)} · event {self.event}/{total} ({what}){note}"
+            f" · Esc live\n{self.step_caption()}"
+        )
 
     def step_caption(self) -> str:
         """The caption of the event shown (:mod:`aiq_tui.replay.captions`, as the demo's bar)."""
         if not self.event or not 1 <= self.turn <= len(self.turns):
-            return f"turn {self.turn}: before its first event — → steps through it" if self.turns else ""
+            return (
+                f"turn {self.turn}: before its first event — → steps through it"
+                if self.turns
+                else ""
+            )
         if getattr(self, "_captions", None) is None:
             from aiq_tui.replay.captions import turn_captions
 
@@ -264,11 +321,17 @@ class ReplayScreen(Screen[None]):
         if text is not None:
             return text
         kind = self.state_of(self.turn, self.event).last_event
-        return "the model writes its answer" if kind == "token_streamed" else kind.replace("_", " ")
+        return (
+            "the model writes its answer"
+            if kind == "token_streamed"
+            else kind.replace("_", " ")
+        )
 
     def _request(self) -> None:
         bars = self.query("#replay-bar")
-        if not bars or self.view is None:  # keys still queued while the screen closes, or it loads
+        if (
+            not bars or self.view is None
+        ):  # keys still queued while the screen closes, or it loads
             return
         bars.first(Static).update(self.caption())
         if not self._drawing:
@@ -287,7 +350,9 @@ class ReplayScreen(Screen[None]):
 
     async def show(self) -> None:
         """Draw the current position now (and wait until it is drawn)."""
-        if self.view is None:  # still loading: the position is drawn when the session is read
+        if (
+            self.view is None
+        ):  # still loading: the position is drawn when the session is read
             return
         self.query_one("#replay-bar", Static).update(self.caption())
         self.state = self.state_of(self.turn, self.event)
@@ -304,8 +369,15 @@ class ReplayApp(ReadableThemes, App[None]):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (30, "-tall")]
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]] | None, title: str, *, turn: int | None = None,
-                 note: str = "", load: Callable[[], Recorded] | None = None) -> None:
+    def __init__(
+        self,
+        turns: Sequence[Mapping[str, Any]] | None,
+        title: str,
+        *,
+        turn: int | None = None,
+        note: str = "",
+        load: Callable[[], Recorded] | None = None,
+    ) -> None:
         super().__init__()
         self.use_readable_themes()  # the workbench's themes (app.tcss names their colours)
         self.replay = ReplayScreen(turns, title, turn=turn, note=note, load=load)

@@ -40,7 +40,9 @@ class SessionsScreen(ModalScreen[str | None]):
     class Listed(Message):
         """A read of the sessions folder finished: its listing, or why it failed."""
 
-        def __init__(self, read: int, listing: Any = None, error: str | None = None) -> None:
+        def __init__(
+            self, read: int, listing: Any = None, error: str | None = None
+        ) -> None:
             super().__init__()
             self.read = read
             self.listing = listing
@@ -49,7 +51,13 @@ class SessionsScreen(ModalScreen[str | None]):
     class Written(Message):
         """A rename or delete finished: ``error`` says why it failed, or is None."""
 
-        def __init__(self, action: str, session_id: str, title: str = "", error: str | None = None) -> None:
+        def __init__(
+            self,
+            action: str,
+            session_id: str,
+            title: str = "",
+            error: str | None = None,
+        ) -> None:
             super().__init__()
             self.action = action  # "rename" or "delete"
             self.session_id = session_id
@@ -63,14 +71,19 @@ class SessionsScreen(ModalScreen[str | None]):
         self._reads = 0  # numbers each read: only the latest one's listing is shown
         self.reading = False
         """True from a read's start until its listing is shown (tests wait on it)."""
-        self._titles: dict[str, str] = {}  # id → stored title, from the last listing (n edits it)
+        self._titles: dict[
+            str, str
+        ] = {}  # id → stored title, from the last listing (n edits it)
         self.writing = False
         """True from a rename's or delete's start until its outcome is shown (tests wait on it);
         meanwhile n and d do nothing (one write at a time: the row they act on may be going)."""
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="sessions-dialog"):
-            yield Label("Sessions — Enter resume · r replay · n rename · d delete (twice)", classes="dialog-title")
+            yield Label(
+                "Sessions — Enter resume · r replay · n rename · d delete (twice)",
+                classes="dialog-title",
+            )
             yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
             yield Label("", id="rename-label")
             yield Input(placeholder="New title, Enter to save", id="rename")
@@ -87,7 +100,9 @@ class SessionsScreen(ModalScreen[str | None]):
         self._reads += 1
         self.reading = True
         status = self.query_one("#sessions-status", Label)
-        if not str(status.render()):  # a message already there (why a rename failed) stays
+        if not str(
+            status.render()
+        ):  # a message already there (why a rename failed) stays
             status.update(READING)
         self._read_sessions(self._reads)
 
@@ -95,14 +110,20 @@ class SessionsScreen(ModalScreen[str | None]):
     def _read_sessions(self, read: int) -> None:
         try:
             listing = self.engine.sessions.scan()
-        except Exception as exc:  # the folder itself unreadable: say so in the dialog, never crash
-            self.post_message(self.Listed(read, error=f"cannot read the sessions: {exc}"))
+        except (
+            Exception
+        ) as exc:  # the folder itself unreadable: say so in the dialog, never crash
+            self.post_message(
+                self.Listed(read, error=f"cannot read the sessions: {exc}")
+            )
         else:
             self.post_message(self.Listed(read, listing))
 
     @on(Listed)
     def _listed(self, event: Listed) -> None:
-        if event.read != self._reads:  # an earlier read finished after a later one started
+        if (
+            event.read != self._reads
+        ):  # an earlier read finished after a later one started
             return
         self.reading = False
         status = self.query_one("#sessions-status", Label)
@@ -113,21 +134,36 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         self._fill(event.listing)
         problems = event.listing.problems
-        if problems and event.read == 1:  # session files are input: one that cannot be read is named, not listed
+        if (
+            problems and event.read == 1
+        ):  # session files are input: one that cannot be read is named, not listed
             # (once, when the dialog opens: a read again after a failed rename would repeat it)
             shown = "\n".join(printable(str(problem)) for problem in problems[:3])
             more = len(problems) - 3
-            self.app.notify(shown + (f"\n… and {more} more (aiq-tui sessions list names them)" if more > 0 else ""),
-                            title=f"{len(problems)} session file(s) skipped", severity="warning",
-                            markup=False, timeout=15)
+            self.app.notify(
+                shown
+                + (
+                    f"\n… and {more} more (aiq-tui sessions list names them)"
+                    if more > 0
+                    else ""
+                ),
+                title=f"{len(problems)} session file(s) skipped",
+                severity="warning",
+                markup=False,
+                timeout=15,
+            )
 
     def _add_columns(self, listing: Any) -> None:
         # Fixed widths from the dialog's: a long title is cut ("…", the whole title is what n
         # renames), never the `updated` and `messages` columns after it.
         table = self.query_one(DataTable)
-        inner = min(100, self.app.size.width * 95 // 100) - 8  # border, padding, scrollbar
+        inner = (
+            min(100, self.app.size.width * 95 // 100) - 8
+        )  # border, padding, scrollbar
         ids = max([len(s.id) for s in listing.sessions] + [2])
-        self._title_width = max(10, inner - ids - len(UPDATED) - len("messages") - 8)  # 2 a column
+        self._title_width = max(
+            10, inner - ids - len(UPDATED) - len("messages") - 8
+        )  # 2 a column
         table.add_column("id", width=ids)
         table.add_column("title", width=self._title_width)
         table.add_column("updated", width=len(UPDATED))
@@ -141,16 +177,30 @@ class SessionsScreen(ModalScreen[str | None]):
         table.clear()
         self._titles = {summary.id: summary.title or "" for summary in listing.sessions}
         for summary in listing.sessions:
-            table.add_row(plain(summary.id), self._title_cell(summary.id, summary.title),
-                          plain(summary.updated_at[:16].replace("T", " ")),
-                          str(summary.messages),
-                          key=summary.id)
-        if selected is not None and selected in self._titles:  # the cursor stays on its session
+            table.add_row(
+                plain(summary.id),
+                self._title_cell(summary.id, summary.title),
+                plain(summary.updated_at[:16].replace("T", " ")),
+                str(summary.messages),
+                key=summary.id,
+            )
+        if (
+            selected is not None and selected in self._titles
+        ):  # the cursor stays on its session
             table.move_cursor(row=table.get_row_index(selected))
 
     def _title_cell(self, session_id: str, title: str) -> Any:
-        marker = " (current)" if session_id == getattr(self.engine.session, "id", None) else ""
-        return plain(fit(printable((title or "(untitled)") + marker, one_line=True), self._title_width))
+        marker = (
+            " (current)"
+            if session_id == getattr(self.engine.session, "id", None)
+            else ""
+        )
+        return plain(
+            fit(
+                printable((title or "(untitled)") + marker, one_line=True),
+                self._title_width,
+            )
+        )
 
     def _selected(self) -> str | None:
         table = self.query_one(DataTable)
@@ -179,8 +229,12 @@ class SessionsScreen(ModalScreen[str | None]):
         session_id = self._selected()
         if session_id is None or self.writing:
             return
-        title = self._titles.get(session_id, "")  # from the listing: no second read of every file
-        self.query_one("#rename-label", Label).update(f"Rename session {session_id} (Enter saves, Esc cancels):")
+        title = self._titles.get(
+            session_id, ""
+        )  # from the listing: no second read of every file
+        self.query_one("#rename-label", Label).update(
+            f"Rename session {session_id} (Enter saves, Esc cancels):"
+        )
         field = self.query_one("#rename", Input)
         self._show_rename(True)
         field.value = title  # edit the title, not retype it
@@ -205,9 +259,13 @@ class SessionsScreen(ModalScreen[str | None]):
             self._armed_delete = session_id
             status.update(f"press d again to delete {session_id}")
             return
-        if session_id == getattr(self.engine.session, "id", None) and getattr(self.app, "busy", False):
+        if session_id == getattr(self.engine.session, "id", None) and getattr(
+            self.app, "busy", False
+        ):
             self._armed_delete = None
-            status.update("a turn is running in this session — cancel it first (Esc), then delete")
+            status.update(
+                "a turn is running in this session — cancel it first (Esc), then delete"
+            )
             return
         self._armed_delete = None
         self._start_write(f"deleting {session_id}…")
@@ -226,7 +284,10 @@ class SessionsScreen(ModalScreen[str | None]):
                 self.engine.sessions.rename(session_id, title)
             else:
                 self.engine.sessions.delete(session_id)
-        except (SessionError, OSError) as exc:  # changed, gone or unreachable since the list was read
+        except (
+            SessionError,
+            OSError,
+        ) as exc:  # changed, gone or unreachable since the list was read
             self.post_message(self.Written(action, session_id, title, error=str(exc)))
             return
         if action == "delete":
@@ -245,13 +306,18 @@ class SessionsScreen(ModalScreen[str | None]):
             return
         status.update(f"{event.action}d {event.session_id}")
         table = self.query_one(DataTable)
-        if event.session_id not in self._titles:  # a listing read meanwhile no longer has it
+        if (
+            event.session_id not in self._titles
+        ):  # a listing read meanwhile no longer has it
             return
         # One row changed or gone: no need to read every file again.
         if event.action == "rename":
             self._titles[event.session_id] = event.title
-            table.update_cell(event.session_id, table.ordered_columns[1].key,
-                              self._title_cell(event.session_id, event.title))
+            table.update_cell(
+                event.session_id,
+                table.ordered_columns[1].key,
+                self._title_cell(event.session_id, event.title),
+            )
         else:
             table.remove_row(event.session_id)
             self._titles.pop(event.session_id, None)

@@ -10,8 +10,9 @@ to be pressed again. The dialog scrolls, so every field is reachable at 80×24.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -28,10 +29,20 @@ from aiq_tui.ui.screens.dialog import Dialog
 class SettingsScreen(ModalScreen[AppConfig | None]):
     """Dismisses with the saved config, or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel"), Binding("ctrl+s", "save", "Save")]
+    BINDINGS = [
+        Binding("escape", "dismiss(None)", "Cancel"),
+        Binding("ctrl+s", "save", "Save"),
+    ]
 
-    def __init__(self, config: AppConfig, config_path: Path, shown_path: str, *, model_only: bool = False,
-                 readiness: Callable[[AppConfig, str], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        config: AppConfig,
+        config_path: Path,
+        shown_path: str,
+        *,
+        model_only: bool = False,
+        readiness: Callable[[AppConfig, str], str | None] | None = None,
+    ) -> None:
         super().__init__(classes="modal")
         self.config = copy.deepcopy(config)
         self.config_path = config_path
@@ -51,26 +62,40 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
             yield Label(f"{what} — saved to {self.shown_path}", classes="dialog-title")
             with Grid(id="settings-grid"):
                 yield Label("Provider")
-                yield Select([(p, p) for p in providers], value=config.llm.provider, allow_blank=False,
-                             id="provider")
+                yield Select(
+                    [(p, p) for p in providers],
+                    value=config.llm.provider,
+                    allow_blank=False,
+                    id="provider",
+                )
                 yield Label("Model")
                 yield Input(config.llm.active().model, id="model")
                 if not self.model_only:
                     yield Label("Window (tokens)")
-                    yield Input(str(context.window or ""),
-                                placeholder=f"provider default ({config.context_window():,})", id="window",
-                                type="integer")
+                    yield Input(
+                        str(context.window or ""),
+                        placeholder=f"provider default ({config.context_window():,})",
+                        id="window",
+                        type="integer",
+                    )
                     yield Label("Compress at")
-                    yield Input(str(context.compress_at), id="compress_at", type="number")
+                    yield Input(
+                        str(context.compress_at), id="compress_at", type="number"
+                    )
                     yield Label("Evict at")
                     yield Input(str(context.evict_at), id="evict_at", type="number")
                     yield Label("Aggressive at")
-                    yield Input(str(context.aggressive_at), id="aggressive_at", type="number")
+                    yield Input(
+                        str(context.aggressive_at), id="aggressive_at", type="number"
+                    )
             yield Label("", id="settings-warning")
             yield Label("", id="settings-error")
-            yield Label("API keys come from the environment (e.g. OPENAI_API_KEY); changes apply as soon as you save."
-                        + ("" if not self.model_only else " F2 has the window and thresholds."),
-                        classes="dim", id="settings-hint")
+            yield Label(
+                "API keys come from the environment (e.g. OPENAI_API_KEY); changes apply as soon as you save."
+                + ("" if not self.model_only else " F2 has the window and thresholds."),
+                classes="dim",
+                id="settings-hint",
+            )
             with Horizontal(classes="buttons"):
                 yield Button("Save (ctrl+s)", id="save", variant="primary")
                 yield Button("Cancel (esc)", id="cancel")
@@ -83,7 +108,9 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
 
     def _check_provider(self, name: str) -> str | None:
         """Say now, not on the next turn, when the chosen provider could not answer."""
-        problem = self.readiness(self.config, name) if self.readiness is not None else None
+        problem = (
+            self.readiness(self.config, name) if self.readiness is not None else None
+        )
         warning = self.query_one("#settings-warning", Label)
         warning.update(f"⚠ {name} cannot answer yet: {problem}" if problem else "")
         warning.display = bool(problem)
@@ -99,7 +126,10 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
 
     def changes(self) -> dict[str, dict[str, Any]]:
         value = lambda widget_id: self.query_one(f"#{widget_id}", Input).value.strip()  # noqa: E731
-        llm = {"provider": str(self.query_one("#provider", Select).value), "model": value("model")}
+        llm = {
+            "provider": str(self.query_one("#provider", Select).value),
+            "model": value("model"),
+        }
         if self.model_only:
             return {"llm": llm}
         window = value("window")
@@ -117,14 +147,21 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
     def action_save(self) -> None:
         provider = str(self.query_one("#provider", Select).value)
         if self._check_provider(provider) and self._warned_for != provider:
-            self._warned_for = provider  # said once; a second Save means "save it anyway"
+            self._warned_for = (
+                provider  # said once; a second Save means "save it anyway"
+            )
             self.query_one("#settings-error", Label).update(
-                f"not saved yet — the next turn would fail on {provider}; press Save again to save anyway")
+                f"not saved yet — the next turn would fail on {provider}; press Save again to save anyway"
+            )
             return
         try:
             saved = save_settings(self.config_path, self.changes())
-        except ConfigError as exc:  # the message without the path: the title already names the file
-            self.query_one("#settings-error", Label).update(f"not saved — {validation_message(exc)}")
+        except (
+            ConfigError
+        ) as exc:  # the message without the path: the title already names the file
+            self.query_one("#settings-error", Label).update(
+                f"not saved — {validation_message(exc)}"
+            )
             return
         except ValueError as exc:
             self.query_one("#settings-error", Label).update(f"not saved — {exc}")

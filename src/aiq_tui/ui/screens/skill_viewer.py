@@ -7,8 +7,9 @@ only renders what it is given.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -39,7 +40,9 @@ def field_text(value: Any) -> str:
     words joined by commas, anything structured (a composite's steps, parameters) as JSON."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+    if isinstance(value, list) and all(
+        isinstance(item, (str, int, float)) for item in value
+    ):
         return ", ".join(map(str, value))
     return json.dumps(value, ensure_ascii=False, default=str)
 
@@ -65,15 +68,32 @@ class SkillViewerScreen(Screen[None]):
                 yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
             with Vertical(id="viewer-side"):
                 label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
-                status = "" if doc.meta.status == "active" else f"  [{label}: not loaded — e enables]"
-                yield Static(printable(f"{doc.meta.name}{status}\n{doc.location}"), id="viewer-title", markup=False)
+                status = (
+                    ""
+                    if doc.meta.status == "active"
+                    else f"  [{label}: not loaded — e enables]"
+                )
+                yield Static(
+                    printable(f"{doc.meta.name}{status}\n{doc.location}"),
+                    id="viewer-title",
+                    markup=False,
+                )
                 if doc.pending_tools:
-                    yield Static(printable(
-                        f"imported: its allowed-tools ({' '.join(doc.pending_tools)}) pre-approve nothing until you "
-                        "confirm them — c confirms"), id="viewer-pending", markup=False)
+                    yield Static(
+                        printable(
+                            f"imported: its allowed-tools ({' '.join(doc.pending_tools)}) pre-approve nothing until you "
+                            "confirm them — c confirms"
+                        ),
+                        id="viewer-pending",
+                        markup=False,
+                    )
                 yield DataTable(id="frontmatter", cursor_type="row")
                 yield DataTable(id="resources", cursor_type="row")
-                yield Static(printable(self._problem_text(doc.problems)), id="viewer-problems", markup=False)
+                yield Static(
+                    printable(self._problem_text(doc.problems)),
+                    id="viewer-problems",
+                    markup=False,
+                )
         yield Footer()
 
     @staticmethod
@@ -81,7 +101,8 @@ class SkillViewerScreen(Screen[None]):
         if not problems:
             return "✓ no validation problems"
         return "\n".join(
-            f"{p.severity.value}: {p.field + ': ' if p.field else ''}{p.message}" + (f" — {p.hint}" if p.hint else "")
+            f"{p.severity.value}: {p.field + ': ' if p.field else ''}{p.message}"
+            + (f" — {p.hint}" if p.hint else "")
             for p in problems
         )
 
@@ -91,15 +112,23 @@ class SkillViewerScreen(Screen[None]):
         front.border_title = "Frontmatter"
         front.add_columns("field", "value")
         front.add_row("name", plain(doc.meta.name), key="name")
-        front.add_row("description", plain(doc.meta.description, one_line=False), key="description")
+        front.add_row(
+            "description",
+            plain(doc.meta.description, one_line=False),
+            key="description",
+        )
         for key, value in doc.meta.extras.items():
             front.add_row(plain(str(key)), plain(field_text(value)), key=str(key))
         resources = self.query_one("#resources", DataTable)
         resources.border_title = f"Resources ({len(doc.resources)})"
         resources.add_columns("file", "kind", "bytes", "note")
         for resource in doc.resources:
-            resources.add_row(plain(resource.relpath), resource.kind.value, f"{resource.size:,}",
-                              plain(resource.rejected or ""))
+            resources.add_row(
+                plain(resource.relpath),
+                resource.kind.value,
+                f"{resource.size:,}",
+                plain(resource.rejected or ""),
+            )
         problems = self.query_one("#viewer-problems", Static)
         problems.border_title = "Validation"
         problems.set_class(bool(doc.problems), "-has-problems")
@@ -111,14 +140,24 @@ class SkillViewerScreen(Screen[None]):
 
         key = str(event.row_key.value)
         meta = self.document.meta
-        value = {"name": meta.name, "description": meta.description}.get(key, meta.extras.get(key))
-        text = value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        value = {"name": meta.name, "description": meta.description}.get(
+            key, meta.extras.get(key)
+        )
+        text = (
+            value
+            if isinstance(value, str)
+            else json.dumps(value, indent=2, ensure_ascii=False, default=str)
+        )
         fence = "text" if isinstance(value, str) else "json"
-        self.app.push_screen(TextModal(f"{meta.name}: {key}", f"```{fence}\n{text}\n```\n"))
+        self.app.push_screen(
+            TextModal(f"{meta.name}: {key}", f"```{fence}\n{text}\n```\n")
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "confirm_tools":
-            return bool(self.document.pending_tools)  # offered only for an imported skill waiting for it
+            return bool(
+                self.document.pending_tools
+            )  # offered only for an imported skill waiting for it
         return True
 
     async def action_confirm_tools(self) -> None:
@@ -130,7 +169,9 @@ class SkillViewerScreen(Screen[None]):
 
     async def action_toggle_status(self) -> None:
         status = "inactive" if self.document.meta.status == "active" else "active"
-        await self.app.run_action(f"set_skill_status({self.document.meta.name!r}, {status!r})")
+        await self.app.run_action(
+            f"set_skill_status({self.document.meta.name!r}, {status!r})"
+        )
 
     async def action_trigger_eval(self) -> None:
         await self.app.run_action(f"trigger_eval({self.document.meta.name!r})")

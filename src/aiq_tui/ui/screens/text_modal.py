@@ -34,8 +34,16 @@ def wrap_fences(markdown: str, width: int) -> str:
             out.append(line)
             continue
         indent = " " * (len(line) - len(line.lstrip()) + 2)
-        out.extend(textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=True,
-                                 break_on_hyphens=False) or [line])
+        out.extend(
+            textwrap.wrap(
+                line,
+                width,
+                subsequent_indent=indent,
+                break_long_words=True,
+                break_on_hyphens=False,
+            )
+            or [line]
+        )
     return "\n".join(out)
 
 

@@ -16,9 +16,10 @@ test figures before → after, and why it stopped. ``w`` writes that description
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -30,7 +31,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.ranking.signal_words import signals_text
-from aiq_tui.ranking.trigger_eval import EVAL_FILE, EVAL_FOLDER, TriggerReport, TriggerVerdict
+from aiq_tui.ranking.trigger_eval import (
+    EVAL_FILE,
+    EVAL_FOLDER,
+    TriggerReport,
+    TriggerVerdict,
+)
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 
 RESULT_BADGE = {True: "success", False: "error"}
@@ -48,21 +54,31 @@ def last_user_message(engine: Any) -> str | None:
 
     session = getattr(engine, "session", None)
     for message in reversed(getattr(session, "messages", []) or []):
-        if message.role is Role.USER and not getattr(message, "summary", False) and message.content.strip():
+        if (
+            message.role is Role.USER
+            and not getattr(message, "summary", False)
+            and message.content.strip()
+        ):
             return str(message.content)
     return None
 
 
-def summary_text(name: str, report: TriggerReport | None, path: str, error: str | None) -> str:
+def summary_text(
+    name: str, report: TriggerReport | None, path: str, error: str | None
+) -> str:
     if error:
         return f"{name}: {error}"
     if report is None or not report.verdicts:
-        return (f"{name}: no trigger queries yet in {path}. Send a message in the conversation, then press "
-                "t (should trigger) or n (should not) here to add it.")
+        return (
+            f"{name}: no trigger queries yet in {path}. Send a message in the conversation, then press "
+            "t (should trigger) or n (should not) here to add it."
+        )
     f = report.figures_of(name)
-    return (f"{name} · {f.queries} queries ({f.should} should, {f.should_not} should not) from {path}\n"
-            f"recall {f.recall:.2f} (full {f.recall_full:.2f}) · false triggers {f.false_triggers}/{f.should_not} · "
-            f"precision {f.precision:.2f} · F1 {f.f1:.2f} — scored again when the skill changes on disk")
+    return (
+        f"{name} · {f.queries} queries ({f.should} should, {f.should_not} should not) from {path}\n"
+        f"recall {f.recall:.2f} (full {f.recall_full:.2f}) · false triggers {f.false_triggers}/{f.should_not} · "
+        f"precision {f.precision:.2f} · F1 {f.f1:.2f} — scored again when the skill changes on disk"
+    )
 
 
 def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> str:
@@ -70,10 +86,14 @@ def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> 
     case, match = verdict.case, verdict.match
     expected = "should trigger" if case.should_trigger else "should not trigger"
     state = f"loaded ({verdict.phase.label})" if verdict.loaded else "not loaded"
-    lines = [f"{'PASS' if verdict.passed else 'FAIL'} · {expected} · {state} · {case.query}"]
+    lines = [
+        f"{'PASS' if verdict.passed else 'FAIL'} · {expected} · {state} · {case.query}"
+    ]
     if match is not None:
-        lines.append(f"rank {verdict.rank} · score {match.score:.2f} · confidence {match.confidence:.2f}"
-                     + (f" · above it: {', '.join(verdict.ahead)}" if verdict.ahead else ""))
+        lines.append(
+            f"rank {verdict.rank} · score {match.score:.2f} · confidence {match.confidence:.2f}"
+            + (f" · above it: {', '.join(verdict.ahead)}" if verdict.ahead else "")
+        )
         lines.append("signals: " + signals_text(match.signals, shown))
     elif verdict.ahead:
         lines.append(f"no match · ranked instead: {', '.join(verdict.ahead)}")
@@ -89,23 +109,34 @@ def proposal_text(result: Any) -> Text:
     before, after = result.original, result.best
     text = Text()
     if not result.changed:
-        text.append(f"tuner: no proposal — {result.stopped}. "
-                    f"train F1 {before.train_f1:.2f} · test F1 {before.test_f1:.2f}")
+        text.append(
+            f"tuner: no proposal — {result.stopped}. "
+            f"train F1 {before.train_f1:.2f} · test F1 {before.test_f1:.2f}"
+        )
         return text
-    b, a = before.train.overall + before.test.overall, after.train.overall + after.test.overall
+    b, a = (
+        before.train.overall + before.test.overall,
+        after.train.overall + after.test.overall,
+    )
     text.append("proposal ", style="bold")
-    text.append(f"· train F1 {before.train_f1:.2f} → {after.train_f1:.2f} · test F1 {before.test_f1:.2f} → "
-                f"{after.test_f1:.2f} · false triggers {b.false_triggers}/{b.should_not} → "
-                f"{a.false_triggers}/{a.should_not} · {len(after.description)} chars · w writes it\n")
+    text.append(
+        f"· train F1 {before.train_f1:.2f} → {after.train_f1:.2f} · test F1 {before.test_f1:.2f} → "
+        f"{after.test_f1:.2f} · false triggers {b.false_triggers}/{b.should_not} → "
+        f"{a.false_triggers}/{a.should_not} · {len(after.description)} chars · w writes it\n"
+    )
     text.append(f"stopped: {result.stopped}\n", style="dim")
-    for index, (op, words) in enumerate(diff_ops(before.description, after.description)):
+    for index, (op, words) in enumerate(
+        diff_ops(before.description, after.description)
+    ):
         if index:
             text.append(" ")
         if op == "=":
             text.append(words)
         else:
-            text.append(("[-" + words + "-]") if op == "-" else ("{+" + words + "+}"),
-                        style="red strike" if op == "-" else "green")
+            text.append(
+                ("[-" + words + "-]") if op == "-" else ("{+" + words + "+}"),
+                style="red strike" if op == "-" else "green",
+            )
     return text
 
 
@@ -156,7 +187,9 @@ class TriggerEvalScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#trigger-eval").styles.padding = (0, 1)
         table = self.query_one(DataTable)
-        table.add_columns("result", "expected", "loaded", "rank", "conf", "score", "query")
+        table.add_columns(
+            "result", "expected", "loaded", "rank", "conf", "score", "query"
+        )
         table.styles.height = "1fr"
         detail = self.query_one("#eval-detail", Static)
         detail.styles.height = "auto"
@@ -202,7 +235,9 @@ class TriggerEvalScreen(Screen[None]):
         else:
             try:
                 cases = read_trigger_cases(self.path, self.skill)
-                loaded = _Loaded(tuple(case for case in cases if case.skill == self.skill))
+                loaded = _Loaded(
+                    tuple(case for case in cases if case.skill == self.skill)
+                )
             except EvalFileError as exc:
                 loaded = _Loaded((), str(exc))
         self.app.call_from_thread(self.show, loaded)
@@ -212,16 +247,24 @@ class TriggerEvalScreen(Screen[None]):
 
         config = self.engine.config
         if self.engine.workspace.catalog.get(self.skill) is None:
-            self.report, self.error = None, "the skill is no longer in the catalog (removed or failed to load)"
+            self.report, self.error = (
+                None,
+                "the skill is no longer in the catalog (removed or failed to load)",
+            )
         elif loaded.error:
             self.report, self.error = None, loaded.error
         else:
             self.error = None
-            self.report = evaluate_triggers(self.engine.rank, loaded.cases, top_k=config.matching.top_k,
-                                            thresholds=config.disclosure)
+            self.report = evaluate_triggers(
+                self.engine.rank,
+                loaded.cases,
+                top_k=config.matching.top_k,
+                thresholds=config.disclosure,
+            )
         self.scored += 1
-        self.query_one("#eval-summary", Static).update(summary_text(self.skill, self.report, self.shown_path,
-                                                                    self.error))
+        self.query_one("#eval-summary", Static).update(
+            summary_text(self.skill, self.report, self.shown_path, self.error)
+        )
         self._fill_table()
 
     def _fill_table(self) -> None:
@@ -232,14 +275,18 @@ class TriggerEvalScreen(Screen[None]):
         for number, verdict in enumerate(self.report.verdicts if self.report else ()):
             match = verdict.match
             table.add_row(
-                Text("pass" if verdict.passed else "FAIL",
-                     style=badge_style(self.app, RESULT_BADGE[verdict.passed], *grounds)),
+                Text(
+                    "pass" if verdict.passed else "FAIL",
+                    style=badge_style(self.app, RESULT_BADGE[verdict.passed], *grounds),
+                ),
                 "should" if verdict.case.should_trigger else "should not",
                 verdict.phase.label if verdict.loaded else "–",
                 str(verdict.rank) if verdict.rank else "–",
                 f"{match.confidence:.2f}" if match else "–",
                 f"{match.score:.2f}" if match else "–",
-                verdict.case.query, key=str(number))
+                verdict.case.query,
+                key=str(number),
+            )
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         self._show_detail()
@@ -256,8 +303,11 @@ class TriggerEvalScreen(Screen[None]):
         text = ""
         if verdict is not None:
             query = verdict.case.query
-            text = detail_text(verdict, self.engine.explain(query, self.skill),
-                               self.engine.signal_words(query, self.skill))
+            text = detail_text(
+                verdict,
+                self.engine.explain(query, self.skill),
+                self.engine.signal_words(query, self.skill),
+            )
         self.query_one("#eval-detail", Static).update(text)
 
     @on(DataTable.RowHighlighted)
@@ -268,7 +318,10 @@ class TriggerEvalScreen(Screen[None]):
     def action_add(self, should_trigger: bool) -> None:
         message = last_user_message(self.engine)
         if message is None:
-            self.notify("Send a message in the conversation first; it becomes the query.", severity="warning")
+            self.notify(
+                "Send a message in the conversation first; it becomes the query.",
+                severity="warning",
+            )
             return
         self.add(message, should_trigger)
 
@@ -281,10 +334,15 @@ class TriggerEvalScreen(Screen[None]):
         try:
             outcome = add_trigger_query(self.path, query, should_trigger)
         except (EvalFileError, OSError) as exc:
-            self.app.call_from_thread(self.notify, f"not added: {exc}", severity="error")
+            self.app.call_from_thread(
+                self.notify, f"not added: {exc}", severity="error"
+            )
             return
-        said = {"added": f"added as {label}", "relabelled": f"now marked {label}",
-                "kept": f"already there as {label}"}[outcome]
+        said = {
+            "added": f"added as {label}",
+            "relabelled": f"now marked {label}",
+            "kept": f"already there as {label}",
+        }[outcome]
         self.app.call_from_thread(self.notify, f"{said}: {query[:60]}")
         self.app.call_from_thread(self.post_message, Rescore())
 
@@ -292,11 +350,20 @@ class TriggerEvalScreen(Screen[None]):
     def action_propose(self) -> None:
         if self.proposing:
             return
-        if self.report is None or not any(v.case.should_trigger for v in self.report.verdicts):
-            self.notify("The tuner needs should-trigger queries: add some with t first.", severity="warning")
+        if self.report is None or not any(
+            v.case.should_trigger for v in self.report.verdicts
+        ):
+            self.notify(
+                "The tuner needs should-trigger queries: add some with t first.",
+                severity="warning",
+            )
             return
         self.proposing = True
-        self._show_proposal(Text("tuning the description on the train split … (judged by the keyword matcher)"))
+        self._show_proposal(
+            Text(
+                "tuning the description on the train split … (judged by the keyword matcher)"
+            )
+        )
         self.propose(tuple(verdict.case for verdict in self.report.verdicts))
 
     @work(thread=True, exclusive=True, group="trigger-eval-tune", exit_on_error=False)
@@ -309,9 +376,15 @@ class TriggerEvalScreen(Screen[None]):
         try:
             if meta is None:
                 raise LookupError("the skill is no longer in the catalog")
-            result, _size = run_tune(workspace, meta, list(cases), settings.iterations, settings.holdout,
-                                     settings.seed)
-        except Exception as exc:  # noqa: BLE001 - a failed run is reported, the view stays usable
+            result, _size = run_tune(
+                workspace,
+                meta,
+                list(cases),
+                settings.iterations,
+                settings.holdout,
+                settings.seed,
+            )
+        except Exception as exc:
             self.app.call_from_thread(self._proposal_failed, str(exc))
             return
         self.app.call_from_thread(self._proposed, result, meta.description)
@@ -334,7 +407,10 @@ class TriggerEvalScreen(Screen[None]):
 
     def action_write_proposal(self) -> None:
         if self.proposal is None:
-            self.notify("No proposal to write: press p to run the tuner first.", severity="warning")
+            self.notify(
+                "No proposal to write: press p to run the tuner first.",
+                severity="warning",
+            )
             return
         proposal, self.proposal = self.proposal, None
         self.write_description(proposal.best.description, self._on_disk)
@@ -344,9 +420,13 @@ class TriggerEvalScreen(Screen[None]):
         from aiq_tui.skills.store import StoreError
 
         try:
-            self.engine.workspace.catalog.set_description(self.skill, description, expected=expected)
+            self.engine.workspace.catalog.set_description(
+                self.skill, description, expected=expected
+            )
         except (StoreError, OSError) as exc:
-            self.app.call_from_thread(self.notify, f"not written: {exc}", severity="error")
+            self.app.call_from_thread(
+                self.notify, f"not written: {exc}", severity="error"
+            )
             return
         self.app.call_from_thread(self._written)
 

@@ -7,8 +7,8 @@ decides later: the folder stays untrusted for this run and is asked about again 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -47,16 +47,30 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
 
     def compose(self) -> ComposeResult:
         with Dialog(id="trust", classes="dialog"):
-            yield Label("Do you trust the files in this folder?", id="trust-title", classes="dialog-title")
-            yield Static(printable(_shown(self.folder)), id="trust-folder", markup=False)
-            yield Static(f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False)
+            yield Label(
+                "Do you trust the files in this folder?",
+                id="trust-title",
+                classes="dialog-title",
+            )
+            yield Static(
+                printable(_shown(self.folder)), id="trust-folder", markup=False
+            )
+            yield Static(
+                f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False
+            )
             yield Static(TRUSTED_MEANS, classes="trust-text", markup=False)
             yield Static(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)
-            yield Static("Remembered for this folder and the folders below it; `aiq-tui trust` changes "
-                         "it. Esc decides later.", classes="dim", markup=False)
+            yield Static(
+                "Remembered for this folder and the folders below it; `aiq-tui trust` changes "
+                "it. Esc decides later.",
+                classes="dim",
+                markup=False,
+            )
             with Horizontal(classes="buttons"):
                 yield Button("Yes, trust it (y)", id="trusted", variant="warning")
-                yield Button("No, don't trust it (n)", id="untrusted", variant="primary")
+                yield Button(
+                    "No, don't trust it (n)", id="untrusted", variant="primary"
+                )
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:

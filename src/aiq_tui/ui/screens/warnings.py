@@ -6,8 +6,8 @@ under it shows the highlighted problem in full (wrapped), so nothing is ever los
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from textual import on
 from textual.app import ComposeResult
@@ -59,17 +59,33 @@ class WarningsScreen(Screen[None]):
         yield Footer()
 
     def where(self, problem: Problem) -> str:
-        return shown_path(problem.path, self.bases) + (f":{problem.line}" if problem.line else "")
+        return shown_path(problem.path, self.bases) + (
+            f":{problem.line}" if problem.line else ""
+        )
 
     def cells(self, problem: Problem) -> tuple[str, ...]:
-        return (problem.severity.value, self.where(problem), problem.field or "", problem.message, problem.hint or "")
+        return (
+            problem.severity.value,
+            self.where(problem),
+            problem.field or "",
+            problem.message,
+            problem.hint or "",
+        )
 
     def detail(self, problem: Problem) -> str:
-        head = " · ".join(part for part in (problem.severity.value, self.where(problem), problem.field) if part)
-        return f"{head}\n{problem.message}" + (f"\nfix: {problem.hint}" if problem.hint else "")
+        head = " · ".join(
+            part
+            for part in (problem.severity.value, self.where(problem), problem.field)
+            if part
+        )
+        return f"{head}\n{problem.message}" + (
+            f"\nfix: {problem.hint}" if problem.hint else ""
+        )
 
     def on_mount(self) -> None:
-        self.query_one("#warning-detail", Static).border_title = "Selected problem (full text)"
+        self.query_one(
+            "#warning-detail", Static
+        ).border_title = "Selected problem (full text)"
         self.fill()
 
     def on_resize(self) -> None:
@@ -88,7 +104,12 @@ class WarningsScreen(Screen[None]):
         for label, cell_width in zip(COLUMNS, widths):
             table.add_column(label, width=cell_width)
         for problem in self.problems:
-            table.add_row(*(plain(fit(printable(text, one_line=True), w)) for text, w in zip(self.cells(problem), widths)))
+            table.add_row(
+                *(
+                    plain(fit(printable(text, one_line=True), w))
+                    for text, w in zip(self.cells(problem), widths)
+                )
+            )
         if not self.problems:
             table.add_row("", "", "", "all skills loaded cleanly", "")
         if self.problems:

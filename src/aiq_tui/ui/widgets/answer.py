@@ -72,14 +72,22 @@ def markdown_theme(app: App[object], background: Color) -> Theme:
     cached = _themes.get(key)
     if cached is None:
         variables = app.get_css_variables()
-        rule = background + Color.parse(variables.get("foreground", "#808080")).with_alpha(0.3)
+        rule = background + Color.parse(
+            variables.get("foreground", "#808080")
+        ).with_alpha(0.3)
         # a table's rules are a border: 3:1, in 256 colours too (at 30 % they were 2:1)
-        styles: dict[str, Style] = {"markdown.table.border": Style(color=readable(rule, background,
-                                                                                  minimum=3.0).rich_color)}
+        styles: dict[str, Style] = {
+            "markdown.table.border": Style(
+                color=readable(rule, background, minimum=3.0).rich_color
+            )
+        }
         for name, (hue, text_style) in MARKDOWN_HUES.items():
             styles[name] = hue_style(variables, hue, text_style, background)
-        styles["markdown.code"] += Style(bgcolor=background.blend(Color.parse(variables.get("warning", "#808080")),
-                                                                  0.1).rich_color)
+        styles["markdown.code"] += Style(
+            bgcolor=background.blend(
+                Color.parse(variables.get("warning", "#808080")), 0.1
+            ).rich_color
+        )
         cached = _themes[key] = Theme(styles)
     return cached
 
@@ -100,7 +108,9 @@ class ThemedMarkdown:
         self.markdown = markdown
         self.theme = theme
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def __rich_console__(
+        self, console: Console, options: ConsoleOptions
+    ) -> RenderResult:
         with console.use_theme(self.theme):
             yield from console.render(self.markdown, options)
 
@@ -122,12 +132,20 @@ class AnswerView(Widget):
         """Rich's markdown styles for the answer's background in the app's theme, and the code
         blocks' Pygments style."""
         background = self.rich_style.bgcolor
-        ground = Color.from_rich_color(background) if background is not None else Color(0, 0, 0)
-        return markdown_theme(self.app, ground), CODE_THEMES[self.app.current_theme.dark]
+        ground = (
+            Color.from_rich_color(background)
+            if background is not None
+            else Color(0, 0, 0)
+        )
+        return markdown_theme(self.app, ground), CODE_THEMES[
+            self.app.current_theme.dark
+        ]
 
     def markdown(self, theme: Theme, code_theme: str) -> ThemedMarkdown:
         """The answer as Rich's markdown renderable, in the theme's colours for its background."""
-        if self._parsed is None or self._parsed[0] != self.text:  # parsed once per text, not per theme
+        if (
+            self._parsed is None or self._parsed[0] != self.text
+        ):  # parsed once per text, not per theme
             self._parsed = (self.text, RichMarkdown(self.text))
         markdown = self._parsed[1]
         markdown.code_theme = code_theme  # read as code blocks are drawn
@@ -145,10 +163,14 @@ class AnswerView(Widget):
         key = (self.text, width, id(theme), code_theme)
         if self._drawn is None or self._drawn[0] != key:
             content = _recently_drawn.get(key)
-            if content is None:  # parsed and drawn only now: a drawing kept is not parsed again
+            if (
+                content is None
+            ):  # parsed and drawn only now: a drawing kept is not parsed again
                 themed = self.markdown(theme, code_theme)
                 console = self.app.console
-                lines = console.render_lines(themed, console.options.update(width=width, height=None), pad=False)
+                lines = console.render_lines(
+                    themed, console.options.update(width=width, height=None), pad=False
+                )
                 text = Text(no_wrap=True, end="")
                 for number, line in enumerate(lines):
                     if number:

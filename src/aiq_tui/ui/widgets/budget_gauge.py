@@ -26,7 +26,11 @@ PART_STYLE = {
     "reserve": ("reserve", "grey50"),
 }
 MARK_STYLE = ("yellow", "dark_orange", "red")  # the sparkline's bars
-MARK_BADGES = ("accent", "warning", "error")  # the 80 / 90 / 95 % marks (aiq_tui.ui.badges)
+MARK_BADGES = (
+    "accent",
+    "warning",
+    "error",
+)  # the 80 / 90 / 95 % marks (aiq_tui.ui.badges)
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -89,7 +93,9 @@ class BudgetGauge(Widget):
     """Short terminals: the bar, the figures and one line of the stage note (no marks row,
     sparkline or legend)."""
 
-    def __init__(self, thresholds: tuple[float, float, float], *, id: str | None = None) -> None:
+    def __init__(
+        self, thresholds: tuple[float, float, float], *, id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.thresholds = thresholds
         self.border_title = "Token budget"
@@ -98,14 +104,18 @@ class BudgetGauge(Widget):
         # Where the window comes from (the provider's model, config, a default) under the gauge:
         # "window: claude-sonnet-4-5 · known model".
         source = breakdown.window_source if breakdown is not None else ""
-        inside = source[source.find("(") + 1:source.rfind(")")] if "(" in source else source
+        inside = (
+            source[source.find("(") + 1 : source.rfind(")")]
+            if "(" in source
+            else source
+        )
         self.border_subtitle = f"window: {inside}" if inside else ""
 
     def sparkline(self, window: int, width: int) -> Text:
         """One bar per model request, its height the prompt's share of the window, coloured
         by the threshold it crossed (80 / 90 / 95 %)."""
         label = "per request "
-        shown = self.requests[-max(1, width - len(label)):]
+        shown = self.requests[-max(1, width - len(label)) :]
         line = Text(label, style="dim")
         runs = Runs(line)
         for total in shown:
@@ -125,8 +135,12 @@ class BudgetGauge(Widget):
         cells = stacked_cells(parts, breakdown.window, width)
         # The marks in the theme's hues, readable on the pane (named colours were 1.7:1 on the light theme).
         background = self.rich_style.bgcolor
-        marks = {min(width - 1, int(width * t)): badge_style(self.app, MARK_BADGES[i], background)
-                 for i, t in enumerate(self.thresholds)}
+        marks = {
+            min(width - 1, int(width * t)): badge_style(
+                self.app, MARK_BADGES[i], background
+            )
+            for i, t in enumerate(self.thresholds)
+        }
         text = Text()
         runs = Runs(text)
         for index, owner in enumerate(cells):
@@ -135,23 +149,34 @@ class BudgetGauge(Widget):
             else:
                 runs.add("█", PART_STYLE[owner][1])
         runs.add("\n", "")
-        if not self.compact:  # compact: the bar's own │ marks; its rows go to the skill sections
+        if (
+            not self.compact
+        ):  # compact: the bar's own │ marks; its rows go to the skill sections
             for index in range(width):
                 runs.add("▲" if index in marks else " ", marks.get(index, ""))
             runs.add("\n", "")
         runs.close()
         percent = breakdown.fraction * 100
         # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
-        level = "error" if breakdown.fraction >= self.thresholds[2] else (
-            "warning" if breakdown.fraction >= self.thresholds[0] else None)
-        style = badge_style(self.app, level, self.rich_style.bgcolor) if level else "bold"
+        level = (
+            "error"
+            if breakdown.fraction >= self.thresholds[2]
+            else ("warning" if breakdown.fraction >= self.thresholds[0] else None)
+        )
+        style = (
+            badge_style(self.app, level, self.rich_style.bgcolor) if level else "bold"
+        )
         text.append(f"{breakdown.total:,} / {breakdown.window:,}", style=style)
         text.append(f"  {percent:.0f}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
         if self.compact:  # the bar, the figures and one line of the stage note
             if self.stage_note:
-                note = self.stage_note if len(self.stage_note) <= width else self.stage_note[:width - 1] + "…"
+                note = (
+                    self.stage_note
+                    if len(self.stage_note) <= width
+                    else self.stage_note[: width - 1] + "…"
+                )
                 text.append("\n")
                 text.append(note, style="italic")
             return text

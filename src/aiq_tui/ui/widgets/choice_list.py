@@ -9,7 +9,7 @@ I/O: :mod:`aiq_tui.ui.prompt_completion` fills it.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from rich.text import Text
 from textual.geometry import Offset, Region
@@ -67,7 +67,11 @@ class ChoiceList(OptionList, can_focus=False):
             self.add_options([Option(_line(choice)) for choice in self.choices])
             self.highlighted = 0 if self.choices else None
         height = min(len(self.choices), ROWS) + 2  # the border
-        width = max(_line(choice).cell_len for choice in self.choices) + 5 if self.choices else 24
+        width = (
+            max(_line(choice).cell_len for choice in self.choices) + 5
+            if self.choices
+            else 24
+        )
         x = max(screen.x, min(anchor.x - 2, screen.right - width))
         self.absolute_offset = Offset(x, max(screen.y, anchor.y - height))
         self.display = True
@@ -85,7 +89,11 @@ class ChoiceList(OptionList, can_focus=False):
     @property
     def current(self) -> Choice | None:
         index = self.highlighted
-        return self.choices[index] if self.showing and index is not None and index < len(self.choices) else None
+        return (
+            self.choices[index]
+            if self.showing and index is not None and index < len(self.choices)
+            else None
+        )
 
     def _on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -12,10 +12,10 @@ never yanked away; while scrolled up, the border says when new messages arrived 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -35,7 +35,9 @@ class UserTurn(Static):
     the message, so a compression that summarises it can mark the turn: a label on its first
     line (the block has only a left border, where Textual draws no title)."""
 
-    def __init__(self, text: str, message_id: str = "", *, summarised: bool = False) -> None:
+    def __init__(
+        self, text: str, message_id: str = "", *, summarised: bool = False
+    ) -> None:
         super().__init__("", markup=False, classes="user-turn")
         self.message_id = message_id
         self.text = text
@@ -49,7 +51,9 @@ class UserTurn(Static):
         self.summarised = summarised
         self.set_class(summarised, "-summarised")
         if summarised:
-            self.update(Text.assemble((f" {SUMMARISED_MARK} ", "bold reverse"), " ", self.text))
+            self.update(
+                Text.assemble((f" {SUMMARISED_MARK} ", "bold reverse"), " ", self.text)
+            )
         else:
             self.update(Text(self.text))
 
@@ -99,11 +103,17 @@ class Conversation(VerticalScroll):
         self.border_title = "Conversation"
         self._answer: AnswerView | None = None
         self.last_answer = ""
-        self.shown: tuple[Any, ...] = ()  # the entries drawn; shown[_first:] have a widget each (_blocks)
+        self.shown: tuple[
+            Any, ...
+        ] = ()  # the entries drawn; shown[_first:] have a widget each (_blocks)
         self._blocks: list[Any] = []
         self._first = 0
-        self._earlier: Static | None = None  # "⋯ N earlier entries" above the blocks while _first > 0
-        self._welcome: Welcome | None = None  # held, not queried: a query walks every block
+        self._earlier: Static | None = (
+            None  # "⋯ N earlier entries" above the blocks while _first > 0
+        )
+        self._welcome: Welcome | None = (
+            None  # held, not queried: a query walks every block
+        )
         self._lock = asyncio.Lock()  # show() and show_earlier() both move the blocks
 
     async def on_mount(self) -> None:
@@ -140,11 +150,21 @@ class Conversation(VerticalScroll):
         super().watch_scroll_y(old_value, new_value)
         if self.border_subtitle and not self.scrolled_up:
             self.border_subtitle = ""
-        if self._first and new_value < 1 and self.scrolled_up:  # at the top: the earlier entries
-            self.run_worker(self.show_earlier(), group="conversation-earlier", exclusive=True)
-        elif len(self._blocks) > self.window + TRIM_SLACK and not self.scrolled_up and new_value >= self.max_scroll_y:
+        if (
+            self._first and new_value < 1 and self.scrolled_up
+        ):  # at the top: the earlier entries
+            self.run_worker(
+                self.show_earlier(), group="conversation-earlier", exclusive=True
+            )
+        elif (
+            len(self._blocks) > self.window + TRIM_SLACK
+            and not self.scrolled_up
+            and new_value >= self.max_scroll_y
+        ):
             # back at the newest entries: what scrolling up mounted goes again
-            self.run_worker(self._trim_locked(), group="conversation-trim", exclusive=True)
+            self.run_worker(
+                self._trim_locked(), group="conversation-trim", exclusive=True
+            )
 
     def page(self, direction: int) -> None:
         if direction < 0:
@@ -175,7 +195,9 @@ class Conversation(VerticalScroll):
         self._arrived()
 
     async def add_notice(self, text: str, kind: str = "info") -> None:
-        if not self.is_attached:  # the app is quitting: a cancelled turn's notice has nowhere to go
+        if (
+            not self.is_attached
+        ):  # the app is quitting: a cancelled turn's notice has nowhere to go
             return
         await self.mount(Notice(printable(text), kind))
         self._arrived()
@@ -220,7 +242,9 @@ class Conversation(VerticalScroll):
             await answer.finish(final or None)
             self.last_answer = answer.text
         if cancelled:
-            await self.add_notice("turn cancelled — the partial answer was kept", "warning")
+            await self.add_notice(
+                "turn cancelled — the partial answer was kept", "warning"
+            )
 
     async def mark_summarised(self, message_ids: Sequence[str]) -> int:
         """Dim the turns whose question was folded into a compression summary (and what was
@@ -228,16 +252,21 @@ class Conversation(VerticalScroll):
         wanted, marked, inside = set(message_ids), 0, False
         for child in self.children:
             if isinstance(child, UserTurn):
-                inside = child.message_id in wanted and not child.has_class("-summarised")
+                inside = child.message_id in wanted and not child.has_class(
+                    "-summarised"
+                )
                 if inside:
                     marked += 1
                     child.mark(True)
             if inside:
                 child.add_class("-summarised")
         if marked:
-            await self.add_notice(f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
-                                  f"({len(wanted)} messages) now live in one summary — dimmed above, "
-                                  "marked 'summarised'", "info")
+            await self.add_notice(
+                f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
+                f"({len(wanted)} messages) now live in one summary — dimmed above, "
+                "marked 'summarised'",
+                "info",
+            )
         return marked
 
     async def show(self, entries: Sequence[Any]) -> None:
@@ -262,14 +291,18 @@ class Conversation(VerticalScroll):
         keep, common = 0, min(len(shown), len(entries))
         # Usually only the last entry changed (a streamed answer, a new block): the rest is
         # compared at once (the same objects: the fold reuses what did not change).
-        if common > 1 and shown[:common - 1] == entries[:common - 1]:
+        if common > 1 and shown[: common - 1] == entries[: common - 1]:
             keep = common - 1
         while keep < common:
             old, new = shown[keep], entries[keep]
             if old == new:
                 keep += 1
                 continue
-            if (old.kind, old.style, old.message_id) != (new.kind, new.style, new.message_id):
+            if (old.kind, old.style, old.message_id) != (
+                new.kind,
+                new.style,
+                new.message_id,
+            ):
                 break
             if keep < first:  # not mounted: drawn from its new entry when it is
                 if old.text != new.text:
@@ -278,7 +311,7 @@ class Conversation(VerticalScroll):
                 continue
             block = blocks[keep - first]
             if old.kind == "answer" and old.open and new.text.startswith(old.text):
-                await block.write(printable(new.text[len(old.text):]))
+                await block.write(printable(new.text[len(old.text) :]))
                 if not new.open:
                     await block.finish(printable(new.text))
                 self.last_answer = printable(new.text)
@@ -288,25 +321,31 @@ class Conversation(VerticalScroll):
             if old.kind == "user":
                 block.mark(new.summarised)
             keep += 1
-        if keep < first or len(entries) - keep > self.window:  # afresh: the newest entries only
+        if (
+            keep < first or len(entries) - keep > self.window
+        ):  # afresh: the newest entries only
             keep = first = max(0, len(entries) - self.window)
             for widget in blocks:
                 await widget.remove()
             blocks.clear()
             release_removed_widgets()
         else:
-            for widget in blocks[keep - first:]:
+            for widget in blocks[keep - first :]:
                 await widget.remove()
-            del blocks[keep - first:]
+            del blocks[keep - first :]
         self._first = first
         # The welcome stays until the first question or answer (notices sit below it), whatever
         # was drawn before: it went with a question only when nothing else had been drawn.
-        if self._welcome is not None and any(entry.kind != "notice" for entry in entries):
+        if self._welcome is not None and any(
+            entry.kind != "notice" for entry in entries
+        ):
             await self._leave_welcome()
         elif not blocks and not any(entry.kind != "notice" for entry in entries):
             await self._show_welcome()
         fresh = [self._block(entry) for entry in entries[keep:]]
-        if fresh:  # one mount for all of them: opening a long session in Replay stays quick
+        if (
+            fresh
+        ):  # one mount for all of them: opening a long session in Replay stays quick
             await self.mount_all(fresh)
         blocks += fresh
         if not self.scrolled_up:
@@ -314,7 +353,9 @@ class Conversation(VerticalScroll):
         await self._count_earlier()
         last = entries[-1] if entries else None
         if fresh and last is not None and last.kind == "answer" and last.open:
-            await fresh[-1].write(printable(last.text))  # streams from here on (mounted empty)
+            await fresh[-1].write(
+                printable(last.text)
+            )  # streams from here on (mounted empty)
             self.last_answer = fresh[-1].text
         self.shown = entries
         if len(entries) > keep:
@@ -351,8 +392,13 @@ class Conversation(VerticalScroll):
             self._earlier = None
             await marker.remove()
         if marker is not None:
-            marker.update(Text(f"⋯ {self._first:,} earlier entr{'ies' if self._first != 1 else 'y'} — "
-                               "scroll up to show them", style="dim italic"))
+            marker.update(
+                Text(
+                    f"⋯ {self._first:,} earlier entr{'ies' if self._first != 1 else 'y'} — "
+                    "scroll up to show them",
+                    style="dim italic",
+                )
+            )
 
     async def show_earlier(self) -> int:
         """Mount up to :data:`WINDOW` more of the earlier entries above the drawn ones; how many."""
@@ -361,7 +407,7 @@ class Conversation(VerticalScroll):
             if not count or not self._blocks or not self.scrolled_up:  # End came first
                 return 0
             start = self._first - count
-            widgets = [self._block(entry) for entry in self.shown[start:self._first]]
+            widgets = [self._block(entry) for entry in self.shown[start : self._first]]
             await self.mount_all(widgets, before=self._blocks[0])
             self._blocks[:0] = widgets
             self._first = start
@@ -370,7 +416,9 @@ class Conversation(VerticalScroll):
 
     def _block(self, entry: Any) -> Any:
         if entry.kind == "user":
-            widget: Any = UserTurn(printable(entry.text), entry.message_id, summarised=entry.summarised)
+            widget: Any = UserTurn(
+                printable(entry.text), entry.message_id, summarised=entry.summarised
+            )
         elif entry.kind == "answer":
             from aiq_tui.ui.widgets.answer import AnswerView
 

@@ -47,7 +47,10 @@ class CoalescedFooter(Footer):
         # every pause, step and turn's bindings change kept a dozen dead keys alive: a day-long
         # session grew by megabytes. The keys being replaced are all gone by now.
         watchers: dict[str, list[Any]] = getattr(self, "__watchers", None) or {}
-        for name, entries in watchers.items():
-            entries[:] = [(node, callback) for node, callback in entries
-                          if node is self or node.parent is not None and node.is_attached]
+        for _name, entries in watchers.items():
+            entries[:] = [
+                (node, callback)
+                for node, callback in entries
+                if node is self or (node.parent is not None and node.is_attached)
+            ]
         yield from super().compose()

@@ -22,9 +22,13 @@ class OwnVirtualSize:
 
     _laid_out_virtual_size: Size | None = None
 
-    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+    def _size_updated(
+        self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+    ) -> bool:
         own: Size = self.virtual_size  # type: ignore[attr-defined]
-        if own != self._laid_out_virtual_size:  # the rows changed: Textual's own path updates the scrollbars
+        if (
+            own != self._laid_out_virtual_size
+        ):  # the rows changed: Textual's own path updates the scrollbars
             self._laid_out_virtual_size = own
         else:  # the same rows: compare what the widget shows, not the children it does not have
             virtual_size = own

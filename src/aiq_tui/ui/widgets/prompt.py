@@ -4,7 +4,8 @@ accepts, Enter accepts an unfinished word and Esc closes them."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Protocol
+from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from textual import events
 from textual.binding import Binding
@@ -41,7 +42,7 @@ class SlashSuggester(Suggester):
         if not value.startswith("/"):
             return None
         if value.startswith("/skill ") and not value.startswith("/skills"):
-            prefix = value[len("/skill "):].strip()
+            prefix = value[len("/skill ") :].strip()
             for name in sorted(self._skill_names()):
                 if name.startswith(prefix) and name != prefix:
                     return f"/skill {name}"
@@ -91,7 +92,9 @@ class PromptInput(OwnVirtualSize, Input):
 
     # The prompt's own actions that give their key to the time cursor's binding while it is
     # paused and nothing is typed (←/→ step by event, ↑/↓ by turn, End back to live).
-    CURSOR_KEYS_ACTIONS = frozenset({"cursor_left", "cursor_right", "history", "end", "end_or_bottom"})
+    CURSOR_KEYS_ACTIONS = frozenset(
+        {"cursor_left", "cursor_right", "history", "end", "end_or_bottom"}
+    )
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         # Space on an empty prompt is the time cursor's (pause / resume, the app's binding);
@@ -105,19 +108,30 @@ class PromptInput(OwnVirtualSize, Input):
             return self.completer is not None and self.completer.showing
         # The cursor's binding for the same key comes next and takes it.
         cursor = getattr(self.app, "cursor", None)
-        if action in self.CURSOR_KEYS_ACTIONS and not self.value and cursor is not None and cursor.paused:
+        if (
+            action in self.CURSOR_KEYS_ACTIONS
+            and not self.value
+            and cursor is not None
+            and cursor.paused
+        ):
             return False
         return super().check_action(action, parameters)
 
     async def _on_key(self, event: events.Key) -> None:
         # Space reaches an input as a printable key, which Input types and stops before any
         # binding: on an empty prompt it is the cursor's Pause when that applies.
-        if event.key == "space" and not self.value and self.app.check_action("toggle_pause", ()):
+        if (
+            event.key == "space"
+            and not self.value
+            and self.app.check_action("toggle_pause", ())
+        ):
             event.stop()
             event.prevent_default()
             await self.app.run_action("toggle_pause")
 
-    def __init__(self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None) -> None:
+    def __init__(
+        self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None
+    ) -> None:
         super().__init__(
             placeholder="Ask something, or /help for commands",
             suggester=SlashSuggester(skill_names),
@@ -153,7 +167,11 @@ class PromptInput(OwnVirtualSize, Input):
         if self._cursor == len(self.history):
             self._draft = self.value
         self._cursor = max(0, min(len(self.history), self._cursor + step))
-        self.recalled = self._draft if self._cursor == len(self.history) else self.history[self._cursor]
+        self.recalled = (
+            self._draft
+            if self._cursor == len(self.history)
+            else self.history[self._cursor]
+        )
         self.value = self.recalled
         self.cursor_position = len(self.value)
 
@@ -175,15 +193,25 @@ class PromptInput(OwnVirtualSize, Input):
 
     async def action_submit(self) -> None:
         # Enter picks a choice still being typed (as in Claude Code); else it sends.
-        if self.completer is not None and self.completer.showing and self.completer.accept(by_enter=True):
+        if (
+            self.completer is not None
+            and self.completer.showing
+            and self.completer.accept(by_enter=True)
+        ):
             return
         await super().action_submit()
 
     async def action_complete(self) -> None:
         # A shown choice first; else the inline suggestion; otherwise Tab moves focus as usual.
-        if self.completer is not None and self.completer.showing and self.completer.accept():
+        if (
+            self.completer is not None
+            and self.completer.showing
+            and self.completer.accept()
+        ):
             return
-        suggestion = await self.suggester.get_suggestion(self.value) if self.suggester else None
+        suggestion = (
+            await self.suggester.get_suggestion(self.value) if self.suggester else None
+        )
         if suggestion and self.cursor_at_end:
             self.value = suggestion
             self.cursor_position = len(self.value)

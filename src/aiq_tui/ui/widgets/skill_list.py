@@ -7,7 +7,8 @@ demand (Textual's line API), so updates and scrolling stay cheap at any size.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
@@ -31,22 +32,33 @@ FLASH_STYLE = "bold black on yellow"
 TAIL = 18  # phase (5) + tokens (7) + confidence (6)
 
 
-def skill_line(view: SkillView, width: int, *, flash: bool = False,
-               badge: Callable[[str], Style | str] = lambda name: "") -> Text:
+def skill_line(
+    view: SkillView,
+    width: int,
+    *,
+    flash: bool = False,
+    badge: Callable[[str], Style | str] = lambda name: "",
+) -> Text:
     """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
     confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector.
     ``badge`` styles a badge by name (:data:`aiq_tui.ui.badges.BADGES`); unstyled by default."""
-    name_width = max(4, width - TAIL - 1)  # and a space: a name that fills its column met "brief"
+    name_width = max(
+        4, width - TAIL - 1
+    )  # and a space: a name that fills its column met "brief"
     shown = printable(view.name, one_line=True)  # a name from a project's file
     name = shown if len(shown) <= name_width else shown[: name_width - 1] + "…"
     score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
     line.append(" ")
-    if view.evicted:  # out of the prompt by a budget stage: not the same as never matched
+    if (
+        view.evicted
+    ):  # out of the prompt by a budget stage: not the same as never matched
         line.append(f"{'evict':>5}", style=badge("evict"))
         line.append(f"{view.tokens:>6}t", style=badge("muted"))
-    elif view.status != "active":  # disabled / draft: never loaded, so no phase or prompt cost to show
+    elif (
+        view.status != "active"
+    ):  # disabled / draft: never loaded, so no phase or prompt cost to show
         label = "disabled" if view.status == "inactive" else view.status
         line.append(f"{label[:12]:>12}", style=badge("disabled"))
     else:
@@ -81,13 +93,26 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
         self.rows: list[SkillView] = []
         self.flashing: frozenset[str] = frozenset()
 
-    def set_rows(self, rows: Sequence[SkillView], flashing: frozenset[str] = frozenset()) -> None:
-        current = self.rows[self.cursor].name if 0 <= self.cursor < len(self.rows) else None
+    def set_rows(
+        self, rows: Sequence[SkillView], flashing: frozenset[str] = frozenset()
+    ) -> None:
+        current = (
+            self.rows[self.cursor].name if 0 <= self.cursor < len(self.rows) else None
+        )
         self.rows = list(rows)
         self.flashing = flashing
         self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
-        found = next((index for index, row in enumerate(self.rows) if row.name == current), None) if current else None
-        self.cursor = found if found is not None else min(self.cursor, max(0, len(self.rows) - 1))
+        found = (
+            next(
+                (index for index, row in enumerate(self.rows) if row.name == current),
+                None,
+            )
+            if current
+            else None
+        )
+        self.cursor = (
+            found if found is not None else min(self.cursor, max(0, len(self.rows) - 1))
+        )
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
@@ -99,10 +124,16 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
         base = self.rich_style
         if index == self.cursor:
             base = base + self.get_component_rich_style("skill-list--cursor")
-        text = skill_line(view, width, flash=view.name in self.flashing,
-                          badge=lambda name: badge_style(self.app, name, base.bgcolor))
-        segments = [Segment(seg.text, base + seg.style if seg.style else base)
-                    for seg in text.render(self.app.console)]
+        text = skill_line(
+            view,
+            width,
+            flash=view.name in self.flashing,
+            badge=lambda name: badge_style(self.app, name, base.bgcolor),
+        )
+        segments = [
+            Segment(seg.text, base + seg.style if seg.style else base)
+            for seg in text.render(self.app.console)
+        ]
         return Strip(segments).adjust_cell_length(width, base)
 
     def watch_cursor(self, old: int, new: int) -> None:
@@ -120,7 +151,9 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
             self.scroll_to(y=index - height + 1, animate=False)
 
     def action_move(self, step: int) -> None:
-        if abs(step) == 1 and (not self.rows or self.cursor + step in (-1, len(self.rows))):
+        if abs(step) == 1 and (
+            not self.rows or self.cursor + step in (-1, len(self.rows))
+        ):
             self.post_message(ListEdge(step))  # past the edge: the next section, if any
             return
         if self.rows:

@@ -7,7 +7,8 @@ highlighted for a moment and the reason for the change is shown under the lists.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -62,7 +63,9 @@ class SkillsPane(Vertical):
             return  # being torn down (a highlight timer fired while the app quits): nothing to draw
         flashing = frozenset(self.flashing)
         sections: dict[SkillState, list[SkillView]] = {state: [] for state in SECTIONS}
-        for view in self._views.values():  # one pass over (up to) 10,000 skills, not one per section
+        for view in (
+            self._views.values()
+        ):  # one pass over (up to) 10,000 skills, not one per section
             bucket = sections.get(view.state)
             if bucket is not None:
                 bucket.append(view)
@@ -71,7 +74,9 @@ class SkillsPane(Vertical):
             section = self.section(state)
             section.border_title = f"{state.value.title()} ({len(rows)})"
             if state is not SkillState.INACTIVE:
-                section.styles.height = 1 + min(len(rows), self.small_rows)  # + the title line
+                section.styles.height = 1 + min(
+                    len(rows), self.small_rows
+                )  # + the title line
             section.set_rows(rows, flashing)
 
     def show_changes(self, changes: Any) -> None:
@@ -79,7 +84,9 @@ class SkillsPane(Vertical):
         then Relevant), then evictions, demotions and unloads."""
         order = {"active": 0, "relevant": 1, "evicted": 2, "inactive": 3}
         ranked = sorted(changes, key=lambda c: order.get(c.new, 4))
-        lines = [f"{c.name}: {c.old} → {c.new} ({c.phase}) — {c.reason}" for c in ranked]
+        lines = [
+            f"{c.name}: {c.old} → {c.new} ({c.phase}) — {c.reason}" for c in ranked
+        ]
         self.show_reason("\n".join(lines))
 
     def show_reason(self, text: str) -> None:

@@ -17,7 +17,7 @@ once it has a width again.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from rich.style import Style
 from rich.table import Table
@@ -31,8 +31,17 @@ from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
-KIND_BADGE = {"load": "success", "unload": "warning", "demote": "warning", "evict": "evict", "compress": "accent",
-              "reload": "primary", "warn": "error", "tool": "primary", "info": "muted"}
+KIND_BADGE = {
+    "load": "success",
+    "unload": "warning",
+    "demote": "warning",
+    "evict": "evict",
+    "compress": "accent",
+    "reload": "primary",
+    "warn": "error",
+    "tool": "primary",
+    "info": "muted",
+}
 """Each kind's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the pane in every theme."""
 KIND_WIDTH = 9
 TAIL_ROWS = 100
@@ -60,17 +69,23 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.entries: list[tuple[str, str]] = []  # every row: (kind, text made printable)
+        self.entries: list[
+            tuple[str, str]
+        ] = []  # every row: (kind, text made printable)
         self._times: list[str] = []
         self._rows: tuple[Row, ...] = ()  # the view state's timeline, as last shown
         self._first = self._end = 0  # the window: rows _first:_end are rendered
-        self._body: list[Strip] = []  # the window's rows rendered, _heights[i] lines for row _first + i
+        self._body: list[
+            Strip
+        ] = []  # the window's rows rendered, _heights[i] lines for row _first + i
         self._heights: list[int] = []
         self._above: list[Strip] = []  # "⋯ N earlier rows" while _first > 0
         self._below: list[Strip] = []  # "⋯ N later rows" while _end < len(entries)
         self._width = 0  # what the rows are rendered at
         self._stale = True  # the window must be rendered afresh (no width yet, hidden, a new theme)
-        self._following = True  # the view sits at the newest row: new rows are drawn and followed
+        self._following = (
+            True  # the view sits at the newest row: new rows are drawn and followed
+        )
 
     @property
     def window(self) -> tuple[int, int]:
@@ -89,15 +104,21 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         staying rendered; a timeline that is neither (another session) is drawn afresh at its
         newest rows."""
         shown = self._rows
-        if rows is shown:  # the fold's tuples are immutable: the same rows, nothing to draw
+        if (
+            rows is shown
+        ):  # the fold's tuples are immutable: the same rows, nothing to draw
             return
         # The fold only appends rows, so the last row of the shorter timeline (the same object)
         # at its place in the longer means the rest is the same too: a draw does not compare
         # the whole timeline.
-        if len(rows) >= len(shown) and (not shown or rows[len(shown) - 1] is shown[-1] or rows[:len(shown)] == shown):
+        if len(rows) >= len(shown) and (
+            not shown
+            or rows[len(shown) - 1] is shown[-1]
+            or rows[: len(shown)] == shown
+        ):
             if len(rows) > len(shown):
-                self._add_rows(rows[len(shown):])
-        elif rows and (rows[-1] is shown[len(rows) - 1] or shown[:len(rows)] == rows):
+                self._add_rows(rows[len(shown) :])
+        elif rows and (rows[-1] is shown[len(rows) - 1] or shown[: len(rows)] == rows):
             self._cut(len(rows))
         else:
             self.entries.clear()
@@ -111,15 +132,21 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
     def _add_rows(self, rows: tuple[Row, ...]) -> None:
         start = len(self.entries)
         for time, kind, text in rows:
-            self.entries.append((kind, printable(text)))  # shown escaped, never obeyed by the terminal
+            self.entries.append(
+                (kind, printable(text))
+            )  # shown escaped, never obeyed by the terminal
             self._times.append(time)
         total = len(self.entries)
         first = self._first
         if self._end < start or (not self._following and total - first > KEEP_ROWS):
-            self._move(first, self._end)  # browsing earlier rows: the new ones are counted below
+            self._move(
+                first, self._end
+            )  # browsing earlier rows: the new ones are counted below
             return
         if self._following and total - first > KEEP_ROWS:
-            first = total - TAIL_ROWS  # the earlier rows are counted, no longer kept rendered
+            first = (
+                total - TAIL_ROWS
+            )  # the earlier rows are counted, no longer kept rendered
         self._move(first, total)
         if self._following:
             self._to_bottom()
@@ -161,12 +188,12 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
             self._body, self._heights = self._render(first, end)
         else:
             if first > old_first:
-                count = sum(heights[:first - old_first])
-                del body[:count], heights[:first - old_first]
+                count = sum(heights[: first - old_first])
+                del body[:count], heights[: first - old_first]
                 shift -= count
             if end < old_end:
-                count = sum(heights[end - old_end:])
-                del body[len(body) - count:], heights[end - old_end:]
+                count = sum(heights[end - old_end :])
+                del body[len(body) - count :], heights[end - old_end :]
             if first < old_first:
                 lines, sizes = self._render(first, old_first)
                 body[:0], heights[:0] = lines, sizes
@@ -182,13 +209,17 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         """The window moves back by up to :data:`TAIL_ROWS` rows, the view staying on its row."""
         if self._first:
             first = max(0, self._first - TAIL_ROWS)
-            self._scroll(self.scroll_y + self._move(first, min(self._end, first + KEEP_ROWS)))
+            self._scroll(
+                self.scroll_y + self._move(first, min(self._end, first + KEEP_ROWS))
+            )
 
     def _later(self) -> None:
         """The window moves on by up to :data:`TAIL_ROWS` rows, the view staying on its row."""
         if self._end < len(self.entries):
             end = min(len(self.entries), self._end + TAIL_ROWS)
-            self._scroll(self.scroll_y + self._move(max(self._first, end - KEEP_ROWS), end))
+            self._scroll(
+                self.scroll_y + self._move(max(self._first, end - KEEP_ROWS), end)
+            )
 
     # -- rendering -----------------------------------------------------------------------
     def _render(self, first: int, end: int) -> tuple[list[Strip], list[int]]:
@@ -198,7 +229,9 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         lines: list[Strip] = []
         heights: list[int] = []
         for time, (kind, text) in zip(self._times[first:end], self.entries[first:end]):
-            rendered = console.render_lines(self.row(time, kind, text, self._badge), options)
+            rendered = console.render_lines(
+                self.row(time, kind, text, self._badge), options
+            )
             lines += (Strip(line, width) for line in rendered)
             heights.append(len(rendered))
         return lines, heights
@@ -206,17 +239,36 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
     def _count(self) -> None:
         """The lines counting the rows outside the window, and the scrollable size."""
         earlier, later = self._first, len(self.entries) - self._end
-        self._above = self._note(f"⋯ {earlier:,} earlier row{'s' if earlier != 1 else ''} — "
-                                 "scroll up to show them") if earlier else []
-        self._below = self._note(f"⋯ {later:,} later row{'s' if later != 1 else ''} — "
-                                 "scroll down to show them") if later else []
-        self.virtual_size = Size(self._width, len(self._above) + len(self._body) + len(self._below))
+        self._above = (
+            self._note(
+                f"⋯ {earlier:,} earlier row{'s' if earlier != 1 else ''} — "
+                "scroll up to show them"
+            )
+            if earlier
+            else []
+        )
+        self._below = (
+            self._note(
+                f"⋯ {later:,} later row{'s' if later != 1 else ''} — "
+                "scroll down to show them"
+            )
+            if later
+            else []
+        )
+        self.virtual_size = Size(
+            self._width, len(self._above) + len(self._body) + len(self._below)
+        )
         self.refresh()
 
     def _note(self, text: str) -> list[Strip]:
         console = self.app.console
         note = Text(text, style=self._badge("muted") + Style(italic=True))
-        return [Strip(line, self._width) for line in console.render_lines(note, console.options.update_width(self._width))]
+        return [
+            Strip(line, self._width)
+            for line in console.render_lines(
+                note, console.options.update_width(self._width)
+            )
+        ]
 
     def _redraw(self) -> None:
         """Every rendered row again (a new width or theme), the view on the row it was on."""
@@ -224,14 +276,18 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         if not width:
             self._stale = True
             return
-        top = None if self._stale or self._following else self._row_at(round(self.scroll_y))
+        top = (
+            None
+            if self._stale or self._following
+            else self._row_at(round(self.scroll_y))
+        )
         self._width, self._stale = width, False
         self._body, self._heights = self._render(self._first, self._end)
         self._count()
         if self._following:
             self._to_bottom()
         elif top is not None:
-            self._scroll(len(self._above) + sum(self._heights[:top - self._first]))
+            self._scroll(len(self._above) + sum(self._heights[: top - self._first]))
 
     def _row_at(self, y: int) -> int:
         """The row drawn on line ``y`` (the window's first row for the line above it)."""
@@ -247,7 +303,11 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         index = round(self.scroll_y) + y
         for part in (self._above, self._body, self._below):
             if index < len(part):
-                return part[index].crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+                return (
+                    part[index]
+                    .crop_extend(0, width, self.rich_style)
+                    .apply_style(self.rich_style)
+                )
             index -= len(part)
         return Strip.blank(width, self.rich_style)
 
@@ -255,12 +315,20 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         return badge_style(self.app, name, self.rich_style.bgcolor)
 
     @staticmethod
-    def row(time: str, kind: str, text: str, badge: Callable[[str], Style | str] = lambda name: "") -> Table:
+    def row(
+        time: str,
+        kind: str,
+        text: str,
+        badge: Callable[[str], Style | str] = lambda name: "",
+    ) -> Table:
         """One entry: time and kind in a fixed column, the text beside them wrapping under
         itself (a hanging indent), so a long entry never runs back to column 0. ``badge``
         styles the time and the kind by badge name (unstyled by default)."""
         prefix = Text(time + " ", style=badge("muted"))
-        prefix.append(f"{kind:<{KIND_WIDTH}}", style=badge(KIND_BADGE[kind]) if kind in KIND_BADGE else "")
+        prefix.append(
+            f"{kind:<{KIND_WIDTH}}",
+            style=badge(KIND_BADGE[kind]) if kind in KIND_BADGE else "",
+        )
         grid = Table.grid(expand=True)
         grid.add_column(width=prefix.cell_len, no_wrap=True)
         grid.add_column(ratio=1)
@@ -268,7 +336,9 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         return grid
 
     def on_mount(self) -> None:
-        redraw_on_theme_change(self, self._retheme)  # rows are rendered in the theme's colours
+        redraw_on_theme_change(
+            self, self._retheme
+        )  # rows are rendered in the theme's colours
 
     def _retheme(self) -> None:
         self._stale = True
@@ -293,7 +363,9 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         at_bottom = new_value >= self.max_scroll_y
         self._following = at_bottom and self._end == len(self.entries)
         if (new_value < 1 and self._first) or (at_bottom and not self._following):
-            self.call_later(self._at_edge)  # after this scroll: the window moves the view again
+            self.call_later(
+                self._at_edge
+            )  # after this scroll: the window moves the view again
 
     def _at_edge(self) -> None:
         if self.scroll_y < 1:

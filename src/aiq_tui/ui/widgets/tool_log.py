@@ -14,8 +14,9 @@ rows go in batches of :data:`TRIM_SLACK`); moving the cursor past either end of 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
 from rich.text import Text
 from textual.events import MouseScrollUp
@@ -26,8 +27,14 @@ from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import plain
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
-STATUS_BADGE = {"pending": "warning", "asking": "warning", "running": "primary", "ok": "success",
-                "failed": "error", "denied": "error"}
+STATUS_BADGE = {
+    "pending": "warning",
+    "asking": "warning",
+    "running": "primary",
+    "ok": "success",
+    "failed": "error",
+    "denied": "error",
+}
 """Each status's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 WINDOW = 100
 """Rows the table holds while it follows the newest call (at most twice this while browsing)."""
@@ -58,13 +65,20 @@ class ToolRecord:
         return text if len(text) <= limit else text[: limit - 1] + "…"
 
     def full_text(self) -> str:
-        args = json.dumps(dict(self.arguments), indent=2, ensure_ascii=False, default=str)
-        result = self.result if isinstance(self.result, str) else json.dumps(
-            self.result, indent=2, ensure_ascii=False, default=str)
+        args = json.dumps(
+            dict(self.arguments), indent=2, ensure_ascii=False, default=str
+        )
+        result = (
+            self.result
+            if isinstance(self.result, str)
+            else json.dumps(self.result, indent=2, ensure_ascii=False, default=str)
+        )
         duration = f"{self.duration_s:.3f} s" if self.duration_s is not None else "–"
-        return (f"## {self.name}\n\n- status: **{self.status}** ({self.permission})\n- duration: {duration}\n"
-                f"- summary: {self.summary or '–'}\n\n### Arguments\n\n```json\n{args}\n```\n\n"
-                f"### Result\n\n```\n{result}\n```\n")
+        return (
+            f"## {self.name}\n\n- status: **{self.status}** ({self.permission})\n- duration: {duration}\n"
+            f"- summary: {self.summary or '–'}\n\n### Arguments\n\n```json\n{args}\n```\n\n"
+            f"### Result\n\n```\n{result}\n```\n"
+        )
 
 
 def _duration(record: ToolRecord) -> str:
@@ -84,7 +98,9 @@ class ToolLog(OwnVirtualSize, DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.records: dict[str, ToolRecord] = {}
         self._order: list[str] = []  # the records' ids in call order
-        self._first = 0  # the table's rows are the calls _order[_first:_first + row_count]
+        self._first = (
+            0  # the table's rows are the calls _order[_first:_first + row_count]
+        )
         self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
         self._bound_render_caches()
 
@@ -92,9 +108,12 @@ class ToolLog(OwnVirtualSize, DataTable):
         """Textual's render caches sized to :data:`RENDER_CACHE_ROWS` (cells: that many rows of
         every column, four). Private names of DataTable's: a Textual that renames them keeps its
         own sizes, and the table works the same."""
-        for name, size in (("_row_render_cache", RENDER_CACHE_ROWS), ("_line_cache", RENDER_CACHE_ROWS),
-                           ("_row_renderable_cache", RENDER_CACHE_ROWS),
-                           ("_cell_render_cache", 4 * RENDER_CACHE_ROWS)):
+        for name, size in (
+            ("_row_render_cache", RENDER_CACHE_ROWS),
+            ("_line_cache", RENDER_CACHE_ROWS),
+            ("_row_renderable_cache", RENDER_CACHE_ROWS),
+            ("_cell_render_cache", 4 * RENDER_CACHE_ROWS),
+        ):
             cache = getattr(self, name, None)
             if cache is not None and isinstance(getattr(cache, "maxsize", None), int):
                 cache.maxsize = min(cache.maxsize, size)
@@ -124,10 +143,17 @@ class ToolLog(OwnVirtualSize, DataTable):
         return self._order[first:end]
 
     def _add(self, record: ToolRecord) -> None:
-        self.add_row(plain(record.name), self._status(record), _duration(record), plain(record.short_args()),
-                     key=record.call_id)
+        self.add_row(
+            plain(record.name),
+            self._status(record),
+            _duration(record),
+            plain(record.short_args()),
+            key=record.call_id,
+        )
 
-    def _place(self, first: int, end: int, call_id: str | None, *, scroll: bool = True) -> None:
+    def _place(
+        self, first: int, end: int, call_id: str | None, *, scroll: bool = True
+    ) -> None:
         """Rows for the calls ``first:end`` (a rebuild: DataTable adds rows only at its end),
         the cursor on ``call_id``'s row."""
         self.clear()
@@ -191,7 +217,9 @@ class ToolLog(OwnVirtualSize, DataTable):
             # The wheel at the window's top: the earlier calls come in above, the view stays put.
             first, end = self.window
             start = max(0, first - WINDOW)
-            self._place(start, min(end, start + 2 * WINDOW), self._cursor_id(), scroll=False)
+            self._place(
+                start, min(end, start + 2 * WINDOW), self._cursor_id(), scroll=False
+            )
             self.scroll_to(y=first - start, animate=False, immediate=True)
             event.stop()
             return
@@ -199,24 +227,36 @@ class ToolLog(OwnVirtualSize, DataTable):
 
     def _status(self, record: ToolRecord) -> Text:
         # A running MCP call that reports progress shows it (``2/4``) in place of "running".
-        label = record.progress if record.status == "running" and record.progress else record.status
+        label = (
+            record.progress
+            if record.status == "running" and record.progress
+            else record.status
+        )
         badge = STATUS_BADGE.get(record.status)
         if badge is None or not self.is_attached:
             return Text(label)
         return Text(label, style=badge_style(self.app, badge, *table_grounds(self)))
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
-        changes = for_terminal(changes)  # names, arguments, results: shown escaped, never obeyed
+        changes = for_terminal(
+            changes
+        )  # names, arguments, results: shown escaped, never obeyed
         old = self.records.get(call_id)
-        record = replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
+        record = (
+            replace(old, **changes) if old else ToolRecord(call_id=call_id, **changes)
+        )
         self.records[call_id] = record
         if old is None:
             following = self.window[1] == len(self._order)
             self._order.append(call_id)
-            if following:  # the newest call is shown: its row is added and the cursor follows
+            if (
+                following
+            ):  # the newest call is shown: its row is added and the cursor follows
                 self._add(record)
                 if self.row_count > WINDOW + TRIM_SLACK:
-                    for key in self._order[self._first:self._first + self.row_count - WINDOW]:
+                    for key in self._order[
+                        self._first : self._first + self.row_count - WINDOW
+                    ]:
                         self.remove_row(key)
                     self._first = len(self._order) - self.row_count
                 self.move_cursor(row=self.row_count - 1)
@@ -236,25 +276,42 @@ class ToolLog(OwnVirtualSize, DataTable):
         if rows is drawn:
             return
         ids = self._order
-        if len(ids) > len(rows) and all(row.call_id == key for row, key in zip(rows, ids)):
-            for key in ids[len(rows):]:  # a step back: the later calls go, the rest stay
+        if len(ids) > len(rows) and all(
+            row.call_id == key for row, key in zip(rows, ids)
+        ):
+            for key in ids[
+                len(rows) :
+            ]:  # a step back: the later calls go, the rest stay
                 self.records.pop(key)
                 if key in self.rows:
                     self.remove_row(key)
-            del ids[len(rows):]
+            del ids[len(rows) :]
             if not self.row_count:  # the window was all later calls: show the newest
-                self._place(max(0, len(ids) - WINDOW), len(ids), ids[-1] if ids else None)
-        if len(ids) > len(rows) or any(row.call_id != key for row, key in zip(rows, ids)):
+                self._place(
+                    max(0, len(ids) - WINDOW), len(ids), ids[-1] if ids else None
+                )
+        if len(ids) > len(rows) or any(
+            row.call_id != key for row, key in zip(rows, ids)
+        ):
             self.clear_records()
             drawn = ()
         for index, row in enumerate(rows):
             if index < len(drawn) and drawn[index] is row:
                 continue
             record = self.records.get(row.call_id)
-            wanted = {"name": row.name, "arguments": dict(row.arguments), "permission": row.permission or "–",
-                      "status": row.status, "summary": row.summary, "duration_s": row.duration_s,
-                      "result": row.result, "progress": row.progress}
-            if record is None or any(getattr(record, key) != value for key, value in wanted.items()):
+            wanted = {
+                "name": row.name,
+                "arguments": dict(row.arguments),
+                "permission": row.permission or "–",
+                "status": row.status,
+                "summary": row.summary,
+                "duration_s": row.duration_s,
+                "result": row.result,
+                "progress": row.progress,
+            }
+            if record is None or any(
+                getattr(record, key) != value for key, value in wanted.items()
+            ):
                 self.upsert(row.call_id, **wanted)
         self._drawn = rows
 
