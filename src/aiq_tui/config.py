@@ -589,6 +589,19 @@ class TelemetrySettings(_Section):
             )
 
 
+class InstallSettings(_Section):
+    """``skills install | update | check`` (docs/installing.md)."""
+
+    max_bytes: PositiveInt = 50_000_000
+    """Most bytes one fetch may bring into the git cache (objects and checked-out files)."""
+    max_files: PositiveInt = 5_000
+    """Most files the skills chosen from one repository may hold."""
+    timeout_seconds: PositiveFloat = 120.0
+    """One deadline for each fetch of a repository, every git command included."""
+    github_url: str = "https://github.com"
+    """Where ``owner/repo`` is fetched from (a GitHub Enterprise server, or a mirror)."""
+
+
 class AppConfig(_Section):
     skills: SkillsSettings = field(default_factory=SkillsSettings)
     matching: MatchingSettings = field(default_factory=MatchingSettings)
@@ -603,6 +616,7 @@ class AppConfig(_Section):
     evals: EvalSettings = field(default_factory=EvalSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    install: InstallSettings = field(default_factory=InstallSettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""
