@@ -1,4 +1,4 @@
-"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|trust|doctor|tune``: the skills catalog, headless.
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|trust|doctor|tune|install|update|check|remove|sync``: the skills catalog, headless.
 
 Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
 list of skills), the same object the engine and the TUI use."""
@@ -41,7 +41,8 @@ def register(
     skills = subparsers.add_parser(
         "skills",
         parents=parents,
-        help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills",
+        help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills; "
+        "install, update, check and remove skills from repositories (skills-lock.json)",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
         "confirm an imported skill's allowed-tools (trust), "
         "enable or disable them (status), delete them, check the whole collection (doctor) and "
@@ -185,7 +186,8 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
         "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
         "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-        "skill is validated first and its `source` records where it came from. An imported "
+        "skill is validated first and the home's skills-lock.json records where it came from "
+        "(the SKILL.md is copied as it is). For a repository use `skills install`. An imported "
         "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
         "with `aiq-tui skills trust NAME`.",
     )
@@ -228,6 +230,19 @@ def _add_tune(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     tune_cmd.register(sub, parents)
 
 
+def _add_package_action(
+    action: str,
+) -> Callable[[Any, list[argparse.ArgumentParser]], None]:
+    """``install | update | check | remove | sync`` live in commands/install_cmd.py."""
+
+    def add(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+        from aiq_tui.commands import install_cmd
+
+        install_cmd.register(action, sub, parents)
+
+    return add
+
+
 _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "list": _add_list,
     "show": _add_show,
@@ -248,6 +263,10 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "trust": _add_trust,
     "doctor": _add_doctor,
     "tune": _add_tune,
+    **{
+        action: _add_package_action(action)
+        for action in ("install", "update", "check", "remove", "sync")
+    },
 }
 
 
@@ -786,7 +805,11 @@ def _import(args: argparse.Namespace) -> int:
             else workspace.catalog.writable_dir()
         )
         imported = import_skills(
-            args.source, target, workspace.config, force=bool(option(args, "force"))
+            args.source,
+            target,
+            workspace.config,
+            force=bool(option(args, "force")),
+            home=workspace.home,  # where it came from goes to the home's skills-lock.json
         )
     except ImportError_ as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
@@ -898,7 +921,7 @@ def _trust(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     tools = tuple(meta.allowed_tools or ())
     forget = bool(option(args, "forget"))
-    if not is_imported(meta) and not forget:
+    if not is_imported(meta, workspace.home) and not forget:
         print(
             f"aiq-tui skills trust: {meta.name} was not imported; its allowed-tools apply as they are "
             f"(nothing to confirm)",

@@ -194,7 +194,9 @@ class ExecutableSkillTool:
         ) or self._meta
         if not meta.trusted_source:
             return "from an untrusted project"
-        source = source_of(meta)  # a lockfile's entry (skills install / import), or source:
+        source = source_of(
+            meta
+        )  # a lockfile's entry (skills install / import), or source:
         if source:
             return f"imported from {source}"
         return None

@@ -157,6 +157,7 @@ class GitCache:
     def widen(self, checkout: Checkout, folders: Sequence[str]) -> None:
         """Check out the whole of each folder (relative to the repository root) besides the
         discovery files: the skills about to be installed. Bounded by ``max_files``."""
+        self._deadline = time.monotonic() + self.limits.timeout_seconds
         files = self.files_in(checkout, folders)
         if len(files) > self.limits.max_files:
             raise GitError(
@@ -182,11 +183,23 @@ class GitCache:
 
     def files_in(self, checkout: Checkout, folders: Sequence[str]) -> list[str]:
         """Every file path of the commit under ``folders`` (from the trees: no blob fetched)."""
+        self._deadline = max(
+            self._deadline, time.monotonic() + self.limits.timeout_seconds
+        )
         listing = self._git(
             checkout.root, "ls-tree", "-r", "-z", "--name-only", checkout.commit, "--",
             *[folder.strip("/") or "." for folder in folders],
         )  # fmt: skip
         return [name for name in listing.split("\0") if name]
+
+    def is_branch(self, url: str, ref: str) -> bool:
+        """Whether ``ref`` is a branch on the server (True when it cannot be told)."""
+        self._deadline = time.monotonic() + self.limits.timeout_seconds
+        try:
+            out = self._git(None, "ls-remote", "--heads", url, ref, url_for_errors=url)
+        except GitError:
+            return True
+        return bool(out.strip())
 
     def remote_commit(self, url: str, ref: str | None) -> str | None:
         """The commit ``ref`` (default: HEAD) names on the server now, without fetching; None

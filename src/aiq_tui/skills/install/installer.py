@@ -66,13 +66,18 @@ class InstallContext:
     confirm: Confirm = lambda _skills: False
     notes: list[str] = field(default_factory=list)
 
+    _cache: GitCache | None = field(default=None, init=False, repr=False)
+
     @property
     def cache(self) -> GitCache:
-        settings = self.config.install
-        limits = FetchLimits(
-            settings.max_bytes, settings.max_files, settings.timeout_seconds
-        )
-        return GitCache(self.home.data_dir / "git", limits, self.progress)
+        """One cache for the whole command (its git runs share the progress line)."""
+        if self._cache is None:
+            settings = self.config.install
+            limits = FetchLimits(
+                settings.max_bytes, settings.max_files, settings.timeout_seconds
+            )
+            self._cache = GitCache(self.home.data_dir / "git", limits, self.progress)
+        return self._cache
 
     def parse(self, text: str, ref: str | None = None) -> Source:
         return parse_source(

@@ -188,13 +188,7 @@ def _is_branch(context: InstallContext, opened: Opened, ref: str) -> bool:
     a warning). Asked of the server only for a git source."""
     if opened.source.url is None:
         return True
-    try:
-        from aiq_tui.skills.install.git_fetch import GitError
-
-        out = context.cache._git(None, "ls-remote", "--heads", opened.source.url, ref)
-    except GitError:
-        return True
-    return bool(out.strip())
+    return context.cache.is_branch(opened.source.url, ref)
 
 
 @dataclass(frozen=True)
