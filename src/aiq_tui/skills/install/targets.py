@@ -47,24 +47,17 @@ class Placement:
         return self.copies + self.links
 
 
-def _harnesses():  # type: ignore[no-untyped-def]
-    """The harness profiles (the temporary adapter until ``skills/harnesses.py`` is merged)."""
-    try:
-        from aiq_tui.skills import harnesses  # type: ignore[attr-defined]
-    except ImportError:
-        from aiq_tui.skills.install import harness_adapter as harnesses
-    return harnesses
-
-
 def agent_names() -> tuple[str, ...]:
     """Every ``--agent`` name (the harness profiles')."""
-    harnesses = _harnesses()
+    from aiq_tui.skills import harnesses
+
     return tuple(harnesses.names())
 
 
 def canonical_agent(name: str) -> str:
     """The profile name ``name`` stands for (aliases such as ``claude`` or ``github-copilot``)."""
-    harnesses = _harnesses()
+    from aiq_tui.skills import harnesses
+
     try:
         return harnesses.profile(name).name
     except harnesses.UnknownHarness as exc:
@@ -73,7 +66,8 @@ def canonical_agent(name: str) -> str:
 
 def skills_folder(agent: str, scope: Scope, home: Home, project: Path) -> Path:
     """The skills folder ``agent`` reads at ``scope``."""
-    harnesses = _harnesses()
+    from aiq_tui.skills import harnesses
+
     name = canonical_agent(agent)
     if name == DEFAULT_AGENT and scope == "user":
         return home.skills_dir
