@@ -61,6 +61,7 @@ def test_restore_installs_exactly_the_locked_commit_after_the_branch_moved(
     repo.write("skills/alpha/SKILL.md", skill_md("alpha", "Something else entirely"))
     repo.commit("moved on")
     shutil.rmtree(project / ".agents")
+    capsys.readouterr()
     assert (
         main(["skills", "install", "--yes", "--json"]) == 0
     )  # ./skills-lock.json: project
