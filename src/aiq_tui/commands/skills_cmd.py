@@ -316,10 +316,11 @@ def _list_unpaused(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     catalog = workspace.catalog
     listing = catalog.listing()
+    installed = _installed(workspace, listing)
     if option(args, "json"):
         print_json_rows(
             {
-                "skills": _listing_rows(listing),
+                "skills": _with_installed(_listing_rows(listing), listing, installed),
                 "directories": [
                     {"path": str(d.path), "origin": d.origin}
                     for d in workspace.skill_dirs
@@ -353,7 +354,8 @@ def _list_unpaused(args: argparse.Namespace) -> int:
             meta.name,
             meta.type,
             (meta.status, "" if meta.status == "active" else "yellow"),
-            origins.get(str(meta.source_dir), ""),
+            origins.get(str(meta.source_dir), "")
+            + (_installed_text(installed[meta.name]) if meta.name in installed else ""),
             _one_line(meta.description, 200),
         )
         for meta in listing
@@ -368,6 +370,33 @@ def _list_unpaused(args: argparse.Namespace) -> int:
         console.print(f"migration: {workspace.migration.summary()}")
     _print_problems(console, workspace.problems)
     return EXIT_OK
+
+
+def _installed(workspace: Any, listing: Any) -> dict[str, dict[str, Any]]:
+    """Skills ``skills install`` / ``import`` put there: source, commit, edited here."""
+    from aiq_tui.skills.install.provenance import installed_rows
+
+    return installed_rows(workspace.home, workspace.cwd, listing)
+
+
+def _installed_text(row: dict[str, Any]) -> str:
+    commit = f" {row['commit'][:7]}" if row["commit"] else ""
+    return f" · {row['source']}{commit}" + (
+        " (edited)" if row["locally_modified"] else ""
+    )
+
+
+def _with_installed(
+    rows: EncodedRows, listing: Any, installed: dict[str, dict[str, Any]]
+) -> EncodedRows:
+    if installed:
+        encode = json_encoder().encode
+        for at, meta in enumerate(listing):
+            if meta.name in installed:
+                rows[at] = (
+                    f'{rows[at][:-1]}, "installed": {encode(installed[meta.name])}}}'
+                )
+    return rows
 
 
 def embedding_summary(workspace: Any) -> dict[str, Any]:

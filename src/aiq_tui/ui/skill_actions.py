@@ -120,6 +120,7 @@ class SkillActions:
             app.notify(f"No skill named {name!r}.", severity="warning")
             return
         from aiq_tui.skills.imported import pending_tools
+        from aiq_tui.skills.install.provenance import installed_line
 
         skill = catalog.load(name)
         document = SkillDocument(
@@ -129,6 +130,7 @@ class SkillActions:
             validation_problems(meta, app.engine.config.skills),
             app.shown(meta.path),
             pending_tools(app.engine.workspace.home, meta),
+            installed_line(meta, app.engine.workspace.home),
         )
         app.push_screen(SkillViewerScreen(document))
 

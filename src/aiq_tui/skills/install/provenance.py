@@ -14,8 +14,10 @@ trusted (its ``allowed-tools`` wait for ``skills trust``, its scripts always ask
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from aiq_tui.locations import Home
 from aiq_tui.skills.install.lockfile import (
@@ -128,3 +130,71 @@ def is_locally_modified(prov: Provenance, folder: Path) -> bool:
         return skill_folder_hash(folder) != prov.entry.expected_hash
     except OSError:
         return True
+
+
+def describe(prov: Provenance, folder: Path) -> str:
+    """One line for ``skills list`` and the viewer: source, commit, and whether edited here."""
+    commit = f" at {prov.entry.commit[:12]}" if prov.entry.commit else ""
+    edited = (
+        " · edited here (differs from the locked hash)"
+        if is_locally_modified(prov, folder)
+        else ""
+    )
+    return f"installed from {prov.label}{commit}{edited}"
+
+
+def provenance_index(home: Home, project: Path) -> dict[str, Provenance]:
+    """Every folder the home's and the project's lockfiles installed (copies and links, as
+    paths, unresolved) → its provenance: one lookup a skill when listing thousands."""
+    from aiq_tui.skills.install.installer import InstallContext, Target
+    from aiq_tui.skills.install.targets import TargetError
+
+    index: dict[str, Provenance] = {}
+    context = InstallContext(home, _config(), project)
+    for path, scope in (
+        (project / LOCK_FILE, "project"),
+        (home.root / LOCK_FILE, "user"),
+    ):
+        lock = _read(path)
+        if lock is None:
+            continue
+        for name, entry in lock.skills.items():
+            try:
+                where = Target.of_entry(entry, scope).placement(name, context)  # type: ignore[arg-type]
+            except TargetError:
+                continue
+            for folder in where.folders:
+                index.setdefault(
+                    os.path.abspath(folder), Provenance(name, entry, path, scope)
+                )
+    return index
+
+
+def installed_rows(
+    home: Home, project: Path, listing: Iterable[Any]
+) -> dict[str, dict[str, Any]]:
+    """For ``skills list``: each installed skill of ``listing`` by name → source, ref, commit,
+    lockfile and ``locally_modified``. Costs nothing when no lockfile exists."""
+    index = provenance_index(home, project)
+    rows: dict[str, dict[str, Any]] = {}
+    if not index:
+        return rows
+    for meta in listing:
+        prov = index.get(os.path.abspath(meta.folder))
+        if prov is None:
+            continue
+        rows[meta.name] = {
+            "source": prov.label,
+            "sourceType": prov.entry.source_type,
+            "ref": prov.entry.ref,
+            "commit": prov.entry.commit,
+            "lockfile": str(prov.lockfile),
+            "locally_modified": is_locally_modified(prov, meta.folder),
+        }
+    return rows
+
+
+def installed_line(meta: Any, home: Home) -> str:
+    """The viewer's line for an installed skill (see :func:`describe`), '' for the user's own."""
+    found = provenance(meta.folder, home)
+    return describe(found, meta.folder) if found is not None else ""

@@ -33,6 +33,8 @@ class SkillDocument:
     location: str  # the SKILL.md path as shown (relative when possible)
     pending_tools: tuple[str, ...] = ()
     """An imported skill's allowed-tools the user has not confirmed (they pre-approve nothing yet)."""
+    installed: str = ""
+    """Where ``skills install`` / ``import`` got it: source, commit, edited here (empty: the user's own)."""
 
 
 def field_text(value: Any) -> str:
@@ -78,6 +80,10 @@ class SkillViewerScreen(Screen[None]):
                     id="viewer-title",
                     markup=False,
                 )
+                if doc.installed:
+                    yield Static(
+                        printable(doc.installed), id="viewer-installed", markup=False
+                    )
                 if doc.pending_tools:
                     yield Static(
                         printable(
