@@ -114,7 +114,7 @@ def test_tree_url_path_limits_the_install_to_that_folder(
     config = home.config_file
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(f"install:\n  github_url: {repo.bare.parent.parent.as_uri()}\n")
-    owner_repo = f"https://github.com/served/anthropic/tree/main/skills/pdf"
+    owner_repo = "https://github.com/served/anthropic/tree/main/skills/pdf"
     assert main(["skills", "install", owner_repo, "--list", "--json"]) == 0
     assert [s["name"] for s in json.loads(capsys.readouterr().out)["skills"]] == ["pdf"]
 

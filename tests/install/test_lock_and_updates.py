@@ -340,7 +340,7 @@ def test_an_http_server_asking_for_credentials_gets_a_clear_auth_message(
     import threading
 
     class AskForPassword(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             self.send_response(401)
             self.send_header("WWW-Authenticate", 'Basic realm="private"')
             self.end_headers()
