@@ -57,6 +57,8 @@ def _scope_option(parser: argparse.ArgumentParser, default_text: str) -> None:
 
 
 def _add_install(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from aiq_tui.skills.install.targets import agent_names
+
     parser = sub.add_parser(
         "install",
         parents=parents,
@@ -98,8 +100,8 @@ def _add_install(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="install for this agent (a harness profile: claude-code, codex, copilot, cursor, gemini, "
-        "opencode, agentskills, aiq; repeatable; default: aiq, this workbench's own folder)",
+        help=f"install for this agent (a harness profile: {', '.join(agent_names())}; repeatable; "
+        "default: aiq, this workbench's own folder)",
     )
     _scope_option(
         parser, "default user; without SOURCE: project when ./skills-lock.json exists"

@@ -151,8 +151,3 @@ def _local_path(raw: str, cwd: Path) -> Path | None:
     if "://" not in raw and not _SCP_LIKE.match(raw) and candidate.exists():
         return candidate
     return None
-
-
-def github_owner_repo(source: Source) -> str | None:
-    """``owner/repo`` of a GitHub source, else None."""
-    return source.lock_source if source.source_type == "github" else None
