@@ -154,21 +154,25 @@ class GitCache:
         self._check_size(repo)
         return Checkout(repo, url, resolved, ref)
 
-    def widen(self, checkout: Checkout, folders: Sequence[str]) -> None:
+    def widen(
+        self, checkout: Checkout, folders: Sequence[str], files: Sequence[str] = ()
+    ) -> None:
         """Check out the whole of each folder (relative to the repository root) besides the
-        discovery files: the skills about to be installed. Bounded by ``max_files``."""
+        discovery files: the skills about to be installed, and ``files`` (what links in them
+        point to elsewhere in the repository). Bounded by ``max_files``."""
         self._deadline = time.monotonic() + self.limits.timeout_seconds
-        files = self.files_in(checkout, folders)
-        if len(files) > self.limits.max_files:
+        listed = self.files_in(checkout, folders)
+        if len(listed) > self.limits.max_files:
             raise GitError(
                 "too-many-files",
-                f"{checkout.url}: the chosen skills hold {len(files)} files, more than "
+                f"{checkout.url}: the chosen skills hold {len(listed)} files, more than "
                 f"install.max_files ({self.limits.max_files}); choose fewer with --skill, or raise it",
             )
         patterns = list(DISCOVERY_PATTERNS) + [
             "/" + folder.strip("/") + "/" if folder.strip("/") else "/*"
             for folder in folders
         ]
+        patterns += ["/" + path.strip("/") for path in files]
         self.progress(f"checking out {len(folders)} skill folder(s)")
         self._sparse(checkout.root, patterns)
         self._git(

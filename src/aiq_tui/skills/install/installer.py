@@ -219,11 +219,35 @@ def widen(
     context: InstallContext, opened: Opened, chosen: Sequence[FoundSkill]
 ) -> None:
     """Check out the chosen skills' whole folders (git only)."""
-    if opened.checkout is not None:
-        try:
-            context.cache.widen(opened.checkout, [skill.relative for skill in chosen])
-        except GitError as exc:
-            raise InstallError(str(exc)) from exc
+    if opened.checkout is None:
+        return
+    folders = [skill.relative for skill in chosen]
+    try:
+        context.cache.widen(opened.checkout, folders)
+        targets = _link_targets(opened.root, [skill.folder for skill in chosen])
+        if targets:  # a link to a shared file of the repository: check that out too
+            context.cache.widen(opened.checkout, folders, targets)
+    except GitError as exc:
+        raise InstallError(str(exc)) from exc
+
+
+def _link_targets(root: Path, folders: Sequence[Path]) -> list[str]:
+    """Paths in the repository, outside the skill folders, that links in them point to."""
+    base = os.path.abspath(root)
+    found: set[str] = set()
+    for folder in folders:
+        inside_skill = os.path.abspath(folder) + os.sep
+        for directory, dirs, files in os.walk(folder):
+            for name in dirs + files:
+                path = os.path.join(directory, name)
+                if not os.path.islink(path):
+                    continue
+                target = os.path.normpath(os.path.join(directory, os.readlink(path)))
+                if target.startswith(base + os.sep) and not target.startswith(
+                    inside_skill
+                ):
+                    found.add(os.path.relpath(target, base))
+    return sorted(found)
 
 
 def list_source(
