@@ -373,3 +373,23 @@ def test_work_tree_of_the_cache_has_no_hooks(
         git("config", "--get", "remote.origin.promisor", cwd=caches[0]).strip()
         == "true"
     )
+
+
+def test_an_install_interrupted_between_two_skills_keeps_the_lock_true(
+    make_repo: RepoFactory, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo = make_repo("two", two_skills)
+    real = staging.put_in_place
+    calls: list[Path] = []
+
+    def second_dies(staged: staging.Staged) -> None:
+        calls.append(staged.destination)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real(staged)
+
+    monkeypatch.setattr(staging, "put_in_place", second_dies)
+    assert install_project(repo.url) != 0
+    folder = project / ".agents" / "skills"
+    assert sorted(p.name for p in folder.iterdir()) == ["alpha"]  # no hidden stage left
+    assert list(lock_of(project)["skills"]) == ["alpha"]

@@ -375,18 +375,25 @@ def write_skills(
         raise
     by_destination = {item.destination: item for item in staged}
     installed: list[Installed] = []
-    for (skill, where), check in zip(plans, checks):
-        entry = entries[skill.name]
-        first = by_destination[where.primary]
-        if first.hash != entry.computed_hash:
-            entry = replaced(entry, installed_hash=first.hash)
-        for copy in where.copies:
-            staging.put_in_place(by_destination[copy])
-        for link in where.links:
-            staging.link(where.primary, link)
-        lock = lock.with_skill(skill.name, entry)
-        installed.append(Installed(skill.name, where.folders, entry, check))
-    write_lock(lock)
+    # From here on each skill is swapped in whole and then locked; an interruption between
+    # two skills leaves the first installed and locked, the second as it was.
+    try:
+        for (skill, where), check in zip(plans, checks):
+            entry = entries[skill.name]
+            first = by_destination[where.primary]
+            if first.hash != entry.computed_hash:
+                entry = replaced(entry, installed_hash=first.hash)
+            for copy in where.copies:
+                staging.put_in_place(by_destination[copy])
+            for link in where.links:
+                staging.link(where.primary, link)
+            lock = lock.with_skill(skill.name, entry)
+            write_lock(lock)  # after each skill: the lock always names what is in place
+            installed.append(Installed(skill.name, where.folders, entry, check))
+    finally:
+        for item in staged:  # what an interruption left staged and not yet in place
+            if item.folder.exists():
+                staging.discard(item)
     return installed
 
 
