@@ -271,9 +271,26 @@ def _context(
         return _confirm(args, checks, console)
 
     context = InstallContext(
-        workspace.home, workspace.config, workspace.cwd, progress, confirm
+        workspace.home,
+        workspace.config,
+        workspace.cwd,
+        progress,
+        confirm,
+        risk_checks=(doctor_risks,),  # the safety scan (doctor/safety.py) joins here
     )
     return context, progress
+
+
+def doctor_risks(meta: Any, body: str, resources: Any) -> list[tuple[bool, str]]:
+    """The doctor's per-skill risk checks, as a preflight check: dangerous script commands
+    (errors: the install stops), an allowed-tools that pre-approves a shell (a warning)."""
+    from aiq_tui.doctor.content import content_findings
+    from aiq_tui.doctor.model import Level
+
+    return [
+        (finding.level is Level.ERROR, f"doctor: {finding.title} — {finding.why}")
+        for finding in content_findings(meta, body, resources)
+    ]
 
 
 def _what_may_run(checks: Sequence[Preflight]) -> list[Any]:

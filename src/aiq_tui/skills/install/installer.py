@@ -36,7 +36,7 @@ from aiq_tui.skills.install.git_fetch import (
     Progress,
 )
 from aiq_tui.skills.install.lockfile import LockedSkill, LockFile, read_lock, write_lock
-from aiq_tui.skills.install.preflight import Preflight, preflight
+from aiq_tui.skills.install.preflight import Preflight, RiskCheck, preflight
 from aiq_tui.skills.install.sources import Source, parse_source
 from aiq_tui.skills.install.targets import (
     DEFAULT_AGENT,
@@ -64,6 +64,8 @@ class InstallContext:
     project: Path
     progress: Progress = lambda _text: None
     confirm: Confirm = lambda _skills: False
+    risk_checks: tuple[RiskCheck, ...] = ()
+    """Run on every skill before it is written (the CLI passes the doctor's)."""
     notes: list[str] = field(default_factory=list)
 
     _cache: GitCache | None = field(default=None, init=False, repr=False)
@@ -352,7 +354,10 @@ def write_skills(
     target: Target,
 ) -> list[Installed]:
     """Steps 3–6 of the module doc for skills already found and checked out."""
-    checks = [preflight(skill.folder, context.config.skills) for skill, _where in plans]
+    checks = [
+        preflight(skill.folder, context.config.skills, context.risk_checks)
+        for skill, _where in plans
+    ]
     failed = [check for check in checks if not check.ok]
     if failed:
         raise InstallError(

@@ -6,24 +6,31 @@ repository (nothing installed yet) and returns
 * the lenient ``validate`` verdict (:func:`~aiq_tui.skills.check.check_file`), whose errors stop
   the install, and the strict one's problems as warnings (portability: a skill must stay valid
   for its harness);
-* the doctor's per-skill risk checks (:func:`~aiq_tui.doctor.content.content_findings`:
-  dangerous script commands, an ``allowed-tools`` that pre-approves a shell) — errors stop it;
+* the risk checks the caller passes (:data:`RiskCheck`; the CLI passes the doctor's per-skill
+  :func:`~aiq_tui.doctor.content.content_findings`: dangerous script commands, an
+  ``allowed-tools`` that pre-approves a shell) — errors stop it. They are passed in because
+  the doctor sits above ``skills/`` (it reads the matcher and the prompt builder);
 * what the skill may run: its scripts (every file the resource listing calls a script) and
   its ``allowed-tools`` — which the user is shown and asked about.
 
 The doctor's whole-collection checks (routing, budget) judge a catalog, not one skill: they run
 with ``skills doctor`` after the install. The safety scan of ``doctor/safety.py`` (issue 47)
-plugs in here, as one more list of findings, when it lands.
+plugs in the same way, as one more :data:`RiskCheck` the CLI passes, when it lands.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.skills.model import Resource, SkillMeta
+
+RiskCheck = Callable[[SkillMeta, str, Sequence[Resource]], list[tuple[bool, str]]]
+"""A check of one skill (its meta, body and resources): ``(is_error, line)`` per finding."""
 
 
 @dataclass(frozen=True)
@@ -61,12 +68,13 @@ class Preflight:
         }
 
 
-def preflight(folder: Path, settings: SkillsSettings) -> Preflight:
-    """Validate, doctor and list what the skill at ``folder`` may run (see the module doc)."""
-    from aiq_tui.doctor.content import content_findings
-    from aiq_tui.doctor.model import Level
+def preflight(
+    folder: Path, settings: SkillsSettings, risk_checks: Sequence[RiskCheck] = ()
+) -> Preflight:
+    """Validate, run ``risk_checks`` on and list what the skill at ``folder`` may run (see
+    the module doc)."""
     from aiq_tui.skills.check import check_file
-    from aiq_tui.skills.model import ResourceKind, SkillMeta
+    from aiq_tui.skills.model import ResourceKind
     from aiq_tui.skills.parse import parse_skill_text
     from aiq_tui.skills.resources import SKILL_FILE, list_resources
 
@@ -93,9 +101,9 @@ def preflight(folder: Path, settings: SkillsSettings) -> Preflight:
     description = str(fields.pop("description", "") or "")
     meta = SkillMeta(name, description, skill_md, folder.parent, extras=fields)
     resources, _problems = list_resources(folder, settings)
-    for finding in content_findings(meta, parsed.body, resources):
-        line = f"doctor: {finding.title} — {finding.why}"
-        (errors if finding.level is Level.ERROR else warnings).append(line)
+    for check in risk_checks:
+        for is_error, line in check(meta, parsed.body, resources):
+            (errors if is_error else warnings).append(line)
     scripts = tuple(r.relpath for r in resources if r.kind is ResourceKind.SCRIPT)
     return Preflight(
         name=name,
