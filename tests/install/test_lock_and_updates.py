@@ -393,3 +393,10 @@ def test_an_install_interrupted_between_two_skills_keeps_the_lock_true(
     folder = project / ".agents" / "skills"
     assert sorted(p.name for p in folder.iterdir()) == ["alpha"]  # no hidden stage left
     assert list(lock_of(project)["skills"]) == ["alpha"]
+
+
+def test_install_without_source_or_lockfile_is_a_usage_error(
+    project: Path, capsys: Capsys
+) -> None:
+    assert main(["skills", "install"]) == 2
+    assert "give a SOURCE" in capsys.readouterr().err

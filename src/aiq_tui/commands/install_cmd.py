@@ -452,6 +452,17 @@ def _install(args: argparse.Namespace) -> int:
             scope = option(args, "scope") or (
                 "project" if (workspace.cwd / "skills-lock.json").is_file() else "user"
             )
+            from aiq_tui.skills.install.lockfile import read_lock
+            from aiq_tui.skills.install.targets import lock_path
+
+            locked = lock_path(scope, workspace.home, workspace.cwd)
+            if not read_lock(locked).skills:
+                return _fail(
+                    args,
+                    f"{locked} names no skills: give a SOURCE to install from "
+                    "(owner/repo, a git URL or a folder)",
+                    EXIT_USAGE,
+                )
             restored = installer.restore(context, scope)
             progress.done()
             _after_write(
