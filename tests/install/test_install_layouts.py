@@ -246,3 +246,19 @@ def test_unknown_skill_names_what_the_source_has(
     assert main(["skills", "install", repo.url, "--skill", "nope", "--yes"]) == 1
     err = capsys.readouterr().err
     assert "no skill named nope" in err and "brainstorming" in err
+
+
+def test_a_description_with_escape_sequences_is_shown_inert(
+    make_repo: RepoFactory, home: Home, project: Path, capsys: Capsys
+) -> None:
+    def build(work: Path) -> None:
+        (work / "skills" / "sly").mkdir(parents=True)
+        (work / "skills" / "sly" / "SKILL.md").write_text(
+            skill_md("sly", '"Clears \\e[2J the [bold]screen[/bold]"')
+        )
+
+    repo = make_repo("sly", build)
+    assert main(["skills", "install", repo.url, "--list"]) == 0
+    out = capsys.readouterr().out
+    # made visible, not dropped: the user sees that the description holds an escape sequence
+    assert "\x1b" not in out and "\\x1b[2J" in out and "[bold]screen[/bold]" in out
