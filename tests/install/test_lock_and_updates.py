@@ -400,3 +400,16 @@ def test_install_without_source_or_lockfile_is_a_usage_error(
 ) -> None:
     assert main(["skills", "install"]) == 2
     assert "give a SOURCE" in capsys.readouterr().err
+
+
+def test_ref_may_be_a_full_commit_id(
+    make_repo: RepoFactory, project: Path, capsys: Capsys
+) -> None:
+    repo = make_repo("two", two_skills)
+    first = git("rev-parse", "HEAD", cwd=repo.work).strip()
+    repo.write("skills/alpha/SKILL.md", skill_md("alpha", "Later alpha"))
+    repo.commit("later")
+    assert install_project(repo.url, "--ref", first, "--skill", "alpha") == 0
+    text = (project / ".agents" / "skills" / "alpha" / "SKILL.md").read_text()
+    assert "Summarise alpha reports" in text
+    assert lock_of(project)["skills"]["alpha"]["commit"] == first
