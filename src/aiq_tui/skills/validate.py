@@ -549,7 +549,17 @@ def _check_spec(
             Severity.WARNING if label_only else Severity.ERROR,
         )
     for finding in by_rule.values():
-        if finding.field == "description":
+        if finding.field != "description":
+            continue
+        if harness is not None and not harness.rejects_long_description:
+            report.add(
+                "description",
+                f"{finding.message} (the specification's); {harness.title} loads it and lists "
+                f"the first {harness.entry_chars:,} characters",
+                finding.hint,
+                Severity.WARNING,
+            )
+        else:
             report.add("description", finding.message, finding.hint)
     if "compatibility" in fields:
         value = fields["compatibility"]
@@ -600,7 +610,7 @@ def _check_spec(
                     f"metadata values must be strings (not: {', '.join(odd[:5])})",
                     'quote the values, e.g. version: "1.0"',
                 )
-    allowed = SPEC_FIELDS if harness is None else SPEC_FIELDS | harness.fields
+    allowed = frozenset(SPEC_FIELDS) | (harness.fields if harness else frozenset())
     for key in fields:
         if key in allowed:
             continue
