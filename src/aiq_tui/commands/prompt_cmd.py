@@ -161,7 +161,9 @@ def _build(
     return prompt, engine.skills, engine.counter
 
 
-def _catalog_json(prompt: Prompt, cuts: tuple[Any, ...]) -> dict[str, Any]:
+def _catalog_json(
+    prompt: Prompt, cuts: tuple[Any, ...], manual: list[str] | None = None
+) -> dict[str, Any]:
     fit = prompt.catalog_fit
     shape = (
         {}
@@ -177,6 +179,8 @@ def _catalog_json(prompt: Prompt, cuts: tuple[Any, ...]) -> dict[str, Any]:
     return {
         "listed": prompt.catalog_listed,
         "omitted": prompt.catalog_omitted,
+        # disable-model-invocation: only the user runs them, so the model is never shown them
+        "manual_only": list(manual or []),
         **shape,
         "shortened": [cut.to_json() for cut in cuts],
     }
@@ -203,7 +207,7 @@ def _show(
                     {"name": s.name, "state": s.state.value, "phase": s.phase.label}
                     for s in loaded
                 ],
-                "catalog": _catalog_json(prompt, cuts),
+                "catalog": _catalog_json(prompt, cuts, skills.manual_only()),
                 "breakdown": _breakdown_json(b),
                 "window_source": window_label(args, workspace.config),
                 "stage": int(stage_for(b.fraction, workspace.config.context)),
@@ -258,6 +262,14 @@ def _show(
         console.print(
             f"catalog: every description whole ({prompt.catalog_listed} listed)",
             markup=False,
+        )
+    manual = skills.manual_only()
+    if manual:
+        console.print(
+            f"not listed to the model: {', '.join(manual)} — disable-model-invocation: only you "
+            "run them (/skill NAME or /NAME in the TUI)",
+            markup=False,
+            soft_wrap=True,
         )
     stage = stage_for(b.fraction, workspace.config.context)
     if stage:
