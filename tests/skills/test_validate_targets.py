@@ -151,3 +151,24 @@ def test_the_pre_commit_hook_takes_the_target() -> None:
     assert "--strict" in validate_hook["entry"]
     assert validate_hook["args"] == ["--target", "auto"]
     assert any(h["id"] == "aiq-skills-validate-spec" for h in hooks)
+
+
+def test_show_says_what_claude_code_does_with_its_fields_and_what_happens_here(
+    tmp_path: Path, capsys: Capsys
+) -> None:
+    skill(
+        tmp_path / "deep-research",
+        extra="context: fork\nagent: Explore\nmodel: '[bold]opus'\nhooks: {}\n",
+    )
+    assert (
+        main(
+            ["skills", "show", "deep-research", "--skills-dir", str(tmp_path), "--json"]
+        )
+        == 0
+    )
+    notes = {n["field"]: n for n in json.loads(capsys.readouterr().out)["claude_code"]}
+    assert notes["context"]["claude_code"] == "runs the skill in a forked subagent"
+    assert notes["context"]["aiq_tui"] == "runs it inline, in the conversation"
+    assert set(notes) == {"context", "agent", "model", "hooks"}
+    assert main(["skills", "show", "deep-research", "--skills-dir", str(tmp_path)]) == 0
+    assert "'[bold]opus'" in capsys.readouterr().out  # the value as written, not markup

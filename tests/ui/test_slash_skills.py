@@ -75,3 +75,30 @@ async def test_completion_offers_the_skill_and_then_its_argument_hint() -> None:
     assert await suggester.get_suggestion("/fix") == "/fix-issue"
     assert await suggester.get_suggestion("/fix-issue ") == "/fix-issue [issue-number]"
     assert await suggester.get_suggestion("/legacy") is None
+
+
+async def test_the_viewer_says_what_claude_code_would_do_instead(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets import Static
+
+    from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  bundled: false\n")
+    write_skill(
+        home / "skills",
+        "deep-research",
+        "Research a topic thoroughly",
+        extra="context: fork\nagent: Explore\n",
+    )
+    app = app_for(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        app.action_open_skill("deep-research")
+        await pilot.pause()
+        await settle(pilot)
+        assert isinstance(app.screen, SkillViewerScreen)
+        text = str(app.screen.query_one("#viewer-harness", Static).render())
+        assert "context — Claude Code: runs the skill in a forked subagent" in text
+        assert "aiq-tui: no subagents: runs inline" in text

@@ -486,8 +486,15 @@ def _show(args: argparse.Namespace) -> int:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_FAILED
     resources = catalog.resources(args.name)
+    from aiq_tui.skills.invocation import claude_code_notes
+
+    notes = claude_code_notes(skill.meta.extras)
     if option(args, "json"):
         data = _meta_json(skill.meta)
+        data["claude_code"] = [
+            {"field": field, "claude_code": claude, "aiq_tui": here}
+            for field, claude, here in notes
+        ]
         data["body"] = skill.body
         data["resources"] = [
             {
@@ -514,6 +521,15 @@ def _show(args: argparse.Namespace) -> int:
         front.add_row(key, str(value))
     front.add_row("path", str(skill.meta.path))
     console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    if notes:
+        harness = Table(title="as Claude Code reads it", title_justify="left")
+        for column in ("field", "Claude Code", "aiq-tui"):
+            harness.add_column(column, overflow="fold")
+        from rich.text import Text
+
+        for row in notes:  # values come from the skill's file: text, never markup
+            harness.add_row(*(Text(cell) for cell in row))
+        console.print(harness)
     console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
     if resources:
         table = Table(title="resources", title_justify="left")
