@@ -220,12 +220,25 @@ def check_paths(
     walk = not containers if search_layouts is None else search_layouts
     reports: list[SkillReport] = []
     seen: set[str] = set()
+    by_folder: dict[
+        Path, HarnessProfile | None
+    ] = {}  # "auto": one inference a skills folder
+
+    def judged_for(skill_md: Path) -> Target:
+        if target != "auto":
+            return target
+        parent = skill_md.parent.parent
+        if parent not in by_folder:
+            by_folder[parent] = target_for(skill_md, "auto")
+        return by_folder[parent] or "agentskills"
 
     def add(skill_md: Path, key: str | None = None) -> None:
         key = key or os.path.realpath(skill_md)
         if key not in seen:
             seen.add(key)
-            reports.append(check_file(skill_md, settings, strict, listed, target))
+            reports.append(
+                check_file(skill_md, settings, strict, listed, judged_for(skill_md))
+            )
 
     def collection(path: Path) -> None:
         """Each sub-folder of ``path`` that holds a SKILL.md (or should: a broken link, a
