@@ -102,3 +102,15 @@ async def test_the_viewer_says_what_claude_code_would_do_instead(
         text = str(app.screen.query_one("#viewer-harness", Static).render())
         assert "context — Claude Code: runs the skill in a forked subagent" in text
         assert "aiq-tui: no subagents: runs inline" in text
+
+
+async def test_slash_harness_shows_what_each_agent_would_load(home: Path) -> None:
+    from aiq_tui.ui.screens.text_modal import TextModal
+
+    app = app_for(home)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        await say(pilot, "/harness claude-code")
+        await settle(pilot)
+        assert isinstance(app.screen, TextModal)
+        assert "Claude Code would load" in app.screen.markdown

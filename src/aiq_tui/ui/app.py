@@ -463,6 +463,10 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
         self.session_control.replay(session_id)
 
+    def action_harness_view(self, which: str = "all") -> None:
+        """What each agent (harness) would load from this machine and project."""
+        self.skill_actions.harness_view(which)
+
     def action_doctor(self) -> None:
         """The Doctor screen: every skill checked with this engine's matcher and budget."""
         from aiq_tui.ui.screens.doctor import DoctorScreen

@@ -74,6 +74,32 @@ class SkillActions:
             if then_send is not None:
                 app.send(then_send)
 
+    def harness_view(self, which: str = "all") -> None:
+        """What Claude Code, Codex, Copilot… would load from here (``/harness [NAME]``, the
+        palette), in a modal: the folders are read in a worker."""
+        self._worker(self._harness_view(which), "_harness_view")
+
+    async def _harness_view(self, which: str) -> None:
+        from aiq_tui.skills.harness_view import render_text, views_for
+        from aiq_tui.skills.harnesses import UnknownHarness
+        from aiq_tui.ui.screens.text_modal import TextModal
+
+        app = self.app
+        workspace = app.engine.workspace
+        try:
+            views = await asyncio.to_thread(
+                views_for, which or "all", workspace.cwd, workspace.skill_dirs
+            )
+        except UnknownHarness as exc:
+            await app.note(str(exc), "warning")
+            return
+        text = "\n\n".join(
+            "\n".join(render_text(view, workspace.cwd)) for view in views
+        )
+        app.push_screen(
+            TextModal("What each agent would load", f"```text\n{text}\n```\n")
+        )
+
     def save(self, name: str) -> None:
         """``/save-skill NAME``: the last turn's tool calls → a composite skill, opened in the viewer."""
         self._worker(self._save(name), "_save_skill")

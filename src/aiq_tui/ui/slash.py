@@ -68,6 +68,8 @@ class SlashCommands:
             app.action_replay(rest)
         elif command == "/doctor":
             app.action_doctor()
+        elif command == "/harness":
+            app.skill_actions.harness_view(rest or "all")
         elif command.startswith("/mcp__") and await mcp_prompts.run_prompt_command(
             app, command, rest
         ):

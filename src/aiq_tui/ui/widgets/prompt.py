@@ -25,6 +25,7 @@ SLASH_COMMANDS: dict[str, str] = {
     "/session": "open the sessions picker",
     "/replay": "replay this session (or /replay ID) turn by turn, read-only",
     "/doctor": "check every skill: collisions, reach, budget, risk, spec",
+    "/harness": "what Claude Code, Codex, Copilot… would load from here: /harness [NAME]",
     "/save-skill": "save the last turn's tool calls as a composite skill: /save-skill NAME",
     "/help": "show keys and commands",
 }
