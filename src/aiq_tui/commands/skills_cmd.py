@@ -83,15 +83,24 @@ def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from aiq_tui.skills.harnesses import names
+
     check = sub.add_parser(
         "validate",
         parents=parents,
         help="check SKILL.md files (exit 1 if any is invalid)",
-        description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
-        "without PATH every skill directory is checked. Exit 0 only if all are valid. "
-        "Lenient (the default) passes what aiq-tui loads, with a warning for each rule of the "
-        "Agent Skills specification it breaks (name format, name = folder, lengths, fields "
-        "outside the specification); --strict fails them, as the reference validator does.",
+        description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of "
+        "skills in any layout collections use (skills/, hidden sub-collections, plugin "
+        "manifests, category folders); without PATH every skill directory is checked. Exit 0 "
+        "only if all are valid. Lenient (the default) passes what aiq-tui loads, with a warning "
+        "for each rule of the Agent Skills specification it breaks (name format, name = "
+        "folder, lengths, fields outside the specification); --strict fails them, as the "
+        "reference validator (skills-ref) does. --target judges each skill by a harness: the "
+        "fields it documents are the skill's to use (Claude Code's disable-model-invocation, "
+        "argument-hint, …), a field it does not document fails --strict; 'auto' infers the "
+        "harness from where each skill lives (.claude/skills → claude-code, .github/skills → "
+        "copilot, a .claude-plugin manifest → claude-code). aiq-tui's own limits (resource "
+        "sizes) are notes, never failures.",
     )
     check.add_argument(
         "paths",
@@ -102,7 +111,15 @@ def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     check.add_argument(
         "--strict",
         action="store_true",
-        help="check exactly the Agent Skills specification (agentskills.io)",
+        help="fail every rule broken: the Agent Skills specification (agentskills.io), or "
+        "the --target harness's fields",
+    )
+    check.add_argument(
+        "--target",
+        metavar="HARNESS",
+        choices=("auto", *names()),
+        help="judge for this harness: auto, " + ", ".join(names()) + " (default: auto "
+        "when lenient; with --strict, agentskills — the reference's verdict)",
     )
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
@@ -285,7 +302,7 @@ def _print_problems(
     from rich.text import Text
 
     for problem in problems:
-        style = "yellow" if problem.severity.value == "warning" else "red"
+        style = SEVERITY_STYLES[problem.severity.value]
         console.print(
             Text(f"{problem.severity.value}: ", style=style)
             + Text(_problem_text(problem)),
@@ -517,8 +534,15 @@ def _show(args: argparse.Namespace) -> int:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_FAILED
     resources = catalog.resources(args.name)
+    from aiq_tui.skills.invocation import claude_code_notes
+
+    notes = claude_code_notes(skill.meta.extras)
     if option(args, "json"):
         data = _meta_json(skill.meta)
+        data["claude_code"] = [
+            {"field": field, "claude_code": claude, "aiq_tui": here}
+            for field, claude, here in notes
+        ]
         data["body"] = skill.body
         data["resources"] = [
             {
@@ -545,6 +569,15 @@ def _show(args: argparse.Namespace) -> int:
         front.add_row(key, str(value))
     front.add_row("path", str(skill.meta.path))
     console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    if notes:
+        harness = Table(title="as Claude Code reads it", title_justify="left")
+        for column in ("field", "Claude Code", "aiq-tui"):
+            harness.add_column(column, overflow="fold")
+        from rich.text import Text
+
+        for row in notes:  # values come from the skill's file: text, never markup
+            harness.add_row(*(Text(cell) for cell in row))
+        console.print(harness)
     console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
     if resources:
         table = Table(title="resources", title_justify="left")
@@ -573,6 +606,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     raw = list(option(args, "paths") or [])
     strict = bool(option(args, "strict"))
+    target = option(args, "target") or (None if strict else "auto")
     reports: list[SkillReport]
     if raw:
         from aiq_tui.config import ConfigError, load_config
@@ -590,21 +624,25 @@ def _validate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-        reports = check_paths([Path(p) for p in raw], settings, strict=strict)
+        reports = check_paths(
+            [Path(p) for p in raw],
+            settings,
+            strict=strict,
+            target=target,
+            search_layouts=settings.search_layouts,
+        )
     else:
         workspace = open_workspace(args)
         if workspace is None:
             return EXIT_USAGE
-        existing = [d.path for d in workspace.skill_dirs if d.path.is_dir()]
-        reports = check_paths(
-            existing, workspace.config.skills, strict=strict, containers=True
-        )
+        reports = validate_workspace(workspace, strict, target)
     ok = all(report.valid for report in reports)
     if option(args, "json"):
         print_json(
             {
                 "valid": ok,
                 "strict": strict,
+                "target": target or "agentskills",
                 "skills": [report.to_json() for report in reports],
             }
         )
@@ -616,23 +654,69 @@ def _validate(args: argparse.Namespace) -> int:
         mark = (
             Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
         )
+        judged = Text(f"  [{report.target}]", style="dim") if target else Text("")
         console.print(
-            mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"),
+            mark
+            + Text(report.name or "?", style="bold")
+            + Text(f"  {report.path}")
+            + judged,
             soft_wrap=True,
         )
         for problem in report.problems:
-            style = "yellow" if problem.severity.value == "warning" else "red"
             console.print(
-                Text(f"    {problem.severity.value}: ", style=style)
+                Text(
+                    f"    {problem.severity.value}: ",
+                    style=SEVERITY_STYLES[problem.severity.value],
+                )
                 + Text(_problem_text(problem)),
                 soft_wrap=True,
             )
     invalid = sum(1 for report in reports if not report.valid)
-    level = "strict (Agent Skills specification)" if strict else "lenient"
+    judged_by = (
+        "each for the harness it lives in"
+        if target == "auto"
+        else f"for {target}"
+        if target not in (None, "agentskills")
+        else "the Agent Skills specification"
+    )
+    level = f"{'strict' if strict else 'lenient'}, {judged_by}"
     if not reports:
         console.print("no skills found")
     console.print(f"{len(reports) - invalid} valid, {invalid} invalid — {level}")
     return EXIT_OK if ok else EXIT_FAILED
+
+
+SEVERITY_STYLES = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def validate_workspace(workspace: Any, strict: bool, target: str | None) -> list[Any]:
+    """Every discovered skill directory checked: the folders the user named searched in the
+    layouts collections use (as discovery searches them), harness folders one level deep."""
+    from aiq_tui.skills.check import check_paths
+
+    settings = workspace.config.skills
+    reports = []
+    for directory in workspace.skill_dirs:
+        if not directory.path.is_dir():
+            continue
+        reports += check_paths(
+            [directory.path],
+            settings,
+            strict=strict,
+            containers=True,
+            target=target,
+            search_layouts=directory.explicit and settings.search_layouts,
+        )
+    import os
+
+    seen: set[str] = set()
+    unique = []
+    for report in reports:  # a file reached twice (a link, an ancestor) reports once
+        key = os.path.realpath(report.path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(report)
+    return unique
 
 
 # -- new ----------------------------------------------------------------------------------------

@@ -124,6 +124,9 @@ class HarnessProfile(msgspec.Struct, frozen=True):
     """False where a skill without ``name`` takes its folder's name (Claude Code)."""
     requires_description: bool = True
     """False where a missing description falls back to the body (Claude Code)."""
+    rejects_long_description: bool = True
+    """False where a description over the specification's 1,024 characters loads, cut in the
+    listing at :attr:`entry_chars` (Claude Code)."""
     unknown_fields: Literal["reject", "ignore"] = "ignore"
     """What the harness does with a field it does not document."""
     follows_symlinks: bool = True
@@ -188,6 +191,7 @@ PROFILES: Mapping[str, HarnessProfile] = {
             entry_chars=1_536,
             requires_name=False,
             requires_description=False,
+            rejects_long_description=False,
             unknown_fields="ignore",
             sources=(
                 _CLAUDE_DOCS,
@@ -520,8 +524,8 @@ def infer_harness(
     nearest harness folder above it (``.claude/skills`` → claude-code, ``.github/skills`` →
     copilot, ``.agents/skills`` → agentskills, …), else a Claude Code plugin manifest
     (``.claude-plugin/``) or a Codex one (``.codex-plugin/``) in one of the few folders above
-    it (anthropics/skills, obra/superpowers) or Codex's ``agents/openai.yaml`` beside the
-    SKILL.md, else ``default``. Reads no file; at most a few ``stat`` calls."""
+    it (anthropics/skills, obra/superpowers, mattpocock/skills), else Codex's
+    ``agents/openai.yaml`` beside the SKILL.md (openai/skills), else ``default``. Reads no file; at most a few ``stat`` calls."""
     path = Path(os.path.abspath(skill_path))
     parts = path.parts
     best: tuple[int, str] | None = None
@@ -535,11 +539,11 @@ def infer_harness(
     if best is not None:
         return PROFILES[best[1]]
     folder = path.parent if path.name == "SKILL.md" else path
-    if os.path.isfile(folder / "agents" / "openai.yaml"):
-        return PROFILES["codex"]
     for candidate in (folder, *list(folder.parents)[:MAX_MANIFEST_PARENTS]):
         if os.path.isdir(candidate / ".claude-plugin"):
             return PROFILES["claude-code"]
         if os.path.isdir(candidate / ".codex-plugin"):
             return PROFILES["codex"]
+    if os.path.isfile(folder / "agents" / "openai.yaml"):
+        return PROFILES["codex"]
     return profile(default)

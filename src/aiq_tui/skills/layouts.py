@@ -352,7 +352,9 @@ class _Search:
             for entry in listing:
                 if entry.name == SKILL_FILE and depth > 0:
                     found.append(entry.path)
-                elif entry.name != ".git" and _is_dir(entry):
+                elif _is_dir(entry) and (
+                    entry.name[:1] != "." or entry.name in _HARNESS_HEADS
+                ):  # a folder hidden on purpose stays hidden; a harness's is looked in
                     queue.append((entry.path, depth + 1))
         return tuple(found)
 
@@ -457,6 +459,12 @@ class _Search:
             return None
 
 
+def _heads() -> frozenset[str]:
+    return frozenset(
+        folder.split("/")[0] for folder in _harness_folders() if folder.startswith(".")
+    )
+
+
 def _harness_folders() -> tuple[str, ...]:
     """Every project folder a harness profile names, then the skills CLI's, each once."""
     found: dict[str, None] = {}
@@ -467,3 +475,6 @@ def _harness_folders() -> tuple[str, ...]:
     for folder in SKILLS_CLI_FOLDERS:
         found[folder] = None
     return tuple(found)
+
+
+_HARNESS_HEADS = _heads()

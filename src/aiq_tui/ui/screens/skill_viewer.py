@@ -37,6 +37,16 @@ class SkillDocument:
     """Where ``skills install`` / ``import`` got it: source, commit, edited here (empty: the user's own)."""
 
 
+def harness_notes(extras: Any) -> str:
+    """One line per Claude Code field the skill sets: what Claude Code does, what aiq-tui does."""
+    from aiq_tui.skills.invocation import claude_code_notes
+
+    return "\n".join(
+        f"{field} — Claude Code: {claude}; aiq-tui: {here}"
+        for field, claude, here in claude_code_notes(extras)
+    )
+
+
 def field_text(value: Any) -> str:
     """A frontmatter value on one line as its author would read it: text as is, a list of
     words joined by commas, anything structured (a composite's steps, parameters) as JSON."""
@@ -93,6 +103,9 @@ class SkillViewerScreen(Screen[None]):
                         id="viewer-pending",
                         markup=False,
                     )
+                notes = harness_notes(doc.meta.extras)
+                if notes:  # Claude Code's fields: what it would do, what happens here
+                    yield Static(printable(notes), id="viewer-harness", markup=False)
                 yield DataTable(id="frontmatter", cursor_type="row")
                 yield DataTable(id="resources", cursor_type="row")
                 yield Static(
