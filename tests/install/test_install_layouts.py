@@ -262,3 +262,17 @@ def test_a_description_with_escape_sequences_is_shown_inert(
     out = capsys.readouterr().out
     # made visible, not dropped: the user sees that the description holds an escape sequence
     assert "\x1b" not in out and "\\x1b[2J" in out and "[bold]screen[/bold]" in out
+
+
+@pytest.mark.parametrize("agent", ["claude-code", "cursor", "copilot", "gemini"])
+def test_what_is_installed_for_an_agent_is_what_its_harness_view_loads(
+    agent: str, make_repo: RepoFactory, home: Home, project: Path, capsys: Capsys
+) -> None:
+    repo = make_repo("obra", collections.obra_like)
+    args = ["skills", "install", repo.url, "--skill", "brainstorming"]
+    assert main([*args, "--agent", agent, "--scope", "project", "--yes"]) == 0
+    capsys.readouterr()
+    assert main(["sources", "list", "--harness", agent]) == 0
+    out = capsys.readouterr().out
+    folder = harnesses.install_dir(agent, "project", project) / "brainstorming"
+    assert f"✓ brainstorming  {folder / 'SKILL.md'}" in out
