@@ -46,7 +46,9 @@ def register(
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
         "confirm an imported skill's allowed-tools (trust), "
         "enable or disable them (status), delete them, check the whole collection (doctor) and "
-        "tune a description against its trigger evals (tune).",
+        "tune a description against its trigger evals (tune); install skill collections from "
+        "repositories into agents' folders and keep them locked and up to date (install, "
+        "update, check, remove, sync).",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
     for name, add in _ACTIONS.items():  # in the order --help lists them
