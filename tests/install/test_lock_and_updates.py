@@ -413,3 +413,29 @@ def test_ref_may_be_a_full_commit_id(
     text = (project / ".agents" / "skills" / "alpha" / "SKILL.md").read_text()
     assert "Summarise alpha reports" in text
     assert lock_of(project)["skills"]["alpha"]["commit"] == first
+
+
+def test_a_copy_that_does_not_hash_like_its_source_is_not_installed(
+    make_repo: RepoFactory,
+    project: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: Capsys,
+) -> None:
+    repo = make_repo("two", two_skills)
+    real_stage = staging.stage
+
+    def corrupting_stage(
+        source: Path, destination: Path, bound: Path
+    ) -> staging.Staged:
+        staged = real_stage(source, destination, bound)
+        (staged.folder / "SKILL.md").write_text("changed under the copy\n")
+        return staging.Staged(
+            staged.folder, destination, staging.skill_folder_hash(staged.folder)
+        )
+
+    monkeypatch.setattr(staging, "stage", corrupting_stage)
+    assert install_project(repo.url) == 1
+    assert "does not hash like its source" in capsys.readouterr().err
+    folder = project / ".agents" / "skills"
+    assert not folder.exists() or list(folder.iterdir()) == []
+    assert not (project / "skills-lock.json").exists()

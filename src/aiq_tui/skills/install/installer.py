@@ -379,6 +379,12 @@ def write_skills(
             staging.discard(item)
         raise
     by_destination = {item.destination: item for item in staged}
+    try:
+        _verify(plans, entries, by_destination)
+    except BaseException:
+        for item in staged:
+            staging.discard(item)
+        raise
     installed: list[Installed] = []
     # From here on each skill is swapped in whole and then locked; an interruption between
     # two skills leaves the first installed and locked, the second as it was.
@@ -400,6 +406,26 @@ def write_skills(
             if item.folder.exists():
                 staging.discard(item)
     return installed
+
+
+def _verify(
+    plans: Sequence[tuple[FoundSkill, Placement]],
+    entries: dict[str, LockedSkill],
+    staged: dict[Path, staging.Staged],
+) -> None:
+    """Every staged copy hashes as its source did (a copy that dereferenced links cannot, by
+    design: its own hash is recorded instead), and two copies of one skill hash alike."""
+    for skill, where in plans:
+        hashes = {staged[copy].hash for copy in where.copies}
+        first = staged[where.primary]
+        if len(hashes) > 1 or (
+            not first.dereferenced and first.hash != entries[skill.name].computed_hash
+        ):
+            raise InstallError(
+                f"nothing was installed: the copy of {skill.name} does not hash like its source "
+                f"({first.hash} ≠ {entries[skill.name].computed_hash}); was {skill.folder} "
+                "changed while it was copied?"
+            )
 
 
 def replaced(entry: LockedSkill, **changes: Any) -> LockedSkill:
