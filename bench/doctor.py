@@ -1,9 +1,13 @@
-"""Doctor benchmark: ``skills doctor`` over 1,000 generated skills on disk (goal < 2 s).
+"""Doctor benchmark: ``skills doctor`` over 864 generated skills on disk — the size of
+Composio's collection — goal ≤ 1.5 s; and, when ``AIQ_BENCH_COMPOSIO`` names a clone of
+ComposioHQ/awesome-claude-skills, over that collection itself (its root given as a skills
+folder, searched in its layouts: 864 skills).
 
-The skills are written to a temp folder (descriptions from a shared vocabulary so some
-collide, bodies of a few hundred words, a script in every tenth skill) and discovered the
+The generated skills are written to a temp folder (descriptions from a shared vocabulary so
+some collide, bodies of a few hundred words, a script in every tenth skill) and discovered the
 way the CLI does. The doctor's time is reported with a baseline measured in the same run:
-``skills validate --strict`` over the same folder, which the doctor includes.
+``skills validate --strict`` over the same folder, which the doctor includes; wall and CPU
+time both (the token counting runs in a worker thread beside the other checks).
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-SKILLS = 1000
-GOAL_SECONDS = 2.0
+SKILLS = 864
+GOAL_SECONDS = 1.5
+COMPOSIO_VARIABLE = "AIQ_BENCH_COMPOSIO"
 _SYLLABLES = (
     "ka",
     "lo",
@@ -124,13 +129,14 @@ def run() -> dict[str, object]:
         report = run_doctor(inputs)
         doctor, cpu = time.perf_counter() - started, time.process_time() - cpu
     return {
+        "composio": composio(home_root=None),
         "skills": report.skills,
         "doctor_seconds": round(doctor, 3),
         "doctor_cpu_seconds": round(
             cpu, 3
         ),  # less sensitive to other load on the 2 shared cores
         "goal_seconds": GOAL_SECONDS,
-        "meets_goal": doctor < GOAL_SECONDS,  # wall clock, as a user waits
+        "meets_goal": doctor <= GOAL_SECONDS,  # wall clock, as a user waits
         "meets_goal_cpu": cpu
         < GOAL_SECONDS,  # the same goal in CPU time: steady when other jobs share the cores
         "per_check_seconds": timings,
@@ -138,6 +144,43 @@ def run() -> dict[str, object]:
         "ratio_to_validate_strict": round(doctor / validate, 2) if validate else None,
         "discovery_seconds": round(discovery, 3),
         "validated": len(baseline),
+        "findings": report.counts(),
+    }
+
+
+def composio(home_root: Path | None) -> dict[str, object] | None:
+    """The doctor over a clone of ComposioHQ/awesome-claude-skills (``AIQ_BENCH_COMPOSIO``),
+    judged for the harness it is for (Claude Code); None when no clone is named."""
+    from aiq_tui.doctor.run import inputs_for_workspace, run_doctor
+    from aiq_tui.workspace import Workspace
+
+    clone = os.environ.get(COMPOSIO_VARIABLE)
+    if not clone or not Path(clone).is_dir():
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "home"
+        home.mkdir()
+        (home / "config.yaml").write_text("skills:\n  bundled: false\n")
+        started = time.perf_counter()
+        workspace = Workspace.open(home_flag=home, skills_dirs=(clone,))
+        opened = time.perf_counter() - started
+        inputs = inputs_for_workspace(
+            workspace
+        )  # the index and the tokenizer, as the CLI
+        started, cpu = time.perf_counter(), time.process_time()
+        report = run_doctor(inputs)
+        wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return {
+        "path": clone,
+        "skills": report.skills,
+        "target": report.target.name if report.target else None,
+        "doctor_seconds": round(wall, 3),
+        "doctor_cpu_seconds": round(cpu, 3),
+        "open_seconds": round(opened, 3),
+        "goal_seconds": GOAL_SECONDS,
+        "meets_goal": wall <= GOAL_SECONDS,
+        "meets_goal_cpu": cpu <= GOAL_SECONDS,
+        "listing_chars": report.listing.chars if report.listing else None,
         "findings": report.counts(),
     }
 

@@ -44,6 +44,11 @@ def isolated_home(
         "OPENAI_BASE_URL",
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_BASE_URL",
+        # where harnesses keep skills: a developer's own must not move a test's folders
+        "CLAUDE_CONFIG_DIR",
+        "CODEX_HOME",
+        "XDG_CONFIG_HOME",
+        "SLASH_COMMAND_TOOL_CHAR_BUDGET",
     ):
         monkeypatch.delenv(variable, raising=False)
     for variable in [

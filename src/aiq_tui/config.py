@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from aiq_tui.llm.windows import ContextWindow
 
 Permission = Literal["allow", "ask", "deny"]
+HarnessName = Literal[
+    "claude-code", "codex", "copilot", "cursor", "gemini", "opencode", "agentskills"
+]
+"""The harness profiles ``skills.harnesses`` may name (skills/harnesses.py; a test holds the
+two lists equal)."""
 
 # Constrained numbers, by what they mean (``parse_settings`` enforces them).
 PositiveInt = Annotated[int, Meta(gt=0)]
@@ -62,7 +67,27 @@ class SkillsSettings(_Section):
     name clash; ``.claude/skills`` is where Claude Code keeps a project's skills. Their skills
     are trusted only when the project is (``aiq-tui trust``)."""
     include_user_agent_dirs: bool = True
-    """Also read ``~/.claude/skills`` and ``~/.agents/skills`` so existing skills just work."""
+    """Also read ``~/.claude/skills`` (``$CLAUDE_CONFIG_DIR/skills`` when set) and
+    ``~/.agents/skills`` so existing skills just work."""
+    harnesses: list[HarnessName] = field(default_factory=list)
+    """Also read the skill folders of these harnesses (``claude-code``, ``codex``, ``copilot``,
+    ``cursor``, ``gemini``, ``opencode``, ``agentskills``; ``aiq-tui sources list --harness
+    NAME`` shows them): their project folders with the project's trust, their user folders as
+    yours. ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME`` and ``XDG_CONFIG_HOME`` are honoured."""
+    ancestor_dirs: bool = True
+    """Also read each of ``project_dirs`` in the parent folders of the project up to its
+    repository root (as Claude Code reads ``.claude/skills`` from where it starts up to the
+    root), with the project's trust."""
+    nested_dirs: bool = True
+    """Also read each of ``project_dirs`` found in sub-folders of the project (a monorepo
+    package's ``.claude/skills``), down to ``nested_depth`` levels, with the project's trust.
+    Only inside a git repository."""
+    nested_depth: PositiveInt = 3
+    """How many folder levels below the project ``nested_dirs`` searches."""
+    search_layouts: bool = True
+    """Search a folder given with ``--skills-dir`` or in ``dirs`` in the layouts collections use
+    (``skills/``, hidden ``.curated``/``.system``/``.experimental``, harness folders, plugin
+    manifests, category folders 5 levels down); false reads only its direct sub-folders."""
     bundled: bool = True
     """Install the bundled default skills into the home's ``skills/`` on first run."""
     include: list[str] = field(default_factory=list)
@@ -589,6 +614,19 @@ class TelemetrySettings(_Section):
             )
 
 
+class InstallSettings(_Section):
+    """``skills install | update | check`` (docs/installing.md)."""
+
+    max_bytes: PositiveInt = 50_000_000
+    """Most bytes one fetch may bring into the git cache (objects and checked-out files)."""
+    max_files: PositiveInt = 5_000
+    """Most files the skills chosen from one repository may hold."""
+    timeout_seconds: PositiveFloat = 120.0
+    """One deadline for each fetch of a repository, every git command included."""
+    github_url: str = "https://github.com"
+    """Where ``owner/repo`` is fetched from (a GitHub Enterprise server, or a mirror)."""
+
+
 class AppConfig(_Section):
     skills: SkillsSettings = field(default_factory=SkillsSettings)
     matching: MatchingSettings = field(default_factory=MatchingSettings)
@@ -603,6 +641,7 @@ class AppConfig(_Section):
     evals: EvalSettings = field(default_factory=EvalSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
+    install: InstallSettings = field(default_factory=InstallSettings)
 
     def context_window(self) -> int:
         """The window in force for the active provider (see :meth:`window_info`)."""

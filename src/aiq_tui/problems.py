@@ -14,6 +14,8 @@ from pathlib import Path
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
+    """A note: true, worth knowing, never a reason to fail (aiq-tui's own limits, say)."""
 
 
 @dataclass(frozen=True)

@@ -276,3 +276,28 @@ def test_a_failures_signals_show_the_words_written_not_the_index_stems(
     )
     assert code == 0 and "should not trigger, loaded" in out
     assert "signals: databases@description" in out and "databas@" not in out
+
+
+def test_a_skipped_skill_is_one_warning_and_the_other_sets_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "collection"
+    write_skill(root, "slack-gif-creator", "Create animated GIFs optimised for Slack.")
+    broken = root / "user-notes"
+    broken.mkdir(parents=True)
+    (broken / "SKILL.md").write_text(
+        "---\nname: user-notes\ndescription: Take notes.\ntype: user\n---\nBody.\n"
+    )
+    for folder, query in (
+        (root / "slack-gif-creator", "make a gif for slack"),
+        (broken, "notes"),
+    ):
+        (folder / "evals").mkdir()
+        (folder / "evals" / "trigger_eval.json").write_text(
+            json.dumps([{"query": query, "should_trigger": True}])
+        )
+    code, out, err = run(capsys, "match", "--keyword-only", "--eval", str(root))
+    assert code in (0, 1)  # the gif set was scored, not a usage error
+    assert "slack-gif-creator" in out
+    assert err.count("user-notes") >= 1 and "did not load" in err
+    assert "--skills-dir" not in err  # no hint to add a folder that was given

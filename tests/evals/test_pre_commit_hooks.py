@@ -131,16 +131,23 @@ def try_repo(
     )
 
 
-def test_the_manifest_offers_both_hooks_as_teams_install_them() -> None:
+def test_the_manifest_offers_the_hooks_as_teams_install_them() -> None:
     hooks = {
         hook["id"]: hook
         for hook in yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
     }
-    assert set(hooks) == {"aiq-skills-validate", "aiq-trigger-eval"}
+    assert set(hooks) == {
+        "aiq-skills-validate",
+        "aiq-skills-validate-spec",
+        "aiq-trigger-eval",
+    }
     assert all(
         hook["language"] == "python" for hook in hooks.values()
     )  # pre-commit installs aiq-tui
     assert hooks["aiq-skills-validate"]["entry"] == "aiq-tui skills validate --strict"
+    # The target is an argument a team's .pre-commit-config.yaml may replace.
+    assert hooks["aiq-skills-validate"]["args"] == ["--target", "auto"]
+    assert hooks["aiq-skills-validate-spec"]["entry"].endswith("--target agentskills")
     assert (
         hooks["aiq-trigger-eval"]["pass_filenames"] is False
     )  # every skill with an eval set
@@ -174,6 +181,24 @@ def test_skills_validate_hook_passes_a_valid_collection_and_fails_a_broken_one(
         and "Bad_Name" in result.stdout
         and "no-description" in result.stdout
     )
+
+
+def test_a_claude_code_plugins_manual_skill_passes_its_hook_and_fails_the_spec_hook(
+    tmp_path: Path,
+) -> None:
+    repo = hooks_repo(tmp_path)
+    manual = (
+        "---\nname: deploy\ndescription: Deploy the app to production.\n"
+        "disable-model-invocation: true\n---\n\nDeploy $ARGUMENTS.\n"
+    )
+    plugin = collection(tmp_path / "plugin", {"deploy": manual})
+    (plugin / ".claude-plugin").mkdir()
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "ops"}')
+    git(plugin, "add", "-A")
+    result = try_repo(repo, "aiq-skills-validate", plugin, tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    result = try_repo(repo, "aiq-skills-validate-spec", plugin, tmp_path)
+    assert result.returncode == 1 and "disable-model-invocation" in result.stdout
 
 
 def test_trigger_eval_hook_fails_a_skill_under_the_recall_it_is_held_to(

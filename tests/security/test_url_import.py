@@ -1,6 +1,6 @@
 """``skills import URL`` (issue 23, finding 4): every redirect hop is checked like
 ``http_request`` checks it — a hop to a private, loopback or link-local address that the user
-did not name is refused and nothing is stored — and ``source:`` records the final URL.
+did not name is refused and nothing is stored — and the lockfile records the final URL.
 
 The servers are real, on 127.0.0.1; a public host is simulated with an httpx transport so no
 packet leaves the machine.
@@ -90,11 +90,17 @@ def test_a_redirect_to_a_private_address_the_user_did_not_name_is_refused(
 
 
 def test_the_final_url_is_recorded_as_the_source(host: str, tmp_path: Path) -> None:
+    from aiq_tui.locations import Home
+    from aiq_tui.skills.install.lockfile import read_lock
+
+    home = Home(tmp_path / "home")
     [(name, path)] = import_skills(
-        f"http://{host}/moved", tmp_path / "skills", AppConfig()
+        f"http://{host}/moved", home.skills_dir, AppConfig(), home=home
     )
     assert name == "deploy-guide"
-    assert f"source: http://{host}/skills/deploy/SKILL.md" in path.read_text()
+    entry = read_lock(home.root / "skills-lock.json").skills[name]
+    assert entry.source == f"http://{host}/skills/deploy/SKILL.md"
+    assert "source:" not in path.read_text()  # the SKILL.md stays as its author wrote it
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from aiq_tui.skills.store import (
     render,
 )
 from aiq_tui.tools.registry import approve_all
+from aiq_tui.skills.imported import source_of
 from aiq_tui.workspace import Workspace
 from tests.seeds.seed_support import call_tool, config
 
@@ -470,12 +471,16 @@ def test_imported_skill(tmp_path: Path, home: Path, cli) -> None:
         "---\nname: ext\ndescription: From elsewhere\n---\nBody\n"
     )
     assert cli("skills", "import", str(source))[0] == 0
-    assert Workspace.open().catalog.get("ext").source == str(source.resolve())
+    workspace = Workspace.open()
+    # Seed 002's "source" of an imported skill: kept in the home's skills-lock.json, never
+    # as a frontmatter field (which the Agent Skills specification does not allow).
+    assert source_of(workspace.catalog.get("ext"), workspace.home) == str(source.resolve())
 
 
 def test_local_skill(home: Path, cli) -> None:
     assert cli("skills", "new", "mine", "--description", "My own skill")[0] == 0
-    assert Workspace.open().catalog.get("mine").source == ""
+    workspace = Workspace.open()
+    assert source_of(workspace.catalog.get("mine"), workspace.home) == ""
 
 
 def test_skillentry_with_allowedtools(home: Path) -> None:

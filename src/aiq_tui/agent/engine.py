@@ -605,11 +605,15 @@ class Engine:
             self.skills.activate(name, "active: loaded by the model with use_skill")
         )
 
-    async def activate(self, name: str) -> bool:
-        """``/skill NAME``: Active at the full phase regardless of score. False if unknown."""
+    async def activate(self, name: str, arguments: str | None = None) -> bool:
+        """``/skill NAME`` (``/NAME ARGS``): Active at the full phase regardless of score — a
+        skill only the user runs (``disable-model-invocation``) included — with ``arguments`` in
+        its ``$ARGUMENTS`` placeholders. False if unknown."""
         if name not in self.workspace.catalog:
             return False
-        self._emit_all(self.skills.activate(name, EXPLICIT_REASON + " (/skill)"))
+        self._emit_all(
+            self.skills.activate(name, EXPLICIT_REASON + " (/skill)", arguments)
+        )
         self._update_budget()
         return True
 
@@ -650,6 +654,21 @@ class Engine:
                 )
             )
         return specs + offered
+
+    def _manual_only_tool(self, tool_name: str) -> str | None:
+        """Why the model may not call this skill's tool: the skill is one only the user runs
+        (``disable-model-invocation``) and the user has not run it; None otherwise."""
+        from aiq_tui.skills.invocation import model_invocable, refused_for_model
+
+        skill = self.skill_for_tool(tool_name)
+        meta = self.workspace.catalog.get(skill) if skill is not None else None
+        if (
+            meta is None
+            or skill in self.skills.explicit
+            or model_invocable(meta.extras)
+        ):
+            return None
+        return refused_for_model(skill)
 
     def skill_for_tool(self, tool_name: str) -> str | None:
         """The skill behind a ``skill_<name>`` tool (None for other tools) — the one mapping."""
@@ -906,9 +925,11 @@ class Engine:
     async def _run_tool(self, call: ToolCall) -> None:
         started = time.perf_counter()
         problem = invalid_arguments(call.arguments)
-        if problem is not None:
+        refused = self._manual_only_tool(call.name)
+        if problem is not None or refused is not None:
             result = ToolResult.failure(
-                f"{call.name}: {problem}; send the arguments as one JSON object"
+                refused
+                or f"{call.name}: {problem}; send the arguments as one JSON object"
             )
             self._emit(
                 ToolCallRequested(

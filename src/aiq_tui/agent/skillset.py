@@ -28,6 +28,11 @@ from aiq_tui.context.prompt import LoadedSkill, skill_section
 from aiq_tui.context.tokens import TokenCounter
 from aiq_tui.events import SkillStateChanged
 from aiq_tui.ranking.disclose import SkillTexts, Transition, assign_states, phase_for
+from aiq_tui.skills.invocation import (
+    argument_names,
+    model_invocable,
+    substitute_arguments,
+)
 from aiq_tui.skills.model import Match, Phase, Ranking, SkillMeta, SkillState
 from aiq_tui.skills.skill_view import SkillView, dormant_view, listed_view
 
@@ -91,6 +96,8 @@ class LoadedSkills:
         ] = {}  # name → the question that last referenced it
         self._loaded_at: dict[str, int] = {}  # name → load order, while it is loaded
         self._loads = 0
+        # What the user typed after /NAME (Claude Code's $ARGUMENTS), while the skill is loaded.
+        self._arguments: dict[str, str] = {}
 
     # -- queries ----------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -191,15 +198,26 @@ class LoadedSkills:
         seen = set()
         for name in ranked:
             meta = self.catalog.get(name)
-            if meta is not None:
+            if meta is not None and (not meta.extras or model_invocable(meta.extras)):
                 entries.append((name, meta.description))
-                seen.add(name)
+            seen.add(name)
+        # disable-model-invocation: the model never sees the skill (only the user runs it).
         entries.extend(
             (meta.name, meta.description)
             for meta in self.catalog
             if meta.name not in seen
+            and (not meta.extras or model_invocable(meta.extras))
         )
         return entries
+
+    def manual_only(self) -> list[str]:
+        """Skills only the user runs (``disable-model-invocation``): never in the catalog the
+        model sees, never loaded by a match; ``/skill NAME`` and ``/NAME`` still run them."""
+        return [
+            meta.name
+            for meta in self.catalog
+            if meta.extras and not model_invocable(meta.extras)
+        ]
 
     def recount(self) -> None:
         """Count the loaded skills' texts again: the counter's encoding changed (a deferred
@@ -263,7 +281,16 @@ class LoadedSkills:
 
     # -- changes ------------------------------------------------------------------------------
     def apply_ranking(self, ranking: Ranking) -> list[SkillStateChanged]:
-        """Load, upgrade and unload skills for a new query's ranking."""
+        """Load, upgrade and unload skills for a new query's ranking. A skill only the user runs
+        (``disable-model-invocation``) is never loaded by a match, however well it scores."""
+        manual = set(self.manual_only()) - self.explicit
+        if manual:
+            ranking = Ranking(
+                query=ranking.query,
+                terms=ranking.terms,
+                matches=tuple(m for m in ranking.matches if m.name not in manual),
+                considered=ranking.considered,
+            )
         self._matches = {match.name: match for match in ranking.matches}
         disclosure = self.config.disclosure
         top_k = self.config.matching.top_k
@@ -330,9 +357,17 @@ class LoadedSkills:
         )
 
     def activate(
-        self, name: str, reason: str = "active: explicitly activated"
+        self,
+        name: str,
+        reason: str = "active: explicitly activated",
+        arguments: str | None = None,
     ) -> list[SkillStateChanged]:
-        """Make ``name`` Active at the full phase regardless of score (``/skill``, ``use_skill``)."""
+        """Make ``name`` Active at the full phase regardless of score (``/skill``, ``use_skill``).
+        ``arguments`` (the user's ``/NAME ARGS``) fill its ``$ARGUMENTS`` / ``$N`` / ``$name``
+        placeholders while it stays loaded, as Claude Code renders a skill."""
+        rerender = arguments is not None and self._arguments.get(name) != arguments
+        if arguments is not None:
+            self._arguments[name] = arguments
         self.explicit.add(name)
         self._referenced[name] = self._turn
         slot = self._slots.get(name)
@@ -340,6 +375,7 @@ class LoadedSkills:
             slot is not None
             and slot.skill.state is SkillState.ACTIVE
             and slot.skill.phase is Phase.FULL
+            and not rerender
         ):
             self._slots[name] = _Slot(slot.skill, slot.tokens, reason)
             return []
@@ -440,6 +476,10 @@ class LoadedSkills:
         old = self.state_of(name)
         try:
             content = self.texts.text_for(name, phase)
+            if name in self._arguments:
+                content = substitute_arguments(
+                    content, self._arguments[name], argument_names(meta.extras)
+                )
         except Exception as exc:
             self._reasons[name] = f"cannot load: {exc}"
             return [
@@ -464,6 +504,7 @@ class LoadedSkills:
         self, name: str, reason: str, new: SkillState | None
     ) -> list[SkillStateChanged]:
         self.invoked.discard(name)  # out of the prompt: no longer in use
+        self._arguments.pop(name, None)
         slot = self._slots.pop(name, None)
         self._loaded_at.pop(name, None)
         self._reasons[name] = reason

@@ -39,8 +39,22 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             "description does not reach, budget hogs and catalog overflow, risky scripts and links, "
             "and every `skills validate --strict` problem. --skills-dir DIR adds a folder of skills "
             "to the discovered ones (they are checked together, as the agent would route them). "
+            "The collection is judged for a harness (--target): its context window, the character "
+            "budget of the skill listing its model sees (Claude Code: 1 %% of the window, Codex: "
+            "2 %%) and the fields it documents; by default the harness most skills live in "
+            "(.claude/skills or a Claude Code plugin → claude-code), else aiq-tui with its "
+            "configured window. aiq-tui's own limits (resource sizes) are notes. "
             "Exit 0 no errors, 1 errors found, 2 usage."
         ),
+    )
+    from aiq_tui.skills.harnesses import names
+
+    doctor.add_argument(
+        "--target",
+        metavar="HARNESS",
+        choices=("auto", *names()),
+        default="auto",
+        help="judge for this harness: auto (default), " + ", ".join(names()),
     )
     doctor.add_argument("--json", action="store_true", help="machine-readable report")
     doctor.set_defaults(handler=_doctor)
@@ -54,7 +68,9 @@ def _doctor(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     from aiq_tui.tools.permission_rules import of_permissions
 
-    report = run_doctor(inputs_for_workspace(workspace))
+    report = run_doctor(
+        inputs_for_workspace(workspace, option(args, "target") or "auto")
+    )
     config_warnings = of_permissions(
         workspace.problems
     )  # typos in tools.permissions: a silent no-op otherwise
@@ -104,6 +120,34 @@ def print_report(console: Console, report: DoctorReport) -> None:
                 Text(f"    see: aiq-tui match {_quoted(finding.query)}", style="dim"),
                 soft_wrap=True,
             )
+    target, listing = report.target, report.listing
+    if target is not None:
+        console.print(
+            Text(
+                f"judged for {target.title} ({target.why}): {target.window:,}-token window — "
+                f"{target.window_note}"
+            ),
+            soft_wrap=True,
+        )
+    if listing is not None:
+        budget = (
+            f"of {listing.budget:,} characters ({listing.why})"
+            if listing.budget is not None
+            else f"({listing.why})"
+        )
+        left = (
+            f"; {listing.manual_only} only you run, not listed"
+            if listing.manual_only
+            else ""
+        )
+        console.print(
+            Text(
+                f"{listing.harness}'s skill listing: {listing.chars:,} characters {budget}, "
+                f"{listing.listed} skills{left}",
+                style="yellow" if listing.over else "",
+            ),
+            soft_wrap=True,
+        )
     catalog = report.catalog
     if catalog is not None:
         console.print(

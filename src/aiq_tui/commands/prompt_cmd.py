@@ -58,6 +58,16 @@ def register(
         metavar="N",
         help="feed N synthetic turns and show compression",
     )
+    from aiq_tui.skills.harnesses import names
+
+    parser.add_argument(
+        "--harness",
+        metavar="NAME",
+        choices=names(),
+        help="instead: the skill listing that agent would send its model from this machine "
+        "and project — its folders in its precedence, each description cut as it cuts them, "
+        "names alone past its character budget (" + ", ".join(names()) + ")",
+    )
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=_prompt)
 
@@ -68,6 +78,11 @@ def _prompt(args: argparse.Namespace) -> int:
         option(args, "simulate"),
         option(args, "window"),
     )
+    if option(args, "harness"):
+        workspace = open_workspace(args)
+        if workspace is None:
+            return EXIT_USAGE
+        return _harness_listing(args, workspace, option(args, "harness"))
     if query is None and simulate is None:
         print(
             "aiq-tui prompt: give a QUERY or --simulate N (see --help)", file=sys.stderr
@@ -89,6 +104,66 @@ def _prompt(args: argparse.Namespace) -> int:
     if simulate is not None:
         return _simulate(args, workspace, simulate, window, query)
     return _show(args, workspace, query, window)
+
+
+# -- aiq-tui prompt --harness NAME -----------------------------------------------------------
+
+
+def _harness_listing(args: argparse.Namespace, workspace: Workspace, name: str) -> int:
+    from aiq_tui.commands.sources_cmd import harness_views
+    from aiq_tui.skills.harness_view import listing_text
+    from aiq_tui.skills.harnesses import profile
+
+    harness = profile(name)
+    [view] = harness_views(workspace, harness.name)
+    text, bare = listing_text(harness, view)
+    manual = [s.name for s in view.skills if s.manual_only and not s.shadowed_by]
+    over = view.budget is not None and view.listing_chars > view.budget
+    if option(args, "json"):
+        print_json(
+            {
+                "harness": view.harness,
+                "listing": text,
+                "chars": view.listing_chars,
+                "budget": view.budget,
+                "budget_why": view.budget_why,
+                "names_only": bare,
+                "manual_only": manual,
+                "shadowed": [s.path for s in view.shadowed],
+            }
+        )
+        return EXIT_OK
+    from rich.rule import Rule
+
+    console = make_console(args)
+    console.print(Rule(f"{view.title}'s skill listing"))
+    console.print(text or "(no skills)", markup=False, highlight=False, soft_wrap=True)
+    console.print(Rule())
+    budget = (
+        f"{view.budget:,}-character budget ({view.budget_why})"
+        if view.budget is not None
+        else view.budget_why
+    )
+    console.print(
+        f"{view.listing_chars:,} characters whole; {budget}"
+        + (f"; past it {bare} skill(s) are listed by name alone" if over else ""),
+        markup=False,
+        soft_wrap=True,
+    )
+    if manual:
+        console.print(
+            f"not listed (disable-model-invocation: only you run them): {', '.join(manual)}",
+            markup=False,
+            soft_wrap=True,
+        )
+    if view.shadowed:
+        console.print(
+            f"shadowed (another folder wins the name): {len(view.shadowed)} — "
+            f"`aiq-tui sources list --harness {view.harness}` shows which",
+            markup=False,
+            soft_wrap=True,
+        )
+    return EXIT_OK
 
 
 # -- shared ---------------------------------------------------------------------------------
@@ -161,7 +236,9 @@ def _build(
     return prompt, engine.skills, engine.counter
 
 
-def _catalog_json(prompt: Prompt, cuts: tuple[Any, ...]) -> dict[str, Any]:
+def _catalog_json(
+    prompt: Prompt, cuts: tuple[Any, ...], manual: list[str] | None = None
+) -> dict[str, Any]:
     fit = prompt.catalog_fit
     shape = (
         {}
@@ -177,6 +254,8 @@ def _catalog_json(prompt: Prompt, cuts: tuple[Any, ...]) -> dict[str, Any]:
     return {
         "listed": prompt.catalog_listed,
         "omitted": prompt.catalog_omitted,
+        # disable-model-invocation: only the user runs them, so the model is never shown them
+        "manual_only": list(manual or []),
         **shape,
         "shortened": [cut.to_json() for cut in cuts],
     }
@@ -203,7 +282,7 @@ def _show(
                     {"name": s.name, "state": s.state.value, "phase": s.phase.label}
                     for s in loaded
                 ],
-                "catalog": _catalog_json(prompt, cuts),
+                "catalog": _catalog_json(prompt, cuts, skills.manual_only()),
                 "breakdown": _breakdown_json(b),
                 "window_source": window_label(args, workspace.config),
                 "stage": int(stage_for(b.fraction, workspace.config.context)),
@@ -258,6 +337,14 @@ def _show(
         console.print(
             f"catalog: every description whole ({prompt.catalog_listed} listed)",
             markup=False,
+        )
+    manual = skills.manual_only()
+    if manual:
+        console.print(
+            f"not listed to the model: {', '.join(manual)} — disable-model-invocation: only you "
+            "run them (/skill NAME or /NAME in the TUI)",
+            markup=False,
+            soft_wrap=True,
         )
     stage = stage_for(b.fraction, workspace.config.context)
     if stage:

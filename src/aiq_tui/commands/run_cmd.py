@@ -25,6 +25,7 @@ from aiq_tui.commands.common import (
     option,
     print_json,
 )
+from aiq_tui.skills.invocation import model_invocable
 
 
 def register(
@@ -132,7 +133,12 @@ async def _execute(
             for m in ranking.matches
             if catalog.get(m.name) is not None
         ]
-        executable = [(m, meta) for m, meta in ranked if meta.type != "instruction"]
+        # A match never runs a skill only the user runs by name (disable-model-invocation).
+        executable = [
+            (m, meta)
+            for m, meta in ranked
+            if meta.type != "instruction" and model_invocable(meta.extras)
+        ]
         best = executable[0] if executable else None
         report: dict[str, Any] = {
             "intent": intent,

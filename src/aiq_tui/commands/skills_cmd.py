@@ -1,4 +1,4 @@
-"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|trust|doctor|tune``: the skills catalog, headless.
+"""``aiq-tui skills list|show|validate|new|enable|disable|rm|import|trust|doctor|tune|install|update|check|remove|sync``: the skills catalog, headless.
 
 Every change goes through the workspace's :class:`~aiq_tui.skills.catalog.SkillCatalog` (the one
 list of skills), the same object the engine and the TUI use."""
@@ -41,11 +41,14 @@ def register(
     skills = subparsers.add_parser(
         "skills",
         parents=parents,
-        help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills",
+        help="list, show, validate, create, import, trust, enable/disable, remove, check (doctor) and tune skills; "
+        "install, update, check and remove skills from repositories (skills-lock.json)",
         description="Inspect the skills aiq-tui discovers, check SKILL.md files, scaffold or import skills, "
         "confirm an imported skill's allowed-tools (trust), "
         "enable or disable them (status), delete them, check the whole collection (doctor) and "
-        "tune a description against its trigger evals (tune).",
+        "tune a description against its trigger evals (tune); install skill collections from "
+        "repositories into agents' folders and keep them locked and up to date (install, "
+        "update, check, remove, sync).",
     )
     sub = skills.add_subparsers(dest="skills_command", metavar="ACTION")
     for name, add in _ACTIONS.items():  # in the order --help lists them
@@ -82,15 +85,24 @@ def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+    from aiq_tui.skills.harnesses import names
+
     check = sub.add_parser(
         "validate",
         parents=parents,
         help="check SKILL.md files (exit 1 if any is invalid)",
-        description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of skills; "
-        "without PATH every skill directory is checked. Exit 0 only if all are valid. "
-        "Lenient (the default) passes what aiq-tui loads, with a warning for each rule of the "
-        "Agent Skills specification it breaks (name format, name = folder, lengths, fields "
-        "outside the specification); --strict fails them, as the reference validator does.",
+        description="Validate skills. PATHs may be skill folders, SKILL.md files or folders of "
+        "skills in any layout collections use (skills/, hidden sub-collections, plugin "
+        "manifests, category folders); without PATH every skill directory is checked. Exit 0 "
+        "only if all are valid. Lenient (the default) passes what aiq-tui loads, with a warning "
+        "for each rule of the Agent Skills specification it breaks (name format, name = "
+        "folder, lengths, fields outside the specification); --strict fails them, as the "
+        "reference validator (skills-ref) does. --target judges each skill by a harness: the "
+        "fields it documents are the skill's to use (Claude Code's disable-model-invocation, "
+        "argument-hint, …), a field it does not document fails --strict; 'auto' infers the "
+        "harness from where each skill lives (.claude/skills → claude-code, .github/skills → "
+        "copilot, a .claude-plugin manifest → claude-code). aiq-tui's own limits (resource "
+        "sizes) are notes, never failures.",
     )
     check.add_argument(
         "paths",
@@ -101,7 +113,15 @@ def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     check.add_argument(
         "--strict",
         action="store_true",
-        help="check exactly the Agent Skills specification (agentskills.io)",
+        help="fail every rule broken: the Agent Skills specification (agentskills.io), or "
+        "the --target harness's fields",
+    )
+    check.add_argument(
+        "--target",
+        metavar="HARNESS",
+        choices=("auto", *names()),
+        help="judge for this harness: auto, " + ", ".join(names()) + " (default: auto "
+        "when lenient; with --strict, agentskills — the reference's verdict)",
     )
     check.add_argument("--json", action="store_true", help="machine-readable output")
     check.set_defaults(handler=_validate)
@@ -185,7 +205,8 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
         "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
         "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-        "skill is validated first and its `source` records where it came from. An imported "
+        "skill is validated first and the home's skills-lock.json records where it came from "
+        "(the SKILL.md is copied as it is). For a repository use `skills install`. An imported "
         "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
         "with `aiq-tui skills trust NAME`.",
     )
@@ -228,6 +249,19 @@ def _add_tune(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     tune_cmd.register(sub, parents)
 
 
+def _add_package_action(
+    action: str,
+) -> Callable[[Any, list[argparse.ArgumentParser]], None]:
+    """``install | update | check | remove | sync`` live in commands/install_cmd.py."""
+
+    def add(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
+        from aiq_tui.commands import install_cmd
+
+        install_cmd.register(action, sub, parents)
+
+    return add
+
+
 _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "list": _add_list,
     "show": _add_show,
@@ -248,6 +282,10 @@ _ACTIONS: dict[str, Callable[[Any, list[argparse.ArgumentParser]], None]] = {
     "trust": _add_trust,
     "doctor": _add_doctor,
     "tune": _add_tune,
+    **{
+        action: _add_package_action(action)
+        for action in ("install", "update", "check", "remove", "sync")
+    },
 }
 
 
@@ -266,7 +304,7 @@ def _print_problems(
     from rich.text import Text
 
     for problem in problems:
-        style = "yellow" if problem.severity.value == "warning" else "red"
+        style = SEVERITY_STYLES[problem.severity.value]
         console.print(
             Text(f"{problem.severity.value}: ", style=style)
             + Text(_problem_text(problem)),
@@ -297,10 +335,11 @@ def _list_unpaused(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     catalog = workspace.catalog
     listing = catalog.listing()
+    installed = _installed(workspace, listing)
     if option(args, "json"):
         print_json_rows(
             {
-                "skills": _listing_rows(listing),
+                "skills": _with_installed(_listing_rows(listing), listing, installed),
                 "directories": [
                     {"path": str(d.path), "origin": d.origin}
                     for d in workspace.skill_dirs
@@ -334,7 +373,8 @@ def _list_unpaused(args: argparse.Namespace) -> int:
             meta.name,
             meta.type,
             (meta.status, "" if meta.status == "active" else "yellow"),
-            origins.get(str(meta.source_dir), ""),
+            origins.get(str(meta.source_dir), "")
+            + (_installed_text(installed[meta.name]) if meta.name in installed else ""),
             _one_line(meta.description, 200),
         )
         for meta in listing
@@ -349,6 +389,33 @@ def _list_unpaused(args: argparse.Namespace) -> int:
         console.print(f"migration: {workspace.migration.summary()}")
     _print_problems(console, workspace.problems)
     return EXIT_OK
+
+
+def _installed(workspace: Any, listing: Any) -> dict[str, dict[str, Any]]:
+    """Skills ``skills install`` / ``import`` put there: source, commit, edited here."""
+    from aiq_tui.skills.install.provenance import installed_rows
+
+    return installed_rows(workspace.home, workspace.cwd, listing)
+
+
+def _installed_text(row: dict[str, Any]) -> str:
+    commit = f" {row['commit'][:7]}" if row["commit"] else ""
+    return f" · {row['source']}{commit}" + (
+        " (edited)" if row["locally_modified"] else ""
+    )
+
+
+def _with_installed(
+    rows: EncodedRows, listing: Any, installed: dict[str, dict[str, Any]]
+) -> EncodedRows:
+    if installed:
+        encode = json_encoder().encode
+        for at, meta in enumerate(listing):
+            if meta.name in installed:
+                rows[at] = (
+                    f'{rows[at][:-1]}, "installed": {encode(installed[meta.name])}}}'
+                )
+    return rows
 
 
 def embedding_summary(workspace: Any) -> dict[str, Any]:
@@ -469,8 +536,15 @@ def _show(args: argparse.Namespace) -> int:
         print(f"aiq-tui: {exc}", file=sys.stderr)
         return EXIT_FAILED
     resources = catalog.resources(args.name)
+    from aiq_tui.skills.invocation import claude_code_notes
+
+    notes = claude_code_notes(skill.meta.extras)
     if option(args, "json"):
         data = _meta_json(skill.meta)
+        data["claude_code"] = [
+            {"field": field, "claude_code": claude, "aiq_tui": here}
+            for field, claude, here in notes
+        ]
         data["body"] = skill.body
         data["resources"] = [
             {
@@ -497,6 +571,15 @@ def _show(args: argparse.Namespace) -> int:
         front.add_row(key, str(value))
     front.add_row("path", str(skill.meta.path))
     console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    if notes:
+        harness = Table(title="as Claude Code reads it", title_justify="left")
+        for column in ("field", "Claude Code", "aiq-tui"):
+            harness.add_column(column, overflow="fold")
+        from rich.text import Text
+
+        for row in notes:  # values come from the skill's file: text, never markup
+            harness.add_row(*(Text(cell) for cell in row))
+        console.print(harness)
     console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
     if resources:
         table = Table(title="resources", title_justify="left")
@@ -525,6 +608,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     raw = list(option(args, "paths") or [])
     strict = bool(option(args, "strict"))
+    target = option(args, "target") or (None if strict else "auto")
     reports: list[SkillReport]
     if raw:
         from aiq_tui.config import ConfigError, load_config
@@ -542,21 +626,25 @@ def _validate(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return EXIT_USAGE
-        reports = check_paths([Path(p) for p in raw], settings, strict=strict)
+        reports = check_paths(
+            [Path(p) for p in raw],
+            settings,
+            strict=strict,
+            target=target,
+            search_layouts=settings.search_layouts,
+        )
     else:
         workspace = open_workspace(args)
         if workspace is None:
             return EXIT_USAGE
-        existing = [d.path for d in workspace.skill_dirs if d.path.is_dir()]
-        reports = check_paths(
-            existing, workspace.config.skills, strict=strict, containers=True
-        )
+        reports = validate_workspace(workspace, strict, target)
     ok = all(report.valid for report in reports)
     if option(args, "json"):
         print_json(
             {
                 "valid": ok,
                 "strict": strict,
+                "target": target or "agentskills",
                 "skills": [report.to_json() for report in reports],
             }
         )
@@ -568,23 +656,69 @@ def _validate(args: argparse.Namespace) -> int:
         mark = (
             Text("✓ ", style="green") if report.valid else Text("✗ ", style="bold red")
         )
+        judged = Text(f"  [{report.target}]", style="dim") if target else Text("")
         console.print(
-            mark + Text(report.name or "?", style="bold") + Text(f"  {report.path}"),
+            mark
+            + Text(report.name or "?", style="bold")
+            + Text(f"  {report.path}")
+            + judged,
             soft_wrap=True,
         )
         for problem in report.problems:
-            style = "yellow" if problem.severity.value == "warning" else "red"
             console.print(
-                Text(f"    {problem.severity.value}: ", style=style)
+                Text(
+                    f"    {problem.severity.value}: ",
+                    style=SEVERITY_STYLES[problem.severity.value],
+                )
                 + Text(_problem_text(problem)),
                 soft_wrap=True,
             )
     invalid = sum(1 for report in reports if not report.valid)
-    level = "strict (Agent Skills specification)" if strict else "lenient"
+    judged_by = (
+        "each for the harness it lives in"
+        if target == "auto"
+        else f"for {target}"
+        if target not in (None, "agentskills")
+        else "the Agent Skills specification"
+    )
+    level = f"{'strict' if strict else 'lenient'}, {judged_by}"
     if not reports:
         console.print("no skills found")
     console.print(f"{len(reports) - invalid} valid, {invalid} invalid — {level}")
     return EXIT_OK if ok else EXIT_FAILED
+
+
+SEVERITY_STYLES = {"error": "red", "warning": "yellow", "info": "cyan"}
+
+
+def validate_workspace(workspace: Any, strict: bool, target: str | None) -> list[Any]:
+    """Every discovered skill directory checked: the folders the user named searched in the
+    layouts collections use (as discovery searches them), harness folders one level deep."""
+    from aiq_tui.skills.check import check_paths
+
+    settings = workspace.config.skills
+    reports = []
+    for directory in workspace.skill_dirs:
+        if not directory.path.is_dir():
+            continue
+        reports += check_paths(
+            [directory.path],
+            settings,
+            strict=strict,
+            containers=True,
+            target=target,
+            search_layouts=directory.explicit and settings.search_layouts,
+        )
+    import os
+
+    seen: set[str] = set()
+    unique = []
+    for report in reports:  # a file reached twice (a link, an ancestor) reports once
+        key = os.path.realpath(report.path)
+        if key not in seen:
+            seen.add(key)
+            unique.append(report)
+    return unique
 
 
 # -- new ----------------------------------------------------------------------------------------
@@ -786,7 +920,11 @@ def _import(args: argparse.Namespace) -> int:
             else workspace.catalog.writable_dir()
         )
         imported = import_skills(
-            args.source, target, workspace.config, force=bool(option(args, "force"))
+            args.source,
+            target,
+            workspace.config,
+            force=bool(option(args, "force")),
+            home=workspace.home,  # where it came from goes to the home's skills-lock.json
         )
     except ImportError_ as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
@@ -898,7 +1036,7 @@ def _trust(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     tools = tuple(meta.allowed_tools or ())
     forget = bool(option(args, "forget"))
-    if not is_imported(meta) and not forget:
+    if not is_imported(meta, workspace.home) and not forget:
         print(
             f"aiq-tui skills trust: {meta.name} was not imported; its allowed-tools apply as they are "
             f"(nothing to confirm)",

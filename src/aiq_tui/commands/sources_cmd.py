@@ -2,6 +2,8 @@
 
 ``list`` also says which project skill folders (``skills.project_dirs``) the project has and
 whether their skills are trusted — where the model's instructions come from besides the user's.
+``list --harness NAME`` says instead what another agent (Claude Code, Codex, Copilot, …) would
+load from this machine and project (:mod:`aiq_tui.skills.harness_view`).
 
 ``check`` opens each source and runs a trivial read; for a read-only PostgreSQL source it also
 warns when the source's role is a superuser or may run programs on, or read or write files of,
@@ -48,6 +50,16 @@ def register(
             "the project is trusted (aiq-tui trust)."
         ),
     )
+    from aiq_tui.skills.harnesses import names
+
+    listing.add_argument(
+        "--harness",
+        metavar="NAME",
+        choices=(*names(), "all"),
+        help="instead: what that agent would load from this machine and project — its skill "
+        "folders, the skills in its order of precedence, shadows, its listing's cost against "
+        "its budget (" + ", ".join(names()) + ", or all)",
+    )
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(handler=_list)
     check = actions.add_parser(
@@ -90,6 +102,8 @@ def _list(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
+    if option(args, "harness"):
+        return _harnesses(args, workspace, option(args, "harness"))
     sources = workspace.sources
     rows = [
         {
@@ -138,6 +152,31 @@ def _list(args: argparse.Namespace) -> int:
     _print_folders(console, workspace, folders)
     for problem in warnings:
         console.print(f"warning: {problem}", markup=False, soft_wrap=True)
+    return EXIT_OK
+
+
+def harness_views(workspace: Any, which: str) -> list[Any]:
+    """What each harness ``which`` names (a profile, or ``all``) would load in the workspace."""
+    from aiq_tui.skills.harness_view import views_for
+
+    return views_for(which, workspace.cwd, workspace.skill_dirs)
+
+
+def _harnesses(args: argparse.Namespace, workspace: Any, which: str) -> int:
+    from aiq_tui.skills.harness_view import render_text
+
+    views = harness_views(workspace, which)
+    if option(args, "json"):
+        print_json(
+            {"project": str(workspace.cwd), "harnesses": [v.to_json() for v in views]}
+        )
+        return EXIT_OK
+    console = make_console(args)
+    for index, view in enumerate(views):
+        if index:
+            console.print("")
+        for line in render_text(view, workspace.cwd):
+            console.print(line, markup=False, soft_wrap=True, highlight=False)
     return EXIT_OK
 
 

@@ -46,6 +46,7 @@ def read_trigger_files(
     from aiq_tui.ranking.trigger_eval import read_trigger_cases, skill_of_eval_file
 
     cases: list[TriggerCase] = []
+    skipped = skipped_skill_folders(catalog)
     for path in paths:
         folder = skill_of_eval_file(path)
         folder_skill = None
@@ -53,6 +54,14 @@ def read_trigger_files(
             folder_skill = next(
                 (meta.name for meta in catalog if meta.folder.resolve() == folder), None
             )
+            if folder_skill is None and skill is None and folder in skipped:
+                # Its SKILL.md was found but did not load: one warning, the other sets run.
+                print(
+                    f"aiq-tui match: warning: {path} is not scored: its skill's SKILL.md "
+                    f"did not load — {skipped[folder]}",
+                    file=sys.stderr,
+                )
+                continue
             if folder_skill is None and skill is None:
                 raise EvalFileError(
                     f"{path} sits in {folder}, which is not among the discovered skills; "
@@ -60,6 +69,20 @@ def read_trigger_files(
                 )
         cases += read_trigger_cases(path, skill, folder_skill)
     return cases
+
+
+def skipped_skill_folders(catalog: Any) -> dict[Path, str]:
+    """Skill folders whose SKILL.md discovery found and skipped, with the reason (resolved)."""
+    found: dict[Path, str] = {}
+    for problem in getattr(catalog, "problems", ()):
+        path = problem.path
+        if (
+            path is not None
+            and path.name == "SKILL.md"
+            and "skill skipped" in problem.message
+        ):
+            found.setdefault(path.parent.resolve(), problem.message)
+    return found
 
 
 def run(
@@ -74,7 +97,19 @@ def run(
 
     config = workspace.config
     top_k = config.matching.top_k
+    skipped = {
+        folder.name: why
+        for folder, why in skipped_skill_folders(workspace.catalog).items()
+    }
     unknown = sorted({case.skill for case in cases if case.skill not in matcher.index})
+    for name in [name for name in unknown if name in skipped]:
+        print(
+            f"aiq-tui match: warning: the eval cases of {name!r} are not scored: its SKILL.md "
+            f"did not load — {skipped[name]}",
+            file=sys.stderr,
+        )
+        cases = [case for case in cases if case.skill != name]
+        unknown.remove(name)
     if unknown:
         for name in unknown:
             close = workspace.catalog.close_names(name)

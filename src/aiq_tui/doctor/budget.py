@@ -1,4 +1,6 @@
-"""Budget checks: what each skill costs in the prompt the engine builds, and what overflows.
+"""Budget checks: what each skill costs in the prompt the engine builds, and what overflows —
+judged in the target harness's window, with the harness's own skill listing and its character
+budget (:func:`listing_figures`: Claude Code's 1 % of the window, Codex's 2 %).
 
 Costs come from the engine's own parts: the prompt builder's catalog fit, catalog line and
 catalog section (bounded by ``context.catalog_share``), the disclosure texts and ``## Skill:``
@@ -9,12 +11,21 @@ the figures ``aiq-tui prompt`` and the match inspector show.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from aiq_tui.config import AppConfig
 from aiq_tui.context.catalog_line import CATALOG_HEADER, line_cuts
 from aiq_tui.context.prompt import LoadedSkill, PromptBuilder, skill_section
-from aiq_tui.doctor.model import CatalogFigures, Finding, Kind, Level, SkillCost
+from aiq_tui.doctor.model import (
+    CatalogFigures,
+    Finding,
+    Kind,
+    Level,
+    ListingFigures,
+    SkillCost,
+)
+from aiq_tui.skills.harnesses import HarnessProfile, listing_budget
+from aiq_tui.skills.invocation import model_invocable
 from aiq_tui.skills.model import Phase, SkillMeta, SkillState
 
 SHOWN_CUT = 8  # skills named in the overflow finding; the JSON lists them all
@@ -185,3 +196,91 @@ def catalog_figures(
         cuts=cuts,
         cut_why=fit.why(),
     )
+
+
+# -- the harness's own skill listing ------------------------------------------------------------
+
+SHOWN_LISTING = 5  # skills named in the "cut in the listing" note
+ENTRY_FRAMING = 4  # "- ", ": " around each name in a listing line
+
+
+def listing_figures(
+    metas: Sequence[SkillMeta],
+    harness: HarnessProfile,
+    window: int,
+    env: Mapping[str, str] | None = None,
+) -> ListingFigures:
+    """What the listing of ``metas`` costs in ``harness``'s characters: each skill the model
+    may invoke, by name and description (with Claude Code's ``when_to_use``), each entry cut at
+    the harness's per-entry cap."""
+    budget = listing_budget(harness, window, env)
+    cap = harness.entry_chars
+    chars = listed = manual = 0
+    cut: list[str] = []
+    for meta in metas:
+        if meta.extras and not model_invocable(meta.extras):
+            manual += 1
+            continue
+        text = " ".join(meta.description.split())
+        extra = (
+            meta.extras.get("when_to_use") if harness.name == "claude-code" else None
+        )
+        if isinstance(extra, str) and extra.strip():
+            text += " " + " ".join(extra.split())
+        if cap is not None and len(text) > cap:
+            cut.append(meta.name)
+            text = text[:cap]
+        chars += len(meta.name) + len(text) + ENTRY_FRAMING
+        listed += 1
+    return ListingFigures(
+        harness.title, chars, budget.chars, budget.why, listed, manual, tuple(cut)
+    )
+
+
+def listing_findings(listing: ListingFigures, harness: HarnessProfile) -> list[Finding]:
+    """The listing over the harness's budget (a warning that says what the harness does then),
+    and descriptions the harness cuts (a note)."""
+    findings: list[Finding] = []
+    title = harness.title
+    if listing.over and listing.budget is not None:
+        findings.append(
+            Finding(
+                Kind.BUDGET,
+                Level.WARNING,
+                (),
+                f"the skill listing is {listing.chars:,} characters, over {title}'s "
+                f"{listing.budget:,}-character budget",
+                why=(
+                    f"{title} lists the {listing.listed:,} skills its model may invoke, by name and "
+                    f"description, within {listing.budget:,} characters ({listing.why}); past "
+                    "that it shortens or drops descriptions (Claude Code: those of the skills used "
+                    "least), and a skill listed by name alone is rarely chosen"
+                ),
+                fix=(
+                    "put each skill's key use case first and trim the rest; mark the skills only "
+                    "you run `disable-model-invocation: true` (they leave the listing)"
+                    + (
+                        "; or raise skillListingBudgetFraction in settings.json, or "
+                        f"{harness.listing_budget_variable}"
+                        if harness.listing_budget_variable
+                        else ""
+                    )
+                ),
+            )
+        )
+    if listing.cut_entries and harness.entry_chars is not None:
+        shown = ", ".join(listing.cut_entries[:SHOWN_LISTING]) + (
+            " …" if len(listing.cut_entries) > SHOWN_LISTING else ""
+        )
+        findings.append(
+            Finding(
+                Kind.BUDGET,
+                Level.INFO,
+                listing.cut_entries,
+                f"{len(listing.cut_entries)} description(s) are cut at {harness.entry_chars:,} "
+                f"characters in {title}'s listing",
+                why=f"{title} keeps the first {harness.entry_chars:,} characters of each: {shown}",
+                fix="say what the skill does and when to use it first",
+            )
+        )
+    return findings

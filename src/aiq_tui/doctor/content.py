@@ -42,18 +42,10 @@ def content_findings(
     findings += _allowed_tools(meta)
     no_shebang: list[str] = []
     not_executable: list[str] = []
+    over_limit: list[str] = []
     for resource in resources:
-        if resource.rejected:
-            findings.append(
-                Finding(
-                    Kind.RISK,
-                    Level.WARNING,
-                    (meta.name,),
-                    f"{meta.name}: {resource.relpath} is not available",
-                    why=f"the agent cannot read it: {resource.rejected}",
-                    fix="shrink or split the file, or raise skills.max_resource_bytes / max_skill_bytes",
-                )
-            )
+        if resource.rejected:  # aiq-tui's own limit, not a harness's: one note a skill
+            over_limit.append(f"{resource.relpath} ({resource.rejected})")
             continue
         if resource.kind is not ResourceKind.SCRIPT:
             continue
@@ -77,6 +69,21 @@ def content_findings(
             no_shebang.append(resource.relpath)
         if not os.access(path, os.X_OK):
             not_executable.append(resource.relpath)
+    if over_limit:
+        findings.append(
+            Finding(
+                Kind.RISK,
+                Level.INFO,
+                (meta.name,),
+                f"{meta.name}: {len(over_limit)} file(s) over aiq-tui's own resource limit",
+                why="aiq-tui's agent cannot read "
+                + "; ".join(over_limit[:3])
+                + (" …" if len(over_limit) > 3 else "")
+                + " — no harness limits resource sizes: this is about aiq-tui alone",
+                fix="raise skills.max_resource_bytes / max_skill_bytes in config.yaml to read "
+                "them here, or split the files",
+            )
+        )
     if no_shebang or not_executable:
         parts = []
         if no_shebang:

@@ -118,6 +118,55 @@ class CatalogFigures:
 
 
 @dataclass(frozen=True)
+class ListingFigures:
+    """The skill listing the target harness shows its model: names and descriptions."""
+
+    harness: str  # the harness's title, "Claude Code"
+    chars: int  # what the listing takes, every description whole (up to entry_chars)
+    budget: int | None  # the harness's character budget (None: it documents none)
+    why: str  # where the budget comes from, in words
+    listed: int  # skills in the listing (those only the user runs are not)
+    manual_only: int  # left out: disable-model-invocation
+    cut_entries: tuple[str, ...] = ()  # descriptions longer than the harness keeps
+
+    @property
+    def over(self) -> bool:
+        return self.budget is not None and self.chars > self.budget
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "harness": self.harness,
+            "chars": self.chars,
+            "budget": self.budget,
+            "why": self.why,
+            "listed": self.listed,
+            "manual_only": self.manual_only,
+            "over_budget": self.over,
+            "cut_entries": list(self.cut_entries),
+        }
+
+
+@dataclass(frozen=True)
+class Target:
+    """The harness a collection is judged for, and why that one."""
+
+    name: str
+    title: str
+    window: int
+    window_note: str
+    why: str  # "--target", "most skills live in its folders", …
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "title": self.title,
+            "window": self.window,
+            "window_note": self.window_note,
+            "why": self.why,
+        }
+
+
+@dataclass(frozen=True)
 class DoctorReport:
     skills: int
     findings: tuple[Finding, ...]
@@ -125,6 +174,8 @@ class DoctorReport:
     catalog: CatalogFigures | None = None
     seconds: float = 0.0
     checks: tuple[str, ...] = field(default_factory=tuple)
+    target: Target | None = None
+    listing: ListingFigures | None = None
 
     @property
     def errors(self) -> int:
@@ -150,6 +201,8 @@ class DoctorReport:
             "counts": self.counts(),
             "seconds": round(self.seconds, 3),
             "findings": [f.to_json() for f in self.findings],
+            "target": self.target.to_json() if self.target else None,
+            "listing": self.listing.to_json() if self.listing else None,
             "catalog": self.catalog.to_json() if self.catalog else None,
             "costs": [
                 {

@@ -1,8 +1,10 @@
 """Run every doctor check over one collection with the engine's own matcher, builder and budget.
 
 :func:`inputs_for_engine` hands the doctor the running engine's index, prompt builder, disclosure
-texts and window (the TUI); :func:`inputs_for_workspace` builds the same parts exactly as
-:class:`~aiq_tui.agent.engine.Engine` does, without a model (the CLI).
+texts and window (the TUI: judged for the model it runs); :func:`inputs_for_workspace` builds the
+same parts exactly as :class:`~aiq_tui.agent.engine.Engine` does, without a model (the CLI),
+judged for a *target* harness (:func:`choose_target`): its window, its skill listing's budget and
+the fields it documents — by default the harness most of the skills live in, else aiq-tui itself.
 """
 
 from __future__ import annotations
@@ -16,9 +18,14 @@ from typing import Any
 
 from aiq_tui.config import AppConfig
 from aiq_tui.context.prompt import PromptBuilder
-from aiq_tui.doctor.budget import budget_findings, skill_costs
+from aiq_tui.doctor.budget import (
+    budget_findings,
+    listing_figures,
+    listing_findings,
+    skill_costs,
+)
 from aiq_tui.doctor.content import content_findings
-from aiq_tui.doctor.model import DoctorReport, Finding, ordered
+from aiq_tui.doctor.model import DoctorReport, Finding, Target, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
 from aiq_tui.problems import Problem
@@ -38,6 +45,13 @@ class DoctorInputs:
     window: int
     full_text: Callable[[str], str]  # the engine's full-phase text of a skill
     skill_dirs: tuple[Path, ...] = ()
+    target: Target | None = None
+    """The harness judged for (None: the running engine's own model, the TUI)."""
+    spec_target: str | None = None
+    """What the spec check judges by: a harness name, "auto" (each skill by its folder) or
+    None (the Agent Skills specification)."""
+    layout_dirs: tuple[Path, ...] = ()
+    """The ``skill_dirs`` the user named: searched in the layouts collections use."""
 
 
 def inputs_for_engine(engine: Any) -> DoctorInputs:
@@ -54,8 +68,50 @@ def inputs_for_engine(engine: Any) -> DoctorInputs:
     )
 
 
-def inputs_for_workspace(workspace: Any) -> DoctorInputs:
-    """The parts an engine on this workspace would use, built the way the engine builds them."""
+def choose_target(
+    metas: list[SkillMeta], requested: str | None, config: AppConfig
+) -> Target:
+    """The harness to judge ``metas`` for: ``requested`` (a profile name), else ("auto") the
+    harness most of them live in (``.claude/skills``, a Claude Code plugin, ``.github/skills``…),
+    else aiq-tui itself — whose window is the configured one."""
+    from collections import Counter
+
+    from aiq_tui.skills.harnesses import infer_harness, profile
+
+    if requested and requested != "auto":
+        chosen, why = profile(requested), "--target"
+    else:
+        by_folder: dict[Path, str] = {}
+        counts: Counter[str] = Counter()
+        for meta in metas:
+            parent = meta.folder.parent  # the skills of one folder share their harness
+            name = by_folder.get(parent)
+            if name is None:
+                name = by_folder[parent] = infer_harness(meta.folder).name
+            counts[name] += 1
+        harnesses = [
+            (n, c) for n, c in counts.most_common() if n not in ("agentskills", "aiq")
+        ]
+        if harnesses:
+            name, count = harnesses[0]
+            chosen = profile(name)
+            why = f"{count} of {len(metas)} skills live in its folders or plugins"
+        else:
+            chosen, why = profile("aiq"), "no skill lives in a harness's folder"
+    window = chosen.window or config.context_window()
+    note = chosen.window_note if chosen.window else window_note(config)
+    return Target(chosen.name, chosen.title, window, note, why)
+
+
+def window_note(config: AppConfig) -> str:
+    from aiq_tui.llm.windows import resolve_window
+
+    return f"the configured window ({resolve_window(config).label})"
+
+
+def inputs_for_workspace(workspace: Any, target: str | None = "auto") -> DoctorInputs:
+    """The parts an engine on this workspace would use, built the way the engine builds them,
+    for the harness ``target`` names (see :func:`choose_target`)."""
     from aiq_tui.agent.skillset import LoadedSkills
     from aiq_tui.context.tokens import TokenCounter
 
@@ -69,14 +125,22 @@ def inputs_for_workspace(workspace: Any) -> DoctorInputs:
         builder.catalog_line,
         line_cap=lambda: builder.line_cap,
     )
+    chosen = choose_target(list(workspace.catalog), target, config)
     return DoctorInputs(
         catalog=workspace.catalog,
         config=config,
         index=SkillIndex(workspace.catalog, Calibration.from_config(config.matching)),
         builder=builder,
-        window=config.context_window(),
+        window=chosen.window,
         full_text=lambda name: skills.texts.text_for(name, Phase.FULL),
         skill_dirs=tuple(d.path for d in workspace.skill_dirs if d.path.is_dir()),
+        target=chosen,
+        spec_target=target if target == "auto" else chosen.name,
+        layout_dirs=tuple(
+            d.path
+            for d in workspace.skill_dirs
+            if d.explicit and d.path.is_dir() and config.skills.search_layouts
+        ),
     )
 
 
@@ -104,6 +168,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
     costs = []
     catalog = None
+    listing = None
     with ThreadPoolExecutor(max_workers=1) as pool:
         # Token counting (tiktoken) releases the GIL: cost the skills while the other checks run.
         costing = (
@@ -129,13 +194,23 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
                 )
         if "spec" in checks:
             found["spec"] = spec_findings(
-                inputs.skill_dirs, inputs.config.skills, _listed_by(inputs, metas)
+                inputs.skill_dirs,
+                inputs.config.skills,
+                _listed_by(inputs, metas),
+                target=inputs.spec_target,
+                layout_dirs=inputs.layout_dirs,
             )
         if costing is not None:
             costs, _unreadable = costing.result()
             found["budget"], catalog = budget_findings(
                 metas, costs, inputs.builder, inputs.config, inputs.window
             )
+            if inputs.target is not None:
+                from aiq_tui.skills.harnesses import profile
+
+                harness = profile(inputs.target.name)
+                listing = listing_figures(metas, harness, inputs.window)
+                found["budget"] += listing_findings(listing, harness)
     findings = [finding for check in CHECKS for finding in found[check]]
     costs = sorted(costs, key=lambda c: (-c.full_tokens, c.name))
     return DoctorReport(
@@ -145,4 +220,6 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
         catalog=catalog,
         seconds=time.perf_counter() - started,
         checks=checks,
+        target=inputs.target,
+        listing=listing,
     )

@@ -7,6 +7,7 @@ problem with every skill that has it.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -29,12 +30,15 @@ def is_portability(problem: Problem) -> bool:
     ) in EXTENSION_FIELDS and "not part of the Agent Skills" in problem.message
 
 
-def skill_verdict(skill_md: Path, settings: SkillsSettings) -> tuple[Problem, ...]:
+def skill_verdict(
+    skill_md: Path, settings: SkillsSettings, target: str | None = "auto"
+) -> tuple[Problem, ...]:
     """The doctor's spec verdict on one SKILL.md, as the skill viewer shows it: the same
-    problems at the same severities as :func:`spec_findings` (one verdict on both screens)."""
+    problems at the same severities as :func:`spec_findings` (one verdict on both screens),
+    judged for the harness the skill lives in by default."""
     return tuple(
         replace(p, severity=Severity.WARNING) if is_portability(p) else p
-        for p in check_file(skill_md, settings, strict=True).problems
+        for p in check_file(skill_md, settings, strict=True, target=target).problems
     )
 
 
@@ -42,11 +46,32 @@ def spec_findings(
     skill_dirs: Sequence[Path],
     settings: SkillsSettings,
     listed: ListedProblems | None = None,
+    target: str | None = None,
+    layout_dirs: Sequence[Path] = (),
 ) -> list[Finding]:
-    """``listed`` gives a folder's resource problems already listed (by the catalog), if any."""
-    reports = check_paths(
-        list(skill_dirs), settings, strict=True, containers=True, listed=listed
-    )
+    """``listed`` gives a folder's resource problems already listed (by the catalog), if any;
+    ``target`` is the harness judged for ("auto": each skill by its folder; None: the Agent
+    Skills specification); ``layout_dirs`` are the folders searched in the layouts collections
+    use (the ones the user named, as discovery searches them)."""
+    searched = {os.path.realpath(path) for path in layout_dirs}
+    reports = []
+    seen: set[str] = set()
+    for directory in skill_dirs:
+        for report in check_paths(
+            [directory],
+            settings,
+            strict=True,
+            containers=True,
+            listed=listed,
+            target=target,
+            search_layouts=os.path.realpath(directory) in searched,
+        ):
+            key = os.path.realpath(report.path)
+            if (
+                key not in seen
+            ):  # one file reached twice (a link, an ancestor) counts once
+                seen.add(key)
+                reports.append(report)
     groups: dict[tuple[str, str, str], dict] = {}
     for report in reports:
         skill = report.name or report.path.parent.name
@@ -66,7 +91,10 @@ def spec_findings(
     for (severity, field, template), group in groups.items():
         example = group["example"]
         skills = tuple(group["skills"])
-        level = Level.ERROR if severity == Severity.ERROR.value else Level.WARNING
+        level = {
+            Severity.ERROR.value: Level.ERROR,
+            Severity.WARNING.value: Level.WARNING,
+        }.get(severity, Level.INFO)
         portability = is_portability(example)
         if portability:
             level = Level.WARNING

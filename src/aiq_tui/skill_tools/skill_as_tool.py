@@ -185,7 +185,7 @@ class ExecutableSkillTool:
 
     def _origin(self) -> str | None:
         """Why this script is not the user's own (None when it is)."""
-        from aiq_tui.skills.imported import is_imported
+        from aiq_tui.skills.imported import source_of
 
         meta = (
             self._catalog.get(self.skill_name)
@@ -194,8 +194,11 @@ class ExecutableSkillTool:
         ) or self._meta
         if not meta.trusted_source:
             return "from an untrusted project"
-        if is_imported(meta):
-            return f"imported from {meta.source}"
+        source = source_of(
+            meta
+        )  # a lockfile's entry (skills install / import), or source:
+        if source:
+            return f"imported from {source}"
         return None
 
     def program(self) -> Any:

@@ -13,6 +13,7 @@ from typing import Any
 
 from aiq_tui.conversation import ToolSpec
 from aiq_tui.ranking.disclose import use_skill_text
+from aiq_tui.skills.invocation import model_invocable, refused_for_model
 from aiq_tui.tools.base import ToolResult
 
 SPEC = ToolSpec(
@@ -48,6 +49,14 @@ class UseSkillTool:
     def spec(self) -> ToolSpec:
         return SPEC
 
+    def _listed(self) -> list[str]:
+        """The names the model may know: never a skill only the user runs."""
+        return [
+            name
+            for name in self._catalog.names()
+            if not (meta := self._catalog.get(name)) or model_invocable(meta.extras)
+        ]
+
     def permission_key(self, arguments: dict[str, Any]) -> str:
         return "use_skill"
 
@@ -62,10 +71,13 @@ class UseSkillTool:
         if self._catalog.get(name) is None:
             close = list(self._catalog.close_names(name))
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            known = ", ".join(self._catalog.names()) or "none"
+            known = ", ".join(self._listed()) or "none"
             return ToolResult.failure(
                 f"skill {name!r} not found.{hint} Available skills: {known}"
             )
+        meta = self._catalog.get(name)
+        if meta.extras and not model_invocable(meta.extras):
+            return ToolResult.failure(refused_for_model(name))
         try:
             skill = self._catalog.load(name)
             resources = tuple(self._catalog.resources(name))

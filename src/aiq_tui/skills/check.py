@@ -2,6 +2,12 @@
 
 Unlike discovery, which skips bad skills with a warning, this reports *every* problem of
 every skill it is pointed at — including the ones discovery would skip.
+
+A *target* is the harness a skill is judged for (:mod:`~aiq_tui.skills.harnesses`): a
+profile, ``"auto"`` (each skill by where it lives: ``.claude/skills`` → claude-code) or None
+(the Agent Skills specification, as skills-ref judges it). Limits that are aiq-tui's own (a
+resource over ``skills.max_resource_bytes``) are never a harness's rule: they are notes
+(severity INFO) named as aiq-tui's.
 """
 
 from __future__ import annotations
@@ -16,9 +22,38 @@ from typing import Any
 from aiq_tui.config import SkillsSettings
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.discover import misnamed_problem, missing_skill_file_problem
+from aiq_tui.skills.harnesses import HarnessProfile, infer_harness
+from aiq_tui.skills.harnesses import profile as harness_profile
+from aiq_tui.skills.layouts import LIMITS, Layout, find_skills
 from aiq_tui.skills.parse import BOM, bom_problem, decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE, list_resources
-from aiq_tui.skills.validate import validate
+from aiq_tui.skills.validate import validate, with_stand_ins
+
+Target = HarnessProfile | str | None
+"""A harness profile, its name, ``"auto"`` (inferred per skill) or None (the reference)."""
+
+
+def target_for(skill_md: Path, target: Target) -> HarnessProfile | None:
+    """The profile a skill at ``skill_md`` is judged by (None: the specification's verdict)."""
+    if target is None:
+        return None
+    if isinstance(target, HarnessProfile):
+        chosen = target
+    elif target == "auto":
+        chosen = infer_harness(skill_md)
+    else:
+        chosen = harness_profile(target)
+    return None if chosen.name == "agentskills" else chosen
+
+
+def own_limit(problem: Problem) -> Problem:
+    """A resource problem of aiq-tui's own limits, as the note it is."""
+    return replace(
+        problem,
+        message=f"{problem.message} — aiq-tui's own limit (skills.max_resource_bytes / "
+        "max_skill_bytes), not a rule of the Agent Skills format or any harness",
+        severity=Severity.INFO,
+    )
 
 
 @dataclass(frozen=True)
@@ -27,6 +62,8 @@ class SkillReport:
     """The SKILL.md checked (or the path given, when it could not be found)."""
     name: str | None
     problems: tuple[Problem, ...]
+    target: str = "agentskills"
+    """The harness it was judged for (``agentskills``: the specification's verdict)."""
 
     @property
     def valid(self) -> bool:
@@ -38,6 +75,7 @@ class SkillReport:
             "path": str(self.path),
             "name": self.name,
             "valid": self.valid,
+            "target": self.target,
             "problems": [problem.to_json() for problem in self.problems],
         }
 
@@ -52,8 +90,21 @@ def check_file(
     settings: SkillsSettings,
     strict: bool = False,
     listed: ListedProblems | None = None,
+    target: Target = None,
 ) -> SkillReport:
-    """Every problem of one SKILL.md (and its folder's resources)."""
+    """Every problem of one SKILL.md (and its folder's resources), judged for ``target``."""
+    harness = target_for(skill_md, target)
+    report = _check_file(skill_md, settings, strict, listed, harness)
+    return replace(report, target=harness.name if harness else "agentskills")
+
+
+def _check_file(
+    skill_md: Path,
+    settings: SkillsSettings,
+    strict: bool,
+    listed: ListedProblems | None,
+    harness: HarnessProfile | None,
+) -> SkillReport:
     try:
         with open(skill_md, "rb") as handle:
             data = handle.read(settings.max_skill_md_bytes + 1)
@@ -98,6 +149,11 @@ def check_file(
     fields = result.meta_fields
     name = None
     if fields is not None:
+        if (
+            not strict
+        ):  # what loads here: Claude Code's stand-ins, as discovery makes them
+            fields, stood_in = with_stand_ins(fields, skill_md.parent.name, skill_md)
+            problems += stood_in
         # Lenient: what loads here still hears which specification rules it breaks (warnings).
         problems += validate(
             fields,
@@ -107,6 +163,7 @@ def check_file(
             lines=result.field_lines,
             body=result.body,
             spec_warnings=not strict,
+            target=harness,
         )
         if strict:  # the executable types are lango's: their definition is checked leniently too
             problems += [
@@ -121,7 +178,7 @@ def check_file(
     resource_problems = listed(skill_md.parent) if listed is not None else None
     if resource_problems is None:
         _, resource_problems = list_resources(skill_md.parent, settings)
-    problems += resource_problems
+    problems += [own_limit(problem) for problem in resource_problems]
     return SkillReport(skill_md, name, tuple(problems))
 
 
@@ -148,20 +205,64 @@ def check_paths(
     strict: bool = False,
     containers: bool = False,
     listed: ListedProblems | None = None,
+    target: Target = None,
+    search_layouts: bool | None = None,
 ) -> list[SkillReport]:
-    """Reports for each path: a SKILL.md file, a skill folder, or a folder of skill folders.
+    """Reports for each path: a SKILL.md file, a skill folder, or a folder of skills — with
+    ``search_layouts`` (default: unless ``containers``) in any layout collections use
+    (:mod:`~aiq_tui.skills.layouts`: ``skills/``, hidden sub-collections, plugin manifests,
+    nested folders), else its direct sub-folders, as a harness reads its own folder.
 
     With ``containers`` the paths are skill directories found by discovery: one without
-    skills is fine. Otherwise a path holding no skill is itself a problem.
+    skills is fine. Otherwise a path holding no skill is itself a problem, naming SKILL.md
+    files further down when there are some.
     """
+    walk = not containers if search_layouts is None else search_layouts
     reports: list[SkillReport] = []
     seen: set[str] = set()
+    by_folder: dict[
+        Path, HarnessProfile | None
+    ] = {}  # "auto": one inference a skills folder
+
+    def judged_for(skill_md: Path) -> Target:
+        if target != "auto":
+            return target
+        parent = skill_md.parent.parent
+        if parent not in by_folder:
+            by_folder[parent] = target_for(skill_md, "auto")
+        return by_folder[parent] or "agentskills"
 
     def add(skill_md: Path, key: str | None = None) -> None:
         key = key or os.path.realpath(skill_md)
         if key not in seen:
             seen.add(key)
-            reports.append(check_file(skill_md, settings, strict, listed))
+            reports.append(
+                check_file(skill_md, settings, strict, listed, judged_for(skill_md))
+            )
+
+    def collection(path: Path) -> None:
+        """Each sub-folder of ``path`` that holds a SKILL.md (or should: a broken link, a
+        misnamed file — reported)."""
+        try:
+            children = sorted(
+                child for child in path.iterdir() if not child.name.startswith(".")
+            )
+        except OSError as exc:
+            reports.append(
+                SkillReport(
+                    path, None, (Problem(path, f"cannot list: {exc.strerror or exc}"),)
+                )
+            )
+            return
+        real_parent = os.path.realpath(path)
+        resolved = [
+            (child, _resolved_skill_file(child, real_parent)) for child in children
+        ]
+        for child, key in resolved:
+            if key is not None:
+                add(child / SKILL_FILE, key)
+            else:
+                unreadable(child)
 
     def unreadable(folder: Path) -> bool:
         """A folder whose SKILL.md cannot be: misnamed or a broken link (reported, as discovery
@@ -185,45 +286,21 @@ def check_paths(
         elif path.is_dir():
             if unreadable(path):
                 continue
-            try:
-                children = sorted(
-                    child for child in path.iterdir() if not child.name.startswith(".")
-                )
-            except OSError as exc:
-                reports.append(
-                    SkillReport(
-                        path,
-                        None,
-                        (Problem(path, f"cannot list: {exc.strerror or exc}"),),
-                    )
-                )
-                continue
-            real_parent = os.path.realpath(path)
-            resolved = [
-                (child, _resolved_skill_file(child, real_parent)) for child in children
+            layout = find_skills(path) if walk else None
+            # The folder's own entries first (a broken link or a misnamed file among them is
+            # reported), then the collections a layout search found below it.
+            folders = [path] + [
+                Path(c.path)
+                for c in (layout.collections if layout is not None else ())
+                if os.path.realpath(c.path) != os.path.realpath(path)
             ]
-            found = [
-                (child / SKILL_FILE, key) for child, key in resolved if key is not None
-            ]
-            for skill_md, key in found:
-                add(skill_md, key)
-            broken = [
-                child for child, key in resolved if key is None and unreadable(child)
-            ]
-            if not found and not broken and not containers:
-                reports.append(
-                    SkillReport(
-                        path,
-                        None,
-                        (
-                            Problem(
-                                path,
-                                "no SKILL.md here or in its sub-folders",
-                                hint="give a skill folder, a SKILL.md file, or a folder of skill folders",
-                            ),
-                        ),
-                    )
-                )
+            before = len(reports)
+            for folder in folders:
+                collection(folder)
+            for folder, _how in layout.singles if layout is not None else ():
+                add(Path(folder) / SKILL_FILE)
+            if len(reports) == before and not containers:
+                reports.append(_nothing_found(path, layout))
         else:
             reports.append(
                 SkillReport(
@@ -233,3 +310,34 @@ def check_paths(
                 )
             )
     return reports
+
+
+def _nothing_found(path: Path, layout: Layout | None) -> SkillReport:
+    """The report for a folder given that holds no skill: where SKILL.md files are, if any."""
+    deeper = layout.deeper if layout is not None else ()
+    if deeper:
+        shown = ", ".join(os.path.relpath(found, path) for found in deeper)
+        return SkillReport(
+            path,
+            None,
+            (
+                Problem(
+                    path,
+                    f"no skills in the layouts searched (skills/, plugin manifests, folders "
+                    f"{LIMITS.depth} levels down), but SKILL.md files "
+                    f"further down: {shown}",
+                    hint="give the folder that holds them",
+                ),
+            ),
+        )
+    return SkillReport(
+        path,
+        None,
+        (
+            Problem(
+                path,
+                "no SKILL.md here or in its sub-folders",
+                hint="give a skill folder, a SKILL.md file, or a folder of skill folders",
+            ),
+        ),
+    )

@@ -1,9 +1,16 @@
 """Find skills: which directories, in what precedence, and a metadata-only scan of them.
 
 The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_fd`),
-never a body. One bad skill never stops the others: every defect becomes a warning
+never a body. A skill without ``name`` is named after its folder, as Claude Code names it
+(with a warning). One bad skill never stops the others: every defect becomes a warning
 :class:`Problem` and the skill is skipped. The hot loop works on ``str`` paths and
 ``os.scandir`` because ``pathlib`` overhead dominates a 10,000-skill scan.
+
+A folder the user names (``--skills-dir``, ``skills.dirs``) is searched in the layouts
+collections use (:mod:`~aiq_tui.skills.layouts`); a harness folder (``.claude/skills``,
+``~/.agents/skills``) is read as its harness reads it, one level deep. The same SKILL.md
+reached twice (the ``skills`` CLI links ``.claude/skills/NAME`` to ``.agents/skills/NAME``)
+is one skill, silently.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from aiq_tui.skills.definition import DEFINITION_FIELD
 from aiq_tui.skills.model import SkillMeta
 from aiq_tui.skills.parse import read_frontmatter_fd
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.skills.validate import validate
+from aiq_tui.skills.validate import validate, with_stand_ins
 
 if TYPE_CHECKING:
     from aiq_tui.skills.catalog import SkillCatalog
@@ -33,6 +40,7 @@ ORIGINS = ("flag", "config", "project", "home", "user")
 """Where a skills directory came from, highest precedence first."""
 
 _EXPLICIT = frozenset({"flag", "config"})
+LAYOUT_DEPTH = 5  # skills.layouts.LIMITS.depth, said in messages
 
 DISABLED_SUFFIX = ".disabled"
 """A skill folder named ``NAME.disabled`` is skipped with a note (seed 001)."""
@@ -80,8 +88,12 @@ def skill_directories(
     """Directories to scan, highest precedence first, without duplicates, each with its trust.
 
     Order: ``--skills-dir`` flags, config ``skills.dirs``, project dirs under ``cwd``
-    (``skills.project_dirs``: ``.agents/skills``, ``.aiq/skills``, ``.claude/skills``), the home's ``skills/``, then (unless
-    ``skills.include_user_agent_dirs`` is false) ``~/.claude/skills`` and ``~/.agents/skills``.
+    (``skills.project_dirs``: ``.agents/skills``, ``.aiq/skills``, ``.claude/skills``), the
+    project folders of ``skills.harnesses``, the same project dirs in the parents up to the
+    repository root (``skills.ancestor_dirs``) and in sub-folders (``skills.nested_dirs``), the
+    home's ``skills/``, then (unless ``skills.include_user_agent_dirs`` is false)
+    ``$CLAUDE_CONFIG_DIR/skills`` (``~/.claude/skills``) and ``~/.agents/skills``, then the
+    user folders of ``skills.harnesses``.
 
     Trust is decided here, once: project dirs — and a relative ``skills.dirs`` entry, which
     resolves into the project — are trusted when the project is
@@ -93,12 +105,9 @@ def skill_directories(
     """
     settings = config.skills if isinstance(config, AppConfig) else config
     base = Path.cwd() if cwd is None else Path(cwd)
-    user = Path.home()
-    user_dirs = (
-        [user / ".claude" / "skills", user / ".agents" / "skills"]
-        if settings.include_user_agent_dirs
-        else []
-    )
+    user_dirs = default_user_dirs() if settings.include_user_agent_dirs else []
+    harness_project, harness_user = _harness_dirs(settings, base)
+    user_dirs += [path for path in harness_user if path not in user_dirs]
     user_keys = {os.path.realpath(path) for path in user_dirs}
     home_root = os.path.realpath(home.root)
     if project_trusted is None and (
@@ -143,12 +152,109 @@ def skill_directories(
         add(raw, "config", in_project=not _absolute(raw))
     for raw in settings.project_dirs:
         add(raw, "project")
+    for path in [*harness_project, *around_project(settings, base)]:
+        add(path, "project")
     add(home.skills_dir, "home")
     for path in user_dirs:
         add(path, "user")
     return sorted(
         found, key=lambda directory: not directory.trusted
     )  # stable: trusted first
+
+
+def default_user_dirs(env: dict[str, str] | None = None) -> list[Path]:
+    """The user's own agent folders read by default: Claude Code's (``CLAUDE_CONFIG_DIR``
+    honoured) and the shared ``~/.agents/skills``."""
+    from aiq_tui.skills.harnesses import PROFILES, expand
+
+    claude = next(f for f in PROFILES["claude-code"].folders if f.scope == "user")
+    return [expand(claude, env), Path.home() / ".agents" / "skills"]
+
+
+def _harness_dirs(
+    settings: SkillsSettings, base: Path
+) -> tuple[list[Path], list[Path]]:
+    """(project folders, user and admin folders) of the harnesses ``skills.harnesses`` names."""
+    if not settings.harnesses:
+        return [], []
+    from aiq_tui.skills.harnesses import profile, skill_folders
+
+    project: list[Path] = []
+    user: list[Path] = []
+    for name in settings.harnesses:
+        for folder in skill_folders(profile(name), base):
+            (project if folder.scope == "project" else user).append(folder.path)
+    return project, user
+
+
+NESTED_FOLDER_BUDGET = 2_000
+"""Most folders the search for nested project folders lists (a start stays quick in a big
+repository)."""
+
+
+def around_project(settings: SkillsSettings, base: Path) -> list[Path]:
+    """The project dirs (``skills.project_dirs``) in the parents of ``base`` up to its
+    repository root, nearest first (``skills.ancestor_dirs``), then in its sub-folders down to
+    ``skills.nested_depth`` levels, breadth first (``skills.nested_dirs``); existing ones only.
+    Nothing outside a git repository (a home folder is no monorepo)."""
+    if not settings.project_dirs or not (
+        settings.ancestor_dirs or settings.nested_dirs
+    ):
+        return []
+    from aiq_tui.skills.harnesses import repo_root
+
+    root = repo_root(base)
+    if root is None:
+        return []
+    found: list[Path] = []
+    if settings.ancestor_dirs and root != base:
+        for parent in base.parents:
+            found += [
+                parent / raw for raw in settings.project_dirs if (parent / raw).is_dir()
+            ]
+            if parent == root:
+                break
+    if settings.nested_dirs:
+        found += _nested_project_dirs(settings, base)
+    return found
+
+
+def _nested_project_dirs(settings: SkillsSettings, base: Path) -> list[Path]:
+    from collections import deque
+
+    from aiq_tui.skills.layouts import SKIPPED
+
+    heads = {Path(raw).parts[0] for raw in settings.project_dirs if Path(raw).parts}
+    found: list[Path] = []
+    queue: deque[tuple[str, int]] = deque([(str(base), 0)])
+    listed = 0
+    while queue and listed < NESTED_FOLDER_BUDGET:
+        folder, depth = queue.popleft()
+        listed += 1
+        try:
+            with os.scandir(folder) as entries:
+                names = sorted(
+                    entry.name
+                    for entry in entries
+                    if entry.is_dir(follow_symlinks=False) and entry.name not in SKIPPED
+                )
+        except OSError:
+            continue
+        if depth > 0:
+            found += [
+                Path(folder) / raw
+                for raw in settings.project_dirs
+                if Path(raw).parts
+                and Path(raw).parts[0] in names
+                and os.path.isdir(os.path.join(folder, raw))
+            ]
+        if depth < settings.nested_depth:
+            queue.extend(
+                (os.path.join(folder, name), depth + 1)
+                for name in names
+                if name[:1] != "." and name not in heads
+            )
+    return found
 
 
 def _absolute(raw: str | os.PathLike[str]) -> bool:
@@ -199,7 +305,48 @@ class _Scan:
                 directory.path, os.path.join(root, SKILL_FILE), os.path.basename(root)
             )
             return
+        if directory.explicit and self.settings.search_layouts:
+            self.layouts(directory, root, names)
+            return
         self.folders(directory.path, root, names)
+
+    def layouts(self, directory: SkillDir, root: str, names: list[str]) -> None:
+        """A folder the user named, searched in the layouts collections use: each collection
+        read as a skills folder, then the skill folders manifests name; when none holds a
+        skill, a warning says where SKILL.md files are (or that there are none)."""
+        from aiq_tui.skills.layouts import find_skills
+
+        layout = find_skills(root)
+        self.problems.extend(layout.problems)
+        # Its own entries first (a broken link or a misnamed SKILL.md among them is said),
+        # then the collections below it.
+        self.folders(directory.path, root, names)
+        for collection in layout.collections:
+            if collection.path == root:
+                continue
+            listing = self.folder_names(directory, collection.path)
+            if listing is not None:
+                self.folders(directory.path, collection.path, listing)
+        for folder, _how in layout.singles:
+            self.skill(
+                directory.path,
+                os.path.join(folder, SKILL_FILE),
+                os.path.basename(folder),
+            )
+        if layout.truncated:
+            self.warn(
+                root,
+                f"searching it for skills {layout.truncated}; some may be missing",
+                "point --skills-dir / skills.dirs at the folder that holds the skills",
+            )
+        if not layout.collections and not layout.singles and layout.deeper:
+            shown = ", ".join(os.path.relpath(path, root) for path in layout.deeper)
+            self.warn(
+                root,
+                "no skills found here, in skills/, in a plugin manifest or in folders "
+                f"{LAYOUT_DEPTH} levels down, but SKILL.md files further down: {shown}",
+                "give the folder that holds the skill folders",
+            )
 
     def folder_names(self, directory: SkillDir, root: str) -> list[str] | None:
         """The sorted entries of ``root`` (hidden ones left out), or None with a warning for
@@ -321,15 +468,21 @@ class _Scan:
         fields = result.meta_fields
         errors = [p for p in result.problems if p.severity is Severity.ERROR]
         warnings: list[Problem] = []
+        stood_in: list[Problem] = []
+        if fields is not None and not errors and "name" not in fields:
+            fields, stood_in = with_stand_ins(fields, folder, skill_md)
+            warnings = list(stood_in)
         if fields is not None and not errors:
             checked = validate(fields, skill_md, folder, lines=result.field_lines)
             if checked:
                 errors = [p for p in checked if p.severity is Severity.ERROR]
-                warnings = [p for p in checked if p.severity is not Severity.ERROR]
+                warnings += [p for p in checked if p.severity is not Severity.ERROR]
         if fields is None or errors:
             self.failed.add(skill_md)
             return Parsed(
-                None, info, [_skipped(p) for p in (errors or result.problems)]
+                None,
+                info,
+                [_skipped(p) for p in (errors or result.problems)] + stood_in,
             )
         problems = [*result.problems, *warnings] if result.problems or warnings else []
         extras = {
@@ -369,6 +522,8 @@ class _Scan:
             return
         if name in self.metas:
             winner = self.metas[name]
+            if _same_file(winner.file, meta.file):
+                return  # one skill reached by two paths (a link): not a clash
             untrusted_loser = not meta.trusted_source and winner.trusted_source
             self.problems.append(
                 Problem(
@@ -399,6 +554,14 @@ class Parsed(msgspec.Struct, frozen=True):
     info: os.stat_result | None
     problems: list[Problem]
     name_line: int | None = None
+
+
+def _same_file(first: str, second: str) -> bool:
+    """Whether two SKILL.md paths are one file (asked only on a name clash)."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
 
 
 LOWERCASE_SKILL_FILE = SKILL_FILE.lower()

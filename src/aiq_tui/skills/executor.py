@@ -202,10 +202,41 @@ def _find_dangerous(script: str, depth: int) -> str | None:
         found = _rm_by_pattern(script)
     if found:
         return found
-    for name, pattern in _PATTERNS:
+    for (name, pattern), needs in zip(_PATTERNS, _PATTERN_NEEDS):
+        if not any(literal in script for literal in needs):
+            continue  # a word every match contains is absent: the pattern cannot match
+        if pattern is _PATTERNS[1][1] and not _FORK_SHAPE.search(script):
+            continue  # no `NAME | NAME &` at all: the (slow) fork-bomb pattern cannot match
         if pattern.search(script):
             return name
     return None
+
+
+# For each of _PATTERNS (same order), text every match of it contains, one of them at least:
+# searching a long instruction body with ~15 patterns cost more than reading it as shell.
+_PATTERN_NEEDS: tuple[tuple[str, ...], ...] = (
+    ("--no-preserve-root",),
+    ("|",),
+    ("while",),
+    ("curl", "wget", "fetch"),
+    ("curl", "wget"),
+    ("base64", "xxd", "openssl", "gunzip", "zcat", "uudecode", "rev"),
+    ("base64", "xxd", "openssl"),
+    ("python", "perl", "ruby", "node", "php"),
+    ("find",),
+    ("chmod", "chown", "chgrp"),
+    ("/dev/",),
+    ("of=/dev/",),
+    ("/dev/",),
+    ("mkfs",),
+    ("if=",),
+)
+assert len(_PATTERN_NEEDS) == len(_PATTERNS)
+
+
+# What every match of the fork-bomb function pattern contains: `X|X&` (with spaces, `|&`). The
+# pattern itself starts with an identifier, tried at every position; this one starts with `|`.
+_FORK_SHAPE = re.compile(r"\|\s*&?\s*[A-Za-z_:.][\w:.]*\s*&")
 
 
 def _rm_by_pattern(script: str) -> str | None:

@@ -1,7 +1,9 @@
 """Imported skills are input until the user confirms what they pre-approve.
 
-``aiq-tui skills import ZIP|URL`` puts a skill in the config home, next to the user's own, and
-records where it came from in its ``source`` field. Its ``allowed-tools`` were written by
+``aiq-tui skills import ZIP|URL`` and ``aiq-tui skills install SOURCE`` put a skill next to the
+user's own and record where it came from in a ``skills-lock.json`` (the config home's, or the
+project's: :mod:`aiq_tui.skills.install.provenance`); a ``source`` field in the frontmatter,
+which earlier versions of ``skills import`` wrote, still counts. Its ``allowed-tools`` were written by
 someone else, so they pre-approve nothing until the user has seen them and said yes
 (``aiq-tui skills trust NAME``, or ``c`` in the TUI's skill viewer). The answer is kept in the
 config home (which neither the model's tools nor a sandboxed command can write) with the exact
@@ -43,9 +45,22 @@ def refused_entries(tools: Iterable[str] | None) -> tuple[str, ...]:
     return tuple(entry for entry in tools or () if is_bare_wildcard(entry))
 
 
-def is_imported(meta: SkillMeta) -> bool:
-    """Whether the skill came in through ``skills import`` (the importer records ``source``)."""
-    return bool(meta.source)
+def is_imported(meta: SkillMeta, home: Home | None = None) -> bool:
+    """Whether the skill came in through ``skills import`` or ``skills install``: a lockfile
+    names it (``home``: the config home whose lockfile to ask; default the one ``AIQ_HOME``
+    names), or its frontmatter has the ``source`` earlier imports wrote."""
+    return bool(source_of(meta, home))
+
+
+def source_of(meta: SkillMeta, home: Home | None = None) -> str:
+    """Where an imported or installed skill came from (``owner/repo@ref``, a URL or a path);
+    empty for the user's own skills."""
+    if meta.source:
+        return meta.source
+    from aiq_tui.skills.install.provenance import provenance
+
+    found = provenance(meta.folder, home)
+    return found.label if found is not None else ""
 
 
 def _key(meta: SkillMeta) -> str:
@@ -73,7 +88,7 @@ def is_confirmed(home: Home, meta: SkillMeta) -> bool:
     """Whether the user confirmed this skill's present ``allowed-tools`` (True for a skill that
     was not imported, or names none)."""
     tools = meta.allowed_tools
-    if not is_imported(meta) or not tools:
+    if not tools or not is_imported(meta, home):
         return True
     return _load(home).get(_key(meta)) == list(tools)
 

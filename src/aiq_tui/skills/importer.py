@@ -3,14 +3,17 @@
 Every imported skill is validated before anything is written (a dangerous script or a broken
 frontmatter refuses the import), lands in its own folder under the target skills directory
 (staged in a temp folder and renamed into place, so a failure never leaves half a skill),
-and records where it came from in ``source`` (seed 002: imported skills carry their origin).
+and records where it came from (seed 002: imported skills carry their origin) in the config
+home's ``skills-lock.json`` — never in the SKILL.md, whose frontmatter stays exactly as its
+author wrote it (a ``source:`` field there would make it invalid for the Agent Skills
+specification and every harness that follows it).
 A .zip is read with limits — no absolute or ``..`` paths, no links, a size cap — and may
 hold one skill or a folder of skills. A folder's links may point anywhere inside what the user
 named; a link leading out of it (``notes.md -> ~/.ssh/id_rsa``) refuses the import, since the
 copy would bring the target's content into the config home, whose skills the model reads. URLs are fetched with the http tool's limits
 (``tools.http_timeout_seconds``, ``tools.http_max_bytes``, ``tools.http_max_redirects``) and
 its address checks: a redirect to a private, loopback or link-local address on a host the user
-did not name is refused, and ``source`` records the URL the skill finally came from.
+did not name is refused, and the lockfile records the URL the skill finally came from.
 """
 
 from __future__ import annotations
@@ -27,14 +30,16 @@ from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
 
 from aiq_tui.config import AppConfig
-from aiq_tui.file_io import DIR_MODE, atomic_write
+from aiq_tui.file_io import DIR_MODE
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
-from aiq_tui.skills.store import StoreError, check_skill_name, set_frontmatter_field
+from aiq_tui.skills.store import StoreError, check_skill_name
 
 if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx
+
+    from aiq_tui.locations import Home
 
 
 class ImportError_(Exception):
@@ -48,9 +53,11 @@ def import_skills(
     *,
     force: bool = False,
     transport: httpx.BaseTransport | None = None,
+    home: Home | None = None,
 ) -> list[tuple[str, Path]]:
     """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
-    ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``)."""
+    ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``);
+    ``home``: the config home whose lockfile records where each skill came from."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
         work = Path(scratch)
         recorded = str(Path(source).expanduser().resolve())
@@ -92,7 +99,43 @@ def import_skills(
         )
         for folder in folders:
             _refuse_links_out(folder, bound)
-        return [_install(folder, target, config, recorded, force) for folder in folders]
+        imported = [_install(folder, target, config, force) for folder in folders]
+        if home is not None:
+            _record(home, target, imported, recorded, root, folders)
+        return imported
+
+
+def _record(
+    home: Home,
+    target: Path,
+    imported: list[tuple[str, Path]],
+    recorded: str,
+    root: Path,
+    folders: list[Path],
+) -> None:
+    """Where each skill came from, in the config home's lockfile (the one home of that fact)."""
+    from aiq_tui.skills.install.folder_hash import skill_folder_hash
+    from aiq_tui.skills.install.lockfile import LockedSkill, read_lock, write_lock
+    from aiq_tui.skills.install.targets import lock_path
+
+    lock = read_lock(lock_path("user", home, Path.cwd()))
+    url = recorded.startswith(("http://", "https://"))
+    in_home = os.path.realpath(target) == os.path.realpath(home.skills_dir)
+    for (name, skill_md), folder in zip(imported, folders):
+        relative = os.path.relpath(folder, root).replace(os.sep, "/")
+        lock = lock.with_skill(
+            name,
+            LockedSkill(
+                source=recorded,
+                source_type="direct-url" if url else "local",
+                computed_hash=skill_folder_hash(skill_md.parent),
+                skill_path=None
+                if url
+                else ("SKILL.md" if relative == "." else f"{relative}/SKILL.md"),
+                dir=None if in_home else str(target),
+            ),
+        )
+    write_lock(lock)
 
 
 def _as_skill_md(data: bytes, origin: str) -> bytes:
@@ -160,7 +203,7 @@ def _refuse_links_out(folder: Path, bound: Path) -> None:
 
 
 def _install(
-    folder: Path, target: Path, config: AppConfig, source: str, force: bool
+    folder: Path, target: Path, config: AppConfig, force: bool
 ) -> tuple[str, Path]:
     report = check_file(folder / SKILL_FILE, config.skills)
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
@@ -187,9 +230,6 @@ def _install(
             symlinks=False,
             ignore=shutil.ignore_patterns(".*", "__pycache__"),
         )
-        skill_md = staging / SKILL_FILE
-        text = skill_md.read_text(encoding="utf-8-sig")
-        atomic_write(skill_md, set_frontmatter_field(text, "source", source))
         if destination.exists():
             shutil.rmtree(destination)
         os.rename(staging, destination)

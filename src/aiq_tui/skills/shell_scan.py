@@ -33,6 +33,11 @@ SELF = "\x00$0"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _OPERATORS = ("&&", "||", ";;", "|&", "&", "|", ";", "(", ")", "\n")
+_OPERATOR_HEADS = frozenset(operator[0] for operator in _OPERATORS)
+_BLANKS = re.compile(r"[ \t]+")
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>'\"\\$`]+")
+"""Characters :meth:`_Lexer._word` takes as they are: none that ends a word or starts a quote,
+an escape or an expansion."""
 _REDIRECT = re.compile(
     r"(\d*)(<<<|<<-|<<|>>|>&|<&|&>>|&>|>\||<>|>|<)"
 )  # .match(text, pos): no ^
@@ -117,7 +122,7 @@ class _Lexer:
         while self.pos < len(self.text):
             char = self.text[self.pos]
             if char in " \t":
-                self.pos += 1
+                self.pos = _BLANKS.match(self.text, self.pos).end()  # type: ignore[union-attr]
             elif char == "#":
                 end = self.text.find("\n", self.pos)
                 self.pos = len(self.text) if end < 0 else end
@@ -156,6 +161,8 @@ class _Lexer:
         return Script(self.commands, self.tokens)
 
     def _operator(self) -> str | None:
+        if self.text[self.pos] not in _OPERATOR_HEADS:
+            return None  # most positions start a word: no operator to try
         for operator in _OPERATORS:
             if self.text.startswith(operator, self.pos):
                 self.pos += len(operator)
@@ -266,9 +273,11 @@ class _Lexer:
                     fields.append(part)
                 if value[-1:].isspace():
                     fields.append("")
-            else:
-                fields[-1] += char
-                self.pos += 1
+            else:  # a run of plain characters at once (a 2,000-line script is mostly these)
+                plain = _PLAIN_RUN.match(text, self.pos)
+                end = plain.end() if plain else self.pos + 1
+                fields[-1] += text[self.pos : end]
+                self.pos = end
         if not started:
             return None
         fields = [f for f in fields if f != ""] or ([""] if started else [])

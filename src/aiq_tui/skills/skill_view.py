@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from aiq_tui.skills.invocation import manual_only_reason, model_invocable
 from aiq_tui.skills.model import Phase, SkillState
 
 if TYPE_CHECKING:
@@ -45,7 +46,10 @@ def listed_view(
     confidence: float | None = None,
     reason: str = "",
 ) -> SkillView:
-    """A skill that is not loaded: Inactive, at the metadata phase, costing its catalog line."""
+    """A skill that is not loaded: Inactive, at the metadata phase, costing its catalog line —
+    nothing, with the reason, for a skill only the user runs (not in the model's catalog)."""
+    if meta.extras and not model_invocable(meta.extras):
+        tokens, reason = 0, manual_only_reason(meta.name)
     return SkillView(
         meta.name,
         meta.description,

@@ -27,6 +27,7 @@ from typing import Any
 
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
+from aiq_tui.skills.harnesses import PROFILES, HarnessProfile
 
 STATUSES = ("active", "inactive", "draft")
 SKILL_TYPES = ("composite", "script", "template", "instruction")
@@ -86,6 +87,7 @@ def validate(
     lines: Mapping[str, int] | None = None,
     body: str | None = None,
     spec_warnings: bool = False,
+    target: HarnessProfile | None = None,
 ) -> list[Problem]:
     """All problems of ``fields`` (frontmatter of ``path``); empty when valid.
 
@@ -96,15 +98,30 @@ def validate(
     checked when the skill is loaded as a tool. Warnings (severity WARNING) do not stop a
     skill from loading. ``spec_warnings`` (lenient only): the specification's rules that strict
     mode fails are warnings too (see the module doc).
+
+    ``target``: the harness the skill is judged for (``--target``; None or ``agentskills`` is
+    the reference's verdict). Its documented fields are the skill's to use: checked for their
+    type, never reported as outside the specification with advice to remove them; a field it
+    does not document is what strict mode fails; where the harness names a skill after its
+    folder (Claude Code), a missing ``name`` is a warning.
     """
     report = _Report(path, lines or {})
-    _check_required(fields, report, strict)
+    harness = target if target is not None and target.name != "agentskills" else None
+    _check_required(fields, report, strict, harness)
     if strict:
-        _check_spec(fields, folder_name, report)
+        _check_spec(fields, folder_name, report, harness)
+        if harness is not None:
+            _check_harness_fields(fields, report, harness, Severity.ERROR)
     else:
         _check_extensions(fields, report, body)
+        _check_harness_fields(fields, report, harness, Severity.WARNING)
         if spec_warnings:
-            for finding in spec_rule_findings(fields, folder_name):
+            for finding in spec_rule_findings(fields, folder_name, harness):
+                if finding.rule == HARNESS_RULE:
+                    report.add(
+                        finding.field, finding.message, finding.hint, Severity.WARNING
+                    )
+                    continue
                 report.add(
                     finding.field,
                     f"{finding.message} (the Agent Skills specification's rule: "
@@ -128,6 +145,43 @@ class SpecFinding:
 _NAME_HINT = "use lowercase letters, digits and single hyphens, e.g. pdf-tools"
 FOLDER_RULE = "the name equals its folder's name"
 FIELDS_RULE = f"only its six fields ({', '.join(SPEC_FIELDS)})"
+HARNESS_RULE = "a field the target harness documents"
+
+
+def readers_of(field: str) -> list[HarnessProfile]:
+    """The harnesses (aiq-tui's own profile aside) that document ``field``."""
+    return [
+        profile
+        for profile in PROFILES.values()
+        if field in profile.fields and profile.name not in ("aiq", "agentskills")
+    ]
+
+
+def _readers_text(readers: list[HarnessProfile]) -> str:
+    titles = [profile.title for profile in readers]
+    return (
+        titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+    )
+
+
+def outside_field_hint(field: str, harness: HarnessProfile | None = None) -> str:
+    """What to do about a field outside the specification — never "remove it" for a field a
+    harness reads (that switches off what it does there)."""
+    readers = readers_of(field)
+    if harness is not None and field in harness.fields:
+        return (
+            f"keep it: {harness.title} reads it; only a copy for clients that follow the "
+            "specification alone (skills-ref, claude.ai uploads, the Skills API) must go without it"
+        )
+    if readers:
+        first = readers[0].name
+        return (
+            f"keep it if the skill is for {_readers_text(readers)}, which read it "
+            f"(`skills validate --target {first}` judges it as {readers[0].title} does); "
+            "clients that follow the specification alone (skills-ref, claude.ai uploads) refuse it"
+        )
+    where = f"{harness.title} ignores it: " if harness is not None else ""
+    return f"{where}move it under `metadata:` or remove it"
 
 
 def name_rules(name: str) -> list[tuple[str, str]]:
@@ -179,11 +233,14 @@ def name_problem(name: str) -> str | None:
 
 
 def spec_rule_findings(
-    fields: Mapping[str, Any], folder_name: str | None
+    fields: Mapping[str, Any],
+    folder_name: str | None,
+    harness: HarnessProfile | None = None,
 ) -> list[SpecFinding]:
     """The specification's rules the lenient check lets pass: the name's format and length, the
     name equal to its folder, the description's and compatibility's length, fields outside the
-    specification (aiq-tui's extension fields included: other clients reject them)."""
+    specification (aiq-tui's extension fields included: other clients reject them). A field
+    ``harness`` documents is a :data:`HARNESS_RULE` note that says to keep it."""
     found: list[SpecFinding] = []
     name = fields.get("name")
     if isinstance(name, str) and name.strip():
@@ -222,13 +279,27 @@ def spec_rule_findings(
         )
     outside = [key for key in fields if key not in SPEC_FIELDS]
     for key in outside:
-        if key not in EXTENSION_FIELDS:
+        if (
+            harness is not None
+            and key in harness.fields
+            and key not in EXTENSION_FIELDS
+        ):
+            found.append(
+                SpecFinding(
+                    HARNESS_RULE,
+                    key,
+                    f"field `{key}` is {harness.title}'s (it reads it), not the Agent Skills "
+                    "specification's",
+                    outside_field_hint(key, harness),
+                )
+            )
+        elif key not in EXTENSION_FIELDS:
             found.append(
                 SpecFinding(
                     FIELDS_RULE,
                     key,
                     f"field `{key}` is not one of the specification's",
-                    "move it under `metadata:` or remove it",
+                    outside_field_hint(key, harness),
                 )
             )
     extensions = [key for key in outside if key in EXTENSION_FIELDS]
@@ -283,13 +354,34 @@ def _kind(value: Any) -> str:
 
 
 def _check_required(
-    fields: Mapping[str, Any], report: _Report, strict: bool = False
+    fields: Mapping[str, Any],
+    report: _Report,
+    strict: bool = False,
+    harness: HarnessProfile | None = None,
 ) -> None:
     for key, example in (
         ("name", "my-skill"),
         ("description", "What it does and when to use it"),
     ):
-        if key not in fields:
+        optional = harness is not None and (
+            not harness.requires_name
+            if key == "name"
+            else not harness.requires_description
+        )
+        if key not in fields and optional:
+            stands_in = (
+                "names the skill after its folder"
+                if key == "name"
+                else "uses the first paragraph of the body"
+            )
+            report.add(
+                key,
+                f"no `{key}`: {harness.title} {stands_in}; the Agent Skills specification "  # type: ignore[union-attr]
+                "requires one",
+                f"add `{key}: {example}` so other clients load it too",
+                Severity.WARNING,
+            )
+        elif key not in fields:
             report.add(
                 key,
                 f"missing required field `{key}`",
@@ -429,20 +521,45 @@ def _check_license(fields: Mapping[str, Any], report: _Report) -> None:
 
 
 def _check_spec(
-    fields: Mapping[str, Any], folder_name: str | None, report: _Report
+    fields: Mapping[str, Any],
+    folder_name: str | None,
+    report: _Report,
+    harness: HarnessProfile | None = None,
 ) -> None:
-    by_rule = {(f.field, f.rule): f for f in spec_rule_findings(fields, folder_name)}
+    by_rule = {
+        (f.field, f.rule): f for f in spec_rule_findings(fields, folder_name, harness)
+    }
     # As skills-ref (and discovery, which strips the name): surrounding whitespace is not part
     # of the name, and the folder is compared in the same Unicode normal form (NFKC). The name's
     # first broken format rule is said (one fix at a time), then the folder.
     name_findings = [f for f in by_rule.values() if f.field == "name"]
     format_findings = [f for f in name_findings if f.rule != FOLDER_RULE]
-    for finding in format_findings[:1] + [
-        f for f in name_findings if f.rule == FOLDER_RULE
-    ]:
+    for finding in format_findings[:1]:
         report.add("name", finding.message, finding.hint)
+    for finding in [f for f in name_findings if f.rule == FOLDER_RULE]:
+        # A harness that takes the command from the folder shows `name` as a label only.
+        label_only = harness is not None and not harness.requires_name
+        report.add(
+            "name",
+            finding.message
+            + (
+                f" ({harness.title} runs it by its folder's name)" if label_only else ""
+            ),  # type: ignore[union-attr]
+            finding.hint,
+            Severity.WARNING if label_only else Severity.ERROR,
+        )
     for finding in by_rule.values():
-        if finding.field == "description":
+        if finding.field != "description":
+            continue
+        if harness is not None and not harness.rejects_long_description:
+            report.add(
+                "description",
+                f"{finding.message} (the specification's); {harness.title} loads it and lists "
+                f"the first {harness.entry_chars:,} characters",
+                finding.hint,
+                Severity.WARNING,
+            )
+        else:
             report.add("description", finding.message, finding.hint)
     if "compatibility" in fields:
         value = fields["compatibility"]
@@ -493,13 +610,82 @@ def _check_spec(
                     f"metadata values must be strings (not: {', '.join(odd[:5])})",
                     'quote the values, e.g. version: "1.0"',
                 )
+    allowed = frozenset(SPEC_FIELDS) | (harness.fields if harness else frozenset())
     for key in fields:
-        if key not in SPEC_FIELDS:
+        if key in allowed:
+            continue
+        if harness is None:
             report.add(
                 key,
                 f"field `{key}` is not part of the Agent Skills specification",
-                f"move it under `metadata:` or remove it (allowed: {', '.join(SPEC_FIELDS)})",
+                f"{outside_field_hint(key)} (allowed: {', '.join(SPEC_FIELDS)})",
             )
+        else:
+            report.add(
+                key,
+                f"field `{key}` is not part of the Agent Skills specification, and "
+                f"{harness.title} does not document it",
+                outside_field_hint(key, harness),
+            )
+
+
+_FLAGS = ("disable-model-invocation", "user-invocable", "background")
+_TEXTS = (
+    "argument-hint",
+    "model",
+    "agent",
+    "effort",
+    "when_to_use",
+    "shell",
+    "context",
+)
+_TEXT_OR_LIST = ("paths", "arguments", "disallowed-tools")
+
+
+def _check_harness_fields(
+    fields: Mapping[str, Any],
+    report: _Report,
+    harness: HarnessProfile | None,
+    severity: Severity,
+) -> None:
+    """The types of the harness fields a skill sets (Claude Code's, which the other harnesses
+    that read some of them share): a value the harness cannot read is ignored there."""
+    from aiq_tui.skills.invocation import flag
+
+    reader = harness.title if harness is not None else "Claude Code"
+    for key in _FLAGS:
+        if key in fields and flag(fields[key]) is None:
+            report.add(
+                key,
+                f"`{key}` must be true or false (yes/no, on/off, 1/0), found "
+                f"{_kind(fields[key])}; {reader} ignores it",
+                f"write {key}: true",
+                severity,
+            )
+    for key in _TEXTS:
+        if key in fields and not isinstance(fields[key], str):
+            report.add(
+                key,
+                f"`{key}` must be text, found {_kind(fields[key])}; {reader} ignores it",
+                f'quote it: {key}: "…"',
+                severity,
+            )
+    for key in _TEXT_OR_LIST:
+        value = fields.get(key)
+        if key in fields and not (isinstance(value, str) or _is_str_list(value)):
+            report.add(
+                key,
+                f"`{key}` must be text or a list of text, found {_kind(value)}",
+                f"e.g. {key}: [first, second]",
+                severity,
+            )
+    if "hooks" in fields and not isinstance(fields["hooks"], dict):
+        report.add(
+            "hooks",
+            f"`hooks` must be a mapping of events to hooks, found {_kind(fields['hooks'])}",
+            "see code.claude.com/docs/en/hooks (hooks in skills)",
+            severity,
+        )
 
 
 def _nfkc(text: str) -> str:
@@ -508,3 +694,30 @@ def _nfkc(text: str) -> str:
 
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(item, str) for item in value)
+
+
+# -- what a harness stands in for a missing field -------------------------------------------------
+
+
+def with_stand_ins(
+    fields: Mapping[str, Any], folder_name: str | None, path: Path | str | None
+) -> tuple[dict[str, Any], list[Problem]]:
+    """``fields`` with the folder's name standing in for a missing ``name``, as Claude Code
+    names such a skill, and the warning that says so (the specification requires ``name``).
+    Fields given are returned as they are. (A missing description is not stood in for: Claude
+    Code uses the body's first paragraph, the seeds skip the skill — docs/skills.md.)"""
+    filled = dict(fields)
+    problems: list[Problem] = []
+    if "name" not in filled and folder_name:
+        filled["name"] = folder_name
+        problems.append(
+            Problem(
+                path,
+                f"no `name`: named {folder_name!r} after its folder, as Claude Code does; the "
+                "Agent Skills specification requires `name` (skills-ref refuses the file)",
+                field="name",
+                hint=f"add `name: {folder_name}`",
+                severity=Severity.WARNING,
+            )
+        )
+    return filled, problems

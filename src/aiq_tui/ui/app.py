@@ -217,7 +217,9 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
                 )
                 yield conversation
                 yield Static("", id="cursor-bar", markup=False)
-                yield PromptInput(self._skill_names, id="prompt")
+                yield PromptInput(
+                    self._skill_names, id="prompt", skill_hints=self._skill_hints
+                )
                 yield ChoiceList(
                     id="choices"
                 )  # drawn over the conversation, above the prompt
@@ -321,7 +323,21 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
 
     # -- state helpers -----------------------------------------------------------------
     def _skill_names(self) -> Iterable[str]:
-        return self.engine.workspace.catalog.names() if self.engine is not None else ()
+        """What ``/skill `` completes: never a skill that is not the user's to run
+        (``user-invocable: false``)."""
+        return list(self._skill_hints())
+
+    def _skill_hints(self) -> dict[str, str]:
+        """Each skill the user may run, with its ``argument-hint`` ("" when none)."""
+        from aiq_tui.skills.invocation import argument_hint, user_invocable
+
+        if self.engine is None:
+            return {}
+        return {
+            meta.name: argument_hint(meta.extras)
+            for meta in self.engine.workspace.catalog
+            if not meta.extras or user_invocable(meta.extras)
+        }
 
     def _bases(self) -> list[Path]:
         return [self.home.root, Path.cwd()]
@@ -446,6 +462,10 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     def action_replay(self, session_id: str = "") -> None:
         """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns."""
         self.session_control.replay(session_id)
+
+    def action_harness_view(self, which: str = "all") -> None:
+        """What each agent (harness) would load from this machine and project."""
+        self.skill_actions.harness_view(which)
 
     def action_doctor(self) -> None:
         """The Doctor screen: every skill checked with this engine's matcher and budget."""

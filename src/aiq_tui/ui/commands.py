@@ -26,6 +26,11 @@ ACTIONS: tuple[tuple[str, str, str], ...] = (
         "The active skill's trigger queries, pass/fail and scores (type a skill name for another)",
         "trigger_eval",
     ),
+    (
+        "What each agent loads",
+        "The skills Claude Code, Codex, Copilot, Cursor, Gemini CLI, OpenCode would load here",
+        "harness_view",
+    ),
     ("Settings", "Provider, model, window and thresholds", "settings"),
     ("Switch model", "Pick the provider and model (/model)", "settings(True)"),
     ("Help", "All keys and slash commands", "show_help"),

@@ -29,13 +29,26 @@ class SkillActions:
         catalog = self.app.engine.workspace.catalog
         return catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
 
-    def activate(self, name: str) -> None:
-        """``/skill NAME``, the viewer's ``a``: the skill is loaded now, whatever the match says."""
-        self._worker(self._activate(name), "_activate")
+    def activate(self, name: str, arguments: str | None = None) -> None:
+        """``/skill NAME [ARGS]``, the viewer's ``a``: the skill is loaded now, whatever the match
+        says (with ARGS in its ``$ARGUMENTS``)."""
+        self._worker(self._activate(name, arguments), "_activate")
 
-    async def _activate(self, name: str) -> None:
+    def invoke(self, name: str, arguments: str, line: str) -> None:
+        """``/NAME ARGS``: the skill loaded with ARGS, then ``line`` sent as the user's message."""
+        self._worker(self._activate(name, arguments, then_send=line), "_activate")
+
+    async def _activate(
+        self, name: str, arguments: str | None = None, then_send: str | None = None
+    ) -> None:
+        from aiq_tui.skills.invocation import refused_for_user, user_invocable
+
         app = self.app
-        if not await app.engine.activate(name):
+        meta = app.engine.workspace.catalog.get(name)
+        if meta is not None and not user_invocable(meta.extras):
+            await app.note(refused_for_user(name), "warning")
+            return
+        if not await app.engine.activate(name, arguments):
             catalog = app.engine.workspace.catalog
             dormant = catalog.find(name) if hasattr(catalog, "find") else None
             if (
@@ -52,11 +65,40 @@ class SkillActions:
             hint = f" — did you mean {', '.join(close)}?" if close else ""
             await app.note(f"no skill named {name!r}{hint}", "warning")
         else:
-            await app.note(f"activated {name}", "info")
+            given = f" with arguments {arguments!r}" if arguments else ""
+            await app.note(f"activated {name}{given}", "info")
             if (
                 app.screen is not app.screen_stack[0]
             ):  # e.g. from the skill viewer: say so there
                 app.notify(f"Activated {name}.")
+            if then_send is not None:
+                app.send(then_send)
+
+    def harness_view(self, which: str = "all") -> None:
+        """What Claude Code, Codex, Copilot… would load from here (``/harness [NAME]``, the
+        palette), in a modal: the folders are read in a worker."""
+        self._worker(self._harness_view(which), "_harness_view")
+
+    async def _harness_view(self, which: str) -> None:
+        from aiq_tui.skills.harness_view import render_text, views_for
+        from aiq_tui.skills.harnesses import UnknownHarness
+        from aiq_tui.ui.screens.text_modal import TextModal
+
+        app = self.app
+        workspace = app.engine.workspace
+        try:
+            views = await asyncio.to_thread(
+                views_for, which or "all", workspace.cwd, workspace.skill_dirs
+            )
+        except UnknownHarness as exc:
+            await app.note(str(exc), "warning")
+            return
+        text = "\n\n".join(
+            "\n".join(render_text(view, workspace.cwd)) for view in views
+        )
+        app.push_screen(
+            TextModal("What each agent would load", f"```text\n{text}\n```\n")
+        )
 
     def save(self, name: str) -> None:
         """``/save-skill NAME``: the last turn's tool calls → a composite skill, opened in the viewer."""
@@ -120,6 +162,7 @@ class SkillActions:
             app.notify(f"No skill named {name!r}.", severity="warning")
             return
         from aiq_tui.skills.imported import pending_tools
+        from aiq_tui.skills.install.provenance import installed_line
 
         skill = catalog.load(name)
         document = SkillDocument(
@@ -129,6 +172,7 @@ class SkillActions:
             validation_problems(meta, app.engine.config.skills),
             app.shown(meta.path),
             pending_tools(app.engine.workspace.home, meta),
+            installed_line(meta, app.engine.workspace.home),
         )
         app.push_screen(SkillViewerScreen(document))
 

@@ -30,9 +30,12 @@ class SlashCommands:
         rest = rest.strip()
         if command == "/skill":
             if not rest:
-                await app.note("usage: /skill NAME", "warning")
+                await app.note("usage: /skill NAME [ARGUMENTS]", "warning")
             else:
-                app.skill_actions.activate(rest)
+                name, _, arguments = rest.partition(" ")
+                app.skill_actions.activate(
+                    name, arguments.strip() if arguments else None
+                )
         elif command == "/skills":
             pane = app.query_one(SkillsPane)
             counts = ", ".join(f"{len(pane.views_in(s))} {s.value}" for s in SkillState)
@@ -65,10 +68,16 @@ class SlashCommands:
             app.action_replay(rest)
         elif command == "/doctor":
             app.action_doctor()
+        elif command == "/harness":
+            app.skill_actions.harness_view(rest or "all")
         elif command.startswith("/mcp__") and await mcp_prompts.run_prompt_command(
             app, command, rest
         ):
             pass  # an MCP server's prompt, sent as the user's message
+        elif command[1:] in app.engine.workspace.catalog:
+            # /NAME ARGS, as in Claude Code: the skill is loaded with ARGS in its $ARGUMENTS
+            # and the line goes to the model as the user's message.
+            app.skill_actions.invoke(command[1:], rest, text)
         else:
             known = " ".join(SLASH_COMMANDS)
             await app.note(f"unknown command {command}; try: {known}", "warning")

@@ -33,6 +33,18 @@ class SkillDocument:
     location: str  # the SKILL.md path as shown (relative when possible)
     pending_tools: tuple[str, ...] = ()
     """An imported skill's allowed-tools the user has not confirmed (they pre-approve nothing yet)."""
+    installed: str = ""
+    """Where ``skills install`` / ``import`` got it: source, commit, edited here (empty: the user's own)."""
+
+
+def harness_notes(extras: Any) -> str:
+    """One line per Claude Code field the skill sets: what Claude Code does, what aiq-tui does."""
+    from aiq_tui.skills.invocation import claude_code_notes
+
+    return "\n".join(
+        f"{field} — Claude Code: {claude}; aiq-tui: {here}"
+        for field, claude, here in claude_code_notes(extras)
+    )
 
 
 def field_text(value: Any) -> str:
@@ -78,6 +90,10 @@ class SkillViewerScreen(Screen[None]):
                     id="viewer-title",
                     markup=False,
                 )
+                if doc.installed:
+                    yield Static(
+                        printable(doc.installed), id="viewer-installed", markup=False
+                    )
                 if doc.pending_tools:
                     yield Static(
                         printable(
@@ -87,6 +103,9 @@ class SkillViewerScreen(Screen[None]):
                         id="viewer-pending",
                         markup=False,
                     )
+                notes = harness_notes(doc.meta.extras)
+                if notes:  # Claude Code's fields: what it would do, what happens here
+                    yield Static(printable(notes), id="viewer-harness", markup=False)
                 yield DataTable(id="frontmatter", cursor_type="row")
                 yield DataTable(id="resources", cursor_type="row")
                 yield Static(

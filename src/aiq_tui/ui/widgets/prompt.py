@@ -4,7 +4,7 @@ accepts, Enter accepts an unfinished word and Esc closes them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Protocol
 
 from textual import events
@@ -25,18 +25,25 @@ SLASH_COMMANDS: dict[str, str] = {
     "/session": "open the sessions picker",
     "/replay": "replay this session (or /replay ID) turn by turn, read-only",
     "/doctor": "check every skill: collisions, reach, budget, risk, spec",
+    "/harness": "what Claude Code, Codex, Copilot… would load from here: /harness [NAME]",
     "/save-skill": "save the last turn's tool calls as a composite skill: /save-skill NAME",
     "/help": "show keys and commands",
 }
 
 
 class SlashSuggester(Suggester):
-    """Completes slash commands, and skill names after ``/skill ``."""
+    """Completes slash commands, skill names after ``/skill ``, ``/NAME`` for a skill the user
+    may run, and after ``/NAME `` its ``argument-hint`` (Claude Code's completion)."""
 
-    def __init__(self, skill_names: Callable[[], Iterable[str]]) -> None:
+    def __init__(
+        self,
+        skill_names: Callable[[], Iterable[str]],
+        skill_hints: Callable[[], Mapping[str, str]] = dict,
+    ) -> None:
         # Skill names change with live reload, so they are looked up on every keystroke.
         super().__init__(use_cache=False, case_sensitive=False)
         self._skill_names = skill_names
+        self._skill_hints = skill_hints
 
     async def get_suggestion(self, value: str) -> str | None:
         if not value.startswith("/"):
@@ -50,6 +57,14 @@ class SlashSuggester(Suggester):
         for command in SLASH_COMMANDS:
             if command.startswith(value) and command != value:
                 return command
+        hints = self._skill_hints()
+        head, space, rest = value[1:].partition(" ")
+        if space and not rest and hints.get(head):
+            return value + hints[head]  # /fix-issue  → /fix-issue [issue-number]
+        if not space:
+            for name in sorted(hints):
+                if name.startswith(head) and name != head:
+                    return f"/{name}"
         return None
 
 
@@ -130,11 +145,15 @@ class PromptInput(OwnVirtualSize, Input):
             await self.app.run_action("toggle_pause")
 
     def __init__(
-        self, skill_names: Callable[[], Iterable[str]], *, id: str | None = None
+        self,
+        skill_names: Callable[[], Iterable[str]],
+        *,
+        id: str | None = None,
+        skill_hints: Callable[[], Mapping[str, str]] = dict,
     ) -> None:
         super().__init__(
             placeholder="Ask something, or /help for commands",
-            suggester=SlashSuggester(skill_names),
+            suggester=SlashSuggester(skill_names, skill_hints),
             id=id,
             # Coming back to a draft (or typing into a pane, which moves here) must not select it:
             # the next key would replace the whole draft.
