@@ -110,7 +110,7 @@ def test_one_approved_write_never_becomes_a_skill_that_runs_under_deny_all(
         "```sh\ntouch ran-by-skill\n```\n"
     )
     # Since issue 34 such a write is approved only by an interactive yes (never --yes: see
-    # test_issue34_runs.py); planted here as that one yes would have written it.
+    # test_what_runs_outside_the_sandbox.py); planted here as that one yes would have written it.
     (project / ".agents/skills/x").mkdir(parents=True)
     (project / ".agents/skills/x/SKILL.md").write_text(planted)
     events, _, _ = run_session(
