@@ -4,7 +4,6 @@ the model's use_skill calls become a trigger rate beside the matcher's figures."
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 from collections.abc import Callable
@@ -17,9 +16,9 @@ from aiq_tui.agent.engine import Engine
 from aiq_tui.cli import main
 from aiq_tui.workspace import Workspace
 from tests.llm.fakes import (
-    FakeModelServer,
     RecordedRequest,
     Reply,
+    ThreadedModelServer,
     anthropic_text_stream,
     anthropic_tool_stream,
     json_reply,
@@ -38,36 +37,6 @@ QUERIES = [
     {"query": "what's the weather in Lisbon tomorrow", "should_trigger": False},
     {"query": "export our slack channel to csv", "should_trigger": False},
 ]
-
-
-class ThreadedModel:
-    """A FakeModelServer on its own thread and loop, so ``main()`` can run ``asyncio.run``."""
-
-    def __init__(self, respond: Callable[[RecordedRequest], Reply]) -> None:
-        self.server = FakeModelServer(respond=respond)
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        async def serve() -> None:
-            self._stop = asyncio.Event()
-            async with self.server:
-                self._ready.set()
-                await self._stop.wait()
-
-        self._loop.run_until_complete(serve())
-
-    def __enter__(self) -> ThreadedModel:
-        self._thread.start()
-        assert self._ready.wait(30)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self._stop is not None
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
 
 
 def last_user_text(body: dict[str, Any]) -> str:
@@ -142,7 +111,7 @@ def run_llm(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
     kind: str,
-    model: ThreadedModel,
+    model: ThreadedModelServer,
     *argv: str,
 ) -> tuple[int, str, str]:
     env = {
@@ -166,7 +135,7 @@ def test_llm_trigger_rates_beside_the_matchers_figures(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ThreadedModel(scripted(kind)) as model:
+    with ThreadedModelServer(respond=scripted(kind)) as model:
         code, out, err = run_llm(
             capsys,
             monkeypatch,
@@ -216,7 +185,7 @@ def test_the_request_is_the_engines_catalog_prompt_with_no_skill_disclosed(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ThreadedModel(scripted("openai")) as model:
+    with ThreadedModelServer(respond=scripted("openai")) as model:
         code, _out, err = run_llm(
             capsys,
             monkeypatch,
@@ -261,7 +230,7 @@ def test_text_report_shows_model_columns_and_the_model_failures(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ThreadedModel(scripted("openai")) as model:
+    with ThreadedModelServer(respond=scripted("openai")) as model:
         code, out, _err = run_llm(
             capsys,
             monkeypatch,
@@ -289,7 +258,7 @@ def test_min_recall_gates_the_model_too(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ThreadedModel(scripted("anthropic")) as model:
+    with ThreadedModelServer(respond=scripted("anthropic")) as model:
         code, out, _err = run_llm(
             capsys,
             monkeypatch,
@@ -318,8 +287,8 @@ def test_a_refused_key_stops_at_the_first_request_with_exit_1(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with ThreadedModel(
-        lambda request: json_reply(401, {"error": {"message": "bad key"}})
+    with ThreadedModelServer(
+        respond=lambda request: json_reply(401, {"error": {"message": "bad key"}})
     ) as model:
         code, out, err = run_llm(
             capsys,
@@ -376,7 +345,7 @@ def test_tune_llm_asks_the_model_for_a_description_each_round(
     eval_set.write_text(
         json.dumps(emoji + other), encoding="utf-8"
     )  # the gif skill misses every sticker
-    with ThreadedModel(respond) as model:
+    with ThreadedModelServer(respond=respond) as model:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
         monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
         code = main(
@@ -422,8 +391,8 @@ def test_tune_llm_with_a_refused_key_asks_once_and_exits_1(
         for city in ("Lisbon", "Oslo", "Rome")
     ]
     eval_set.write_text(json.dumps(emoji + other), encoding="utf-8")
-    with ThreadedModel(
-        lambda request: json_reply(401, {"error": {"message": "bad key"}})
+    with ThreadedModelServer(
+        respond=lambda request: json_reply(401, {"error": {"message": "bad key"}})
     ) as model:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
         monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)

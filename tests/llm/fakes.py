@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -450,3 +451,46 @@ def anthropic_error_event(
     return anthropic_frame(
         "error", {"type": "error", "error": {"type": error_type, "message": message}}
     )
+
+
+class ThreadedModelServer:
+    """A :class:`FakeModelServer` on its own thread and event loop, for tests that call the
+    CLI's ``main()`` (which runs ``asyncio.run`` itself): ``with ThreadedModelServer(replies)
+    as model: ... model.server.base_url``."""
+
+    def __init__(
+        self,
+        replies: Sequence[Reply] = (),
+        respond: Callable[[RecordedRequest], Reply] | None = None,
+    ) -> None:
+        self.server = FakeModelServer(replies, respond=respond)
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        async def serve() -> None:
+            self._stop = asyncio.Event()
+            async with self.server:
+                self._ready.set()
+                await self._stop.wait()
+
+        self._loop.run_until_complete(serve())
+
+    def __enter__(self) -> ThreadedModelServer:
+        self._thread.start()
+        assert self._ready.wait(30), "the fake model server did not start"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._stop is not None
+        self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(30)
+        self._loop.close()
+
+    def sent_to_model(self) -> str:
+        """Every request body the server received, as one JSON text (to search for leaks)."""
+        return json.dumps(
+            [request.body for request in self.server.requests], ensure_ascii=False
+        )

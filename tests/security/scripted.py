@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +11,8 @@ import pytest
 
 from aiq_tui.cli import main
 from tests.llm.fakes import (
-    FakeModelServer,
     Reply,
+    ThreadedModelServer,
     openai_text_stream,
     openai_tool_stream,
     sse_reply,
@@ -24,39 +22,8 @@ KEY = "sk-test-MUST-NOT-LEAK-0123456789"
 SECRET = "hunter2-SECRET"
 
 
-class ScriptedModel:
-    """A FakeModelServer on its own thread and loop, so ``main()`` can run ``asyncio.run``."""
-
-    def __init__(self, replies: list[Reply]) -> None:
-        self.server = FakeModelServer(replies)
-        self._loop = asyncio.new_event_loop()
-        self._ready = threading.Event()
-        self._stop: asyncio.Event | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        async def serve() -> None:
-            self._stop = asyncio.Event()
-            async with self.server:
-                self._ready.set()
-                await self._stop.wait()
-
-        self._loop.run_until_complete(serve())
-
-    def __enter__(self) -> ScriptedModel:
-        self._thread.start()
-        assert self._ready.wait(30)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        assert self._stop is not None
-        self._loop.call_soon_threadsafe(self._stop.set)
-        self._thread.join(30)
-
-    def sent_to_model(self) -> str:
-        return json.dumps(
-            [request.body for request in self.server.requests], ensure_ascii=False
-        )
+# The hostile-model tests' name for the one threaded fake server.
+ScriptedModel = ThreadedModelServer
 
 
 def tool(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> Reply:
