@@ -174,6 +174,23 @@ class CatalogReloaded:
 
 
 @dataclass(frozen=True)
+class CatalogLoaded:
+    """Discovery at start-up: what the first scan of the skill folders found, and when it ran
+    (it runs before the engine, so its sinks get it when they attach — the telemetry's span
+    ``aiq.skills.discover``). Reloads are :class:`CatalogReloaded`."""
+
+    skills: int
+    dormant: int
+    directories: int
+    problems: int
+    started_ns: int
+    """When the scan began, ns since the epoch."""
+    seconds: float
+    cached: int = 0
+    """Skills taken from the catalog cache rather than parsed."""
+
+
+@dataclass(frozen=True)
 class SessionSaved:
     session_id: str
     path: Path
@@ -300,6 +317,7 @@ Event = Union[
     ErrorRaised,
     RetryScheduled,
     CatalogReloaded,
+    CatalogLoaded,
     SessionSaved,
     SemanticProgress,
     McpServerChanged,

@@ -122,3 +122,24 @@ def test_run_never_runs_a_manual_only_script_by_match(
     )
     assert code == 1
     assert "pushed" not in capsys.readouterr().out
+
+
+async def test_use_skills_description_says_where_the_instructions_go(
+    home: Path,
+) -> None:
+    from aiq_tui.conversation import Role, ToolCall
+
+    engine, _ = demo_engine(home)
+    spec = engine.tools.get("use_skill").spec
+    assert "system prompt under `## Skill: <name>`" in spec.description
+    await engine._run_tool(ToolCall("c1", "use_skill", {"skill_name": "release-notes"}))
+    [reply] = [m for m in engine.session.messages if m.role is Role.TOOL]
+    assert "in the system prompt under '## Skill: release-notes'" in reply.content
+    assert "## Skill: release-notes" in engine.current_prompt().system
+
+
+def test_resolve_takes_a_skills_name_or_its_tool_name(home: Path) -> None:
+    engine, _ = demo_engine(home)
+    texts = engine.skills.texts
+    assert texts.resolve("skill_release-notes") == texts.resolve("release-notes")
+    assert texts.resolve("skill_release-notes", 0.9).startswith("Summarise the changes")

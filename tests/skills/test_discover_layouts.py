@@ -102,14 +102,18 @@ def test_two_different_files_of_one_name_still_clash(tmp_path: Path) -> None:
     assert any("also defined" in p.message for p in result.problems)
 
 
-def test_a_skill_without_name_is_named_after_its_folder_with_a_warning(
+def test_a_claude_code_skill_without_name_is_named_after_its_folder_with_a_warning(
     tmp_path: Path,
 ) -> None:
-    skill(tmp_path / "release-notes", name="")
-    result = _scan(tmp_path)
+    claude = tmp_path / ".claude" / "skills"
+    skill(claude / "release-notes", name="")
+    result = _scan(claude, origin="project")
     assert list(result.metas) == ["release-notes"]
     [problem] = result.problems
     assert problem.field == "name" and "as Claude Code does" in problem.message
+    # elsewhere a missing name still skips the skill, as the seeds ask
+    skill(tmp_path / "plain" / "nameless", name="")
+    assert _scan(tmp_path / "plain").metas == {}
 
 
 # -- where a project's folders are -------------------------------------------------------------

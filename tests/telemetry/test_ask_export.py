@@ -67,6 +67,9 @@ def test_one_ask_turn_arrives_as_a_turn_span_with_model_and_tool_children(
 
     (turn,) = [s for s in spans if s.name == "invoke_agent aiq-tui"]
     assert turn.parent_id == "" and turn.kind == 1
+    # discovery at start-up, before the turn: its own span, exported with the turn's
+    (discover,) = [s for s in spans if s.name == "aiq.skills.discover"]
+    assert discover.attributes["aiq.catalog.skills"] >= 1
     assert turn.attributes["gen_ai.operation.name"] == "invoke_agent"
     assert turn.attributes["gen_ai.agent.name"] == "aiq-tui"
     assert turn.attributes["gen_ai.conversation.id"] == session_id(err)

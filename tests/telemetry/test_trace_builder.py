@@ -316,3 +316,17 @@ def test_a_failed_mcp_request_is_an_error_span_naming_the_kind_of_failure(
         attributes["network.protocol.name"] == "http"
         and attributes["mcp.protocol.version"] == "2025-11-25"
     )
+
+
+def test_discovery_at_start_up_is_a_span_at_its_own_times(tmp_path: Path) -> None:
+    engine, _ = demo_engine(tmp_path / "home")
+    traced = Traced(engine)
+    loaded = engine.workspace.catalog.loaded_event()
+    traced.builder.apply(loaded, time.time_ns())
+    [span] = [s for s in traced.spans if s.name == "aiq.skills.discover"]
+    assert span.start_time == loaded.started_ns
+    assert span.end_time >= span.start_time
+    assert span.attributes["aiq.catalog.skills"] == len(engine.workspace.catalog)
+    assert span.attributes["aiq.catalog.directories"] == len(
+        engine.workspace.skill_dirs
+    )

@@ -262,6 +262,7 @@ class FakeEngine:
         )
         self.sent: list[str] = []
         self.cancelled = False
+        self.activated_with: str | None = None  # the ARGS of the last /skill NAME ARGS
         self.resumed: list[str] = []
         self._sinks: list[Callable[[Event], None]] = []
         self._views: dict[str, SkillView] = {
@@ -483,7 +484,9 @@ class FakeEngine:
         if self.stream_gate is not None:
             self.stream_gate.set()  # a held stream sees the cancel at once
 
-    async def activate(self, name: str) -> bool:
+    async def activate(self, name: str, arguments: str | None = None) -> bool:
+        # arguments: the real engine fills $ARGUMENTS with them; the fake only records them
+        self.activated_with = arguments
         if name not in self._views:
             return False
         self.set_state(name, SkillState.ACTIVE, Phase.FULL, 640, "activated by /skill")

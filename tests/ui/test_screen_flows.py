@@ -307,7 +307,15 @@ async def test_slash_commands_open_their_screens_or_say_what_they_did(
         assert "skills: 0 active, 0 relevant, 6 inactive" in notices(app)
         await say(pilot, "/skill")
         await pilot.pause()
-        assert "usage: /skill NAME" in notices(app)
+        assert "usage: /skill NAME [ARGUMENTS]" in notices(app)
+        name = next(iter(fake_engine._views))
+        await say(pilot, f"/skill {name} the orders table")
+        await wait_until(
+            lambda: any(n.startswith(f"activated {name}") for n in notices(app)),
+            "the activation notice",
+        )
+        assert fake_engine.activated_with == "the orders table"
+        assert f"activated {name} with arguments 'the orders table'" in notices(app)
         await say(pilot, "/frobnicate")
         await pilot.pause()
         assert any(

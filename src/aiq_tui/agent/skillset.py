@@ -71,12 +71,15 @@ class LoadedSkills:
         )
         # How long the builder's lines are now: a catalog or window change moves it, and every count.
         self._line_cap = line_cap
+        from aiq_tui.skills.tool_names import skill_for_tool
+
         self.texts = SkillTexts(
             catalog.load,
             config.disclosure,
             lookup=catalog.get,
             resources=catalog.resources,
             count=counter.count,
+            owner=lambda tool: skill_for_tool(catalog, tool),
         )
         self._slots: dict[str, _Slot] = {}
         self.explicit: set[str] = set()

@@ -205,7 +205,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
             found["budget"], catalog = budget_findings(
                 metas, costs, inputs.builder, inputs.config, inputs.window
             )
-            if inputs.target is not None:
+            if inputs.target is not None and inputs.target.name != "aiq":
                 from aiq_tui.skills.harnesses import profile
 
                 harness = profile(inputs.target.name)

@@ -280,9 +280,11 @@ class SkillTexts:
         resources: ResourceLister | None = None,
         clock: Clock = time.monotonic,
         count: TokenCounter = estimate_tokens,
+        owner: Callable[[str], str | None] | None = None,
     ) -> None:
         self._load = load
         self._lookup = lookup
+        self._owner = owner  # tool name → skill name (skills.tool_names.skill_for_tool)
         self._resources = resources
         self._settings = settings
         self._clock = clock
@@ -384,8 +386,17 @@ class SkillTexts:
         return self.text_for(name, self.phase_for(confidence))
 
     def resolve(self, tool_name: str, confidence: float | None = None) -> str:
-        """Seed 003 tool-description resolution: no confidence → metadata (discovery)."""
-        return self.text_for(tool_name, self.phase_for(confidence))
+        """Seed 003 tool-description resolution: no confidence → metadata (discovery).
+        ``tool_name`` is a skill's name or its ``skill_<name>`` tool's name."""
+        return self.text_for(self.skill_of(tool_name), self.phase_for(confidence))
+
+    def skill_of(self, tool_name: str) -> str:
+        """The skill a name means: itself when a skill has it, else the skill whose
+        ``skill_<name>`` tool it is (``owner``, the catalog's one mapping)."""
+        if self._lookup is not None and self._lookup(tool_name) is not None:
+            return tool_name
+        owner = self._owner(tool_name) if self._owner is not None else None
+        return owner or tool_name
 
     def invalidate(self, name: str | None = None) -> None:
         """Drop the cached texts of one skill (or all), e.g. after a reload removed it."""

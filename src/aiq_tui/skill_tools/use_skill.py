@@ -18,9 +18,15 @@ from aiq_tui.tools.base import ToolResult
 
 SPEC = ToolSpec(
     name="use_skill",
+    # What the engine does with the reply (agent/engine.py): the instructions go into the system
+    # prompt as `## Skill: NAME`, where compression keeps them, and the tool's answer points
+    # there rather than repeating them in the history (paid once, not twice). The description
+    # says exactly that, so the model looks for them in the right place.
     description=(
-        "Activate a skill by its exact name: returns its full instructions and the list of "
-        "resource files it bundles (read them with file_operations when needed)."
+        "Activate a skill by its exact name: its full instructions and the list of resource "
+        "files it bundles are put in your system prompt under `## Skill: <name>`, and stay "
+        "there while it is active; the reply says so (it carries the instructions itself only "
+        "when they could not be put there). Read a resource with read_skill_resource."
     ),
     parameters={
         "type": "object",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +44,7 @@ from aiq_tui.skills.store import (
 )
 
 if TYPE_CHECKING:
+    from aiq_tui.events import CatalogLoaded
     from aiq_tui.secret_guard import SecretGuard
     from aiq_tui.skills.catalog_cache import CatalogCache
 
@@ -102,7 +104,12 @@ class SkillCatalog:
         self._resources: dict[
             str, tuple[int, tuple[Resource, ...], tuple[Problem, ...]]
         ] = {}
+        self.scan_started_ns = time.time_ns()
+        clock = time.perf_counter()
         result = self._scan(self.dirs, self.settings) if self.dirs else None
+        self.scan_seconds = time.perf_counter() - clock
+        """When the first scan (discovery at start-up) began, and how long it took."""
+        self.scan_cached = getattr(getattr(cache, "last", None), "hits", 0)
         self._metas: dict[str, SkillMeta] = {}
         self._dormant: dict[str, SkillMeta] = {}
         if result:
@@ -156,6 +163,20 @@ class SkillCatalog:
     def find(self, name: str) -> SkillMeta | None:
         """Metadata of a skill whatever its status."""
         return self._metas.get(name) or self._dormant.get(name)
+
+    def loaded_event(self) -> CatalogLoaded:
+        """The first scan as an event: what :func:`aiq_tui.telemetry.attach_telemetry` traces."""
+        from aiq_tui.events import CatalogLoaded
+
+        return CatalogLoaded(
+            skills=len(self._metas),
+            dormant=len(self._dormant),
+            directories=len(self.dirs),
+            problems=len(self._problems),
+            started_ns=self.scan_started_ns,
+            seconds=self.scan_seconds,
+            cached=self.scan_cached,
+        )
 
     @property
     def problems(self) -> tuple[Problem, ...]:

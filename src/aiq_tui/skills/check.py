@@ -149,9 +149,8 @@ def _check_file(
     fields = result.meta_fields
     name = None
     if fields is not None:
-        if (
-            not strict
-        ):  # what loads here: Claude Code's stand-ins, as discovery makes them
+        named_by_folder = (harness or infer_harness(skill_md)).requires_name is False
+        if not strict and named_by_folder:  # what loads here, as discovery stands it in
             fields, stood_in = with_stand_ins(fields, skill_md.parent.name, skill_md)
             problems += stood_in
         # Lenient: what loads here still hears which specification rules it breaks (warnings).

@@ -1,8 +1,8 @@
 """Find skills: which directories, in what precedence, and a metadata-only scan of them.
 
 The scan reads only the frontmatter of each ``SKILL.md`` (see :func:`read_frontmatter_fd`),
-never a body. A skill without ``name`` is named after its folder, as Claude Code names it
-(with a warning). One bad skill never stops the others: every defect becomes a warning
+never a body. A skill without ``name`` where Claude Code reads it (``.claude/skills``, a Claude
+Code plugin) is named after its folder, as Claude Code names it (with a warning). One bad skill never stops the others: every defect becomes a warning
 :class:`Problem` and the skill is skipped. The hot loop works on ``str`` paths and
 ``os.scandir`` because ``pathlib`` overhead dominates a 10,000-skill scan.
 
@@ -469,7 +469,12 @@ class _Scan:
         errors = [p for p in result.problems if p.severity is Severity.ERROR]
         warnings: list[Problem] = []
         stood_in: list[Problem] = []
-        if fields is not None and not errors and "name" not in fields:
+        if (
+            fields is not None
+            and not errors
+            and "name" not in fields
+            and _named_by_folder(skill_md)
+        ):
             fields, stood_in = with_stand_ins(fields, folder, skill_md)
             warnings = list(stood_in)
         if fields is not None and not errors:
@@ -554,6 +559,15 @@ class Parsed(msgspec.Struct, frozen=True):
     info: os.stat_result | None
     problems: list[Problem]
     name_line: int | None = None
+
+
+def _named_by_folder(skill_md: str) -> bool:
+    """Whether the harness that reads this skill names it after its folder when it has no
+    ``name`` (Claude Code: in ``.claude/skills`` or a Claude Code plugin). Elsewhere a missing
+    ``name`` skips the skill, as the seeds ask. Asked only of a skill without a name."""
+    from aiq_tui.skills.harnesses import infer_harness
+
+    return not infer_harness(skill_md).requires_name
 
 
 def _same_file(first: str, second: str) -> bool:

@@ -291,6 +291,11 @@ def attach_telemetry(
         console=console,
     )
     if telemetry is not None:
+        loaded = getattr(engine.workspace.catalog, "loaded_event", None)
+        if (
+            loaded is not None
+        ):  # discovery ran before the engine: traced now, at its times
+            telemetry(loaded())
         engine.subscribe(telemetry)
         engine.tools.trace_context = telemetry.trace_context
     return telemetry

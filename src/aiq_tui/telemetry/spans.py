@@ -36,6 +36,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from aiq_tui.events import (
     BudgetChanged,
+    CatalogLoaded,
     CatalogReloaded,
     CompressionApplied,
     ErrorRaised,
@@ -194,6 +195,20 @@ class TraceBuilder:
             if self._turn is not None:
                 self._turn.set_attribute("error.type", "turn_error")
                 self._turn.set_status(Status(StatusCode.ERROR, event.message))
+        elif isinstance(event, CatalogLoaded):
+            # Discovery at start-up, before any turn: a span of its own, at its own times.
+            span = self.tracer.start_span(
+                "aiq.skills.discover",
+                start_time=event.started_ns,
+                attributes={
+                    "aiq.catalog.skills": event.skills,
+                    "aiq.catalog.dormant": event.dormant,
+                    "aiq.catalog.directories": event.directories,
+                    "aiq.catalog.problems": event.problems,
+                    "aiq.catalog.cached": event.cached,
+                },
+            )
+            span.end(end_time=event.started_ns + int(event.seconds * 1e9))
         elif isinstance(event, CatalogReloaded):
             self._event(
                 "aiq.catalog.reloaded",

@@ -7,6 +7,8 @@ from typing import Any
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from aiq_tui.skills.invocation import user_invocable
+
 # (palette label, help text, app action string)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
     ("Match inspector", "Rank skills for a query, per-term breakdown", "inspector"),
@@ -119,8 +121,23 @@ class AiqCommands(Provider):
                     ),
                 )
             else:
+                meta = catalog.get(name)
+                runnable = (
+                    meta is None or not meta.extras or user_invocable(meta.extras)
+                )
                 entries = (
                     (f"Open skill: {name}", f"open_skill({name!r})", "Skill viewer"),
+                    *(
+                        (
+                            (
+                                f"Run skill: {name}",
+                                f"activate_skill({name!r})",
+                                "Load it in full now (/skill NAME); a skill only you run too",
+                            ),
+                        )
+                        if runnable
+                        else ()
+                    ),
                     (
                         f"Trigger evals: {name}",
                         f"trigger_eval({name!r})",
