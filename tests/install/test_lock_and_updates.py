@@ -214,6 +214,30 @@ def test_check_reports_local_edits(
     assert beta["locally_modified"] and beta["state"] == "up-to-date"
 
 
+def test_a_name_no_lockfile_holds_is_a_usage_error_never_every_skill(
+    make_repo: RepoFactory, project: Path, capsys: Capsys
+) -> None:
+    repo = make_repo("two", two_skills)
+    assert install_project(repo.url) == 0
+    locked = lock_of(project)["skills"]["beta"]["commit"]
+    repo.write("skills/beta/SKILL.md", skill_md("beta", "Draft beta letters"))
+    repo.commit("beta changes")
+    capsys.readouterr()
+    for command in ("check", "update"):
+        # a typo with --scope once read as "no names", so every skill was checked or updated
+        assert main(["skills", command, "--scope", "project", "gamma"]) == 2
+        err = capsys.readouterr().err
+        assert "skills-lock.json of the project scope names gamma" in err
+        # and a typo beside a real name was dropped without a word
+        assert main(["skills", command, "alpha", "gamma"]) == 2
+        assert "names gamma" in capsys.readouterr().err
+    assert lock_of(project)["skills"]["beta"]["commit"] == locked  # nothing updated
+    assert (
+        "beta letters"
+        not in (project / ".agents" / "skills" / "beta" / "SKILL.md").read_text()
+    )
+
+
 def test_remove_takes_the_skill_out_of_every_agent_folder_and_the_lockfile(
     make_repo: RepoFactory, project: Path, capsys: Capsys
 ) -> None:

@@ -383,23 +383,51 @@ def _usage_errors() -> tuple[type[Exception], ...]:
 
 def _scopes(
     args: argparse.Namespace, workspace: Any, names: Sequence[str]
-) -> list[str]:
-    """The scopes to act on: ``--scope``, else those whose lockfile exists (project first),
-    narrowed to those naming ``names`` when given."""
+) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+    """The scopes to act on, each with the ``names`` its lockfile holds (``()``: all of its
+    skills, when no names are given) — ``--scope``, else those whose lockfile exists
+    (project first) — and the names no lockfile of those scopes holds. Each lockfile is read
+    once here."""
     from aiq_tui.skills.install.lockfile import read_lock
     from aiq_tui.skills.install.targets import lock_path
 
     chosen = option(args, "scope")
-    if chosen:
-        return [chosen]
-    scopes = []
-    for scope in ("project", "user"):
+    scopes: list[tuple[str, tuple[str, ...]]] = []
+    for scope in [chosen] if chosen else ["project", "user"]:
         path = lock_path(scope, workspace.home, workspace.cwd)  # type: ignore[arg-type]
-        if not path.is_file():
+        if not chosen and not path.is_file():
             continue
-        if names and not set(names) & set(read_lock(path).skills):
+        if not names:
+            scopes.append((scope, ()))
             continue
-        scopes.append(scope)
+        known = read_lock(path).skills
+        here = tuple(name for name in names if name in known)
+        if here:
+            scopes.append((scope, here))
+    held = {name for _scope, here in scopes for name in here}
+    return scopes, [name for name in names if name not in held]
+
+
+def _locked_scopes(
+    args: argparse.Namespace, workspace: Any, names: Sequence[str], none: str
+) -> list[tuple[str, tuple[str, ...]]] | int:
+    """:func:`_scopes`, or the exit code of a usage error: a name no lockfile holds (it is
+    never dropped, nor read as "every skill"), or ``none`` when no lockfile exists."""
+    try:
+        scopes, unknown = _scopes(args, workspace, names)
+    except _errors() as exc:
+        return _fail(args, str(exc))
+    if unknown:
+        where = (
+            f" of the {option(args, 'scope')} scope" if option(args, "scope") else ""
+        )
+        return _fail(
+            args,
+            f"no skills-lock.json{where} names {', '.join(unknown)}; {none}",
+            EXIT_USAGE,
+        )
+    if not scopes:
+        return _fail(args, f"no skills-lock.json here; {none}", EXIT_USAGE)
     return scopes
 
 
@@ -604,32 +632,25 @@ def _update(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
+    names = tuple(option(args, "names") or ())
+    scopes = _locked_scopes(
+        args, workspace, names, "install some with `aiq-tui skills install SOURCE`"
+    )
+    if isinstance(scopes, int):
+        return scopes
     console = make_console(args)
     context, progress = _context(args, workspace, console)
-    names = tuple(option(args, "names") or ())
-    scopes = _scopes(args, workspace, names)
-    if not scopes:
-        return _fail(
-            args,
-            "no skills-lock.json names these skills; install some with `aiq-tui skills install SOURCE`",
-            EXIT_USAGE,
-        )
     results = []
     try:
-        for scope in scopes:
-            lock_names = _names_in(workspace, scope, names)
-            results.append(
-                (
-                    scope,
-                    update(
-                        context,
-                        scope,
-                        lock_names,
-                        option(args, "ref"),
-                        bool(option(args, "force")),
-                    ),
-                )
-            )  # type: ignore[arg-type]
+        for scope, here in scopes:
+            result = update(
+                context,
+                scope,  # type: ignore[arg-type]
+                here,
+                option(args, "ref"),
+                bool(option(args, "force")),
+            )
+            results.append((scope, result))
     except _errors() as exc:
         progress.done()
         return _fail(args, str(exc))
@@ -663,36 +684,22 @@ def _update(args: argparse.Namespace) -> int:
     return code
 
 
-def _names_in(workspace: Any, scope: str, names: Sequence[str]) -> tuple[str, ...]:
-    from aiq_tui.skills.install.lockfile import read_lock
-    from aiq_tui.skills.install.targets import lock_path
-
-    if not names:
-        return ()
-    known = read_lock(lock_path(scope, workspace.home, workspace.cwd)).skills  # type: ignore[arg-type]
-    return tuple(n for n in names if n in known)
-
-
 def _check(args: argparse.Namespace) -> int:
     from aiq_tui.skills.install.updates import survey
 
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
+    names = tuple(option(args, "names") or ())
+    scopes = _locked_scopes(args, workspace, names, "nothing to check")
+    if isinstance(scopes, int):
+        return scopes
     console = make_console(args)
     context, progress = _context(args, workspace, console)
-    names = tuple(option(args, "names") or ())
-    scopes = _scopes(args, workspace, names)
-    if not scopes:
-        return _fail(
-            args, "no skills-lock.json names these skills; nothing to check", EXIT_USAGE
-        )
     rows = []
     try:
-        for scope in scopes:
-            statuses, _opened = survey(
-                context, scope, _names_in(workspace, scope, names)
-            )  # type: ignore[arg-type]
+        for scope, here in scopes:
+            statuses, _opened = survey(context, scope, here)  # type: ignore[arg-type]
             rows += [(scope, status) for status in statuses]
     except _errors() as exc:
         progress.done()
@@ -777,13 +784,14 @@ def _remove(args: argparse.Namespace) -> int:
     if workspace is None:
         return EXIT_USAGE
     names = tuple(args.names)
-    scopes = _scopes(args, workspace, names)
-    if not scopes:
-        return _fail(
-            args,
-            f"no skills-lock.json names {', '.join(names)}; delete a skill of your own with `aiq-tui skills rm NAME`",
-            EXIT_USAGE,
-        )
+    scopes = _locked_scopes(
+        args,
+        workspace,
+        names,
+        "delete a skill of your own with `aiq-tui skills rm NAME`",
+    )
+    if isinstance(scopes, int):
+        return scopes
     if not option(args, "yes"):
         if not sys.stdin.isatty():
             return _fail(
@@ -799,17 +807,17 @@ def _remove(args: argparse.Namespace) -> int:
             return _fail(args, "nothing removed")
     context, _progress = _context(args, workspace, make_console(args))
     done = []
-    left = list(names)
+    taken: set[str] = (
+        set()
+    )  # a name locked in both scopes goes from the first (project)
     try:
-        for scope in scopes:
-            here = _names_in(workspace, scope, left)
-            if here:
-                done += remove(context, scope, here)  # type: ignore[arg-type]
-                left = [n for n in left if n not in here]
+        for scope, here in scopes:
+            mine = [name for name in here if name not in taken]
+            if mine:
+                done += remove(context, scope, mine)  # type: ignore[arg-type]
+                taken.update(mine)
     except _errors() as exc:
         return _fail(args, str(exc))
-    if left:
-        return _fail(args, f"no skills-lock.json names {', '.join(left)}", EXIT_USAGE)
     _after_write(workspace, [Path(p) for item in done for p in item.removed])
     if option(args, "json"):
         print_json(
