@@ -100,7 +100,9 @@ def test_the_final_url_is_recorded_as_the_source(host: str, tmp_path: Path) -> N
     assert name == "deploy-guide"
     entry = read_lock(home.root / "skills-lock.json").skills[name]
     assert entry.source == f"http://{host}/skills/deploy/SKILL.md"
-    assert "source:" not in path.read_text()  # the SKILL.md stays as its author wrote it
+    assert (
+        "source:" not in path.read_text()
+    )  # the SKILL.md stays as its author wrote it
 
 
 @pytest.mark.parametrize(

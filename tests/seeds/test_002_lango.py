@@ -20,6 +20,7 @@ from aiq_tui.skills.builder import (
     composite_from_last_turn,
 )
 from aiq_tui.skills.executor import DangerousScriptError, SkillExecutor, SkillProgram
+from aiq_tui.skills.imported import source_of
 from aiq_tui.skills.store import (
     SkillEntry,
     ensure_defaults,
@@ -28,7 +29,6 @@ from aiq_tui.skills.store import (
     render,
 )
 from aiq_tui.tools.registry import approve_all
-from aiq_tui.skills.imported import source_of
 from aiq_tui.workspace import Workspace
 from tests.seeds.seed_support import call_tool, config
 
@@ -474,7 +474,9 @@ def test_imported_skill(tmp_path: Path, home: Path, cli) -> None:
     workspace = Workspace.open()
     # Seed 002's "source" of an imported skill: kept in the home's skills-lock.json, never
     # as a frontmatter field (which the Agent Skills specification does not allow).
-    assert source_of(workspace.catalog.get("ext"), workspace.home) == str(source.resolve())
+    assert source_of(workspace.catalog.get("ext"), workspace.home) == str(
+        source.resolve()
+    )
 
 
 def test_local_skill(home: Path, cli) -> None:

@@ -17,11 +17,11 @@ from aiq_tui.config import AppConfig
 from aiq_tui.conversation import ToolCall
 from aiq_tui.skills.definition import definition_from_body
 from aiq_tui.skills.executor import SkillExecutionError
+from aiq_tui.skills.imported import source_of
 from aiq_tui.skills.importer import ImportError_, import_skills
 from aiq_tui.skills.store import SkillEntry, StoreError, set_frontmatter_field
 from aiq_tui.skills.template_render import go_to_jinja, render_template
 from aiq_tui.tools.base import Decision
-from aiq_tui.skills.imported import source_of
 from aiq_tui.workspace import Workspace
 
 
