@@ -251,7 +251,7 @@ class Engine:
         self._catalog_level = CatalogLevel.FULL
         self._breakdown = self.current_prompt().breakdown
         if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+            provider.on_retry = self._on_retry
 
     @classmethod
     def create(
@@ -627,6 +627,8 @@ class Engine:
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
+            if tool is None:
+                continue  # unregistered between names() and get(): nothing to offer
             if (
                 name.startswith("skill_")
                 and skill_for_tool(self.workspace.catalog, name) not in loaded
@@ -663,7 +665,8 @@ class Engine:
         skill = self.skill_for_tool(tool_name)
         meta = self.workspace.catalog.get(skill) if skill is not None else None
         if (
-            meta is None
+            skill is None
+            or meta is None
             or skill in self.skills.explicit
             or model_invocable(meta.extras)
         ):
@@ -1119,7 +1122,7 @@ class Engine:
             config.sessions
         )  # the next read of a saved session
         if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+            provider.on_retry = self._on_retry
         self.session.provider, self.session.model = provider.name, provider.model
         if self.counter.retarget(provider.model, self.config.context.encoding):
             # The new model counts in another encoding (gpt-4o: o200k): loaded off the event

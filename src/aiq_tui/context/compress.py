@@ -297,16 +297,12 @@ def plan(
     started = stage_for(before / window if window else float("inf"), settings)
     if not settings.compression:
         fits = before <= window
-        notes = (
-            ()
-            if fits
-            else (
-                f"{before - window} tokens over the {window}-token window and compression is off "
-                "(context.compression: false)",
-            )
+        off = (
+            f"{before - window} tokens over the {window}-token window and compression is off "
+            "(context.compression: false)"
         )
         return CompressionPlan(
-            Stage.NONE, window, before, before, fits=fits, notes=notes
+            Stage.NONE, window, before, before, fits=fits, notes=() if fits else (off,)
         )
     if started is Stage.NONE:
         return CompressionPlan(started, window, before, before, fits=before <= window)

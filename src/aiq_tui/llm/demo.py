@@ -494,11 +494,11 @@ class DemoProvider:
             )
         if turn.calls_to("file_operations"):
             return None
-        path = file_path(question)
-        if path and wants_read(question):
+        named = file_path(question)
+        if named and wants_read(question):
             return make(
                 "file_operations",
-                {op_key: _enum_choice(spec, op_key, "read"), path_key: path},
+                {op_key: _enum_choice(spec, op_key, "read"), path_key: named},
             )
         if listing:
             return make(
@@ -588,7 +588,7 @@ class DemoProvider:
         if call.name == "use_skill":
             return f"Loading the skill `{next(iter(call.arguments.values()), '')}`."
         if call.name == "execute_command":
-            argv = next(iter(call.arguments.values()), [])
+            argv: object = next(iter(call.arguments.values()), [])
             shown = " ".join(argv) if isinstance(argv, list) else str(argv)
             return f"Running the command `{shown}`{follow}."
         if call.name == "file_operations":

@@ -591,7 +591,7 @@ class SkillIndex:
         if excluding:
             self._apply_exclusions(scores, boosts, weights, excluding)
         key = _order
-        if top_k is None:
+        if keep is None:  # no top_k: rank them all
             ordered = sorted(scores.items(), key=key)
         else:
             ordered = heapq.nsmallest(max(keep, LIFT_WINDOW), scores.items(), key=key)
@@ -1056,7 +1056,7 @@ class SkillIndex:
         reasons: list[str] = []
         if not terms:
             reasons.append("the query has no terms left after removing stop-words")
-        elif match is None:
+        elif match is None or not rank:
             searched = "name, description, tags or triggers" + (
                 " or body" if doc.has_body else ""
             )

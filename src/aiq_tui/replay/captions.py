@@ -390,9 +390,8 @@ def _requested(data: Record) -> str:
     skill = _skill_called(data)
     if skill and name == "use_skill":
         return f"the model loads {skill} with use_skill"
-    arguments = (
-        data.get("arguments") if isinstance(data.get("arguments"), Mapping) else {}
-    )
+    given = data.get("arguments")
+    arguments: Mapping[str, object] = given if isinstance(given, Mapping) else {}
     shown = ", ".join(
         f"{k}={_cut(_flat(str(v)), 60)}" for k, v in list(arguments.items())[:2]
     )

@@ -551,7 +551,7 @@ def _apply(
                 ),
             )
         tools = _update(tools, call_id, **changes)
-        entries = (
+        entries: tuple[Entry, ...] = (
             Entry(
                 "notice",
                 f"{'✓' if ok else '✗'} {data.get('name')}: {data.get('summary', '')}",
@@ -569,10 +569,10 @@ def _apply(
         return replace(state, tools=tools, conversation=_closed(state) + entries)
     if kind == "turn_finished":
         conversation = _closed(state)
-        text = data.get("text")
+        final = data.get("text")
         answers = _turn_answers(conversation)
-        if text and not (answers and answers[-1].text == text):
-            conversation += (Entry("answer", str(text)),)
+        if final and not (answers and answers[-1].text == final):
+            conversation += (Entry("answer", str(final)),)
         if data.get("cancelled"):
             conversation += (
                 Entry(

@@ -103,7 +103,7 @@ class McpFleet:
         cwd: Path,
         registry: ToolRegistry,
         emit: Callable[[McpServerChanged], None],
-        on_tools_changed: Callable[[], None] | None = None,
+        on_tools_changed: Callable[[], object] | None = None,  # its result is ignored
     ) -> None:
         self.home = home
         self.config = config
