@@ -443,9 +443,8 @@ class SkillCatalog:
         meta = self.find(name)
         if meta is None:
             renamed = self._renamed_disabled(name) if status == "active" else None
-            if renamed is None:
-                self.require(name)
-            meta_path = renamed
+            # Neither found nor disabled: require() raises, naming close matches.
+            meta_path = renamed if renamed is not None else self.require(name).path
         else:
             meta_path = meta.path
         set_status_in_file(meta_path, status)

@@ -357,12 +357,12 @@ class ToolRegistry:
                     )
 
                 result = await run_with_approval(arguments, ask_more)
-            elif getattr(tool, "run_observed", None) is not None:
+            elif (observed := getattr(tool, "run_observed", None)) is not None:
                 # A tool that calls out (an MCP server) reports its request and sends the call's
                 # trace context along, so the server's own spans join the turn's trace.
-                result = await tool.run_observed(
+                result = await observed(
                     arguments, CallObserver(call.id, emit, self.trace_context)
-                )  # type: ignore[attr-defined]
+                )
             else:
                 result = await tool.run(arguments)
         except (

@@ -676,8 +676,10 @@ class McpFleet:
             used += tokens
             chosen.add(name)
         return [
-            self.registry.get(name).spec for name in self.tool_names() if name in chosen
-        ]  # type: ignore[union-attr]
+            tool.spec
+            for name in self.tool_names()
+            if name in chosen and (tool := self.registry.get(name)) is not None
+        ]
 
     def ready_specs(self) -> list[ToolSpec]:
         """Every ready server's tool definitions, in config order (what ``tool_search`` searches)."""
