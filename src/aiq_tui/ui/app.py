@@ -59,7 +59,7 @@ from aiq_tui.ui.messages import (
 from aiq_tui.ui.pane_actions import PaneActions
 from aiq_tui.ui.project_trust import ProjectTrust
 from aiq_tui.ui.prompt_completion import PromptCompletion
-from aiq_tui.ui.render_caches import release_removed_widgets
+from aiq_tui.ui.textual_compat import release_removed_widgets
 from aiq_tui.ui.session_control import SessionControl
 from aiq_tui.ui.settings_control import SettingsControl
 from aiq_tui.ui.skill_actions import SkillActions

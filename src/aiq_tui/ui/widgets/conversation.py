@@ -20,7 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.render_caches import release_removed_widgets
+from aiq_tui.ui.textual_compat import anchor_released, release_removed_widgets
 
 if TYPE_CHECKING:
     from aiq_tui.ui.widgets.answer import AnswerView
@@ -140,7 +140,7 @@ class Conversation(VerticalScroll):
     @property
     def scrolled_up(self) -> bool:
         """The user scrolled away from the newest message (Textual released the anchor)."""
-        return self.is_anchored and self._anchor_released
+        return self.is_anchored and anchor_released(self)
 
     def _arrived(self) -> None:
         if self.scrolled_up:
