@@ -59,12 +59,12 @@ from aiq_tui.ui.messages import (
 from aiq_tui.ui.pane_actions import PaneActions
 from aiq_tui.ui.project_trust import ProjectTrust
 from aiq_tui.ui.prompt_completion import PromptCompletion
-from aiq_tui.ui.textual_compat import release_removed_widgets
 from aiq_tui.ui.session_control import SessionControl
 from aiq_tui.ui.settings_control import SettingsControl
 from aiq_tui.ui.skill_actions import SkillActions
 from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
+from aiq_tui.ui.textual_compat import release_removed_widgets
 from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.view import StateView, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge

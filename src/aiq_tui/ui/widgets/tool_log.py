@@ -105,7 +105,6 @@ class ToolLog(OwnVirtualSize, DataTable):
         self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
         bound_table_caches(self, RENDER_CACHE_ROWS)
 
-
     def on_mount(self) -> None:
         # Fixed widths: a column that grows as results arrive would reflow the table
         # mid-turn (and make pictures of it depend on timing).
