@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
@@ -21,10 +21,6 @@ from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.textual_compat import anchor_released, release_removed_widgets
-
-if TYPE_CHECKING:
-    from aiq_tui.ui.widgets.answer import AnswerView
-
 
 SUMMARISED_MARK = "summarised"
 """The label a turn folded into a compression summary carries on its first line."""
@@ -101,7 +97,6 @@ class Conversation(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Conversation"
-        self._answer: AnswerView | None = None
         self.last_answer = ""
         self.shown: tuple[
             Any, ...
@@ -188,12 +183,6 @@ class Conversation(VerticalScroll):
     # -- content ---------------------------------------------------------------------------
     # Every text enters here made printable: a model's answer, a tool's output or a session
     # file is shown with its control characters escaped, never obeyed by the terminal.
-    async def add_user(self, text: str, message_id: str = "") -> None:
-        text = printable(text)
-        await self._leave_welcome()
-        await self.mount(UserTurn(text, message_id))
-        self._arrived()
-
     async def add_notice(self, text: str, kind: str = "info") -> None:
         if (
             not self.is_attached
@@ -201,73 +190,6 @@ class Conversation(VerticalScroll):
             return
         await self.mount(Notice(printable(text), kind))
         self._arrived()
-
-    async def add_answer(self, text: str) -> None:
-        """A complete answer (resumed sessions)."""
-        text = printable(text)
-        await self._leave_welcome()
-        from aiq_tui.ui.widgets.answer import AnswerView
-
-        await self.mount(AnswerView(text))
-        self.last_answer = text
-        self._arrived()
-
-    async def stream(self, fragment: str) -> None:
-        fragment = printable(fragment)
-        if self._answer is None:
-            from aiq_tui.ui.widgets.answer import AnswerView
-
-            self._answer = AnswerView()
-            await self.mount(self._answer)
-        await self._answer.write(fragment)
-        self._arrived()
-
-    async def close_segment(self) -> None:
-        """The model paused to call a tool: what it said so far stays above the tool notices,
-        and its next words start a new block below them."""
-        answer, self._answer = self._answer, None
-        if answer is not None:
-            await answer.finish()
-            self.last_answer = answer.text
-
-    async def end_answer(self, final: str, *, cancelled: bool = False) -> None:
-        final = printable(final)
-        answer, self._answer = self._answer, None
-        if answer is None and final and final != self.last_answer:
-            from aiq_tui.ui.widgets.answer import AnswerView
-
-            answer = AnswerView()
-            await self.mount(answer)
-        if answer is not None:
-            await answer.finish(final or None)
-            self.last_answer = answer.text
-        if cancelled:
-            await self.add_notice(
-                "turn cancelled — the partial answer was kept", "warning"
-            )
-
-    async def mark_summarised(self, message_ids: Sequence[str]) -> int:
-        """Dim the turns whose question was folded into a compression summary (and what was
-        shown for them), say so once below, and return how many turns were newly marked."""
-        wanted, marked, inside = set(message_ids), 0, False
-        for child in self.children:
-            if isinstance(child, UserTurn):
-                inside = child.message_id in wanted and not child.has_class(
-                    "-summarised"
-                )
-                if inside:
-                    marked += 1
-                    child.mark(True)
-            if inside:
-                child.add_class("-summarised")
-        if marked:
-            await self.add_notice(
-                f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
-                f"({len(wanted)} messages) now live in one summary — dimmed above, "
-                "marked 'summarised'",
-                "info",
-            )
-        return marked
 
     async def show(self, entries: Sequence[Any]) -> None:
         """Draw the view state's conversation (:class:`~aiq_tui.replay.state.Entry` blocks),
