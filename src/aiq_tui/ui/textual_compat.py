@@ -16,8 +16,11 @@ Two widgets also *override* private methods (the tests cover their signatures):
 
 from __future__ import annotations
 
-from textual.widget import Widget
-from textual.widgets import DataTable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the tool log's module loads DataTable after the first frame, not this one
+    from textual.widget import Widget
+    from textual.widgets import DataTable
 
 #: DataTable's private render caches and the share of the row bound each gets (cells: every
 #: column of that many rows).
@@ -46,7 +49,7 @@ def release_removed_widgets() -> None:
         clear()
 
 
-def bound_table_caches(table: DataTable, rows: int) -> None:
+def bound_table_caches(table: DataTable[Any], rows: int) -> None:
     """Size ``table``'s render caches to ``rows`` rows (never larger than Textual's own). A
     Textual that renamed them keeps its own sizes, and the table works the same."""
     for name, share in TABLE_CACHES:
