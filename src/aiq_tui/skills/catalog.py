@@ -42,6 +42,7 @@ from aiq_tui.skills.store import (
     write_resource,
     write_skill,
 )
+from aiq_tui.skills.tool_names import tool_owners
 
 if TYPE_CHECKING:
     from aiq_tui.events import CatalogLoaded
@@ -117,6 +118,9 @@ class SkillCatalog:
         self._problems: tuple[Problem, ...] = result.problems if result else ()
         self.generation = 0
         """Bumped by every scan (caches keyed on the catalog use it)."""
+        self._owners: tuple[int, dict[str, str]] | None = (
+            None  # (generation, tool → skill)
+        )
         self._reported: dict[str, SkillMeta] = dict(
             self._metas
         )  # what the last rescan() reported
@@ -140,6 +144,13 @@ class SkillCatalog:
 
     def __len__(self) -> int:
         return len(self._metas)
+
+    def tool_owners(self) -> dict[str, str]:
+        """``skill_<name>`` tool → skill name for the active skills, kept until a rescan."""
+        kept = self._owners
+        if kept is None or kept[0] != self.generation:
+            kept = self._owners = (self.generation, tool_owners(self))
+        return kept[1]
 
     def __contains__(self, name: object) -> bool:
         return name in self._metas
