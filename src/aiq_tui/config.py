@@ -18,15 +18,12 @@ chose checks it there (``--provider``) or saves through :func:`parse_settings`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta, Struct, field
 
 from aiq_tui.locations import Home
-
-if TYPE_CHECKING:
-    from aiq_tui.llm.windows import ContextWindow
 
 Permission = Literal["allow", "ask", "deny"]
 HarnessName = Literal[
@@ -642,20 +639,6 @@ class AppConfig(_Section):
     sessions: SessionSettings = field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
     install: InstallSettings = field(default_factory=InstallSettings)
-
-    def context_window(self) -> int:
-        """The window in force for the active provider (see :meth:`window_info`)."""
-        return self.window_info().tokens
-
-    def window_info(
-        self, provider: str | None = None, model: str | None = None
-    ) -> ContextWindow:
-        """The :class:`~aiq_tui.llm.windows.ContextWindow` for ``provider`` (default: the
-        active one): config override, else the provider's own setting, else the model's known
-        window, else the kind's default — with its source."""
-        from aiq_tui.llm.windows import resolve_window
-
-        return resolve_window(self, provider, model)
 
 
 class SourceSettings(_Section):

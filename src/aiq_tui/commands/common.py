@@ -333,7 +333,9 @@ def window_label(args: argparse.Namespace, config: Any) -> str:
     window = option(args, "window")
     if window:
         return f"{window:,} (--window)"
-    return config.window_info().label
+    from aiq_tui.llm.windows import resolve_window
+
+    return resolve_window(config).label
 
 
 def run_exported(engine: Engine, main: Callable[[], Awaitable[int]]) -> int:

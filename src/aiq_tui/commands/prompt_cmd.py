@@ -18,6 +18,7 @@ from aiq_tui.commands.common import (
     print_json,
     window_label,
 )
+from aiq_tui.llm.windows import resolve_window
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
@@ -100,7 +101,7 @@ def _prompt(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
-    window = window or workspace.config.context_window()
+    window = window or resolve_window(workspace.config).tokens
     if simulate is not None:
         return _simulate(args, workspace, simulate, window, query)
     return _show(args, workspace, query, window)
@@ -214,7 +215,7 @@ def _build(
     from aiq_tui.agent.engine import Engine
 
     config = workspace.config
-    if window != config.context_window():
+    if window != resolve_window(config).tokens:
         workspace.config = msgspec.structs.replace(
             config, context=msgspec.structs.replace(config.context, window=window)
         )

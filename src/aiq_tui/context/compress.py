@@ -43,6 +43,7 @@ from aiq_tui.config import ContextSettings
 from aiq_tui.context.model import (
     CatalogCut,
     CatalogOption,
+    CompressionApplied,
     CompressionPlan,
     Eviction,
     ShrunkResult,
@@ -58,7 +59,6 @@ from aiq_tui.context.summary import (
 )
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, TokenCounter
 from aiq_tui.conversation import Message, Role
-from aiq_tui.events import CompressionApplied
 from aiq_tui.figures import decisive
 from aiq_tui.skills.model import SkillState
 

@@ -28,6 +28,7 @@ from aiq_tui.doctor.content import content_findings
 from aiq_tui.doctor.model import DoctorReport, Finding, Target, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.problems import Problem
 from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.skills.check import ListedProblems
@@ -98,14 +99,12 @@ def choose_target(
             why = f"{count} of {len(metas)} skills live in its folders or plugins"
         else:
             chosen, why = profile("aiq"), "no skill lives in a harness's folder"
-    window = chosen.window or config.context_window()
+    window = chosen.window or resolve_window(config).tokens
     note = chosen.window_note if chosen.window else window_note(config)
     return Target(chosen.name, chosen.title, window, note, why)
 
 
 def window_note(config: AppConfig) -> str:
-    from aiq_tui.llm.windows import resolve_window
-
     return f"the configured window ({resolve_window(config).label})"
 
 

@@ -45,7 +45,6 @@ from aiq_tui.skills.store import (
 from aiq_tui.skills.tool_names import tool_owners
 
 if TYPE_CHECKING:
-    from aiq_tui.events import CatalogLoaded
     from aiq_tui.secret_guard import SecretGuard
     from aiq_tui.skills.catalog_cache import CatalogCache
 
@@ -174,20 +173,6 @@ class SkillCatalog:
     def find(self, name: str) -> SkillMeta | None:
         """Metadata of a skill whatever its status."""
         return self._metas.get(name) or self._dormant.get(name)
-
-    def loaded_event(self) -> CatalogLoaded:
-        """The first scan as an event: what :func:`aiq_tui.telemetry.attach_telemetry` traces."""
-        from aiq_tui.events import CatalogLoaded
-
-        return CatalogLoaded(
-            skills=len(self._metas),
-            dormant=len(self._dormant),
-            directories=len(self.dirs),
-            problems=len(self._problems),
-            started_ns=self.scan_started_ns,
-            seconds=self.scan_seconds,
-            cached=self.scan_cached,
-        )
 
     @property
     def problems(self) -> tuple[Problem, ...]:

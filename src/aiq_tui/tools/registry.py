@@ -15,13 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolCall, ToolSpec
-from aiq_tui.events import (
-    EventSink,
-    ToolCallApproved,
-    ToolCallDenied,
-    ToolCallFinished,
-    ToolCallRequested,
-)
 from aiq_tui.tools.base import (
     ApprovalRequest,
     Approver,
@@ -29,6 +22,13 @@ from aiq_tui.tools.base import (
     Decision,
     Tool,
     ToolResult,
+)
+from aiq_tui.tools.events import (
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallRequested,
+    ToolEventSink,
 )
 from aiq_tui.tools.policy import (
     ALWAYS_ASK_KEYS,
@@ -218,7 +218,7 @@ class ToolRegistry:
         self,
         call: ToolCall,
         approver: Approver | None,
-        emit: EventSink,
+        emit: ToolEventSink,
         active_allowed_tools: tuple[str, ...] | None = None,
         *,
         preapproving: tuple[str, ...] | None = _UNSET,
@@ -390,7 +390,7 @@ class ToolRegistry:
         key: str,
         detail: str,
         approver: Approver | None,
-        emit: EventSink,
+        emit: ToolEventSink,
         *,
         rememberable: bool = True,
     ) -> ToolResult | None:

@@ -118,7 +118,7 @@ class DeferredStart:
         self.mount_timeline()
         if (
             not gc.isenabled()
-        ):  # ui.run paused it for start-up: what exists now lives all session
+        ):  # tui_cmd paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
         app.run_worker(self.warm_up, thread=True, group="warm-up", exit_on_error=False)

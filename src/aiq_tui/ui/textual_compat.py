@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the tool log's module loads DataTable after the first frame, not this one
+# For types only: the tool log's module loads DataTable after the first frame, not this one.
+if TYPE_CHECKING:
     from textual.widget import Widget
     from textual.widgets import DataTable
 

@@ -5,7 +5,7 @@ Rules a caller may rely on:
 
 * :meth:`McpFleet.start` is idempotent and returns once every server that may start has
   started or failed (each bounded by ``mcp.startup_timeout_seconds``); a failure is a state with
-  a message (:meth:`problems`, an :class:`~aiq_tui.events.McpServerChanged` event), never an
+  a message (:meth:`problems`, an :class:`~aiq_tui.tools.mcp.events.McpServerChanged` event), never an
   exception.
 * A project's server (``.mcp.json``) starts once the user approved this very definition
   (:mod:`.approvals`, ``aiq-tui mcp approve``). Otherwise it is asked about only in a trusted
@@ -39,8 +39,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.events import McpServerChanged
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.tools.mcp.events import McpServerChanged
 from aiq_tui.tools.mcp.servers import ServerDefinition, all_servers, tool_name
 
 if TYPE_CHECKING:

@@ -22,6 +22,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select
 
 from aiq_tui.config import AppConfig, ConfigError
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.ui.config_file import save_settings, validation_message
 from aiq_tui.ui.screens.dialog import Dialog
 
@@ -74,7 +75,7 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
                     yield Label("Window (tokens)")
                     yield Input(
                         str(context.window or ""),
-                        placeholder=f"provider default ({config.context_window():,})",
+                        placeholder=f"provider default ({resolve_window(config).tokens:,})",
                         id="window",
                         type="integer",
                     )

@@ -8,7 +8,7 @@ an editor — so an author edits the description and watches the rows turn. ``t`
 the last message sent in the conversation as a should / should-not trigger query (the file
 and its folder are created on first use); Enter on a row shows why it passed or failed.
 
-``p`` runs the description tuner (``skills tune``'s loop, :func:`aiq_tui.commands.tune_cmd.run_tune`)
+``p`` runs the description tuner (``skills tune``'s loop, :func:`aiq_tui.tuning.tune_skill`)
 in a worker and shows its proposal before anything is written: the word diff, the train and
 test figures before → after, and why it stopped. ``w`` writes that description into SKILL.md
 (only the description; refused when the file changed since) and the rows are scored again.
@@ -104,7 +104,7 @@ def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> 
 
 def proposal_text(result: Any) -> Text:
     """The tuner's proposal as the view shows it: figures before → after, why it stopped, the diff."""
-    from aiq_tui.commands.tune_cmd import diff_ops
+    from aiq_tui.tuning import diff_ops
 
     before, after = result.original, result.best
     text = Text()
@@ -368,7 +368,7 @@ class TriggerEvalScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="trigger-eval-tune", exit_on_error=False)
     def propose(self, cases: tuple[Any, ...]) -> None:
-        from aiq_tui.commands.tune_cmd import run_tune
+        from aiq_tui.tuning import tune_skill
 
         workspace = self.engine.workspace
         settings = self.engine.config.evals
@@ -376,7 +376,7 @@ class TriggerEvalScreen(Screen[None]):
         try:
             if meta is None:
                 raise LookupError("the skill is no longer in the catalog")
-            result, _size = run_tune(
+            result, _size = tune_skill(
                 workspace,
                 meta,
                 list(cases),
