@@ -555,6 +555,7 @@ def _show(args: argparse.Namespace) -> int:
             }
             for r in resources
         ]
+        data["resources_stopped"] = getattr(resources, "stopped", None)
         print_json(data)
         return EXIT_OK
     from rich.markdown import Markdown
@@ -597,6 +598,11 @@ def _show(args: argparse.Namespace) -> int:
         console.print(table)
     else:
         console.print("resources: none")
+    stopped = getattr(resources, "stopped", None)
+    if stopped:  # a bounded walk: the folder holds files the table does not show
+        console.print(
+            f"resources not all listed: {stopped}", style="yellow", markup=False
+        )
     return EXIT_OK
 
 
