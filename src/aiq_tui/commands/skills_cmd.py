@@ -925,12 +925,14 @@ def _import(args: argparse.Namespace) -> int:
             if option(args, "dir")
             else workspace.catalog.writable_dir()
         )
+        skipped: list[str] = []
         imported = import_skills(
             args.source,
             target,
             workspace.config,
             force=bool(option(args, "force")),
             home=workspace.home,  # where it came from goes to the home's skills-lock.json
+            skipped=skipped,
         )
     except ImportError_ as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
@@ -940,6 +942,8 @@ def _import(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     workspace.catalog.rescan()
     _withdraw_confirmations(workspace, [name for name, _ in imported])
+    for refusal in skipped:  # files another program would run: left out, on stderr
+        print(f"aiq-tui: left out: {refusal}", file=sys.stderr)
     if option(args, "json"):
         print_json(
             {
