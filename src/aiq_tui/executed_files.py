@@ -76,6 +76,7 @@ _LISTED: tuple[ExecutedFile, ...] = (
         f"{_CLAUDE}/memory",
         "CLAUDE.md",
         "loads",
+        ("CLAUDE.md", "CLAUDE.local.md"),
     ),
     ExecutedFile(
         r"(^|/)agents(\.override)?\.md$",
@@ -84,6 +85,7 @@ _LISTED: tuple[ExecutedFile, ...] = (
         "https://agents.md ; https://developers.openai.com/codex/guides/agents-md",
         "AGENTS.md",
         "loads",
+        ("AGENTS.md", "AGENTS.override.md"),
     ),
     ExecutedFile(
         r"(^|/)gemini\.md$",
@@ -92,6 +94,7 @@ _LISTED: tuple[ExecutedFile, ...] = (
         "https://geminicli.com/docs/cli/gemini-md/",
         "docs/GEMINI.md",
         "loads",
+        ("GEMINI.md",),
     ),
     ExecutedFile(
         r"^\.cursorrules$",
@@ -319,6 +322,7 @@ _LISTED: tuple[ExecutedFile, ...] = (
         "runs the commands it lists at your next commit (from a pre-commit hook)",
         "https://github.com/lint-staged/lint-staged#configuration",
         ".lintstagedrc.json",
+        protect=(".lintstagedrc", ".lintstagedrc.json", "lint-staged.config.js"),
     ),
     # -- CI: runs at your next push, with the repository's secrets ---------------------------
     ExecutedFile(
@@ -327,6 +331,7 @@ _LISTED: tuple[ExecutedFile, ...] = (
         "runs it at your next push, with the repository's secrets",
         "https://docs.github.com/en/actions/writing-workflows/about-workflows",
         ".github/workflows/ci.yml",
+        protect=(".github", ".gitlab-ci.yml"),
     ),
     # -- package managers: read by every command of theirs, not only by a deliberate run -----
     ExecutedFile(
