@@ -180,6 +180,7 @@ class Engine:
             self.builder.catalog_line,
             granted=lambda meta: granted_tools(workspace.home, meta),
             line_cap=lambda: self.builder.line_cap,
+            window=lambda: self.window,
         )
         from aiq_tui.tools.launch_policy import LaunchPolicy
 

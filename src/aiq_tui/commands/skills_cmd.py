@@ -555,6 +555,7 @@ def _show(args: argparse.Namespace) -> int:
             }
             for r in resources
         ]
+        data["resources_stopped"] = getattr(resources, "stopped", None)
         print_json(data)
         return EXIT_OK
     from rich.markdown import Markdown
@@ -597,6 +598,11 @@ def _show(args: argparse.Namespace) -> int:
         console.print(table)
     else:
         console.print("resources: none")
+    stopped = getattr(resources, "stopped", None)
+    if stopped:  # a bounded walk: the folder holds files the table does not show
+        console.print(
+            f"resources not all listed: {stopped}", style="yellow", markup=False
+        )
     return EXIT_OK
 
 
@@ -919,12 +925,14 @@ def _import(args: argparse.Namespace) -> int:
             if option(args, "dir")
             else workspace.catalog.writable_dir()
         )
+        skipped: list[str] = []
         imported = import_skills(
             args.source,
             target,
             workspace.config,
             force=bool(option(args, "force")),
             home=workspace.home,  # where it came from goes to the home's skills-lock.json
+            skipped=skipped,
         )
     except ImportError_ as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
@@ -934,6 +942,8 @@ def _import(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     workspace.catalog.rescan()
     _withdraw_confirmations(workspace, [name for name, _ in imported])
+    for refusal in skipped:  # files another program would run: left out, on stderr
+        print(f"aiq-tui: left out: {refusal}", file=sys.stderr)
     if option(args, "json"):
         print_json(
             {

@@ -35,6 +35,7 @@ from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.store import StoreError, check_skill_name
+from aiq_tui.tools.run_outside import foreign_write_refusal
 
 if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx
@@ -54,8 +55,11 @@ def import_skills(
     force: bool = False,
     transport: httpx.BaseTransport | None = None,
     home: Home | None = None,
+    skipped: list[str] | None = None,
 ) -> list[tuple[str, Path]]:
     """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
+    A file that would land where another program runs it (:mod:`aiq_tui.executed_files`) is
+    left out, and why is appended to ``skipped``.
     ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``);
     ``home``: the config home whose lockfile records where each skill came from."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
@@ -99,7 +103,9 @@ def import_skills(
         )
         for folder in folders:
             _refuse_links_out(folder, bound)
-        imported = [_install(folder, target, config, force) for folder in folders]
+        imported = [
+            _install(folder, target, config, force, skipped) for folder in folders
+        ]
         if home is not None:
             _record(home, target, imported, recorded, root, folders)
         return imported
@@ -203,7 +209,11 @@ def _refuse_links_out(folder: Path, bound: Path) -> None:
 
 
 def _install(
-    folder: Path, target: Path, config: AppConfig, force: bool
+    folder: Path,
+    target: Path,
+    config: AppConfig,
+    force: bool,
+    skipped: list[str] | None = None,
 ) -> tuple[str, Path]:
     report = check_file(folder / SKILL_FILE, config.skills)
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
@@ -220,15 +230,36 @@ def _install(
             f"{destination} already exists; use --force to replace it, or remove it first "
             f"(aiq-tui skills rm {name})"
         )
+    refusal = foreign_write_refusal(destination / SKILL_FILE)
+    if refusal is not None:
+        raise ImportError_(refusal)
     target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=target))
+    hidden = shutil.ignore_patterns(".*", "__pycache__")
+
+    def ignored(directory: str, names: list[str]) -> set[str]:
+        # What another program would run where the file lands (a skill's AGENTS.md or
+        # CLAUDE.md, a folder inside .husky/): left out, and said (aiq_tui.executed_files).
+        left_out = set(hidden(directory, names))
+        relative = os.path.relpath(directory, folder)
+        for entry in names:
+            if entry in left_out:
+                continue
+            landing = os.path.normpath(os.path.join(destination, relative, entry))
+            refusal = foreign_write_refusal(landing)
+            if refusal is not None:
+                left_out.add(entry)
+                if skipped is not None:
+                    skipped.append(refusal)
+        return left_out
+
     try:
         shutil.copytree(
             folder,
             staging,
             dirs_exist_ok=True,
             symlinks=False,
-            ignore=shutil.ignore_patterns(".*", "__pycache__"),
+            ignore=ignored,
         )
         if destination.exists():
             shutil.rmtree(destination)

@@ -400,6 +400,9 @@ class ToolRegistry:
             approver is approve_all and key in INTERACTIVE_ONLY_KEYS
         ):
             reason = f"{call.name} needs approval ({key}) and no one can answer here; {_how_to_approve(key)}"
+            if key in INTERACTIVE_ONLY_KEYS and detail:
+                # Who would run the file: the model (and the user) learn why it is refused.
+                reason += f" ({detail.splitlines()[-1].lstrip('⚠ ')})"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
         request = ApprovalRequest(

@@ -345,7 +345,7 @@ class McpFleet:
         return (
             await elicitor(request)
             if elicitor is not None
-            else headless_answer(request, False)
+            else headless_answer(request, accept_defaults=False)
         )
 
     async def _list_catalog(
