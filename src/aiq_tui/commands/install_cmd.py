@@ -276,20 +276,21 @@ def _context(
         workspace.cwd,
         progress,
         confirm,
-        risk_checks=(doctor_risks,),  # the safety scan (doctor/safety.py) joins here
+        risk_checks=(doctor_risks,),
     )
     return context, progress
 
 
 def doctor_risks(meta: Any, body: str, resources: Any) -> list[tuple[bool, str]]:
-    """The doctor's per-skill risk checks, as a preflight check: dangerous script commands
-    (errors: the install stops), an allowed-tools that pre-approves a shell (a warning)."""
-    from aiq_tui.doctor.content import content_findings
+    """The doctor's per-skill checks as a preflight check: the safety scan (doctor/safety/:
+    dangerous commands, prompt injection, hidden text, exfiltration, tool grants — its errors
+    stop the install, naming file:line) and the content checks (warnings)."""
+    from aiq_tui.doctor.content import skill_findings
     from aiq_tui.doctor.model import Level
 
     return [
         (finding.level is Level.ERROR, f"doctor: {finding.title} — {finding.why}")
-        for finding in content_findings(meta, body, resources)
+        for finding in skill_findings(meta, resources)
     ]
 
 

@@ -7,15 +7,15 @@ repository (nothing installed yet) and returns
   the install, and the strict one's problems as warnings (portability: a skill must stay valid
   for its harness);
 * the risk checks the caller passes (:data:`RiskCheck`; the CLI passes the doctor's per-skill
-  :func:`~aiq_tui.doctor.content.content_findings`: dangerous script commands, an
-  ``allowed-tools`` that pre-approves a shell) — errors stop it. They are passed in because
-  the doctor sits above ``skills/`` (it reads the matcher and the prompt builder);
+  :func:`~aiq_tui.doctor.content.skill_findings`: the safety scan — dangerous commands, prompt
+  injection, hidden text, exfiltration, tool grants — and the content checks) — errors stop
+  it, naming file:line. They are passed in because the doctor sits above ``skills/`` (it
+  reads the matcher and the prompt builder);
 * what the skill may run: its scripts (every file the resource listing calls a script) and
   its ``allowed-tools`` — which the user is shown and asked about.
 
 The doctor's whole-collection checks (routing, budget) judge a catalog, not one skill: they run
-with ``skills doctor`` after the install. The safety scan of ``doctor/safety.py`` (issue 47)
-plugs in the same way, as one more :data:`RiskCheck` the CLI passes, when it lands.
+with ``skills doctor`` after the install.
 """
 
 from __future__ import annotations
