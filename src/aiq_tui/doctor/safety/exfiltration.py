@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from aiq_tui.doctor.model import Level
 from aiq_tui.doctor.safety.documented import documented
-from aiq_tui.doctor.safety.files import FileKind, ScannedFile
+from aiq_tui.doctor.safety.files import FileKind, ScannedFile, anchors
 from aiq_tui.doctor.safety.rules import (
     DATA_IN_URL,
     ENCODED_UPLOAD,
@@ -26,15 +26,15 @@ from aiq_tui.doctor.safety.rules import (
 )
 
 _SECRET = re.compile(
-    r"(?<![\w-])(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%)?/?\.ssh/(?:id_[a-z0-9]+\b(?!\.pub)|[\w.-]*key\b)"
+    r"\.ssh/(?:id_[a-z0-9]+\b(?!\.pub)|[\w.-]*key\b)"
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|\.aws/credentials\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|\.config/gcloud\b|\.azure/\w|\.npmrc\b|\.pypirc\b|/etc/shadow\b|\.gnupg/|\bsecring\b"
     r"|(?:cat|source|read|open)\W+[^\n|;]{0,40}\.env\b"
-    r"|\bprintenv\b(?!\s+[A-Z_])|(?<![\w.])env\s*(?:\||>)|\bset\s*\|"
+    r"|\bprintenv\b(?!\s+[A-Z_])|\benv\s*[|>]"
     r"|json\.dumps\(\s*(?:dict\()?os\.environ\b|\bdict\(os\.environ\)|os\.environ\.items\(\)"
     r"|JSON\.stringify\(\s*process\.env\s*\)|Object\.(?:entries|keys)\(\s*process\.env\s*\)"
-    r"|Keychain|find-generic-password|Login Data|Cookies\.sqlite|cookies\.sqlite",
+    r"|Keychain|find-generic-password|[Cc]ookies\.sqlite",
 )
 # A credential file named as what ssh, scp or git *use* (-i KEY), not as data to send.
 _AS_IDENTITY = re.compile(
@@ -52,7 +52,8 @@ _ENCODE = re.compile(
     r"\bbase64\b(?!\s+(?:-d|--decode|-D)\b)|\bb64encode\(|\bbtoa\(|\bxxd\s+-p\b|\bopenssl\s+(?:enc|base64)\b"
     r"|\bgzip\s+-c\b|\btar\s+-?c[a-z]*f?\s+-(?:\s|$)|\bzip\s+-r?\s*-\s",
 )
-_BLOB = re.compile(r"(?<![\w/+=,])[A-Za-z0-9+/]{200,}={0,2}(?![\w/+=])")
+# No look-behind (it would be tried at every position): the boundary is checked after a match.
+_BLOB = re.compile(r"[A-Za-z0-9+/]{200,}={0,2}")
 # Markdown images and links, and HTML img src: the URL, whose query or path the agent fills in.
 _URL = re.compile(
     r"(!?)\[[^\]\n]*\]\(\s*<?(https?://[^)\s>]+)"
@@ -65,41 +66,69 @@ _PLACEHOLDER = re.compile(
 )
 
 
+# Words every match of _SECRET and _ENCODE contains: they are searched only around them.
+_SECRET_ANCHORS = anchors(
+    "ssh",
+    "id_rsa id_dsa id_ecdsa id_ed25519",
+    "credentials + aws git",
+    "config + docker kube",
+    "netrc gcloud azure npmrc pypirc gnupg secring env printenv environ keychain",
+    "shadow + etc",
+    "password + generic",
+    "sqlite + cookies",
+)
+_SENDER_WORDS = (
+    "curl wget nc ncat netcat socat scp sftp ftp telnet sendmail mail mailx tcp udp invoke "
+    "requests httpx urllib urlopen fetch axios http xmlhttprequest sendbeacon webhook send "
+    "upload post paste transmit forward exfiltrate"
+)
+_ENCODE_ANCHORS = anchors(
+    f"base64 b64encode btoa xxd openssl gzip tar zip + {_SENDER_WORDS}"
+)
+
+
 def secret_exfiltration(file: ScannedFile) -> Iterator[Hit]:
     reads = [
-        m
-        for m in _SECRET.finditer(file.text)
-        if not _AS_IDENTITY.search(file.text[max(0, m.start() - 24) : m.start()])
+        (start + m.start(), m.group())
+        for start, region in file.regions_with(_SECRET_ANCHORS, reach=60)
+        for m in _SECRET.finditer(region)
+        if not _AS_IDENTITY.search(region[max(0, m.start() - 24) : m.start()])
     ]
     if not reads:
         return
     elsewhere = None
-    for read in reads:
-        line = file.line_at(read.start())
+    for at, what in reads:
+        line = file.line_at(at)
         if _SENDER.search(line):
             yield _hit(
                 SECRET_EXFILTRATION,
                 file,
-                read.start(),
-                f"reads {read.group()} and sends it: “{_cut(line)}”",
+                at,
+                f"reads {what} and sends it: “{_cut(line)}”",
             )
             return
-        elsewhere = elsewhere or read
+        elsewhere = elsewhere or (at, what)
     if elsewhere is not None and file.kind is FileKind.SCRIPT:
         sender = _SENDER.search(file.text)
         if sender is not None:
+            at, what = elsewhere
             yield Hit(
                 SECRET_EXFILTRATION,
                 file,
-                elsewhere.start(),
-                f"reads {elsewhere.group()} (line {file.line_of(elsewhere.start())}) and sends "
+                at,
+                f"reads {what} (line {file.line_of(at)}) and sends "
                 f"data out (line {file.line_of(sender.start())}: “{_cut(file.line_at(sender.start()))}”)",
                 Level.WARNING,
             )
 
 
 def data_in_urls(file: ScannedFile) -> Iterator[Hit]:
-    if not file.markdown or "http" not in file.text:
+    text = file.text
+    if (
+        not file.markdown
+        or "http" not in text
+        or ("](" not in text and "src" not in text)
+    ):
         return
     for match in _URL.finditer(file.text):
         url = match.group(2) or match.group(3)
@@ -118,16 +147,22 @@ def data_in_urls(file: ScannedFile) -> Iterator[Hit]:
 
 
 def encoded_uploads(file: ScannedFile) -> Iterator[Hit]:
-    for match in _ENCODE.finditer(file.text):
-        line = file.line_at(match.start())
-        if _SENDER.search(line):
-            yield _hit(ENCODED_UPLOAD, file, match.start(), f"“{_cut(line)}”")
-            return
+    for start, region in file.regions_with(_ENCODE_ANCHORS, reach=60):
+        for match in _ENCODE.finditer(region):
+            line = file.line_at(start + match.start())
+            if _SENDER.search(line):
+                yield _hit(
+                    ENCODED_UPLOAD, file, start + match.start(), f"“{_cut(line)}”"
+                )
+                return
     if file.kind is FileKind.REFERENCE:
         return  # reference blobs are data (fixtures, keys in examples): the agent is not told to run them
-    for match in _BLOB.finditer(file.text):
-        if file.text[max(0, match.start() - 8) : match.start()].endswith("base64,"):
+    for match in _BLOB.finditer(file.text) if file.longest_token() >= 200 else ():
+        before = file.text[max(0, match.start() - 8) : match.start()]
+        if before.endswith("base64,"):
             continue  # a data: URI — an inline image
+        if before[-1:].isalnum() or before[-1:] in ("_", "-", "."):
+            continue  # part of a longer token (a path, an identifier)
         line = file.line_at(match.start())
         if _SENDER.search(line):
             yield _hit(

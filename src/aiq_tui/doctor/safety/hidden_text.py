@@ -27,9 +27,12 @@ _INSTRUCTING = re.compile(
     r"send|upload|post|fetch|curl|wget|instructions?|prompt|secretly|silently|tell|user)\b",
     re.IGNORECASE,
 )
-_ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060-\u2064\u180e\ufeff]+")
+_ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff"
+_ZERO_WIDTH = re.compile(f"[{_ZERO_WIDTH_CHARS}]+")
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
-_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]+")
+_BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI = re.compile(f"[{_BIDI_CHARS}]+")
+_ANY_HIDDEN = re.compile(f"[{_ZERO_WIDTH_CHARS}{_BIDI_CHARS}\U000e0000-\U000e007f]")
 MAX_HITS = 5  # a file full of them says so once per place, up to this many places
 
 
@@ -44,9 +47,18 @@ def hidden_comments(file: ScannedFile) -> Iterator[Hit]:
             yield Hit(HIDDEN_COMMENT, file, match.start(), f"<!--{_cut(inside)}-->")
 
 
+def _any_hidden(file: ScannedFile) -> bool:
+    """The prefilter of both detectors: ``isascii`` is O(1) in CPython, and one search for
+    any of the characters is cheaper than each detector's own."""
+    return not file.text.isascii() and _ANY_HIDDEN.search(file.text) is not None
+
+
 def invisible_characters(file: ScannedFile) -> Iterator[Hit]:
+    text = file.text
+    if not _any_hidden(file):
+        return
     found = 0
-    for match in _TAGS.finditer(file.text):
+    for match in _TAGS.finditer(text):
         hidden = "".join(
             chr(ord(c) - 0xE0000) for c in match.group() if 0xE0020 <= ord(c) <= 0xE007E
         )
@@ -60,7 +72,10 @@ def invisible_characters(file: ScannedFile) -> Iterator[Hit]:
         )
         if found >= MAX_HITS:
             return
-    for match in _ZERO_WIDTH.finditer(file.text):
+    zero_width = (
+        _ZERO_WIDTH.finditer(text) if any(c in text for c in _ZERO_WIDTH_CHARS) else ()
+    )
+    for match in zero_width:
         if match.start() == 0 and match.group() == "\ufeff":
             continue  # a byte-order mark
         if _joins_letters(file.text, match.start(), match.end()):
@@ -78,6 +93,8 @@ def invisible_characters(file: ScannedFile) -> Iterator[Hit]:
 
 
 def bidi_controls(file: ScannedFile) -> Iterator[Hit]:
+    if not _any_hidden(file) or _BIDI.search(file.text) is None:
+        return
     for found, match in enumerate(_BIDI.finditer(file.text)):
         if found >= MAX_HITS:
             return

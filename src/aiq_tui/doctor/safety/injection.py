@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 from aiq_tui.doctor.model import Level
 from aiq_tui.doctor.safety.documented import documented
-from aiq_tui.doctor.safety.files import FileKind, ScannedFile
-from aiq_tui.doctor.safety.rules import PROMPT_INJECTION, ROLE_OVERRIDE, Hit
+from aiq_tui.doctor.safety.files import FileKind, ScannedFile, anchors
+from aiq_tui.doctor.safety.rules import PROMPT_INJECTION, ROLE_OVERRIDE, Hit, Rule
 
 _OVERRIDE = re.compile(
     r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?"
@@ -42,28 +42,71 @@ _ROLE = re.compile(
 )
 
 
+# Words every match of each pattern contains: the pattern is searched only around them.
+_OVERRIDE_ANCHORS = anchors(
+    "ignore disregard forget override bypass skip + instruction instructions prompt prompts "
+    "rules guidelines directives directive message messages guardrails policies constraints "
+    "everything all",
+    "system + prompt instructions instruction message override",
+    "inst",
+    "im_start",
+)
+_CONCEAL_ANCHORS = anchors(
+    "tell inform alert notify mention reveal disclose let telling informing alerting notifying + user",
+    "hide conceal keep + user secret",
+)
+_ROLE_ANCHORS = anchors(
+    "now + you",
+    "mode + developer god jailbreak dan",
+    "pretend act imagine + restrictions rules limits guidelines filters bound",
+)
+
+
 def injections(file: ScannedFile) -> Iterator[Hit]:
-    for pattern, rule, what in (
-        (_OVERRIDE, PROMPT_INJECTION, "overrides the agent's instructions"),
-        (_CONCEAL, PROMPT_INJECTION, "hides what the agent does from the user"),
-        (_ROLE, ROLE_OVERRIDE, "redefines the agent"),
+    for pattern, words, rule, what in (
+        (
+            _OVERRIDE,
+            _OVERRIDE_ANCHORS,
+            PROMPT_INJECTION,
+            "overrides the agent's instructions",
+        ),
+        (
+            _CONCEAL,
+            _CONCEAL_ANCHORS,
+            PROMPT_INJECTION,
+            "hides what the agent does from the user",
+        ),
+        (_ROLE, _ROLE_ANCHORS, ROLE_OVERRIDE, "redefines the agent"),
     ):
-        for match in pattern.finditer(file.text):
-            quoted = _quoted(file, match.start(), match.end())
-            # A phrase quoted in a sentence that warns of it documents an attack (security
-            # guides do); quoted or not, a script that says it is still code.
-            lowered = (
-                quoted
-                and file.kind is not FileKind.SCRIPT
-                and documented(file, match.start())
-            )
-            yield Hit(
-                rule,
-                file,
-                match.start(),
-                f"{what}: “{match.group()}”",
-                Level.INFO if lowered else None,
-            )
+        for start, region in file.regions_with(words):
+            for found in pattern.finditer(region):
+                yield _hit(
+                    file,
+                    start + found.start(),
+                    start + found.end(),
+                    rule,
+                    what,
+                    found.group(),
+                )
+
+
+def _hit(
+    file: ScannedFile, start: int, end: int, rule: Rule, what: str, text: str
+) -> Hit:
+    # A phrase quoted in a sentence that warns of it documents an attack (security guides
+    # do); quoted or not, a script that says it is still code.
+    lowered = (
+        _quoted(file, start, end)
+        and file.kind is not FileKind.SCRIPT
+        and documented(file, start)
+    )
+    return Hit(
+        rule,
+        file,
+        start,
+        f"{what}: “{' '.join(text.split())}”",
+        Level.INFO if lowered else None,
+    )
 
 
 def _quoted(file: ScannedFile, start: int, end: int) -> bool:
