@@ -38,7 +38,7 @@ _SECRET = re.compile(
 )
 # A credential file named as what ssh, scp or git *use* (-i KEY), not as data to send.
 _AS_IDENTITY = re.compile(
-    r"(?:-i\s*|IdentityFile[= ]\s*|--key(?:-file)?[= ]\s*|ssh-add\s+)$"
+    r"(?:-i\s*|IdentityFile[= ]\s*|--key(?:-file)?[= ]\s*|ssh-add\s+)(?:~/|\$HOME/|\$\{HOME\}/)?$"
 )
 _SENDER = re.compile(
     r"\b(?:curl|wget|nc|ncat|netcat|socat|scp|sftp|ftp|telnet|sendmail|mailx?)\b(?!-)"

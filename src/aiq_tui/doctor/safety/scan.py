@@ -8,6 +8,7 @@ permission policy and the approvals are what enforce (docs/SANDBOX.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from aiq_tui.doctor.model import Finding, Kind, Level, Location
@@ -67,15 +68,32 @@ def _hits(meta: SkillMeta, files: Sequence[ScannedFile]) -> Iterator[Hit]:
             yield from detector(file)
 
 
-def _finding(meta: SkillMeta, hit: Hit) -> Finding:
+def shown(text: str) -> str:
+    """Outside text as a finding quotes it: one line, terminal controls escaped, and every
+    invisible or reordering character written as its ``\\uXXXX`` escape (the finding is about
+    them: a reviewer must see where they are)."""
     from aiq_tui.terminal_text import printable
 
+    return _INVISIBLE.sub(_escape, printable(text, one_line=True))
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\U000e0000-\U000e007f]"
+)
+
+
+def _finding(meta: SkillMeta, hit: Hit) -> Finding:
     rule = hit.rule
     level = hit.level or rule.level
     # Detectors lower a hit to a note only when the text around it warns against it.
     documented = level is Level.INFO and rule.level is not Level.INFO
     file = hit.file
-    why = printable(hit.detail, one_line=True) + " — " + rule.why
+    why = shown(hit.detail) + " — " + rule.why
     if documented:
         why += " (a note: the text around it warns against it, so it reads as documentation)"
     return Finding(
