@@ -205,7 +205,9 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
         "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
         "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-        "skill is validated first and the home's skills-lock.json records where it came from "
+        "skill is validated and safety-scanned first (an error — prompt injection, hidden "
+        "instructions, exfiltration, a dangerous command — refuses the import, naming file:line; "
+        "--allow-unsafe accepts it) and the home's skills-lock.json records where it came from "
         "(the SKILL.md is copied as it is). For a repository use `skills install`. An imported "
         "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
         "with `aiq-tui skills trust NAME`.",
@@ -214,6 +216,12 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp.add_argument("--dir", metavar="DIR", help="skills directory to import into")
     imp.add_argument(
         "--force", action="store_true", help="replace a skill of the same name"
+    )
+    imp.add_argument(
+        "--allow-unsafe",
+        action="store_true",
+        help="import even when the safety scan reports errors; each is still printed, as a "
+        "warning. Without it nothing is imported and the command exits 1",
     )
     imp.add_argument("--json", action="store_true", help="machine-readable output")
     imp.set_defaults(handler=_import)
@@ -925,6 +933,11 @@ def _import(args: argparse.Namespace) -> int:
             if option(args, "dir")
             else workspace.catalog.writable_dir()
         )
+        from functools import partial
+
+        from aiq_tui.commands.install_cmd import SAFETY, UNSAFE_HINT, doctor_risks
+
+        warnings: list[str] = []
         skipped: list[str] = []
         imported = import_skills(
             args.source,
@@ -933,9 +946,17 @@ def _import(args: argparse.Namespace) -> int:
             force=bool(option(args, "force")),
             home=workspace.home,  # where it came from goes to the home's skills-lock.json
             skipped=skipped,
+            risk_checks=(
+                partial(doctor_risks, allow_unsafe=bool(option(args, "allow_unsafe"))),
+            ),
+            warnings=warnings,
         )
     except ImportError_ as exc:
-        print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
+        from aiq_tui.terminal_text import printable
+
+        print(f"aiq-tui: import failed: {printable(str(exc))}", file=sys.stderr)
+        if f"{SAFETY} (" in str(exc):
+            print(f"aiq-tui: {UNSAFE_HINT}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
@@ -959,6 +980,7 @@ def _import(args: argparse.Namespace) -> int:
                     for name, path in imported
                 ],
                 "source": args.source,
+                "warnings": warnings,
             }
         )
         return EXIT_OK
@@ -967,6 +989,11 @@ def _import(args: argparse.Namespace) -> int:
         console.print(f"imported {name} → {path}", soft_wrap=True, markup=False)
         for line in _import_notes(workspace, name):
             console.print(line, soft_wrap=True, markup=False)
+    for line in warnings:
+        if line.startswith(SAFETY):
+            console.print(
+                f"  warning: {line}", soft_wrap=True, markup=False, style="yellow"
+            )
     return EXIT_OK
 
 

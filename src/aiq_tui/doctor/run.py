@@ -24,7 +24,7 @@ from aiq_tui.doctor.budget import (
     listing_findings,
     skill_costs,
 )
-from aiq_tui.doctor.content import content_findings
+from aiq_tui.doctor.content import skill_findings
 from aiq_tui.doctor.model import DoctorReport, Finding, Target, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
@@ -184,12 +184,9 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
             )
         if "content" in checks:
             for meta in metas:
-                try:
-                    body = inputs.catalog.load(meta.name).body
-                except Exception:
-                    body = None
-                found["content"] += content_findings(
-                    meta, body, inputs.catalog.resources(meta.name)
+                # Each file read once, for the content checks and the safety scan together.
+                found["content"] += skill_findings(
+                    meta, inputs.catalog.resources(meta.name)
                 )
         if "spec" in checks:
             found["spec"] = spec_findings(

@@ -25,6 +25,7 @@ import stat
 import tempfile
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -41,6 +42,7 @@ if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx
 
     from aiq_tui.locations import Home
+    from aiq_tui.skills.install.preflight import RiskCheck
 
 
 class ImportError_(Exception):
@@ -56,12 +58,17 @@ def import_skills(
     transport: httpx.BaseTransport | None = None,
     home: Home | None = None,
     skipped: list[str] | None = None,
+    risk_checks: Sequence[RiskCheck] = (),
+    warnings: list[str] | None = None,
 ) -> list[tuple[str, Path]]:
     """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
     A file that would land where another program runs it (:mod:`aiq_tui.executed_files`) is
     left out, and why is appended to ``skipped``.
     ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``);
-    ``home``: the config home whose lockfile records where each skill came from."""
+    ``home``: the config home whose lockfile records where each skill came from;
+    ``risk_checks``: run on every skill before anything is written (the CLI passes the
+    doctor's safety scan) — an error refuses the whole import, naming the skill, file and
+    line; their warnings are appended to ``warnings``."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
         work = Path(scratch)
         recorded = str(Path(source).expanduser().resolve())
@@ -103,6 +110,7 @@ def import_skills(
         )
         for folder in folders:
             _refuse_links_out(folder, bound)
+        _refuse_flagged(folders, config, risk_checks, warnings)
         imported = [
             _install(folder, target, config, force, skipped) for folder in folders
         ]
@@ -206,6 +214,25 @@ def _refuse_links_out(folder: Path, bound: Path) -> None:
                 )
             if entry.is_dir():
                 stack.append(entry.path)
+
+
+def _refuse_flagged(
+    folders: list[Path],
+    config: AppConfig,
+    risk_checks: Sequence[RiskCheck],
+    warnings: list[str] | None,
+) -> None:
+    """Nothing is written when a risk check finds an error in any of the skills."""
+    from aiq_tui.skills.install.preflight import risk_checks_of
+
+    refused: list[str] = []
+    for folder in folders:
+        errors, found = risk_checks_of(folder, config.skills, risk_checks)
+        refused += errors
+        if warnings is not None:
+            warnings.extend(found)
+    if refused:
+        raise ImportError_("nothing was imported: " + "; ".join(refused))
 
 
 def _install(
