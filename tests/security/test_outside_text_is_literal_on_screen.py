@@ -45,6 +45,8 @@ PIECES = {
     CLOSING: "",
 }
 ESCAPE = "\x1b]0;owned\x07"
+# A Markdown link whose words name another address than the one it opens.
+MD_LINK = "[https://docs.python.org/3/](https://evil.example/md)"
 PAYLOAD = f"{CLOSING} {CLICK} {QUIT} {LINK} {CONCEAL} {ESCAPE}"
 
 
@@ -59,7 +61,7 @@ def _skill(root: Path) -> Path:
         f"allowed-tools: Bash(rm:*)\n"
         f"colour: {json.dumps(PAYLOAD)}\n"
         "---\n"
-        f"# Python docs\n\nRead this: {PAYLOAD}\n",
+        f"# Python docs\n\n{MD_LINK} Read this: {PAYLOAD}\n",
         encoding="utf-8",
     )
     (folder / "evals" / "trigger_eval.json").write_text(
@@ -91,6 +93,16 @@ def _lines(widget: Widget) -> Iterator[tuple[str, list]]:
         )
 
 
+def _markdown_link(widget: Widget, text: str, action: str) -> bool:
+    """A Markdown widget's own link action: either on a URL it found in the text (the words are
+    the address), or in a PlainMarkdown, where a click opens nothing and names the target."""
+    from aiq_tui.ui.plain import PlainMarkdown
+
+    if any(isinstance(node, PlainMarkdown) for node in widget.ancestors_with_self):
+        return action.startswith("link(")
+    return _markdown_autolink(text, action)
+
+
 def _markdown_autolink(text: str, action: str) -> bool:
     """The Markdown widget's own link action on a URL it found in the text: the words shown
     are (a piece of) the address it opens, so the link hides nothing."""
@@ -111,7 +123,7 @@ def assert_shown_literally(app: AiqApp, *, must_show: tuple[str, ...] = ()) -> s
             drawn.append(text)
             for piece, style in styles:
                 action = (style.meta or {}).get("@click")
-                assert action is None or _markdown_autolink(piece, action), (
+                assert action is None or _markdown_link(widget, piece, action), (
                     f"{type(widget).__name__} draws an action: {style.meta} in {text!r}"
                 )
                 assert not style.link, f"{type(widget).__name__} draws a link: {text!r}"
@@ -174,6 +186,8 @@ async def test_clicking_an_eval_query_that_holds_an_action_runs_nothing(
 async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_written(
     app: AiqApp,
 ) -> None:
+    from textual.widgets import Markdown
+
     from aiq_tui.ui.screens.inspector import InspectorScreen
     from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
 
@@ -185,6 +199,17 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
         )
         await pilot.pause()
         assert_shown_literally(app, must_show=(CLOSING, CLICK))
+        opened: list[str] = []
+        app.open_url = lambda url, **_: opened.append(url)  # type: ignore[method-assign]
+        body = app.screen.query_one("#skill-body", Markdown)
+        body.post_message(Markdown.LinkClicked(body, "https://evil.example/md"))
+        await wait_until(
+            lambda: any(
+                "https://evil.example/md" in n.message for n in app._notifications
+            ),
+            "the toast naming the link's target",
+        )
+        assert opened == [], "a click on a skill's link opened it"
         await pilot.press("escape")
         app.action_inspector(f"test python code files {PAYLOAD}")
         await wait_until(
@@ -218,6 +243,10 @@ async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_writt
         await pilot.pause()
         await pilot.pause()
         screen = assert_shown_literally(app, must_show=(CLOSING, CLICK))
+        # The demo model quotes the skill: its Markdown link reads "words (target)".
+        assert (
+            _squeezed("https://docs.python.org/3/ (https://evil.example/md)") in screen
+        )
         assert _squeezed(f"toast {CLOSING} {CLICK}") in screen
         assert _squeezed(f"title {CLICK}") in screen
         app.action_sessions()

@@ -14,7 +14,9 @@ same — and this test reads ``src/`` and fails on any way around them:
 * a border title or subtitle set from anything but a literal or ``plain(...)`` / ``Text(...)``;
 * a rich ``Table`` in the TUI (Textual's console parses its str cells: use ``PlainDataTable``);
 * an ``App`` without :class:`~aiq_tui.ui.plain.PlainNotifications` (its toasts would parse);
-* a widget's ``render`` declared to return ``str`` (Textual parses it).
+* a widget's ``render`` declared to return ``str`` (Textual parses it);
+* Markdown whose links would open what their words do not name: Textual's ``Markdown``
+  outside ``PlainMarkdown``, rich's without ``hyperlinks=False``.
 
 Then the doors themselves are checked: each shows a payload of markup literally.
 """
@@ -120,6 +122,13 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
                     _literal(keyword.value) or _text_call(keyword.value)
                 ):
                     yield f"{line}: Panel {keyword.arg} is parsed as markup; pass Text(...)"
+        if called in {"Markdown", "RichMarkdown"} and not any(
+            keyword.arg == "hyperlinks"
+            and isinstance(keyword.value, ast.Constant)
+            and keyword.value.value is False
+            for keyword in node.keywords
+        ):
+            yield f"{line}: {called}(...) draws links whose words need not be their target; PlainMarkdown in the TUI, hyperlinks=False for rich's"
         if in_ui and rich_table and called == "Table":
             yield f"{line}: a rich Table in the TUI parses its str cells; use PlainDataTable"
 
@@ -144,7 +153,8 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "Label(query, markup=True)\n"
         "DataTable(id='x')\n"
         "Text.from_markup(query)\n"
-        "Panel(body, title=f'skill {name}')\n",
+        "Panel(body, title=f'skill {name}')\n"
+        "Markdown(body)\n",
         encoding="utf-8",
     )
     found = list(_breaches(SRC / "ui" / "sample.py", ast.parse(sample.read_text())))
@@ -159,6 +169,7 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "DataTable(...)",
         "from_markup()",
         "Panel title",
+        "Markdown(...)",
     ):
         assert any(expected in breach for breach in found), (expected, found)
 

@@ -16,6 +16,9 @@ fails on any ``Static(``, ``Label(``, ``DataTable(`` (or subclass of one) or ``m
   and show a string's control characters escaped; styled text is passed as ``Text``;
 * :class:`PlainDataTable` — every ``str`` cell, row label and column label becomes
   :func:`plain_cell` text (the base ``DataTable`` runs ``Text.from_markup`` on each);
+* :class:`PlainMarkdown` — a skill's body or a tool's output as Markdown whose links open
+  nothing: a link's words need not be its address (``[docs.python.org](https://evil.example)``),
+  so a click says where it points instead of going there;
 * :class:`PlainNotifications` — an app mixin: every ``notify()`` toast is literal, whoever
   calls it (both apps, :class:`~aiq_tui.ui.app.AiqApp` and the replay viewer, use it).
 """
@@ -26,7 +29,8 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual.widgets import DataTable, Label, Static
+from textual import on
+from textual.widgets import DataTable, Label, Markdown, Static
 
 from aiq_tui.terminal_text import printable
 
@@ -131,4 +135,21 @@ class PlainNotifications:
         message, title = plain_notification(message, title)
         super().notify(  # type: ignore[misc]
             message, title=title, severity=severity, timeout=timeout, markup=False
+        )
+
+
+class PlainMarkdown(Markdown):
+    """Markdown from outside the app (a skill's body, a tool's output). A click on a link opens
+    nothing and says where the link points: its words may name another address than its target."""
+
+    def __init__(self, markdown: str | None = None, **options: Any) -> None:
+        options["open_links"] = False
+        super().__init__(markdown, **options)
+
+    @on(Markdown.LinkClicked)
+    def _say_where_it_points(self, event: Markdown.LinkClicked) -> None:
+        event.stop()
+        self.notify(
+            f"This link points to {event.href} — not opened; copy it to open it yourself.",
+            title="Link",
         )

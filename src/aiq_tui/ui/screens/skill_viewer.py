@@ -16,12 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Markdown, Static
+from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Resource, SkillMeta
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import PlainDataTable, PlainMarkdown, PlainStatic, plain
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ class SkillViewerScreen(Screen[None]):
         yield Header()
         with Horizontal(id="viewer"):
             with VerticalScroll(id="viewer-body"):
-                yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
+                yield PlainMarkdown(
+                    printable(doc.body) or "*(empty body)*", id="skill-body"
+                )
             with Vertical(id="viewer-side"):
                 label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
                 status = (

@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown
+from textual.widgets import Footer
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainLabel, plain
+from aiq_tui.ui.plain import PlainLabel, PlainMarkdown, plain
 
 FENCE_MARGIN = 14
 """Cells a code line loses inside the wide dialog: border, padding, the fence's own padding."""
@@ -61,6 +61,6 @@ class TextModal(ModalScreen[None]):
         with Vertical(classes="dialog wide"):
             yield PlainLabel(plain(self.title_text), classes="dialog-title")
             with VerticalScroll():
-                yield Markdown(wrap_fences(printable(self.markdown), width))
+                yield PlainMarkdown(wrap_fences(printable(self.markdown), width))
             yield PlainLabel("Esc closes", classes="dim")
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
