@@ -569,6 +569,7 @@ def _show(args: argparse.Namespace) -> int:
     from rich.markdown import Markdown
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     console = make_console(args)
     front = Table(show_header=False, box=None, padding=(0, 1))
@@ -579,17 +580,23 @@ def _show(args: argparse.Namespace) -> int:
     for key, value in skill.meta.extras.items():
         front.add_row(key, str(value))
     front.add_row("path", str(skill.meta.path))
-    console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    # A Panel parses a str title as markup itself (not through the console): Text keeps the
+    # skill's name literal.
+    console.print(Panel(front, title=Text(f"skill {skill.name}"), title_align="left"))
     if notes:
         harness = Table(title="as Claude Code reads it", title_justify="left")
         for column in ("field", "Claude Code", "aiq-tui"):
             harness.add_column(column, overflow="fold")
-        from rich.text import Text
-
         for row in notes:  # values come from the skill's file: text, never markup
             harness.add_row(*(Text(cell) for cell in row))
         console.print(harness)
-    console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
+    # hyperlinks=False: a link reads "text (target)", so a link cannot show one address
+    # and open another.
+    console.print(
+        Markdown(skill.body, hyperlinks=False)
+        if skill.body.strip()
+        else "(no instructions)"
+    )
     if resources:
         table = Table(title="resources", title_justify="left")
         table.add_column("path")

@@ -146,7 +146,9 @@ class AnswerView(Widget):
         if (
             self._parsed is None or self._parsed[0] != self.text
         ):  # parsed once per text, not per theme
-            self._parsed = (self.text, RichMarkdown(self.text))
+            # hyperlinks=False: a link reads "words (target)"; a model's link cannot show one
+            # address and open another.
+            self._parsed = (self.text, RichMarkdown(self.text, hyperlinks=False))
         markdown = self._parsed[1]
         markdown.code_theme = code_theme  # read as code blocks are drawn
         return ThemedMarkdown(markdown, theme)

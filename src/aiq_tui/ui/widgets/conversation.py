@@ -20,13 +20,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import PlainStatic, plain
 from aiq_tui.ui.textual_compat import anchor_released, release_removed_widgets
 
 SUMMARISED_MARK = "summarised"
 """The label a turn folded into a compression summary carries on its first line."""
 
 
-class UserTurn(Static):
+class UserTurn(PlainStatic):
     """What the user typed, shown verbatim (no markup). ``message_id`` is the engine's id of
     the message, so a compression that summarises it can mark the turn: a label on its first
     line (the block has only a left border, where Textual draws no title)."""
@@ -54,7 +55,7 @@ class UserTurn(Static):
             self.update(Text(self.text))
 
 
-class Notice(Static):
+class Notice(PlainStatic):
     """A one-line note in the conversation: tool calls, errors, slash-command output."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
@@ -70,7 +71,7 @@ WELCOME = (
 )
 
 
-class Welcome(Static):
+class Welcome(PlainStatic):
     """Shown in an empty conversation: what to ask and the keys that matter."""
 
     def __init__(self) -> None:
@@ -139,7 +140,7 @@ class Conversation(VerticalScroll):
 
     def _arrived(self) -> None:
         if self.scrolled_up:
-            self.border_subtitle = NEW_BELOW
+            self.border_subtitle = plain(NEW_BELOW)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -308,7 +309,7 @@ class Conversation(VerticalScroll):
         """The line above the mounted blocks: how many earlier entries are not drawn yet."""
         marker = self._earlier
         if self._first and marker is None:
-            self._earlier = marker = Static("", markup=False, classes="earlier")
+            self._earlier = marker = PlainStatic("", markup=False, classes="earlier")
             await self.mount(marker, before=0)
         elif not self._first and marker is not None:
             self._earlier = None
@@ -359,7 +360,6 @@ class Conversation(VerticalScroll):
         self.shown, self._blocks, self._first = (), [], 0
         self._earlier = None
         self._welcome = None
-        self._answer = None
         self.last_answer = ""
         await self.remove_children()
         release_removed_widgets()
