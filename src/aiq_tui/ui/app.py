@@ -66,6 +66,7 @@ from aiq_tui.ui.skill_actions import SkillActions
 from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
 from aiq_tui.ui.themes import ReadableThemes
+from aiq_tui.ui.typing_guard import TypingClock
 from aiq_tui.ui.view import StateView, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.choice_list import ChoiceList
@@ -151,6 +152,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.settings_control = SettingsControl(self)
         self.pane_actions = PaneActions(self)
         self.chrome = Chrome(self)
+        self.typing = TypingClock(lambda: self.config.ui.typing_grace)
+        """When the last key was typed: approvals and Space tell typing from a deliberate key."""
         self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
@@ -370,9 +373,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         prompt = self.query_one("#prompt", PromptInput)
         if not text:
             return
-        prompt.remember(text)
+        prompt.remember(text)  # the prompt has cleared itself already
         self.settings_control.keep_history(text)
-        prompt.value = ""
         if self.cursor.paused:  # what the user sends is answered live
             await self.action_cursor_live()
         if (
