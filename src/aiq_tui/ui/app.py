@@ -203,6 +203,13 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
             return cursor_keys_apply(self, action)
         return True
 
+    def get_driver_class(self) -> Any:
+        driver = super().get_driver_class()
+        from aiq_tui.ui.paste_safe import install
+
+        install(driver)  # a pasted escape stays in its place (see paste_safe)
+        return driver
+
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
