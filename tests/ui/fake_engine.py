@@ -234,6 +234,9 @@ class FakeEngine:
         }
         self.config = AppConfig()
         self.config.context.window = window
+        # A pilot presses keys at machine speed, every one "typing": the tests that are about
+        # the typing guard turn it on themselves.
+        self.config.ui.typing_grace = 0
         self.workspace = FakeWorkspace(
             home=Home(root / ".aiqconfig"),
             config=self.config,

@@ -54,8 +54,8 @@ async def wait_for_approval(pilot: Pilot, timeout: float = 60.0) -> None:
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
     await wait_until(
-        lambda: isinstance(pilot.app.screen, ApprovalScreen),
-        "the approval modal",
+        lambda: isinstance(pilot.app.screen, ApprovalScreen) and pilot.app.screen.armed,
+        "the approval modal, taking keys",
         timeout,
     )
 
@@ -91,7 +91,11 @@ async def deny_approvals_until(
     while not condition():
         assert loop.time() < deadline, f"timed out waiting for {what}"
         screen = app.screen
-        if isinstance(screen, ApprovalScreen) and screen not in answered:
+        if (
+            isinstance(screen, ApprovalScreen)
+            and screen.armed
+            and screen not in answered
+        ):
             answered.append(screen)
             await pilot.press("n")
         await asyncio.sleep(0.02)

@@ -67,6 +67,7 @@ from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
 from aiq_tui.ui.textual_compat import release_removed_widgets
 from aiq_tui.ui.themes import ReadableThemes
+from aiq_tui.ui.typing_guard import TypingClock
 from aiq_tui.ui.view import StateView, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.choice_list import ChoiceList
@@ -152,6 +153,8 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         self.settings_control = SettingsControl(self)
         self.pane_actions = PaneActions(self)
         self.chrome = Chrome(self)
+        self.typing = TypingClock(lambda: self.config.ui.typing_grace)
+        """When the last key was typed: approvals and Space tell typing from a deliberate key."""
         self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
@@ -200,6 +203,13 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         if action in CURSOR_ACTIONS:
             return cursor_keys_apply(self, action)
         return True
+
+    def get_driver_class(self) -> Any:
+        driver = super().get_driver_class()
+        from aiq_tui.ui.paste_safe import install
+
+        install(driver)  # a pasted escape stays in its place (see paste_safe)
+        return driver
 
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
@@ -371,9 +381,8 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         prompt = self.query_one("#prompt", PromptInput)
         if not text:
             return
-        prompt.remember(text)
+        prompt.remember(text)  # the prompt has cleared itself already
         self.settings_control.keep_history(text)
-        prompt.value = ""
         if self.cursor.paused:  # what the user sends is answered live
             await self.action_cursor_live()
         if (

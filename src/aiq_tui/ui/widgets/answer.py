@@ -197,6 +197,9 @@ class AnswerView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Measured once per text and width: a theme change recolours an answer, it does not
         reflow it, so the answers off screen are not drawn again to be measured."""
+        # A pane squeezed to nothing (a 40-column terminal) still measures at one column:
+        # wrapping at width 0 raised in Rich's chop_cells and stopped the app.
+        width = max(1, width)
         key = (self.text, width)
         if self._height is None or self._height[0] != key:
             self._height = (key, self.drawn(width).get_height(self.styles, width))
