@@ -62,6 +62,7 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from aiq_tui.figures import percent
 from aiq_tui.llm.base import (
     Provider,
     ProviderError,
@@ -128,7 +129,7 @@ def room_note(b: Breakdown) -> str:
         ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
     )
     return (
-        f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
+        f"the prompt is {percent(b.total, b.window)}% of {b.window} tokens: system and tool definitions {b.system}, "
         f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
         f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
         "new conversation, or lower context.reserve_output or raise context.window; the next turn still "

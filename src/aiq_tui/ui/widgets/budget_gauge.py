@@ -11,6 +11,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from aiq_tui.figures import percent
 from aiq_tui.ui.badges import badge_style
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ class BudgetGauge(Widget):
                 runs.add("▲" if index in marks else " ", marks.get(index, ""))
             runs.add("\n", "")
         runs.close()
-        percent = breakdown.fraction * 100
+        shown = percent(breakdown.total, breakdown.window)  # the captions' rule
         # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
         level = (
             "error"
@@ -167,7 +168,7 @@ class BudgetGauge(Widget):
             badge_style(self.app, level, self.rich_style.bgcolor) if level else "bold"
         )
         text.append(f"{breakdown.total:,} / {breakdown.window:,}", style=style)
-        text.append(f"  {percent:.0f}%", style=style)
+        text.append(f"  {shown}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
         if self.compact:  # the bar, the figures and one line of the stage note
