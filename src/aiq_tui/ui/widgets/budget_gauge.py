@@ -100,6 +100,7 @@ class BudgetGauge(Widget):
         super().__init__(id=id)
         self.thresholds = thresholds
         self.border_title = "Token budget"
+        self._lines = 0  # the rows the last drawing took (see ``_fit``)
 
     def watch_breakdown(self, breakdown: Breakdown | None) -> None:
         # Where the window comes from (the provider's model, config, a default) under the gauge:
@@ -128,6 +129,20 @@ class BudgetGauge(Widget):
         return line
 
     def render(self) -> Text:
+        return self._fit(self._drawn())
+
+    def _fit(self, text: Text) -> Text:
+        """Asks for a new layout when the drawing has more or fewer rows than the last: the
+        height is ``auto`` and a budget (or the first sparkline) arriving is not a layout change
+        by itself — started with a problems banner, the gauge kept the one row of "waiting for
+        the first budget…" and hid its figures, legend and sparkline for good."""
+        lines = text.plain.count("\n") + 1
+        if lines != self._lines:
+            self._lines = lines
+            self.call_later(self.refresh, layout=True)
+        return text
+
+    def _drawn(self) -> Text:
         width = max(10, self.content_size.width)
         breakdown = self.breakdown
         if breakdown is None:
