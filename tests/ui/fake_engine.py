@@ -8,7 +8,7 @@ compression) without depending on the real matcher, budget or clock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -303,7 +303,10 @@ class FakeEngine:
     def skill_views(self) -> list[SkillView]:
         return list(self._views.values())
 
-    def rank(self, query: str) -> Ranking:
+    def conversation_context(self, query: str) -> tuple[str, ...]:
+        return ()
+
+    def rank(self, query: str, context: Sequence[str] = ()) -> Ranking:
         terms = tuple(t for t in query.lower().replace("?", " ").split() if len(t) > 2)
         matches = []
         for meta in self.workspace.catalog:
@@ -328,7 +331,7 @@ class FakeEngine:
         matches.sort(key=lambda m: (-m.score, m.name))
         return Ranking(query, terms, tuple(matches), len(self.workspace.catalog))
 
-    def explain(self, query: str, name: str) -> str:
+    def explain(self, query: str, name: str, context: Sequence[str] = ()) -> str:
         match = self.rank(query).get(name)
         if match is None:
             return f"{name}: no query term appears in its name, description, tags or triggers."

@@ -62,6 +62,7 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from aiq_tui.figures import percent
 from aiq_tui.llm.base import (
     Provider,
     ProviderError,
@@ -128,7 +129,7 @@ def room_note(b: Breakdown) -> str:
         ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
     )
     return (
-        f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
+        f"the prompt is {percent(b.total, b.window)}% of {b.window} tokens: system and tool definitions {b.system}, "
         f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
         f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
         "new conversation, or lower context.reserve_output or raise context.window; the next turn still "
@@ -404,14 +405,31 @@ class Engine:
     def skill_views(self) -> list[SkillView]:
         return self.skills.views()
 
-    def rank(self, query: str) -> Ranking:
-        return self.matcher.rank(query, top_k=None)
+    def rank(self, query: str, context: Sequence[str] = ()) -> Ranking:
+        return self.matcher.rank(query, context=tuple(context), top_k=None)
 
-    def explain(self, query: str, name: str) -> str:
+    def explain(self, query: str, name: str, context: Sequence[str] = ()) -> str:
         explanation = self.matcher.explain(
-            query, name, top_k=self.config.matching.top_k
+            query, name, context=tuple(context), top_k=self.config.matching.top_k
         )
         return f"{name}: " + "; ".join(explanation.reasons)
+
+    def conversation_context(self, query: str) -> tuple[str, ...]:
+        """The earlier questions the engine ranks ``query`` with (``matching.context_messages``):
+        those before it when it is the conversation's last question, else all of them (as the
+        next question would be ranked). The inspector passes them to :meth:`rank`, so that it
+        shows the numbers the skills pane shows, not a ranking of the words alone."""
+        keep = self.config.matching.context_messages
+        if not keep:
+            return ()
+        earlier = [
+            m.content
+            for m in self.session.messages
+            if m.role is Role.USER and not m.summary
+        ]
+        if earlier and earlier[-1] == query:
+            earlier.pop()
+        return tuple(earlier[-keep:])
 
     def catalog_cut(self, name: str) -> tuple[LineCut | None, CatalogFit | None]:
         """How the catalog line the model reads for ``name`` is shortened in the prompt the next
@@ -589,13 +607,7 @@ class Engine:
 
     # -- matching and skills ------------------------------------------------------------------------
     def _match(self, text: str) -> None:
-        keep = self.config.matching.context_messages
-        earlier = [
-            m.content
-            for m in self.session.messages[:-1]
-            if m.role is Role.USER and not m.summary
-        ]
-        context = tuple(earlier[-keep:]) if keep else ()
+        context = self.conversation_context(text)  # ``text`` is the last message by now
         ranking = self.matcher.rank(text, context=context, top_k=None)
         self._last_ranking = ranking
         self._emit(SkillsMatched(ranking))

@@ -18,6 +18,7 @@ from aiq_tui.commands.common import (
     print_json,
     window_label,
 )
+from aiq_tui.figures import percent
 from aiq_tui.llm.windows import resolve_window
 
 if TYPE_CHECKING:
@@ -565,7 +566,7 @@ def _simulate(
             if console is not None and events:
                 console.print(
                     f"turn {turn}: stage {int(plan.stage)} % — {plan.tokens_before} → {budget.total} tokens "
-                    f"({plan.tokens_before / window:.0%} → {budget.fraction:.0%})",
+                    f"({percent(plan.tokens_before, window)}% → {percent(budget.total, budget.window)}%)",
                     markup=False,
                 )
                 for event in events:
