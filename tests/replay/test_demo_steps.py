@@ -181,3 +181,20 @@ def test_on_another_window_the_demo_uses_its_own_and_gives_the_window_back(
     assert {r["window"] for r in budgets[1:-1]} == {8_192}
     assert first(steps, r"kept [\w-]+: active, confidence") <= 45
     assert engine.window == 12_000
+
+
+def test_the_summary_quotes_the_after_compression_figures_the_steps_showed(
+    demo,
+) -> None:
+    steps, _, _ = demo
+    shown = [
+        re.match(r"after compression: ([\d,]+) / [\d,]+ tokens \((\d+ %)\)", text)
+        for _, text in steps
+    ]
+    live = [(m.group(1), m.group(2)) for m in shown if m]
+    summary = steps[-1][1]
+    quoted = re.findall(r"at \d+ % → (\d+ %), [\d,]+ → ([\d,]+) tokens:", summary)
+    assert live and [(tokens, share) for share, tokens in quoted] == live, (
+        live,
+        summary,
+    )

@@ -290,7 +290,7 @@ def _budget(data: Record, story: _Story) -> str:
         return f"budget {where}"
     delta = total - story.total
     since = story.since_budget
-    if "compression_applied" in since:
+    if after_compression(data, story) is not None:
         return f"after compression: {where}"
     if "tool_call_finished" in since or "tool_call_denied" in since:
         tool = story.last_tool
@@ -306,6 +306,18 @@ def _budget(data: Record, story: _Story) -> str:
     else:
         what = "prompt"
     return f"{what} {_signed(delta)} tokens → {where}"
+
+
+def after_compression(data: Record, story: _Story) -> int | None:
+    """The measured total a compression left, when ``data`` is the budget that follows it (else
+    ``None``). The one figure for "after compression": the live caption and the summary quote
+    it, not the planner's own estimate in the compression's ``after``."""
+    if (
+        data.get("type") != "budget_changed"
+        or "compression_applied" not in story.since_budget
+    ):
+        return None
+    return _int(data.get("total"))
 
 
 def _compressed(data: Record, story: _Story) -> str:
@@ -472,6 +484,10 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
                     _flat(data.get("step", "")),
                 )
             )
+        elif (measured := after_compression(data, story)) is not None and bursts:
+            bursts[
+                -1
+            ].after = measured  # what the screen showed after it, not the estimate
         elif kind == "error_raised" and str(data.get("message", "")).startswith(
             REFUSAL_PREFIX
         ):
