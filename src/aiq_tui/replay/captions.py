@@ -84,6 +84,9 @@ class _Story:
     used: set[str] = field(
         default_factory=set
     )  # called (use_skill / skill_<name>) since it was loaded
+    phases: dict[str, str] = field(
+        default_factory=dict
+    )  # name → the phase it is loaded at (metadata | brief | full), while loaded
     stage: int = 0
     since_budget: list[str] = field(
         default_factory=list
@@ -120,6 +123,10 @@ class _Story:
             name = str(data.get("name"))
             new = data.get("new")
             self.states[name] = str(new) if new else "evicted"
+            if new in (None, "inactive"):
+                self.phases.pop(name, None)
+            else:
+                self.phases[name] = str(data.get("phase", ""))
             keeper = _KEEPER.search(str(data.get("reason", ""))) if not new else None
             self.last_keeper = _kept(keeper) if keeper else ""
             if new in (None, "inactive") or data.get("old") in (None, "inactive"):
@@ -274,9 +281,21 @@ def _skill_changed(data: Record, story: _Story) -> str:
         if match is not None and "confidence" in reason
         else _after_colon(reason)
     )
+    was = story.phases.get(name, "")
+    climbs = (
+        f" — climbs from {was} to {phase}"
+        if _PHASES.get(phase, 0) > _PHASES.get(was, 0) > 0
+        else ""
+    )
     if old == new:
-        return f"{name}: {new}, now {phase}, {why}"
+        return f"{name}: {new}, now {phase}, {why}{climbs}"
+    if was and was != phase:
+        return f"{name}: {old} ({was}) → {new} ({phase}), {why}{climbs}"
     return f"{name}: {old} → {new} ({phase}), {why}"
+
+
+_PHASES = {"metadata": 1, "brief": 2, "full": 3}
+"""Progressive disclosure's order: a skill climbs metadata → brief → full."""
 
 
 def _budget(data: Record, story: _Story) -> str:
