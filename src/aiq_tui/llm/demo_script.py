@@ -216,7 +216,9 @@ class DemoScript:
             rows = self._first_rows(template, fraction)
         else:
             low, high = self.thresholds[1], self.thresholds[2]
-            rows = self._rows_to(template, low + (high - low) * 0.6)  # in the 90 % band
+            rows = self._rows_to(
+                template, low + (high - low) * 0.75
+            )  # in the 90 % band
         self._asked = (template, rows)
         return template.format(n=rows)
 

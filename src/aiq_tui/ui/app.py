@@ -37,7 +37,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
 from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.bindings import APP_BINDINGS, MAIN_SCREEN_ONLY, NEEDS_ENGINE, THEMES
@@ -57,7 +57,6 @@ from aiq_tui.ui.messages import (
     StreamedText,
 )
 from aiq_tui.ui.pane_actions import PaneActions
-from aiq_tui.ui.plain import PlainNotifications, PlainStatic
 from aiq_tui.ui.project_trust import ProjectTrust
 from aiq_tui.ui.prompt_completion import PromptCompletion
 from aiq_tui.ui.render_caches import release_removed_widgets
@@ -90,7 +89,7 @@ if TYPE_CHECKING:
 __all__ = ["AiqApp", "DemoSteps", "EngineStart"]
 
 
-class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[int]):
+class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
     TITLE = "aiq-tui"
@@ -208,8 +207,8 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
     def compose(self) -> ComposeResult:
         context = self.config.context
         yield Header()
-        yield PlainStatic(DEMO_BANNER, id="banner", markup=False)
-        yield PlainStatic("", id="problems-banner", markup=False)
+        yield Static(DEMO_BANNER, id="banner", markup=False)
+        yield Static("", id="problems-banner", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 conversation = Conversation(id="conversation")
@@ -217,7 +216,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
                     False  # read from the prompt (PgUp / PgDn): not a second Tab stop
                 )
                 yield conversation
-                yield PlainStatic("", id="cursor-bar", markup=False)
+                yield Static("", id="cursor-bar", markup=False)
                 yield PromptInput(
                     self._skill_names, id="prompt", skill_hints=self._skill_hints
                 )
@@ -235,7 +234,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
                 ):  # built already: its events are drawn from mount on
                     yield self.activity_tabs(self.timeline())
                 else:  # a deferred start: the tabs are mounted after the first frame, in this place
-                    yield PlainStatic("", id="activity-pending")
+                    yield Static("", id="activity-pending")
         yield CoalescedFooter()
 
     @staticmethod

@@ -14,7 +14,6 @@ from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui import mcp_prompts
-from aiq_tui.ui.plain import plain
 from aiq_tui.ui.widgets.prompt import PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
@@ -222,6 +221,6 @@ class Chrome:
 
     async def mcp_progress(self, event: Any) -> None:
         if self.app.busy:  # the status line under the prompt, while the call runs
-            self.app.query_one("#prompt", PromptInput).border_subtitle = plain(
-                mcp_prompts.progress_line(event)
-            )
+            self.app.query_one(
+                "#prompt", PromptInput
+            ).border_subtitle = mcp_prompts.progress_line(event)

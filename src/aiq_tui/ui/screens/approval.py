@@ -7,12 +7,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import approval_text, printable
 from aiq_tui.tools.approval_view import argument_lines, written_content
 from aiq_tui.tools.base import ApprovalRequest, Decision
-from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -32,12 +31,12 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Dialog(id="approval", classes="dialog"):
-            yield PlainLabel(
+            yield Label(
                 printable(request.title, one_line=True),
                 id="approval-title",
                 markup=False,
             )
-            yield PlainLabel(
+            yield Label(
                 printable(
                     f"tool {request.tool} · permission {request.permission}",
                     one_line=True,
@@ -46,19 +45,19 @@ class ApprovalScreen(ModalScreen[Decision]):
                 markup=False,
             )
             # Every character that would run; control characters shown escaped.
-            yield PlainStatic(
+            yield Static(
                 approval_text(request.detail), id="approval-detail", markup=False
             )
             # Every argument under its key (values may be cut, keys never): a long first
             # argument cannot hide the one that matters.
             arguments = argument_lines(request.arguments)
             if arguments:
-                yield PlainLabel(
+                yield Label(
                     f"arguments ({len(arguments)}) — scroll with ↑ ↓ after Tab",
                     classes="dim",
                 )
                 with VerticalScroll(id="approval-arguments"):
-                    yield PlainStatic("\n".join(arguments), markup=False)
+                    yield Static("\n".join(arguments), markup=False)
             content = written_content(request.arguments)
             if (
                 content is not None
@@ -66,13 +65,13 @@ class ApprovalScreen(ModalScreen[Decision]):
                 lines = content.count("\n") + (
                     0 if content.endswith("\n") or not content else 1
                 )
-                yield PlainLabel(
+                yield Label(
                     f"content ({lines} line{'' if lines == 1 else 's'}, {len(content.encode()):,} bytes) — "
                     "scroll with ↑ ↓ after Tab",
                     classes="dim",
                 )
                 with VerticalScroll(id="approval-content"):
-                    yield PlainStatic(approval_text(content), markup=False)
+                    yield Static(approval_text(content), markup=False)
             with Horizontal(classes="buttons"):
                 yield Button("Allow once (y)", id="allow_once", variant="success")
                 if (

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from aiq_tui.doctor.model import DoctorReport, Finding
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import plain
 
 LEVEL_BADGE = {"error": "error", "warning": "warning", "info": "primary"}
 """Each severity's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme;
@@ -77,13 +77,13 @@ class DoctorScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="doctor"):
-            yield PlainStatic(
+            yield Static(
                 "Checking every skill with the matcher and the budget…",
                 id="doctor-summary",
                 markup=False,
             )
-            yield PlainDataTable(id="findings", cursor_type="row", zebra_stripes=True)
-            yield PlainStatic("", id="doctor-detail", markup=False)
+            yield DataTable(id="findings", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="doctor-detail", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -20,9 +20,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Ranking
-from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import plain
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
@@ -91,14 +90,12 @@ class InspectorScreen(Screen[None]):
         yield Header()
         with Vertical(id="inspector"):
             yield Input(
-                # The last query may come from a session file: its control characters show
-                # escaped (an Input draws what it holds as it is).
-                value=printable(self.initial, one_line=True),
+                value=self.initial,
                 placeholder="Type a query to rank skills",
                 id="inspect-query",
             )
-            yield PlainStatic("", id="inspect-summary")
-            yield PlainDataTable(id="ranking", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="inspect-summary")
+            yield DataTable(id="ranking", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="why-row"):
                 yield Input(
                     placeholder="Why not… (skill name)",
@@ -107,7 +104,7 @@ class InspectorScreen(Screen[None]):
                         sorted(self.engine.workspace.catalog.names())
                     ),
                 )
-            yield PlainStatic("", id="why", markup=False)
+            yield Static("", id="why", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -13,11 +13,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
-from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -62,18 +61,16 @@ class McpApprovalScreen(ModalScreen["str | None"]):
     def compose(self) -> ComposeResult:
         server = self.server
         with Dialog(id="mcp-approval", classes="dialog"):
-            yield PlainLabel(
+            yield Label(
                 f"Start the project's MCP server “{server.name}”?", id="approval-title"
             )
-            yield PlainStatic(
+            yield Static(
                 f"from {printable(str(server.origin))} — a project you trust",
                 classes="dim",
                 markup=False,
             )
-            yield PlainStatic(
-                server_details(server), id="approval-detail", markup=False
-            )
-            yield PlainStatic(
+            yield Static(server_details(server), id="approval-detail", markup=False)
+            yield Static(
                 "Its tools still ask before each call. The answer is remembered until the "
                 "definition changes.",
                 classes="dim",

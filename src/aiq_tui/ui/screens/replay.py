@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from aiq_tui.replay.state import SessionStates, ViewState, event_count
-from aiq_tui.ui.plain import PlainNotifications, PlainStatic, plain
+from aiq_tui.ui.plain import plain
 from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.view import StateView, catalog_views, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
@@ -141,7 +141,7 @@ class ReplayScreen(Screen[None]):
         self.event = event_count(turns, self.turn)
 
     def compose(self) -> ComposeResult:
-        yield PlainStatic("", id="replay-bar", markup=False)
+        yield Static("", id="replay-bar", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield Conversation(id="conversation")
@@ -360,7 +360,7 @@ class ReplayScreen(Screen[None]):
         self._drawn = (self.turn, self.event)
 
 
-class ReplayApp(PlainNotifications, ReadableThemes, App[None]):
+class ReplayApp(ReadableThemes, App[None]):
     """The Replay screen on its own (``aiq-tui replay --svg`` and snapshot tests)."""
 
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")

@@ -23,7 +23,6 @@ from textual.widgets import Button, Footer, Input, Label, Select
 
 from aiq_tui.config import AppConfig, ConfigError
 from aiq_tui.ui.config_file import save_settings, validation_message
-from aiq_tui.ui.plain import PlainLabel
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -60,40 +59,38 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
         providers = sorted(config.llm.providers)
         with Dialog(classes="dialog", id="settings-dialog"):
             what = "Model" if self.model_only else "Settings"
-            yield PlainLabel(
-                f"{what} — saved to {self.shown_path}", classes="dialog-title"
-            )
+            yield Label(f"{what} — saved to {self.shown_path}", classes="dialog-title")
             with Grid(id="settings-grid"):
-                yield PlainLabel("Provider")
+                yield Label("Provider")
                 yield Select(
                     [(p, p) for p in providers],
                     value=config.llm.provider,
                     allow_blank=False,
                     id="provider",
                 )
-                yield PlainLabel("Model")
+                yield Label("Model")
                 yield Input(config.llm.active().model, id="model")
                 if not self.model_only:
-                    yield PlainLabel("Window (tokens)")
+                    yield Label("Window (tokens)")
                     yield Input(
                         str(context.window or ""),
                         placeholder=f"provider default ({config.context_window():,})",
                         id="window",
                         type="integer",
                     )
-                    yield PlainLabel("Compress at")
+                    yield Label("Compress at")
                     yield Input(
                         str(context.compress_at), id="compress_at", type="number"
                     )
-                    yield PlainLabel("Evict at")
+                    yield Label("Evict at")
                     yield Input(str(context.evict_at), id="evict_at", type="number")
-                    yield PlainLabel("Aggressive at")
+                    yield Label("Aggressive at")
                     yield Input(
                         str(context.aggressive_at), id="aggressive_at", type="number"
                     )
-            yield PlainLabel("", id="settings-warning")
-            yield PlainLabel("", id="settings-error")
-            yield PlainLabel(
+            yield Label("", id="settings-warning")
+            yield Label("", id="settings-error")
+            yield Label(
                 "API keys come from the environment (e.g. OPENAI_API_KEY); changes apply as soon as you save."
                 + ("" if not self.model_only else " F2 has the window and thresholds."),
                 classes="dim",

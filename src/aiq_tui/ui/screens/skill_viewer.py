@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Markdown, Static
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Resource, SkillMeta
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import plain
 
 
 @dataclass(frozen=True)
@@ -85,17 +85,17 @@ class SkillViewerScreen(Screen[None]):
                     if doc.meta.status == "active"
                     else f"  [{label}: not loaded — e enables]"
                 )
-                yield PlainStatic(
+                yield Static(
                     printable(f"{doc.meta.name}{status}\n{doc.location}"),
                     id="viewer-title",
                     markup=False,
                 )
                 if doc.installed:
-                    yield PlainStatic(
+                    yield Static(
                         printable(doc.installed), id="viewer-installed", markup=False
                     )
                 if doc.pending_tools:
-                    yield PlainStatic(
+                    yield Static(
                         printable(
                             f"imported: its allowed-tools ({' '.join(doc.pending_tools)}) pre-approve nothing until you "
                             "confirm them — c confirms"
@@ -105,12 +105,10 @@ class SkillViewerScreen(Screen[None]):
                     )
                 notes = harness_notes(doc.meta.extras)
                 if notes:  # Claude Code's fields: what it would do, what happens here
-                    yield PlainStatic(
-                        printable(notes), id="viewer-harness", markup=False
-                    )
-                yield PlainDataTable(id="frontmatter", cursor_type="row")
-                yield PlainDataTable(id="resources", cursor_type="row")
-                yield PlainStatic(
+                    yield Static(printable(notes), id="viewer-harness", markup=False)
+                yield DataTable(id="frontmatter", cursor_type="row")
+                yield DataTable(id="resources", cursor_type="row")
+                yield Static(
                     printable(self._problem_text(doc.problems)),
                     id="viewer-problems",
                     markup=False,
@@ -141,7 +139,7 @@ class SkillViewerScreen(Screen[None]):
         for key, value in doc.meta.extras.items():
             front.add_row(plain(str(key)), plain(field_text(value)), key=str(key))
         resources = self.query_one("#resources", DataTable)
-        resources.border_title = plain(f"Resources ({len(doc.resources)})")
+        resources.border_title = f"Resources ({len(doc.resources)})"
         resources.add_columns("file", "kind", "bytes", "note")
         for resource in doc.resources:
             resources.add_row(

@@ -38,7 +38,6 @@ from aiq_tui.ranking.trigger_eval import (
     TriggerVerdict,
 )
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic
 
 RESULT_BADGE = {True: "success", False: "error"}
 """Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""
@@ -179,12 +178,10 @@ class TriggerEvalScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="trigger-eval"):
-            yield PlainStatic(
-                "Reading the trigger evals…", id="eval-summary", markup=False
-            )
-            yield PlainDataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
-            yield PlainStatic("", id="eval-detail", markup=False)
-            yield PlainStatic("", id="eval-proposal", markup=False)
+            yield Static("Reading the trigger evals…", id="eval-summary", markup=False)
+            yield DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="eval-detail", markup=False)
+            yield Static("", id="eval-proposal", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -14,11 +14,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer
+from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
-from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 TRUSTED_MEANS = (
@@ -48,20 +47,20 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
 
     def compose(self) -> ComposeResult:
         with Dialog(id="trust", classes="dialog"):
-            yield PlainLabel(
+            yield Label(
                 "Do you trust the files in this folder?",
                 id="trust-title",
                 classes="dialog-title",
             )
-            yield PlainStatic(
+            yield Static(
                 printable(_shown(self.folder)), id="trust-folder", markup=False
             )
-            yield PlainStatic(
+            yield Static(
                 f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False
             )
-            yield PlainStatic(TRUSTED_MEANS, classes="trust-text", markup=False)
-            yield PlainStatic(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)
-            yield PlainStatic(
+            yield Static(TRUSTED_MEANS, classes="trust-text", markup=False)
+            yield Static(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)
+            yield Static(
                 "Remembered for this folder and the folders below it; `aiq-tui trust` changes "
                 "it. Esc decides later.",
                 classes="dim",

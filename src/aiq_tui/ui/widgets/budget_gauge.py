@@ -12,7 +12,6 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from aiq_tui.ui.badges import badge_style
-from aiq_tui.ui.plain import plain
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
@@ -110,7 +109,7 @@ class BudgetGauge(Widget):
             if "(" in source
             else source
         )
-        self.border_subtitle = plain(f"window: {inside}" if inside else "")
+        self.border_subtitle = f"window: {inside}" if inside else ""
 
     def sparkline(self, window: int, width: int) -> Text:
         """One bar per model request, its height the prompt's share of the window, coloured

@@ -20,7 +20,6 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainStatic, plain
 from aiq_tui.ui.render_caches import release_removed_widgets
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ SUMMARISED_MARK = "summarised"
 """The label a turn folded into a compression summary carries on its first line."""
 
 
-class UserTurn(PlainStatic):
+class UserTurn(Static):
     """What the user typed, shown verbatim (no markup). ``message_id`` is the engine's id of
     the message, so a compression that summarises it can mark the turn: a label on its first
     line (the block has only a left border, where Textual draws no title)."""
@@ -59,7 +58,7 @@ class UserTurn(PlainStatic):
             self.update(Text(self.text))
 
 
-class Notice(PlainStatic):
+class Notice(Static):
     """A one-line note in the conversation: tool calls, errors, slash-command output."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
@@ -75,7 +74,7 @@ WELCOME = (
 )
 
 
-class Welcome(PlainStatic):
+class Welcome(Static):
     """Shown in an empty conversation: what to ask and the keys that matter."""
 
     def __init__(self) -> None:
@@ -145,7 +144,7 @@ class Conversation(VerticalScroll):
 
     def _arrived(self) -> None:
         if self.scrolled_up:
-            self.border_subtitle = plain(NEW_BELOW)
+            self.border_subtitle = NEW_BELOW
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -387,7 +386,7 @@ class Conversation(VerticalScroll):
         """The line above the mounted blocks: how many earlier entries are not drawn yet."""
         marker = self._earlier
         if self._first and marker is None:
-            self._earlier = marker = PlainStatic("", markup=False, classes="earlier")
+            self._earlier = marker = Static("", markup=False, classes="earlier")
             await self.mount(marker, before=0)
         elif not self._first and marker is not None:
             self._earlier = None

@@ -20,10 +20,11 @@ from typing import Any
 
 from rich.text import Text
 from textual.events import MouseScrollUp
+from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, plain
+from aiq_tui.ui.plain import plain
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 STATUS_BADGE = {
@@ -90,7 +91,7 @@ def _short(value: Any) -> str:
     return " ".join(text.split())
 
 
-class ToolLog(OwnVirtualSize, PlainDataTable):
+class ToolLog(OwnVirtualSize, DataTable):
     """Newest call at the bottom; the cursor follows it."""
 
     def __init__(self, *, id: str | None = None) -> None:
