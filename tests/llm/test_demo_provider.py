@@ -221,6 +221,42 @@ async def test_data_question_runs_two_real_queries_on_the_sample_database_and_re
     assert "**sql-analyst**" in answer  # and it still quotes the relevant skill
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what are the top 5 books by rating?",
+        "Which are the 5 highest rated books?",
+        "show the 5 books with the best ratings",
+    ],
+)
+async def test_a_question_by_rating_is_answered_by_the_reviews_average_rating(
+    isolated_home: Home, question: str
+) -> None:
+    from aiq_tui.tools.sample_db import ensure_sample_database
+    from aiq_tui.tools.sql import SqlTool
+
+    isolated_home.ensure()
+    ensure_sample_database(isolated_home.sample_database)
+    tool = SqlTool(
+        ToolSettings(), home=isolated_home, sources=load_sources(isolated_home)
+    )
+    ran: list[str] = []
+
+    async def run(call: ToolCall) -> str:
+        ran.append(call.arguments["sql"])
+        result = await tool.run(dict(call.arguments))
+        assert result.ok, result.error
+        return result.to_model_text()
+
+    try:
+        _messages, answer = await _play(DemoProvider(), question, run, [tool.spec])
+    finally:
+        tool.close()
+    assert "AVG(r.rating)" in ran[-1] and "ORDER BY avg_rating DESC" in ran[-1]
+    assert "| title | author | avg_rating | reviews |" in answer, answer
+    assert "returned 5 rows" in answer and "units_sold" not in answer
+
+
 async def test_counting_question_after_tables_runs_a_count() -> None:
     async def run(call: ToolCall) -> str:
         if "sqlite_master" in call.arguments["sql"]:

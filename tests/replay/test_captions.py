@@ -454,10 +454,15 @@ def test_the_story_shows_skills_climb_to_full_and_one_come_in_brief(story) -> No
     climbed = {
         re.match(r"([\w-]+):", text).group(1)
         for _, text in lines
-        if re.match(r"[\w-]+: inactive → active \(full\)", text)
+        if re.match(r"[\w-]+: (?:inactive|relevant \(brief\)) → active \(full\)", text)
     }
     assert {"sql-explorer", "data-report"} <= climbed, lines
     assert any("→ relevant (brief)" in text for _, text in lines)
+    assert any(
+        text.startswith("data-report: relevant (brief) → active (full)")
+        and text.endswith("climbs from brief to full")
+        for _, text in lines
+    ), lines
 
 
 def test_the_story_evicts_a_relevant_skill_it_never_used_and_keeps_the_active_one(

@@ -34,7 +34,8 @@ def test_replay_captions_tells_a_saved_session_step_by_step_then_sums_it_up(
     assert (
         2,
         3,
-        "data-report: relevant → active (full), matched 'result' 'markdown' 0.79",
+        "data-report: relevant (brief) → active (full), matched 'result' 'markdown' 0.79 "
+        "— climbs from brief to full",
     ) in steps
     assert {turn for turn, _, _ in steps} == {1, 2, 3}
     assert "What happened: 3 turns on a 8,192-token window." in out

@@ -1,7 +1,7 @@
 """``/demo`` reaches its point in a few dozen steps: stepped with → (approvals granted), the
 steps are the events the workbench stops on — folded by the same time cursor and captioned by
 the same captions as the TUI — and the story shows a skill climbing to full and the first stage
-by step 25, an eviction with the Active skill kept by step 45, and its summary by step 80; each
+by step 25, an eviction with the Active skill kept by step 48, and its summary by step 80; each
 stage is a step of its own, and every stage 95 keeps the Active skill with the highest
 confidence for that turn's question and says so."""
 
@@ -22,6 +22,7 @@ from aiq_tui.replay.record import live_record
 from aiq_tui.tools.base import Decision
 from aiq_tui.workspace import Workspace
 from tests.agent.helpers import write_config
+from tests.replay.bands import compressions, out_of_band
 
 
 def _stepped_demo(
@@ -103,10 +104,10 @@ def test_a_skill_climbs_to_full_and_the_first_stage_fires_within_25_steps(demo) 
     assert first(steps, r"^\d+ % ≥ 80 % → stage 80") <= 25
 
 
-def test_by_step_45_a_skill_is_evicted_and_the_top_active_one_is_kept(demo) -> None:
+def test_by_step_48_a_skill_is_evicted_and_the_top_active_one_is_kept(demo) -> None:
     steps, _, _ = demo
-    assert first(steps, r"^[\w-]+: \w+ → evicted at stage \d+") <= 45
-    assert first(steps, r"kept [\w-]+: active, confidence \d\.\d+ \(highest\)") <= 45
+    assert first(steps, r"^[\w-]+: \w+ → evicted at stage \d+") <= 48
+    assert first(steps, r"kept [\w-]+: active, confidence \d\.\d+ \(highest\)") <= 48
 
 
 def test_the_summary_comes_by_step_80(demo) -> None:
@@ -179,5 +180,53 @@ def test_on_another_window_the_demo_uses_its_own_and_gives_the_window_back(
     steps, records, engine = _stepped_demo(tmp_path / "home", window=12_000)
     budgets = [r for r in records if r.get("type") == "budget_changed"]
     assert {r["window"] for r in budgets[1:-1]} == {8_192}
-    assert first(steps, r"kept [\w-]+: active, confidence") <= 45
+    assert first(steps, r"kept [\w-]+: active, confidence") <= 48
     assert engine.window == 12_000
+
+
+def test_the_summary_quotes_the_after_compression_figures_the_steps_showed(
+    demo,
+) -> None:
+    steps, _, _ = demo
+    shown = [
+        re.match(r"after compression: ([\d,]+) / [\d,]+ tokens \((\d+ %)\)", text)
+        for _, text in steps
+    ]
+    live = [(m.group(1), m.group(2)) for m in shown if m]
+    summary = steps[-1][1]
+    quoted = re.findall(r"at \d+ % → (\d+ %), [\d,]+ → ([\d,]+) tokens:", summary)
+    assert live and [(tokens, share) for share, tokens in quoted] == live, (
+        live,
+        summary,
+    )
+
+
+def test_every_compression_fires_in_its_own_stages_band(demo) -> None:
+    _, records, _ = demo
+    fired = compressions(records)
+    assert {stage for stage, _ in fired} == {80, 90, 95}, fired
+    assert not out_of_band(records), fired
+
+
+def test_a_skill_climbs_metadata_brief_full_as_the_questions_narrow_and_the_caption_says_so(
+    demo,
+) -> None:
+    steps, records, _ = demo
+    phases: dict[str, list[str]] = {}
+    for record in records:
+        if record.get("type") == "skill_state_changed" and record.get("new"):
+            seen = phases.setdefault(record["name"], ["metadata"])
+            if seen[-1] != record["phase"]:
+                seen.append(record["phase"])
+    climbed = [
+        name
+        for name, seen in phases.items()
+        if seen[:3] == ["metadata", "brief", "full"]
+    ]
+    assert climbed, phases
+    brief = first(steps, rf"^{climbed[0]}: inactive → relevant \(brief\)")
+    full = first(
+        steps,
+        rf"^{climbed[0]}: relevant \(brief\) → active \(full\), .* climbs from brief to full",
+    )
+    assert brief < full <= 25, (brief, full)

@@ -19,13 +19,14 @@ from textual.pilot import Pilot
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock
-from helpers import wait_until
+from helpers import notices, say, wait_until
 
 from aiq_tui.agent.engine import Engine
 from aiq_tui.ui.app import AiqApp
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 from aiq_tui.workspace import Workspace
+from tests.replay.bands import compressions, out_of_band
 
 pytestmark = pytest.mark.slow
 SIZE = (120, 36)
@@ -107,6 +108,21 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
         }
         assert {"sql-explorer", "data-report"} <= full, journeys  # they climb to full
         assert any("relevant" in j for j in journeys.values()), journeys
+        # one skill is seen at brief on one step and at full on a later one, its caption saying so
+        phases: dict[str, list[str]] = {}
+        for _text, state in seen:
+            for row in state.skills:
+                if (
+                    row.state != "inactive"
+                    and phases.get(row.name, [""])[-1] != row.phase
+                ):
+                    phases.setdefault(row.name, []).append(row.phase)
+        assert phases.get("data-report", [])[:2] == ["brief", "full"], phases
+        assert any(
+            "data-report" in text and "climbs from brief to full" in text
+            for text, _ in seen
+        )
+        assert not out_of_band(app.cursor.records[app.demo.start :])
         evicted = [
             state for _, state in seen if any(row.evicted for row in state.skills)
         ]
@@ -123,6 +139,33 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
         from aiq_tui.skills.model import SkillState
 
         assert any(v.evicted for v in pane.views_in(SkillState.INACTIVE))
+
+
+async def test_after_a_question_the_demo_starts_its_own_session_and_each_stage_fires_in_its_band(
+    tmp_path: Path,
+) -> None:
+    app = demo_app(tmp_path / "home")
+    async with app.run_test(size=SIZE) as pilot:
+        await say(
+            pilot, "show the tables in the sample database"
+        )  # the README's first question
+        await wait_until(
+            lambda: not app._turn_running() and len(app.engine.session.messages) > 1,
+            "the question answered",
+        )
+        asked_in = app.engine.session.id
+        await pilot.press(*"/demo", "enter")
+        await pilot.pause()
+        await step_until(pilot, finished)
+        assert app.engine.session.id != asked_in
+        assert any(
+            "/demo starts its own session" in text and asked_in in text
+            for text in notices(app)
+        ), notices(app)
+        records = app.cursor.records[app.demo.start :]
+        fired = compressions(records)
+        assert {stage for stage, _ in fired} == {80, 90, 95}, fired
+        assert not out_of_band(records), fired
 
 
 async def test_space_plays_the_demo_and_pauses_again(tmp_path: Path) -> None:

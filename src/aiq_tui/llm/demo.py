@@ -32,9 +32,9 @@ from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.json_bounds import loads_bounded
 from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
+from aiq_tui.llm.demo_report import headline_figures, report_body
 from aiq_tui.llm.demo_routes import (
     LIST_TABLES_SQL,
-    MAX_ROWS,
     URL,
     create_columns,
     file_path,
@@ -293,6 +293,17 @@ def _current_turn(messages: Sequence[Message]) -> _Turn:
         if message.role is Role.TOOL and message.tool_call_id:
             turn.results[message.tool_call_id] = message
     return turn
+
+
+def _saved_report(turn: _Turn) -> bool:
+    """Whether the turn saved a report (a write whose result is no error)."""
+    for call in turn.calls_to("file_operations"):
+        result = turn.results.get(call.id)
+        data = _decode(result.content) if result is not None else None
+        if call.arguments.get("operation") == "write" and isinstance(data, dict):
+            if "bytes" in data and not data.get("error"):
+                return True
+    return False
 
 
 def _sql_of(call: ToolCall) -> str:
@@ -554,10 +565,7 @@ class DemoProvider:
             result = turn.results.get(call.id)
             table = _rows(_decode(result.content)) if result is not None else None
             if table and "sqlite_master" not in _sql_of(call):
-                body = (
-                    markdown_table(*table, limit=MAX_ROWS)
-                    + f"\n\nSQL:\n\n```sql\n{_sql_of(call)}\n```"
-                )
+                body = report_body(*table, _sql_of(call), markdown_table)
         body = (
             body
             or _last_answer(turn.earlier)
@@ -611,10 +619,11 @@ class DemoProvider:
         if long:
             return f"{LABEL} " + self._padding(int(long.group(1)))
         parts: list[str] = []
+        reported = _saved_report(turn)
         for call in turn.calls:
             result = turn.results.get(call.id)
             if result is not None:
-                parts.append(self._render_result(call, result))
+                parts.append(self._render_result(call, result, reported))
         sections = skill_sections(system)
         skill = (
             lead_skill(sections, question) if parts else best_skill(sections, question)
@@ -665,7 +674,9 @@ class DemoProvider:
         return " ".join(words)
 
     @staticmethod
-    def _render_result(call: ToolCall, result: Message) -> str:
+    def _render_result(call: ToolCall, result: Message, reported: bool = False) -> str:
+        """One call's result for the answer; ``reported``: the turn saved a report of its
+        query results, so the answer gives their headline figures, not the table again."""
         data = _decode(result.content)
         if isinstance(data, dict) and data.get("error"):
             error = str(data["error"])
@@ -684,6 +695,12 @@ class DemoProvider:
                     ]
                     return f"The sample database has {len(names)} tables: {', '.join(names)}."
                 count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
+                if reported:
+                    return (
+                        f"`{sql}` returned {count}; the saved report has the table. "
+                        "Headline figures:\n\n"
+                        + "\n".join(headline_figures(columns, rows))
+                    )
                 return f"`{sql}` returned {count}:\n\n" + markdown_table(
                     columns, rows, _MAX_SHOWN_ROWS
                 )

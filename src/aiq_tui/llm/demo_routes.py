@@ -336,6 +336,20 @@ _BOOKSHOP: tuple[tuple[str, dict[str, set[str]], str], ...] = (
         "FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.id ORDER BY spent DESC LIMIT {n}",
     ),
     (
+        # "top 5 books by rating", "best-rated books": the reviews' average, not units sold
+        r"\b(top|best|highest)\b.*\b(by|on)\s+(average\s+)?(ratings?|reviews?|stars?)\b"
+        r"|\b(best|highest|top)[- ]rated\b|\b(best|highest|top)\s+(average\s+)?ratings?\b",
+        {
+            "reviews": {"book_id", "rating"},
+            "books": {"title", "author_id"},
+            "authors": {"name"},
+        },
+        "SELECT b.title, a.name AS author, ROUND(AVG(r.rating), 2) AS avg_rating, "
+        "COUNT(r.id) AS reviews FROM books b JOIN reviews r ON r.book_id = b.id "
+        "JOIN authors a ON a.id = b.author_id GROUP BY b.id "
+        "ORDER BY avg_rating DESC, reviews DESC, b.title LIMIT {n}",
+    ),
+    (
         r"\b(recent|latest|newest|last)\b.*\breviews?\b|\breviews?\b.*\bratings?\b",
         {"reviews": {"book_id", "rating", "reviewed_on"}, "books": {"title"}},
         "SELECT b.title, r.rating, r.reviewed_on FROM reviews r JOIN books b ON b.id = r.book_id "

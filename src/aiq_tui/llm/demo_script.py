@@ -47,14 +47,14 @@ DEMO_WINDOW = 8_192
 """The window the story is written for: the demo model's own."""
 
 STORY = (
-    "Use the sql-explorer skill: show the {n} most recent orders.",
+    "Use the sql-explorer skill: show the {n} most recent orders, for a data report later.",
     "Use the data-report skill: write the {n} most recent orders up as a short report and save it to "
     "reports/orders.md",
-    "Use the shell-basics skill to check the saved report: run `wc -l reports/orders.md`",
+    "Check the saved report with `wc -l reports/orders.md`",
 )
 """The three requests: a data question, a report saved to a file (asks), a command (asks)."""
 
-FIRST_AIM = 0.72
+FIRST_AIM = 0.75
 """Where the first turn's rows land the budget, as a share of the window: the second question
 (and the data-report skill it loads in full) then crosses the first threshold."""
 
@@ -144,6 +144,18 @@ class DemoScript:
         script._detach = lambda: engine.unsubscribe(script.observe)
         return script
 
+    @staticmethod
+    def needs_own_session(engine: Any) -> bool:
+        """Whether the story must start its own session on ``engine``: it is sized from a fresh
+        one (no message, no skill loaded); on a conversation's history and skills the stages
+        would not each fire in their own band."""
+        session = getattr(engine, "session", None)
+        if session is not None and getattr(session, "messages", None):
+            return True
+        skills = getattr(engine, "skills", None)
+        loaded = getattr(skills, "loaded", None)
+        return bool(loaded()) if callable(loaded) else False
+
     # -- what the engine reports --------------------------------------------------------------
     def observe(self, event: Any) -> None:
         if isinstance(event, CompressionApplied):
@@ -205,8 +217,8 @@ class DemoScript:
         else:
             low, high = self.thresholds[1], self.thresholds[2]
             rows = self._rows_to(
-                template, low + (high - low) * 0.3
-            )  # low in the 90 % band
+                template, low + (high - low) * 0.75
+            )  # in the 90 % band
         self._asked = (template, rows)
         return template.format(n=rows)
 

@@ -85,6 +85,9 @@ class _Story:
     used: set[str] = field(
         default_factory=set
     )  # called (use_skill / skill_<name>) since it was loaded
+    phases: dict[str, str] = field(
+        default_factory=dict
+    )  # name → the phase it is loaded at (metadata | brief | full), while loaded
     stage: int = 0
     since_budget: list[str] = field(
         default_factory=list
@@ -121,6 +124,10 @@ class _Story:
             name = str(data.get("name"))
             new = data.get("new")
             self.states[name] = str(new) if new else "evicted"
+            if new in (None, "inactive"):
+                self.phases.pop(name, None)
+            else:
+                self.phases[name] = str(data.get("phase", ""))
             keeper = _KEEPER.search(str(data.get("reason", ""))) if not new else None
             self.last_keeper = _kept(keeper) if keeper else ""
             if new in (None, "inactive") or data.get("old") in (None, "inactive"):
@@ -275,9 +282,21 @@ def _skill_changed(data: Record, story: _Story) -> str:
         if match is not None and "confidence" in reason
         else _after_colon(reason)
     )
+    was = story.phases.get(name, "")
+    climbs = (
+        f" — climbs from {was} to {phase}"
+        if _PHASES.get(phase, 0) > _PHASES.get(was, 0) > 0
+        else ""
+    )
     if old == new:
-        return f"{name}: {new}, now {phase}, {why}"
+        return f"{name}: {new}, now {phase}, {why}{climbs}"
+    if was and was != phase:
+        return f"{name}: {old} ({was}) → {new} ({phase}), {why}{climbs}"
     return f"{name}: {old} → {new} ({phase}), {why}"
+
+
+_PHASES = {"metadata": 1, "brief": 2, "full": 3}
+"""Progressive disclosure's order: a skill climbs metadata → brief → full."""
 
 
 def _budget(data: Record, story: _Story) -> str:
@@ -291,7 +310,7 @@ def _budget(data: Record, story: _Story) -> str:
         return f"budget {where}"
     delta = total - story.total
     since = story.since_budget
-    if "compression_applied" in since:
+    if after_compression(data, story) is not None:
         return f"after compression: {where}"
     if "tool_call_finished" in since or "tool_call_denied" in since:
         tool = story.last_tool
@@ -307,6 +326,18 @@ def _budget(data: Record, story: _Story) -> str:
     else:
         what = "prompt"
     return f"{what} {_signed(delta)} tokens → {where}"
+
+
+def after_compression(data: Record, story: _Story) -> int | None:
+    """The measured total a compression left, when ``data`` is the budget that follows it (else
+    ``None``). The one figure for "after compression": the live caption and the summary quote
+    it, not the planner's own estimate in the compression's ``after``."""
+    if (
+        data.get("type") != "budget_changed"
+        or "compression_applied" not in story.since_budget
+    ):
+        return None
+    return _int(data.get("total"))
 
 
 def _compressed(data: Record, story: _Story) -> str:
@@ -472,6 +503,10 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
                     _flat(data.get("step", "")),
                 )
             )
+        elif (measured := after_compression(data, story)) is not None and bursts:
+            bursts[
+                -1
+            ].after = measured  # what the screen showed after it, not the estimate
         elif kind == "error_raised" and str(data.get("message", "")).startswith(
             REFUSAL_PREFIX
         ):

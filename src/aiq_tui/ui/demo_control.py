@@ -96,6 +96,16 @@ class DemoControl:
             return
         if app.bridge.refused_while_turn_runs():
             return
+        from aiq_tui.llm.demo import DemoScript
+
+        if DemoScript.needs_own_session(app.engine):
+            previous = app.engine.session.id
+            await app.session_control.clear_session()
+            await app.note(
+                "/demo starts its own session, so that each stage fires in its own band; "
+                f"session {previous} stays saved (F4 resumes it)",
+                "info",
+            )
         await app.note(
             "step-through demo: each answer grows the context until compression fires at 80, "
             "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops",
