@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from helpers import wait_until
 
-from aiq_tui.ui.run import create_app
+from aiq_tui.commands.tui_cmd import create_app
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 
 

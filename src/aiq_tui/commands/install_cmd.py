@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from aiq_tui.commands.common import (
     EXIT_FAILED,
@@ -518,7 +518,7 @@ def _install(args: argparse.Namespace) -> int:
                     "--skill, --agent and --dir need a SOURCE (a restore installs what the lockfile says)",
                     EXIT_USAGE,
                 )
-            scope = option(args, "scope") or (
+            scope: Literal["user", "project"] = option(args, "scope") or (
                 "project" if (workspace.cwd / "skills-lock.json").is_file() else "user"
             )
             from aiq_tui.skills.install.lockfile import read_lock

@@ -599,13 +599,13 @@ def _simulate(
         )
     elif console is not None:
         b = budget.breakdown()
-        fired = [r["stage"] for r in records if r["steps"]]
+        stages = [r["stage"] for r in records if r["steps"]]
         per_stage = ", ".join(
-            f"stage {stage}: {fired.count(stage)}" for stage in sorted(set(fired))
+            f"stage {stage}: {stages.count(stage)}" for stage in sorted(set(stages))
         )
         console.print(
             f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
-            f"compression fired {len(fired)} times ({per_stage or 'never'}); "
+            f"compression fired {len(stages)} times ({per_stage or 'never'}); "
             f"messages kept: {len(budget.history)}",
             markup=False,
         )

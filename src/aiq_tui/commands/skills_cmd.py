@@ -442,12 +442,13 @@ def embedding_summary(workspace: Any) -> dict[str, Any]:
     done, total = (
         (progress.done, progress.total) if progress else (0, len(workspace.catalog))
     )
-    text = f"on ({status.model.name}), {done}/{total} skills embedded"
+    name = status.model.name if status.model is not None else "?"
+    text = f"on ({name}), {done}/{total} skills embedded"
     if done < total:
         text += " — the rest are embedded in the background when the TUI starts (or by `aiq-tui match`)"
     return {
         "enabled": True,
-        "model": status.model.name,
+        "model": name,
         "embedded": done,
         "total": total,
         "text": text,
@@ -501,7 +502,7 @@ def _listing_rows(listing: list[SkillMeta]) -> EncodedRows:
 
     # A skill with no frontmatter beyond name and description (the spec's minimal form) has
     # every field derived from extras at its default: computed once, not six lookups a skill.
-    plain = derived(SkillMeta("-", "-", "-", Path("-")))
+    plain = derived(SkillMeta("-", "-", Path("-"), Path("-")))
     rows = EncodedRows()
     append = rows.append
     for meta in listing:

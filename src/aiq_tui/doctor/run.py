@@ -25,7 +25,7 @@ from aiq_tui.doctor.budget import (
     skill_costs,
 )
 from aiq_tui.doctor.content import skill_findings
-from aiq_tui.doctor.model import DoctorReport, Finding, Target, ordered
+from aiq_tui.doctor.model import DoctorReport, Finding, SkillCost, Target, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
 from aiq_tui.llm.windows import resolve_window
@@ -165,7 +165,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     started = time.perf_counter()
     metas = list(inputs.catalog)
     found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
-    costs = []
+    costs: list[SkillCost] = []
     catalog = None
     listing = None
     with ThreadPoolExecutor(max_workers=1) as pool:

@@ -180,18 +180,23 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
 
     @property
     def config(self) -> AppConfig:
-        return (
-            self.engine.config if self.engine is not None else self.starter.spec.config
-        )  # type: ignore[union-attr]
+        if self.engine is not None:
+            return self.engine.config
+        return self._start_spec().config
 
     @property
     def home(self) -> Any:
         """The config home (:class:`~aiq_tui.locations.Home`)."""
-        return (
-            self.engine.workspace.home
-            if self.engine is not None
-            else self.starter.spec.home
-        )  # type: ignore[union-attr]
+        if self.engine is not None:
+            return self.engine.workspace.home
+        return self._start_spec().home
+
+    def _start_spec(self) -> EngineStart:
+        """What the engine is being built from: every app has an engine or this."""
+        spec = self.starter.spec
+        if spec is None:
+            raise RuntimeError("the app has neither an engine nor what builds one")
+        return spec
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from textual.screen import ModalScreen

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -62,7 +62,11 @@ class ReplayUnavailable(Exception):
     """Raised by a ``load`` function: the session cannot be replayed (the message says why);
     the screen closes and the app shows the message with ``severity``."""
 
-    def __init__(self, message: str, severity: str = "error") -> None:
+    def __init__(
+        self,
+        message: str,
+        severity: Literal["information", "warning", "error"] = "error",
+    ) -> None:
         super().__init__(message)
         self.severity = severity
 
@@ -213,7 +217,9 @@ class ReplayScreen(Screen[None]):
             )
         except ReplayUnavailable as problem:
             message = self.Loaded(None, None, (), problem)
-        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(message))
+        loop.call_soon_threadsafe(
+            lambda: None if done.done() else done.set_result(message)
+        )
 
     async def on_replay_screen_loaded(self, message: Loaded) -> None:
         if (
@@ -226,7 +232,7 @@ class ReplayScreen(Screen[None]):
             )
             self.app.notify(
                 str(problem), title="Replay", severity=problem.severity, markup=False
-            )  # type: ignore[arg-type]
+            )
             self.dismiss(None)
             return
         self.title_text, self.note = message.recorded.title, message.recorded.note

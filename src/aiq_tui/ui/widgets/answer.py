@@ -21,7 +21,7 @@ when the first answer arrives, not before the app's first frame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
@@ -202,7 +202,10 @@ class AnswerView(Widget):
         width = max(1, width)
         key = (self.text, width)
         if self._height is None or self._height[0] != key:
-            self._height = (key, self.drawn(width).get_height(self.styles, width))
+            styles: Any = (
+                self.styles
+            )  # read as the RulesMap it wraps, as Widget's own code does
+            self._height = (key, self.drawn(width).get_height(styles, width))
         return self._height[1]
 
     async def write(self, fragment: str) -> None:
