@@ -118,3 +118,11 @@ async def open_sessions_list(pilot: Pilot, timeout: float = 60.0) -> SessionsScr
     await wait_until(lambda: not screen.reading, "the sessions read", timeout)
     await pilot.pause()
     return screen
+
+
+def screen_text(app: AiqApp) -> list[str]:
+    """Every row of the screen as the terminal shows it (what a person reads)."""
+    return [
+        "".join(seg.text for seg in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]
