@@ -9,6 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import pytest
 from conftest import fixed_clock
 from fake_engine import FakeEngine
 from helpers import settle, wait_until
@@ -18,6 +19,8 @@ from aiq_tui.ui.app import AiqApp
 from aiq_tui.ui.screens.approval import ApprovalScreen
 from aiq_tui.ui.widgets.prompt import PromptInput
 from aiq_tui.ui.widgets.tool_log import ToolLog
+
+pytestmark = pytest.mark.typing_grace
 
 
 def keys(text: str) -> list[str]:
