@@ -140,7 +140,7 @@ async def test_a_tool_calls_detail_wraps_a_long_argument_instead_of_cutting_it(
 
 async def test_the_no_key_banner_wraps_at_80_columns(fake_engine: FakeEngine) -> None:
     class NoKey:
-        def _check_ready(self) -> None:
+        def check_ready(self) -> None:
             raise RuntimeError(
                 "openai (gpt-4o-mini): no API key: set the OPENAI_API_KEY environment variable "
                 "(or point llm.providers.openai.base_url at a local server such as Ollama)"

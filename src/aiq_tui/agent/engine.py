@@ -252,8 +252,7 @@ class Engine:
         # Compression may shorten the catalog to make one turn fit; each turn starts in full.
         self._catalog_level = CatalogLevel.FULL
         self._breakdown = self.current_prompt().breakdown
-        if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry
+        provider.on_retry = self._on_retry
 
     @classmethod
     def create(
@@ -369,7 +368,7 @@ class Engine:
 
     @property
     def is_demo(self) -> bool:
-        return bool(getattr(self.provider, "is_demo", False))
+        return self.provider.is_demo
 
     @property
     def breakdown(self) -> Breakdown:
@@ -883,7 +882,7 @@ class Engine:
             )
         provider, model = self.provider.name, self.provider.model
         kind = provider_settings.kind if provider_settings is not None else provider
-        address, port = endpoint_of(getattr(self.provider, "base_url", "") or "")
+        address, port = endpoint_of(self.provider.base_url)
         self._emit(
             ModelRequestStarted(
                 provider,
@@ -1134,8 +1133,7 @@ class Engine:
         self.config.sessions = self.sessions.limits = (
             config.sessions
         )  # the next read of a saved session
-        if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry
+        provider.on_retry = self._on_retry
         self.session.provider, self.session.model = provider.name, provider.model
         if self.counter.retarget(provider.model, self.config.context.encoding):
             # The new model counts in another encoding (gpt-4o: o200k): loaded off the event

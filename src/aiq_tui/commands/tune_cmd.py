@@ -298,7 +298,7 @@ def _model_proposer(
     except ValueError as exc:
         print(f"aiq-tui skills tune: {exc}", file=sys.stderr)
         return None
-    if getattr(provider, "is_demo", False):
+    if provider.is_demo:
         print(
             "aiq-tui skills tune: --llm with the offline demo provider proposes nothing useful; pass "
             "--provider with a configured model",

@@ -114,7 +114,7 @@ class AnthropicProvider(HTTPProvider):
     def _endpoint(self) -> Endpoint:
         return Endpoint(self.name, self.model, self.url, self._key_env, self._api_key)
 
-    def _check_ready(self) -> None:
+    def check_ready(self) -> None:
         if not self._api_key and not is_local_url(self.base_url):
             raise self._endpoint().error(
                 f"no API key: set the {self._key_env or DEFAULT_KEY_ENV} environment variable"

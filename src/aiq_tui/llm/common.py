@@ -277,7 +277,7 @@ class HTTPProvider:
         except ReplyTooLarge:
             limits.cut = True
 
-    def _check_ready(self) -> None:
+    def check_ready(self) -> None:
         """Raise a clear ProviderError when the provider cannot work (e.g. missing key)."""
 
     async def stream(
@@ -287,7 +287,7 @@ class HTTPProvider:
         tools: Sequence[ToolSpec],
         max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
-        self._check_ready()
+        self.check_ready()
         async for event in with_retries(
             lambda: self._attempt(system, messages, tools, max_tokens),
             self.policy,

@@ -31,7 +31,14 @@ from typing import Any
 from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.json_bounds import loads_bounded
-from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
+from aiq_tui.llm.base import (
+    OnRetry,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCallReady,
+    Usage,
+)
 from aiq_tui.llm.demo_report import headline_figures, report_body
 from aiq_tui.llm.demo_routes import (
     LIST_TABLES_SQL,
@@ -385,9 +392,11 @@ class DemoProvider:
 
     def __init__(self, name: str = "demo", model: str = "aiq-demo", delay: float = 0.0):
         self.name, self.model, self.delay = name, model, delay
-        self.on_retry = (
-            None  # never retries; present so the engine can treat providers alike
-        )
+        self.on_retry: OnRetry | None = None  # never retries
+        self.base_url = ""  # offline: no endpoint
+
+    def check_ready(self) -> None:
+        """Always ready: no key, no network."""
 
     # -- the decision -------------------------------------------------------------------------
     def reply(

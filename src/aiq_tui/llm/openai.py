@@ -98,7 +98,7 @@ class OpenAIProvider(HTTPProvider):
     def _is_openai_host(self) -> bool:
         return (urlsplit(self.base_url).hostname or "").lower() == "api.openai.com"
 
-    def _check_ready(self) -> None:
+    def check_ready(self) -> None:
         if not self._api_key and self._is_openai_host():
             raise self._endpoint().error(
                 f"no API key: set the {self._key_env or DEFAULT_KEY_ENV} environment variable "

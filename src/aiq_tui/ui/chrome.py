@@ -73,11 +73,10 @@ class Chrome:
         )
         if demo:
             return DEMO_BANNER if app.config.ui.show_banner else None
-        check = getattr(getattr(app.engine, "provider", None), "_check_ready", None)
-        if check is None:
+        if app.engine is None:
             return None
         try:
-            check()
+            app.engine.provider.check_ready()
         except Exception as exc:
             return f"⚠ {exc} — F2 Settings"
         return None
