@@ -221,3 +221,44 @@ def test_ask_with_the_switch_answers_a_harmless_question_with_its_default(
     assert "colour blue" in (
         json.loads(content) if content.startswith('"') else content
     )
+
+
+# -- in the TUI ----------------------------------------------------------------------------------
+
+
+async def test_the_tui_dialog_prefills_nothing_for_a_destructive_question() -> None:
+    from textual.app import App
+    from textual.widgets import Input, Static
+
+    from aiq_tui.ui.screens.mcp_elicitation import McpElicitationScreen
+
+    request = ElicitationRequest(
+        "p",
+        "Confirm deleting every repository?",
+        fields=(ElicitationField("confirm", "boolean", default=True),),
+    )
+    answers: list[object] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(McpElicitationScreen(request), answers.append)
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#field-0", Input).value == ""
+        assert "destructive" in str(
+            screen.query_one("#elicitation-danger", Static).render()
+        )
+        await pilot.press("enter")  # a reflexive Enter answers nothing
+        await pilot.pause()
+        assert answers == [] and "type a value" in str(
+            screen.query_one("#elicitation-problem", Static).render()
+        )
+        screen.query_one("#field-0", Input).value = "no"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert [(a.action, dict(a.content)) for a in answers] == [
+        ("accept", {"confirm": False})
+    ]
