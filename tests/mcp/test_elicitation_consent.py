@@ -262,3 +262,34 @@ async def test_the_tui_dialog_prefills_nothing_for_a_destructive_question() -> N
     assert [(a.action, dict(a.content)) for a in answers] == [
         ("accept", {"confirm": False})
     ]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ask_at_a_terminal_asks_the_person(
+    project: Path,
+    isolated_home: Home,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    typed = iter(["n", "y"])  # confirm: no; send: yes
+    prompts: list[str] = []
+    monkeypatch.setattr(
+        "builtins.input", lambda prompt="": prompts.append(prompt) or next(typed)
+    )
+    write_config(isolated_home, {"p": protocol_server()})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setattr(sys, "stdin", _Terminal(""))
+    replies = [
+        _tool("mcp__p__delete_everything"),
+        sse_reply(openai_text_stream(["ok"])),
+    ]
+    with ScriptedModel(replies) as model:
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        assert main(["ask", "--provider", "openai", "--yes", "tidy up"]) == 0
+    assert "kept them: accept" in _tool_message(model)
+    assert prompts[0] == "Confirm: "  # the field, with no default offered
+    assert "Confirm deleting every repository?" in capsys.readouterr().err
