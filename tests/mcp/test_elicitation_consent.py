@@ -221,3 +221,75 @@ def test_ask_with_the_switch_answers_a_harmless_question_with_its_default(
     assert "colour blue" in (
         json.loads(content) if content.startswith('"') else content
     )
+
+
+# -- in the TUI ----------------------------------------------------------------------------------
+
+
+async def test_the_tui_dialog_prefills_nothing_for_a_destructive_question() -> None:
+    from textual.app import App
+    from textual.widgets import Input, Static
+
+    from aiq_tui.ui.screens.mcp_elicitation import McpElicitationScreen
+
+    request = ElicitationRequest(
+        "p",
+        "Confirm deleting every repository?",
+        fields=(ElicitationField("confirm", "boolean", default=True),),
+    )
+    answers: list[object] = []
+
+    class Host(App[None]):
+        def on_mount(self) -> None:
+            self.push_screen(McpElicitationScreen(request), answers.append)
+
+    app = Host()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        screen = app.screen
+        assert screen.query_one("#field-0", Input).value == ""
+        assert "destructive" in str(
+            screen.query_one("#elicitation-danger", Static).render()
+        )
+        await pilot.press("enter")  # a reflexive Enter answers nothing
+        await pilot.pause()
+        assert answers == [] and "type a value" in str(
+            screen.query_one("#elicitation-problem", Static).render()
+        )
+        screen.query_one("#field-0", Input).value = "no"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert [(a.action, dict(a.content)) for a in answers] == [
+        ("accept", {"confirm": False})
+    ]
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_ask_at_a_terminal_asks_the_person(
+    project: Path,
+    isolated_home: Home,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    typed = iter(["n", "y"])  # confirm: no; send: yes
+    prompts: list[str] = []
+    monkeypatch.setattr(
+        "builtins.input", lambda prompt="": prompts.append(prompt) or next(typed)
+    )
+    write_config(isolated_home, {"p": protocol_server()})
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    monkeypatch.setattr(sys, "stdin", _Terminal(""))
+    replies = [
+        _tool("mcp__p__delete_everything"),
+        sse_reply(openai_text_stream(["ok"])),
+    ]
+    with ScriptedModel(replies) as model:
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        assert main(["ask", "--provider", "openai", "--yes", "tidy up"]) == 0
+    assert "kept them: accept" in _tool_message(model)
+    assert prompts[0] == "Confirm: "  # the field, with no default offered
+    assert "Confirm deleting every repository?" in capsys.readouterr().err

@@ -236,13 +236,13 @@ def test_an_imported_skills_script_asks_even_when_scripts_are_allowed(
     confirmed: bool,
 ) -> None:
     """``execute_skill_script: allow`` is for the user's own scripts. An imported skill lands in
-    the config home, but its script was written elsewhere: it asks every time (here nobody can
-    answer, so it is refused), as an untrusted project's does."""
+    the config home, but its script was written elsewhere: its first run asks a person (here
+    nobody can answer, so it is refused)."""
     isolated_home.ensure()
     isolated_home.config_file.write_text(
         "tools:\n  permissions:\n    execute_skill_script: allow\n"
     )
-    assert "its script asks before every run" in _import(_script_zip(tmp_path), capsys)
+    assert "its script's first run asks you" in _import(_script_zip(tmp_path), capsys)
     if confirmed:  # confirming allowed-tools is not a yes to the script
         assert main(["skills", "trust", "build"]) == 0
     events, _, _ = run_session(
@@ -284,3 +284,76 @@ def test_the_approval_of_an_imported_script_says_where_it_came_from(
     tool = ExecutableSkillTool(catalog.get("build"), catalog, executor=None)
     assert not tool.source_trusted({})
     assert "imported from" in tool.describe({}) and "build.zip" in tool.describe({})
+
+
+class _Terminal:
+    """stdin as a terminal: ask's own approver prompts (input() is patched to answer)."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def read(self) -> str:
+        return ""
+
+
+def _allow_scripts(home: Home) -> None:
+    home.ensure()
+    home.config_file.write_text(
+        "tools:\n  permissions:\n    execute_skill_script: allow\n"
+    )
+
+
+def test_yes_never_approves_an_imported_scripts_first_run(
+    project: Path, isolated_home: Home, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    _allow_scripts(isolated_home)
+    _import(_script_zip(tmp_path), capsys)
+    events, _, _ = run_session(calls(("skill_build", {})), monkeypatch, capsys, "--yes")
+    assert not (project / "ran").exists()
+    denied = of_type(events, "tool_call_denied")
+    assert [event["name"] for event in denied] == ["skill_build"]
+    assert "interactive yes" in denied[0]["reason"]
+
+
+def test_one_interactive_yes_per_content_then_the_users_config_applies(
+    project: Path, isolated_home: Home, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Asked once, at a terminal; the yes is kept in the config home for that content, so the
+    next session runs it under ``execute_skill_script: allow`` without a question — until a byte
+    of the skill changes."""
+    import sys
+
+    from aiq_tui.skills.imported import approved_scripts_file
+
+    _allow_scripts(isolated_home)
+    _import(_script_zip(tmp_path), capsys)
+    prompts: list[str] = []
+    monkeypatch.setattr(sys, "stdin", _Terminal())
+    monkeypatch.setattr(
+        "builtins.input", lambda prompt="": prompts.append(prompt) or "y"
+    )
+    with ScriptedModel(calls(("skill_build", {}))) as model:  # at a terminal: no --json
+        monkeypatch.setenv("OPENAI_BASE_URL", model.server.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        assert main(["ask", "--provider", "openai", "build the notes"]) == 0
+    asked = capsys.readouterr().err
+    assert (project / "ran").exists() and len(prompts) == 1
+    assert "its first run" in asked and "[a]lways" not in "".join(prompts)
+    assert approved_scripts_file(isolated_home).is_file()
+    (project / "ran").unlink()
+
+    run_session(calls(("skill_build", {})), monkeypatch, capsys, "--deny-all")
+    assert (project / "ran").exists(), "approved once: the config's allow applies now"
+    (project / "ran").unlink()
+
+    skill_md = isolated_home.skills_dir / "build" / "SKILL.md"
+    skill_md.write_text(
+        skill_md.read_text().replace("touch ran", "touch ran # changed")
+    )
+    events, _, _ = run_session(
+        calls(("skill_build", {})), monkeypatch, capsys, "--deny-all"
+    )
+    assert not (project / "ran").exists(), "a changed skill asks again"
+    assert [event["name"] for event in of_type(events, "tool_call_denied")] == [
+        "skill_build"
+    ]

@@ -209,3 +209,38 @@ async def test_a_command_cannot_create_an_entry_either(
     )
     assert not (repo / path).exists(), result
     assert (repo / "notes.txt").read_text() == "ok\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/hooks/session-start.sh",
+        ".mcp.json",
+        ".vscode/tasks.json",
+        ".vscode/settings.json",
+        ".vscode/launch.json",
+        ".vscode/mcp.json",
+        ".idea/runConfigurations/app.xml",
+        ".gitattributes",
+        "sub/.gitattributes",
+        ".envrc",
+        "sub/.envrc",
+        ".env",
+        "AGENTS.md",
+        "packages/app/CLAUDE.md",
+        ".cursor/hooks.json",
+        ".gemini/settings.json",
+        ".github/skills/x/SKILL.md",
+        "packages/app/.claude/skills/x/SKILL.md",
+    ],
+)
+def test_the_files_the_review_named_need_an_interactive_yes(
+    repo: Path, isolated_home: Home, path: str
+) -> None:
+    tool = FileOperationsTool(ToolSettings(), home=isolated_home, cwd=repo)
+    assert (
+        tool.permission_key({"operation": "write", "path": path}) == "file_write:runs"
+    )
+    assert "⚠" in tool.describe({"operation": "write", "path": path})

@@ -151,3 +151,23 @@ async def test_a_skill_of_many_files_loaded_in_full_takes_at_most_its_share_of_t
     assert "context.skill_share" in loaded.content
     assert engine.breakdown.skills["pytest-files"] == tokens
     assert engine.breakdown.total <= engine.window
+
+
+def test_skills_show_says_the_walk_stopped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from aiq_tui.cli import main
+
+    home = tmp_path / "home"
+    write_config(home, "skills:\n  max_resource_entries: 20\n")
+    path = write_skill(home / "skills", "crowded", "Crowded files", "Body.\n")
+    _many_files(path.parent, 100)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--home", str(home), "skills", "show", "crowded", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert len(shown["resources"]) <= 20
+    assert "skills.max_resource_entries" in shown["resources_stopped"]
+    assert main(["--home", str(home), "skills", "show", "crowded"]) == 0
+    assert "resources not all listed" in capsys.readouterr().out

@@ -1176,7 +1176,9 @@ class Engine:
                 ).start()
         if self.config.skills.enabled:
             for tool in skill_tools(
-                _MetaList(self.workspace.catalog, fresh), self.executor
+                _MetaList(self.workspace.catalog, fresh),
+                self.executor,
+                self.workspace.home,
             ):
                 if tool.spec.name not in self.tools:
                     self.tools.add(tool)

@@ -65,8 +65,9 @@ def register(
         "--yes",
         action="store_true",
         help="approve every tool call that asks, except a write of a file another program "
-        "runs (a git hook, .claude/settings.json, .vscode/tasks.json, …: only an interactive "
-        "yes approves that); never answers an MCP server's question",
+        "runs (a git hook, .claude/settings.json, .vscode/tasks.json, …) and the first run of "
+        "an imported skill's script: only an interactive yes approves those; never answers an "
+        "MCP server's question",
     )
     parser.add_argument(
         "--accept-elicitation-defaults",

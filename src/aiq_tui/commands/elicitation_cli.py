@@ -27,6 +27,7 @@ from aiq_tui.tools.mcp.elicitation import (
 )
 
 Elicitor = Callable[[ElicitationRequest], Awaitable[ElicitationAnswer]]
+_SAID = {"decline": "declined", "cancel": "cancelled"}
 Ask = Callable[[str], str]
 
 
@@ -36,7 +37,7 @@ def elicitor(
     accept_defaults: bool,
     interactive: bool,
     quiet: bool,
-    ask: Ask = input,
+    ask: Ask | None = None,
 ) -> Elicitor:
     """The elicitor ``ask`` installs: ``interactive`` when a person is at the terminal;
     ``quiet`` (``--json``) says nothing on stderr."""
@@ -44,13 +45,17 @@ def elicitor(
     async def answer(request: ElicitationRequest) -> ElicitationAnswer:
         danger = destructive_reason(request)
         if interactive and (not accept_defaults or danger is not None):
-            given = await asyncio.to_thread(_ask_person, console, request, danger, ask)
+            # input() looked up at call time (tests patch builtins.input).
+            reader = ask if ask is not None else (lambda prompt: input(prompt))
+            given = await asyncio.to_thread(
+                _ask_person, console, request, danger, reader
+            )
             how = "you answered"
         else:
             given = headless_answer(request, accept_defaults)
             how = "answered with its defaults"
         if not quiet:
-            what = how if given.action == "accept" else f"{given.action}d"
+            what = _SAID.get(given.action, how)
             if given.reason:
                 what += f": {given.reason}"
             console.print(

@@ -60,7 +60,10 @@ def register(
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     approval = parser.add_mutually_exclusive_group()
     approval.add_argument(
-        "--yes", action="store_true", help="approve the script without asking"
+        "--yes",
+        action="store_true",
+        help="approve the script without asking (not the first run of an imported skill's "
+        "script: only an interactive yes approves that)",
     )
     approval.add_argument(
         "--deny-all", action="store_true", help="refuse anything that asks"

@@ -1048,7 +1048,8 @@ def _import_notes(workspace: Any, name: str) -> list[str]:
     lines = []
     if meta is not None and meta.type == "script":
         lines.append(
-            "  its script asks before every run, even with execute_skill_script: allow"
+            "  its script's first run asks you, even with execute_skill_script: allow (only an "
+            "interactive yes, kept for its content; a changed file asks again)"
         )
     tools, refused = _imported_tools(workspace, name)
     if not tools:

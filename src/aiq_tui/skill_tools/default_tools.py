@@ -68,7 +68,7 @@ def build_default_tools(
     if config.skills.enabled and catalog is not None:
         tools.append(UseSkillTool(catalog, on_activate=on_activate))
         tools.append(ReadSkillResourceTool(catalog))
-        tools.extend(skill_tools(catalog, executor))
+        tools.extend(skill_tools(catalog, executor, home))
     return ToolRegistry(
         tools,
         PermissionPolicy(settings.permissions),

@@ -151,8 +151,13 @@ def parameters_schema(parameters: Any) -> dict[str, Any]:
 class ExecutableSkillTool:
     """A composite / script / template skill as a ``skill_<name>`` tool."""
 
-    def __init__(self, meta: Any, catalog: Any, executor: Any) -> None:
+    def __init__(
+        self, meta: Any, catalog: Any, executor: Any, home: Any = None
+    ) -> None:
         self.skill_name = meta.name
+        self._home = home  # where a person's yes to an imported script is kept
+        # The content a first-run approval was asked for (the run records exactly that).
+        self._asked_digest: str | None = None
         self.skill_type = meta.type
         self._meta = meta
         self._catalog = catalog
@@ -171,27 +176,66 @@ class ExecutableSkillTool:
         return self._spec
 
     def permission_key(self, arguments: dict[str, Any]) -> str:
-        return "execute_skill_script" if self.skill_type == "script" else "skill"
+        if self.skill_type != "script":
+            return "skill"
+        if self._first_run_digest() is not None:
+            return FIRST_RUN_KEY
+        return "execute_skill_script"
 
     def source_trusted(self, arguments: dict[str, Any]) -> bool:
-        """A script someone else wrote always asks, whatever ``execute_skill_script`` says, and
-        "always" is not remembered for it (the registry reads this): an untrusted project's, and
-        an imported skill's — it sits in the config home, but ``skills import`` brought it from
-        elsewhere. Asked of the catalog at call time: trusting the project in the TUI takes
-        effect at once."""
+        """A script of an untrusted project always asks, whatever ``execute_skill_script`` says,
+        and "always" is not remembered for it (the registry reads this). An imported skill's
+        script (it sits in the config home, but ``skills import`` brought it from elsewhere) is
+        :data:`FIRST_RUN_KEY` until a person said yes once to its present content; after that
+        the user's ``execute_skill_script`` applies. Asked of the catalog at call time: trusting
+        the project in the TUI takes effect at once."""
         if self.skill_type != "script":
             return True
-        return self._origin() is None
+        origin = self._origin()
+        if origin is None:
+            return True
+        return origin.startswith("imported") and self._first_run_digest() is None
+
+    def _home_of(self) -> Any:
+        if self._home is None:
+            from aiq_tui.locations import resolve_home
+
+            self._home = resolve_home()
+        return self._home
+
+    def _first_run_digest(self) -> str | None:
+        """The content digest a person must approve before this imported script's first run, or
+        None (not imported, or approved for exactly this content)."""
+        origin = self._origin()
+        if origin is None or not origin.startswith("imported"):
+            return None
+        from aiq_tui.skills.imported import script_approved, skill_digest
+
+        meta = self._current_meta()
+        digest = skill_digest(meta, self._catalog_resources())
+        if script_approved(self._home_of(), meta, digest):
+            return None
+        self._asked_digest = digest
+        return digest
+
+    def _current_meta(self) -> Any:
+        return (
+            self._catalog.get(self.skill_name)
+            if hasattr(self._catalog, "get")
+            else None
+        ) or self._meta
+
+    def _catalog_resources(self) -> Any:
+        try:
+            return self._catalog.resources(self.skill_name)
+        except Exception:
+            return ()
 
     def _origin(self) -> str | None:
         """Why this script is not the user's own (None when it is)."""
         from aiq_tui.skills.imported import source_of
 
-        meta = (
-            self._catalog.get(self.skill_name)
-            if hasattr(self._catalog, "get")
-            else None
-        ) or self._meta
+        meta = self._current_meta()
         if not meta.trusted_source:
             return "from an untrusted project"
         source = source_of(
@@ -221,11 +265,37 @@ class ExecutableSkillTool:
             env = "".join(f"\nSKILL_{k.upper()}={v!r}" for k, v in arguments.items())
             origin = self._origin()
             origin = f" — {origin}" if origin else ""
+            if self._asked_digest is not None and self._first_run_digest() is not None:
+                origin += (
+                    "; its first run: your yes is kept for this content "
+                    f"(sha256 {self._asked_digest[:12]}…), a changed byte asks again"
+                )
             return (
                 f"sh script of skill {self.skill_name}{origin} (cwd: project directory){env}\n\n"
                 f"{script.rstrip()}"
             )
         return f"{self._spec.name} ({self.skill_type})"
+
+    def _record_first_run(self) -> str | None:
+        """Keep a person's yes to an imported script's first run (the registry runs a
+        :data:`FIRST_RUN_KEY` call only after one); a refusal when the content changed between
+        the question and the run."""
+        asked = self._asked_digest
+        now = self._first_run_digest()
+        if now is None:
+            return None
+        if asked is not None and asked != now:
+            return (
+                f"skill {self.skill_name!r}: its files changed after you were asked; "
+                "nothing ran — ask again"
+            )
+        from aiq_tui.skills.imported import approve_script
+
+        try:
+            approve_script(self._home_of(), self._current_meta(), now)
+        except OSError as exc:
+            return f"skill {self.skill_name!r}: cannot keep your approval: {exc}"
+        return None
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.run_with_approval(arguments, None)
@@ -237,6 +307,10 @@ class ExecutableSkillTool:
         here) asks through ``ask_more``."""
         from aiq_tui.skills.executor import SkillExecutionError
 
+        if self.skill_type == "script":
+            refusal = self._record_first_run()
+            if refusal is not None:
+                return ToolResult.failure(refusal)
         try:
             result = await self._executor.execute(
                 self.program(), arguments, ask_more=ask_more
@@ -276,7 +350,15 @@ def _body_of(catalog: Any, name: str) -> Callable[[], str]:
     return lambda: catalog.load(name).body
 
 
-def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
+FIRST_RUN_KEY = "execute_skill_script:first-run"
+"""The permission of an imported skill's script before a person approved its present content:
+asked every time and only a person's interactive yes approves it (never ``--yes``, a config
+``allow`` or "always"); denied whenever ``execute_skill_script`` is."""
+
+
+def skill_tools(
+    catalog: Iterable[Any], executor: Any = None, home: Any = None
+) -> list[Any]:
     """A ``skill_<name>`` tool for every active skill of ``catalog`` (any type)."""
     from aiq_tui.skills.executor import SkillExecutor
 
@@ -292,7 +374,7 @@ def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
                 source=meta.source,
             )
         else:
-            tool = ExecutableSkillTool(meta, catalog, executor)
+            tool = ExecutableSkillTool(meta, catalog, executor, home)
         if tool.spec.name not in seen:  # two names that sanitise alike: first wins
             seen.add(tool.spec.name)
             tools.append(tool)

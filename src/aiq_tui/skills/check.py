@@ -48,10 +48,13 @@ def target_for(skill_md: Path, target: Target) -> HarnessProfile | None:
 
 def own_limit(problem: Problem) -> Problem:
     """A resource problem of aiq-tui's own limits, as the note it is."""
+    # A message that names its setting (a bounded walk) keeps it; the size limits are named here.
+    named = "(skills." in problem.message
+    limits = "" if named else " (skills.max_resource_bytes / max_skill_bytes)"
     return replace(
         problem,
-        message=f"{problem.message} — aiq-tui's own limit (skills.max_resource_bytes / "
-        "max_skill_bytes), not a rule of the Agent Skills format or any harness",
+        message=f"{problem.message} — aiq-tui's own limit{limits}, not a rule of the Agent "
+        "Skills format or any harness",
         severity=Severity.INFO,
     )
 

@@ -131,3 +131,70 @@ def granted_tools(home: Home, meta: SkillMeta) -> tuple[str, ...] | None:
     if not is_confirmed(home, meta):
         return ()
     return tuple(entry for entry in tools if not is_bare_wildcard(entry))
+
+
+# -- an imported skill's script: asked once, by a person, per content --------------------------
+
+APPROVED_SCRIPTS_FILE = "approved-scripts.json"
+"""In the config home's ``config/``: ``{"scripts": {SKILL.md path: sha256}}`` — the imported
+skills whose script a person approved once, each for the exact content they saw."""
+
+
+def approved_scripts_file(home: Home) -> Path:
+    return home.config_dir / APPROVED_SCRIPTS_FILE
+
+
+def skill_digest(meta: SkillMeta, resources: Iterable[object] = ()) -> str:
+    """sha256 of what the skill's script may run: its SKILL.md and every readable resource (a
+    script often runs ``scripts/x.sh`` beside it), in path order. A changed byte is a new
+    script, asked again."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    folder = Path(meta.folder)
+    files = ["SKILL.md"] + sorted(
+        str(getattr(r, "relpath", ""))
+        for r in resources
+        if not getattr(r, "rejected", None)
+    )
+    for relpath in files:
+        try:
+            data = (folder / relpath).read_bytes()
+        except OSError:
+            data = b"\x00unreadable"
+        digest.update(relpath.encode("utf-8", "surrogateescape") + b"\x00")
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+def _approved(home: Home) -> dict[str, str]:
+    try:
+        data = json.loads(approved_scripts_file(home).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return {}
+    return {
+        k: v for k, v in scripts.items() if isinstance(k, str) and isinstance(v, str)
+    }
+
+
+def script_approved(home: Home, meta: SkillMeta, digest: str) -> bool:
+    """Whether a person approved this skill's script once, for exactly this content."""
+    return _approved(home).get(_key(meta)) == digest
+
+
+def approve_script(home: Home, meta: SkillMeta, digest: str) -> Path:
+    """Record a person's yes to the first run of ``meta``'s script at ``digest`` (atomic, 0600)."""
+    from aiq_tui.file_io import atomic_write
+
+    entries = _approved(home)
+    entries[_key(meta)] = digest
+    home.config_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write(
+        approved_scripts_file(home),
+        json.dumps({"scripts": dict(sorted(entries.items()))}, indent=2) + "\n",
+        mode=0o600,
+    )
+    return approved_scripts_file(home)

@@ -59,17 +59,26 @@ from aiq_tui.tools.mcp.servers import TOOL_PREFIX, server_key
 Permission = Literal["allow", "ask", "deny"]
 
 ALWAYS_ASK_KEYS: frozenset[str] = frozenset(
-    {"execute_shell", "file_read_secret", "file_write:runs"}
+    {
+        "execute_shell",
+        "file_read_secret",
+        "file_write:runs",
+        "execute_skill_script:first-run",
+    }
 )
 """Permission keys that are asked every time (never auto-allowed, never remembered): a shell
-running a command string, reading a file that looks like a secret, writing a file that git, a
-hook manager or aiq-tui itself runs (``file_write:runs``; denied whenever ``file_write`` is)."""
+running a command string, reading a file that looks like a secret, writing a file another
+program runs (``file_write:runs``; denied whenever ``file_write`` is), the first run of an
+imported skill's script (``execute_skill_script:first-run``)."""
 
-INTERACTIVE_ONLY_KEYS: frozenset[str] = frozenset({"file_write:runs"})
+INTERACTIVE_ONLY_KEYS: frozenset[str] = frozenset(
+    {"file_write:runs", "execute_skill_script:first-run"}
+)
 """Permission keys only a person's interactive "yes" approves, to a dialog that names what will
-run the file: never ``--yes``, a config ``allow`` or an "always" (as Claude Code asks before
-writing its own settings). A write that git, a hook manager or aiq-tui itself runs later acts
-outside the sandbox with the user's full rights."""
+run: never ``--yes``, a config ``allow`` or an "always" (as Claude Code asks before writing its
+own settings). A write that another program runs later acts outside the sandbox with the user's
+full rights; an imported skill's script was written by someone else (the yes is kept for its
+content: :mod:`aiq_tui.skills.imported`)."""
 
 SCOPED_SEPARATOR = ":"
 """``http_get:example.org`` is ``http_get`` scoped to one host: it is asked (and remembered)

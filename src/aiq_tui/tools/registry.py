@@ -442,6 +442,12 @@ class ToolRegistry:
 
 def _how_to_approve(key: str) -> str:
     """What can approve a call of ``key`` when no one could answer (only what is honoured)."""
+    if key == "execute_skill_script:first-run":
+        return (
+            "the first run of an imported skill's script needs a person's interactive yes (the "
+            "TUI, or `aiq-tui ask` / `run` at a terminal without --yes), kept for its content; "
+            "after that tools.permissions.execute_skill_script applies"
+        )
     if key in INTERACTIVE_ONLY_KEYS:
         return (
             "only a person's interactive yes approves it (the TUI, or `aiq-tui ask` at a terminal without "

@@ -43,7 +43,8 @@ from aiq_tui import executed_files
 
 REMOVED_WHY = (
     "the command created these, and something runs them outside the sandbox (git, a hook manager, "
-    "direnv or aiq-tui itself); they were removed — the user can create them by hand"
+    "an editor, an agent harness, direnv or aiq-tui itself); they were removed — the user can "
+    "create them by hand"
 )
 """What a command's or script's result says next to the run-outside paths it created and lost."""
 

@@ -168,7 +168,7 @@ class SkillActions:
         document = SkillDocument(
             meta,
             skill.body,
-            tuple(catalog.resources(name)),
+            catalog.resources(name),  # the listing, with its walk's stop note
             validation_problems(meta, app.engine.config.skills),
             app.shown(meta.path),
             pending_tools(app.engine.workspace.home, meta),

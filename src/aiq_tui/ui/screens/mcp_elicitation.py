@@ -3,7 +3,10 @@
 One input per field of the server's form (its title, description, default and choices shown),
 checked as typed values before the answer goes back; a URL request shows the URL to open.
 Accept sends the values, Decline says no, Esc cancels. The server wrote every label, so each
-is shown as plain text, never as markup.
+is shown as plain text, never as markup. A question that looks destructive
+(:func:`~aiq_tui.tools.mcp.elicitation.destructive_reason`) says so and pre-fills nothing: an
+Enter typed for the prompt never answers "Confirm deleting every repository?" with the
+server's ``yes``; every value is typed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from aiq_tui.tools.mcp.elicitation import (
     ElicitationField,
     ElicitationRequest,
     coerce,
+    destructive_reason,
 )
 from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
@@ -68,6 +72,7 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
         self.request = request
         self.title_text = title or f"MCP server “{request.server}” asks"
         self.accept_label = accept_label
+        self.danger = destructive_reason(request)
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -78,6 +83,13 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
             yield PlainStatic(
                 printable(request.message), id="elicitation-message", markup=False
             )
+            if self.danger is not None:
+                yield Static(
+                    f"⚠ this looks destructive ({printable(self.danger)}): nothing is "
+                    "pre-filled, type every value",
+                    id="elicitation-danger",
+                    markup=False,
+                )
             if request.mode == "url":
                 yield PlainStatic(
                     f"open: {printable(request.url)}",
@@ -87,7 +99,7 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
             for index, spec in enumerate(request.fields):
                 yield PlainLabel(printable(spec.label), markup=False)
                 yield Input(
-                    value=_shown(spec.default),
+                    value="" if self.danger is not None else _shown(spec.default),
                     placeholder=printable(field_hint(spec)),
                     id=f"field-{index}",
                 )
@@ -126,9 +138,11 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
     def action_accept(self) -> None:
         values: dict[str, object] = {}
         for index, spec in enumerate(self.request.fields):
-            value, problem = coerce(
-                spec, self.query_one(f"#field-{index}", Input).value
-            )
+            typed = self.query_one(f"#field-{index}", Input).value
+            value, problem = coerce(spec, typed)
+            if not problem and self.danger is not None and not typed.strip():
+                # Left empty, the field would take the server's own default after all.
+                problem = f"{spec.label}: type a value (nothing is pre-answered)"
             if problem:
                 self.query_one("#elicitation-problem", Static).update(problem)
                 self.query_one(f"#field-{index}", Input).focus()

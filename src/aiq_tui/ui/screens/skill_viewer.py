@@ -143,7 +143,9 @@ class SkillViewerScreen(Screen[None]):
         for key, value in doc.meta.extras.items():
             front.add_row(plain(str(key)), plain(field_text(value)), key=str(key))
         resources = self.query_one("#resources", DataTable)
-        resources.border_title = plain(f"Resources ({len(doc.resources)})")
+        # A bounded walk (skills.max_resource_entries): the folder holds more than is listed.
+        more = "+, not all listed" if getattr(doc.resources, "stopped", None) else ""
+        resources.border_title = plain(f"Resources ({len(doc.resources)}{more})")
         resources.add_columns("file", "kind", "bytes", "note")
         for resource in doc.resources:
             resources.add_row(
