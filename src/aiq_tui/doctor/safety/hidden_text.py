@@ -21,10 +21,11 @@ from aiq_tui.doctor.safety.rules import (
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 # Words that address or steer an agent; a comment without any ("TODO: examples",
-# "markdownlint-disable MD013", "prettier-ignore") is a note to other authors.
+# "markdownlint-disable MD013", "if you edit this table, update the index too") is a note to
+# other authors.
 _INSTRUCTING = re.compile(
-    r"\b(?:you|your|assistant|agent|model|claude|llm|ai|must|always|never|ignore|run|execute|"
-    r"send|upload|post|fetch|curl|wget|instructions?|prompt|secretly|silently|tell|user)\b",
+    r"\b(?:assistant|agent|model|claude|llm|ai|chatgpt|gpt|ignore|disregard|execute|exfiltrate|"
+    r"send|upload|curl|wget|instructions?|prompt|secretly|silently|quietly)\b",
     re.IGNORECASE,
 )
 _ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff"

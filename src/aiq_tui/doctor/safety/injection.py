@@ -24,12 +24,16 @@ _OVERRIDE = re.compile(
     re.IGNORECASE,
 )
 _CONCEAL = re.compile(
-    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this\s+)?to|"
-    r"disclose\s+(?:this\s+)?to|let)\s+the\s+user\b(?!\s+(?:wait|down))"
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it|that)\s+to|"
+    r"reveal\s+(?:this\s+|it\s+)?to|disclose\s+(?:this\s+|it\s+)?to)\s+the\s+user"
+    r"(?:\s+(?:about|of|that\s+you|what\s+you|anything|this|how\s+you)\b|\s*[.,;:!)]|\s*$)"
+    r"|\b(?:do\s+not|don'?t|never)\s+let\s+the\s+user\s+(?:know|see|notice|find\s+out)\b"
     r"|\bwithout\s+(?:telling|informing|alerting|notifying)\s+the\s+user\b"
     r"|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:from\s+the\s+user|secret\s+from)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
+# "Never push without telling the user" asks for the opposite of concealment.
+_NEGATED = re.compile(r"\b(?:never|not|no)\b|n't\b", re.IGNORECASE)
 _ROLE = re.compile(
     r"\byou\s+are\s+now\s+(?:DAN\b|no\s+longer\b|free\b|unrestricted\b|jailbroken\b|unfiltered\b|"
     r"in\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b|an?\s+(?:unrestricted|unfiltered|"
@@ -80,14 +84,18 @@ def injections(file: ScannedFile) -> Iterator[Hit]:
     ):
         for start, region in file.regions_with(words):
             for found in pattern.finditer(region):
-                yield _hit(
-                    file,
-                    start + found.start(),
-                    start + found.end(),
-                    rule,
-                    what,
-                    found.group(),
-                )
+                at = start + found.start()
+                concealing = pattern is _CONCEAL
+                if concealing and found.group().lower().startswith("without"):
+                    sentence = region[: found.start()].rsplit(".", 1)[-1][-60:]
+                    if _NEGATED.search(sentence):
+                        continue
+                hit = _hit(file, at, start + found.end(), rule, what, found.group())
+                # Hiding from the user reads as injection, but a skill may say it for a
+                # reason ("do not tell the user the password"): a warning, not an error.
+                if concealing and hit.level is None:
+                    hit = Hit(hit.rule, hit.file, hit.offset, hit.detail, Level.WARNING)
+                yield hit
 
 
 def _hit(
