@@ -1,7 +1,7 @@
 """The text of one skill's files, read once for every rule: SKILL.md, its scripts and references.
 
-Each file is read once, bounded (:data:`MAX_FILE_BYTES` a file, :data:`MAX_FILES` and
-:data:`MAX_SKILL_BYTES` a skill), and carries what the rules ask of it — the line of an offset,
+Each file is read once, bounded (:data:`MAX_SKILL_MD_BYTES` for SKILL.md, :data:`MAX_FILE_BYTES`
+another file, :data:`MAX_FILES` and :data:`MAX_SKILL_BYTES` a skill), and carries what the rules ask of it — the line of an offset,
 whether an offset sits in code, the prose just before it — computed lazily, since most files
 have no hit at all and never need them.
 """
@@ -18,6 +18,7 @@ from pathlib import Path
 from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
 MAX_FILE_BYTES = 256 * 1024
+MAX_SKILL_MD_BYTES = 1024 * 1024  # SKILL.md itself: the model reads all of it
 MAX_FILES = 40
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_ANCHORS = 200  # occurrences of one anchor word a file is searched around
@@ -248,7 +249,9 @@ def skill_files(
 
     folder = meta.folder
     files: list[ScannedFile] = []
-    text = skill_text if skill_text is not None else _read(meta.path)
+    text = (
+        skill_text if skill_text is not None else _read(meta.path, MAX_SKILL_MD_BYTES)
+    )
     if text is not None:
         text = unix_newlines(text.lstrip("\ufeff"))
         files.append(
