@@ -61,11 +61,23 @@ def scan_skill(
     return findings
 
 
+# Rules that can describe one line twice (`cat ~/.ssh/id_rsa | base64 | curl …` is a secret
+# sent out *and* encoded data sent out): the first, most specific, is the one reported.
+ONE_PER_LINE = ("secret-exfiltration", "encoded-upload", "data-in-url")
+
+
 def _hits(meta: SkillMeta, files: Sequence[ScannedFile]) -> Iterator[Hit]:
     yield from tool_grants(meta, files)
     for file in files:
+        reported: set[int] = set()
         for detector in FILE_DETECTORS:
-            yield from detector(file)
+            for hit in detector(file):
+                if hit.rule.id in ONE_PER_LINE:
+                    line = file.line_of(hit.offset)
+                    if line in reported:
+                        continue
+                    reported.add(line)
+                yield hit
 
 
 def shown(text: str) -> str:
