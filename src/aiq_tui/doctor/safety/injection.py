@@ -56,14 +56,18 @@ _OVERRIDE_ANCHORS = anchors(
     "im_start",
 )
 _CONCEAL_ANCHORS = anchors(
-    "tell inform alert notify mention reveal disclose let telling informing alerting notifying + user",
-    "hide conceal keep + user secret",
+    "user + tell inform alert notify mention reveal disclose let telling informing alerting "
+    "notifying hide conceal keep",
 )
 _ROLE_ANCHORS = anchors(
     "now + you",
     "mode + developer god jailbreak dan",
     "pretend act imagine + restrictions rules limits guidelines filters bound",
 )
+
+
+# Every phrase above spans less than this either side of its anchor word, wrapped or not.
+REACH = 80
 
 
 def injections(file: ScannedFile) -> Iterator[Hit]:
@@ -82,7 +86,7 @@ def injections(file: ScannedFile) -> Iterator[Hit]:
         ),
         (_ROLE, _ROLE_ANCHORS, ROLE_OVERRIDE, "redefines the agent"),
     ):
-        for start, region in file.regions_with(words):
+        for start, region in file.regions_with(words, REACH):
             for found in pattern.finditer(region):
                 at = start + found.start()
                 concealing = pattern is _CONCEAL
