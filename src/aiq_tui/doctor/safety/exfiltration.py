@@ -30,7 +30,9 @@ _SECRET = re.compile(
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|\.aws/credentials\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|\.config/gcloud\b|\.azure/\w|\.npmrc\b|\.pypirc\b|/etc/shadow\b|\.gnupg/|\bsecring\b"
-    r"|(?:cat|source|read|open)\W+[^\n|;]{0,40}\.env\b"
+    # a .env file's contents as data (`source .env` loads it to use a key as auth: not this)
+    r"|\bcat\s+[^\n|;]{0,40}\.env\b|\b(?:open|readFileSync|read_text)\(\s*['\"][^'\"\n]{0,40}\.env['\"]"
+    r"|\bcontents?\s+of\s+[`'\"]?[^\s`'\"]{0,40}\.env\b"
     r"|\bprintenv\b(?!\s+[A-Z_])|\benv\s*[|>]"
     r"|json\.dumps\(\s*(?:dict\()?os\.environ\b|\bdict\(os\.environ\)|os\.environ\.items\(\)"
     r"|JSON\.stringify\(\s*process\.env\s*\)|Object\.(?:entries|keys)\(\s*process\.env\s*\)"
