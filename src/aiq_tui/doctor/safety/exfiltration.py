@@ -136,15 +136,19 @@ def data_in_urls(file: ScannedFile) -> Iterator[Hit]:
         url = match.group(2) or match.group(3)
         image = bool(match.group(1)) or match.group(3) is not None
         rest = url.split("://", 1)[1]
-        slot = _PLACEHOLDER.search(rest[rest.find("/") :] if "/" in rest else "")
+        after_host = rest[rest.find("/") :] if "/" in rest else ""
+        slot = _PLACEHOLDER.search(after_host)
         if slot is None:
             continue
+        # An image whose query the agent fills is the exfiltration shape; a placeholder in the
+        # path (a badge a README template names) or in a link (a click away) is a warning.
+        in_query = "?" in after_host and after_host.index("?") < slot.start()
         yield _hit(
             DATA_IN_URL,
             file,
             match.start(),
             f"{'an image' if image else 'a link'} whose URL takes “{slot.group()}”: {_cut(url)}",
-            None if image else Level.WARNING,
+            None if image and in_query else Level.WARNING,
         )
 
 

@@ -92,7 +92,7 @@ DATA_IN_URL = Rule(
 )
 ENCODED_UPLOAD = Rule(
     "encoded-upload",
-    Level.ERROR,
+    Level.WARNING,  # a vision API call sends a base64 image the same way: look, not refuse
     "encoded data sent out",
     "it encodes data (base64, an archive) and sends it over the network in the same command: "
     "the usual way to carry files out past a reviewer",
