@@ -18,8 +18,8 @@ _OVERRIDE = re.compile(
     r"original|system|safety|developer|other)\s+(?:instructions?|prompts?|rules|guidelines|"
     r"directives|messages?|guardrails|policies|constraints)\b"
     r"|\bforget\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before)\b"
-    r"|\b(?:new|updated|real|actual|overriding|override)\s+system\s+(?:prompt|instructions?|message)\b"
-    r"|\bsystem\s+prompt\s+override\b"
+    r"|\byour\s+(?:new|real|actual|true|updated)\s+system\s+(?:prompt|instructions?|message)\b"
+    r"|\bsystem\s+prompt\s+override\b|\boverride\s+(?:the\s+|your\s+)system\s+prompt\b"
     r"|<\|im_start\|>\s*system|\[/?INST\]|<\s*/?\s*system(?:[-_ ]prompt)?\s*>",
     re.IGNORECASE,
 )
@@ -95,6 +95,13 @@ def injections(file: ScannedFile) -> Iterator[Hit]:
                     if _NEGATED.search(sentence):
                         continue
                 hit = _hit(file, at, start + found.end(), rule, what, found.group())
+                # A chat template's tokens in a code sample document a prompt format (a skill
+                # about Llama or ChatML); in prose they pose as the system's own turn.
+                if found.group()[:1] in "<[" and file.in_code(at) is not None:
+                    if file.kind is not FileKind.SCRIPT:
+                        hit = Hit(
+                            hit.rule, hit.file, hit.offset, hit.detail, Level.INFO
+                        )
                 # Hiding from the user reads as injection, but a skill may say it for a
                 # reason ("do not tell the user the password"): a warning, not an error.
                 if concealing and hit.level is None:
