@@ -26,7 +26,7 @@ _OVERRIDE = re.compile(
 _CONCEAL = re.compile(
     r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it|that)\s+to|"
     r"reveal\s+(?:this\s+|it\s+)?to|disclose\s+(?:this\s+|it\s+)?to)\s+the\s+user"
-    r"(?:\s+(?:about|of|that\s+you|what\s+you|anything|this|how\s+you)\b|\s*[.,;:!)]|\s*$)"
+    r"(?:\s+(?:about|of|that\s+you|what\s+you|anything|this|how\s+you)\b|\s*[.,;:!)\-\"'”]|\s*$)"
     r"|\b(?:do\s+not|don'?t|never)\s+let\s+the\s+user\s+(?:know|see|notice|find\s+out)\b"
     r"|\bwithout\s+(?:telling|informing|alerting|notifying)\s+the\s+user\b"
     r"|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:from\s+the\s+user|secret\s+from)",
