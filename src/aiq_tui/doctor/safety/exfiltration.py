@@ -25,6 +25,8 @@ from aiq_tui.doctor.safety.rules import (
     Rule,
 )
 
+MAX_HITS = 5  # places reported per rule and file
+
 _SECRET = re.compile(
     r"\.ssh/(?:id_[a-z0-9]+\b(?!\.pub)|[\w.-]*key\b)"
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
@@ -99,6 +101,7 @@ def secret_exfiltration(file: ScannedFile) -> Iterator[Hit]:
     if not reads:
         return
     elsewhere = None
+    sent = 0
     for at, what in reads:
         line = file.line_at(at)
         if _SENDER.search(line):
@@ -108,9 +111,12 @@ def secret_exfiltration(file: ScannedFile) -> Iterator[Hit]:
                 at,
                 f"reads {what} and sends it: “{_cut(line)}”",
             )
-            return
-        elsewhere = elsewhere or (at, what)
-    if elsewhere is not None and file.kind is FileKind.SCRIPT:
+            sent += 1
+            if sent >= MAX_HITS:
+                return
+        else:
+            elsewhere = elsewhere or (at, what)
+    if not sent and elsewhere is not None and file.kind is FileKind.SCRIPT:
         sender = _SENDER.search(file.text)
         if sender is not None:
             at, what = elsewhere
@@ -153,6 +159,7 @@ def data_in_urls(file: ScannedFile) -> Iterator[Hit]:
 
 
 def encoded_uploads(file: ScannedFile) -> Iterator[Hit]:
+    uploads = 0
     for start, region in file.regions_with(_ENCODE_ANCHORS, reach=60):
         for match in _ENCODE.finditer(region):
             line = file.line_at(start + match.start())
@@ -160,7 +167,9 @@ def encoded_uploads(file: ScannedFile) -> Iterator[Hit]:
                 yield _hit(
                     ENCODED_UPLOAD, file, start + match.start(), f"“{_cut(line)}”"
                 )
-                return
+                uploads += 1
+                if uploads >= MAX_HITS:
+                    return
     if file.kind is FileKind.REFERENCE:
         return  # reference blobs are data (fixtures, keys in examples): the agent is not told to run them
     for match in _BLOB.finditer(file.text) if file.longest_token() >= 200 else ():
