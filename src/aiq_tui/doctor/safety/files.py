@@ -21,7 +21,7 @@ from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
 MAX_FILE_BYTES = 256 * 1024
 MAX_SKILL_MD_BYTES = 1024 * 1024  # SKILL.md itself: the model reads all of it
-MAX_FILES = 40
+MAX_FILES = 100
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_ANCHORS = 200  # occurrences of one anchor word a file is searched around
 
@@ -271,7 +271,8 @@ def skill_files(
             )
         )
     budget = MAX_SKILL_BYTES
-    for resource in resources:
+    # Scripts first: what runs matters more than what is read, when the bounds cut the list.
+    for resource in sorted(resources, key=lambda r: r.kind is not ResourceKind.SCRIPT):
         if len(files) > MAX_FILES or budget <= 0:
             break
         if resource.rejected or resource.kind not in (
@@ -299,6 +300,20 @@ def skill_files(
             )
         )
     return files
+
+
+def unscanned(resources: Sequence[Resource], files: Sequence[ScannedFile]) -> list[str]:
+    """The scripts and references :func:`skill_files` did not read (past its bounds, binary or
+    unreadable): the scan says so rather than pass them in silence."""
+    read = {f.relpath for f in files}
+    return [
+        r.relpath
+        for r in resources
+        if r.kind in (ResourceKind.SCRIPT, ResourceKind.REFERENCE)
+        and not r.rejected
+        and r.relpath != "SKILL.md"
+        and r.relpath not in read
+    ]
 
 
 def _body_start(text: str, meta: SkillMeta) -> int:

@@ -24,8 +24,12 @@ _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 # "markdownlint-disable MD013", "if you edit this table, update the index too") is a note to
 # other authors.
 _INSTRUCTING = re.compile(
-    r"\b(?:assistant|agent|model|claude|llm|ai|chatgpt|gpt|ignore|disregard|execute|exfiltrate|"
-    r"send|upload|curl|wget|instructions?|prompt|secretly|silently|quietly)\b",
+    # addressed to the agent ("assistant: …", "Claude, …", "the agent must …")
+    r"\b(?:claude|assistant|agent|model|ai|llm|chatgpt|gpt)\s*[,:]"
+    r"|\b(?:assistant|agent|model|ai|llm)\s+(?:must|should|will|shall|needs?\s+to)\b"
+    # or telling it to do what hides or carries something out
+    r"|\b(?:ignore|disregard|execute|exfiltrate|send|upload|curl|wget|secretly|silently|"
+    r"quietly|instructions?)\b",
     re.IGNORECASE,
 )
 _ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff"
