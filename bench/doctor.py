@@ -4,10 +4,12 @@ ComposioHQ/awesome-claude-skills, over that collection itself (its root given as
 folder, searched in its layouts: 864 skills).
 
 The generated skills are written to a temp folder (descriptions from a shared vocabulary so
-some collide, bodies of a few hundred words, a script in every tenth skill) and discovered the
-way the CLI does. The doctor's time is reported with a baseline measured in the same run:
+some collide, bodies of a few hundred words, a script in every tenth skill, hostile text — an
+injection in an HTML comment, a key piped to curl, an image URL carrying data — in one skill of
+forty, so the safety scan's slow paths run too) and discovered the way the CLI does. The doctor's time is reported with a baseline measured in the same run:
 ``skills validate --strict`` over the same folder, which the doctor includes; wall and CPU
-time both (the token counting runs in a worker thread beside the other checks).
+time both (the token counting runs in a worker thread beside the other checks). The safety
+scan is timed alone as well (``safety_scan_*``; it runs inside the content check).
 """
 
 from __future__ import annotations

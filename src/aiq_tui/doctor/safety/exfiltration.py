@@ -25,12 +25,16 @@ from aiq_tui.doctor.safety.rules import (
     Rule,
 )
 
+MAX_HITS = 5  # places reported per rule and file
+
 _SECRET = re.compile(
     r"\.ssh/(?:id_[a-z0-9]+\b(?!\.pub)|[\w.-]*key\b)"
     r"|\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?!\.pub)"
     r"|\.aws/credentials\b|\.netrc\b|\.git-credentials\b|\.docker/config\.json\b|\.kube/config\b"
     r"|\.config/gcloud\b|\.azure/\w|\.npmrc\b|\.pypirc\b|/etc/shadow\b|\.gnupg/|\bsecring\b"
-    r"|(?:cat|source|read|open)\W+[^\n|;]{0,40}\.env\b"
+    # a .env file's contents as data (`source .env` loads it to use a key as auth: not this)
+    r"|\bcat\s+[^\n|;]{0,40}\.env\b|\b(?:open|readFileSync|read_text)\(\s*['\"][^'\"\n]{0,40}\.env['\"]"
+    r"|\bcontents?\s+of\s+[`'\"]?[^\s`'\"]{0,40}\.env\b"
     r"|\bprintenv\b(?!\s+[A-Z_])|\benv\s*[|>]"
     r"|json\.dumps\(\s*(?:dict\()?os\.environ\b|\bdict\(os\.environ\)|os\.environ\.items\(\)"
     r"|JSON\.stringify\(\s*process\.env\s*\)|Object\.(?:entries|keys)\(\s*process\.env\s*\)"
@@ -97,6 +101,7 @@ def secret_exfiltration(file: ScannedFile) -> Iterator[Hit]:
     if not reads:
         return
     elsewhere = None
+    sent = 0
     for at, what in reads:
         line = file.line_at(at)
         if _SENDER.search(line):
@@ -106,9 +111,12 @@ def secret_exfiltration(file: ScannedFile) -> Iterator[Hit]:
                 at,
                 f"reads {what} and sends it: “{_cut(line)}”",
             )
-            return
-        elsewhere = elsewhere or (at, what)
-    if elsewhere is not None and file.kind is FileKind.SCRIPT:
+            sent += 1
+            if sent >= MAX_HITS:
+                return
+        else:
+            elsewhere = elsewhere or (at, what)
+    if not sent and elsewhere is not None and file.kind is FileKind.SCRIPT:
         sender = _SENDER.search(file.text)
         if sender is not None:
             at, what = elsewhere
@@ -134,19 +142,24 @@ def data_in_urls(file: ScannedFile) -> Iterator[Hit]:
         url = match.group(2) or match.group(3)
         image = bool(match.group(1)) or match.group(3) is not None
         rest = url.split("://", 1)[1]
-        slot = _PLACEHOLDER.search(rest[rest.find("/") :] if "/" in rest else "")
+        after_host = rest[rest.find("/") :] if "/" in rest else ""
+        slot = _PLACEHOLDER.search(after_host)
         if slot is None:
             continue
+        # An image whose query the agent fills is the exfiltration shape; a placeholder in the
+        # path (a badge a README template names) or in a link (a click away) is a warning.
+        in_query = "?" in after_host and after_host.index("?") < slot.start()
         yield _hit(
             DATA_IN_URL,
             file,
             match.start(),
             f"{'an image' if image else 'a link'} whose URL takes “{slot.group()}”: {_cut(url)}",
-            None if image else Level.WARNING,
+            None if image and in_query else Level.WARNING,
         )
 
 
 def encoded_uploads(file: ScannedFile) -> Iterator[Hit]:
+    uploads = 0
     for start, region in file.regions_with(_ENCODE_ANCHORS, reach=60):
         for match in _ENCODE.finditer(region):
             line = file.line_at(start + match.start())
@@ -154,7 +167,9 @@ def encoded_uploads(file: ScannedFile) -> Iterator[Hit]:
                 yield _hit(
                     ENCODED_UPLOAD, file, start + match.start(), f"“{_cut(line)}”"
                 )
-                return
+                uploads += 1
+                if uploads >= MAX_HITS:
+                    return
     if file.kind is FileKind.REFERENCE:
         return  # reference blobs are data (fixtures, keys in examples): the agent is not told to run them
     for match in _BLOB.finditer(file.text) if file.longest_token() >= 200 else ():

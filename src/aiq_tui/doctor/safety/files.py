@@ -1,9 +1,11 @@
 """The text of one skill's files, read once for every rule: SKILL.md, its scripts and references.
 
-Each file is read once, bounded (:data:`MAX_FILE_BYTES` a file, :data:`MAX_FILES` and
-:data:`MAX_SKILL_BYTES` a skill), and carries what the rules ask of it — the line of an offset,
-whether an offset sits in code, the prose just before it — computed lazily, since most files
-have no hit at all and never need them.
+Each file is read once, bounded (:data:`MAX_SKILL_MD_BYTES` for SKILL.md,
+:data:`MAX_FILE_BYTES` another file, :data:`MAX_FILES` and :data:`MAX_SKILL_BYTES` a skill), and
+carries what the rules ask of it — its words, the line of an offset, whether an offset sits in
+code, the prose just before it — computed lazily, since most files have no hit at all and never
+need most of them. Templates and other data files are not read: test data such as an eval set's
+negative queries would read as injection.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from pathlib import Path
 from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
 MAX_FILE_BYTES = 256 * 1024
-MAX_FILES = 40
+MAX_SKILL_MD_BYTES = 1024 * 1024  # SKILL.md itself: the model reads all of it
+MAX_FILES = 100
 MAX_SKILL_BYTES = 2 * 1024 * 1024
 MAX_ANCHORS = 200  # occurrences of one anchor word a file is searched around
 
@@ -76,8 +79,9 @@ class ScannedFile:
     @property
     def words(self) -> frozenset[bytes]:
         """Every lowercase word (``[a-z0-9_]`` runs) of the file, computed once: the
-        detectors' prefilter. Bytes ``translate`` and ``split`` make it a few microseconds a
-        file, ten times faster than a regex ``findall`` or ``str.lower``."""
+        detectors' prefilter. Bytes ``translate`` and ``split`` make it tens of microseconds a
+        file, several times faster than a regex ``findall`` (measured on bench/doctor.py's
+        skills)."""
         if self._words is None:
             self._words = frozenset(self.raw.translate(_WORD_BYTES).split())
         return self._words
@@ -107,6 +111,10 @@ class ScannedFile:
         if not present:
             return []
         lower = self.lower
+        if len(lower) != len(self.text):
+            # Lowercasing changed the length ("İ" becomes two characters): offsets in it are
+            # not offsets in the text, so the whole text is the one region.
+            return [(0, self.text)]
         windows: list[tuple[int, int]] = []
         for anchor in present:
             word = anchor.decode()
@@ -248,7 +256,9 @@ def skill_files(
 
     folder = meta.folder
     files: list[ScannedFile] = []
-    text = skill_text if skill_text is not None else _read(meta.path)
+    text = (
+        skill_text if skill_text is not None else _read(meta.path, MAX_SKILL_MD_BYTES)
+    )
     if text is not None:
         text = unix_newlines(text.lstrip("\ufeff"))
         files.append(
@@ -261,7 +271,8 @@ def skill_files(
             )
         )
     budget = MAX_SKILL_BYTES
-    for resource in resources:
+    # Scripts first: what runs matters more than what is read, when the bounds cut the list.
+    for resource in sorted(resources, key=lambda r: r.kind is not ResourceKind.SCRIPT):
         if len(files) > MAX_FILES or budget <= 0:
             break
         if resource.rejected or resource.kind not in (
@@ -289,6 +300,20 @@ def skill_files(
             )
         )
     return files
+
+
+def unscanned(resources: Sequence[Resource], files: Sequence[ScannedFile]) -> list[str]:
+    """The scripts and references :func:`skill_files` did not read (past its bounds, binary or
+    unreadable): the scan says so rather than pass them in silence."""
+    read = {f.relpath for f in files}
+    return [
+        r.relpath
+        for r in resources
+        if r.kind in (ResourceKind.SCRIPT, ResourceKind.REFERENCE)
+        and not r.rejected
+        and r.relpath != "SKILL.md"
+        and r.relpath not in read
+    ]
 
 
 def _body_start(text: str, meta: SkillMeta) -> int:

@@ -21,10 +21,15 @@ from aiq_tui.doctor.safety.rules import (
 
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 # Words that address or steer an agent; a comment without any ("TODO: examples",
-# "markdownlint-disable MD013", "prettier-ignore") is a note to other authors.
+# "markdownlint-disable MD013", "if you edit this table, update the index too") is a note to
+# other authors.
 _INSTRUCTING = re.compile(
-    r"\b(?:you|your|assistant|agent|model|claude|llm|ai|must|always|never|ignore|run|execute|"
-    r"send|upload|post|fetch|curl|wget|instructions?|prompt|secretly|silently|tell|user)\b",
+    # addressed to the agent ("assistant: …", "Claude, …", "the agent must …")
+    r"\b(?:claude|assistant|agent|model|ai|llm|chatgpt|gpt)\s*[,:]"
+    r"|\b(?:assistant|agent|model|ai|llm)\s+(?:must|should|will|shall|needs?\s+to)\b"
+    # or telling it to do what hides or carries something out
+    r"|\b(?:ignore|disregard|execute|exfiltrate|send|upload|curl|wget|secretly|silently|"
+    r"quietly|instructions?)\b",
     re.IGNORECASE,
 )
 _ZERO_WIDTH_CHARS = "\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\u180e\ufeff"
@@ -32,7 +37,11 @@ _ZERO_WIDTH = re.compile(f"[{_ZERO_WIDTH_CHARS}]+")
 _TAGS = re.compile("[\U000e0000-\U000e007f]+")
 _BIDI_CHARS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
 _BIDI = re.compile(f"[{_BIDI_CHARS}]+")
-_ANY_HIDDEN = re.compile(f"[{_ZERO_WIDTH_CHARS}{_BIDI_CHARS}\U000e0000-\U000e007f]")
+# The UTF-8 of U+200B–U+200F, U+202A–U+202E, U+2060–U+2064, U+2066–U+2069, U+FEFF, the tag
+# block U+E0000–U+E007F and U+180E.
+_ANY_HIDDEN_UTF8 = re.compile(
+    rb"\xe2\x80[\x8b-\x8f\xaa-\xae]|\xe2\x81[\xa0-\xa4\xa6-\xa9]|\xef\xbb\xbf|\xf3\xa0[\x80\x81]|\xe1\xa0\x8e"
+)
 MAX_HITS = 5  # a file full of them says so once per place, up to this many places
 
 
@@ -48,9 +57,10 @@ def hidden_comments(file: ScannedFile) -> Iterator[Hit]:
 
 
 def _any_hidden(file: ScannedFile) -> bool:
-    """The prefilter of both detectors: ``isascii`` is O(1) in CPython, and one search for
-    any of the characters is cheaper than each detector's own."""
-    return not file.text.isascii() and _ANY_HIDDEN.search(file.text) is not None
+    """The prefilter of both detectors: ``isascii`` is O(1) in CPython, and one search of the
+    UTF-8 bytes for the lead bytes of these characters skips to candidates (a ``str`` pattern
+    over a set with astral ranges tests every character)."""
+    return not file.text.isascii() and _ANY_HIDDEN_UTF8.search(file.raw) is not None
 
 
 def invisible_characters(file: ScannedFile) -> Iterator[Hit]:

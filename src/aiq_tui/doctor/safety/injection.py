@@ -18,18 +18,22 @@ _OVERRIDE = re.compile(
     r"original|system|safety|developer|other)\s+(?:instructions?|prompts?|rules|guidelines|"
     r"directives|messages?|guardrails|policies|constraints)\b"
     r"|\bforget\s+(?:everything|all)\s+(?:you\s+(?:were|have\s+been)\s+told|above|before)\b"
-    r"|\b(?:new|updated|real|actual|overriding|override)\s+system\s+(?:prompt|instructions?|message)\b"
-    r"|\bsystem\s+prompt\s+override\b"
+    r"|\byour\s+(?:new|real|actual|true|updated)\s+system\s+(?:prompt|instructions?|message)\b"
+    r"|\bsystem\s+prompt\s+override\b|\boverride\s+(?:the\s+|your\s+)system\s+prompt\b"
     r"|<\|im_start\|>\s*system|\[/?INST\]|<\s*/?\s*system(?:[-_ ]prompt)?\s*>",
     re.IGNORECASE,
 )
 _CONCEAL = re.compile(
-    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it|that)\s+to|reveal\s+(?:this\s+)?to|"
-    r"disclose\s+(?:this\s+)?to|let)\s+the\s+user\b(?!\s+(?:wait|down))"
+    r"\b(?:do\s+not|don'?t|never)\s+(?:tell|inform|alert|notify|mention\s+(?:this|it|that)\s+to|"
+    r"reveal\s+(?:this\s+|it\s+)?to|disclose\s+(?:this\s+|it\s+)?to)\s+the\s+user"
+    r"(?:\s+(?:about|of|that\s+you|what\s+you|anything|this|how\s+you)\b|\s*[.,;:!)\-\"'”]|\s*$)"
+    r"|\b(?:do\s+not|don'?t|never)\s+let\s+the\s+user\s+(?:know|see|notice|find\s+out)\b"
     r"|\bwithout\s+(?:telling|informing|alerting|notifying)\s+the\s+user\b"
     r"|\b(?:hide|conceal|keep)\s+(?:this|it|these\s+\w+)\s+(?:from\s+the\s+user|secret\s+from)",
-    re.IGNORECASE,
+    re.IGNORECASE | re.MULTILINE,
 )
+# "Never push without telling the user" asks for the opposite of concealment.
+_NEGATED = re.compile(r"\b(?:never|not|no)\b|n't\b", re.IGNORECASE)
 _ROLE = re.compile(
     r"\byou\s+are\s+now\s+(?:DAN\b|no\s+longer\b|free\b|unrestricted\b|jailbroken\b|unfiltered\b|"
     r"in\s+(?:developer|god|dan|jailbreak|unrestricted)\s+mode\b|an?\s+(?:unrestricted|unfiltered|"
@@ -52,14 +56,18 @@ _OVERRIDE_ANCHORS = anchors(
     "im_start",
 )
 _CONCEAL_ANCHORS = anchors(
-    "tell inform alert notify mention reveal disclose let telling informing alerting notifying + user",
-    "hide conceal keep + user secret",
+    "user + tell inform alert notify mention reveal disclose let telling informing alerting "
+    "notifying hide conceal keep",
 )
 _ROLE_ANCHORS = anchors(
     "now + you",
     "mode + developer god jailbreak dan",
     "pretend act imagine + restrictions rules limits guidelines filters bound",
 )
+
+
+# Every phrase above spans less than this either side of its anchor word, wrapped or not.
+REACH = 80
 
 
 def injections(file: ScannedFile) -> Iterator[Hit]:
@@ -78,16 +86,27 @@ def injections(file: ScannedFile) -> Iterator[Hit]:
         ),
         (_ROLE, _ROLE_ANCHORS, ROLE_OVERRIDE, "redefines the agent"),
     ):
-        for start, region in file.regions_with(words):
+        for start, region in file.regions_with(words, REACH):
             for found in pattern.finditer(region):
-                yield _hit(
-                    file,
-                    start + found.start(),
-                    start + found.end(),
-                    rule,
-                    what,
-                    found.group(),
-                )
+                at = start + found.start()
+                concealing = pattern is _CONCEAL
+                if concealing and found.group().lower().startswith("without"):
+                    sentence = region[: found.start()].rsplit(".", 1)[-1][-60:]
+                    if _NEGATED.search(sentence):
+                        continue
+                hit = _hit(file, at, start + found.end(), rule, what, found.group())
+                # A chat template's tokens in a code sample document a prompt format (a skill
+                # about Llama or ChatML); in prose they pose as the system's own turn.
+                if found.group()[:1] in "<[" and file.in_code(at) is not None:
+                    if file.kind is not FileKind.SCRIPT:
+                        hit = Hit(
+                            hit.rule, hit.file, hit.offset, hit.detail, Level.INFO
+                        )
+                # Hiding from the user reads as injection, but a skill may say it for a
+                # reason ("do not tell the user the password"): a warning, not an error.
+                if concealing and hit.level is None:
+                    hit = Hit(hit.rule, hit.file, hit.offset, hit.detail, Level.WARNING)
+                yield hit
 
 
 def _hit(

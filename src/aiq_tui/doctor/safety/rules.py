@@ -92,7 +92,7 @@ DATA_IN_URL = Rule(
 )
 ENCODED_UPLOAD = Rule(
     "encoded-upload",
-    Level.ERROR,
+    Level.WARNING,  # a vision API call sends a base64 image the same way: look, not refuse
     "encoded data sent out",
     "it encodes data (base64, an archive) and sends it over the network in the same command: "
     "the usual way to carry files out past a reviewer",
@@ -123,6 +123,15 @@ UNNEEDED_TOOL_GRANT = Rule(
     "remove the tool from allowed-tools",
 )
 
+UNSCANNED_FILES = Rule(
+    "unscanned-files",
+    Level.INFO,
+    "files the scan did not read",
+    "past the scan's bounds (100 files, 2 MB a skill), binary or unreadable: nothing above "
+    "speaks for them (scripts are read first; the runner still checks a script it runs)",
+    "read them yourself, or split the skill",
+)
+
 RULES: tuple[Rule, ...] = (
     DANGEROUS_COMMAND,
     PROMPT_INJECTION,
@@ -136,6 +145,7 @@ RULES: tuple[Rule, ...] = (
     OPAQUE_BLOB,
     OPEN_SHELL_GRANT,
     UNNEEDED_TOOL_GRANT,
+    UNSCANNED_FILES,
 )
 BY_ID = {rule.id: rule for rule in RULES}
 

@@ -31,6 +31,7 @@ _CHECK_RULES = {
         Level.WARNING,
     ),
     Kind.SPEC: ("a problem `skills validate --strict` reports", Level.ERROR),
+    Kind.SAFETY: ("a safety finding", Level.WARNING),
 }
 
 
@@ -108,7 +109,7 @@ def _rules() -> list[dict[str, Any]]:
             "defaultConfiguration": {"level": _LEVELS[level]},
         }
         for kind, (text, level) in _CHECK_RULES.items()
-    ]
+    ]  # every kind has one, so a finding without a rule id of its own always has a rule
     return rules
 
 

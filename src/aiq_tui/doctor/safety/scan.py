@@ -18,7 +18,7 @@ from aiq_tui.doctor.safety.exfiltration import (
     encoded_uploads,
     secret_exfiltration,
 )
-from aiq_tui.doctor.safety.files import ScannedFile, skill_files
+from aiq_tui.doctor.safety.files import FileKind, ScannedFile, skill_files, unscanned
 from aiq_tui.doctor.safety.grants import tool_grants
 from aiq_tui.doctor.safety.hidden_text import (
     bidi_controls,
@@ -26,7 +26,7 @@ from aiq_tui.doctor.safety.hidden_text import (
     invisible_characters,
 )
 from aiq_tui.doctor.safety.injection import injections
-from aiq_tui.doctor.safety.rules import Hit
+from aiq_tui.doctor.safety.rules import UNSCANNED_FILES, Hit
 from aiq_tui.skills.model import Resource, SkillMeta
 
 FILE_DETECTORS: tuple[Callable[[ScannedFile], Iterable[Hit]], ...] = (
@@ -58,14 +58,38 @@ def scan_skill(
         findings.append(_finding(meta, hit))
         if len(findings) >= MAX_FINDINGS:
             break
+    skipped = unscanned(resources, files)
+    skill = next((f for f in files if f.kind is FileKind.SKILL), None)
+    if skipped and skill is not None:
+        listed = ", ".join(skipped[:5]) + (
+            f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        )
+        findings.append(
+            _finding(
+                meta,
+                Hit(UNSCANNED_FILES, skill, 0, f"{len(skipped)} file(s): {listed}"),
+            )
+        )
     return findings
+
+
+# Rules that can describe one line twice (`cat ~/.ssh/id_rsa | base64 | curl …` is a secret
+# sent out *and* encoded data sent out): the first, most specific, is the one reported.
+ONE_PER_LINE = ("secret-exfiltration", "encoded-upload", "data-in-url")
 
 
 def _hits(meta: SkillMeta, files: Sequence[ScannedFile]) -> Iterator[Hit]:
     yield from tool_grants(meta, files)
     for file in files:
+        reported: set[int] = set()
         for detector in FILE_DETECTORS:
-            yield from detector(file)
+            for hit in detector(file):
+                if hit.rule.id in ONE_PER_LINE:
+                    line = file.line_of(hit.offset)
+                    if line in reported:
+                        continue
+                    reported.add(line)
+                yield hit
 
 
 def shown(text: str) -> str:

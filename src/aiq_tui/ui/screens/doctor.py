@@ -57,6 +57,8 @@ def detail_text(finding: Finding) -> str:
         f"Why: {finding.why}",
         f"Fix: {finding.fix}",
     ]
+    if finding.location is not None:  # the safety scan's findings: rule, file and line
+        lines.insert(1, f"Where: {finding.location} · rule {finding.rule}")
     if finding.query:
         lines.append(
             f"Query (i opens the inspector): {' '.join(finding.query.split())[:200]}"
