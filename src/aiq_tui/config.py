@@ -29,7 +29,7 @@ Permission = Literal["allow", "ask", "deny"]
 HarnessName = Literal[
     "claude-code", "codex", "copilot", "cursor", "gemini", "opencode", "agentskills"
 ]
-"""The harness profiles ``skills.harnesses`` may name (skills/harnesses.py; a test holds the
+"""The harness profiles ``harnesses`` may name (harnesses.py; a test holds the
 two lists equal)."""
 
 # Constrained numbers, by what they mean (``parse_settings`` enforces them).

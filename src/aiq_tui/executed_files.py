@@ -18,7 +18,7 @@ purpose is to run the project's own code (``package.json`` scripts under ``npm r
 Run) — the user runs the project knowingly, as they would run any source file the model wrote.
 
 The agent harnesses' skill folders come from the harness registry
-(:mod:`aiq_tui.skills.harnesses`, data only): every project folder any harness reads.
+(:mod:`aiq_tui.harnesses`, data only): every project folder any harness reads.
 """
 
 from __future__ import annotations
@@ -403,7 +403,7 @@ def _harness_entries() -> tuple[ExecutedFile, ...]:
     """One entry per project skill folder any harness reads (the harness registry's), matched
     at any depth: Claude Code, Codex and OpenCode read them in parent folders and Claude Code
     in nested ones."""
-    from aiq_tui.skills.harnesses import PROFILES
+    from aiq_tui.harnesses import PROFILES
 
     readers: dict[str, list[str]] = {}
     sources: dict[str, str] = {}

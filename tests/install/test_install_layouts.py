@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from aiq_tui import harnesses
 from aiq_tui.cli import main
 from aiq_tui.locations import Home
-from aiq_tui.skills import harnesses
 from aiq_tui.skills.install.folder_hash import skill_folder_hash
 from tests.install.conftest import RepoFactory, skill_md
 from tests.skills import collections

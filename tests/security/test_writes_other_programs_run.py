@@ -19,8 +19,8 @@ import yaml
 
 from aiq_tui import executed_files
 from aiq_tui.config import ToolSettings
+from aiq_tui.harnesses import PROFILES
 from aiq_tui.locations import Home
-from aiq_tui.skills.harnesses import PROFILES
 from aiq_tui.tools.files import FileOperationsTool
 from aiq_tui.tools.run_outside import runner_of
 from tests.security.scripted import calls, of_type, run_session

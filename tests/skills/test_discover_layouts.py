@@ -194,7 +194,7 @@ def test_the_config_accepts_exactly_the_harness_profiles() -> None:
     from typing import get_args
 
     from aiq_tui.config import HarnessName
-    from aiq_tui.skills.harnesses import PROFILES
+    from aiq_tui.harnesses import PROFILES
 
     assert set(get_args(HarnessName)) == set(PROFILES) - {"aiq"}
 

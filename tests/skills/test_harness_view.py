@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from aiq_tui.cli import main
+from aiq_tui.harnesses import profile
 from aiq_tui.skills.harness_view import harness_view, listing_text
-from aiq_tui.skills.harnesses import profile
 from tests.skills import collections
 from tests.skills.collections import skill
 

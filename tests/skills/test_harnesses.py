@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from aiq_tui.skills import harnesses
-from aiq_tui.skills.harnesses import (
+from aiq_tui import harnesses
+from aiq_tui.harnesses import (
     UnknownHarness,
     infer_harness,
     install_dir,

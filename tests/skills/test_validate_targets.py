@@ -11,9 +11,9 @@ import yaml
 
 from aiq_tui.cli import main
 from aiq_tui.config import SkillsSettings
+from aiq_tui.harnesses import profile
 from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
-from aiq_tui.skills.harnesses import profile
 from aiq_tui.skills.validate import validate
 from tests.skills.collections import skill
 

@@ -51,7 +51,7 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             "Exit 0 no errors, 1 errors found, 2 usage."
         ),
     )
-    from aiq_tui.skills.harnesses import names
+    from aiq_tui.harnesses import names
 
     doctor.add_argument(
         "--target",

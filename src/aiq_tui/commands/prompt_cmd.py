@@ -60,7 +60,7 @@ def register(
         metavar="N",
         help="feed N synthetic turns and show compression",
     )
-    from aiq_tui.skills.harnesses import names
+    from aiq_tui.harnesses import names
 
     parser.add_argument(
         "--harness",
@@ -113,8 +113,8 @@ def _prompt(args: argparse.Namespace) -> int:
 
 def _harness_listing(args: argparse.Namespace, workspace: Workspace, name: str) -> int:
     from aiq_tui.commands.sources_cmd import harness_views
+    from aiq_tui.harnesses import profile
     from aiq_tui.skills.harness_view import listing_text
-    from aiq_tui.skills.harnesses import profile
 
     harness = profile(name)
     [view] = harness_views(workspace, harness.name)

@@ -85,7 +85,7 @@ def _add_show(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def _add_validate(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
-    from aiq_tui.skills.harnesses import names
+    from aiq_tui.harnesses import names
 
     check = sub.add_parser(
         "validate",

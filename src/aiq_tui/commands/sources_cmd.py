@@ -50,7 +50,7 @@ def register(
             "the project is trusted (aiq-tui trust)."
         ),
     )
-    from aiq_tui.skills.harnesses import names
+    from aiq_tui.harnesses import names
 
     listing.add_argument(
         "--harness",

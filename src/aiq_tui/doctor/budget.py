@@ -24,7 +24,7 @@ from aiq_tui.doctor.model import (
     ListingFigures,
     SkillCost,
 )
-from aiq_tui.skills.harnesses import HarnessProfile, listing_budget
+from aiq_tui.harnesses import HarnessProfile, listing_budget
 from aiq_tui.skills.invocation import model_invocable
 from aiq_tui.skills.model import Phase, SkillMeta, SkillState
 

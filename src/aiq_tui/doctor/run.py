@@ -77,7 +77,7 @@ def choose_target(
     else aiq-tui itself — whose window is the configured one."""
     from collections import Counter
 
-    from aiq_tui.skills.harnesses import infer_harness, profile
+    from aiq_tui.harnesses import infer_harness, profile
 
     if requested and requested != "auto":
         chosen, why = profile(requested), "--target"
@@ -202,7 +202,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
                 metas, costs, inputs.builder, inputs.config, inputs.window
             )
             if inputs.target is not None and inputs.target.name != "aiq":
-                from aiq_tui.skills.harnesses import profile
+                from aiq_tui.harnesses import profile
 
                 harness = profile(inputs.target.name)
                 listing = listing_figures(metas, harness, inputs.window)

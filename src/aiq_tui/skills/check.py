@@ -3,7 +3,7 @@
 Unlike discovery, which skips bad skills with a warning, this reports *every* problem of
 every skill it is pointed at — including the ones discovery would skip.
 
-A *target* is the harness a skill is judged for (:mod:`~aiq_tui.skills.harnesses`): a
+A *target* is the harness a skill is judged for (:mod:`~aiq_tui.harnesses`): a
 profile, ``"auto"`` (each skill by where it lives: ``.claude/skills`` → claude-code) or None
 (the Agent Skills specification, as skills-ref judges it). Limits that are aiq-tui's own (a
 resource over ``skills.max_resource_bytes``) are never a harness's rule: they are notes
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from aiq_tui.config import SkillsSettings
+from aiq_tui.harnesses import HarnessProfile, infer_harness
+from aiq_tui.harnesses import profile as harness_profile
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.discover import misnamed_problem, missing_skill_file_problem
-from aiq_tui.skills.harnesses import HarnessProfile, infer_harness
-from aiq_tui.skills.harnesses import profile as harness_profile
 from aiq_tui.skills.layouts import LIMITS, Layout, find_skills
 from aiq_tui.skills.parse import BOM, bom_problem, decode_skill_bytes, parse_skill_text
 from aiq_tui.skills.resources import SKILL_FILE, list_resources

@@ -89,11 +89,11 @@ def skill_directories(
 
     Order: ``--skills-dir`` flags, config ``skills.dirs``, project dirs under ``cwd``
     (``skills.project_dirs``: ``.agents/skills``, ``.aiq/skills``, ``.claude/skills``), the
-    project folders of ``skills.harnesses``, the same project dirs in the parents up to the
+    project folders of ``harnesses``, the same project dirs in the parents up to the
     repository root (``skills.ancestor_dirs``) and in sub-folders (``skills.nested_dirs``), the
     home's ``skills/``, then (unless ``skills.include_user_agent_dirs`` is false)
     ``$CLAUDE_CONFIG_DIR/skills`` (``~/.claude/skills``) and ``~/.agents/skills``, then the
-    user folders of ``skills.harnesses``.
+    user folders of ``harnesses``.
 
     Trust is decided here, once: project dirs — and a relative ``skills.dirs`` entry, which
     resolves into the project — are trusted when the project is
@@ -165,7 +165,7 @@ def skill_directories(
 def default_user_dirs(env: dict[str, str] | None = None) -> list[Path]:
     """The user's own agent folders read by default: Claude Code's (``CLAUDE_CONFIG_DIR``
     honoured) and the shared ``~/.agents/skills``."""
-    from aiq_tui.skills.harnesses import PROFILES, expand
+    from aiq_tui.harnesses import PROFILES, expand
 
     claude = next(f for f in PROFILES["claude-code"].folders if f.scope == "user")
     return [expand(claude, env), Path.home() / ".agents" / "skills"]
@@ -174,10 +174,10 @@ def default_user_dirs(env: dict[str, str] | None = None) -> list[Path]:
 def _harness_dirs(
     settings: SkillsSettings, base: Path
 ) -> tuple[list[Path], list[Path]]:
-    """(project folders, user and admin folders) of the harnesses ``skills.harnesses`` names."""
+    """(project folders, user and admin folders) of the harnesses ``harnesses`` names."""
     if not settings.harnesses:
         return [], []
-    from aiq_tui.skills.harnesses import profile, skill_folders
+    from aiq_tui.harnesses import profile, skill_folders
 
     project: list[Path] = []
     user: list[Path] = []
@@ -201,7 +201,7 @@ def around_project(settings: SkillsSettings, base: Path) -> list[Path]:
         settings.ancestor_dirs or settings.nested_dirs
     ):
         return []
-    from aiq_tui.skills.harnesses import repo_root
+    from aiq_tui.harnesses import repo_root
 
     root = repo_root(base)
     if root is None:
@@ -565,7 +565,7 @@ def _named_by_folder(skill_md: str) -> bool:
     """Whether the harness that reads this skill names it after its folder when it has no
     ``name`` (Claude Code: in ``.claude/skills`` or a Claude Code plugin). Elsewhere a missing
     ``name`` skips the skill, as the seeds ask. Asked only of a skill without a name."""
-    from aiq_tui.skills.harnesses import infer_harness
+    from aiq_tui.harnesses import infer_harness
 
     return not infer_harness(skill_md).requires_name
 

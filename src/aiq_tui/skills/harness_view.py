@@ -1,7 +1,7 @@
 """What one harness would load from this machine and project: its folders, the skills in them in
 its order of precedence, the ones shadowed, and what its skill listing costs.
 
-:func:`harness_view` reads the folders a profile names (:mod:`~aiq_tui.skills.harnesses`) as
+:func:`harness_view` reads the folders a profile names (:mod:`~aiq_tui.harnesses`) as
 the harness reads them — one level deep, a link followed and the same file loaded once — and
 only their frontmatter. A skill's key is its command name where the harness takes that from the
 folder (Claude Code), else its ``name``. ``aiq-tui sources list --harness NAME``, ``aiq-tui
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from aiq_tui.skills.harnesses import (
+from aiq_tui.harnesses import (
     HarnessProfile,
     ListingBudget,
     ResolvedFolder,
@@ -139,7 +139,7 @@ def views_for(
     """The views of the harness ``which`` names, or of every one (``all``); aiq-tui's own reads
     ``aiq_dirs`` (the workspace's :class:`~aiq_tui.skills.discover.SkillDir` list, as
     configured) instead of the profile's defaults."""
-    from aiq_tui.skills.harnesses import PROFILES, SkillFolder, profile
+    from aiq_tui.harnesses import PROFILES, SkillFolder, profile
 
     chosen = list(PROFILES.values()) if which == "all" else [profile(which)]
     views = []

@@ -9,7 +9,7 @@ a flat folder of skill folders. The collections people install from are laid out
 * hidden sub-collections under ``skills/`` — openai/skills' ``.curated``, ``.system`` and
   ``.experimental``;
 * the harnesses' own folders inside a repository (``.claude/skills``, ``.agents/skills``,
-  ``.github/skills``, … — every folder a profile in :mod:`~aiq_tui.skills.harnesses` names,
+  ``.github/skills``, … — every folder a profile in :mod:`~aiq_tui.harnesses` names,
   and those the ``skills`` CLI looks in);
 * Claude Code plugin manifests: ``.claude-plugin/marketplace.json`` (each plugin's ``source``
   and ``skills`` paths) and ``.claude-plugin/plugin.json`` (its ``skills`` paths, ``skills/``,
@@ -42,8 +42,8 @@ from typing import Any
 
 import msgspec
 
+from aiq_tui.harnesses import PROFILES
 from aiq_tui.problems import Problem, Severity
-from aiq_tui.skills.harnesses import PROFILES
 
 SKILL_FILE = "SKILL.md"
 HIDDEN_COLLECTIONS = (".curated", ".system", ".experimental")

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiq_tui.harnesses import PROFILES, HarnessProfile
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
-from aiq_tui.skills.harnesses import PROFILES, HarnessProfile
 
 STATUSES = ("active", "inactive", "draft")
 SKILL_TYPES = ("composite", "script", "template", "instruction")

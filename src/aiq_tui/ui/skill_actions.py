@@ -80,8 +80,8 @@ class SkillActions:
         self._worker(self._harness_view(which), "_harness_view")
 
     async def _harness_view(self, which: str) -> None:
+        from aiq_tui.harnesses import UnknownHarness
         from aiq_tui.skills.harness_view import render_text, views_for
-        from aiq_tui.skills.harnesses import UnknownHarness
         from aiq_tui.ui.screens.text_modal import TextModal
 
         app = self.app

@@ -1,8 +1,8 @@
 """Which folders an install writes: one copy, and a link from every other agent's folder.
 
-``--agent NAME`` is a harness profile's name (:mod:`aiq_tui.skills.harnesses`), ``--scope``
+``--agent NAME`` is a harness profile's name (:mod:`aiq_tui.harnesses`), ``--scope``
 ``user`` or ``project``; the folder is the one the profile names for that scope
-(:func:`~aiq_tui.skills.harnesses.install_dir`), so what is installed for an agent is what
+(:func:`~aiq_tui.harnesses.install_dir`), so what is installed for an agent is what
 ``sources list --harness NAME`` then shows. This workbench's own folder (profile ``aiq``) is the
 config home's ``skills/`` at user scope (``--home`` / ``AIQ_HOME`` honoured) and ``.agents/skills``
 in a project.
@@ -49,14 +49,14 @@ class Placement:
 
 def agent_names() -> tuple[str, ...]:
     """Every ``--agent`` name (the harness profiles')."""
-    from aiq_tui.skills import harnesses
+    from aiq_tui import harnesses
 
     return tuple(harnesses.names())
 
 
 def canonical_agent(name: str) -> str:
     """The profile name ``name`` stands for (aliases such as ``claude`` or ``github-copilot``)."""
-    from aiq_tui.skills import harnesses
+    from aiq_tui import harnesses
 
     try:
         return harnesses.profile(name).name
@@ -66,7 +66,7 @@ def canonical_agent(name: str) -> str:
 
 def skills_folder(agent: str, scope: Scope, home: Home, project: Path) -> Path:
     """The skills folder ``agent`` reads at ``scope``."""
-    from aiq_tui.skills import harnesses
+    from aiq_tui import harnesses
 
     name = canonical_agent(agent)
     if name == DEFAULT_AGENT and scope == "user":
