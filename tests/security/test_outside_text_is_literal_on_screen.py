@@ -188,8 +188,10 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
 ) -> None:
     from textual.widgets import Markdown
 
+    from aiq_tui.ui.screens.doctor import DoctorScreen
     from aiq_tui.ui.screens.inspector import InspectorScreen
     from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+    from aiq_tui.ui.screens.warnings import WarningsScreen
 
     async with app.run_test(size=(220, 50)) as pilot:
         await settle(pilot)
@@ -216,6 +218,23 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
             lambda: isinstance(app.screen, InspectorScreen), "the inspector"
         )
         await settle(pilot)
+        assert_shown_literally(app)
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, InspectorScreen), "main")
+        app.action_doctor()
+        await wait_until(
+            lambda: (
+                isinstance(app.screen, DoctorScreen) and app.screen.report is not None
+            ),
+            "the doctor",
+        )
+        await pilot.pause()
+        assert_shown_literally(app)
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, DoctorScreen), "main")
+        app.action_warnings()  # the skill's unknown field, quoted
+        await wait_until(lambda: isinstance(app.screen, WarningsScreen), "warnings")
+        await pilot.pause()
         assert_shown_literally(app)
 
 
@@ -249,6 +268,9 @@ async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_writt
         )
         assert _squeezed(f"toast {CLOSING} {CLICK}") in screen
         assert _squeezed(f"title {CLICK}") in screen
+        app.query_one("#activity").active = "tab-timeline"
+        await pilot.pause()
+        assert_shown_literally(app)
         app.action_sessions()
         await wait_until(lambda: isinstance(app.screen, SessionsScreen), "sessions")
         await wait_until(
