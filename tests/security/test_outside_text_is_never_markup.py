@@ -12,6 +12,7 @@ same — and this test reads ``src/`` and fails on any way around them:
   ``Content.from_markup``, ``rich.markup.render``;
 * a rich ``Panel`` title or subtitle that is not ``Text`` (a Panel parses a str title itself);
 * a border title or subtitle set from anything but a literal or ``plain(...)`` / ``Text(...)``;
+* a rich ``Console`` other than ``SafeConsole``, or rich's ``print``;
 * a rich ``Table`` in the TUI (Textual's console parses its str cells: use ``PlainDataTable``);
 * an ``App`` without :class:`~aiq_tui.ui.plain.PlainNotifications` (its toasts would parse);
 * a widget's ``render`` declared to return ``str`` (Textual parses it);
@@ -32,7 +33,7 @@ from rich.console import Console
 from rich.text import Text
 
 SRC = Path(__file__).parents[2] / "src" / "aiq_tui"
-DOORS = {SRC / "ui" / "plain.py"}
+DOORS = {SRC / "ui" / "plain.py", SRC / "commands" / "safe_console.py"}
 UNSAFE_WIDGETS = {"Static", "Label", "DataTable"}
 MARKUP_PARSERS = {"from_markup", "render_markup"}
 
@@ -80,6 +81,12 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
     )
     for node in ast.walk(tree):
         line = f"{where}:{getattr(node, 'lineno', 0)}"
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "rich"
+            and any(alias.name == "print" for alias in node.names)
+        ):
+            yield f"{line}: rich's print parses markup; print through make_console (SafeConsole)"
         if isinstance(node, ast.ClassDef):
             bases = {_name(base) for base in node.bases}
             if path not in DOORS and bases & UNSAFE_WIDGETS:
@@ -103,6 +110,8 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
         if not isinstance(node, ast.Call):
             continue
         called = _name(node.func)
+        if called == "render" and _name(getattr(node.func, "value", None)) == "markup":
+            called = "render_markup"  # rich.markup.render
         for keyword in node.keywords:
             if (
                 keyword.arg == "markup"
@@ -129,6 +138,8 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
             for keyword in node.keywords
         ):
             yield f"{line}: {called}(...) draws links whose words need not be their target; PlainMarkdown in the TUI, hyperlinks=False for rich's"
+        if called == "Console":
+            yield f"{line}: a rich Console of its own parses markup; print through make_console (SafeConsole)"
         if in_ui and rich_table and called == "Table":
             yield f"{line}: a rich Table in the TUI parses its str cells; use PlainDataTable"
 
@@ -153,8 +164,11 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "Label(query, markup=True)\n"
         "DataTable(id='x')\n"
         "Text.from_markup(query)\n"
+        "markup.render(query)\n"
         "Panel(body, title=f'skill {name}')\n"
-        "Markdown(body)\n",
+        "Markdown(body)\n"
+        "from rich import print\n"
+        "Console(stderr=True)\n",
         encoding="utf-8",
     )
     found = list(_breaches(SRC / "ui" / "sample.py", ast.parse(sample.read_text())))
@@ -168,8 +182,11 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "markup=True",
         "DataTable(...)",
         "from_markup()",
+        "render_markup()",
         "Panel title",
         "Markdown(...)",
+        "rich's print",
+        "rich Console of its own",
     ):
         assert any(expected in breach for breach in found), (expected, found)
 
