@@ -96,7 +96,7 @@ def _lines(widget: Widget) -> Iterator[tuple[str, list]]:
 def _markdown_link(widget: Widget, text: str, action: str) -> bool:
     """A Markdown widget's own link action: either on a URL it found in the text (the words are
     the address), or in a PlainMarkdown, where a click opens nothing and names the target."""
-    from aiq_tui.ui.plain import PlainMarkdown
+    from aiq_tui.ui.plain_markdown import PlainMarkdown
 
     if any(isinstance(node, PlainMarkdown) for node in widget.ancestors_with_self):
         return action.startswith("link(")

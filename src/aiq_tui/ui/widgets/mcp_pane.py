@@ -18,7 +18,8 @@ from rich.style import Style
 from rich.text import Text
 
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, plain
+from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 if TYPE_CHECKING:
