@@ -242,3 +242,11 @@ def test_the_plain_data_table_stores_every_string_as_text() -> None:
     rendered = Console(width=200, record=True)
     rendered.print(cell)
     assert PAYLOAD in rendered.export_text()
+
+
+def test_the_header_shows_a_title_as_written_and_its_escapes_escaped() -> None:
+    """The header's title and sub-title carry a session's title and a skill's name."""
+    from aiq_tui.ui.themes import ReadableThemes
+
+    shown = ReadableThemes().format_title("aiq \x1b]0;owned\x07", f"session {PAYLOAD}")
+    assert shown.plain == f"aiq \\x1b]0;owned\\x07 — session {PAYLOAD}"
