@@ -250,3 +250,34 @@ def test_the_header_shows_a_title_as_written_and_its_escapes_escaped() -> None:
 
     shown = ReadableThemes().format_title("aiq \x1b]0;owned\x07", f"session {PAYLOAD}")
     assert shown.plain == f"aiq \\x1b]0;owned\\x07 — session {PAYLOAD}"
+
+
+async def test_a_completion_list_shows_a_servers_values_as_written() -> None:
+    """An MCP server's completion values and descriptions, markup and escapes in them."""
+    from textual.app import App, ComposeResult
+    from textual.geometry import Offset, Region
+
+    from aiq_tui.tools.mcp.completion import Choice
+    from aiq_tui.ui.widgets.choice_list import ChoiceList
+
+    class Probe(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChoiceList(id="choices")
+
+    app = Probe()
+    async with app.run_test(size=(200, 20)) as pilot:
+        choices = app.query_one(ChoiceList)
+        value = "[@click=app.quit]v[/] \x1b[8mhid"
+        choices.show(
+            [Choice(value, value, detail="[conceal]d[/conceal] \x1b]0;t\x07")],
+            Offset(0, 10),
+            Region(0, 0, 200, 20),
+        )
+        await pilot.pause()
+        drawn = "".join(
+            segment.text for segment in choices.render_line(0) if segment.text
+        )
+        styles = [segment.style for segment in choices.render_line(0) if segment.style]
+    assert "[@click=app.quit]v[/] \\x1b[8mhid" in drawn
+    assert "[conceal]d[/conceal] \\x1b]0;t\\x07" in drawn
+    assert not any("@click" in (style.meta or {}) for style in styles)
