@@ -12,6 +12,7 @@ same — and this test reads ``src/`` and fails on any way around them:
   ``Content.from_markup``, ``rich.markup.render``;
 * a rich ``Panel`` title or subtitle that is not ``Text`` (a Panel parses a str title itself);
 * a border title or subtitle set from anything but a literal or ``plain(...)`` / ``Text(...)``;
+* a ``Button``, ``Tab`` or ``TabPane`` label that is not a literal or ``plain(...)``;
 * a rich ``Console`` other than ``SafeConsole``, or rich's ``print``;
 * a rich ``Table`` in the TUI (Textual's console parses its str cells: use ``PlainDataTable``);
 * an ``App`` without :class:`~aiq_tui.ui.plain.PlainNotifications` (its toasts would parse);
@@ -143,6 +144,13 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
             for keyword in node.keywords
         ):
             yield f"{line}: {called}(...) draws links whose words need not be their target; PlainMarkdown in the TUI, hyperlinks=False for rich's"
+        if (
+            called in {"Button", "TabPane", "Tab", "Option"}
+            and node.args
+            and not (_literal(node.args[0]) or _text_call(node.args[0]))
+            and not (called == "Option" and isinstance(node.args[0], ast.Call))
+        ):
+            yield f"{line}: a {called} label parses a str as markup; pass plain(...)"
         if called == "Console":
             yield f"{line}: a rich Console of its own parses markup; print through make_console (SafeConsole)"
         if in_ui and rich_table and called == "Table":
@@ -173,7 +181,8 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "Panel(body, title=f'skill {name}')\n"
         "Markdown(body)\n"
         "from rich import print\n"
-        "Console(stderr=True)\n",
+        "Console(stderr=True)\n"
+        "Button(f'{label} (y)')\n",
         encoding="utf-8",
     )
     found = list(_breaches(SRC / "ui" / "sample.py", ast.parse(sample.read_text())))
@@ -192,6 +201,7 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "Markdown(...)",
         "rich's print",
         "rich Console of its own",
+        "a Button label",
     ):
         assert any(expected in breach for breach in found), (expected, found)
 

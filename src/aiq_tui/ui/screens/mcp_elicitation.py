@@ -21,7 +21,7 @@ from aiq_tui.tools.mcp.elicitation import (
     ElicitationRequest,
     coerce,
 )
-from aiq_tui.ui.plain import PlainLabel, PlainStatic
+from aiq_tui.ui.plain import PlainLabel, PlainStatic, plain
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -97,7 +97,9 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
             yield PlainStatic("", id="elicitation-problem", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button(
-                    f"{self.accept_label} (ctrl+s)", id="accept", variant="primary"
+                    plain(f"{self.accept_label} (ctrl+s)"),
+                    id="accept",
+                    variant="primary",
                 )
                 yield Button("Decline", id="decline", variant="error")
                 yield Button("Cancel (esc)", id="cancel")
