@@ -140,6 +140,8 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         ["match", "--eval", ".claude/skills/python-docs/evals/trigger_eval.json"],
         ["skills", "tune", "python-docs", "--rounds", "1"],
         ["skills", "doctor"],
+        ["skills", "validate", ".claude/skills/python-docs"],
+        ["prompt", "how do I test python code files?"],
     ],
     ids=lambda argv: " ".join(argv[:2]),
 )
