@@ -241,6 +241,7 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
 async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_written(
     app: AiqApp,
 ) -> None:
+    from aiq_tui.ui.screens.replay import ReplayScreen
     from aiq_tui.ui.screens.sessions import SessionsScreen
     from aiq_tui.ui.widgets.tool_log import ToolLog
 
@@ -281,3 +282,7 @@ async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_writt
         assert_shown_literally(
             app, must_show=(f"how do I test python code files? {CLOSING}",)
         )
+        await pilot.press("r")  # the session replayed from its file
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        await settle(pilot)
+        assert_shown_literally(app, must_show=(CLOSING, CLICK))
