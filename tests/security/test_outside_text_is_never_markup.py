@@ -291,3 +291,47 @@ async def test_a_completion_list_shows_a_servers_values_as_written() -> None:
     assert "[@click=app.quit]v[/] \\x1b[8mhid" in drawn
     assert "[conceal]d[/conceal] \\x1b]0;t\\x07" in drawn
     assert not any("@click" in (style.meta or {}) for style in styles)
+
+
+async def test_the_mcp_pane_shows_a_servers_names_as_written() -> None:
+    """A project's ``.mcp.json`` names the server; the server names its tools."""
+    from textual.app import App, ComposeResult
+
+    from aiq_tui.events import McpServerChanged
+    from aiq_tui.ui.widgets.mcp_pane import McpPane
+
+    class Probe(App[None]):
+        def compose(self) -> ComposeResult:
+            yield McpPane(id="mcp")
+
+    server = "[@click=app.quit]s[/]"
+    ready = McpServerChanged(
+        server, "ready", "project", "node x", tools=("t\x1b[8m", "[conceal]u[/conceal]")
+    )
+    failed = McpServerChanged(
+        "[b]f", "failed", "project", "x", message="[/b] \x1b]0;t\x07"
+    )
+    app = Probe()
+    async with app.run_test(size=(120, 10)) as pilot:
+        pane = app.query_one(McpPane)
+        pane.styles.width = 120
+        for column in pane.columns.values():
+            column.width = 30
+        pane.show({server: ready, "[b]f": failed})
+        await pilot.pause()
+        drawn, styles = [], []
+        for y in range(pane.size.height):
+            strip = pane.render_line(y)
+            drawn.append("".join(segment.text for segment in strip))
+            styles += [segment.style for segment in strip if segment.style]
+    screen = "\n".join(drawn)
+    for shown in (
+        server,
+        "\\x1b[8m",
+        "[conceal]u[/conceal]",
+        "[b]f",
+        "[/b] \\x1b]0;t\\x07",
+    ):
+        assert shown in screen, (shown, screen)
+    assert "\x1b" not in screen
+    assert not any("@click" in (style.meta or {}) for style in styles)

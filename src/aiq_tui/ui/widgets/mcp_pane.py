@@ -92,7 +92,8 @@ class McpPane(OwnVirtualSize, PlainDataTable):
                     self.add_row(
                         name if index == 0 else "",
                         state if index == 0 else "",
-                        Text(
+                        # a server's tool names: printable, never markup
+                        plain(
                             label, style=self._badge("muted") if tool in omitted else ""
                         ),
                         key=key,
