@@ -248,7 +248,10 @@ def test_the_plain_data_table_stores_every_string_as_text() -> None:
     cell = plain_cell(PAYLOAD)
     assert isinstance(cell, Text) and cell.plain == PAYLOAD and not cell.spans
     styled = Text("pass", style="green")
-    assert plain_cell(styled) is styled
+    assert plain_cell(styled) is styled  # nothing to escape: the same object
+    hostile = Text.assemble(("tool ", "bold"), ("t\x1b[8m", "green"))
+    shown = plain_cell(hostile)
+    assert shown.plain == "tool t\\x1b[8m" and shown.spans[-1].style == "green"
     rendered = Console(width=200, record=True)
     rendered.print(cell)
     assert PAYLOAD in rendered.export_text()

@@ -32,6 +32,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Label, Static
 
+from aiq_tui.printable_text import printable_text
 from aiq_tui.terminal_text import printable
 
 
@@ -42,14 +43,21 @@ def plain(text: str, *, one_line: bool = True, style: str | Style = "") -> Text:
 
 def plain_cell(value: Any) -> Any:
     """A table cell as the table should draw it: a ``str`` as literal :class:`Text` (its lines
-    kept: a row may be taller than one line), anything else as it is."""
+    kept: a row may be taller than one line), a :class:`Text` made printable with its styles,
+    anything else as it is."""
     if isinstance(value, str):
         return Text(printable(value), end="")
+    if isinstance(value, Text):
+        return printable_text(value)
     return value
 
 
 def _content(content: Any) -> Any:
-    return printable(content) if isinstance(content, str) else content
+    if isinstance(content, str):
+        return printable(content)
+    if isinstance(content, Text):
+        return printable_text(content)
+    return content
 
 
 class PlainStatic(Static):
