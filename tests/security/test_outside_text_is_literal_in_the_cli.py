@@ -92,7 +92,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """An untrusted repository whose ``.claude/skills`` skill carries the payload in its
     description, a front-matter extra, its body and its own trigger evals."""
-    root = tmp_path / "repo"
+    root = tmp_path / "repo [/b]"  # paths are shown too (tune, show, doctor)
     skill = root / ".claude" / "skills" / "python-docs"
     (skill / "evals").mkdir(parents=True)
     description = f"Python docs for testing python code files. {PAYLOAD}"
@@ -140,6 +140,8 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
         ["match", "--eval", ".claude/skills/python-docs/evals/trigger_eval.json"],
         ["skills", "tune", "python-docs", "--rounds", "1"],
         ["skills", "doctor"],
+        ["skills", "validate", ".claude/skills/python-docs"],
+        ["prompt", "how do I test python code files?"],
     ],
     ids=lambda argv: " ".join(argv[:2]),
 )

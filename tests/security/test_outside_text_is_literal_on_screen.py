@@ -96,7 +96,7 @@ def _lines(widget: Widget) -> Iterator[tuple[str, list]]:
 def _markdown_link(widget: Widget, text: str, action: str) -> bool:
     """A Markdown widget's own link action: either on a URL it found in the text (the words are
     the address), or in a PlainMarkdown, where a click opens nothing and names the target."""
-    from aiq_tui.ui.plain import PlainMarkdown
+    from aiq_tui.ui.plain_markdown import PlainMarkdown
 
     if any(isinstance(node, PlainMarkdown) for node in widget.ancestors_with_self):
         return action.startswith("link(")
@@ -188,8 +188,10 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
 ) -> None:
     from textual.widgets import Markdown
 
+    from aiq_tui.ui.screens.doctor import DoctorScreen
     from aiq_tui.ui.screens.inspector import InspectorScreen
     from aiq_tui.ui.screens.skill_viewer import SkillViewerScreen
+    from aiq_tui.ui.screens.warnings import WarningsScreen
 
     async with app.run_test(size=(220, 50)) as pilot:
         await settle(pilot)
@@ -217,11 +219,29 @@ async def test_the_skill_viewer_and_the_inspector_show_a_skills_markup_as_writte
         )
         await settle(pilot)
         assert_shown_literally(app)
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, InspectorScreen), "main")
+        app.action_doctor()
+        await wait_until(
+            lambda: (
+                isinstance(app.screen, DoctorScreen) and app.screen.report is not None
+            ),
+            "the doctor",
+        )
+        await pilot.pause()
+        assert_shown_literally(app)
+        await pilot.press("escape")
+        await wait_until(lambda: not isinstance(app.screen, DoctorScreen), "main")
+        app.action_warnings()  # the skill's unknown field, quoted
+        await wait_until(lambda: isinstance(app.screen, WarningsScreen), "warnings")
+        await pilot.pause()
+        assert_shown_literally(app)
 
 
 async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_written(
     app: AiqApp,
 ) -> None:
+    from aiq_tui.ui.screens.replay import ReplayScreen
     from aiq_tui.ui.screens.sessions import SessionsScreen
     from aiq_tui.ui.widgets.tool_log import ToolLog
 
@@ -249,6 +269,9 @@ async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_writt
         )
         assert _squeezed(f"toast {CLOSING} {CLICK}") in screen
         assert _squeezed(f"title {CLICK}") in screen
+        app.query_one("#activity").active = "tab-timeline"
+        await pilot.pause()
+        assert_shown_literally(app)
         app.action_sessions()
         await wait_until(lambda: isinstance(app.screen, SessionsScreen), "sessions")
         await wait_until(
@@ -259,3 +282,7 @@ async def test_a_conversation_its_tools_toasts_and_sessions_show_markup_as_writt
         assert_shown_literally(
             app, must_show=(f"how do I test python code files? {CLOSING}",)
         )
+        await pilot.press("r")  # the session replayed from its file
+        await wait_until(lambda: isinstance(app.screen, ReplayScreen), "the replay")
+        await settle(pilot)
+        assert_shown_literally(app, must_show=(CLOSING, CLICK))

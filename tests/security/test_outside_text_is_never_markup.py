@@ -5,13 +5,15 @@ are fitted once — the CLI's :class:`~aiq_tui.commands.safe_console.SafeConsole
 string literally, :mod:`aiq_tui.ui.plain` gives the TUI widgets, a table and toasts that do the
 same — and this test reads ``src/`` and fails on any way around them:
 
-* ``Static(``, ``Label(``, ``DataTable(`` (or a class built on one) outside ``ui/plain.py``:
+* ``Static(``, ``Label(``, ``DataTable(`` (or a class built on one) outside ``ui/plain*.py``:
   use ``PlainStatic``, ``PlainLabel``, ``PlainDataTable``;
 * ``markup=True`` anywhere;
 * a markup parser called on anything but a literal: ``Text.from_markup``,
   ``Content.from_markup``, ``rich.markup.render``;
 * a rich ``Panel`` title or subtitle that is not ``Text`` (a Panel parses a str title itself);
 * a border title or subtitle set from anything but a literal or ``plain(...)`` / ``Text(...)``;
+* a ``Button``, ``Tab`` or ``TabPane`` label that is not a literal or ``plain(...)``;
+* a rich ``Console`` other than ``SafeConsole``, or rich's ``print``;
 * a rich ``Table`` in the TUI (Textual's console parses its str cells: use ``PlainDataTable``);
 * an ``App`` without :class:`~aiq_tui.ui.plain.PlainNotifications` (its toasts would parse);
 * a widget's ``render`` declared to return ``str`` (Textual parses it);
@@ -32,7 +34,12 @@ from rich.console import Console
 from rich.text import Text
 
 SRC = Path(__file__).parents[2] / "src" / "aiq_tui"
-DOORS = {SRC / "ui" / "plain.py"}
+DOORS = {
+    SRC / "ui" / "plain.py",
+    SRC / "ui" / "plain_table.py",
+    SRC / "ui" / "plain_markdown.py",
+    SRC / "commands" / "safe_console.py",
+}
 UNSAFE_WIDGETS = {"Static", "Label", "DataTable"}
 MARKUP_PARSERS = {"from_markup", "render_markup"}
 
@@ -80,10 +87,16 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
     )
     for node in ast.walk(tree):
         line = f"{where}:{getattr(node, 'lineno', 0)}"
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module == "rich"
+            and any(alias.name == "print" for alias in node.names)
+        ):
+            yield f"{line}: rich's print parses markup; print through make_console (SafeConsole)"
         if isinstance(node, ast.ClassDef):
             bases = {_name(base) for base in node.bases}
             if path not in DOORS and bases & UNSAFE_WIDGETS:
-                yield f"{line}: class {node.name} builds on {sorted(bases & UNSAFE_WIDGETS)}; use ui/plain.py's Plain* class"
+                yield f"{line}: class {node.name} builds on {sorted(bases & UNSAFE_WIDGETS)}; use ui/plain*.py's Plain* class"
             if "App" in bases and "PlainNotifications" not in bases:
                 yield f"{line}: app {node.name} lacks PlainNotifications (its toasts parse markup)"
         if in_ui and isinstance(node, ast.FunctionDef) and node.name == "render":
@@ -103,6 +116,8 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
         if not isinstance(node, ast.Call):
             continue
         called = _name(node.func)
+        if called == "render" and _name(getattr(node.func, "value", None)) == "markup":
+            called = "render_markup"  # rich.markup.render
         for keyword in node.keywords:
             if (
                 keyword.arg == "markup"
@@ -113,7 +128,7 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
         if path in DOORS:
             continue
         if called in UNSAFE_WIDGETS:
-            yield f"{line}: {called}(...) parses str as markup; use Plain{called} (ui/plain.py)"
+            yield f"{line}: {called}(...) parses str as markup; use Plain{called} (ui/plain*.py)"
         if called in MARKUP_PARSERS and not all(_literal(arg) for arg in node.args[:1]):
             yield f"{line}: {called}() on a value that is not a literal"
         if called == "Panel":
@@ -129,6 +144,15 @@ def _breaches(path: Path, tree: ast.Module) -> Iterator[str]:
             for keyword in node.keywords
         ):
             yield f"{line}: {called}(...) draws links whose words need not be their target; PlainMarkdown in the TUI, hyperlinks=False for rich's"
+        if (
+            called in {"Button", "TabPane", "Tab", "Option"}
+            and node.args
+            and not (_literal(node.args[0]) or _text_call(node.args[0]))
+            and not (called == "Option" and isinstance(node.args[0], ast.Call))
+        ):
+            yield f"{line}: a {called} label parses a str as markup; pass plain(...)"
+        if called == "Console":
+            yield f"{line}: a rich Console of its own parses markup; print through make_console (SafeConsole)"
         if in_ui and rich_table and called == "Table":
             yield f"{line}: a rich Table in the TUI parses its str cells; use PlainDataTable"
 
@@ -153,8 +177,12 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "Label(query, markup=True)\n"
         "DataTable(id='x')\n"
         "Text.from_markup(query)\n"
+        "markup.render(query)\n"
         "Panel(body, title=f'skill {name}')\n"
-        "Markdown(body)\n",
+        "Markdown(body)\n"
+        "from rich import print\n"
+        "Console(stderr=True)\n"
+        "Button(f'{label} (y)')\n",
         encoding="utf-8",
     )
     found = list(_breaches(SRC / "ui" / "sample.py", ast.parse(sample.read_text())))
@@ -168,8 +196,12 @@ def test_the_guard_itself_finds_each_way_around_the_doors(tmp_path: Path) -> Non
         "markup=True",
         "DataTable(...)",
         "from_markup()",
+        "render_markup()",
         "Panel title",
         "Markdown(...)",
+        "rich's print",
+        "rich Console of its own",
+        "a Button label",
     ):
         assert any(expected in breach for breach in found), (expected, found)
 
@@ -216,7 +248,93 @@ def test_the_plain_data_table_stores_every_string_as_text() -> None:
     cell = plain_cell(PAYLOAD)
     assert isinstance(cell, Text) and cell.plain == PAYLOAD and not cell.spans
     styled = Text("pass", style="green")
-    assert plain_cell(styled) is styled
+    assert plain_cell(styled) is styled  # nothing to escape: the same object
+    hostile = Text.assemble(("tool ", "bold"), ("t\x1b[8m", "green"))
+    shown = plain_cell(hostile)
+    assert shown.plain == "tool t\\x1b[8m" and shown.spans[-1].style == "green"
     rendered = Console(width=200, record=True)
     rendered.print(cell)
     assert PAYLOAD in rendered.export_text()
+
+
+def test_the_header_shows_a_title_as_written_and_its_escapes_escaped() -> None:
+    """The header's title and sub-title carry a session's title and a skill's name."""
+    from aiq_tui.ui.themes import ReadableThemes
+
+    shown = ReadableThemes().format_title("aiq \x1b]0;owned\x07", f"session {PAYLOAD}")
+    assert shown.plain == f"aiq \\x1b]0;owned\\x07 — session {PAYLOAD}"
+
+
+async def test_a_completion_list_shows_a_servers_values_as_written() -> None:
+    """An MCP server's completion values and descriptions, markup and escapes in them."""
+    from textual.app import App, ComposeResult
+    from textual.geometry import Offset, Region
+
+    from aiq_tui.tools.mcp.completion import Choice
+    from aiq_tui.ui.widgets.choice_list import ChoiceList
+
+    class Probe(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChoiceList(id="choices")
+
+    app = Probe()
+    async with app.run_test(size=(200, 20)) as pilot:
+        choices = app.query_one(ChoiceList)
+        value = "[@click=app.quit]v[/] \x1b[8mhid"
+        choices.show(
+            [Choice(value, value, detail="[conceal]d[/conceal] \x1b]0;t\x07")],
+            Offset(0, 10),
+            Region(0, 0, 200, 20),
+        )
+        await pilot.pause()
+        drawn = "".join(
+            segment.text for segment in choices.render_line(0) if segment.text
+        )
+        styles = [segment.style for segment in choices.render_line(0) if segment.style]
+    assert "[@click=app.quit]v[/] \\x1b[8mhid" in drawn
+    assert "[conceal]d[/conceal] \\x1b]0;t\\x07" in drawn
+    assert not any("@click" in (style.meta or {}) for style in styles)
+
+
+async def test_the_mcp_pane_shows_a_servers_names_as_written() -> None:
+    """A project's ``.mcp.json`` names the server; the server names its tools."""
+    from textual.app import App, ComposeResult
+
+    from aiq_tui.events import McpServerChanged
+    from aiq_tui.ui.widgets.mcp_pane import McpPane
+
+    class Probe(App[None]):
+        def compose(self) -> ComposeResult:
+            yield McpPane(id="mcp")
+
+    server = "[@click=app.quit]s[/]"
+    ready = McpServerChanged(
+        server, "ready", "project", "node x", tools=("t\x1b[8m", "[conceal]u[/conceal]")
+    )
+    failed = McpServerChanged(
+        "[b]f", "failed", "project", "x", message="[/b] \x1b]0;t\x07"
+    )
+    app = Probe()
+    async with app.run_test(size=(120, 10)) as pilot:
+        pane = app.query_one(McpPane)
+        pane.styles.width = 120
+        for column in pane.columns.values():
+            column.width = 30
+        pane.show({server: ready, "[b]f": failed})
+        await pilot.pause()
+        drawn, styles = [], []
+        for y in range(pane.size.height):
+            strip = pane.render_line(y)
+            drawn.append("".join(segment.text for segment in strip))
+            styles += [segment.style for segment in strip if segment.style]
+    screen = "\n".join(drawn)
+    for shown in (
+        server,
+        "\\x1b[8m",
+        "[conceal]u[/conceal]",
+        "[b]f",
+        "[/b] \\x1b]0;t\\x07",
+    ):
+        assert shown in screen, (shown, screen)
+    assert "\x1b" not in screen
+    assert not any("@click" in (style.meta or {}) for style in styles)

@@ -30,32 +30,8 @@ from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.text import Text
 
+from aiq_tui.printable_text import printable_text
 from aiq_tui.terminal_text import printable
-
-
-def printable_text(text: Text) -> Text:
-    """``text`` with its characters made printable, styles kept on the same characters."""
-    plain = text.plain
-    if printable(plain) is plain:
-        return text
-    cuts = sorted(
-        {span.start for span in text.spans} | {span.end for span in text.spans}
-    )
-    clean = Text(
-        style=text.style,
-        justify=text.justify,
-        overflow=text.overflow,
-        no_wrap=text.no_wrap,
-        end=text.end,
-        tab_size=text.tab_size,
-    )
-    # Every span starts and ends at a cut, so each piece is styled as a whole.
-    for piece in text.divide(cuts):
-        start = len(clean)
-        clean.append(printable(piece.plain))
-        for span in piece.spans:
-            clean.stylize(span.style, start, len(clean))
-    return clean
 
 
 class SafeConsole(Console):

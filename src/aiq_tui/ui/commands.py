@@ -8,6 +8,7 @@ from typing import Any
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from aiq_tui.skills.invocation import user_invocable
+from aiq_tui.terminal_text import printable
 
 # (palette label, help text, app action string)
 ACTIONS: tuple[tuple[str, str, str], ...] = (
@@ -149,7 +150,9 @@ class AiqCommands(Provider):
                 if score > 0:
                     yield Hit(
                         score,
-                        matcher.highlight(label),
+                        # highlight() gives Content (never markup); printable: a skill's
+                        # name comes from its file
+                        matcher.highlight(printable(label, one_line=True)),
                         partial(self.app.run_action, action),
                         help=help_text,
                     )

@@ -6,7 +6,8 @@ there is more than colour: ``[@click=app.confirm_skill_tools('x')]…[/]`` makes
 for any app action, ``[link=…]`` a link whose target is not its text. Text from a skill, a
 project, a model, a tool, an MCP server or a session file must never reach those parsers.
 
-So the app uses these, not Textual's own, and ``tests/security/test_outside_text_is_never_markup.py``
+So the app uses these, not Textual's own (the table and the Markdown in modules of their own:
+Textual's ``DataTable`` and ``Markdown`` are loaded after the first frame), and ``tests/security/test_outside_text_is_never_markup.py``
 fails on any ``Static(``, ``Label(``, ``DataTable(`` (or subclass of one) or ``markup=True`` in
 ``src/``:
 
@@ -14,11 +15,11 @@ fails on any ``Static(``, ``Label(``, ``DataTable(`` (or subclass of one) or ``m
   shown escaped, :mod:`aiq_tui.terminal_text`), never parsed (a border title, a row label);
 * :class:`PlainStatic` / :class:`PlainLabel` — never parse markup, in ``__init__`` or ``update``,
   and show a string's control characters escaped; styled text is passed as ``Text``;
-* :class:`PlainDataTable` — every ``str`` cell, row label and column label becomes
-  :func:`plain_cell` text (the base ``DataTable`` runs ``Text.from_markup`` on each);
-* :class:`PlainMarkdown` — a skill's body or a tool's output as Markdown whose links open
-  nothing: a link's words need not be its address (``[docs.python.org](https://evil.example)``),
-  so a click says where it points instead of going there;
+* :class:`~aiq_tui.ui.plain_table.PlainDataTable` — every ``str`` cell, row label and column
+  label becomes :func:`plain_cell` text (the base ``DataTable`` runs ``Text.from_markup`` on each);
+* :class:`~aiq_tui.ui.plain_markdown.PlainMarkdown` — a skill's body or a tool's output as
+  Markdown whose links open nothing: a link's words need not be its address
+  (``[docs.python.org](https://evil.example)``), so a click says where it points instead;
 * :class:`PlainNotifications` — an app mixin: every ``notify()`` toast is literal, whoever
   calls it (both apps, :class:`~aiq_tui.ui.app.AiqApp` and the replay viewer, use it).
 """
@@ -29,9 +30,9 @@ from typing import Any
 
 from rich.style import Style
 from rich.text import Text
-from textual import on
-from textual.widgets import DataTable, Label, Markdown, Static
+from textual.widgets import Label, Static
 
+from aiq_tui.printable_text import printable_text
 from aiq_tui.terminal_text import printable
 
 
@@ -42,14 +43,21 @@ def plain(text: str, *, one_line: bool = True, style: str | Style = "") -> Text:
 
 def plain_cell(value: Any) -> Any:
     """A table cell as the table should draw it: a ``str`` as literal :class:`Text` (its lines
-    kept: a row may be taller than one line), anything else as it is."""
+    kept: a row may be taller than one line), a :class:`Text` made printable with its styles,
+    anything else as it is."""
     if isinstance(value, str):
         return Text(printable(value), end="")
+    if isinstance(value, Text):
+        return printable_text(value)
     return value
 
 
 def _content(content: Any) -> Any:
-    return printable(content) if isinstance(content, str) else content
+    if isinstance(content, str):
+        return printable(content)
+    if isinstance(content, Text):
+        return printable_text(content)
+    return content
 
 
 class PlainStatic(Static):
@@ -75,43 +83,6 @@ class PlainLabel(Label):
         super().update(_content(content), layout=layout)
 
 
-class PlainDataTable(DataTable[Any]):
-    """A ``DataTable`` that draws every ``str`` it is given — cells, row and column labels — as
-    literal text: the base class parses each as markup, so an eval query holding
-    ``[@click=app.quit]…`` would become a button."""
-
-    def add_column(self, label: Any, **options: Any) -> Any:
-        return super().add_column(
-            plain(label) if isinstance(label, str) else label, **options
-        )
-
-    def add_row(
-        self,
-        *cells: Any,
-        height: int | None = 1,
-        key: str | None = None,
-        label: Any = None,
-    ) -> Any:
-        return super().add_row(
-            *(plain_cell(cell) for cell in cells),
-            height=height,
-            key=key,
-            label=plain(label) if isinstance(label, str) else label,
-        )
-
-    def update_cell(
-        self,
-        row_key: Any,
-        column_key: Any,
-        value: Any,
-        *,
-        update_width: bool = False,
-    ) -> None:
-        super().update_cell(
-            row_key, column_key, plain_cell(value), update_width=update_width
-        )
-
-
 def plain_notification(message: Any, title: Any) -> tuple[str, str]:
     """A toast's message and title as they are shown: printable, and (the caller passes
     ``markup=False``) never parsed."""
@@ -135,21 +106,4 @@ class PlainNotifications:
         message, title = plain_notification(message, title)
         super().notify(  # type: ignore[misc]
             message, title=title, severity=severity, timeout=timeout, markup=False
-        )
-
-
-class PlainMarkdown(Markdown):
-    """Markdown from outside the app (a skill's body, a tool's output). A click on a link opens
-    nothing and says where the link points: its words may name another address than its target."""
-
-    def __init__(self, markdown: str | None = None, **options: Any) -> None:
-        options["open_links"] = False
-        super().__init__(markdown, **options)
-
-    @on(Markdown.LinkClicked)
-    def _say_where_it_points(self, event: Markdown.LinkClicked) -> None:
-        event.stop()
-        self.notify(
-            f"This link points to {event.href} — not opened; copy it to open it yourself.",
-            title="Link",
         )

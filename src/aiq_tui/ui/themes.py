@@ -94,6 +94,13 @@ class ReadableThemes:
         (a terminal draws dim at half contrast: 4.17:1 on the light theme's panel)."""
         from textual.content import Content
 
+        from aiq_tui.terminal_text import printable
+
+        # Content, not markup; printable: a title holds a session's or a skill's name.
+        title, sub_title = (
+            printable(title, one_line=True),
+            printable(sub_title, one_line=True),
+        )
         if not sub_title:
             return Content(title)
         # "$text-muted" is resolved as the header draws: right in whichever theme is current

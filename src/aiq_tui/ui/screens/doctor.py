@@ -23,7 +23,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 from aiq_tui.doctor.model import DoctorReport, Finding
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.plain_table import PlainDataTable
 
 if TYPE_CHECKING:
     from aiq_tui.ui.app import AiqApp

@@ -22,7 +22,8 @@ from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Ranking
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.plain_table import PlainDataTable
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:

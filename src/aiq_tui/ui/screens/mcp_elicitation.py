@@ -25,7 +25,7 @@ from aiq_tui.tools.mcp.elicitation import (
     coerce,
     destructive_reason,
 )
-from aiq_tui.ui.plain import PlainLabel, PlainStatic
+from aiq_tui.ui.plain import PlainLabel, PlainStatic, plain
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -109,7 +109,9 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
             yield PlainStatic("", id="elicitation-problem", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button(
-                    f"{self.accept_label} (ctrl+s)", id="accept", variant="primary"
+                    plain(f"{self.accept_label} (ctrl+s)"),
+                    id="accept",
+                    variant="primary",
                 )
                 yield Button("Decline", id="decline", variant="error")
                 yield Button("Cancel (esc)", id="cancel")

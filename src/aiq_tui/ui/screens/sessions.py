@@ -20,7 +20,8 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.messages import SessionDeleted
-from aiq_tui.ui.plain import PlainDataTable, PlainLabel, plain
+from aiq_tui.ui.plain import PlainLabel, plain
+from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.text_fit import fit
 
 UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart

@@ -21,7 +21,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Resource, SkillMeta
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainDataTable, PlainMarkdown, PlainStatic, plain
+from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.plain_markdown import PlainMarkdown
+from aiq_tui.ui.plain_table import PlainDataTable
 
 
 @dataclass(frozen=True)

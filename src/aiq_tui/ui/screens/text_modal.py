@@ -14,7 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainLabel, PlainMarkdown, plain
+from aiq_tui.ui.plain import PlainLabel, plain
+from aiq_tui.ui.plain_markdown import PlainMarkdown
 
 FENCE_MARGIN = 14
 """Cells a code line loses inside the wide dialog: border, padding, the fence's own padding."""

@@ -38,7 +38,8 @@ from aiq_tui.ranking.trigger_eval import (
     TriggerVerdict,
 )
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic
+from aiq_tui.ui.plain import PlainStatic
+from aiq_tui.ui.plain_table import PlainDataTable
 
 RESULT_BADGE = {True: "success", False: "error"}
 """Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""

@@ -17,7 +17,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.text_fit import fit, share
 
 COLUMNS = ("severity", "file", "field", "problem", "fix")

@@ -16,6 +16,7 @@ from textual.geometry import Offset, Region
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from aiq_tui.terminal_text import printable
 from aiq_tui.tools.mcp.completion import Choice
 from aiq_tui.ui.text_fit import fit
 
@@ -102,8 +103,12 @@ class ChoiceList(OptionList, can_focus=False):
 
 
 def _line(choice: Choice) -> Text:
-    line = Text(choice.label)
+    # An MCP server's values and descriptions: Text (never markup), control characters escaped.
+    line = Text(printable(choice.label, one_line=True))
     if choice.detail:
         # Italic, not dim: dim on the highlighted row's background fell under 4.5:1 (3.4 dark).
-        line.append("  " + fit(choice.detail, DETAIL_CELLS), style="italic")
+        line.append(
+            "  " + fit(printable(choice.detail, one_line=True), DETAIL_CELLS),
+            style="italic",
+        )
     return line

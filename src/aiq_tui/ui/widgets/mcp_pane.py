@@ -18,7 +18,8 @@ from rich.style import Style
 from rich.text import Text
 
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, plain
+from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 if TYPE_CHECKING:
@@ -91,7 +92,8 @@ class McpPane(OwnVirtualSize, PlainDataTable):
                     self.add_row(
                         name if index == 0 else "",
                         state if index == 0 else "",
-                        Text(
+                        # a server's tool names: printable, never markup
+                        plain(
                             label, style=self._badge("muted") if tool in omitted else ""
                         ),
                         key=key,

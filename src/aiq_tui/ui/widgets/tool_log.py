@@ -23,7 +23,8 @@ from textual.events import MouseScrollUp
 
 from aiq_tui.terminal_text import for_terminal
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import PlainDataTable, plain
+from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.textual_compat import bound_table_caches
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
