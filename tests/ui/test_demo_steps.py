@@ -122,7 +122,9 @@ async def test_stepping_the_demo_shows_every_stage_an_eviction_and_a_skill_climb
             "data-report" in text and "climbs from brief to full" in text
             for text, _ in seen
         )
-        assert not out_of_band(app.cursor.records[app.demo.start :])
+        assert not out_of_band(app.cursor.records[app.demo.start :]), compressions(
+            app.cursor.records[app.demo.start :]
+        )
         evicted = [
             state for _, state in seen if any(row.evicted for row in state.skills)
         ]
