@@ -19,6 +19,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "needs(*capabilities): skip without them, fail where AIQ_CI_EXPECT "
         "declares them (tests/capabilities.py)",
     )
+    config.addinivalue_line(
+        "markers",
+        "typing_grace: keep ui.typing_grace as configured (every other test answers a dialog "
+        "at once, as a person who has stopped typing would)",
+    )
     expected()  # an unknown word in AIQ_CI_EXPECT stops the run before any test
 
 
@@ -57,6 +62,20 @@ def isolated_home(
         monkeypatch.delenv(variable)
     monkeypatch.setenv("NO_COLOR", "1")
     return Home(base / ".aiqconfig")
+
+
+@pytest.fixture(autouse=True)
+def answers_without_typing_grace(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pilot's key reaches a dialog the instant it opens, where a person's would come after
+    reading it: outside the tests of the grace itself (marked ``typing_grace``), keys are taken
+    as a person's who has stopped typing."""
+    if request.node.get_closest_marker("typing_grace") is not None:
+        return
+    from aiq_tui.ui.typing_guard import TypingClock
+
+    monkeypatch.setattr(TypingClock, "grace", property(lambda self: 0.0))
 
 
 @pytest.fixture

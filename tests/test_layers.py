@@ -131,8 +131,22 @@ RULES = (
     ),
     Rule(
         "aiq_tui.events",
-        ("aiq_tui.agent", "aiq_tui.tools", "aiq_tui.ui"),
-        "every layer may emit events",
+        ("aiq_tui.agent", "aiq_tui.ui", "aiq_tui.commands"),
+        "the stream gathers what every layer reports; the engine and its front ends consume it",
+    ),
+    *(
+        Rule(
+            package,
+            ("aiq_tui.events",),
+            "a layer below the stream reports with event types of its own (tools/events.py, "
+            "tools/mcp/events.py, context.model.CompressionApplied), which aiq_tui.events gathers",
+        )
+        for package in (
+            "aiq_tui.skills",
+            "aiq_tui.context",
+            "aiq_tui.ranking",
+            "aiq_tui.tools",
+        )
     ),
 )
 CORE = (
@@ -191,20 +205,88 @@ def test_the_core_never_imports_the_ui_or_textual(
     assert not wrong, "\n".join(wrong)
 
 
-def test_headless_commands_import_the_ui_only_to_open_the_replay_tui(
+def test_headless_commands_import_the_ui_only_to_open_a_tui(
     imports: list[Import],
 ) -> None:
-    """``aiq-tui replay`` opens Replay in a terminal: its one import of ``ui/``, inside the function
-    that opens it, so every other command starts without Textual."""
+    """``aiq-tui`` (tui_cmd) opens the app and ``aiq-tui replay`` opens Replay: the only imports of
+    ``ui/`` from ``commands/``, each inside the function that opens the screen (the app's also for
+    types), so every other command starts without Textual."""
     into_ui = [
-        found
+        (found.source, found.target)
         for found in imports
         if _in(_unit(found.source), "aiq_tui.commands")
         and (_in(found.target, "aiq_tui.ui") or _in(found.target, "textual"))
+        and not found.lazy
     ]
-    assert [(found.source, found.target, found.lazy) for found in into_ui] == [
-        ("commands/replay_cmd.py", "aiq_tui.ui.screens.replay", True)
-    ], "\n".join(map(str, into_ui))
+    assert into_ui == [("commands/tui_cmd.py", "aiq_tui.ui.app")]  # under TYPE_CHECKING
+    opened = {
+        found.source
+        for found in imports
+        if _in(_unit(found.source), "aiq_tui.commands")
+        and _in(found.target, "aiq_tui.ui")
+    }
+    assert opened == {"commands/replay_cmd.py", "commands/tui_cmd.py"}
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one package (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(edges.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_two_packages_import_each_other_even_lazily(imports: list[Import]) -> None:
+    """Counting imports inside functions and under ``TYPE_CHECKING`` too, the packages form no
+    loop: each one can be read, and changed, knowing only the ones below it."""
+    edges: dict[str, set[str]] = {}
+    why: dict[tuple[str, str], str] = {}
+    for found in imports:
+        if not found.target.startswith("aiq_tui."):
+            continue
+        source = _unit(found.source)
+        target = "aiq_tui." + found.target.split(".")[1]
+        if source != target:
+            edges.setdefault(source, set()).add(target)
+            why.setdefault((source, target), str(found))
+    loops = _cycles(edges)
+    assert not loops, "\n".join(
+        " ↔ ".join(group)
+        + ":\n  "
+        + "\n  ".join(why[(a, b)] for a in group for b in group if (a, b) in why)
+        for group in loops
+    )
+
+
+def test_the_cycle_finder_finds_a_loop_through_three_packages() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [
+        ["a", "b", "c"]
+    ]
+    assert _cycles({"a": {"b"}, "b": {"c"}}) == []
 
 
 def test_the_rules_see_imports_inside_functions_and_type_checking_blocks() -> None:

@@ -180,7 +180,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if option(args, "command"):
             parser.parse_args([args.command, "--help"])
             return EXIT_USAGE
-        from aiq_tui.ui.run import run_tui
+        from aiq_tui.commands.tui_cmd import run_tui
 
         return run_tui(args)
     from aiq_tui.commands.terminal_output import sanitised_streams

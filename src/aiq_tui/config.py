@@ -18,15 +18,12 @@ chose checks it there (``--provider``) or saves through :func:`parse_settings`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import msgspec
 from msgspec import Meta, Struct, field
 
 from aiq_tui.locations import Home
-
-if TYPE_CHECKING:
-    from aiq_tui.llm.windows import ContextWindow
 
 Permission = Literal["allow", "ask", "deny"]
 HarnessName = Literal[
@@ -100,6 +97,12 @@ class SkillsSettings(_Section):
     """A resource file larger than this is listed as rejected with a warning (seed 004)."""
     max_skill_bytes: PositiveInt = 5_000_000
     """Total size of one skill's resources; files past it are rejected with a warning."""
+    max_resource_entries: PositiveInt = 2_000
+    """Most entries (files and folders, listed or skipped) the walk of one skill's folder
+    examines: it stops there, and the listing says so. A folder of 100,000 one-byte files is
+    far under the size limits and would otherwise put a million-token file list in the prompt."""
+    max_resource_depth: PositiveInt = 6
+    """Most folder levels below a skill's folder the resource walk descends."""
     resource_include: list[str] = field(default_factory=lambda: ["**/*"])
     """Glob patterns (relative to the skill folder) a resource must match."""
     resource_exclude: list[str] = field(
@@ -193,6 +196,9 @@ class DisclosureSettings(_Section):
     metadata_tokens: NonNegativeInt | None = None
     """A fixed size for every catalog line's description, in tokens (about 4 characters each),
     whatever the window: 50 is the seeds' budget. None or 0: follow the window (above)."""
+    resource_listing_tokens: PositiveInt = 1_500
+    """Most tokens the resource listing in a skill loaded in full (and in ``use_skill``)'s text takes; the files past it are
+    named by count ("… and 1,200 more")."""
     brief_ttl_seconds: NonNegativeFloat = 1800
     """Brief descriptions are cached this long (seed 003: 30 min)."""
     full_ttl_seconds: NonNegativeFloat = 900
@@ -210,6 +216,9 @@ class ContextSettings(_Section):
     """Tokens kept free for the model's answer."""
     catalog_share: PositiveFraction = 0.15
     """Largest share of the window the skills catalog may take."""
+    skill_share: PositiveFraction = 0.25
+    """Largest share of the window one loaded skill's text may take: past it the text is cut
+    (and says so), so no single skill can leave the rest of the conversation no room."""
     compression: bool = True
     """False: never compress; a prompt larger than the window is refused with a message
     (``/compact`` still compacts when asked)."""
@@ -562,6 +571,10 @@ class UISettings(_Section):
     show_banner: bool = True
     history_size: NonNegativeInt = 500
     """Prompt lines kept across runs in ``data/prompt-history`` (0 keeps none)."""
+    typing_grace: NonNegativeFloat = 1.0
+    """Seconds a key counts as typing: an approval dialog takes no key as its answer for this
+    long after it opens, nor until typing has stopped this long — keys typed meanwhile go to the
+    prompt — and a Space typed that soon after another key is a space, not Pause (0: off)."""
     demo_turn_pause: NonNegativeFloat = 0.3
     """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
     demo_step_seconds: NonNegativeFloat = 1.5
@@ -642,20 +655,6 @@ class AppConfig(_Section):
     sessions: SessionSettings = field(default_factory=SessionSettings)
     telemetry: TelemetrySettings = field(default_factory=TelemetrySettings)
     install: InstallSettings = field(default_factory=InstallSettings)
-
-    def context_window(self) -> int:
-        """The window in force for the active provider (see :meth:`window_info`)."""
-        return self.window_info().tokens
-
-    def window_info(
-        self, provider: str | None = None, model: str | None = None
-    ) -> ContextWindow:
-        """The :class:`~aiq_tui.llm.windows.ContextWindow` for ``provider`` (default: the
-        active one): config override, else the provider's own setting, else the model's known
-        window, else the kind's default — with its source."""
-        from aiq_tui.llm.windows import resolve_window
-
-        return resolve_window(self, provider, model)
 
 
 class SourceSettings(_Section):

@@ -49,7 +49,8 @@ def _explain(error: str, model: type, data: Any) -> tuple[str | None, str]:
         (match["what"], match["at"], match["inside"]) if match else (error, "$", None)
     )
     key_problem = at == "key" and inside is not None
-    parts, declared, value = _walk(model, data, inside if key_problem else at)
+    path = inside if key_problem and inside is not None else at
+    parts, declared, value = _walk(model, data, path)
     where = ".".join(parts) or None
     if key_problem:
         if pattern := _PATTERN.search(
@@ -176,8 +177,11 @@ def _describe(declared: Any) -> str:
 
 
 def _limits(meta: msgspec.Meta, whole: bool) -> str:
-    if whole and meta.gt is not None:  # "an integer > 0" reads better as "≥ 1"
-        meta = msgspec.Meta(ge=meta.gt + 1, le=meta.le, lt=meta.lt)
+    if whole and (gt := meta.gt) is not None:  # "an integer > 0" reads better as "≥ 1"
+        if meta.lt is not None:
+            meta = msgspec.Meta(ge=gt + 1, lt=meta.lt)
+        else:
+            meta = msgspec.Meta(ge=gt + 1, le=meta.le)
     low = (
         f" ≥ {meta.ge:g}"
         if meta.ge is not None
@@ -270,7 +274,8 @@ def _hints(struct: type) -> dict[str, Any]:
     if not _is_struct(struct):
         return {}
     hints = get_type_hints(struct, include_extras=True)
-    return {name: hints[name] for name in struct.__struct_fields__}
+    fields: tuple[str, ...] = getattr(struct, "__struct_fields__", ())
+    return {name: hints[name] for name in fields}
 
 
 def _join(where: str | None, name: str) -> str:

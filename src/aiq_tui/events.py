@@ -12,15 +12,29 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
-from aiq_tui.context.model import Breakdown, CompressionPlan
+from aiq_tui.context.model import Breakdown, CompressionApplied
+from aiq_tui.event_fields import NOT_PRINTED
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Phase, Ranking, SkillState
+from aiq_tui.tools.events import (
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallRequested,
+)
+from aiq_tui.tools.mcp.events import (
+    McpCallFinished,
+    McpCallStarted,
+    McpProgress,
+    McpResourceRefreshed,
+    McpResourceUpdated,
+    McpServerChanged,
+)
 
-NOT_PRINTED = {"printed": False}
-"""Field metadata: kept from ``to_json`` (``--json`` lines, replays) — bulky or already said
-elsewhere; the telemetry reads it from the event itself."""
+if TYPE_CHECKING:
+    from aiq_tui.skills.catalog import SkillCatalog
 
 
 @dataclass(frozen=True)
@@ -48,50 +62,6 @@ class SkillStateChanged:
 @dataclass(frozen=True)
 class BudgetChanged:
     breakdown: Breakdown
-
-
-@dataclass(frozen=True)
-class CompressionApplied:
-    plan: CompressionPlan
-    step: str  # "summarised 12 messages", "evicted pdf-tools", …
-    before: int
-    after: int
-
-
-@dataclass(frozen=True)
-class ToolCallRequested:
-    call_id: str
-    name: str
-    arguments: Mapping[str, Any]
-    permission: str  # allow | ask | deny
-    description: str = field(
-        default="", metadata=NOT_PRINTED
-    )  # the tool's own (gen_ai.tool.description)
-
-
-@dataclass(frozen=True)
-class ToolCallApproved:
-    call_id: str
-    name: str
-    always: bool = False
-    by: str = "policy"  # "policy" | "user" | "flag"
-
-
-@dataclass(frozen=True)
-class ToolCallDenied:
-    call_id: str
-    name: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class ToolCallFinished:
-    call_id: str
-    name: str
-    ok: bool
-    summary: str
-    duration_s: float
-    result: Any = None
 
 
 @dataclass(frozen=True)
@@ -190,6 +160,20 @@ class CatalogLoaded:
     """Skills taken from the catalog cache rather than parsed."""
 
 
+def catalog_loaded(catalog: SkillCatalog) -> CatalogLoaded:
+    """The catalog's first scan as an event: what :func:`aiq_tui.telemetry.attach_telemetry`
+    traces (discovery ran before the engine that emits the rest)."""
+    return CatalogLoaded(
+        skills=len(catalog),
+        dormant=len(catalog.dormant()),
+        directories=len(catalog.dirs),
+        problems=len(catalog.problems),
+        started_ns=catalog.scan_started_ns,
+        seconds=catalog.scan_seconds,
+        cached=catalog.scan_cached,
+    )
+
+
 @dataclass(frozen=True)
 class SessionSaved:
     session_id: str
@@ -207,99 +191,6 @@ class SemanticProgress:
     total: int
     state: str
     error: str = ""
-
-
-@dataclass(frozen=True)
-class McpServerChanged:
-    """An MCP server's state: ``starting`` | ``ready`` | ``failed`` | ``stopped`` | ``disabled`` |
-    ``awaiting approval`` | ``not approved`` | ``rejected``. ``tools`` are the names the model
-    sees (``mcp__<server>__<tool>``); ``omitted`` those left out by ``mcp.tools_share``;
-    ``message`` says why (a failure, a refusal, what to do)."""
-
-    name: str
-    state: str
-    source: str  # "config" (config.yaml) | "project" (.mcp.json)
-    target: str  # the command line or the URL
-    tools: tuple[str, ...] = ()
-    message: str = ""
-    omitted: tuple[str, ...] = ()
-    resources: tuple[str, ...] = ()  # the URIs (and URI templates) it lists
-    prompts: tuple[
-        str, ...
-    ] = ()  # its prompts as slash commands: /mcp__<server>__<prompt>
-    unusable: tuple[
-        str, ...
-    ] = ()  # its tools this client cannot call (they need task augmentation)
-
-
-@dataclass(frozen=True)
-class McpCallStarted:
-    """A tool call's request is being sent to its MCP server (what a trace's MCP client span
-    starts from; the screens draw nothing for it)."""
-
-    call_id: str
-    server: str
-    method: str  # the MCP method: tools/call
-    target: str  # the server's own name of the tool
-    transport: str  # stdio | http | sse
-    protocol_version: str = ""
-    session_id: str = ""  # the server's session (streamable HTTP), "" when none
-    address: str = ""  # host and port of an http / sse server
-    port: int = 0
-
-
-@dataclass(frozen=True)
-class McpProgress:
-    """A server's ``notifications/progress`` for a running call: ``progress`` of ``total`` (0
-    when the server gave none), with its message. The tool log and the status line show it."""
-
-    call_id: str
-    server: str
-    progress: float
-    total: float = 0.0
-    message: str = ""
-
-    def label(self) -> str:
-        """``3/4`` (or ``3`` with no total): what fits the tool log's status column."""
-        done = f"{self.progress:g}"
-        return f"{done}/{self.total:g}" if self.total else done
-
-
-@dataclass(frozen=True)
-class McpCallFinished:
-    """The request :class:`McpCallStarted` sent has its answer. ``error_type``: "" when the
-    server answered; the JSON-RPC error code ("-32601"); ``tool_error`` (the result's
-    ``isError``); ``timeout``; ``cancelled``; or the failure's kind."""
-
-    call_id: str
-    error_type: str = ""
-    error: str = ""
-
-
-@dataclass(frozen=True)
-class McpResourceUpdated:
-    """A server said a resource the conversation uses changed (``notifications/resources/updated``
-    for a URI the client subscribed to). ``use``: ``attached`` (the user attached it with
-    ``@server:uri``: the next message carries its fresh text) or ``read`` (the model read it: the
-    next message tells the model). Coalesced: at most one per resource until that next message."""
-
-    server: str
-    uri: str
-    use: str  # attached | read
-
-
-@dataclass(frozen=True)
-class McpResourceRefreshed:
-    """The user's message carries an update :class:`McpResourceUpdated` announced. ``outcome``:
-    ``attached`` (its fresh text, re-read now), ``unchanged`` (re-read: the same text as attached
-    before, not sent again), ``failed`` (it could not be re-read: the model is told so),
-    ``told`` (a resource the model read: the model is told it changed) or ``dropped`` (a new
-    conversation began first: no message carries it). ``summary``: the size, or why."""
-
-    server: str
-    uri: str
-    outcome: str
-    summary: str = ""
 
 
 Event = Union[

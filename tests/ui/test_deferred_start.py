@@ -1,4 +1,4 @@
-"""The real start (``aiq-tui`` → ui.run.create_app) draws its first frame from the config
+"""The real start (``aiq-tui`` → commands.tui_cmd.create_app) draws its first frame from the config
 alone; the catalog, the tools and the engine are built behind it in a worker thread. These
 tests hold that build on an event so the "still starting" state can be looked at."""
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from aiq_tui.commands.tui_cmd import create_app, run_tui
 from aiq_tui.ui.app import AiqApp
-from aiq_tui.ui.run import create_app, run_tui
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
 sys.path.insert(0, str(Path(__file__).parent))

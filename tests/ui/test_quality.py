@@ -15,9 +15,10 @@ from conftest import fixed_clock
 from fake_engine import FakeEngine
 from helpers import notices, open_sessions_list, say, settle, wait_until
 
+from aiq_tui.commands.tui_cmd import exit_code
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.ui.app import AiqApp
 from aiq_tui.ui.crash import print_crash_note
-from aiq_tui.ui.run import exit_code
 
 
 def make_app(engine: FakeEngine) -> AiqApp:
@@ -509,7 +510,11 @@ async def test_a_provider_chosen_in_settings_applies_without_a_restart(
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert engine.provider.name == "openai"
-        assert engine.breakdown.window == engine.config.context_window() != demo_window
+        assert (
+            engine.breakdown.window
+            == resolve_window(engine.config).tokens
+            != demo_window
+        )
         assert app.query_one(BudgetGauge).breakdown.window == engine.breakdown.window
         assert "OPENAI_API_KEY" in str(app.query_one("#banner").render())
         assert "openai" in app.sub_title

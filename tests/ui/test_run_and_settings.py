@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from aiq_tui.commands.tui_cmd import run_tui
 from aiq_tui.config import ConfigError
 from aiq_tui.ui.config_file import save_settings
-from aiq_tui.ui.run import run_tui
 
 
 def test_broken_config_exits_2_with_message_on_stderr(

@@ -62,6 +62,7 @@ from aiq_tui.events import (
     TurnFinished,
     TurnStarted,
 )
+from aiq_tui.figures import percent
 from aiq_tui.llm.base import (
     Provider,
     ProviderError,
@@ -70,7 +71,7 @@ from aiq_tui.llm.base import (
     ToolCallReady,
 )
 from aiq_tui.llm.common import invalid_arguments, sendable_arguments
-from aiq_tui.llm.windows import ContextWindow
+from aiq_tui.llm.windows import ContextWindow, resolve_window
 from aiq_tui.problems import Problem
 from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.replay.record import TurnRecorder
@@ -128,7 +129,7 @@ def room_note(b: Breakdown) -> str:
         ", ".join(f"{name} {tokens}" for name, tokens in b.skills.items()) or "none"
     )
     return (
-        f"the prompt is {b.fraction:.0%} of {b.window} tokens: system and tool definitions {b.system}, "
+        f"the prompt is {percent(b.total, b.window)}% of {b.window} tokens: system and tool definitions {b.system}, "
         f"skills catalog {b.catalog}, loaded skills {b.skills_total} ({skills}), history {b.history}, "
         f"tool results {b.tool_results}, reserved for the answer {b.reserve}. To make room: /clear starts a "
         "new conversation, or lower context.reserve_output or raise context.window; the next turn still "
@@ -180,6 +181,7 @@ class Engine:
             self.builder.catalog_line,
             granted=lambda meta: granted_tools(workspace.home, meta),
             line_cap=lambda: self.builder.line_cap,
+            window=lambda: self.window,
         )
         from aiq_tui.tools.launch_policy import LaunchPolicy
 
@@ -250,8 +252,7 @@ class Engine:
         # Compression may shorten the catalog to make one turn fit; each turn starts in full.
         self._catalog_level = CatalogLevel.FULL
         self._breakdown = self.current_prompt().breakdown
-        if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+        provider.on_retry = self._on_retry
 
     @classmethod
     def create(
@@ -367,7 +368,7 @@ class Engine:
 
     @property
     def is_demo(self) -> bool:
-        return bool(getattr(self.provider, "is_demo", False))
+        return self.provider.is_demo
 
     @property
     def breakdown(self) -> Breakdown:
@@ -386,7 +387,7 @@ class Engine:
     def window_info(self) -> ContextWindow:
         """The window of the provider in use (its model, live: a swapped provider brings its
         own window) and where the number came from (config, known model, provider default)."""
-        return self.config.window_info(self.provider.name, self.provider.model)
+        return resolve_window(self.config, self.provider.name, self.provider.model)
 
     @property
     def reserve(self) -> int:
@@ -403,14 +404,31 @@ class Engine:
     def skill_views(self) -> list[SkillView]:
         return self.skills.views()
 
-    def rank(self, query: str) -> Ranking:
-        return self.matcher.rank(query, top_k=None)
+    def rank(self, query: str, context: Sequence[str] = ()) -> Ranking:
+        return self.matcher.rank(query, context=tuple(context), top_k=None)
 
-    def explain(self, query: str, name: str) -> str:
+    def explain(self, query: str, name: str, context: Sequence[str] = ()) -> str:
         explanation = self.matcher.explain(
-            query, name, top_k=self.config.matching.top_k
+            query, name, context=tuple(context), top_k=self.config.matching.top_k
         )
         return f"{name}: " + "; ".join(explanation.reasons)
+
+    def conversation_context(self, query: str) -> tuple[str, ...]:
+        """The earlier questions the engine ranks ``query`` with (``matching.context_messages``):
+        those before it when it is the conversation's last question, else all of them (as the
+        next question would be ranked). The inspector passes them to :meth:`rank`, so that it
+        shows the numbers the skills pane shows, not a ranking of the words alone."""
+        keep = self.config.matching.context_messages
+        if not keep:
+            return ()
+        earlier = [
+            m.content
+            for m in self.session.messages
+            if m.role is Role.USER and not m.summary
+        ]
+        if earlier and earlier[-1] == query:
+            earlier.pop()
+        return tuple(earlier[-keep:])
 
     def catalog_cut(self, name: str) -> tuple[LineCut | None, CatalogFit | None]:
         """How the catalog line the model reads for ``name`` is shortened in the prompt the next
@@ -588,13 +606,7 @@ class Engine:
 
     # -- matching and skills ------------------------------------------------------------------------
     def _match(self, text: str) -> None:
-        keep = self.config.matching.context_messages
-        earlier = [
-            m.content
-            for m in self.session.messages[:-1]
-            if m.role is Role.USER and not m.summary
-        ]
-        context = tuple(earlier[-keep:]) if keep else ()
+        context = self.conversation_context(text)  # ``text`` is the last message by now
         ranking = self.matcher.rank(text, context=context, top_k=None)
         self._last_ranking = ranking
         self._emit(SkillsMatched(ranking))
@@ -627,6 +639,8 @@ class Engine:
         specs = []
         for name in self.tools.names():
             tool = self.tools.get(name)
+            if tool is None:
+                continue  # unregistered between names() and get(): nothing to offer
             if (
                 name.startswith("skill_")
                 and skill_for_tool(self.workspace.catalog, name) not in loaded
@@ -663,7 +677,8 @@ class Engine:
         skill = self.skill_for_tool(tool_name)
         meta = self.workspace.catalog.get(skill) if skill is not None else None
         if (
-            meta is None
+            skill is None
+            or meta is None
             or skill in self.skills.explicit
             or model_invocable(meta.extras)
         ):
@@ -867,7 +882,7 @@ class Engine:
             )
         provider, model = self.provider.name, self.provider.model
         kind = provider_settings.kind if provider_settings is not None else provider
-        address, port = endpoint_of(getattr(self.provider, "base_url", "") or "")
+        address, port = endpoint_of(self.provider.base_url)
         self._emit(
             ModelRequestStarted(
                 provider,
@@ -1118,8 +1133,7 @@ class Engine:
         self.config.sessions = self.sessions.limits = (
             config.sessions
         )  # the next read of a saved session
-        if hasattr(provider, "on_retry"):
-            provider.on_retry = self._on_retry  # type: ignore[attr-defined]
+        provider.on_retry = self._on_retry
         self.session.provider, self.session.model = provider.name, provider.model
         if self.counter.retarget(provider.model, self.config.context.encoding):
             # The new model counts in another encoding (gpt-4o: o200k): loaded off the event

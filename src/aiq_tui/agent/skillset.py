@@ -19,7 +19,7 @@ lose its instructions:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from aiq_tui.agent.sessions import SkillStatus
 from aiq_tui.config import AppConfig
@@ -59,6 +59,7 @@ class LoadedSkills:
         catalog_line: Callable[[str, str], str],
         granted: Callable[[SkillMeta], tuple[str, ...] | None] | None = None,
         line_cap: Callable[[], int | None] = lambda: None,
+        window: Callable[[], int | None] = lambda: None,
     ) -> None:
         self.catalog = catalog
         # What a skill's allowed-tools may pre-approve (skills.imported.granted_tools: nothing of
@@ -71,6 +72,8 @@ class LoadedSkills:
         )
         # How long the builder's lines are now: a catalog or window change moves it, and every count.
         self._line_cap = line_cap
+        # The window in tokens now (None: unknown): one skill takes at most context.skill_share.
+        self._window = window
         from aiq_tui.skills.tool_names import skill_for_tool
 
         self.texts = SkillTexts(
@@ -496,12 +499,47 @@ class LoadedSkills:
             ]
         skill = LoadedSkill(name, meta.description, content, state, phase)
         tokens = self.counter.count(skill_section(skill))
+        share = self._share()
+        if share is not None and tokens > share:
+            skill, tokens = self._within_share(skill, tokens, share)
         if name not in self._slots:
             self._loads += 1
             self._loaded_at[name] = self._loads
         self._slots[name] = _Slot(skill, tokens, reason)
         self._reasons.pop(name, None)
         return [SkillStateChanged(name, old, state, phase, reason, tokens)]
+
+    def _share(self) -> int | None:
+        """The most tokens one skill's section may take now (``context.skill_share`` of the
+        window), None while the window is unknown."""
+        window = self._window()
+        if not window:
+            return None
+        return max(1, int(window * self.config.context.skill_share))
+
+    def _within_share(
+        self, skill: LoadedSkill, tokens: int, share: int
+    ) -> tuple[LoadedSkill, int]:
+        """``skill`` with its content cut to fit ``share`` tokens, ending in a note that says
+        how much was left out and how to read it (its resources one by one)."""
+        note = (
+            f"\n\n[cut: this skill's text is {tokens:,} tokens, over its share of the window "
+            f"({self.config.context.skill_share:.0%} = {share:,} tokens, context.skill_share); "
+            "read its files one at a time with read_skill_resource]"
+        )
+        room = self._room(skill, share, note)
+        if room < 0:  # the description alone is over: it is cut too
+            skill = replace(
+                skill, description=self.counter.truncate(skill.description, share // 2)
+            )
+            room = self._room(skill, share, note)
+        content = self.counter.truncate(skill.content, max(0, room)).rstrip() + note
+        cut = replace(skill, content=content)
+        return cut, self.counter.count(skill_section(cut))
+
+    def _room(self, skill: LoadedSkill, share: int, note: str) -> int:
+        head = skill_section(replace(skill, content=""))
+        return share - self.counter.count(head) - self.counter.count(note) - 2
 
     def _unload(
         self, name: str, reason: str, new: SkillState | None

@@ -150,6 +150,7 @@ async def probe_triggers(
         nonlocal done
         prompt = prompts[query]
         async with gate:
+            called: list[str] | str
             try:
                 called = await _skills_called(engine.provider, prompt, max_tokens)
             except ProviderError as exc:

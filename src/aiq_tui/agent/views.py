@@ -6,6 +6,7 @@ from typing import Any
 
 # The view type lives beside the skill model (replay/ and the panes read it without the engine);
 # named here too for the engine's callers.
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.skills.skill_view import (
     SkillView,
     catalog_views,
@@ -41,7 +42,7 @@ def starting_views(workspace: Any) -> list[SkillView]:
     )
     fit = fit_catalog(
         entries,
-        config.context_window(),
+        resolve_window(config).tokens,
         config.disclosure,
         config.context.catalog_share,
         estimate_tokens,

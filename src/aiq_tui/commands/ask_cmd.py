@@ -64,9 +64,17 @@ def register(
     approval.add_argument(
         "--yes",
         action="store_true",
-        help="approve every tool call that asks, except a write that git, a hook manager or "
-        "aiq-tui itself will run (only an interactive yes approves that); an MCP server's "
-        "question is accepted with the server's defaults (without --yes it is declined)",
+        help="approve every tool call that asks, except a write of a file another program "
+        "runs (a git hook, .claude/settings.json, .vscode/tasks.json, …: only an interactive "
+        "yes approves that); never answers an MCP server's question",
+    )
+    parser.add_argument(
+        "--accept-elicitation-defaults",
+        action="store_true",
+        help="answer an MCP server's question with the server's own defaults instead of "
+        "asking (headless: instead of declining) — never one that looks destructive (a "
+        "confirmation defaulting to yes, 'delete', 'drop'…): at a terminal that is asked, "
+        "headless it is declined",
     )
     approval.add_argument(
         "--deny-all", action="store_true", help="refuse every tool call that asks"
@@ -105,7 +113,14 @@ async def _run(
                 print(f"aiq-tui ask: {exc}", file=sys.stderr)
                 return session_exit_code(exc)
         engine.approver = _approver(args, console, as_json)
-        engine.mcp.elicitor = _elicitor(bool(option(args, "yes")), console, as_json)
+        from aiq_tui.commands.elicitation_cli import elicitor
+
+        engine.mcp.elicitor = elicitor(
+            console,
+            accept_defaults=bool(option(args, "accept_elicitation_defaults")),
+            interactive=not as_json and sys.stdin.isatty(),
+            quiet=as_json,
+        )
         engine.subscribe(
             survive_closed_stdout(
                 _json_sink(failed)
@@ -272,31 +287,6 @@ def _text_sink(
 
 
 # -- approval -----------------------------------------------------------------------------------
-def _elicitor(yes: bool, console: Console, as_json: bool) -> Any:
-    """A server's question to the user (MCP elicitation): nobody is asked in a headless run, so
-    it is declined — with --yes, accepted with the server's own defaults when every required
-    field has one (:func:`~aiq_tui.tools.mcp.elicitation.headless_answer`). Either way the
-    user is told on stderr."""
-    from aiq_tui.tools.mcp.elicitation import headless_answer
-
-    async def answer(request: Any) -> Any:
-        given = headless_answer(request, yes)
-        if not as_json:
-            what = (
-                "accepted with its defaults"
-                if given.action == "accept"
-                else f"declined: {given.reason}"
-            )
-            console.print(
-                f"mcp {request.server} asked: {request.message} — {what}",
-                style="yellow",
-                markup=False,
-            )
-        return given
-
-    return answer
-
-
 def _approver(args: argparse.Namespace, console: Console, as_json: bool) -> Any:
     from aiq_tui.tools.registry import approve_all, deny_all
 

@@ -7,7 +7,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -333,10 +333,12 @@ def window_label(args: argparse.Namespace, config: Any) -> str:
     window = option(args, "window")
     if window:
         return f"{window:,} (--window)"
-    return config.window_info().label
+    from aiq_tui.llm.windows import resolve_window
+
+    return resolve_window(config).label
 
 
-def run_exported(engine: Engine, main: Callable[[], Awaitable[int]]) -> int:
+def run_exported(engine: Engine, main: Callable[[], Coroutine[Any, Any, int]]) -> int:
     """Run a headless command's event loop with its turns exported as telemetry is configured
     (None unless an OTLP endpoint is set, or OTEL_TRACES_EXPORTER=console: spans on stderr);
     the export's closing note, if any, goes to stderr. ``ask`` and ``demo`` share it."""

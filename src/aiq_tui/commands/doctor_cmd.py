@@ -7,6 +7,7 @@ errors, 1 when there are (for CI), 2 on usage errors.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.commands.common import (
@@ -37,7 +38,10 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
             "One report over every discovered skill, checked with the matcher, prompt builder and "
             "token budget the agent uses: skills that steal each other's queries, skills their own "
             "description does not reach, budget hogs and catalog overflow, risky scripts and links, "
-            "and every `skills validate --strict` problem. --skills-dir DIR adds a folder of skills "
+            "and every `skills validate --strict` problem; and a safety scan of every file "
+            "(dangerous commands, prompt injection, instructions hidden in HTML comments or "
+            "invisible characters, exfiltration, allowed-tools wider than the text needs), each "
+            "finding with its rule, file:line, severity and why. --skills-dir DIR adds a folder of skills "
             "to the discovered ones (they are checked together, as the agent would route them). "
             "The collection is judged for a harness (--target): its context window, the character "
             "budget of the skill listing its model sees (Claude Code: 1 %% of the window, Codex: "
@@ -56,7 +60,16 @@ def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         default="auto",
         help="judge for this harness: auto (default), " + ", ".join(names()),
     )
-    doctor.add_argument("--json", action="store_true", help="machine-readable report")
+    doctor.add_argument(
+        "--format",
+        choices=("text", "json", "sarif"),
+        default=None,
+        help="text (default), json (the same as --json) or sarif (SARIF 2.1.0 for code "
+        "scanning: every finding with its rule, file and line)",
+    )
+    doctor.add_argument(
+        "--json", action="store_true", help="machine-readable report (--format json)"
+    )
     doctor.set_defaults(handler=_doctor)
 
 
@@ -74,7 +87,21 @@ def _doctor(args: argparse.Namespace) -> int:
     config_warnings = of_permissions(
         workspace.problems
     )  # typos in tools.permissions: a silent no-op otherwise
-    if option(args, "json"):
+    form = option(args, "format") or ("json" if option(args, "json") else "text")
+    if option(args, "json") and form != "json":
+        print("aiq-tui: --json is --format json; give one of them", file=sys.stderr)
+        return EXIT_USAGE
+    if form == "sarif":
+        from aiq_tui.doctor.safety.sarif import to_sarif
+
+        catalog = workspace.catalog
+        print_json(
+            to_sarif(
+                report,
+                lambda name: meta.path if (meta := catalog.get(name)) else None,
+            )
+        )
+    elif form == "json":
         print_json(
             {
                 **report.to_json(),
@@ -109,10 +136,15 @@ def print_report(console: Console, report: DoctorReport) -> None:
         mark, style = MARKS[finding.level.value]
         console.print(
             Text(f"{mark} {finding.level.value} ", style=style)
-            + Text(f"[{finding.kind.value}] ", style="dim")
+            + Text(
+                f"[{finding.kind.value}{':' + finding.rule if finding.rule else ''}] ",
+                style="dim",
+            )
             + Text(finding.title, style="bold"),
             soft_wrap=True,
         )
+        if finding.location is not None:
+            console.print(Text(f"    at: {finding.location}"), soft_wrap=True)
         console.print(Text(f"    why: {finding.why}"), soft_wrap=True)
         console.print(Text(f"    fix: {finding.fix}"), soft_wrap=True)
         if finding.query and finding.kind.value in ("collision", "unreachable"):

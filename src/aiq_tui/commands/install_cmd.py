@@ -10,12 +10,13 @@ failed or something was refused, 2 usage. ``skills_cmd`` registers these actions
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from aiq_tui.commands.common import (
     EXIT_FAILED,
@@ -53,6 +54,16 @@ def _scope_option(parser: argparse.ArgumentParser, default_text: str) -> None:
         choices=("user", "project"),
         help=f"user: the agents' folders in your home, locked in the config home's skills-lock.json; "
         f"project: the project's folders, locked in its skills-lock.json ({default_text})",
+    )
+
+
+def _unsafe_option(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument(
+        "--allow-unsafe",
+        action="store_true",
+        help=f"{verb} even when the safety scan reports errors (prompt injection, hidden "
+        "instructions, exfiltration, dangerous commands); each is still printed, as a warning. "
+        "Without it a skill with such an error is not written and the command exits 1",
     )
 
 
@@ -121,6 +132,7 @@ def _add_install(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="replace a folder of the same name that skills install did not write",
     )
+    _unsafe_option(parser, "install")
     parser.add_argument(
         "--yes",
         "-y",
@@ -154,6 +166,7 @@ def _add_update(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="replace a skill edited here (the edits are lost)",
     )
+    _unsafe_option(parser, "update")
     parser.add_argument("--yes", "-y", action="store_true", help="do not ask")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     parser.set_defaults(handler=_update)
@@ -276,21 +289,46 @@ def _context(
         workspace.cwd,
         progress,
         confirm,
-        risk_checks=(doctor_risks,),  # the safety scan (doctor/safety.py) joins here
+        risk_checks=(
+            functools.partial(
+                doctor_risks, allow_unsafe=bool(option(args, "allow_unsafe"))
+            ),
+        ),
     )
     return context, progress
 
 
-def doctor_risks(meta: Any, body: str, resources: Any) -> list[tuple[bool, str]]:
-    """The doctor's per-skill risk checks, as a preflight check: dangerous script commands
-    (errors: the install stops), an allowed-tools that pre-approves a shell (a warning)."""
-    from aiq_tui.doctor.content import content_findings
+def doctor_risks(
+    meta: Any, body: str, resources: Any, allow_unsafe: bool = False
+) -> list[tuple[bool, str]]:
+    """The doctor's per-skill checks as a preflight check: the safety scan (doctor/safety/:
+    dangerous commands, prompt injection, hidden text, exfiltration, tool grants) and the
+    content checks. A safety error stops the install or update, naming the rule and
+    file:line, unless ``allow_unsafe`` (``--allow-unsafe``): then it is a warning that says
+    it was accepted."""
+    from aiq_tui.doctor.content import skill_findings
     from aiq_tui.doctor.model import Level
 
-    return [
-        (finding.level is Level.ERROR, f"doctor: {finding.title} — {finding.why}")
-        for finding in content_findings(meta, body, resources)
-    ]
+    lines = []
+    for finding in skill_findings(meta, resources):
+        error = finding.level is Level.ERROR
+        text = f"{finding.title} — {finding.why}"
+        if not finding.rule:
+            lines.append((error, f"doctor: {text}"))
+        elif error and allow_unsafe:
+            lines.append(
+                (
+                    False,
+                    f"{SAFETY} ({finding.rule}, accepted with --allow-unsafe): {text}",
+                )
+            )
+        else:
+            lines.append((error, f"{SAFETY} ({finding.rule}): {text}"))
+    return lines
+
+
+SAFETY = "safety scan"
+UNSAFE_HINT = "a skill the safety scan flags is not written; read the findings, and if you trust it anyway, run again with --allow-unsafe"
 
 
 def _what_may_run(checks: Sequence[Preflight]) -> list[Any]:
@@ -348,12 +386,15 @@ def _drop_typeahead() -> None:
 def _fail(
     args: argparse.Namespace, message: str, code: int = EXIT_FAILED, **extra: Any
 ) -> int:
+    hint = f"{SAFETY} (" in message and "accepted with" not in message
     if option(args, "json"):
         print_json({"ok": False, "error": message, **extra})
     else:
         from aiq_tui.terminal_text import printable
 
         print(f"aiq-tui: {printable(message)}", file=sys.stderr)
+        if hint:
+            print(f"aiq-tui: {UNSAFE_HINT}", file=sys.stderr)
     return code
 
 
@@ -477,7 +518,7 @@ def _install(args: argparse.Namespace) -> int:
                     "--skill, --agent and --dir need a SOURCE (a restore installs what the lockfile says)",
                     EXIT_USAGE,
                 )
-            scope = option(args, "scope") or (
+            scope: Literal["user", "project"] = option(args, "scope") or (
                 "project" if (workspace.cwd / "skills-lock.json").is_file() else "user"
             )
             from aiq_tui.skills.install.lockfile import read_lock
@@ -545,6 +586,11 @@ def _print_installed(console: Console, item: Any) -> None:
     )
     for folder in item.folders:
         console.print(Text(f"  → {folder}"), soft_wrap=True)
+    for warning in item.preflight.warnings:
+        if warning.startswith(
+            SAFETY
+        ):  # the scan's warnings (and accepted errors) stay visible
+            console.print(Text(f"  warning: {warning}", style="yellow"), soft_wrap=True)
     if item.preflight.allowed_tools:
         console.print(
             Text(
@@ -681,6 +727,8 @@ def _update(args: argparse.Namespace) -> int:
             _print_status(console, status, scope, updated=status.name in updated)
     for line in refused:
         console.print(f"not updated: {line}", markup=False, soft_wrap=True, style="red")
+    if any(f"{SAFETY} (" in line for line in refused):
+        console.print(UNSAFE_HINT, markup=False, soft_wrap=True)
     return code
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from aiq_tui.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, option, print_json
 
@@ -578,7 +578,7 @@ def _approve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    answer = (
+    answer: Literal["approved", "rejected"] | None = (
         None
         if option(args, "forget")
         else "rejected"

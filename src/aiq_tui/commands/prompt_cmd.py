@@ -18,6 +18,8 @@ from aiq_tui.commands.common import (
     print_json,
     window_label,
 )
+from aiq_tui.figures import percent
+from aiq_tui.llm.windows import resolve_window
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
@@ -100,7 +102,7 @@ def _prompt(args: argparse.Namespace) -> int:
     workspace = open_workspace(args)
     if workspace is None:
         return EXIT_USAGE
-    window = window or workspace.config.context_window()
+    window = window or resolve_window(workspace.config).tokens
     if simulate is not None:
         return _simulate(args, workspace, simulate, window, query)
     return _show(args, workspace, query, window)
@@ -214,7 +216,7 @@ def _build(
     from aiq_tui.agent.engine import Engine
 
     config = workspace.config
-    if window != config.context_window():
+    if window != resolve_window(config).tokens:
         workspace.config = msgspec.structs.replace(
             config, context=msgspec.structs.replace(config.context, window=window)
         )
@@ -564,7 +566,7 @@ def _simulate(
             if console is not None and events:
                 console.print(
                     f"turn {turn}: stage {int(plan.stage)} % — {plan.tokens_before} → {budget.total} tokens "
-                    f"({plan.tokens_before / window:.0%} → {budget.fraction:.0%})",
+                    f"({percent(plan.tokens_before, window)}% → {percent(budget.total, budget.window)}%)",
                     markup=False,
                 )
                 for event in events:
@@ -597,13 +599,13 @@ def _simulate(
         )
     elif console is not None:
         b = budget.breakdown()
-        fired = [r["stage"] for r in records if r["steps"]]
+        stages = [r["stage"] for r in records if r["steps"]]
         per_stage = ", ".join(
-            f"stage {stage}: {fired.count(stage)}" for stage in sorted(set(fired))
+            f"stage {stage}: {stages.count(stage)}" for stage in sorted(set(stages))
         )
         console.print(
             f"after {turn} turns: {b.total} tokens ({b.fraction:.1%} of {window}); "
-            f"compression fired {len(fired)} times ({per_stage or 'never'}); "
+            f"compression fired {len(stages)} times ({per_stage or 'never'}); "
             f"messages kept: {len(budget.history)}",
             markup=False,
         )

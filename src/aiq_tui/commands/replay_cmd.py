@@ -21,6 +21,7 @@ from aiq_tui.commands.common import (
     print_json,
     session_exit_code,
 )
+from aiq_tui.figures import percent
 
 if TYPE_CHECKING:
     from aiq_tui.agent.sessions import Session
@@ -282,7 +283,7 @@ def _summary_lines(state: Any) -> list[str]:
     if state.budget:
         parts = state.budget.parts
         total, window = state.budget.total, state.budget.window
-        share = f" ({total / window:.0%})" if window else ""
+        share = f" ({percent(total, window)}%)" if window else ""
         lines.append(
             f"  budget {total:,} / {window:,}{share}: "
             + " · ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in parts.items())

@@ -25,6 +25,7 @@ from aiq_tui.commands.common import (
     option,
     print_json,
 )
+from aiq_tui.figures import decisive
 from aiq_tui.skills.invocation import model_invocable
 
 
@@ -164,7 +165,8 @@ async def _execute(
                     else " (an instruction skill: nothing to run)"
                 )
                 why = (
-                    f"closest: {closest[0].name}{kind}, confidence {closest[0].confidence:.2f} < {minimum:.2f} — "
+                    f"closest: {closest[0].name}{kind}, confidence "
+                    f"{decisive(closest[0].confidence, (minimum,))} < {decisive(minimum, (closest[0].confidence,))} — "
                     + engine.explain(intent, closest[0].name)
                 )
             report.update(ran=None, reason=why)

@@ -205,7 +205,9 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
         description="Copy a skill into the first writable skills directory (or --dir). SOURCE may be a "
         "skill folder, a SKILL.md file, a .zip holding one or more skills, or an http(s) URL "
         "of a SKILL.md or .zip (fetched with the http tool's timeout and size limits). The "
-        "skill is validated first and the home's skills-lock.json records where it came from "
+        "skill is validated and safety-scanned first (an error — prompt injection, hidden "
+        "instructions, exfiltration, a dangerous command — refuses the import, naming file:line; "
+        "--allow-unsafe accepts it) and the home's skills-lock.json records where it came from "
         "(the SKILL.md is copied as it is). For a repository use `skills install`. An imported "
         "skill's allowed-tools are printed and pre-approve nothing until you confirm them "
         "with `aiq-tui skills trust NAME`.",
@@ -214,6 +216,12 @@ def _add_import(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
     imp.add_argument("--dir", metavar="DIR", help="skills directory to import into")
     imp.add_argument(
         "--force", action="store_true", help="replace a skill of the same name"
+    )
+    imp.add_argument(
+        "--allow-unsafe",
+        action="store_true",
+        help="import even when the safety scan reports errors; each is still printed, as a "
+        "warning. Without it nothing is imported and the command exits 1",
     )
     imp.add_argument("--json", action="store_true", help="machine-readable output")
     imp.set_defaults(handler=_import)
@@ -434,12 +442,13 @@ def embedding_summary(workspace: Any) -> dict[str, Any]:
     done, total = (
         (progress.done, progress.total) if progress else (0, len(workspace.catalog))
     )
-    text = f"on ({status.model.name}), {done}/{total} skills embedded"
+    name = status.model.name if status.model is not None else "?"
+    text = f"on ({name}), {done}/{total} skills embedded"
     if done < total:
         text += " — the rest are embedded in the background when the TUI starts (or by `aiq-tui match`)"
     return {
         "enabled": True,
-        "model": status.model.name,
+        "model": name,
         "embedded": done,
         "total": total,
         "text": text,
@@ -493,7 +502,7 @@ def _listing_rows(listing: list[SkillMeta]) -> EncodedRows:
 
     # A skill with no frontmatter beyond name and description (the spec's minimal form) has
     # every field derived from extras at its default: computed once, not six lookups a skill.
-    plain = derived(SkillMeta("-", "-", "-", Path("-")))
+    plain = derived(SkillMeta("-", "-", Path("-"), Path("-")))
     rows = EncodedRows()
     append = rows.append
     for meta in listing:
@@ -555,11 +564,13 @@ def _show(args: argparse.Namespace) -> int:
             }
             for r in resources
         ]
+        data["resources_stopped"] = getattr(resources, "stopped", None)
         print_json(data)
         return EXIT_OK
     from rich.markdown import Markdown
     from rich.panel import Panel
     from rich.table import Table
+    from rich.text import Text
 
     console = make_console(args)
     front = Table(show_header=False, box=None, padding=(0, 1))
@@ -570,17 +581,23 @@ def _show(args: argparse.Namespace) -> int:
     for key, value in skill.meta.extras.items():
         front.add_row(key, str(value))
     front.add_row("path", str(skill.meta.path))
-    console.print(Panel(front, title=f"skill {skill.name}", title_align="left"))
+    # A Panel parses a str title as markup itself (not through the console): Text keeps the
+    # skill's name literal.
+    console.print(Panel(front, title=Text(f"skill {skill.name}"), title_align="left"))
     if notes:
         harness = Table(title="as Claude Code reads it", title_justify="left")
         for column in ("field", "Claude Code", "aiq-tui"):
             harness.add_column(column, overflow="fold")
-        from rich.text import Text
-
         for row in notes:  # values come from the skill's file: text, never markup
             harness.add_row(*(Text(cell) for cell in row))
         console.print(harness)
-    console.print(Markdown(skill.body) if skill.body.strip() else "(no instructions)")
+    # hyperlinks=False: a link reads "text (target)", so a link cannot show one address
+    # and open another.
+    console.print(
+        Markdown(skill.body, hyperlinks=False)
+        if skill.body.strip()
+        else "(no instructions)"
+    )
     if resources:
         table = Table(title="resources", title_justify="left")
         table.add_column("path")
@@ -597,6 +614,11 @@ def _show(args: argparse.Namespace) -> int:
         console.print(table)
     else:
         console.print("resources: none")
+    stopped = getattr(resources, "stopped", None)
+    if stopped:  # a bounded walk: the folder holds files the table does not show
+        console.print(
+            f"resources not all listed: {stopped}", style="yellow", markup=False
+        )
     return EXIT_OK
 
 
@@ -919,21 +941,38 @@ def _import(args: argparse.Namespace) -> int:
             if option(args, "dir")
             else workspace.catalog.writable_dir()
         )
+        from functools import partial
+
+        from aiq_tui.commands.install_cmd import SAFETY, UNSAFE_HINT, doctor_risks
+
+        warnings: list[str] = []
+        skipped: list[str] = []
         imported = import_skills(
             args.source,
             target,
             workspace.config,
             force=bool(option(args, "force")),
             home=workspace.home,  # where it came from goes to the home's skills-lock.json
+            skipped=skipped,
+            risk_checks=(
+                partial(doctor_risks, allow_unsafe=bool(option(args, "allow_unsafe"))),
+            ),
+            warnings=warnings,
         )
     except ImportError_ as exc:
-        print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
+        from aiq_tui.terminal_text import printable
+
+        print(f"aiq-tui: import failed: {printable(str(exc))}", file=sys.stderr)
+        if f"{SAFETY} (" in str(exc):
+            print(f"aiq-tui: {UNSAFE_HINT}", file=sys.stderr)
         return EXIT_FAILED
     except Exception as exc:
         print(f"aiq-tui: import failed: {exc}", file=sys.stderr)
         return EXIT_FAILED
     workspace.catalog.rescan()
     _withdraw_confirmations(workspace, [name for name, _ in imported])
+    for refusal in skipped:  # files another program would run: left out, on stderr
+        print(f"aiq-tui: left out: {refusal}", file=sys.stderr)
     if option(args, "json"):
         print_json(
             {
@@ -949,6 +988,7 @@ def _import(args: argparse.Namespace) -> int:
                     for name, path in imported
                 ],
                 "source": args.source,
+                "warnings": warnings,
             }
         )
         return EXIT_OK
@@ -957,6 +997,11 @@ def _import(args: argparse.Namespace) -> int:
         console.print(f"imported {name} → {path}", soft_wrap=True, markup=False)
         for line in _import_notes(workspace, name):
             console.print(line, soft_wrap=True, markup=False)
+    for line in warnings:
+        if line.startswith(SAFETY):
+            console.print(
+                f"  warning: {line}", soft_wrap=True, markup=False, style="yellow"
+            )
     return EXIT_OK
 
 

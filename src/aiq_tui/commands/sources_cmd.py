@@ -126,7 +126,9 @@ def _list(args: argparse.Namespace) -> int:
         print_json(
             {
                 "sources": rows,
-                "project": str(workspace.trust.project),
+                "project": str(
+                    workspace.trust.project if workspace.trust else workspace.cwd
+                ),
                 "project_trust": _trust_word(workspace.trust),
                 "project_folders": folders,
                 "warnings": [problem.to_json() for problem in warnings],

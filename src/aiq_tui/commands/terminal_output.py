@@ -51,7 +51,7 @@ def raw_stream(stream: Any) -> Any:
 def sanitised_streams() -> Iterator[None]:
     """``sys.stdout`` and ``sys.stderr`` escape what a command writes, until the block ends."""
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SanitisedStream(out), SanitisedStream(err)  # type: ignore[assignment]
+    sys.stdout, sys.stderr = SanitisedStream(out), SanitisedStream(err)
     try:
         yield
     finally:

@@ -11,7 +11,6 @@ written. Exit 0 when the run completed (improved or not), 1 when ``--write`` fai
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,6 +26,7 @@ from aiq_tui.commands.common import (
     option,
     print_json,
 )
+from aiq_tui.tuning import diff_ops, word_diff
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,8 +34,6 @@ if TYPE_CHECKING:
     from aiq_tui.ranking.trigger_eval import TriggerFigures
     from aiq_tui.ranking.tune import ProposalRequest, Scored, TuneResult
     from aiq_tui.skills.model import SkillMeta
-
-BLOCKING_LEVELS = ("error", "warning")  # an overlap (info) is reported, not blocking
 
 
 def register(sub: Any, parents: list[argparse.ArgumentParser]) -> None:
@@ -255,120 +253,30 @@ def run_tune(
     propose: Any = None,
     progress: bool = False,
 ) -> tuple[TuneResult, int]:
-    """The loop for ``meta`` over ``cases``, judged by the keyword matcher over ``workspace``'s
-    collection (the CLI and the TUI's eval view both call it); (result, skills indexed)."""
-    from aiq_tui.models import matcher_for
-    from aiq_tui.ranking.match import SkillIndex
-    from aiq_tui.ranking.tune import DescriptionJudge, tune
-
-    config = workspace.config
-    index = SkillIndex(workspace.catalog)
-    # Keyword judge: a candidate's embedding would need the model for every candidate.
-    matcher = matcher_for(workspace.home, config, index, None)
-    judge = DescriptionJudge(
-        index,
-        meta,
-        lambda query: matcher.rank(query, top_k=None),
-        config.matching.top_k,
-        config.disclosure,
-    )
-    try:
-        body = workspace.catalog.load(meta.name).body
-    except Exception:
-        body = ""
-    check = collision_check(list(workspace.catalog), index, meta, config)
-    background = body_background(workspace.catalog, meta.name)
+    """:func:`aiq_tui.tuning.tune_skill`, with each round's train F1 on stderr for ``progress``."""
+    from aiq_tui.tuning import tune_skill
 
     def on_round(number: int, scored: Scored) -> None:
-        if progress:
-            print(
-                f"\rround {number}: train F1 {scored.train_f1:.2f}",
-                end="",
-                file=sys.stderr,
-                flush=True,
-            )
+        print(
+            f"\rround {number}: train F1 {scored.train_f1:.2f}",
+            end="",
+            file=sys.stderr,
+            flush=True,
+        )
 
-    result = tune(
-        judge,
+    found = tune_skill(
+        workspace,
+        meta,
         cases,
-        holdout=holdout,
-        seed=seed,
-        rounds=rounds,
-        body=body,
-        background=background,
+        rounds,
+        holdout,
+        seed,
         propose=propose,
-        collisions=check,
-        on_round=on_round,
+        on_round=on_round if progress else None,
     )
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
-    return result, len(index)
-
-
-BACKGROUND_SKILLS = (
-    400  # other skills' instructions read to tell common words from distinctive ones
-)
-
-
-def body_background(catalog: Any, name: str) -> Callable[[str], float]:
-    """The share of the other skills (up to ``BACKGROUND_SKILLS``, spread evenly over the names)
-    whose instructions use a term."""
-    from collections import Counter
-
-    from aiq_tui.ranking.tokenize import tokenize
-
-    names = [other for other in catalog.names() if other != name]
-    step = max(1, len(names) // BACKGROUND_SKILLS)
-    sample = names[::step][:BACKGROUND_SKILLS]
-    counts: Counter[str] = Counter()
-    read = 0
-    for other in sample:
-        try:
-            counts.update(set(tokenize(catalog.load(other).body)))
-        except Exception:
-            continue
-        read += 1
-    return lambda term: counts[term] / read if read else 0.0
-
-
-def collision_check(
-    metas: list[SkillMeta], index: Any, meta: SkillMeta, config: Any
-) -> Callable[[str], tuple[str, ...]]:
-    """The doctor's routing findings that involve ``meta``'s skill and appear only with the new
-    description (collisions and unreachable skills; overlaps do not block).
-
-    The skill is asked with what its description says it is for: a boundary ("Not for applying
-    Anthropic's brand colors") names what users of *other* skills type, so asking with it
-    would find the very collision the boundary prevents."""
-    from aiq_tui.doctor.routing import routing_findings
-    from aiq_tui.ranking.exclusions import parse_exclusions
-
-    doctor = config.doctor
-
-    def findings(description: str) -> set[tuple[str, str]]:
-        index.upsert(replace(meta, description=description))
-        asked = replace(meta, description=parse_exclusions(description).positive)
-        try:
-            found = routing_findings(
-                [asked if m.name == meta.name else m for m in metas],
-                index,
-                doctor.collision_margin,
-                doctor.overlap_share,
-            )
-        finally:
-            index.upsert(meta)
-        return {
-            (f.kind.value, f.title)
-            for f in found
-            if meta.name in f.skills and f.level.value in BLOCKING_LEVELS
-        }
-
-    before = findings(meta.description)
-
-    def check(description: str) -> tuple[str, ...]:
-        return tuple(sorted(title for _kind, title in findings(description) - before))
-
-    return check
+    return found
 
 
 # -- --llm ----------------------------------------------------------------------------------------
@@ -390,7 +298,7 @@ def _model_proposer(
     except ValueError as exc:
         print(f"aiq-tui skills tune: {exc}", file=sys.stderr)
         return None
-    if getattr(provider, "is_demo", False):
+    if provider.is_demo:
         print(
             "aiq-tui skills tune: --llm with the offline demo provider proposes nothing useful; pass "
             "--provider with a configured model",
@@ -435,29 +343,6 @@ def _model_proposer(
 
 
 # -- report ---------------------------------------------------------------------------------------
-
-
-def diff_ops(before: str, after: str) -> list[tuple[str, str]]:
-    """``before`` → ``after`` word by word: ("=" | "-" | "+", words)."""
-    a, b = before.split(), after.split()
-    ops: list[tuple[str, str]] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(
-        a=a, b=b, autojunk=False
-    ).get_opcodes():
-        if op == "equal":
-            ops.append(("=", " ".join(a[i1:i2])))
-            continue
-        if i2 > i1:
-            ops.append(("-", " ".join(a[i1:i2])))
-        if j2 > j1:
-            ops.append(("+", " ".join(b[j1:j2])))
-    return ops
-
-
-def word_diff(before: str, after: str) -> str:
-    """The word diff as text: ``[-removed-]`` and ``{+added+}`` (git's ``--word-diff`` marks)."""
-    marks = {"=": "{}", "-": "[-{}-]", "+": "{{+{}+}}"}
-    return " ".join(marks[op].format(words) for op, words in diff_ops(before, after))
 
 
 def _figures_json(figures: TriggerFigures) -> dict[str, Any]:

@@ -43,6 +43,7 @@ from aiq_tui.config import ContextSettings
 from aiq_tui.context.model import (
     CatalogCut,
     CatalogOption,
+    CompressionApplied,
     CompressionPlan,
     Eviction,
     ShrunkResult,
@@ -58,7 +59,6 @@ from aiq_tui.context.summary import (
 )
 from aiq_tui.context.tokens import MESSAGE_OVERHEAD, TokenCounter
 from aiq_tui.conversation import Message, Role
-from aiq_tui.events import CompressionApplied
 from aiq_tui.figures import decisive
 from aiq_tui.skills.model import SkillState
 
@@ -297,16 +297,12 @@ def plan(
     started = stage_for(before / window if window else float("inf"), settings)
     if not settings.compression:
         fits = before <= window
-        notes = (
-            ()
-            if fits
-            else (
-                f"{before - window} tokens over the {window}-token window and compression is off "
-                "(context.compression: false)",
-            )
+        off = (
+            f"{before - window} tokens over the {window}-token window and compression is off "
+            "(context.compression: false)"
         )
         return CompressionPlan(
-            Stage.NONE, window, before, before, fits=fits, notes=notes
+            Stage.NONE, window, before, before, fits=fits, notes=() if fits else (off,)
         )
     if started is Stage.NONE:
         return CompressionPlan(started, window, before, before, fits=before <= window)

@@ -159,3 +159,13 @@ class CompressionPlan:
             and self.catalog is None
             and not self.cut
         )
+
+
+@dataclass(frozen=True)
+class CompressionApplied:
+    """One step of a compression plan carried out (an event of the engine's stream)."""
+
+    plan: CompressionPlan
+    step: str  # "summarised 12 messages", "evicted pdf-tools", …
+    before: int
+    after: int

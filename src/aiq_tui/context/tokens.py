@@ -174,7 +174,7 @@ def _build(name: str, cache_dir: Path | None) -> Encoding:
             pass
     import tiktoken
 
-    return tiktoken.get_encoding(name)  # type: ignore[return-value]
+    return tiktoken.get_encoding(name)
 
 
 def load_encoding(

@@ -1,9 +1,9 @@
-"""Risky content: what a skill would have the agent run or trust, checked before it does.
+"""Risky content: what would trip the agent up in a skill's files — scripts that cannot run,
+links to missing files, files over aiq-tui's own limits — and, through the safety scan
+(:mod:`aiq_tui.doctor.safety`: dangerous commands, prompt injection, hidden text,
+exfiltration, tool grants), what a stranger's skill could make it do.
 
-Dangerous script patterns come from the executor's own check
-(:func:`aiq_tui.skills.executor.find_dangerous`) — the filter that refuses them at run time —
-so the doctor and the runtime never disagree. These are first-filter text checks; the
-sandbox is what enforces (docs/SANDBOX.md).
+:func:`skill_findings` reads each of a skill's files once and hands the same text to both.
 """
 
 from __future__ import annotations
@@ -14,32 +14,35 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from aiq_tui.doctor.model import Finding, Kind, Level
-from aiq_tui.skills.executor import find_dangerous
+from aiq_tui.doctor.safety.files import FileKind, ScannedFile, skill_files
+from aiq_tui.doctor.safety.scan import scan_skill
 from aiq_tui.skills.model import Resource, ResourceKind, SkillMeta
 
-# Shell tools of clients that read ``allowed-tools`` as pre-approval (Claude Code, and aiq-tui
-# under the default agent.skill_allowed_tools: preapprove). ``Bash(git:*)`` is scoped; bare
-# ``Bash`` is not.
-SHELL_TOOLS = ("bash", "shell", "sh", "zsh", "terminal", "powershell")
 # "[" not preceded by "!" (not an image), checked after the "[": a pattern that starts with a
 # literal is searched for by that literal, ~20× faster over long bodies than one that starts
 # with a look-behind.
 _LINK = re.compile(r"\[(?<!!\[)[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _IMAGE = re.compile(r"!\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?")
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_SCRIPT_READ_LIMIT = 256 * 1024
-# Commands in instructions sit in code: fenced blocks, indented blocks and `inline` spans.
-_FENCED = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1", re.MULTILINE | re.DOTALL)
-_INDENTED = re.compile(r"^(?: {4}|\t)\S.*$", re.MULTILINE)
-_INLINE = re.compile(r"`([^`\n]+)`")
+
+
+def skill_findings(
+    meta: SkillMeta, resources: Sequence[Resource], skill_text: str | None = None
+) -> list[Finding]:
+    """The content and safety findings of one skill, each file read once (``skill_text``: the
+    SKILL.md text when the caller has it)."""
+    files = skill_files(meta, resources, skill_text)
+    return content_findings(meta, resources, files) + scan_skill(
+        meta, resources, files=files
+    )
 
 
 def content_findings(
-    meta: SkillMeta, body: str | None, resources: Sequence[Resource]
+    meta: SkillMeta, resources: Sequence[Resource], files: Sequence[ScannedFile]
 ) -> list[Finding]:
     findings: list[Finding] = []
     folder = meta.folder
-    findings += _allowed_tools(meta)
+    texts = {f.relpath: f for f in files}
     no_shebang: list[str] = []
     not_executable: list[str] = []
     over_limit: list[str] = []
@@ -50,22 +53,10 @@ def content_findings(
         if resource.kind is not ResourceKind.SCRIPT:
             continue
         path = folder / resource.relpath
-        text = _read(path)
-        if text is None:
-            continue
-        pattern = find_dangerous(text)
-        if pattern:
-            findings.append(
-                Finding(
-                    Kind.RISK,
-                    Level.ERROR,
-                    (meta.name,),
-                    f"{meta.name}: {resource.relpath} matches '{pattern}'",
-                    why="the script runner refuses it, and an agent told to run it by hand could do real damage",
-                    fix="remove the command, or scope it to paths inside the skill's working folder",
-                )
-            )
-        if not text.startswith("#!"):
+        scanned = texts.get(resource.relpath)
+        if scanned is None:
+            continue  # unreadable, binary or past the scan's bounds
+        if not scanned.text.startswith("#!"):
             no_shebang.append(resource.relpath)
         if not os.access(path, os.X_OK):
             not_executable.append(resource.relpath)
@@ -107,19 +98,9 @@ def content_findings(
                 fix="start each script with a shebang (#!/usr/bin/env python3) and `chmod +x` it",
             )
         )
+    skill = next((f for f in files if f.kind is FileKind.SKILL), None)
+    body = skill.text[skill.body_start :] if skill is not None else ""
     if body:
-        pattern = find_dangerous(code_of(body))
-        if pattern:
-            findings.append(
-                Finding(
-                    Kind.RISK,
-                    Level.ERROR,
-                    (meta.name,),
-                    f"{meta.name}: its instructions contain '{pattern}'",
-                    why="the agent follows SKILL.md literally; a dangerous command there is one tool call away",
-                    fix="remove the command from the instructions",
-                )
-            )
         missing = broken_links(body, folder)
         if missing:
             findings.append(
@@ -138,21 +119,6 @@ def content_findings(
     return findings
 
 
-def code_of(body: str) -> str:
-    """The code in a markdown body (one snippet per line): what an agent would run."""
-    # Each pattern needs its marker somewhere in the body: prose-only bodies skip the scans.
-    snippets = (
-        [m.group(2) for m in _FENCED.finditer(body)]
-        if "```" in body or "~~~" in body
-        else []
-    )
-    if "    " in body or "\t" in body:
-        snippets += _INDENTED.findall(body)
-    if "`" in body:
-        snippets += _INLINE.findall(body)
-    return "\n".join(snippets)
-
-
 def broken_links(body: str, folder: Path) -> list[str]:
     """Relative link targets in the markdown ``body`` that do not exist under ``folder``."""
     missing: list[str] = []
@@ -168,38 +134,3 @@ def broken_links(body: str, folder: Path) -> list[str]:
         if not (folder / relative).exists() and target not in missing:
             missing.append(target)
     return missing
-
-
-def _allowed_tools(meta: SkillMeta) -> list[Finding]:
-    tools = meta.allowed_tools or ()
-    open_shell = [
-        t
-        for t in tools
-        if t.split("(", 1)[0].lower() in SHELL_TOOLS
-        and ("(" not in t or t.replace(" ", "").endswith(("(*)", "(*:*)")))
-    ]
-    if not open_shell:
-        return []
-    return [
-        Finding(
-            Kind.RISK,
-            Level.WARNING,
-            (meta.name,),
-            f"{meta.name}: allowed-tools pre-approves a shell",
-            why=(
-                f"`allowed-tools: {' '.join(open_shell)}` lets the agent run any command without asking "
-                "once this skill is invoked, in clients that pre-approve listed tools (aiq-tui too, by default: "
-                "any program on tools.command_allowlist, never a shell string)"
-            ),
-            fix="scope it to the commands the skill needs, e.g. Bash(git:*) Bash(python3 scripts/*:*)",
-        )
-    ]
-
-
-def _read(path: Path) -> str | None:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(_SCRIPT_READ_LIMIT)
-    except OSError:
-        return None
-    return data.decode("utf-8", errors="replace")

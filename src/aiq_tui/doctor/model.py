@@ -27,7 +27,23 @@ class Kind(str, Enum):
     UNREACHABLE = "unreachable"
     BUDGET = "budget"
     RISK = "risk"
+    SAFETY = "safety"  # the safety scan (doctor/safety/): what a stranger's skill could make the agent do
     SPEC = "spec"
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a finding is: a file and a 1-based line (and column, 0 when unknown)."""
+
+    path: str
+    line: int
+    column: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "column": self.column}
 
 
 @dataclass(frozen=True)
@@ -46,9 +62,13 @@ class Finding:
     terms: tuple[
         str, ...
     ] = ()  # shared or missing terms, when they explain the finding
+    rule: str = ""  # the safety rule's id (doctor/safety/rules.py), "" for other checks
+    location: Location | None = None  # the file and line, when one place shows it
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "rule": self.rule,
+            "location": self.location.to_json() if self.location else None,
             "kind": self.kind.value,
             "severity": self.level.value,
             "skills": list(self.skills),

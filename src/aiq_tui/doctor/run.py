@@ -24,10 +24,11 @@ from aiq_tui.doctor.budget import (
     listing_findings,
     skill_costs,
 )
-from aiq_tui.doctor.content import content_findings
-from aiq_tui.doctor.model import DoctorReport, Finding, Target, ordered
+from aiq_tui.doctor.content import skill_findings
+from aiq_tui.doctor.model import DoctorReport, Finding, SkillCost, Target, ordered
 from aiq_tui.doctor.routing import routing_findings
 from aiq_tui.doctor.spec import spec_findings
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.problems import Problem
 from aiq_tui.ranking.match import Calibration, SkillIndex
 from aiq_tui.skills.check import ListedProblems
@@ -98,14 +99,12 @@ def choose_target(
             why = f"{count} of {len(metas)} skills live in its folders or plugins"
         else:
             chosen, why = profile("aiq"), "no skill lives in a harness's folder"
-    window = chosen.window or config.context_window()
+    window = chosen.window or resolve_window(config).tokens
     note = chosen.window_note if chosen.window else window_note(config)
     return Target(chosen.name, chosen.title, window, note, why)
 
 
 def window_note(config: AppConfig) -> str:
-    from aiq_tui.llm.windows import resolve_window
-
     return f"the configured window ({resolve_window(config).label})"
 
 
@@ -166,7 +165,7 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
     started = time.perf_counter()
     metas = list(inputs.catalog)
     found: dict[str, list[Finding]] = {check: [] for check in CHECKS}
-    costs = []
+    costs: list[SkillCost] = []
     catalog = None
     listing = None
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -185,12 +184,9 @@ def run_doctor(inputs: DoctorInputs, checks: tuple[str, ...] = CHECKS) -> Doctor
             )
         if "content" in checks:
             for meta in metas:
-                try:
-                    body = inputs.catalog.load(meta.name).body
-                except Exception:
-                    body = None
-                found["content"] += content_findings(
-                    meta, body, inputs.catalog.resources(meta.name)
+                # Each file read once, for the content checks and the safety scan together.
+                found["content"] += skill_findings(
+                    meta, inputs.catalog.resources(meta.name)
                 )
         if "spec" in checks:
             found["spec"] = spec_findings(

@@ -83,8 +83,8 @@ def spec_findings(
             ):
                 continue  # a resource: reported per file under risky content
             template = _VARIABLE.sub("…", problem.message)
-            key = (problem.severity.value, problem.field or "", template)
-            group = groups.setdefault(key, {"skills": [], "example": problem})
+            group_key = (problem.severity.value, problem.field or "", template)
+            group = groups.setdefault(group_key, {"skills": [], "example": problem})
             if skill not in group["skills"]:
                 group["skills"].append(skill)
     findings = []

@@ -9,7 +9,6 @@ roles to alternate.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from contextlib import aclosing
 from typing import Any
 
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
@@ -17,15 +16,12 @@ from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, 
 from aiq_tui.llm.common import (
     ArgumentText,
     HTTPProvider,
-    ReplyLimits,
     sendable_arguments,
 )
 from aiq_tui.llm.sse import (
     Endpoint,
-    ReplyTooLarge,
     decode_data,
     is_local_url,
-    stream_events,
 )
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -118,7 +114,7 @@ class AnthropicProvider(HTTPProvider):
     def _endpoint(self) -> Endpoint:
         return Endpoint(self.name, self.model, self.url, self._key_env, self._api_key)
 
-    def _check_ready(self) -> None:
+    def check_ready(self) -> None:
         if not self._api_key and not is_local_url(self.base_url):
             raise self._endpoint().error(
                 f"no API key: set the {self._key_env or DEFAULT_KEY_ENV} environment variable"
@@ -164,82 +160,68 @@ class AnthropicProvider(HTTPProvider):
         response_id = ""
         stop_reason: str | None = None
         finished = False
-        limits = ReplyLimits(self.settings, self.name)
         delivered = 0
-        events = stream_events(
-            self._client,
-            endpoint,
-            headers=self.headers(),
-            payload=self.payload(system, messages, tools, max_tokens),
-            timeout=self.timeout,
-            idle_timeout=self.settings.idle_timeout_seconds,
-            max_seconds=self.settings.max_response_seconds,
-            max_event_bytes=self.settings.max_reply_bytes,
-        )
-        try:
-            async with aclosing(events):
-                async for event in events:
-                    if not event.data.strip():
-                        continue
-                    data = decode_data(endpoint, event)
-                    kind = data.get("type") or event.event
-                    if kind == "message_start":
-                        response_id = str((data.get("message") or {}).get("id") or "")
-                        usage = (data.get("message") or {}).get("usage") or {}
-                        input_tokens = int(usage.get("input_tokens") or 0)
-                        output_tokens = int(usage.get("output_tokens") or 0)
-                    elif kind == "content_block_start":
-                        block = data.get("content_block") or {}
-                        if block.get("type") == "tool_use":
-                            tool_blocks[int(data.get("index", 0))] = (
-                                str(block.get("id", "")),
-                                str(block.get("name", "")),
-                                ArgumentText(),
-                            )
-                        elif block.get("type") == "text" and block.get("text"):
-                            limits.text(block["text"])
-                            yield TextDelta(block["text"])
-                    elif kind == "content_block_delta":
-                        delta = data.get("delta") or {}
-                        if delta.get("type") == "text_delta" and delta.get("text"):
-                            limits.text(delta["text"])
-                            yield TextDelta(delta["text"])
-                        elif delta.get("type") == "input_json_delta":
-                            entry = tool_blocks.get(int(data.get("index", 0)))
-                            if entry is not None:
-                                limits.argument(
-                                    entry[2], delta.get("partial_json") or ""
-                                )
-                    elif kind == "content_block_stop":
-                        entry = tool_blocks.pop(int(data.get("index", 0)), None)
-                        if entry is not None:
-                            call_id, name, parts = entry
-                            delivered += 1
-                            yield ToolCallReady(
-                                ToolCall(call_id, name, limits.arguments_of(parts))
-                            )
-                    elif kind == "message_delta":
-                        stop_reason = (data.get("delta") or {}).get(
-                            "stop_reason"
-                        ) or stop_reason
-                        usage = data.get("usage") or {}
-                        output_tokens = int(usage.get("output_tokens") or output_tokens)
-                        input_tokens = int(usage.get("input_tokens") or input_tokens)
-                    elif kind == "message_stop":
-                        finished = True
-                        break
-                    elif kind == "error":
-                        error = data.get("error") or {}
-                        error_type = str(error.get("type", "error"))
-                        raise endpoint.error(
-                            f"error event from {endpoint.url}: {error.get('message', 'unknown error')} [{error_type}]",
-                            retryable=error_type in _RETRYABLE_ERRORS,
+        async with self._reply_stream(
+            endpoint, system, messages, tools, max_tokens
+        ) as (events, limits):
+            async for event in events:
+                if not event.data.strip():
+                    continue
+                data = decode_data(endpoint, event)
+                kind = data.get("type") or event.event
+                if kind == "message_start":
+                    response_id = str((data.get("message") or {}).get("id") or "")
+                    usage = (data.get("message") or {}).get("usage") or {}
+                    input_tokens = int(usage.get("input_tokens") or 0)
+                    output_tokens = int(usage.get("output_tokens") or 0)
+                elif kind == "content_block_start":
+                    block = data.get("content_block") or {}
+                    if block.get("type") == "tool_use":
+                        tool_blocks[int(data.get("index", 0))] = (
+                            str(block.get("id", "")),
+                            str(block.get("name", "")),
+                            ArgumentText(),
                         )
-                    # ping and unknown future event types are ignored, as the API docs ask.
-                    if limits.cut:
-                        break
-        except ReplyTooLarge:
-            limits.cut = True
+                    elif block.get("type") == "text" and block.get("text"):
+                        limits.text(block["text"])
+                        yield TextDelta(block["text"])
+                elif kind == "content_block_delta":
+                    delta = data.get("delta") or {}
+                    if delta.get("type") == "text_delta" and delta.get("text"):
+                        limits.text(delta["text"])
+                        yield TextDelta(delta["text"])
+                    elif delta.get("type") == "input_json_delta":
+                        entry = tool_blocks.get(int(data.get("index", 0)))
+                        if entry is not None:
+                            limits.argument(entry[2], delta.get("partial_json") or "")
+                elif kind == "content_block_stop":
+                    entry = tool_blocks.pop(int(data.get("index", 0)), None)
+                    if entry is not None:
+                        call_id, name, parts = entry
+                        delivered += 1
+                        yield ToolCallReady(
+                            ToolCall(call_id, name, limits.arguments_of(parts))
+                        )
+                elif kind == "message_delta":
+                    stop_reason = (data.get("delta") or {}).get(
+                        "stop_reason"
+                    ) or stop_reason
+                    usage = data.get("usage") or {}
+                    output_tokens = int(usage.get("output_tokens") or output_tokens)
+                    input_tokens = int(usage.get("input_tokens") or input_tokens)
+                elif kind == "message_stop":
+                    finished = True
+                    break
+                elif kind == "error":
+                    error = data.get("error") or {}
+                    error_type = str(error.get("type", "error"))
+                    raise endpoint.error(
+                        f"error event from {endpoint.url}: {error.get('message', 'unknown error')} [{error_type}]",
+                        retryable=error_type in _RETRYABLE_ERRORS,
+                    )
+                # ping and unknown future event types are ignored, as the API docs ask.
+                if limits.cut:
+                    break
         if limits.cut:
             # The blocks still open are answered with the reason; the model can try again smaller.
             for call_id, name, parts in tool_blocks.values():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, Union
 
@@ -54,10 +54,21 @@ class ProviderError(Exception):
         self.retryable, self.status, self.retry_after = retryable, status, retry_after
 
 
+OnRetry = Callable[[int, float, str], Union[Awaitable[None], None]]
+"""Told of each retry a provider schedules: (attempt, delay in seconds, reason)."""
+
+
 class Provider(Protocol):
     name: str  # config name, e.g. "openai"
     model: str
     is_demo: bool  # the UI labels demo output as such
+    base_url: str  # where requests go ("" for the offline demo model)
+    on_retry: OnRetry | None  # the engine sets it to emit RetryScheduled events
+
+    def check_ready(self) -> None:
+        """Raise :class:`ProviderError` saying why the provider cannot work as configured (no
+        API key, …); sends nothing."""
+        ...
 
     def stream(
         self,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.config import ProviderSettings
@@ -24,6 +25,9 @@ if (
     TYPE_CHECKING
 ):  # httpx loads with an HTTP provider, not with the engine (start-up cost)
     import httpx
+    from httpx_sse import ServerSentEvent
+
+    from aiq_tui.llm.sse import Endpoint
 
 INVALID_ARGUMENTS_KEY = "__invalid_arguments__"
 ARGUMENTS_ERROR_KEY = "__arguments_error__"
@@ -227,7 +231,53 @@ class HTTPProvider:
     ) -> AsyncIterator[StreamEvent]:
         raise NotImplementedError
 
-    def _check_ready(self) -> None:
+    def _endpoint(self) -> Endpoint:
+        raise NotImplementedError
+
+    def headers(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def payload(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
+    ) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @asynccontextmanager
+    async def _reply_stream(
+        self,
+        endpoint: Endpoint,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
+    ) -> AsyncIterator[tuple[AsyncIterator[ServerSentEvent], ReplyLimits]]:
+        """One request's server-sent events, read within this provider's limits (idle time,
+        whole-reply time, event size) and the reply limits it checks as it goes. A reply past
+        its size ends the iteration with ``limits.cut`` set, for the caller to say why."""
+        from aiq_tui.llm.sse import ReplyTooLarge, stream_events
+
+        limits = ReplyLimits(self.settings, self.name)
+        events = stream_events(
+            self._client,
+            endpoint,
+            headers=self.headers(),
+            payload=self.payload(system, messages, tools, max_tokens),
+            timeout=self.timeout,
+            idle_timeout=self.settings.idle_timeout_seconds,
+            max_seconds=self.settings.max_response_seconds,
+            max_event_bytes=self.settings.max_reply_bytes,
+        )
+        try:
+            async with aclosing(events):
+                yield events, limits
+        except ReplyTooLarge:
+            limits.cut = True
+
+    def check_ready(self) -> None:
         """Raise a clear ProviderError when the provider cannot work (e.g. missing key)."""
 
     async def stream(
@@ -237,7 +287,7 @@ class HTTPProvider:
         tools: Sequence[ToolSpec],
         max_tokens: int,
     ) -> AsyncIterator[StreamEvent]:
-        self._check_ready()
+        self.check_ready()
         async for event in with_retries(
             lambda: self._attempt(system, messages, tools, max_tokens),
             self.policy,

@@ -31,7 +31,14 @@ from typing import Any
 from aiq_tui.context.prompt import USE_SKILL_INSTRUCTIONS
 from aiq_tui.conversation import Message, Role, ToolCall, ToolSpec
 from aiq_tui.json_bounds import loads_bounded
-from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, Usage
+from aiq_tui.llm.base import (
+    OnRetry,
+    StreamDone,
+    StreamEvent,
+    TextDelta,
+    ToolCallReady,
+    Usage,
+)
 from aiq_tui.llm.demo_report import headline_figures, report_body
 from aiq_tui.llm.demo_routes import (
     LIST_TABLES_SQL,
@@ -374,9 +381,11 @@ class DemoProvider:
 
     def __init__(self, name: str = "demo", model: str = "aiq-demo", delay: float = 0.0):
         self.name, self.model, self.delay = name, model, delay
-        self.on_retry = (
-            None  # never retries; present so the engine can treat providers alike
-        )
+        self.on_retry: OnRetry | None = None  # never retries
+        self.base_url = ""  # offline: no endpoint
+
+    def check_ready(self) -> None:
+        """Always ready: no key, no network."""
 
     # -- the decision -------------------------------------------------------------------------
     def reply(
@@ -494,11 +503,11 @@ class DemoProvider:
             )
         if turn.calls_to("file_operations"):
             return None
-        path = file_path(question)
-        if path and wants_read(question):
+        named = file_path(question)
+        if named and wants_read(question):
             return make(
                 "file_operations",
-                {op_key: _enum_choice(spec, op_key, "read"), path_key: path},
+                {op_key: _enum_choice(spec, op_key, "read"), path_key: named},
             )
         if listing:
             return make(
@@ -585,7 +594,7 @@ class DemoProvider:
         if call.name == "use_skill":
             return f"Loading the skill `{next(iter(call.arguments.values()), '')}`."
         if call.name == "execute_command":
-            argv = next(iter(call.arguments.values()), [])
+            argv: object = next(iter(call.arguments.values()), [])
             shown = " ".join(argv) if isinstance(argv, list) else str(argv)
             return f"Running the command `{shown}`{follow}."
         if call.name == "file_operations":

@@ -109,10 +109,8 @@ def readiness_problem(
         provider = create_provider(config, name, env=env, client=_UNUSED_CLIENT)  # type: ignore[arg-type]
     except ValueError as exc:
         return str(exc)
-    check = getattr(provider, "_check_ready", None)
     try:
-        if check is not None:
-            check()
+        provider.check_ready()
     except Exception as exc:
         return str(exc)
     return None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -20,10 +19,9 @@ from aiq_tui.llm.base import StreamDone, StreamEvent, TextDelta, ToolCallReady, 
 from aiq_tui.llm.common import (
     ArgumentText,
     HTTPProvider,
-    ReplyLimits,
     sendable_arguments,
 )
-from aiq_tui.llm.sse import Endpoint, ReplyTooLarge, decode_data, stream_events
+from aiq_tui.llm.sse import Endpoint, decode_data
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -100,7 +98,7 @@ class OpenAIProvider(HTTPProvider):
     def _is_openai_host(self) -> bool:
         return (urlsplit(self.base_url).hostname or "").lower() == "api.openai.com"
 
-    def _check_ready(self) -> None:
+    def check_ready(self) -> None:
         if not self._api_key and self._is_openai_host():
             raise self._endpoint().error(
                 f"no API key: set the {self._key_env or DEFAULT_KEY_ENV} environment variable "
@@ -151,71 +149,57 @@ class OpenAIProvider(HTTPProvider):
         usage = Usage()
         response_id = ""
         done = False
-        limits = ReplyLimits(self.settings, self.name)
-        events = stream_events(
-            self._client,
-            endpoint,
-            headers=self.headers(),
-            payload=self.payload(system, messages, tools, max_tokens),
-            timeout=self.timeout,
-            idle_timeout=self.settings.idle_timeout_seconds,
-            max_seconds=self.settings.max_response_seconds,
-            max_event_bytes=self.settings.max_reply_bytes,
-        )
-        try:
-            async with aclosing(events):
-                async for event in events:
-                    if event.data.strip() == "[DONE]":
-                        done = True
-                        break
-                    if not event.data.strip():
+        async with self._reply_stream(
+            endpoint, system, messages, tools, max_tokens
+        ) as (events, limits):
+            async for event in events:
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                if not event.data.strip():
+                    continue
+                chunk = decode_data(endpoint, event)
+                if not response_id and isinstance(chunk.get("id"), str):
+                    response_id = chunk["id"]
+                if (
+                    "error" in chunk
+                ):  # OpenRouter and some proxies report errors in-stream
+                    error = chunk["error"]
+                    detail = (
+                        error.get("message", error)
+                        if isinstance(error, dict)
+                        else error
+                    )
+                    raise endpoint.error(
+                        f"error in stream from {endpoint.url}: {detail}",
+                        retryable=True,
+                    )
+                if chunk.get("usage"):
+                    raw = chunk["usage"]
+                    usage = Usage(
+                        int(raw.get("prompt_tokens") or 0),
+                        int(raw.get("completion_tokens") or 0),
+                    )
+                for choice in chunk.get("choices") or ():
+                    if choice.get("index", 0) != 0:
                         continue
-                    chunk = decode_data(endpoint, event)
-                    if not response_id and isinstance(chunk.get("id"), str):
-                        response_id = chunk["id"]
-                    if (
-                        "error" in chunk
-                    ):  # OpenRouter and some proxies report errors in-stream
-                        error = chunk["error"]
-                        detail = (
-                            error.get("message", error)
-                            if isinstance(error, dict)
-                            else error
+                    delta = choice.get("delta") or {}
+                    if delta.get("content"):
+                        limits.text(delta["content"])
+                        yield TextDelta(delta["content"])
+                    for piece in delta.get("tool_calls") or ():
+                        partial = calls.setdefault(
+                            int(piece.get("index", len(calls))), _PartialCall()
                         )
-                        raise endpoint.error(
-                            f"error in stream from {endpoint.url}: {detail}",
-                            retryable=True,
-                        )
-                    if chunk.get("usage"):
-                        raw = chunk["usage"]
-                        usage = Usage(
-                            int(raw.get("prompt_tokens") or 0),
-                            int(raw.get("completion_tokens") or 0),
-                        )
-                    for choice in chunk.get("choices") or ():
-                        if choice.get("index", 0) != 0:
-                            continue
-                        delta = choice.get("delta") or {}
-                        if delta.get("content"):
-                            limits.text(delta["content"])
-                            yield TextDelta(delta["content"])
-                        for piece in delta.get("tool_calls") or ():
-                            partial = calls.setdefault(
-                                int(piece.get("index", len(calls))), _PartialCall()
-                            )
-                            partial.id = piece.get("id") or partial.id
-                            function = piece.get("function") or {}
-                            partial.name = function.get("name") or partial.name
-                            if function.get("arguments"):
-                                limits.argument(
-                                    partial.arguments, function["arguments"]
-                                )
-                        if choice.get("finish_reason"):
-                            finish = choice["finish_reason"]
-                    if limits.cut:
-                        break
-        except ReplyTooLarge:
-            limits.cut = True
+                        partial.id = piece.get("id") or partial.id
+                        function = piece.get("function") or {}
+                        partial.name = function.get("name") or partial.name
+                        if function.get("arguments"):
+                            limits.argument(partial.arguments, function["arguments"])
+                    if choice.get("finish_reason"):
+                        finish = choice["finish_reason"]
+                if limits.cut:
+                    break
         if limits.cut and not calls:
             raise endpoint.error(
                 limits.cut_reason().partition(";")[0] + f" (from {endpoint.url})",

@@ -14,12 +14,15 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Union
 
-from aiq_tui.llm.base import ProviderError, StreamEvent, TextDelta, ToolCallReady
+from aiq_tui.llm.base import (
+    OnRetry,
+    ProviderError,
+    StreamEvent,
+    TextDelta,
+    ToolCallReady,
+)
 
-# (attempt number starting at 1, delay in seconds, reason) — sync or async.
-OnRetry = Callable[[int, float, str], Union[Awaitable[None], None]]
 Sleep = Callable[[float], Awaitable[None]]
 
 

@@ -12,7 +12,7 @@ import asyncio
 import ipaddress
 import json
 import re
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, Iterable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -155,7 +155,7 @@ def _take_lines(buffer: bytearray, final: bool) -> list[bytes]:
 
 async def server_sent_events(
     response: httpx.Response, max_event_bytes: int | None = None
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncGenerator[ServerSentEvent, None]:
     """The events of an SSE response (the WHATWG framing: ``event:``, ``data:``, ``id:``,
     ``retry:``, comments, a blank line ends an event), read from bytes so that a line or an
     event larger than ``max_event_bytes`` raises :class:`ReplyTooLarge` *before* it is held in
@@ -167,7 +167,8 @@ async def server_sent_events(
         )
     cap = max_event_bytes
     buffer = bytearray()
-    kind, data, size, last_id, retry = "", [], 0, "", None
+    data: list[str] = []
+    kind, size, last_id, retry = "", 0, "", None
     chunks = response.aiter_bytes()
     final = False
     while not final:
@@ -232,7 +233,7 @@ async def stream_events(
     idle_timeout: float | None = None,
     max_seconds: float | None = None,
     max_event_bytes: int | None = None,
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncGenerator[ServerSentEvent, None]:
     """POST ``payload`` and yield its server-sent events; raise ProviderError on failure.
 
     ``idle_timeout``: the longest wait for the next event (a stream that trickles bytes but

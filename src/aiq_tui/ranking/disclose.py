@@ -204,21 +204,49 @@ def brief_text(
     return f"{head}\n\n{rest}" if head else rest
 
 
-def resources_listing(resources: Iterable[Resource], skill: Skill | None = None) -> str:
+LISTING_TOKENS = 1_500
+"""The resource listing's token bound when the caller passes none: the default of
+``disclosure.resource_listing_tokens`` (config.py is its home; a test keeps them equal)."""
+
+
+def resources_listing(
+    resources: Iterable[Resource],
+    skill: Skill | None = None,
+    max_tokens: int = LISTING_TOKENS,
+    count: TokenCounter = estimate_tokens,
+) -> str:
     """``Resources`` list: one line per file — relative path, kind, size (or why rejected).
 
     With ``skill``, the listing names the skill folder and how to read a file (level 3):
-    ``read_skill_resource`` with the relative path, or ``file_operations`` with the full path."""
-    lines = []
-    for resource in sorted(resources, key=lambda item: item.relpath):
+    ``read_skill_resource`` with the relative path, or ``file_operations`` with the full path.
+    The lines take at most ``max_tokens`` (``disclosure.resource_listing_tokens``): the files
+    past them are named by count, and a walk that stopped early
+    (:attr:`~aiq_tui.skills.resources.ResourceListing.stopped`) says so."""
+    ordered = sorted(resources, key=lambda item: item.relpath)
+    lines: list[str] = []
+    used = 0
+    for resource in ordered:
         note = (
             f"rejected: {resource.rejected}"
             if resource.rejected
             else f"{resource.size} bytes"
         )
-        lines.append(f"- {resource.relpath} ({resource.kind.value}, {note})")
-    if not lines:
+        line = f"- {resource.relpath} ({resource.kind.value}, {note})"
+        used += count(line) + 1
+        if used > max_tokens:
+            break
+        lines.append(line)
+    if not ordered:
         return "Resources: none"
+    left = len(ordered) - len(lines)
+    if left:
+        lines.append(
+            f"- … and {left:,} more not listed here (disclosure.resource_listing_tokens); "
+            "list a folder with file_operations to see them"
+        )
+    stopped = getattr(resources, "stopped", None)
+    if stopped:
+        lines.append(f"- … and possibly more: {stopped}")
     if skill is None:
         return (
             "Resources (read on demand with the file tools, paths relative to the skill folder):\n"
@@ -231,7 +259,12 @@ def resources_listing(resources: Iterable[Resource], skill: Skill | None = None)
     )
 
 
-def full_text(skill: Skill, resources: Iterable[Resource] = ()) -> str:
+def full_text(
+    skill: Skill,
+    resources: Iterable[Resource] = (),
+    listing_tokens: int = LISTING_TOKENS,
+    count: TokenCounter = estimate_tokens,
+) -> str:
     """Phase 3: everything the brief had and the rest — for an executable skill the tool it
     provides, the parameters, the whole body — then its resources listing (the prompt section
     carries the ``## Skill: NAME`` heading, so no second title here)."""
@@ -239,7 +272,7 @@ def full_text(skill: Skill, resources: Iterable[Resource] = ()) -> str:
         tool_usage(skill.meta),
         parameters_block(skill.meta),
         skill.body.strip(),
-        resources_listing(resources, skill),
+        resources_listing(resources, skill, listing_tokens, count),
     )
     return "\n\n".join(part for part in parts if part)
 
@@ -360,7 +393,8 @@ class SkillTexts:
         if cached is not None:
             return cached
         listed = self._resources(skill.name) if self._resources is not None else ()
-        text = full_text(skill, listed)
+        tokens = getattr(self._settings, "resource_listing_tokens", LISTING_TOKENS)
+        text = full_text(skill, listed, tokens, self._count)
         return self._store(
             skill.name, Phase.FULL, text, mtime, self._settings.full_ttl_seconds
         )

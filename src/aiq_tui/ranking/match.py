@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiq_tui.figures import share as percent_of_fraction
 from aiq_tui.ranking.exclusions import Boundary, boundaries, parse_exclusions
 from aiq_tui.ranking.synonyms import SYNONYM_WEIGHT, synonyms
 from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokenize, words
@@ -591,7 +592,7 @@ class SkillIndex:
         if excluding:
             self._apply_exclusions(scores, boosts, weights, excluding)
         key = _order
-        if top_k is None:
+        if keep is None:  # no top_k: rank them all
             ordered = sorted(scores.items(), key=key)
         else:
             ordered = heapq.nsmallest(max(keep, LIFT_WINDOW), scores.items(), key=key)
@@ -976,8 +977,8 @@ class SkillIndex:
         if position == 0:
             ahead = (best - runner_up) / best if best > 0 else 0.0
             return (
-                f"held at {match.confidence:.2f}: only {ahead:.0%} ahead of {matches[1].name} "
-                f"(a clear lead is {self.calibration.lead_margin:.0%})"
+                f"held at {match.confidence:.2f}: only {percent_of_fraction(ahead)}% ahead of {matches[1].name} "
+                f"(a clear lead is {percent_of_fraction(self.calibration.lead_margin)}%)"
             )
         return f"held at {match.confidence:.2f}: {matches[0].name} matches at least as well"
 
@@ -1056,7 +1057,7 @@ class SkillIndex:
         reasons: list[str] = []
         if not terms:
             reasons.append("the query has no terms left after removing stop-words")
-        elif match is None:
+        elif match is None or not rank:
             searched = "name, description, tags or triggers" + (
                 " or body" if doc.has_body else ""
             )

@@ -438,7 +438,7 @@ class Matcher:
         reasons.append(f"semantic similarity {cosine:.2f}")
         companion = (
             self.semantic.companion_similarities(query)
-            if "companion" in self.signals_used
+            if "companion" in self.signals_used and self.semantic is not None
             else None
         )
         if (
@@ -448,7 +448,7 @@ class Matcher:
         ):
             other = dict(zip(companion[0], companion[1].tolist())).get(name, 0.0)
             reasons.append(f"{self.semantic.companion.name} similarity {other:.2f}")
-        if rank is None:
+        if rank is None or match is None:
             reasons.append(
                 f"not a match: no shared term and similarity below {self.fusion.floor:.2f}"
             )

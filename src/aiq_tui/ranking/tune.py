@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from aiq_tui.ranking.description_edits import shorten, split_exclusion
+from aiq_tui.ranking.disclose import Thresholds
 from aiq_tui.ranking.match import SkillIndex
 from aiq_tui.ranking.tokenize import name_terms, term_of, tokenize, words
 from aiq_tui.ranking.trigger_eval import (
@@ -329,7 +330,7 @@ class DescriptionJudge:
         meta: SkillMeta,
         rank: Callable[[str], Ranking],
         top_k: int,
-        thresholds: object,
+        thresholds: Thresholds,
     ) -> None:
         self.index, self.meta, self.rank, self.top_k, self.thresholds = (
             index,
@@ -344,7 +345,7 @@ class DescriptionJudge:
         try:
             return evaluate_triggers(
                 self.rank, cases, top_k=self.top_k, thresholds=self.thresholds
-            )  # type: ignore[arg-type]
+            )
         finally:
             self.index.upsert(self.meta)
 
@@ -769,7 +770,9 @@ def _additions(
     using the term counts against it."""
     from aiq_tui.skills.model import Phase
 
-    support: Counter[str] = Counter()  # weighted should-trigger evidence
+    support: defaultdict[str, float] = defaultdict(
+        float
+    )  # weighted should-trigger evidence
     seen_in: Counter[str] = Counter()  # should-trigger queries using the term
     negative: Counter[str] = Counter()
     for verdict in report.verdicts:
@@ -857,7 +860,7 @@ def _worth(
     """How much a piece of the description is worth keeping: the score its terms earned on
     should-trigger queries the skill loaded for, less what they earned on false triggers;
     pieces with no evidence rank by how rare (distinctive) their terms are, lightly."""
-    value: Counter[str] = Counter()
+    value: defaultdict[str, float] = defaultdict(float)
     for verdict in report.verdicts:
         if not verdict.loaded or verdict.match is None:
             continue

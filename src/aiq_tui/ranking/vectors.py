@@ -212,13 +212,11 @@ class SkillVectors:
                     (name, self.cache.get(key))
                     for name, key in sorted(self._texts.items())
                 ]
-                if not rows or any(vector is None for _name, vector in rows):
+                vectors = [vector for _name, vector in rows if vector is not None]
+                if not rows or len(vectors) < len(rows):
                     return None
                 names = tuple(name for name, _v in rows)
-                self._snapshot = (
-                    names,
-                    np.stack([vector for _n, vector in rows]).astype(np.float32),
-                )
+                self._snapshot = (names, np.stack(vectors).astype(np.float32))
             return self._snapshot
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Union
 
 from aiq_tui.events import Event
+from aiq_tui.figures import percent
 from aiq_tui.replay.record import compact_event
 
 Record = Mapping[str, Any]
@@ -421,9 +422,8 @@ def _requested(data: Record) -> str:
     skill = _skill_called(data)
     if skill and name == "use_skill":
         return f"the model loads {skill} with use_skill"
-    arguments = (
-        data.get("arguments") if isinstance(data.get("arguments"), Mapping) else {}
-    )
+    given = data.get("arguments")
+    arguments: Mapping[str, object] = given if isinstance(given, Mapping) else {}
     shown = ", ".join(
         f"{k}={_cut(_flat(str(v)), 60)}" for k, v in list(arguments.items())[:2]
     )
@@ -624,8 +624,8 @@ def _usage(data: Record) -> str:
 
 
 def _pct(part: int, whole: int) -> str:
-    # Floored, so that a figure shown as 90 % is really past the 90 % threshold.
-    return f"{part * 100 // whole} %" if whole else "?"
+    # Floored (the one rule, aiq_tui.figures): a figure shown as 90 % is really past 90 %.
+    return f"{percent(part, whole)} %" if whole else "?"
 
 
 def _signed(n: int) -> str:

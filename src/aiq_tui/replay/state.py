@@ -476,6 +476,7 @@ def _apply(
         notes = (state.stage_notes if state.running else ()) + (note,)
         return replace(
             state,
+            budget=_stepped(state.budget, data),
             stage_notes=notes,
             timeline=line("compress", note),
             conversation=conversation,
@@ -551,7 +552,7 @@ def _apply(
                 ),
             )
         tools = _update(tools, call_id, **changes)
-        entries = (
+        entries: tuple[Entry, ...] = (
             Entry(
                 "notice",
                 f"{'✓' if ok else '✗'} {data.get('name')}: {data.get('summary', '')}",
@@ -569,10 +570,10 @@ def _apply(
         return replace(state, tools=tools, conversation=_closed(state) + entries)
     if kind == "turn_finished":
         conversation = _closed(state)
-        text = data.get("text")
+        final = data.get("text")
         answers = _turn_answers(conversation)
-        if text and not (answers and answers[-1].text == text):
-            conversation += (Entry("answer", str(text)),)
+        if final and not (answers and answers[-1].text == final):
+            conversation += (Entry("answer", str(final)),)
         if data.get("cancelled"):
             conversation += (
                 Entry(
@@ -633,6 +634,53 @@ def _apply(
         skills = () if data.get("session") == "new" else state.skills
         return replace(ViewState(), skills=skills, budget=state.budget, last_event=kind)
     return state  # an event type this version does not draw
+
+
+# Which part of the prompt a compression step shrinks (its ``step`` text's first word).
+_STEP_PART = {
+    "cleared": "tool_results",
+    "cut": "tool_results",
+    "summarised": "history",
+    "evicted": "skills",
+    "shortened": "catalog",
+}
+
+
+def _stepped(budget: Budget | None, data: Mapping[str, Any]) -> Budget | None:
+    """The budget after one compression step, so that the gauge follows the step the captions
+    show (the engine measures the prompt again only after the last step: through stage 95's
+    four steps the gauge stood at 116 % while the captions counted down to 95 %). The tokens
+    saved leave the part the step shrinks (an evicted skill leaves whole), any rest the
+    history; the engine's next budget replaces this estimate."""
+    after = _int_of(data.get("after"))
+    if budget is None or after is None or after >= budget.total:
+        return budget
+    saved = budget.total - after
+    parts, skills = dict(budget.parts), dict(budget.skills)
+    step = str(data.get("step", ""))
+    part = _STEP_PART.get(step.split(" ", 1)[0], "history")
+    if part == "skills":
+        name = step.split(" ")[1] if " " in step else ""
+        taken = skills.pop(name, 0)
+        parts["skills"] = max(0, parts.get("skills", 0) - taken)
+        if taken > saved:  # the step saved less than the skill weighed: the rest stayed
+            parts["history"] = parts.get("history", 0) + taken - saved
+            taken = saved
+    else:
+        taken = min(saved, parts.get(part, 0))
+        parts[part] = parts.get(part, 0) - taken
+    for other in ("history", "tool_results", "catalog"):
+        rest = min(saved - taken, parts.get(other, 0))
+        parts[other] = parts.get(other, 0) - rest
+        taken += rest
+    return replace(budget, parts=parts, skills=skills, total=after)
+
+
+def _int_of(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def skill_views(state: ViewState, catalog: Sequence[SkillView] = ()) -> list[SkillView]:

@@ -271,6 +271,11 @@ class ExecutableSkillTool:
         )
 
 
+def _body_of(catalog: Any, name: str) -> Callable[[], str]:
+    """Reads the skill's instructions when the tool runs, not when the tools are built."""
+    return lambda: catalog.load(name).body
+
+
 def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
     """A ``skill_<name>`` tool for every active skill of ``catalog`` (any type)."""
     from aiq_tui.skills.executor import SkillExecutor
@@ -283,7 +288,7 @@ def skill_tools(catalog: Iterable[Any], executor: Any = None) -> list[Any]:
             tool: Any = InstructionSkillTool(
                 meta.name,
                 meta.description,
-                (lambda name=meta.name: catalog.load(name).body),  # type: ignore[attr-defined]
+                _body_of(catalog, meta.name),
                 source=meta.source,
             )
         else:

@@ -86,7 +86,7 @@ class UseSkillTool:
             return ToolResult.failure(refused_for_model(name))
         try:
             skill = self._catalog.load(name)
-            resources = tuple(self._catalog.resources(name))
+            resources = self._catalog.resources(name)  # its walk's stop note too
         except Exception as exc:  # a file vanished or broke since discovery
             return ToolResult.failure(f"skill {name!r} cannot be loaded: {exc}")
         text = use_skill_text(skill, resources)

@@ -42,9 +42,9 @@ from aiq_tui.skills.store import (
     write_resource,
     write_skill,
 )
+from aiq_tui.skills.tool_names import tool_owners
 
 if TYPE_CHECKING:
-    from aiq_tui.events import CatalogLoaded
     from aiq_tui.secret_guard import SecretGuard
     from aiq_tui.skills.catalog_cache import CatalogCache
 
@@ -117,6 +117,9 @@ class SkillCatalog:
         self._problems: tuple[Problem, ...] = result.problems if result else ()
         self.generation = 0
         """Bumped by every scan (caches keyed on the catalog use it)."""
+        self._owners: tuple[int, dict[str, str]] | None = (
+            None  # (generation, tool → skill)
+        )
         self._reported: dict[str, SkillMeta] = dict(
             self._metas
         )  # what the last rescan() reported
@@ -141,6 +144,13 @@ class SkillCatalog:
     def __len__(self) -> int:
         return len(self._metas)
 
+    def tool_owners(self) -> dict[str, str]:
+        """``skill_<name>`` tool → skill name for the active skills, kept until a rescan."""
+        kept = self._owners
+        if kept is None or kept[0] != self.generation:
+            kept = self._owners = (self.generation, tool_owners(self))
+        return kept[1]
+
     def __contains__(self, name: object) -> bool:
         return name in self._metas
 
@@ -163,20 +173,6 @@ class SkillCatalog:
     def find(self, name: str) -> SkillMeta | None:
         """Metadata of a skill whatever its status."""
         return self._metas.get(name) or self._dormant.get(name)
-
-    def loaded_event(self) -> CatalogLoaded:
-        """The first scan as an event: what :func:`aiq_tui.telemetry.attach_telemetry` traces."""
-        from aiq_tui.events import CatalogLoaded
-
-        return CatalogLoaded(
-            skills=len(self._metas),
-            dormant=len(self._dormant),
-            directories=len(self.dirs),
-            problems=len(self._problems),
-            started_ns=self.scan_started_ns,
-            seconds=self.scan_seconds,
-            cached=self.scan_cached,
-        )
 
     @property
     def problems(self) -> tuple[Problem, ...]:
@@ -443,9 +439,8 @@ class SkillCatalog:
         meta = self.find(name)
         if meta is None:
             renamed = self._renamed_disabled(name) if status == "active" else None
-            if renamed is None:
-                self.require(name)
-            meta_path = renamed
+            # Neither found nor disabled: require() raises, naming close matches.
+            meta_path = renamed if renamed is not None else self.require(name).path
         else:
             meta_path = meta.path
         set_status_in_file(meta_path, status)

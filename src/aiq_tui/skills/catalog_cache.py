@@ -30,7 +30,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ RACY_SECONDS = 2.0
 STALE_TEMP_SECONDS = 3600.0
 """A temp file this old was left by a killed writer and is removed by the next save."""
 
-Row = list[Any]
+Row = Sequence[Any]
 Listing = tuple[
     int, int, int, list[str]
 ]  # a directory's mtime_ns, ctime_ns, inode, sorted entries
@@ -71,7 +71,7 @@ class _CacheFile(msgspec.Struct):
 
 
 """One cached skill as stored in the file: ``[size, mtime_ns, ctime_ns, inode, name,
-description, extras, body_offset]`` — kept as the list JSON gives back, so a start with
+description, extras, body_offset]`` — kept as the tuple msgspec decodes, so a start with
 10,000 cached skills builds no intermediate objects."""
 
 
@@ -198,7 +198,10 @@ class _CachedScan(_Scan):
     """discover's scan with a cache in front of its per-skill parse."""
 
     def __init__(
-        self, settings: Any, cached: dict[str, Row], cached_dirs: dict[str, Listing]
+        self,
+        settings: Any,
+        cached: Mapping[str, Row],
+        cached_dirs: Mapping[str, Listing],
     ) -> None:
         super().__init__(settings)
         self.cached = cached
@@ -210,7 +213,9 @@ class _CachedScan(_Scan):
         self.listed = 0
         self.racy_after = time.time_ns() - int(RACY_SECONDS * 1e9)
 
-    def dirty(self, cached: dict[str, Row], cached_dirs: dict[str, Listing]) -> bool:
+    def dirty(
+        self, cached: Mapping[str, Row], cached_dirs: Mapping[str, Listing]
+    ) -> bool:
         return (
             self.keep.keys() != cached.keys()
             or any(self.keep[p] is not cached[p] for p in self.keep)

@@ -296,8 +296,8 @@ def check_paths(
             before = len(reports)
             for folder in folders:
                 collection(folder)
-            for folder, _how in layout.singles if layout is not None else ():
-                add(Path(folder) / SKILL_FILE)
+            for single, _how in layout.singles if layout is not None else ():
+                add(Path(single) / SKILL_FILE)
             if len(reports) == before and not containers:
                 reports.append(_nothing_found(path, layout))
         else:

@@ -498,7 +498,7 @@ class _Scan:
         meta = SkillMeta(
             fields["name"].strip(),
             fields["description"].strip(),
-            skill_md,
+            skill_md,  # type: ignore[arg-type]  # a str: read back as a Path (_LazyPath)
             source_dir,
             extras,
             info.st_size,

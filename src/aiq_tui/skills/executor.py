@@ -669,7 +669,7 @@ class SkillExecutor:
             import shutil
 
             shutil.rmtree(folder, ignore_errors=True)
-        outcome = {
+        outcome: dict[str, object] = {
             "exit_code": result.exit_code,
             "stdout": result.stdout,
             "stderr": result.stderr,

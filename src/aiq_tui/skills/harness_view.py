@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -29,6 +30,9 @@ SKILL_FILE = "SKILL.md"
 MAX_ENTRIES = 10_000
 """Most entries of one folder read (a bound on a hostile folder)."""
 FRONTMATTER_BYTES = 65_536
+
+if TYPE_CHECKING:  # discover reads the config: not imported to draw a view
+    from aiq_tui.skills.discover import SkillDir
 
 
 class FolderView(msgspec.Struct, frozen=True):
@@ -130,7 +134,7 @@ def harness_view(
 
 
 def views_for(
-    which: str, project: Path | None, aiq_dirs: Sequence[object] = ()
+    which: str, project: Path | None, aiq_dirs: Sequence[SkillDir] = ()
 ) -> list[HarnessView]:
     """The views of the harness ``which`` names, or of every one (``all``); aiq-tui's own reads
     ``aiq_dirs`` (the workspace's :class:`~aiq_tui.skills.discover.SkillDir` list, as
@@ -145,11 +149,11 @@ def views_for(
             folders = [
                 ResolvedFolder(
                     Path(d.path),
-                    "project" if getattr(d, "origin", "") == "project" else "user",
+                    "project" if d.origin == "project" else "user",
                     SkillFolder(
                         "user",
                         str(d.path),
-                        note=f"from {getattr(d, 'origin', '')}",
+                        note=f"from {d.origin}",
                     ),
                 )
                 for d in aiq_dirs

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 import msgspec
 
@@ -158,9 +158,17 @@ _OPENCODE_DOCS = "https://opencode.ai/docs/skills"
 _SPEC = "https://agentskills.io/specification"
 _SKILLS_CLI = "https://github.com/vercel-labs/skills (src/agents.ts)"
 
-_CLAUDE_HOME = {"variable": "CLAUDE_CONFIG_DIR", "default": "~/.claude"}
-_CODEX_HOME = {"variable": "CODEX_HOME", "default": "~/.codex"}
-_XDG = {"variable": "XDG_CONFIG_HOME", "default": "~/.config"}
+
+class _MovedBy(TypedDict):
+    """The environment variable that moves a harness's home, and its default."""
+
+    variable: str
+    default: str
+
+
+_CLAUDE_HOME: _MovedBy = {"variable": "CLAUDE_CONFIG_DIR", "default": "~/.claude"}
+_CODEX_HOME: _MovedBy = {"variable": "CODEX_HOME", "default": "~/.codex"}
+_XDG: _MovedBy = {"variable": "XDG_CONFIG_HOME", "default": "~/.config"}
 
 PROFILES: Mapping[str, HarnessProfile] = {
     profile.name: profile

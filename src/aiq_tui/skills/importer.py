@@ -25,6 +25,7 @@ import stat
 import tempfile
 import time
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 from urllib.parse import urljoin, urlsplit
@@ -35,11 +36,13 @@ from aiq_tui.problems import Severity
 from aiq_tui.skills.check import check_file
 from aiq_tui.skills.resources import SKILL_FILE
 from aiq_tui.skills.store import StoreError, check_skill_name
+from aiq_tui.tools.run_outside import foreign_write_refusal
 
 if TYPE_CHECKING:  # httpx loads when a URL is imported
     import httpx
 
     from aiq_tui.locations import Home
+    from aiq_tui.skills.install.preflight import RiskCheck
 
 
 class ImportError_(Exception):
@@ -54,10 +57,18 @@ def import_skills(
     force: bool = False,
     transport: httpx.BaseTransport | None = None,
     home: Home | None = None,
+    skipped: list[str] | None = None,
+    risk_checks: Sequence[RiskCheck] = (),
+    warnings: list[str] | None = None,
 ) -> list[tuple[str, Path]]:
     """Import every skill ``source`` holds into ``target``; returns ``(name, SKILL.md path)``.
+    A file that would land where another program runs it (:mod:`aiq_tui.executed_files`) is
+    left out, and why is appended to ``skipped``.
     ``transport`` replaces the network for a URL (tests pass an ``httpx.MockTransport``);
-    ``home``: the config home whose lockfile records where each skill came from."""
+    ``home``: the config home whose lockfile records where each skill came from;
+    ``risk_checks``: run on every skill before anything is written (the CLI passes the
+    doctor's safety scan) — an error refuses the whole import, naming the skill, file and
+    line; their warnings are appended to ``warnings``."""
     with tempfile.TemporaryDirectory(prefix="aiq-import-") as scratch:
         work = Path(scratch)
         recorded = str(Path(source).expanduser().resolve())
@@ -99,7 +110,10 @@ def import_skills(
         )
         for folder in folders:
             _refuse_links_out(folder, bound)
-        imported = [_install(folder, target, config, force) for folder in folders]
+        _refuse_flagged(folders, config, risk_checks, warnings)
+        imported = [
+            _install(folder, target, config, force, skipped) for folder in folders
+        ]
         if home is not None:
             _record(home, target, imported, recorded, root, folders)
         return imported
@@ -202,8 +216,31 @@ def _refuse_links_out(folder: Path, bound: Path) -> None:
                 stack.append(entry.path)
 
 
+def _refuse_flagged(
+    folders: list[Path],
+    config: AppConfig,
+    risk_checks: Sequence[RiskCheck],
+    warnings: list[str] | None,
+) -> None:
+    """Nothing is written when a risk check finds an error in any of the skills."""
+    from aiq_tui.skills.install.preflight import risk_checks_of
+
+    refused: list[str] = []
+    for folder in folders:
+        errors, found = risk_checks_of(folder, config.skills, risk_checks)
+        refused += errors
+        if warnings is not None:
+            warnings.extend(found)
+    if refused:
+        raise ImportError_("nothing was imported: " + "; ".join(refused))
+
+
 def _install(
-    folder: Path, target: Path, config: AppConfig, force: bool
+    folder: Path,
+    target: Path,
+    config: AppConfig,
+    force: bool,
+    skipped: list[str] | None = None,
 ) -> tuple[str, Path]:
     report = check_file(folder / SKILL_FILE, config.skills)
     errors = [p for p in report.problems if p.severity is Severity.ERROR]
@@ -220,15 +257,36 @@ def _install(
             f"{destination} already exists; use --force to replace it, or remove it first "
             f"(aiq-tui skills rm {name})"
         )
+    refusal = foreign_write_refusal(destination / SKILL_FILE)
+    if refusal is not None:
+        raise ImportError_(refusal)
     target.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=target))
+    hidden = shutil.ignore_patterns(".*", "__pycache__")
+
+    def ignored(directory: str, names: list[str]) -> set[str]:
+        # What another program would run where the file lands (a skill's AGENTS.md or
+        # CLAUDE.md, a folder inside .husky/): left out, and said (aiq_tui.executed_files).
+        left_out = set(hidden(directory, names))
+        relative = os.path.relpath(directory, folder)
+        for entry in names:
+            if entry in left_out:
+                continue
+            landing = os.path.normpath(os.path.join(destination, relative, entry))
+            refusal = foreign_write_refusal(landing)
+            if refusal is not None:
+                left_out.add(entry)
+                if skipped is not None:
+                    skipped.append(refusal)
+        return left_out
+
     try:
         shutil.copytree(
             folder,
             staging,
             dirs_exist_ok=True,
             symlinks=False,
-            ignore=shutil.ignore_patterns(".*", "__pycache__"),
+            ignore=ignored,
         )
         if destination.exists():
             shutil.rmtree(destination)

@@ -472,8 +472,8 @@ def _harness_folders() -> tuple[str, ...]:
         for folder in harness.folders:
             if folder.scope == "project":
                 found[folder.path] = None
-    for folder in SKILLS_CLI_FOLDERS:
-        found[folder] = None
+    for cli_folder in SKILLS_CLI_FOLDERS:
+        found[cli_folder] = None
     return tuple(found)
 
 

@@ -75,7 +75,8 @@ class SkillMeta:
     name: str
     description: str
     path: Path = _LazyPath()  # type: ignore[assignment]  # the SKILL.md file
-    source_dir: Path  # the skills directory it was discovered in
+    # path's "default" is the descriptor, not a value: path is still required.
+    source_dir: Path  # type: ignore[misc]  # the skills directory it was discovered in
     extras: Mapping[str, Any] = field(default_factory=dict)
     size: int = 0
     mtime_ns: int = 0

@@ -171,8 +171,9 @@ def read_frontmatter_fd(fd: int, path: Path | str, max_bytes: int) -> ParseResul
 
 
 def _read_frontmatter(
-    read: Callable[[int], bytes], path: Path | str, max_bytes: int
+    read: Callable[[int], bytes], where: Path | str, max_bytes: int
 ) -> ParseResult:
+    path = Path(where)  # problems name their file as a Path
     bom = False
     try:
         head = read(_CHUNK)
@@ -490,9 +491,13 @@ def _retry_with_quotes(
                 data, path, lines, warnings + _duplicate_problems(duplicates, path)
             )
     mark = getattr(error, "problem_mark", None)
-    line = mark.line + 2 if mark is not None else None
+    at_line = mark.line + 2 if mark is not None else None
     reason = getattr(error, "problem", None) or str(error).splitlines()[0]
-    return None, lines, (_problem(path, f"invalid YAML frontmatter: {reason}", line),)
+    return (
+        None,
+        lines,
+        (_problem(path, f"invalid YAML frontmatter: {reason}", at_line),),
+    )
 
 
 def _as_mapping(

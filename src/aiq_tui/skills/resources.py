@@ -59,6 +59,52 @@ _KINDS = {
 }
 
 
+class ResourceListing(tuple[Resource, ...]):
+    """A skill's resources, sorted by path, and why the walk stopped early (None: it saw the
+    whole folder). A tuple, so callers that only iterate need not know the walk is bounded."""
+
+    stopped: str | None = None
+
+    def __new__(
+        cls, resources: tuple[Resource, ...] = (), stopped: str | None = None
+    ) -> ResourceListing:
+        listing = super().__new__(cls, resources)
+        listing.stopped = stopped
+        return listing
+
+
+class _WalkBudget:
+    """What is left of one walk: entries it may still examine. The walk stops when they run
+    out (it never lists a huge folder to cut the list afterwards)."""
+
+    def __init__(self, settings: SkillsSettings) -> None:
+        self.limit = settings.max_resource_entries
+        self.left = self.limit
+        self.depth = settings.max_resource_depth
+        self.stopped: str | None = None
+
+    def take(self) -> bool:
+        """True when one more entry may be examined; False stops the walk (said once)."""
+        if self.left <= 0:
+            self.stopped = self.stopped or (
+                f"the walk stopped after {self.limit:,} entries (skills.max_resource_entries);"
+                " files past them are not listed"
+            )
+            return False
+        self.left -= 1
+        return True
+
+    def too_deep(self, relpath: str) -> bool:
+        """``relpath`` (a folder) lies deeper than the walk descends; noted once."""
+        if relpath.count("/") < self.depth:
+            return False
+        self.stopped = self.stopped or (
+            f"folders more than {self.depth} levels deep are not walked "
+            "(skills.max_resource_depth)"
+        )
+        return True
+
+
 class ResourceError(Exception):
     """A resource cannot be read; ``str()`` says which, why and what to do."""
 
@@ -96,8 +142,13 @@ def glob_match(relpath: str, patterns: list[str]) -> bool:
 
 def list_resources(
     folder: Path, settings: SkillsSettings, guard: SecretGuard | None = None
-) -> tuple[tuple[Resource, ...], tuple[Problem, ...]]:
-    """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones."""
+) -> tuple[ResourceListing, tuple[Problem, ...]]:
+    """Resources of the skill in ``folder``, sorted by path, with warnings for rejected ones.
+
+    The walk is bounded (``skills.max_resource_entries`` entries examined,
+    ``skills.max_resource_depth`` levels): past either it stops, and the listing's
+    :attr:`~ResourceListing.stopped` and a warning say so. Which files a stopped walk saw
+    depends on the order the file system lists them."""
     base = os.fspath(folder)
     real: list[str] = []
 
@@ -110,7 +161,17 @@ def list_resources(
 
     found: list[tuple[str, int, str | None]] = []
     problems: list[Problem] = []
-    _walk(base, "", settings, found, problems, real_root)
+    budget = _WalkBudget(settings)
+    _walk(base, "", settings, found, problems, real_root, budget)
+    if budget.stopped is not None:
+        problems.append(
+            Problem(
+                folder,
+                f"resources not all listed: {budget.stopped}",
+                hint="move bulk data out of the skill folder, or raise the limit in config.yaml",
+                severity=Severity.WARNING,
+            )
+        )
     found.sort()
     resources: list[Resource] = []
     total = 0
@@ -140,7 +201,7 @@ def list_resources(
                 )
             )
         resources.append(Resource(relpath, resource_kind(relpath), size, rejected))
-    return tuple(resources), tuple(problems)
+    return ResourceListing(tuple(resources), budget.stopped), tuple(problems)
 
 
 def _walk(
@@ -150,12 +211,19 @@ def _walk(
     found: list[tuple[str, int, str | None]],
     problems: list[Problem],
     real_root: Callable[[], str],
+    budget: _WalkBudget,
 ) -> None:
     """List ``base``/``prefix`` (``base`` as given: linked folders inside are not descended
-    into, so listing through it reaches what listing through the resolved folder would)."""
+    into, so listing through it reaches what listing through the resolved folder would),
+    taking one entry of ``budget`` per entry examined."""
     directory = os.path.join(base, prefix) if prefix else base
+    entries: list[os.DirEntry[str]] = []
     try:
-        entries = list(os.scandir(directory))
+        with os.scandir(directory) as iterator:
+            for entry in iterator:  # never more held than the budget allows
+                if not budget.take():
+                    break
+                entries.append(entry)
     except OSError as exc:
         where = os.path.join(real_root(), prefix) if prefix else real_root()
         problems.append(
@@ -176,7 +244,9 @@ def _walk(
             if entry.is_dir(follow_symlinks=False):
                 if glob_match(relpath + "/", settings.resource_exclude):
                     continue
-                _walk(base, relpath + "/", settings, found, problems, real_root)
+                if budget.too_deep(relpath):
+                    continue
+                _walk(base, relpath + "/", settings, found, problems, real_root, budget)
                 continue
             if not _selected(relpath, settings):
                 continue

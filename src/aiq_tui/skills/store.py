@@ -212,10 +212,21 @@ def write_skill(root: Path, entry: SkillEntry) -> Path:
                 f"{p.message}" + (f" ({p.hint})" if p.hint else "") for p in errors
             )
         )
+    _refuse_foreign(target)
     Path(root).mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     folder.mkdir(mode=DIR_MODE, exist_ok=True)
     atomic_write(target, text)
     return target
+
+
+def _refuse_foreign(target: Path) -> None:
+    """:class:`StoreError` when ``target`` lands where another program runs it (a skill folder
+    linked into ``.husky/``, a resource named ``AGENTS.md``): :mod:`aiq_tui.executed_files`."""
+    from aiq_tui.tools.run_outside import foreign_write_refusal
+
+    refusal = foreign_write_refusal(target)
+    if refusal is not None:
+        raise StoreError(refusal)
 
 
 def text_errors(text: str, path: Path) -> list[Problem]:
@@ -273,6 +284,7 @@ def write_resource(folder: Path, relpath: str, data: bytes | str) -> Path:
         raise StoreError(f"resource path {relpath!r} leaves the skill folder {folder}")
     if target.name == SKILL_FILE and target.parent == base:
         raise StoreError("SKILL.md is written by saving the skill, not as a resource")
+    _refuse_foreign(target)
     for parent in reversed(target.relative_to(base).parents):
         (base / parent).mkdir(mode=DIR_MODE, exist_ok=True)
     atomic_write(target, data)
@@ -357,6 +369,7 @@ def set_description_in_file(
         raise StoreError(
             f"{path}: the description changed on disk since it was read; run again"
         )
+    _refuse_foreign(path)
     updated = set_frontmatter_field(text, "description", description)
     parsed = parse_skill_text(updated, path)
     after = parsed.meta_fields
@@ -384,6 +397,7 @@ def set_status_in_file(skill_md: Path, status: str) -> None:
     gives back the file as it was."""
     if status not in STATUSES:
         raise StoreError(f"unknown status {status!r}; valid: {', '.join(STATUSES)}")
+    _refuse_foreign(Path(skill_md))
     text = Path(skill_md).read_text(encoding="utf-8")
     fields = parse_skill_text(text, Path(skill_md)).meta_fields or {}
     if "status" in fields:

@@ -320,7 +320,9 @@ def spec_rule_findings(
 
 class _Report:
     def __init__(self, path: Path | str | None, lines: Mapping[str, int]):
-        self.path, self.lines, self.problems = path, lines, []
+        self.path = Path(path) if path is not None else None
+        self.lines = lines
+        self.problems: list[Problem] = []
 
     def add(
         self, field: str, message: str, hint: str, severity: Severity = Severity.ERROR
@@ -538,13 +540,14 @@ def _check_spec(
         report.add("name", finding.message, finding.hint)
     for finding in [f for f in name_findings if f.rule == FOLDER_RULE]:
         # A harness that takes the command from the folder shows `name` as a label only.
-        label_only = harness is not None and not harness.requires_name
+        label_only = (
+            f" ({harness.title} runs it by its folder's name)"
+            if harness is not None and not harness.requires_name
+            else ""
+        )
         report.add(
             "name",
-            finding.message
-            + (
-                f" ({harness.title} runs it by its folder's name)" if label_only else ""
-            ),  # type: ignore[union-attr]
+            finding.message + label_only,
             finding.hint,
             Severity.WARNING if label_only else Severity.ERROR,
         )
@@ -712,7 +715,7 @@ def with_stand_ins(
         filled["name"] = folder_name
         problems.append(
             Problem(
-                path,
+                Path(path) if path is not None else None,
                 f"no `name`: named {folder_name!r} after its folder, as Claude Code does; the "
                 "Agent Skills specification requires `name` (skills-ref refuses the file)",
                 field="name",

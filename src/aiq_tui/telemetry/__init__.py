@@ -291,11 +291,15 @@ def attach_telemetry(
         console=console,
     )
     if telemetry is not None:
-        loaded = getattr(engine.workspace.catalog, "loaded_event", None)
-        if (
-            loaded is not None
-        ):  # discovery ran before the engine: traced now, at its times
-            telemetry(loaded())
+        from aiq_tui.events import catalog_loaded
+        from aiq_tui.skills.catalog import (
+            SkillCatalog,  # loaded with the workspace already
+        )
+
+        catalog = engine.workspace.catalog
+        if isinstance(catalog, SkillCatalog):
+            # discovery ran before the engine: traced now, at its times
+            telemetry(catalog_loaded(catalog))
         engine.subscribe(telemetry)
         engine.tools.trace_context = telemetry.trace_context
     return telemetry

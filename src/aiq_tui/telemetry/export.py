@@ -91,7 +91,7 @@ class WatchedSession(requests.Session):
 
     def request(
         self, method: Any, url: Any, *args: Any, **kwargs: Any
-    ) -> requests.Response:  # type: ignore[override]
+    ) -> requests.Response:
         try:
             response = super().request(method, url, *args, **kwargs)
         except requests.Timeout:

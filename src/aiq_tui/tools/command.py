@@ -284,7 +284,7 @@ class CommandTool:
             output_cap=self._settings.command_output_bytes,
             env=environ,
         )
-        content = {
+        content: dict[str, object] = {
             "command": self.describe(arguments),
             "cwd": str(cwd),
             "exit_code": done.exit_code,

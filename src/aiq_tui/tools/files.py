@@ -24,12 +24,13 @@ What the model can never do, whatever it is approved for:
 What asks: reading a file that looks like a secret (``.env*``, ``id_*``, ``*.pem``, ``*.key``,
 credentials, ``~/.ssh``, ``~/.aws``, … with backup variants) is permission ``file_read_secret``,
 asked every time; when started in ``~`` or ``/`` every read is ``file_read_unscoped`` (asked,
-rememberable). Writing a file that git, a hook manager or aiq-tui itself runs (``core.hooksPath``,
-``.husky/``, ``lefthook.yml``, ``.pre-commit-config.yaml``, ``.envrc``, the configured skill
-folders, ``.mcp.json`` — judged from the project root and the work tree,
-:func:`~aiq_tui.tools.run_outside.runner_of`) is ``file_write:runs``: the approval names what
-runs it, and only an interactive yes approves it (never ``--yes``, a config ``allow`` or an
-"always").
+rememberable). Writing a file that another program runs or auto-loads (:mod:`aiq_tui.executed_files`,
+the one list: ``.claude/settings.json``, ``.vscode/tasks.json``, ``AGENTS.md``, every harness's
+skill folders, ``.husky/``, ``.envrc``, ``.npmrc``, … — plus ``core.hooksPath`` and the
+configured skill folders and ``.mcp.json``, judged from the project root and the work tree on the
+resolved path and without case, :func:`~aiq_tui.tools.run_outside.runner_of`) is
+``file_write:runs``: the approval names what runs it, and only an interactive yes approves it
+(never ``--yes``, a config ``allow`` or an "always").
 
 Writes are atomic: a temporary file in the target's directory, flushed and fsynced, then
 ``os.replace``. Reads and writes are capped at ``tools.file_max_bytes``; listings at
@@ -206,7 +207,7 @@ class FileOperationsTool:
                 f"{raw!r} is inside the config home ({self._home}); the agent never writes there "
                 "(config, skills and sessions change only by the user's hand)"
             )
-        if ".git" in real.split(os.sep):
+        if ".git" in real.casefold().split(os.sep):  # .GIT is the git dir on macOS too
             raise PathRefused(
                 f"{raw!r} is inside a .git directory; the agent never writes there"
             )

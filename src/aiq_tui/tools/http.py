@@ -141,7 +141,7 @@ async def resolve_addresses(host: str, port: int) -> list[str]:
         )
     except (OSError, UnicodeError):
         return []
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 def addresses_of(host: str, port: int) -> list[str]:
@@ -152,7 +152,7 @@ def addresses_of(host: str, port: int) -> list[str]:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return []
-    return sorted({info[4][0] for info in infos})
+    return sorted({str(info[4][0]) for info in infos})
 
 
 BODY_SHOWN = 2000

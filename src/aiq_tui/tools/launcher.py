@@ -470,12 +470,14 @@ async def run_process(
                 0.0,
             )
         assert process.stdout is not None and process.stderr is not None
-        readers = asyncio.gather(
+        drains = asyncio.gather(
             _drain(process.stdout, output_cap), _drain(process.stderr, output_cap)
         )
+        # What is awaited: the drains, and the stdin feeder beside them when there is input.
+        readers: asyncio.Future[Any] = drains
         if stdin is not None and process.stdin is not None:
             feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
-            readers = asyncio.gather(readers, feeder)
+            readers = asyncio.gather(drains, feeder)
         timed_out = False
         try:
             await asyncio.wait_for(_exited(process), timeout)
@@ -488,10 +490,8 @@ async def run_process(
             _kill_group(process.pid)  # the group dies with the call, whatever happened
         await process.wait()
         try:
-            drained = await asyncio.wait_for(readers, 5)
-            (out, out_cut), (err, err_cut) = (
-                drained[0] if stdin is not None else drained
-            )
+            await asyncio.wait_for(readers, 5)
+            (out, out_cut), (err, err_cut) = drains.result()
         except TimeoutError:
             # A member that left the group (setsid) still holds the pipes; stop waiting.
             readers.cancel()

@@ -26,6 +26,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pglast is imported when a statement is classified, not before
+    from pglast.ast import Node
 
 
 @dataclass(frozen=True)
@@ -199,14 +203,17 @@ def classify_postgres(sql: str, has_params: bool = False) -> SqlClass:
         raise SqlError(
             "one statement per call, please: split the SQL at ';' into separate calls"
         )
-    return _classify_tree(statements[0].stmt)
+    statement = statements[0].stmt
+    if statement is None:
+        raise SqlError("the SQL is empty")
+    return _classify_tree(statement)
 
 
-def _classify_tree(statement: object) -> SqlClass:
+def _classify_tree(statement: Node) -> SqlClass:
     from pglast import ast
     from pglast.visitors import Visitor
 
-    class Walk(Visitor):  # type: ignore[misc]
+    class Walk(Visitor):
         def __init__(self) -> None:
             self.refusal = ""
             self.changes = False

@@ -15,13 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolCall, ToolSpec
-from aiq_tui.events import (
-    EventSink,
-    ToolCallApproved,
-    ToolCallDenied,
-    ToolCallFinished,
-    ToolCallRequested,
-)
 from aiq_tui.tools.base import (
     ApprovalRequest,
     Approver,
@@ -29,6 +22,13 @@ from aiq_tui.tools.base import (
     Decision,
     Tool,
     ToolResult,
+)
+from aiq_tui.tools.events import (
+    ToolCallApproved,
+    ToolCallDenied,
+    ToolCallFinished,
+    ToolCallRequested,
+    ToolEventSink,
 )
 from aiq_tui.tools.policy import (
     ALWAYS_ASK_KEYS,
@@ -218,7 +218,7 @@ class ToolRegistry:
         self,
         call: ToolCall,
         approver: Approver | None,
-        emit: EventSink,
+        emit: ToolEventSink,
         active_allowed_tools: tuple[str, ...] | None = None,
         *,
         preapproving: tuple[str, ...] | None = _UNSET,
@@ -357,12 +357,12 @@ class ToolRegistry:
                     )
 
                 result = await run_with_approval(arguments, ask_more)
-            elif getattr(tool, "run_observed", None) is not None:
+            elif (observed := getattr(tool, "run_observed", None)) is not None:
                 # A tool that calls out (an MCP server) reports its request and sends the call's
                 # trace context along, so the server's own spans join the turn's trace.
-                result = await tool.run_observed(
+                result = await observed(
                     arguments, CallObserver(call.id, emit, self.trace_context)
-                )  # type: ignore[attr-defined]
+                )
             else:
                 result = await tool.run(arguments)
         except (
@@ -390,7 +390,7 @@ class ToolRegistry:
         key: str,
         detail: str,
         approver: Approver | None,
-        emit: EventSink,
+        emit: ToolEventSink,
         *,
         rememberable: bool = True,
     ) -> ToolResult | None:
@@ -400,6 +400,9 @@ class ToolRegistry:
             approver is approve_all and key in INTERACTIVE_ONLY_KEYS
         ):
             reason = f"{call.name} needs approval ({key}) and no one can answer here; {_how_to_approve(key)}"
+            if key in INTERACTIVE_ONLY_KEYS and detail:
+                # Who would run the file: the model (and the user) learn why it is refused.
+                reason += f" ({detail.splitlines()[-1].lstrip('⚠ ')})"
             emit(ToolCallDenied(call.id, call.name, reason))
             return ToolResult.failure(f"denied: {reason}")
         request = ApprovalRequest(

@@ -1,6 +1,8 @@
 """What will run a file besides an ordinary edit: git (hooks, ``core.hooksPath``, a config file
-it includes), hook managers, direnv — and aiq-tui itself (the configured skill folders, the
-project's ``.mcp.json``, whose servers start outside the sandbox).
+it includes), every file of :mod:`aiq_tui.executed_files` (agent harnesses' settings, hooks and
+skill folders, editors' tasks, hook managers, direnv, package managers' configs — the one list)
+— and aiq-tui itself (the configured skill folders, the project's ``.mcp.json``, whose servers
+start outside the sandbox). Paths are compared without case.
 
 One function answers for any path, :func:`runner_of`, judged from the project root *and* the
 top of the git work tree (a project may be a folder of a monorepo, or no repository at all),
@@ -37,6 +39,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from aiq_tui import executed_files
+
 REMOVED_WHY = (
     "the command created these, and something runs them outside the sandbox (git, a hook manager, "
     "direnv or aiq-tui itself); they were removed — the user can create them by hand"
@@ -57,44 +61,31 @@ class Runner:
     outside: bool = (
         True  # runs outside the sandbox (hooks); False: changes what aiq-tui does
     )
+    kind: str = "computed"
+    """``computed`` (git's hooks and configs, aiq-tui's own folders) or the
+    :data:`~aiq_tui.executed_files.Kind` of a listed file."""
 
     def warning(self) -> str:
-        if self.outside:
+        if not self.outside:
+            return f"⚠ {self.when} ({self.name})"
+        if self.kind == "computed":
             return f"⚠ {self.name} runs this file outside the sandbox {self.when}"
-        return f"⚠ {self.when} ({self.name})"
+        if self.kind == "skills":
+            return f"⚠ a skill folder of {self.name}: {self.when}"
+        return f"⚠ {self.name} {self.when}"
+
+    @property
+    def loads_skills(self) -> bool:
+        """A skill loader (aiq-tui's skill folders, a harness's): a SKILL.md there is a skill."""
+        return self.kind == "skills" or self == SKILL_RUNNER
 
 
-_HOOK_MANAGERS: tuple[tuple[re.Pattern[str], Runner], ...] = (
-    (
-        re.compile(r"^\.husky(/|$)|^\.huskyrc"),
-        Runner("husky", "at your next commit or push"),
-    ),
-    (
-        re.compile(r"^\.?lefthook(-local)?\.(yml|yaml|json|toml)$|^\.lefthook(/|$)"),
-        Runner(
-            "lefthook",
-            "at your next commit or push (the hooks run the commands it lists)",
-        ),
-    ),
-    (
-        re.compile(r"^\.pre-commit-(config|hooks)\.yaml$"),
-        Runner(
-            "pre-commit", "at your next commit (the hooks run the commands it lists)"
-        ),
-    ),
-    (
-        re.compile(r"^\.?simple-git-hooks\.(json|js|cjs|mjs)$"),
-        Runner("simple-git-hooks", "at your next commit"),
-    ),
-    (re.compile(r"^\.overcommit\.yml$"), Runner("overcommit", "at your next commit")),
-    (
-        re.compile(r"^\.githooks(/|$)"),
-        Runner("git", "once core.hooksPath points at .githooks"),
-    ),
-    (re.compile(r"(^|/)\.envrc$"), Runner("direnv", "when you enter the folder")),
-)
-"""Hook managers' files, by their path from the top of a work tree (or of a project, which
-``git init`` may make one)."""
+def _listed_runner(entry: executed_files.ExecutedFile) -> Runner:
+    """The runner of a file of :mod:`aiq_tui.executed_files`, as the approval says it."""
+    if entry.kind == "runs":
+        return Runner(entry.runner, f"{entry.when} — outside the sandbox", kind="runs")
+    return Runner(entry.runner, entry.when, kind=entry.kind)
+
 
 SKILL_RUNNER = Runner(
     "aiq-tui",
@@ -105,27 +96,6 @@ SKILL_RUNNER = Runner(
 MCP_RUNNER = Runner(
     "aiq-tui", "at its next start in this project (the MCP servers this file names)"
 )
-
-PROTECTED_NAMES = (
-    ".husky",
-    ".githooks",
-    ".lefthook",
-    "lefthook.yml",
-    "lefthook.yaml",
-    "lefthook.json",
-    "lefthook.toml",
-    ".lefthook.yml",
-    ".lefthook.yaml",
-    "lefthook-local.yml",
-    ".pre-commit-config.yaml",
-    ".simple-git-hooks.json",
-    ".simple-git-hooks.js",
-    ".simple-git-hooks.cjs",
-    ".overcommit.yml",
-    ".envrc",
-)
-"""Hook managers' files the launcher keeps read-only at the top of a writable project (when
-they exist); aiq-tui's own (skill folders, ``.mcp.json``) come from :class:`ProjectLayout`."""
 
 MCP_FILE = ".mcp.json"  # tools.mcp.servers.PROJECT_FILE (not imported: that module is the MCP layer's)
 
@@ -170,9 +140,9 @@ class ProjectLayout:
 
     def aiq_runner(self, real_path: str) -> Runner | None:
         """aiq-tui's own runner of ``real_path``: a skill folder's file, a ``.mcp.json``."""
-        if real_path in self.mcp_files():
+        if any(_same(real_path, mcp) for mcp in self.mcp_files()):
             return MCP_RUNNER
-        if any(_inside(real_path, folder) for folder in self.skill_folders()):
+        if any(_inside_nocase(real_path, folder) for folder in self.skill_folders()):
             return SKILL_RUNNER
         return None
 
@@ -388,6 +358,16 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
+def _same(path: str, other: str) -> bool:
+    """One path, on a file system that ignores case too (``.MCP.json`` is ``.mcp.json`` on
+    macOS); judging who runs a file, one question too many costs nothing."""
+    return path.casefold() == other.casefold()
+
+
+def _inside_nocase(path: str, root: str) -> bool:
+    return _inside(path.casefold(), root.casefold())
+
+
 def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | None:
     """What will run the file at ``real_path`` (absolute, resolved) besides an ordinary edit, or
     None: git (hooks, ``core.hooksPath``, a config file it includes), a hook manager (judged from
@@ -401,7 +381,11 @@ def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | N
         )
     if repository is not None:
         hooks = hooks_path(*repository)
-        if hooks is not None and _inside(real_path, hooks) and real_path != hooks:
+        if (
+            hooks is not None
+            and _inside_nocase(real_path, hooks)
+            and not _same(real_path, hooks)
+        ):
             shown = (
                 os.path.relpath(hooks, repository[0])
                 if _inside(hooks, repository[0])
@@ -411,9 +395,9 @@ def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | N
                 "git",
                 f"at your next commit, push or checkout (core.hooksPath = {shown})",
             )
-        if _inside(real_path, os.path.join(repository[1], "hooks")):
+        if _inside_nocase(real_path, os.path.join(repository[1], "hooks")):
             return Runner("git", "at your next commit, push or checkout (.git/hooks)")
-        if real_path in included_configs(*repository):
+        if any(_same(real_path, path) for path in included_configs(*repository)):
             return Runner(
                 "git",
                 "at your next git command: git reads this file as configuration (include.path), "
@@ -424,18 +408,17 @@ def runner_of(real_path: str, layout: ProjectLayout | None = None) -> Runner | N
         return own
     bases = (*((repository[0],) if repository else ()), *layout.bases())
     for base in dict.fromkeys(bases):
-        if not _inside(real_path, base) or real_path == base:
+        if not _inside_nocase(real_path, base) or _same(real_path, base):
             continue
-        relative = os.path.relpath(real_path, base).replace(os.sep, "/")
-        for pattern, runner in _HOOK_MANAGERS:
-            if pattern.search(relative):
-                return runner
+        entry = executed_files.match(real_path[len(base.rstrip(os.sep)) + 1 :])
+        if entry is not None:
+            return _listed_runner(entry)
     return None
 
 
 def _guarded_in(root: str, layout: ProjectLayout | None) -> tuple[list[str], list[str]]:
     """(existing, absent) run-outside paths of the writable tree ``root`` (real)."""
-    paths = [os.path.join(root, name) for name in PROTECTED_NAMES]
+    paths = [os.path.join(root, name) for name in executed_files.protected_names()]
     own = layout if layout is not None else ProjectLayout(root)
     paths += [
         path
@@ -506,3 +489,27 @@ def remove_created(paths: Iterable[str]) -> list[str]:
             continue
         removed.append(path)
     return removed
+
+
+def foreign_runner(path: str | os.PathLike[str]) -> Runner | None:
+    """Who besides a skill loader acts on a file written at ``path`` — judged on where it really
+    lands (links, ``..``, case) — or None. The writes aiq-tui makes for the user into skill
+    folders (the tuner's description, a status, a saved skill or resource, an import) ask it: a
+    skill folder that leads into ``.husky/`` or ``.vscode/``, or a skill file named
+    ``AGENTS.md``, must not turn an edit of a skill into a file another program runs."""
+    real = os.path.realpath(path)
+    runner = runner_of(real)
+    if runner is None or runner.loads_skills:
+        return None
+    return runner
+
+
+def foreign_write_refusal(path: str | os.PathLike[str]) -> str | None:
+    """The message a refused write of :func:`foreign_runner` gives, or None when it may go on."""
+    runner = foreign_runner(path)
+    if runner is None:
+        return None
+    return (
+        f"{path} is not written: {runner.warning().lstrip('⚠ ')}; only a person writes such a "
+        "file (by hand, or through the file tool's interactive yes)"
+    )

@@ -602,7 +602,8 @@ def main(argv: list[str]) -> int:
                 _mount(
                     None, "/", MS_REC | MS_PRIVATE
                 )  # nothing below propagates back to the host
-                hide(hidden, (lists["--hide-with"] or [None])[-1])
+                covers = lists["--hide-with"]
+                hide(hidden, covers[-1] if covers else None)
             except OSError as exc:
                 return _not_run(
                     f"cannot hide {len(hidden)} secret or config-home path(s) ({exc})"

@@ -37,7 +37,7 @@ from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Header
 
 from aiq_tui.replay.cursor import TimeCursor
 from aiq_tui.ui.bindings import APP_BINDINGS, MAIN_SCREEN_ONLY, NEEDS_ENGINE, THEMES
@@ -57,15 +57,17 @@ from aiq_tui.ui.messages import (
     StreamedText,
 )
 from aiq_tui.ui.pane_actions import PaneActions
+from aiq_tui.ui.plain import PlainNotifications, PlainStatic
 from aiq_tui.ui.project_trust import ProjectTrust
 from aiq_tui.ui.prompt_completion import PromptCompletion
-from aiq_tui.ui.render_caches import release_removed_widgets
 from aiq_tui.ui.session_control import SessionControl
 from aiq_tui.ui.settings_control import SettingsControl
 from aiq_tui.ui.skill_actions import SkillActions
 from aiq_tui.ui.skill_watch import SkillWatch
 from aiq_tui.ui.slash import SlashCommands
+from aiq_tui.ui.textual_compat import release_removed_widgets
 from aiq_tui.ui.themes import ReadableThemes
+from aiq_tui.ui.typing_guard import TypingClock
 from aiq_tui.ui.view import StateView, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.choice_list import ChoiceList
@@ -89,7 +91,7 @@ if TYPE_CHECKING:
 __all__ = ["AiqApp", "DemoSteps", "EngineStart"]
 
 
-class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
+class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[int]):
     """``AiqApp(engine)`` — any object with the Engine's public surface works (tests use a fake)."""
 
     TITLE = "aiq-tui"
@@ -151,6 +153,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.settings_control = SettingsControl(self)
         self.pane_actions = PaneActions(self)
         self.chrome = Chrome(self)
+        self.typing = TypingClock(lambda: self.config.ui.typing_grace)
+        """When the last key was typed: approvals and Space tell typing from a deliberate key."""
         self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
         if self.config.ui.theme in self.available_themes:
             self.theme = self.config.ui.theme
@@ -176,18 +180,23 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
 
     @property
     def config(self) -> AppConfig:
-        return (
-            self.engine.config if self.engine is not None else self.starter.spec.config
-        )  # type: ignore[union-attr]
+        if self.engine is not None:
+            return self.engine.config
+        return self._start_spec().config
 
     @property
     def home(self) -> Any:
         """The config home (:class:`~aiq_tui.locations.Home`)."""
-        return (
-            self.engine.workspace.home
-            if self.engine is not None
-            else self.starter.spec.home
-        )  # type: ignore[union-attr]
+        if self.engine is not None:
+            return self.engine.workspace.home
+        return self._start_spec().home
+
+    def _start_spec(self) -> EngineStart:
+        """What the engine is being built from: every app has an engine or this."""
+        spec = self.starter.spec
+        if spec is None:
+            raise RuntimeError("the app has neither an engine nor what builds one")
+        return spec
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         from textual.screen import ModalScreen
@@ -200,6 +209,13 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
             return cursor_keys_apply(self, action)
         return True
 
+    def get_driver_class(self) -> Any:
+        driver = super().get_driver_class()
+        from aiq_tui.ui.paste_safe import install
+
+        install(driver)  # a pasted escape stays in its place (see paste_safe)
+        return driver
+
     # -- layout --------------------------------------------------------------------------
     def get_default_screen(self) -> Screen[Any]:
         return MainScreen(id="_default")
@@ -207,8 +223,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
     def compose(self) -> ComposeResult:
         context = self.config.context
         yield Header()
-        yield Static(DEMO_BANNER, id="banner", markup=False)
-        yield Static("", id="problems-banner", markup=False)
+        yield PlainStatic(DEMO_BANNER, id="banner", markup=False)
+        yield PlainStatic("", id="problems-banner", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 conversation = Conversation(id="conversation")
@@ -216,7 +232,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
                     False  # read from the prompt (PgUp / PgDn): not a second Tab stop
                 )
                 yield conversation
-                yield Static("", id="cursor-bar", markup=False)
+                yield PlainStatic("", id="cursor-bar", markup=False)
                 yield PromptInput(
                     self._skill_names, id="prompt", skill_hints=self._skill_hints
                 )
@@ -234,7 +250,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
                 ):  # built already: its events are drawn from mount on
                     yield self.activity_tabs(self.timeline())
                 else:  # a deferred start: the tabs are mounted after the first frame, in this place
-                    yield Static("", id="activity-pending")
+                    yield PlainStatic("", id="activity-pending")
         yield CoalescedFooter()
 
     @staticmethod
@@ -370,9 +386,8 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         prompt = self.query_one("#prompt", PromptInput)
         if not text:
             return
-        prompt.remember(text)
+        prompt.remember(text)  # the prompt has cleared itself already
         self.settings_control.keep_history(text)
-        prompt.value = ""
         if self.cursor.paused:  # what the user sends is answered live
             await self.action_cursor_live()
         if (

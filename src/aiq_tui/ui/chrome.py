@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui import mcp_prompts
+from aiq_tui.ui.plain import plain
 from aiq_tui.ui.widgets.prompt import PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
@@ -72,11 +73,10 @@ class Chrome:
         )
         if demo:
             return DEMO_BANNER if app.config.ui.show_banner else None
-        check = getattr(getattr(app.engine, "provider", None), "_check_ready", None)
-        if check is None:
+        if app.engine is None:
             return None
         try:
-            check()
+            app.engine.provider.check_ready()
         except Exception as exc:
             return f"⚠ {exc} — F2 Settings"
         return None
@@ -221,6 +221,6 @@ class Chrome:
 
     async def mcp_progress(self, event: Any) -> None:
         if self.app.busy:  # the status line under the prompt, while the call runs
-            self.app.query_one(
-                "#prompt", PromptInput
-            ).border_subtitle = mcp_prompts.progress_line(event)
+            self.app.query_one("#prompt", PromptInput).border_subtitle = plain(
+                mcp_prompts.progress_line(event)
+            )

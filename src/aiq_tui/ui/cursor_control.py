@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from aiq_tui.replay.cursor import TimeCursor
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.demo_control import DemoControl, DemoSteps
+    from aiq_tui.ui.view import StateView
 
 CURSOR_ACTIONS = frozenset(
     {"toggle_pause", "cursor_step", "cursor_turn", "cursor_live"}
@@ -26,7 +27,8 @@ def cursor_keys_apply(app: AiqApp, action: str) -> bool:
     """The cursor's keys act on the main screen's empty prompt (typing keeps its keys):
     Space when there is something to pause, the arrows and End only while paused."""
     if (
-        not app.is_mounted
+        not app.is_running  # was `app.is_mounted`: a method, so always true
+        or not app.screen_stack
         or app.screen is not app.screen_stack[0]
         or not app.cursor.records
     ):
@@ -63,6 +65,14 @@ class CursorKeys:
     demo: DemoSteps | None
     demo_control: DemoControl
     engine: Any
+
+    if (
+        TYPE_CHECKING
+    ):  # the rest of the app this mixin reads (App's own, and EngineEvents')
+        view: StateView
+
+        async def draw(self) -> None: ...
+        def refresh_bindings(self) -> None: ...
 
     # -- the time cursor --------------------------------------------------------------------
     def _show_cursor_bar(self) -> None:

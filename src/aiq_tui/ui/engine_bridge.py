@@ -23,6 +23,11 @@ from aiq_tui.ui.chrome import CHROME
 from aiq_tui.ui.messages import Drained, EngineEvent, StreamedText
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from datetime import datetime
+
+    from textual.message import Message
+
     from aiq_tui.events import Event
     from aiq_tui.replay.cursor import TimeCursor
     from aiq_tui.tools.base import ApprovalRequest, Decision
@@ -47,6 +52,19 @@ class EngineEvents:
     _held_events: list[Event] | None
     _open_stream: StreamedText | None
     _cursor_moved: asyncio.Event
+
+    if (
+        TYPE_CHECKING
+    ):  # the rest of the app this mixin calls (App's own, and CursorKeys')
+        clock: Callable[[], datetime]
+
+        def post_message(self, message: Message) -> bool: ...
+        def call_later(
+            self, callback: Callable[..., Any], *args: Any, **kwargs: Any
+        ) -> bool: ...
+        def _is_step(self, index: int) -> bool: ...
+        def _set_busy(self, busy: bool) -> None: ...
+        def _show_cursor_bar(self) -> None: ...
 
     # -- engine → UI -------------------------------------------------------------------
     def _sink(self, event: Event) -> None:

@@ -118,7 +118,7 @@ class DeferredStart:
         self.mount_timeline()
         if (
             not gc.isenabled()
-        ):  # ui.run paused it for start-up: what exists now lives all session
+        ):  # tui_cmd paused it for start-up: what exists now lives all session
             gc.freeze()
             gc.enable()
         app.run_worker(self.warm_up, thread=True, group="warm-up", exit_on_error=False)
@@ -140,7 +140,8 @@ class DeferredStart:
         try:
             if self.spec.listing is not None and not self.listed_ahead:
                 # Waits until the list is drawn: building on meanwhile would halve its share of the GIL.
-                app.call_from_thread(self.show_listing, self.spec.listing())
+                # Textual types the callback as returning Awaitable[Never]: a coroutine is fine.
+                app.call_from_thread(self.show_listing, self.spec.listing())  # type: ignore[arg-type]
             while not self.framed.wait(
                 0.05
             ):  # the engine's imports (~0.2 s) must not delay the first frame
@@ -148,9 +149,8 @@ class DeferredStart:
                     get_current_worker().is_cancelled
                 ):  # the app ended before its first frame
                     return
-            app.call_from_thread(
-                self.mount_activity
-            )  # after the frame and the list: neither waits for it
+            # After the frame and the list: neither waits for it. (Textual's stub: see above.)
+            app.call_from_thread(self.mount_activity)  # type: ignore[arg-type]
             import aiq_tui.ui.widgets.timeline  # noqa: F401 - here, not on the UI's time (mounted by started)
 
             engine = self.spec.build()
@@ -167,7 +167,9 @@ class DeferredStart:
         if app.engine is None and app.is_running:
             app.query_one(SkillsPane).set_views(views)
             drawn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            app.call_after_refresh(lambda: drawn.done() or drawn.set_result(None))
+            app.call_after_refresh(
+                lambda: None if drawn.done() else drawn.set_result(None)
+            )
             try:
                 await asyncio.wait_for(
                     drawn, timeout=1.0

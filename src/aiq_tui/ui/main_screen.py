@@ -31,11 +31,11 @@ class MainScreen(Screen[None]):
         inside = [w for w in self.focus_chain if w is not pane and pane in w.ancestors]
         if pane.id == "skills":
             filled = [w for w in inside if getattr(w, "rows", None)]
-            return (filled or inside or [None])[0]
+            return next(iter(filled or inside), None)
         lists = [
             w for w in inside if type(w).__name__ != "ContentTabs"
         ]  # the active tab's list
-        return (lists or inside or [None])[0]
+        return next(iter(lists or inside), None)
 
     def _stops(self) -> list[Any]:
         stops: list[Any] = []

@@ -53,11 +53,14 @@ class PromptCompletion:
         self.app.watch(
             prompt,
             "selection",
-            lambda _selection: self.showing and self.update(),
+            lambda _selection: self.update() if self.showing else None,
             init=False,
         )
         self.app.watch(
-            prompt, "has_focus", lambda focused: focused or self.dismiss(), init=False
+            prompt,
+            "has_focus",
+            lambda focused: None if focused else self.dismiss(),
+            init=False,
         )
 
     @property

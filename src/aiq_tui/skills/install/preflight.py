@@ -7,15 +7,15 @@ repository (nothing installed yet) and returns
   the install, and the strict one's problems as warnings (portability: a skill must stay valid
   for its harness);
 * the risk checks the caller passes (:data:`RiskCheck`; the CLI passes the doctor's per-skill
-  :func:`~aiq_tui.doctor.content.content_findings`: dangerous script commands, an
-  ``allowed-tools`` that pre-approves a shell) — errors stop it. They are passed in because
-  the doctor sits above ``skills/`` (it reads the matcher and the prompt builder);
+  :func:`~aiq_tui.doctor.content.skill_findings`: the safety scan — dangerous commands, prompt
+  injection, hidden text, exfiltration, tool grants — and the content checks) — errors stop
+  it, naming file:line. They are passed in because the doctor sits above ``skills/`` (it
+  reads the matcher and the prompt builder);
 * what the skill may run: its scripts (every file the resource listing calls a script) and
   its ``allowed-tools`` — which the user is shown and asked about.
 
 The doctor's whole-collection checks (routing, budget) judge a catalog, not one skill: they run
-with ``skills doctor`` after the install. The safety scan of ``doctor/safety.py`` (issue 47)
-plugs in the same way, as one more :data:`RiskCheck` the CLI passes, when it lands.
+with ``skills doctor`` after the install.
 """
 
 from __future__ import annotations
@@ -75,8 +75,7 @@ def preflight(
     the module doc)."""
     from aiq_tui.skills.check import check_file
     from aiq_tui.skills.model import ResourceKind
-    from aiq_tui.skills.parse import parse_skill_text
-    from aiq_tui.skills.resources import SKILL_FILE, list_resources
+    from aiq_tui.skills.resources import SKILL_FILE
 
     skill_md = folder / SKILL_FILE
     report = check_file(skill_md, settings)
@@ -95,15 +94,12 @@ def preflight(
         return Preflight(
             folder.name, folder, errors=(f"{skill_md}: cannot read ({exc})",)
         )
-    parsed = parse_skill_text(text, skill_md)
-    fields = dict(parsed.meta_fields or {})
-    name = str(fields.pop("name", "") or report.name or folder.name)
-    description = str(fields.pop("description", "") or "")
-    meta = SkillMeta(name, description, skill_md, folder.parent, extras=fields)
-    resources, _problems = list_resources(folder, settings)
-    for check in risk_checks:
-        for is_error, line in check(meta, parsed.body, resources):
-            (errors if is_error else warnings).append(line)
+    meta, body, resources = _read_skill(folder, text, report.name, settings)
+    fields = dict(meta.extras)
+    name, description = meta.name, meta.description
+    risk_errors, risk_warnings = run_risk_checks(meta, body, resources, risk_checks)
+    errors += risk_errors
+    warnings += risk_warnings
     scripts = tuple(r.relpath for r in resources if r.kind is ResourceKind.SCRIPT)
     return Preflight(
         name=name,
@@ -116,6 +112,53 @@ def preflight(
         skill_type=meta.type,
         extras=fields,
     )
+
+
+def risk_checks_of(
+    folder: Path, settings: SkillsSettings, risk_checks: Sequence[RiskCheck]
+) -> tuple[list[str], list[str]]:
+    """``(errors, warnings)`` of ``risk_checks`` on the skill at ``folder`` alone (what
+    ``skills import`` asks, having validated it itself)."""
+    from aiq_tui.skills.resources import SKILL_FILE
+
+    try:
+        text = (folder / SKILL_FILE).read_text(encoding="utf-8-sig", errors="replace")
+    except OSError as exc:
+        return [f"{folder / SKILL_FILE}: cannot read ({exc})"], []
+    meta, body, resources = _read_skill(folder, text, None, settings)
+    return run_risk_checks(meta, body, resources, risk_checks)
+
+
+def run_risk_checks(
+    meta: SkillMeta,
+    body: str,
+    resources: Sequence[Resource],
+    risk_checks: Sequence[RiskCheck],
+) -> tuple[list[str], list[str]]:
+    errors: list[str] = []
+    warnings: list[str] = []
+    for check in risk_checks:
+        for is_error, line in check(meta, body, resources):
+            (errors if is_error else warnings).append(line)
+    return errors, warnings
+
+
+def _read_skill(
+    folder: Path, text: str, name: str | None, settings: SkillsSettings
+) -> tuple[SkillMeta, str, tuple[Resource, ...]]:
+    """The skill at ``folder`` as the risk checks take it: its meta (nothing installed yet,
+    so read from the file), body and resource listing."""
+    from aiq_tui.skills.parse import parse_skill_text
+    from aiq_tui.skills.resources import SKILL_FILE, list_resources
+
+    skill_md = folder / SKILL_FILE
+    parsed = parse_skill_text(text, skill_md)
+    fields = dict(parsed.meta_fields or {})
+    name = str(fields.pop("name", "") or name or folder.name)
+    description = str(fields.pop("description", "") or "")
+    meta = SkillMeta(name, description, skill_md, folder.parent, extras=fields)
+    resources, _problems = list_resources(folder, settings)
+    return meta, parsed.body, tuple(resources)
 
 
 def _say(problem: Problem) -> str:

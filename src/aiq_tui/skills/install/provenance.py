@@ -17,7 +17,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiq_tui.locations import Home
 from aiq_tui.skills.install.lockfile import (
@@ -30,6 +30,9 @@ from aiq_tui.skills.install.lockfile import (
 
 _CACHE: dict[str, tuple[tuple[int, int], LockFile | None]] = {}
 _PARENTS = 3
+
+if TYPE_CHECKING:
+    from aiq_tui.config import AppConfig
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ def _match(
     return None
 
 
-def _config():  # type: ignore[no-untyped-def]
+def _config() -> AppConfig:
     from aiq_tui.config import AppConfig
 
     return AppConfig()

@@ -307,7 +307,7 @@ class McpConnection:
             http.event_hooks.setdefault("response", []).append(self._note_session)
             inner = streamable_http_client(expanded.url, http_client=http)
         async with inner as (read_stream, write_stream):
-            send, receive = anyio.create_memory_object_stream(0)
+            send, receive = anyio.create_memory_object_stream[Any](0)
 
             async def pump() -> None:
                 try:
@@ -601,10 +601,10 @@ class McpConnection:
         client = self._client
         if client is None or not self.offers("resources"):
             return [], []
-        (
-            resources,
-            templates,
-        ) = await asyncio.gather(  # two round trips at once: the start waits for them
+        listed: tuple[
+            Any, Any
+        ] = await asyncio.gather(  # two round trips at once: the start waits
+            # for them
             self._request(
                 self._paged(lambda c: client.list_resources(cursor=c), "resources")
             ),
@@ -616,6 +616,7 @@ class McpConnection:
             ),
             return_exceptions=True,
         )
+        resources, templates = listed
         if isinstance(resources, BaseException):
             raise resources
         # Templates are optional even where resources are offered.

@@ -2,16 +2,21 @@
 
 A server may ask, in the middle of a tool call, for a few values (a form: flat fields of string,
 number, integer, boolean or a choice) or for the user to open a URL. Who answers is the
-caller's :data:`~aiq_tui.tools.mcp.connection.Elicitor`: the TUI shows a dialog; a headless
-run has nobody to ask, so :func:`headless_answer` declines — unless ``--yes`` was given, and
-then it accepts with the values the server itself proposed as defaults (it still declines when
-a required field has none: nothing is made up on the user's behalf).
+caller's :data:`~aiq_tui.tools.mcp.connection.Elicitor`: the TUI shows a dialog, ``aiq-tui ask``
+at a terminal asks there; a headless run has nobody to ask, so :func:`headless_answer`
+declines. ``--yes`` approves tool calls, never a server's question: only
+``--accept-elicitation-defaults`` lets a headless run answer with the values the server itself
+proposed — and even then it declines when a required field has no default (nothing is made up
+on the user's behalf) or when the question looks destructive (:func:`destructive_reason`: a
+confirmation the server pre-answered yes, "delete", "drop", "cannot be undone"…), which only a
+person answers.
 
 No SDK here: the request is read by attribute or key from whatever the SDK hands over.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -166,13 +171,55 @@ def coerce(spec: ElicitationField, text: str) -> tuple[Value, str]:
     return text, ""
 
 
-def headless_answer(request: ElicitationRequest, yes: bool) -> ElicitationAnswer:
+_DESTRUCTIVE = re.compile(
+    r"\b(delet(e|es|ed|ing|ion)|remov(e|es|ed|ing|al)|destroy\w*|drop(s|ped|ping)?|"
+    r"wip(e|es|ed|ing)|eras(e|es|ed|ing)|purg(e|es|ed|ing)|overwrit\w*|truncat\w*|"
+    r"reset(s|ting)?|revok\w*|terminat\w*|kill\w*|uninstall\w*|force(d|s)?|"
+    r"permanent(ly)?|irreversibl[ey]|undone|unrecoverabl[ey]|transfer\w*|"
+    r"pay(s|ing|ment|ments)?|publish\w*|deploy\w*|shut ?down)\b",
+    re.IGNORECASE,
+)
+"""Words of a question whose default must not be taken for the user."""
+
+_CONSENT = re.compile(
+    r"\b(confirm\w*|approv\w*|agree\w*|accept\w*|consent\w*|proceed\w*|sure|yes|"
+    r"allow\w*|authori[sz]\w*|continue)\b",
+    re.IGNORECASE,
+)
+"""Names of a boolean field that is the user's consent."""
+
+
+def destructive_reason(request: ElicitationRequest) -> str | None:
+    """Why the server's defaults must not be taken without a person (None: they may be): the
+    question speaks of deleting, dropping, paying…, or a consent field (``confirm``, ``proceed``)
+    defaults to yes. A first filter on words, so it errs towards asking."""
+    words = " ".join(
+        (
+            request.message,
+            *(f"{f.name} {f.title} {f.description}" for f in request.fields),
+            *(str(f.default) for f in request.fields if isinstance(f.default, str)),
+        )
+    )
+    found = _DESTRUCTIVE.search(words)
+    if found:
+        return f"the question says {found.group(0)!r}"
+    for spec in request.fields:
+        if spec.kind == "boolean" and spec.default is True:
+            if _CONSENT.search(f"{spec.name} {spec.title}".replace("_", " ")):
+                return f"its {spec.label!r} defaults to yes"
+    return None
+
+
+def headless_answer(
+    request: ElicitationRequest, accept_defaults: bool
+) -> ElicitationAnswer:
     """What a run with nobody to ask answers (see the module doc)."""
-    if not yes:
+    if not accept_defaults:
         return ElicitationAnswer(
             "decline",
-            reason="nobody to ask in a headless run (--yes accepts the "
-            "server's defaults)",
+            reason="nobody to ask in a headless run (--accept-elicitation-defaults takes "
+            "the server's defaults when the question is not destructive; --yes approves "
+            "tool calls only)",
         )
     if request.mode == "url":
         return ElicitationAnswer(
@@ -182,6 +229,13 @@ def headless_answer(request: ElicitationRequest, yes: bool) -> ElicitationAnswer
     if missing:
         return ElicitationAnswer(
             "decline", reason=f"no default for {', '.join(missing)}"
+        )
+    danger = destructive_reason(request)
+    if danger is not None:
+        return ElicitationAnswer(
+            "decline",
+            reason=f"it looks destructive ({danger}): only a person answers that, at a "
+            "terminal or in the TUI",
         )
     return ElicitationAnswer(
         "accept", {f.name: f.default for f in request.fields if f.default is not None}

@@ -5,7 +5,7 @@ Rules a caller may rely on:
 
 * :meth:`McpFleet.start` is idempotent and returns once every server that may start has
   started or failed (each bounded by ``mcp.startup_timeout_seconds``); a failure is a state with
-  a message (:meth:`problems`, an :class:`~aiq_tui.events.McpServerChanged` event), never an
+  a message (:meth:`problems`, an :class:`~aiq_tui.tools.mcp.events.McpServerChanged` event), never an
   exception.
 * A project's server (``.mcp.json``) starts once the user approved this very definition
   (:mod:`.approvals`, ``aiq-tui mcp approve``). Otherwise it is asked about only in a trusted
@@ -39,8 +39,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.events import McpServerChanged
 from aiq_tui.problems import Problem, Severity
+from aiq_tui.tools.mcp.events import McpServerChanged
 from aiq_tui.tools.mcp.servers import ServerDefinition, all_servers, tool_name
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ class McpFleet:
         cwd: Path,
         registry: ToolRegistry,
         emit: Callable[[McpServerChanged], None],
-        on_tools_changed: Callable[[], None] | None = None,
+        on_tools_changed: Callable[[], object] | None = None,  # its result is ignored
     ) -> None:
         self.home = home
         self.config = config
@@ -345,7 +345,7 @@ class McpFleet:
         return (
             await elicitor(request)
             if elicitor is not None
-            else headless_answer(request, False)
+            else headless_answer(request, accept_defaults=False)
         )
 
     async def _list_catalog(
@@ -676,8 +676,10 @@ class McpFleet:
             used += tokens
             chosen.add(name)
         return [
-            self.registry.get(name).spec for name in self.tool_names() if name in chosen
-        ]  # type: ignore[union-attr]
+            tool.spec
+            for name in self.tool_names()
+            if name in chosen and (tool := self.registry.get(name)) is not None
+        ]
 
     def ready_specs(self) -> list[ToolSpec]:
         """Every ready server's tool definitions, in config order (what ``tool_search`` searches)."""

@@ -325,12 +325,10 @@ def remove_project_server(cwd: Path, name: str) -> str | None:
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ValueError(f"cannot read {path}: {exc}") from exc
     servers = data.get("mcpServers") if isinstance(data, dict) else None
+    if not isinstance(servers, dict):
+        return None
     wanted = (server_name(name) or name).lower()
-    key = (
-        next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None)
-        if isinstance(servers, dict)
-        else None
-    )
+    key = next((str(k) for k in servers if server_name(str(k)).lower() == wanted), None)
     if key is None:
         return None
     del servers[key]

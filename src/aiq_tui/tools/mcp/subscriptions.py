@@ -11,14 +11,14 @@ Rules a caller (the engine) may rely on:
   is watched with ``mcp.subscribe_resources: false``; at most ``mcp.max_subscriptions`` at once
   (the least recently used one stops being watched to make room).
 * An update the server sends for a watched URI (exactly that URI: anything else a server says
-  is ignored) becomes one :class:`~aiq_tui.events.McpResourceUpdated`, and later ones for the
+  is ignored) becomes one :class:`~aiq_tui.tools.mcp.events.McpResourceUpdated`, and later ones for the
   same resource are folded into it until the user's next message: a chatty server adds at most
   one event per watched resource between two messages to the session's journal.
 * That next message carries each update (:meth:`ResourceWatch.for_message`): an attached
   resource is read again (cut to ``mcp.resource_max_bytes`` like an attach) and its text goes
   with the message, labelled as updated since it was attached (unless it is the same text as
   before); the model is told about one it read itself, and can read it again. Each is reported
-  as an :class:`~aiq_tui.events.McpResourceRefreshed`.
+  as an :class:`~aiq_tui.tools.mcp.events.McpResourceRefreshed`.
 * :meth:`ResourceWatch.reset` (a new or resumed conversation) unsubscribes everything; a
   server that stops takes its subscriptions with it, and when it runs again (a new connection)
   what the conversation still uses is subscribed again (:meth:`ResourceWatch.server_changed`).
@@ -36,7 +36,11 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from aiq_tui.events import McpResourceRefreshed, McpResourceUpdated, McpServerChanged
+from aiq_tui.tools.mcp.events import (
+    McpResourceRefreshed,
+    McpResourceUpdated,
+    McpServerChanged,
+)
 
 if TYPE_CHECKING:
     from aiq_tui.config import AppConfig

@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from aiq_tui.conversation import ToolSpec
-from aiq_tui.events import McpCallFinished, McpCallStarted, McpProgress
 from aiq_tui.tools.approval_view import one_line
 from aiq_tui.tools.base import CallObserver, ToolResult
+from aiq_tui.tools.mcp.events import McpCallFinished, McpCallStarted, McpProgress
 from aiq_tui.tools.mcp.results import convert
 
 if TYPE_CHECKING:
@@ -110,10 +110,10 @@ class McpTool(ServerTool):
     async def run_observed(
         self, arguments: dict[str, Any], observer: CallObserver | None
     ) -> ToolResult:
-        """The call, reported as :class:`~aiq_tui.events.McpCallStarted` / ``McpCallFinished``
+        """The call, reported as :class:`~aiq_tui.tools.mcp.events.McpCallStarted` / ``McpCallFinished``
         and carrying the trace context in ``params._meta`` (MCP semantic conventions, SEP-414:
         ``traceparent``, unprefixed) when ``observer`` has one; the server's progress
-        notifications come back as :class:`~aiq_tui.events.McpProgress`."""
+        notifications come back as :class:`~aiq_tui.tools.mcp.events.McpProgress`."""
         from aiq_tui.tools.mcp.connection import McpError
 
         connection = self._connection

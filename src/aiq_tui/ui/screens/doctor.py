@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -23,7 +23,10 @@ from textual.widgets import DataTable, Footer, Header, Static
 from aiq_tui.doctor.model import DoctorReport, Finding
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
+
+if TYPE_CHECKING:
+    from aiq_tui.ui.app import AiqApp
 
 LEVEL_BADGE = {"error": "error", "warning": "warning", "info": "primary"}
 """Each severity's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme;
@@ -77,13 +80,13 @@ class DoctorScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="doctor"):
-            yield Static(
+            yield PlainStatic(
                 "Checking every skill with the matcher and the budget…",
                 id="doctor-summary",
                 markup=False,
             )
-            yield DataTable(id="findings", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="doctor-detail", markup=False)
+            yield PlainDataTable(id="findings", cursor_type="row", zebra_stripes=True)
+            yield PlainStatic("", id="doctor-detail", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -165,14 +168,18 @@ class DoctorScreen(Screen[None]):
                 severity="warning",
             )
             return
-        self.app.action_open_skill(name)
+        self._app().action_open_skill(name)
+
+    def _app(self) -> AiqApp:
+        """The workbench this screen opens over (its skill viewer and inspector)."""
+        return cast("AiqApp", self.app)
 
     def action_inspect(self) -> None:
         finding = self.selected()
         if finding is None or not finding.query:
             self.notify("This finding has no query to inspect.", severity="warning")
             return
-        self.app.action_inspector(" ".join(finding.query.split()))
+        self._app().action_inspector(" ".join(finding.query.split()))
 
     def action_recheck(self) -> None:
         self.query_one("#doctor-summary", Static).update("Checking again…")

@@ -20,8 +20,9 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Ranking
+from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
@@ -60,6 +61,14 @@ def signals_note(engine: Any) -> str:
     return " · keyword + semantic (similarity→embedding)" if "semantic" in used else ""
 
 
+def context_note(earlier: int) -> str:
+    """Says that the conversation's earlier questions count in the ranking (as the engine
+    counts them), so a query ranked alone (``aiq-tui match``) may read differently."""
+    if not earlier:
+        return ""
+    return f" · with {earlier} earlier question{'s' if earlier > 1 else ''} as context"
+
+
 def catalog_note(engine: Any, name: str) -> str:
     """What of ``name``'s description the model reads in the catalog: a shortened line says
     from what to what and why (the prompt builder's figures); "" when it reads it whole."""
@@ -85,17 +94,20 @@ class InspectorScreen(Screen[None]):
         self.engine = engine
         self.initial = query
         self.ranking: Ranking | None = None
+        self.context: tuple[str, ...] = ()
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="inspector"):
             yield Input(
-                value=self.initial,
+                # The last query may come from a session file: its control characters show
+                # escaped (an Input draws what it holds as it is).
+                value=printable(self.initial, one_line=True),
                 placeholder="Type a query to rank skills",
                 id="inspect-query",
             )
-            yield Static("", id="inspect-summary")
-            yield DataTable(id="ranking", cursor_type="row", zebra_stripes=True)
+            yield PlainStatic("", id="inspect-summary")
+            yield PlainDataTable(id="ranking", cursor_type="row", zebra_stripes=True)
             with Horizontal(id="why-row"):
                 yield Input(
                     placeholder="Why not… (skill name)",
@@ -104,7 +116,7 @@ class InspectorScreen(Screen[None]):
                         sorted(self.engine.workspace.catalog.names())
                     ),
                 )
-            yield Static("", id="why", markup=False)
+            yield PlainStatic("", id="why", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -138,7 +150,10 @@ class InspectorScreen(Screen[None]):
             self.ranking = None
             summary.update("Ranking appears as you type.")
             return
-        ranking = self.ranking = self.engine.rank(query)
+        # Ranked as the engine ranks it (with the conversation's earlier questions): the numbers
+        # are the skills pane's, not a second ranking of the words alone.
+        self.context = self.engine.conversation_context(query)
+        ranking = self.ranking = self.engine.rank(query, self.context)
         typed = as_typed(query)
         top_k = config.matching.top_k
         brief, full = (
@@ -150,6 +165,7 @@ class InspectorScreen(Screen[None]):
             f"{len(ranking.matches)} of {ranking.considered} skills "
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
             + signals_note(self.engine)
+            + context_note(len(self.context))
         )
         grounds = table_grounds(table)  # readable on the plain and the striped rows
         for index, match in enumerate(ranking.matches[:200]):
@@ -188,7 +204,7 @@ class InspectorScreen(Screen[None]):
             )
             return
         match = self.ranking.get(name) if self.ranking else None
-        lines = [self.engine.explain(query, name)]
+        lines = [self.engine.explain(query, name, self.context)]
         if match is not None:
             typed = as_typed(query)
             lines += [

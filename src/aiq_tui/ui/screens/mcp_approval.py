@@ -13,10 +13,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Footer
 
 from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
+from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -61,16 +62,18 @@ class McpApprovalScreen(ModalScreen["str | None"]):
     def compose(self) -> ComposeResult:
         server = self.server
         with Dialog(id="mcp-approval", classes="dialog"):
-            yield Label(
+            yield PlainLabel(
                 f"Start the project's MCP server “{server.name}”?", id="approval-title"
             )
-            yield Static(
+            yield PlainStatic(
                 f"from {printable(str(server.origin))} — a project you trust",
                 classes="dim",
                 markup=False,
             )
-            yield Static(server_details(server), id="approval-detail", markup=False)
-            yield Static(
+            yield PlainStatic(
+                server_details(server), id="approval-detail", markup=False
+            )
+            yield PlainStatic(
                 "Its tools still ask before each call. The answer is remembered until the "
                 "definition changes.",
                 classes="dim",

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.tools.mcp.elicitation import (
@@ -21,6 +21,7 @@ from aiq_tui.tools.mcp.elicitation import (
     ElicitationRequest,
     coerce,
 )
+from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -71,27 +72,29 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
     def compose(self) -> ComposeResult:
         request = self.request
         with Dialog(id="mcp-elicitation", classes="dialog"):
-            yield Label(
+            yield PlainLabel(
                 printable(self.title_text), id="elicitation-title", markup=False
             )
-            yield Static(
+            yield PlainStatic(
                 printable(request.message), id="elicitation-message", markup=False
             )
             if request.mode == "url":
-                yield Static(
+                yield PlainStatic(
                     f"open: {printable(request.url)}",
                     id="elicitation-url",
                     markup=False,
                 )
             for index, spec in enumerate(request.fields):
-                yield Label(printable(spec.label), markup=False)
+                yield PlainLabel(printable(spec.label), markup=False)
                 yield Input(
                     value=_shown(spec.default),
                     placeholder=printable(field_hint(spec)),
                     id=f"field-{index}",
                 )
-                yield Static(printable(field_hint(spec)), classes="dim", markup=False)
-            yield Static("", id="elicitation-problem", markup=False)
+                yield PlainStatic(
+                    printable(field_hint(spec)), classes="dim", markup=False
+                )
+            yield PlainStatic("", id="elicitation-problem", markup=False)
             with Horizontal(classes="buttons"):
                 yield Button(
                     f"{self.accept_label} (ctrl+s)", id="accept", variant="primary"

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding
@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
 from aiq_tui.replay.state import SessionStates, ViewState, event_count
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainNotifications, PlainStatic, plain
 from aiq_tui.ui.themes import ReadableThemes
 from aiq_tui.ui.view import StateView, catalog_views, fit_to_height
 from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
@@ -62,7 +62,11 @@ class ReplayUnavailable(Exception):
     """Raised by a ``load`` function: the session cannot be replayed (the message says why);
     the screen closes and the app shows the message with ``severity``."""
 
-    def __init__(self, message: str, severity: str = "error") -> None:
+    def __init__(
+        self,
+        message: str,
+        severity: Literal["information", "warning", "error"] = "error",
+    ) -> None:
         super().__init__(message)
         self.severity = severity
 
@@ -141,7 +145,7 @@ class ReplayScreen(Screen[None]):
         self.event = event_count(turns, self.turn)
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="replay-bar", markup=False)
+        yield PlainStatic("", id="replay-bar", markup=False)
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield Conversation(id="conversation")
@@ -213,7 +217,9 @@ class ReplayScreen(Screen[None]):
             )
         except ReplayUnavailable as problem:
             message = self.Loaded(None, None, (), problem)
-        loop.call_soon_threadsafe(lambda: done.done() or done.set_result(message))
+        loop.call_soon_threadsafe(
+            lambda: None if done.done() else done.set_result(message)
+        )
 
     async def on_replay_screen_loaded(self, message: Loaded) -> None:
         if (
@@ -226,7 +232,7 @@ class ReplayScreen(Screen[None]):
             )
             self.app.notify(
                 str(problem), title="Replay", severity=problem.severity, markup=False
-            )  # type: ignore[arg-type]
+            )
             self.dismiss(None)
             return
         self.title_text, self.note = message.recorded.title, message.recorded.note
@@ -360,7 +366,7 @@ class ReplayScreen(Screen[None]):
         self._drawn = (self.turn, self.event)
 
 
-class ReplayApp(ReadableThemes, App[None]):
+class ReplayApp(PlainNotifications, ReadableThemes, App[None]):
     """The Replay screen on its own (``aiq-tui replay --svg`` and snapshot tests)."""
 
     CSS_PATH = str(Path(__file__).resolve().parents[1] / "app.tcss")

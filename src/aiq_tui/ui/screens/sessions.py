@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Input, Label
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.messages import SessionDeleted
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, PlainLabel, plain
 from aiq_tui.ui.text_fit import fit
 
 UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart
@@ -80,14 +80,14 @@ class SessionsScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide", id="sessions-dialog"):
-            yield Label(
+            yield PlainLabel(
                 "Sessions — Enter resume · r replay · n rename · d delete (twice)",
                 classes="dialog-title",
             )
-            yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
-            yield Label("", id="rename-label")
+            yield PlainDataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+            yield PlainLabel("", id="rename-label")
             yield Input(placeholder="New title, Enter to save", id="rename")
-            yield Label("", id="sessions-status")
+            yield PlainLabel("", id="sessions-status")
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)
 
     def on_mount(self) -> None:

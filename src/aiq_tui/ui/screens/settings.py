@@ -22,7 +22,9 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select
 
 from aiq_tui.config import AppConfig, ConfigError
+from aiq_tui.llm.windows import resolve_window
 from aiq_tui.ui.config_file import save_settings, validation_message
+from aiq_tui.ui.plain import PlainLabel
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -59,38 +61,40 @@ class SettingsScreen(ModalScreen[AppConfig | None]):
         providers = sorted(config.llm.providers)
         with Dialog(classes="dialog", id="settings-dialog"):
             what = "Model" if self.model_only else "Settings"
-            yield Label(f"{what} — saved to {self.shown_path}", classes="dialog-title")
+            yield PlainLabel(
+                f"{what} — saved to {self.shown_path}", classes="dialog-title"
+            )
             with Grid(id="settings-grid"):
-                yield Label("Provider")
+                yield PlainLabel("Provider")
                 yield Select(
                     [(p, p) for p in providers],
                     value=config.llm.provider,
                     allow_blank=False,
                     id="provider",
                 )
-                yield Label("Model")
+                yield PlainLabel("Model")
                 yield Input(config.llm.active().model, id="model")
                 if not self.model_only:
-                    yield Label("Window (tokens)")
+                    yield PlainLabel("Window (tokens)")
                     yield Input(
                         str(context.window or ""),
-                        placeholder=f"provider default ({config.context_window():,})",
+                        placeholder=f"provider default ({resolve_window(config).tokens:,})",
                         id="window",
                         type="integer",
                     )
-                    yield Label("Compress at")
+                    yield PlainLabel("Compress at")
                     yield Input(
                         str(context.compress_at), id="compress_at", type="number"
                     )
-                    yield Label("Evict at")
+                    yield PlainLabel("Evict at")
                     yield Input(str(context.evict_at), id="evict_at", type="number")
-                    yield Label("Aggressive at")
+                    yield PlainLabel("Aggressive at")
                     yield Input(
                         str(context.aggressive_at), id="aggressive_at", type="number"
                     )
-            yield Label("", id="settings-warning")
-            yield Label("", id="settings-error")
-            yield Label(
+            yield PlainLabel("", id="settings-warning")
+            yield PlainLabel("", id="settings-error")
+            yield PlainLabel(
                 "API keys come from the environment (e.g. OPENAI_API_KEY); changes apply as soon as you save."
                 + ("" if not self.model_only else " F2 has the window and thresholds."),
                 classes="dim",

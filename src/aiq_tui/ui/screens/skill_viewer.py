@@ -16,12 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Markdown, Static
+from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Resource, SkillMeta
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, PlainMarkdown, PlainStatic, plain
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,9 @@ class SkillViewerScreen(Screen[None]):
         yield Header()
         with Horizontal(id="viewer"):
             with VerticalScroll(id="viewer-body"):
-                yield Markdown(printable(doc.body) or "*(empty body)*", id="skill-body")
+                yield PlainMarkdown(
+                    printable(doc.body) or "*(empty body)*", id="skill-body"
+                )
             with Vertical(id="viewer-side"):
                 label = "disabled" if doc.meta.status == "inactive" else doc.meta.status
                 status = (
@@ -85,17 +87,17 @@ class SkillViewerScreen(Screen[None]):
                     if doc.meta.status == "active"
                     else f"  [{label}: not loaded — e enables]"
                 )
-                yield Static(
+                yield PlainStatic(
                     printable(f"{doc.meta.name}{status}\n{doc.location}"),
                     id="viewer-title",
                     markup=False,
                 )
                 if doc.installed:
-                    yield Static(
+                    yield PlainStatic(
                         printable(doc.installed), id="viewer-installed", markup=False
                     )
                 if doc.pending_tools:
-                    yield Static(
+                    yield PlainStatic(
                         printable(
                             f"imported: its allowed-tools ({' '.join(doc.pending_tools)}) pre-approve nothing until you "
                             "confirm them — c confirms"
@@ -105,10 +107,12 @@ class SkillViewerScreen(Screen[None]):
                     )
                 notes = harness_notes(doc.meta.extras)
                 if notes:  # Claude Code's fields: what it would do, what happens here
-                    yield Static(printable(notes), id="viewer-harness", markup=False)
-                yield DataTable(id="frontmatter", cursor_type="row")
-                yield DataTable(id="resources", cursor_type="row")
-                yield Static(
+                    yield PlainStatic(
+                        printable(notes), id="viewer-harness", markup=False
+                    )
+                yield PlainDataTable(id="frontmatter", cursor_type="row")
+                yield PlainDataTable(id="resources", cursor_type="row")
+                yield PlainStatic(
                     printable(self._problem_text(doc.problems)),
                     id="viewer-problems",
                     markup=False,
@@ -139,7 +143,7 @@ class SkillViewerScreen(Screen[None]):
         for key, value in doc.meta.extras.items():
             front.add_row(plain(str(key)), plain(field_text(value)), key=str(key))
         resources = self.query_one("#resources", DataTable)
-        resources.border_title = f"Resources ({len(doc.resources)})"
+        resources.border_title = plain(f"Resources ({len(doc.resources)})")
         resources.add_columns("file", "kind", "bytes", "note")
         for resource in doc.resources:
             resources.add_row(

@@ -11,10 +11,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Label, Markdown
+from textual.widgets import Footer
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainLabel, PlainMarkdown, plain
 
 FENCE_MARGIN = 14
 """Cells a code line loses inside the wide dialog: border, padding, the fence's own padding."""
@@ -59,8 +59,8 @@ class TextModal(ModalScreen[None]):
         # The wide dialog: 100 cells, at most 95 % of the terminal.
         width = max(20, min(100, self.app.size.width * 95 // 100) - FENCE_MARGIN)
         with Vertical(classes="dialog wide"):
-            yield Label(plain(self.title_text), classes="dialog-title")
+            yield PlainLabel(plain(self.title_text), classes="dialog-title")
             with VerticalScroll():
-                yield Markdown(wrap_fences(printable(self.markdown), width))
-            yield Label("Esc closes", classes="dim")
+                yield PlainMarkdown(wrap_fences(printable(self.markdown), width))
+            yield PlainLabel("Esc closes", classes="dim")
         yield Footer()  # this dialog's own keys (the main screen's are off while it is open)

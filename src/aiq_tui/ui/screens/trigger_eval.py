@@ -8,7 +8,7 @@ an editor — so an author edits the description and watches the rows turn. ``t`
 the last message sent in the conversation as a should / should-not trigger query (the file
 and its folder are created on first use); Enter on a row shows why it passed or failed.
 
-``p`` runs the description tuner (``skills tune``'s loop, :func:`aiq_tui.commands.tune_cmd.run_tune`)
+``p`` runs the description tuner (``skills tune``'s loop, :func:`aiq_tui.tuning.tune_skill`)
 in a worker and shows its proposal before anything is written: the word diff, the train and
 test figures before → after, and why it stopped. ``w`` writes that description into SKILL.md
 (only the description; refused when the file changed since) and the rows are scored again.
@@ -38,6 +38,7 @@ from aiq_tui.ranking.trigger_eval import (
     TriggerVerdict,
 )
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
+from aiq_tui.ui.plain import PlainDataTable, PlainStatic
 
 RESULT_BADGE = {True: "success", False: "error"}
 """Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""
@@ -104,7 +105,7 @@ def detail_text(verdict: TriggerVerdict, why: str, shown: Mapping[str, str]) -> 
 
 def proposal_text(result: Any) -> Text:
     """The tuner's proposal as the view shows it: figures before → after, why it stopped, the diff."""
-    from aiq_tui.commands.tune_cmd import diff_ops
+    from aiq_tui.tuning import diff_ops
 
     before, after = result.original, result.best
     text = Text()
@@ -178,10 +179,12 @@ class TriggerEvalScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="trigger-eval"):
-            yield Static("Reading the trigger evals…", id="eval-summary", markup=False)
-            yield DataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="eval-detail", markup=False)
-            yield Static("", id="eval-proposal", markup=False)
+            yield PlainStatic(
+                "Reading the trigger evals…", id="eval-summary", markup=False
+            )
+            yield PlainDataTable(id="eval-table", cursor_type="row", zebra_stripes=True)
+            yield PlainStatic("", id="eval-detail", markup=False)
+            yield PlainStatic("", id="eval-proposal", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -368,7 +371,7 @@ class TriggerEvalScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="trigger-eval-tune", exit_on_error=False)
     def propose(self, cases: tuple[Any, ...]) -> None:
-        from aiq_tui.commands.tune_cmd import run_tune
+        from aiq_tui.tuning import tune_skill
 
         workspace = self.engine.workspace
         settings = self.engine.config.evals
@@ -376,7 +379,7 @@ class TriggerEvalScreen(Screen[None]):
         try:
             if meta is None:
                 raise LookupError("the skill is no longer in the catalog")
-            result, _size = run_tune(
+            result, _size = tune_skill(
                 workspace,
                 meta,
                 list(cases),

@@ -14,10 +14,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Footer
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
+from aiq_tui.ui.plain import PlainLabel, PlainStatic
 from aiq_tui.ui.screens.dialog import Dialog
 
 TRUSTED_MEANS = (
@@ -47,20 +48,20 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
 
     def compose(self) -> ComposeResult:
         with Dialog(id="trust", classes="dialog"):
-            yield Label(
+            yield PlainLabel(
                 "Do you trust the files in this folder?",
                 id="trust-title",
                 classes="dialog-title",
             )
-            yield Static(
+            yield PlainStatic(
                 printable(_shown(self.folder)), id="trust-folder", markup=False
             )
-            yield Static(
+            yield PlainStatic(
                 f"It brings: {', '.join(self.offers)}", id="trust-offers", markup=False
             )
-            yield Static(TRUSTED_MEANS, classes="trust-text", markup=False)
-            yield Static(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)
-            yield Static(
+            yield PlainStatic(TRUSTED_MEANS, classes="trust-text", markup=False)
+            yield PlainStatic(UNTRUSTED_MEANS, classes="trust-text dim", markup=False)
+            yield PlainStatic(
                 "Remembered for this folder and the folders below it; `aiq-tui trust` changes "
                 "it. Esc decides later.",
                 classes="dim",

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from aiq_tui.problems import Problem
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, PlainStatic, plain
 from aiq_tui.ui.text_fit import fit, share
 
 COLUMNS = ("severity", "file", "field", "problem", "fix")
@@ -48,14 +48,14 @@ class WarningsScreen(Screen[None]):
         yield Header()
         count = len(self.problems)
         mcp = any(problem.message.startswith("MCP server") for problem in self.problems)
-        yield Static(
+        yield PlainStatic(
             f"{count} problem{'s' if count != 1 else ''} while loading skills"
             f"{' and starting MCP servers' if mcp else ''}. "
             "Broken skills are skipped; a skill that breaks while the app runs keeps its last good version.",
             id="warnings-summary",
         )
-        yield DataTable(id="warnings", cursor_type="row", zebra_stripes=True)
-        yield Static("", id="warning-detail", markup=False)
+        yield PlainDataTable(id="warnings", cursor_type="row", zebra_stripes=True)
+        yield PlainStatic("", id="warning-detail", markup=False)
         yield Footer()
 
     def where(self, problem: Problem) -> str:

@@ -21,7 +21,7 @@ when the first answer arrives, not before the app's first frame.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.style import Style
@@ -146,7 +146,9 @@ class AnswerView(Widget):
         if (
             self._parsed is None or self._parsed[0] != self.text
         ):  # parsed once per text, not per theme
-            self._parsed = (self.text, RichMarkdown(self.text))
+            # hyperlinks=False: a link reads "words (target)"; a model's link cannot show one
+            # address and open another.
+            self._parsed = (self.text, RichMarkdown(self.text, hyperlinks=False))
         markdown = self._parsed[1]
         markdown.code_theme = code_theme  # read as code blocks are drawn
         return ThemedMarkdown(markdown, theme)
@@ -195,9 +197,15 @@ class AnswerView(Widget):
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         """Measured once per text and width: a theme change recolours an answer, it does not
         reflow it, so the answers off screen are not drawn again to be measured."""
+        # A pane squeezed to nothing (a 40-column terminal) still measures at one column:
+        # wrapping at width 0 raised in Rich's chop_cells and stopped the app.
+        width = max(1, width)
         key = (self.text, width)
         if self._height is None or self._height[0] != key:
-            self._height = (key, self.drawn(width).get_height(self.styles, width))
+            styles: Any = (
+                self.styles
+            )  # read as the RulesMap it wraps, as Widget's own code does
+            self._height = (key, self.drawn(width).get_height(styles, width))
         return self._height[1]
 
     async def write(self, fragment: str) -> None:

@@ -11,7 +11,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from aiq_tui.figures import percent
 from aiq_tui.ui.badges import badge_style
+from aiq_tui.ui.plain import plain
 
 if TYPE_CHECKING:
     from aiq_tui.context.model import Breakdown
@@ -99,6 +101,7 @@ class BudgetGauge(Widget):
         super().__init__(id=id)
         self.thresholds = thresholds
         self.border_title = "Token budget"
+        self._lines = 0  # the rows the last drawing took (see ``_fit``)
 
     def watch_breakdown(self, breakdown: Breakdown | None) -> None:
         # Where the window comes from (the provider's model, config, a default) under the gauge:
@@ -109,7 +112,7 @@ class BudgetGauge(Widget):
             if "(" in source
             else source
         )
-        self.border_subtitle = f"window: {inside}" if inside else ""
+        self.border_subtitle = plain(f"window: {inside}" if inside else "")
 
     def sparkline(self, window: int, width: int) -> Text:
         """One bar per model request, its height the prompt's share of the window, coloured
@@ -127,6 +130,20 @@ class BudgetGauge(Widget):
         return line
 
     def render(self) -> Text:
+        return self._fit(self._drawn())
+
+    def _fit(self, text: Text) -> Text:
+        """Asks for a new layout when the drawing has more or fewer rows than the last: the
+        height is ``auto`` and a budget (or the first sparkline) arriving is not a layout change
+        by itself — started with a problems banner, the gauge kept the one row of "waiting for
+        the first budget…" and hid its figures, legend and sparkline for good."""
+        lines = text.plain.count("\n") + 1
+        if lines != self._lines:
+            self._lines = lines
+            self.call_later(self.refresh, layout=True)
+        return text
+
+    def _drawn(self) -> Text:
         width = max(10, self.content_size.width)
         breakdown = self.breakdown
         if breakdown is None:
@@ -156,7 +173,7 @@ class BudgetGauge(Widget):
                 runs.add("▲" if index in marks else " ", marks.get(index, ""))
             runs.add("\n", "")
         runs.close()
-        percent = breakdown.fraction * 100
+        shown = percent(breakdown.total, breakdown.window)  # the captions' rule
         # The figure is text: readable on the pane in every theme (the bar's marks keep their hues).
         level = (
             "error"
@@ -167,7 +184,7 @@ class BudgetGauge(Widget):
             badge_style(self.app, level, self.rich_style.bgcolor) if level else "bold"
         )
         text.append(f"{breakdown.total:,} / {breakdown.window:,}", style=style)
-        text.append(f"  {percent:.0f}%", style=style)
+        text.append(f"  {shown}%", style=style)
         if not breakdown.exact:
             text.append("  estimated", style="italic dim")
         if self.compact:  # the bar, the figures and one line of the stage note

@@ -13,24 +13,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from aiq_tui.terminal_text import printable
-from aiq_tui.ui.render_caches import release_removed_widgets
-
-if TYPE_CHECKING:
-    from aiq_tui.ui.widgets.answer import AnswerView
-
+from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.textual_compat import anchor_released, release_removed_widgets
 
 SUMMARISED_MARK = "summarised"
 """The label a turn folded into a compression summary carries on its first line."""
 
 
-class UserTurn(Static):
+class UserTurn(PlainStatic):
     """What the user typed, shown verbatim (no markup). ``message_id`` is the engine's id of
     the message, so a compression that summarises it can mark the turn: a label on its first
     line (the block has only a left border, where Textual draws no title)."""
@@ -58,7 +55,7 @@ class UserTurn(Static):
             self.update(Text(self.text))
 
 
-class Notice(Static):
+class Notice(PlainStatic):
     """A one-line note in the conversation: tool calls, errors, slash-command output."""
 
     def __init__(self, text: str, kind: str = "info") -> None:
@@ -74,7 +71,7 @@ WELCOME = (
 )
 
 
-class Welcome(Static):
+class Welcome(PlainStatic):
     """Shown in an empty conversation: what to ask and the keys that matter."""
 
     def __init__(self) -> None:
@@ -101,7 +98,6 @@ class Conversation(VerticalScroll):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "Conversation"
-        self._answer: AnswerView | None = None
         self.last_answer = ""
         self.shown: tuple[
             Any, ...
@@ -140,11 +136,11 @@ class Conversation(VerticalScroll):
     @property
     def scrolled_up(self) -> bool:
         """The user scrolled away from the newest message (Textual released the anchor)."""
-        return self.is_anchored and self._anchor_released
+        return self.is_anchored and anchor_released(self)
 
     def _arrived(self) -> None:
         if self.scrolled_up:
-            self.border_subtitle = NEW_BELOW
+            self.border_subtitle = plain(NEW_BELOW)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
@@ -188,12 +184,6 @@ class Conversation(VerticalScroll):
     # -- content ---------------------------------------------------------------------------
     # Every text enters here made printable: a model's answer, a tool's output or a session
     # file is shown with its control characters escaped, never obeyed by the terminal.
-    async def add_user(self, text: str, message_id: str = "") -> None:
-        text = printable(text)
-        await self._leave_welcome()
-        await self.mount(UserTurn(text, message_id))
-        self._arrived()
-
     async def add_notice(self, text: str, kind: str = "info") -> None:
         if (
             not self.is_attached
@@ -201,73 +191,6 @@ class Conversation(VerticalScroll):
             return
         await self.mount(Notice(printable(text), kind))
         self._arrived()
-
-    async def add_answer(self, text: str) -> None:
-        """A complete answer (resumed sessions)."""
-        text = printable(text)
-        await self._leave_welcome()
-        from aiq_tui.ui.widgets.answer import AnswerView
-
-        await self.mount(AnswerView(text))
-        self.last_answer = text
-        self._arrived()
-
-    async def stream(self, fragment: str) -> None:
-        fragment = printable(fragment)
-        if self._answer is None:
-            from aiq_tui.ui.widgets.answer import AnswerView
-
-            self._answer = AnswerView()
-            await self.mount(self._answer)
-        await self._answer.write(fragment)
-        self._arrived()
-
-    async def close_segment(self) -> None:
-        """The model paused to call a tool: what it said so far stays above the tool notices,
-        and its next words start a new block below them."""
-        answer, self._answer = self._answer, None
-        if answer is not None:
-            await answer.finish()
-            self.last_answer = answer.text
-
-    async def end_answer(self, final: str, *, cancelled: bool = False) -> None:
-        final = printable(final)
-        answer, self._answer = self._answer, None
-        if answer is None and final and final != self.last_answer:
-            from aiq_tui.ui.widgets.answer import AnswerView
-
-            answer = AnswerView()
-            await self.mount(answer)
-        if answer is not None:
-            await answer.finish(final or None)
-            self.last_answer = answer.text
-        if cancelled:
-            await self.add_notice(
-                "turn cancelled — the partial answer was kept", "warning"
-            )
-
-    async def mark_summarised(self, message_ids: Sequence[str]) -> int:
-        """Dim the turns whose question was folded into a compression summary (and what was
-        shown for them), say so once below, and return how many turns were newly marked."""
-        wanted, marked, inside = set(message_ids), 0, False
-        for child in self.children:
-            if isinstance(child, UserTurn):
-                inside = child.message_id in wanted and not child.has_class(
-                    "-summarised"
-                )
-                if inside:
-                    marked += 1
-                    child.mark(True)
-            if inside:
-                child.add_class("-summarised")
-        if marked:
-            await self.add_notice(
-                f"↑ {marked} earlier turn{'s' if marked != 1 else ''} "
-                f"({len(wanted)} messages) now live in one summary — dimmed above, "
-                "marked 'summarised'",
-                "info",
-            )
-        return marked
 
     async def show(self, entries: Sequence[Any]) -> None:
         """Draw the view state's conversation (:class:`~aiq_tui.replay.state.Entry` blocks),
@@ -386,7 +309,7 @@ class Conversation(VerticalScroll):
         """The line above the mounted blocks: how many earlier entries are not drawn yet."""
         marker = self._earlier
         if self._first and marker is None:
-            self._earlier = marker = Static("", markup=False, classes="earlier")
+            self._earlier = marker = PlainStatic("", markup=False, classes="earlier")
             await self.mount(marker, before=0)
         elif not self._first and marker is not None:
             self._earlier = None
@@ -437,7 +360,6 @@ class Conversation(VerticalScroll):
         self.shown, self._blocks, self._first = (), [], 0
         self._earlier = None
         self._welcome = None
-        self._answer = None
         self.last_answer = ""
         await self.remove_children()
         release_removed_widgets()

@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING
 
 from rich.style import Style
 from rich.text import Text
-from textual.widgets import DataTable
 
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, plain
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 if TYPE_CHECKING:
@@ -46,7 +45,7 @@ def short_tool(server: str, name: str) -> str:
     return name[len(head) :] if name.startswith(head) else name
 
 
-class McpPane(OwnVirtualSize, DataTable):
+class McpPane(OwnVirtualSize, PlainDataTable):
     """One row per tool of a ready server, one row with the reason for any other server."""
 
     def __init__(self, *, id: str | None = None) -> None:

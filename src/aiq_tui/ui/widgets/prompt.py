@@ -133,16 +133,30 @@ class PromptInput(OwnVirtualSize, Input):
         return super().check_action(action, parameters)
 
     async def _on_key(self, event: events.Key) -> None:
+        typing = getattr(self.app, "typing", None)
+        still_typing = typing is not None and typing.typing()
+        if typing is not None:
+            typing.typed()
         # Space reaches an input as a printable key, which Input types and stops before any
-        # binding: on an empty prompt it is the cursor's Pause when that applies.
+        # binding: on an empty prompt it is the cursor's Pause when that applies — unless it
+        # comes in the middle of typing (a space after the Enter that sent a line), then it is
+        # a space.
         if (
             event.key == "space"
             and not self.value
+            and not still_typing
             and self.app.check_action("toggle_pause", ())
         ):
             event.stop()
             event.prevent_default()
             await self.app.run_action("toggle_pause")
+            return
+        # Enter sends what is typed *now*: as a binding it would be decided once the key has
+        # bubbled up to the app, after the keys typed behind it were inserted into this line.
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            await self.action_submit()
 
     def __init__(
         self,
@@ -218,7 +232,11 @@ class PromptInput(OwnVirtualSize, Input):
             and self.completer.accept(by_enter=True)
         ):
             return
-        await super().action_submit()
+        await super().action_submit()  # the message carries the line as it is now
+        if self.value.strip():
+            # Cleared here, not when the app handles the message: keys typed behind the Enter
+            # are the next line's, and must not be wiped with this one.
+            self.value = ""
 
     async def action_complete(self) -> None:
         # A shown choice first; else the inline suggestion; otherwise Tab moves focus as usual.

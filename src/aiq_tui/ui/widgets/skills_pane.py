@@ -16,6 +16,7 @@ from textual.widgets import Static
 
 from aiq_tui.skills.model import SkillState
 from aiq_tui.terminal_text import printable
+from aiq_tui.ui.plain import PlainStatic, plain
 from aiq_tui.ui.widgets.skill_list import SkillList
 
 if TYPE_CHECKING:
@@ -43,9 +44,9 @@ class SkillsPane(Vertical):
     def compose(self) -> ComposeResult:
         for state in SECTIONS:
             section = SkillList(id=f"skills-{state.value}", classes="skill-section")
-            section.border_title = f"{state.value.title()} (0)"
+            section.border_title = plain(f"{state.value.title()} (0)")
             yield section
-        yield Static("", id="skills-reason", markup=False)
+        yield PlainStatic("", id="skills-reason", markup=False)
 
     def set_views(self, views: Iterable[SkillView]) -> None:
         self._views = {view.name: view for view in views}
@@ -72,7 +73,7 @@ class SkillsPane(Vertical):
         for state in SECTIONS:
             rows = sorted(sections[state], key=_rank)
             section = self.section(state)
-            section.border_title = f"{state.value.title()} ({len(rows)})"
+            section.border_title = plain(f"{state.value.title()} ({len(rows)})")
             if state is not SkillState.INACTIVE:
                 section.styles.height = 1 + min(
                     len(rows), self.small_rows

@@ -185,7 +185,7 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         body, heights, above = self._body, self._heights, len(self._above)
         shift = 0
         if first >= old_end or end <= old_first:  # nothing in common: rendered afresh
-            self._body, self._heights = self._render(first, end)
+            self._body, self._heights = self._rows_as_lines(first, end)
         else:
             if first > old_first:
                 count = sum(heights[: first - old_first])
@@ -195,11 +195,11 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
                 count = sum(heights[end - old_end :])
                 del body[len(body) - count :], heights[end - old_end :]
             if first < old_first:
-                lines, sizes = self._render(first, old_first)
+                lines, sizes = self._rows_as_lines(first, old_first)
                 body[:0], heights[:0] = lines, sizes
                 shift += len(lines)
             if end > old_end:
-                lines, sizes = self._render(old_end, end)
+                lines, sizes = self._rows_as_lines(old_end, end)
                 body += lines
                 heights += sizes
         self._count()
@@ -222,7 +222,7 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
             )
 
     # -- rendering -----------------------------------------------------------------------
-    def _render(self, first: int, end: int) -> tuple[list[Strip], list[int]]:
+    def _rows_as_lines(self, first: int, end: int) -> tuple[list[Strip], list[int]]:
         """Rows ``first:end`` as lines of the pane's width, and how many lines each row took."""
         console, width = self.app.console, self._width
         options = console.options.update_width(width)
@@ -282,7 +282,7 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
             else self._row_at(round(self.scroll_y))
         )
         self._width, self._stale = width, False
-        self._body, self._heights = self._render(self._first, self._end)
+        self._body, self._heights = self._rows_as_lines(self._first, self._end)
         self._count()
         if self._following:
             self._to_bottom()

@@ -20,11 +20,11 @@ from typing import Any
 
 from rich.text import Text
 from textual.events import MouseScrollUp
-from textual.widgets import DataTable
 
 from aiq_tui.terminal_text import for_terminal
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
-from aiq_tui.ui.plain import plain
+from aiq_tui.ui.plain import PlainDataTable, plain
+from aiq_tui.ui.textual_compat import bound_table_caches
 from aiq_tui.ui.widgets.own_virtual_size import OwnVirtualSize
 
 STATUS_BADGE = {
@@ -91,7 +91,7 @@ def _short(value: Any) -> str:
     return " ".join(text.split())
 
 
-class ToolLog(OwnVirtualSize, DataTable):
+class ToolLog(OwnVirtualSize, PlainDataTable):
     """Newest call at the bottom; the cursor follows it."""
 
     def __init__(self, *, id: str | None = None) -> None:
@@ -102,21 +102,7 @@ class ToolLog(OwnVirtualSize, DataTable):
             0  # the table's rows are the calls _order[_first:_first + row_count]
         )
         self._drawn: tuple[Any, ...] = ()  # the rows show() drew last
-        self._bound_render_caches()
-
-    def _bound_render_caches(self) -> None:
-        """Textual's render caches sized to :data:`RENDER_CACHE_ROWS` (cells: that many rows of
-        every column, four). Private names of DataTable's: a Textual that renames them keeps its
-        own sizes, and the table works the same."""
-        for name, size in (
-            ("_row_render_cache", RENDER_CACHE_ROWS),
-            ("_line_cache", RENDER_CACHE_ROWS),
-            ("_row_renderable_cache", RENDER_CACHE_ROWS),
-            ("_cell_render_cache", 4 * RENDER_CACHE_ROWS),
-        ):
-            cache = getattr(self, name, None)
-            if cache is not None and isinstance(getattr(cache, "maxsize", None), int):
-                cache.maxsize = min(cache.maxsize, size)
+        bound_table_caches(self, RENDER_CACHE_ROWS)
 
     def on_mount(self) -> None:
         # Fixed widths: a column that grows as results arrive would reflow the table
