@@ -34,9 +34,9 @@ def register(
         help="play the /demo story headless, one caption per step",
         description=(
             "Play the /demo story on the offline demo model and its 8,192-token window: orders "
-            "with the sql-explorer skill, a report of them saved with data-report, then a command; "
-            "the rows fill the window so that compression runs at 80, 90 and 95 % within the "
-            "second request. Each step prints one caption saying what happened and why (skills "
+            "with the sql-explorer skill, a report of them saved with data-report (which climbs "
+            "from brief to full), then a command; the rows fill the window so that compression "
+            "runs at 80, 90 and 95 % within the second request, each stage in its own band. Each step prints one caption saying what happened and why (skills "
             "loaded, evicted or kept, the budget, each compression stage); a summary ends it, with "
             "how to replay the saved session. The write and the command ask for approval: refused "
             "unless --yes. Exit 1 when a turn failed. With OTEL_EXPORTER_OTLP_ENDPOINT set (or "

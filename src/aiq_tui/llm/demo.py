@@ -302,17 +302,6 @@ def _current_turn(messages: Sequence[Message]) -> _Turn:
     return turn
 
 
-def _saved_report(turn: _Turn) -> bool:
-    """Whether the turn saved a report (a write whose result is no error)."""
-    for call in turn.calls_to("file_operations"):
-        result = turn.results.get(call.id)
-        data = _decode(result.content) if result is not None else None
-        if call.arguments.get("operation") == "write" and isinstance(data, dict):
-            if "bytes" in data and not data.get("error"):
-                return True
-    return False
-
-
 def _sql_of(call: ToolCall) -> str:
     return str(
         next(
@@ -628,7 +617,9 @@ class DemoProvider:
         if long:
             return f"{LABEL} " + self._padding(int(long.group(1)))
         parts: list[str] = []
-        reported = _saved_report(turn)
+        # A report was written of this turn's rows (saved or refused): the answer gives their
+        # headline figures, not the table again — the report is where the table goes.
+        reported = turn.wrote()
         for call in turn.calls:
             result = turn.results.get(call.id)
             if result is not None:
@@ -684,8 +675,8 @@ class DemoProvider:
 
     @staticmethod
     def _render_result(call: ToolCall, result: Message, reported: bool = False) -> str:
-        """One call's result for the answer; ``reported``: the turn saved a report of its
-        query results, so the answer gives their headline figures, not the table again."""
+        """One call's result for the answer; ``reported``: the turn wrote a report of its query
+        results, so the answer gives their headline figures, not the table again."""
         data = _decode(result.content)
         if isinstance(data, dict) and data.get("error"):
             error = str(data["error"])
@@ -706,7 +697,7 @@ class DemoProvider:
                 count = f"{len(rows)} row" + ("" if len(rows) == 1 else "s")
                 if reported:
                     return (
-                        f"`{sql}` returned {count}; the saved report has the table. "
+                        f"`{sql}` returned {count}; the report has the table. "
                         "Headline figures:\n\n"
                         + "\n".join(headline_figures(columns, rows))
                     )

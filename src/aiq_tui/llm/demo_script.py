@@ -5,19 +5,24 @@ stage its own step.
 The story is three real requests the demo model answers with real tool calls on the bundled
 sample database:
 
-1. ``Use the sql-explorer skill: show the N most recent orders.`` — sql-explorer climbs to full
-   (named: Active, loaded in full) and the rows fill the window to about
-   :data:`FIRST_AIM` of it, so that the next question crosses the first threshold;
+1. ``Use the sql-explorer skill: show the N most recent orders, for a data report later.`` —
+   sql-explorer climbs to full (named: Active, loaded in full), data-report (only mentioned)
+   comes in Relevant at brief, and the rows fill the window to about :data:`FIRST_AIM` of it, so
+   that the next question crosses the first threshold;
 2. ``Use the data-report skill: write the M most recent orders up as a short report and save it
-   to reports/orders.md`` — data-report comes in Active and full; the question crosses 80 %,
-   and the first stage clears the older tool results (step ~20); the query's rows land the
-   budget in the 90 % band, and the second stage summarises and evicts a skill that is
-   relevant but not used (~step 33); the report's write (it asks for approval) takes it past
-   95 %, and the last stage keeps only the top skill: two are Active, and it keeps data-report,
-   the one with the highest confidence for this question, not sql-explorer, loaded first
-   (~step 44);
-3. ``Use the shell-basics skill to check the saved report: run `wc -l reports/orders.md``` — a
-   command that asks too.
+   to reports/orders.md`` — the question narrows to data-report, which climbs from brief to full
+   (Active); the question crosses 80 % and the first stage clears the older tool results; the
+   query's rows land the budget high in the 90 % band, so that the second stage's summary is not
+   enough and it evicts a skill that is relevant but not used; the report's write (it asks for
+   approval; the report is data-report's short one, so its size does not grow with M) lands it
+   in the 95 % band, and the last stage keeps only the top skill: two are Active, and it keeps
+   data-report, the one with the highest confidence for this question, not sql-explorer, loaded
+   first;
+3. ``Check the saved report with `wc -l reports/orders.md``` — a command that asks too; it loads
+   no skill in full, so that its question lands in the first stage's band again.
+
+Each stage thus fires in its own band (80–89, 90–94, 95–100 %) — from a fresh session, which
+the story is sized for: :meth:`DemoScript.needs_own_session` says when it must start its own.
 
 The script chooses N and M from the live budget — the question's own cost (the skills the
 engine will load for it, matched here exactly as the engine will), what clearing the older tool

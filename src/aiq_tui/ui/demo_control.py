@@ -101,11 +101,30 @@ class DemoControl:
         if DemoScript.needs_own_session(app.engine):
             previous = app.engine.session.id
             await app.session_control.clear_session()
-            await app.note(
-                "/demo starts its own session, so that each stage fires in its own band; "
-                f"session {previous} stays saved (F4 resumes it)",
-                "info",
+            app._set_busy(True)
+            app.run_worker(
+                self._in_own_session(previous, play),
+                name="_demo_session",
+                group="turn",
+                exit_on_error=False,
             )
+            return
+        await self._begin(play)
+
+    async def _in_own_session(self, previous: str, play: bool) -> None:
+        """The story after a conversation: once the new session's first events (the old one's
+        skills unloaded, its budget) are on screen, so that they come before its first step."""
+        app = self.app
+        await app.drained()
+        await app.note(
+            "/demo starts its own session, so that each stage fires in its own band; "
+            f"session {previous} stays saved (F4 resumes it)",
+            "info",
+        )
+        await self._begin(play)
+
+    async def _begin(self, play: bool) -> None:
+        app = self.app
         await app.note(
             "step-through demo: each answer grows the context until compression fires at 80, "
             "90 and 95 % — → next step · ← back · Space plays · End live · Esc stops",
