@@ -64,6 +64,17 @@ async def test_the_anchor_reads_released_once_the_user_scrolls_up() -> None:
         assert anchor_released(log)
 
 
+def test_the_drivers_build_their_parser_by_the_name_paste_safe_replaces() -> None:
+    import textual.drivers.linux_driver as linux
+
+    from aiq_tui.ui.textual_compat import XTermParser
+
+    assert (
+        linux.XTermParser is XTermParser or linux.XTermParser.__mro__[1] is XTermParser
+    )
+    assert callable(getattr(XTermParser, "feed", None))
+
+
 def test_the_overridden_private_methods_keep_their_signatures() -> None:
     size_updated = inspect.signature(ScrollView._size_updated)
     assert list(size_updated.parameters) == [

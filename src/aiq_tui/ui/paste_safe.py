@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any
 
-from textual._xterm_parser import XTermParser
+from aiq_tui.ui.textual_compat import XTermParser
 
 PASTE_START = "\x1b[200~"
 PASTE_END = "\x1b[201~"

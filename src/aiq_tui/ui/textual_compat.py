@@ -8,6 +8,8 @@ with a fallback that keeps the app working (only less lean) on a Textual that re
   widgets' renderings alive (a long session grew ~0.1 MB a turn).
 - :func:`bound_table_caches`: DataTable's render caches sized to what a tool log shows.
 - :func:`anchor_released`: whether the user scrolled an anchored container away from its end.
+- :data:`XTermParser`: the driver's input parser, which :mod:`aiq_tui.ui.paste_safe` extends
+  so a bracketed paste keeps its order (the driver builds it by this module-level name).
 
 Two widgets also *override* private methods (the tests cover their signatures):
 ``ScrollView._size_updated`` in :mod:`aiq_tui.ui.widgets.own_virtual_size` and
@@ -17,6 +19,9 @@ Two widgets also *override* private methods (the tests cover their signatures):
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+# The driver's input parser (loaded with the driver, before any frame), for paste_safe to extend.
+from textual._xterm_parser import XTermParser as XTermParser
 
 # For types only: the tool log's module loads DataTable after the first frame, not this one.
 if TYPE_CHECKING:

@@ -84,7 +84,7 @@ class McpElicitationScreen(ModalScreen[ElicitationAnswer]):
                 printable(request.message), id="elicitation-message", markup=False
             )
             if self.danger is not None:
-                yield Static(
+                yield PlainStatic(
                     f"⚠ this looks destructive ({printable(self.danger)}): nothing is "
                     "pre-filled, type every value",
                     id="elicitation-danger",
