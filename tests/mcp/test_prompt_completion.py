@@ -354,7 +354,7 @@ async def test_the_list_is_readable_in_both_themes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every word of the open list, the highlighted choice and the dim details, at 4.5:1 or more."""
-    from contrast import drawn_contrasts
+    from drawn_contrast import drawn_contrasts
 
     monkeypatch.delenv("NO_COLOR")
     app = _app(tmp_path, ScriptedFleet())

@@ -290,7 +290,7 @@ async def test_mcp_states_are_readable_in_both_themes(
 ) -> None:
     """ready / failed / not approved and the muted reasons reach 4.5:1 on the pane's rows (issue 24
     item 11: fixed ANSI names were 2–3:1 on the light theme)."""
-    from contrast import drawn_contrasts
+    from drawn_contrast import drawn_contrasts
 
     monkeypatch.delenv("NO_COLOR")
     app, engine = _fake_app(tmp_path)

@@ -9,7 +9,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 import pytest
 from conftest import fixed_clock
-from contrast import contrast, drawn_contrasts
+from drawn_contrast import contrast, drawn_contrasts
 from fake_engine import FakeEngine
 from helpers import say, settle, wait_until
 
