@@ -61,3 +61,16 @@ async def test_after_an_earlier_question_f3_shows_the_confidences_the_pane_shows
         summary = str(screen.query_one("#inspect-summary", Static).render())
     assert pane and shown == pane
     assert "with 1 earlier question as context" in summary
+
+
+def test_the_pane_shows_a_confidence_with_the_inspectors_digits() -> None:
+    from aiq_tui.skills.model import Phase
+    from aiq_tui.skills.skill_view import SkillView
+    from aiq_tui.ui.screens.inspector import decisive
+    from aiq_tui.ui.widgets.skill_list import skill_line
+
+    view = SkillView(
+        "csv-tidy", "", SkillState.INACTIVE, Phase.METADATA, 40, 1.0, 0.149
+    )
+    line = skill_line(view, 43, thresholds=(0.15, 0.7)).plain
+    assert line.rstrip().endswith(decisive(0.149, (0.15, 0.7))) and "0.149" in line
