@@ -74,3 +74,37 @@ def test_the_pane_shows_a_confidence_with_the_inspectors_digits() -> None:
     )
     line = skill_line(view, 43, thresholds=(0.15, 0.7)).plain
     assert line.rstrip().endswith(decisive(0.149, (0.15, 0.7))) and "0.149" in line
+
+
+async def test_f3_says_when_the_pane_shows_a_state_after_the_ranking(
+    tmp_path: Path,
+) -> None:
+    engine = Engine.create(Workspace.open(home_flag=tmp_path / "home"))
+    app = AiqApp(engine, clock=fixed_clock, watch=False)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        turns = len(engine.session.messages)
+        await say(pilot, SECOND)
+        await deny_approvals_until(
+            pilot,
+            lambda: len(engine.session.messages) > turns and not engine.busy,
+            "the turn",
+        )
+        await settle(pilot)
+        ranked = {m.name for m in engine.rank(SECOND).matches}
+        quiet = next(
+            v.name
+            for v in engine.skill_views()
+            if v.name in ranked and v.phase.label != "full"
+        )
+        engine._on_use_skill(quiet)  # what the use_skill tool does mid-turn
+        await settle(pilot)
+        await pilot.press("f3")
+        await wait_until(lambda: isinstance(app.screen, InspectorScreen), "F3")
+        screen = app.screen
+        await wait_until(lambda: screen.ranking is not None, "the ranking")
+        summary = " ".join(
+            str(screen.query_one("#inspect-summary", Static).render()).split()
+        )
+    assert "the pane shows the state after this turn's tool calls" in summary
+    assert f"{quiet} full" in summary, summary
