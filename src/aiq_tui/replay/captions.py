@@ -454,11 +454,16 @@ class _Burst:
     steps: list[str] = field(default_factory=list)
 
 
-def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str:
+def demo_summary(
+    events: Iterable[EventLike], session: str | None = None, earlier_turns: int = 0
+) -> str:
     """What happened in a session and how to replay it, a few lines: each skill's journey
     (inactive → relevant → active, evicted, kept), each compression with its stage and token
-    figures, then the keys and the command that replay it (``session``: its id)."""
+    figures, then the keys and the command that replay it (``session``: its id).
+    ``earlier_turns``: the session's turns before ``events`` (a demo after questions of one's
+    own), so that its turns carry the numbers the captions and ``replay`` give them."""
     story = _Story()
+    story.turn = earlier_turns
     journeys: dict[str, list[str]] = {}
     kept: dict[str, str] = {}
     bursts: list[_Burst] = []
@@ -513,8 +518,14 @@ def demo_summary(events: Iterable[EventLike], session: str | None = None) -> str
             refused += 1
         story.add(data)
     window = window or story.window
+    count = story.turn - earlier_turns
+    which = (
+        f" (turns {earlier_turns + 1}–{story.turn} of the session)"
+        if earlier_turns and count > 1
+        else (f" (turn {story.turn} of the session)" if earlier_turns else "")
+    )
     lines = [
-        f"What happened: {story.turn} turn{'s' if story.turn != 1 else ''}"
+        f"What happened: {count} turn{'s' if count != 1 else ''}{which}"
         + (f" on a {window:,}-token window." if window else ".")
     ]
     if journeys:

@@ -51,8 +51,11 @@ def paused_bar(cursor: TimeCursor) -> str:
         if queued
         else ""
     )
+    # Turns are numbered from 1 everywhere (captions, summary, Replay): what came before the
+    # first question is no "turn 0".
+    turn = f"turn {shown.turn}" if shown.turn else "before the first question"
     return (
-        f"⏸ paused · turn {shown.turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
+        f"⏸ paused · {turn} · event {cursor.index + 1} of {len(cursor.states)} ({what}){arrived}"
         " · ←/→ event · ↑/↓ turn · Space resume · End live"
     )
 

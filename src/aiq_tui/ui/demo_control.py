@@ -182,7 +182,12 @@ class DemoControl:
 
             app.demo.finished = True
             records = app.cursor.records[app.demo.start :]
-            await app.note(demo_summary(records, engine.session.id), "info")
+            earlier = sum(
+                1
+                for record in app.cursor.records[: app.demo.start]
+                if record.get("type") == "turn_started"
+            )
+            await app.note(demo_summary(records, engine.session.id, earlier), "info")
 
     async def _turn_seen(self) -> None:
         """While the demo is stepped, the next turn waits until every step so far was shown."""

@@ -52,6 +52,9 @@ class EngineEvents:
     _held_events: list[Event] | None
     _open_stream: StreamedText | None
     _cursor_moved: asyncio.Event
+    _collected: list[Event] | None = None
+    """While set, engine events are kept here for the caller to fold at once, in order, instead
+    of being posted (``/clear``: the old session's unloads end its story before the new one)."""
 
     if (
         TYPE_CHECKING
@@ -73,6 +76,9 @@ class EngineEvents:
         event = for_terminal(
             event
         )  # what the model and the tools wrote: shown escaped, never obeyed
+        if self._collected is not None:
+            self._collected.append(event)
+            return
         if isinstance(event, TokenStreamed):
             if self._open_stream is not None and self._open_stream.open:
                 self._open_stream.parts.append(event.text)

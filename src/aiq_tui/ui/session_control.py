@@ -35,10 +35,20 @@ class SessionControl:
     async def clear_session(self) -> None:
         """The engine starts a new session and the screen a new story: a new cursor (turn 1 is
         the new session's first question), no demo, the conversation at its end and no skill
-        marked by the old session's compressions."""
-        await self.new_story({"type": "reset", "session": "new"})
-        self.app.engine.clear()  # its unloads and budget are the new story's first events
-        self.app.chrome.update_subtitle()
+        marked by the old session's compressions. The engine's unloads end the old story
+        (stepped back to, the new one showed the old session's budget and history, and its
+        "active → inactive — new conversation" lines stayed into the next /demo); the new story
+        starts from the budget the new session has."""
+        app = self.app
+        app._collected = []
+        try:
+            app.engine.clear()
+        finally:
+            ended, app._collected = app._collected, None
+        for event in ended:  # its unloads and the new budget, folded in the old story
+            await app.apply_event(event)
+        await self.new_story({"type": "reset", "session": "new"})  # keeps that budget
+        app.chrome.update_subtitle()
 
     async def new_story(self, reset: dict[str, Any]) -> None:
         """What the screen shows from now on belongs to another session: the time cursor starts

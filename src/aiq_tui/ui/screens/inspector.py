@@ -18,12 +18,14 @@ from textual.screen import Screen
 from textual.suggester import SuggestFromList
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
+from aiq_tui.conversation import Role
 from aiq_tui.figures import decisive
 from aiq_tui.skills.model import Match, Ranking
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import PlainStatic, plain
 from aiq_tui.ui.plain_table import PlainDataTable
+from aiq_tui.ui.text_fit import fit
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
@@ -68,6 +70,36 @@ def context_note(earlier: int) -> str:
     if not earlier:
         return ""
     return f" · with {earlier} earlier question{'s' if earlier > 1 else ''} as context"
+
+
+def later_note(engine: Any, query: str, phases: dict[str, str]) -> str:
+    """When the inspector ranks the conversation's last question and the skills pane shows a
+    later state than that ranking gave (the model loaded a skill with use_skill, a compression
+    evicted one), says which: the pane's row is then not a second ranking."""
+    messages = getattr(getattr(engine, "session", None), "messages", ())
+    last = next(
+        (
+            m.content
+            for m in reversed(messages)
+            if m.role is Role.USER and not getattr(m, "summary", False)
+        ),
+        None,
+    )
+    if last != query:
+        return ""
+    later = [
+        f"{view.name} {'evicted' if view.evicted else view.phase.label}"
+        for view in engine.skill_views()
+        if view.name in phases
+        and (view.evicted or view.phase.label != phases[view.name])
+    ]
+    if not later:
+        return ""
+    return fit(
+        " · the pane shows the state after this turn's tool calls and compressions: "
+        + ", ".join(later),
+        200,
+    )
 
 
 def catalog_note(engine: Any, name: str) -> str:
@@ -161,12 +193,17 @@ class InspectorScreen(Screen[None]):
             config.disclosure.brief_threshold,
             config.disclosure.full_threshold,
         )
+        phases = {
+            match.name: would_get(match, index, top_k, brief, full)
+            for index, match in enumerate(ranking.matches[:200])
+        }
         summary.update(
             f"terms: {' '.join(typed.get(t, t) for t in ranking.terms) or '–'} · "
             f"{len(ranking.matches)} of {ranking.considered} skills "
             f"scored · top {top_k} load · brief ≥ {brief:.2f} · full ≥ {full:.2f}"
             + signals_note(self.engine)
             + context_note(len(self.context))
+            + later_note(self.engine, query, phases)
         )
         grounds = table_grounds(table)  # readable on the plain and the striped rows
         for index, match in enumerate(ranking.matches[:200]):

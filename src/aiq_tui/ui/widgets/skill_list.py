@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from aiq_tui.figures import decisive
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.badges import badge_style
 from aiq_tui.ui.messages import ListEdge, SkillChosen
@@ -38,6 +39,7 @@ def skill_line(
     *,
     flash: bool = False,
     badge: Callable[[str], Style | str] = lambda name: "",
+    thresholds: Sequence[float] = (),
 ) -> Text:
     """``name…  full   640t  0.82`` padded to ``width`` cells. The figure is the match
     confidence (0–1, the scale of the brief/full thresholds); the raw score is in the inspector.
@@ -47,7 +49,10 @@ def skill_line(
     )  # and a space: a name that fills its column met "brief"
     shown = printable(view.name, one_line=True)  # a name from a project's file
     name = shown if len(shown) <= name_width else shown[: name_width - 1] + "…"
-    score = f"{view.confidence:.2f}" if view.confidence is not None else "–"
+    # The inspector's digits (aiq_tui.figures): 0.149 is not "0.15" beside "brief ≥ 0.15".
+    score = (
+        decisive(view.confidence, thresholds) if view.confidence is not None else "–"
+    )
     line = Text(no_wrap=True)
     line.append(name.ljust(name_width), style=FLASH_STYLE if flash else "")
     line.append(" ")
@@ -115,6 +120,14 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
         )
         self.refresh()
 
+    def _thresholds(self) -> tuple[float, ...]:
+        """The disclosure thresholds a confidence is read against (the app's config)."""
+        config = getattr(self.app, "config", None)
+        disclosure = getattr(config, "disclosure", None)
+        if disclosure is None:
+            return ()
+        return (disclosure.brief_threshold, disclosure.full_threshold)
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = self.scroll_offset.y + y
@@ -129,6 +142,7 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
             width,
             flash=view.name in self.flashing,
             badge=lambda name: badge_style(self.app, name, base.bgcolor),
+            thresholds=self._thresholds(),
         )
         segments = [
             Segment(seg.text, base + seg.style if seg.style else base)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
@@ -17,6 +18,7 @@ from textual.widgets import Static
 from aiq_tui.skills.model import SkillState
 from aiq_tui.terminal_text import printable
 from aiq_tui.ui.plain import PlainStatic, plain
+from aiq_tui.ui.text_fit import fit
 from aiq_tui.ui.widgets.skill_list import SkillList
 
 if TYPE_CHECKING:
@@ -24,11 +26,19 @@ if TYPE_CHECKING:
 
 SECTIONS = (SkillState.ACTIVE, SkillState.RELEVANT, SkillState.INACTIVE)
 SMALL_SECTION_ROWS = 5  # Active/Relevant grow up to this many rows, then scroll
+INACTIVE_KEEP = 3  # rows the Inactive list keeps when the change lines would take them
 
 
 def _rank(view: SkillView) -> tuple[bool, float, str]:
     """Most confident first; unmatched skills last, by name."""
     return (view.confidence is None, -(view.confidence or 0.0), view.name)
+
+
+def _said_once(reason: str, new: str) -> str:
+    """The reason without the state the line has just named ("→ relevant (brief) — relevant:
+    confidence 0.17" read twice): rows the narrow pane needs for the next change."""
+    prefix = f"{new}: "
+    return reason[len(prefix) :] if reason.startswith(prefix) else reason
 
 
 class SkillsPane(Vertical):
@@ -79,6 +89,7 @@ class SkillsPane(Vertical):
                     len(rows), self.small_rows
                 )  # + the title line
             section.set_rows(rows, flashing)
+        self.fit_reason()
 
     def show_changes(self, changes: Any) -> None:
         """Every skill change of the current turn with its reason: what loaded first (Active,
@@ -86,12 +97,52 @@ class SkillsPane(Vertical):
         order = {"active": 0, "relevant": 1, "evicted": 2, "inactive": 3}
         ranked = sorted(changes, key=lambda c: order.get(c.new, 4))
         lines = [
-            f"{c.name}: {c.old} → {c.new} ({c.phase}) — {c.reason}" for c in ranked
+            f"{c.name}: {c.old} → {c.new} ({c.phase}) — {_said_once(c.reason, c.new)}"
+            for c in ranked
         ]
         self.show_reason("\n".join(lines))
 
     def show_reason(self, text: str) -> None:
-        self.query_one("#skills-reason", Static).update(printable(text))
+        self._reason = printable(text)
+        self.fit_reason()
+
+    def on_resize(self) -> None:
+        self.fit_reason()
+
+    def fit_reason(self) -> None:
+        """The change lines below the lists, in the rows the pane can spare: all of them when
+        the lists leave room (200x60 cut them at 3 rows beside 20 blank ones), else as many as
+        leave the Inactive list ``INACTIVE_KEEP`` rows, the last cut line ending with "…"."""
+        reasons = self.query("#skills-reason")
+        if not reasons:
+            return
+        reason = reasons.first(Static)
+        text = getattr(self, "_reason", "")
+        width = reason.content_size.width or max(
+            1, self.content_size.width - reason.styles.gutter.width
+        )
+        if not text or width <= 0 or not self.content_size.height:
+            reason.styles.height = "auto" if text else 0
+            reason.update(text)
+            return
+        lines = [
+            line.plain.rstrip()
+            for line in Text(text).wrap(self.app.console, width, overflow="fold")
+        ]
+        sections = [self.section(state) for state in SECTIONS]
+        above = sum(
+            int(section.styles.height.value)
+            for section in sections[:-1]
+            if section.styles.height is not None
+        )
+        inactive = sections[-1]
+        keep = 1 + min(len(inactive.rows), INACTIVE_KEEP)  # its title + some rows
+        room = max(1, self.content_size.height - above - keep)
+        if len(lines) > room:
+            lines = lines[:room]
+            lines[-1] = fit(lines[-1] + " …", width)  # "…" ends it, cut or not
+        reason.styles.height = len(lines)
+        reason.update("\n".join(lines))
 
     def flash(self, name: str) -> None:
         self.flashing.add(name)
