@@ -507,7 +507,7 @@ class AiqApp(EngineEvents, CursorKeys, ReadableThemes, App[int]):
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
     def action_reload_skills(self) -> None:
-        self.engine.reload()
+        self.chrome.reloaded_by_you(self.engine.reload())
 
     def action_toggle_activity(self) -> None:
         self.pane_actions.toggle_activity()
