@@ -1,36 +1,102 @@
 """``make screenshots``: SVGs of the main screens, written to ``screenshots/``.
 
-Runs the real engine on the offline demo provider in a temporary config home, so the
-pictures show exactly what a new user sees: skills loading, a tool running, the gauge.
+Runs the real engine on the offline demo provider in a fresh config home, so the pictures
+show exactly what a new user sees: skills loading, a tool running, the gauge.
+
+The same bytes every run (tests/bench/test_screenshots_are_reproducible.py): every figure a
+picture shows that would come from the machine is fixed here — the config home's path (skill
+paths are in the prompt, so its token counts follow the path's length), the clock (session
+ids, saved and replayed times), the measured durations of tool calls and of the doctor — and
+each shot waits for the footer's keys.
 """
 
 from __future__ import annotations
 
 import asyncio
-import tempfile
-from datetime import datetime
+import itertools
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 OUT = Path(__file__).resolve().parents[1] / "screenshots"
 SIZE = (120, 36)
+HOME = Path("/tmp/aiq-tui-screenshots/home")
+"""The config home the pictures are taken in: one path on every machine (it is shown)."""
+NOW = datetime(2025, 1, 2, 12, 0, 0, tzinfo=UTC)
+STEP_SECONDS = 0.012
+"""What every timed piece of work takes in the pictures (a tool call, the doctor)."""
 
 
-async def capture(home: Path) -> list[Path]:
+class SteadyTime(ModuleType):
+    """The ``time`` module, with a ``perf_counter`` that advances :data:`STEP_SECONDS` a call."""
+
+    def __init__(self) -> None:
+        super().__init__("time")
+        self._ticks = itertools.count()
+
+    def perf_counter(self) -> float:
+        return next(self._ticks) * STEP_SECONDS / 2  # a duration is two readings
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
+@contextmanager
+def fixed_clocks() -> Iterator[None]:
+    """The clocks whose readings reach the screen, fixed while the pictures are taken."""
+    import aiq_tui.agent.engine as engine_module
+    import aiq_tui.agent.sessions as sessions
+    import aiq_tui.doctor.run as doctor_run
+    import aiq_tui.replay.record as record
+    import aiq_tui.tools.registry as registry
+
+    numbers = itertools.count(1)
+
+    def session_id() -> str:
+        return NOW.strftime("%Y%m%d%H%M%S") + f"-{next(numbers):06x}"
+
+    patches = [
+        (sessions, "_now", lambda: NOW.isoformat(timespec="microseconds")),
+        (sessions, "new_session_id", session_id),
+        (engine_module, "new_session_id", session_id),
+        (engine_module, "_now", lambda: NOW.isoformat(timespec="seconds")),
+        (record, "_now", lambda: NOW.isoformat(timespec="milliseconds")),
+        (registry, "time", SteadyTime()),
+        (doctor_run, "time", SteadyTime()),
+    ]
+    saved = [(module, name, getattr(module, name)) for module, name, _ in patches]
+    for module, name, value in patches:
+        setattr(module, name, value)
+    try:
+        yield
+    finally:
+        for module, name, value in saved:
+            setattr(module, name, value)
+
+
+async def capture(home: Path, out: Path = OUT) -> list[Path]:
     from aiq_tui.agent.engine import Engine
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.screens.approval import ApprovalScreen
     from aiq_tui.workspace import Workspace
 
     engine = Engine.create(Workspace.open(home_flag=home))
+    engine.session.id = f"{NOW:%Y%m%d%H%M%S}-000000"
     engine.config.ui.demo_turn_pause = (
         0  # pictures, not a show: no pause between demo turns
     )
     engine.config.ui.demo_step_seconds = (
         0  # … nor between the step-through demo's steps
     )
+    engine.config.ui.typing_grace = 0  # the keys are scripted: each one is deliberate
     app = AiqApp(
         engine,
-        clock=lambda: datetime(2025, 1, 2, 12, 0, 0),
+        clock=lambda: NOW.replace(tzinfo=None),
         watch=False,
         flash_seconds=3600,
     )
@@ -38,8 +104,18 @@ async def capture(home: Path) -> list[Path]:
     written: list[Path] = []
 
     async def shot(pilot, name: str) -> None:
+        from textual.widgets import Footer
+
         await pilot.pause(0.2)
-        written.append(Path(app.save_screenshot(f"{name}.svg", path=str(OUT))))
+        for _ in range(100):  # the footer's keys are recomposed after a refresh
+            footers = list(app.screen.query(Footer))
+            if all(
+                f.children and not getattr(f, "_recompose_due", False) for f in footers
+            ):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        written.append(Path(app.save_screenshot(f"{name}.svg", path=str(out))))
 
     async def settle(pilot, timeout: float = 15.0) -> None:
         """Wait until no turn runs — the long demo counts as one, between its turns too — and
@@ -126,18 +202,25 @@ async def capture(home: Path) -> list[Path]:
     return written
 
 
-def main() -> int:
-    OUT.mkdir(exist_ok=True)
-    for old in OUT.glob(
+def main(out: Path = OUT) -> int:
+    out.mkdir(exist_ok=True)
+    for old in out.glob(
         "*.svg"
     ):  # names change when screens are added; keep only current ones
         old.unlink()
-    with tempfile.TemporaryDirectory(prefix="aiq-shots-") as home:
-        written = asyncio.run(capture(Path(home)))
+    shutil.rmtree(HOME.parent, ignore_errors=True)
+    HOME.mkdir(parents=True)
+    try:
+        with fixed_clocks():
+            written = asyncio.run(capture(HOME, out))
+    finally:
+        shutil.rmtree(HOME.parent, ignore_errors=True)
     for path in written:
-        print(path.relative_to(OUT.parent))
+        print(path)
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    import sys
+
+    raise SystemExit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT))

@@ -574,7 +574,7 @@ class UISettings(_Section):
     typing_grace: NonNegativeFloat = 1.0
     """Seconds a key counts as typing: an approval dialog takes no key as its answer for this
     long after it opens, nor until typing has stopped this long — keys typed meanwhile go to the
-    prompt — and a Space typed that soon after another key is a space, not Pause (0: off)."""
+    prompt, where they were meant to go (0: off)."""
     demo_turn_pause: NonNegativeFloat = 0.3
     """Seconds between the turns of ``/demo`` so each one can be watched (0 in tests)."""
     demo_step_seconds: NonNegativeFloat = 1.5

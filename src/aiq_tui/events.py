@@ -20,6 +20,7 @@ from aiq_tui.problems import Problem
 from aiq_tui.skills.model import Phase, Ranking, SkillState
 from aiq_tui.tools.events import (
     ToolCallApproved,
+    ToolCallCancelled,
     ToolCallDenied,
     ToolCallFinished,
     ToolCallRequested,
@@ -202,6 +203,7 @@ Event = Union[
     ToolCallRequested,
     ToolCallApproved,
     ToolCallDenied,
+    ToolCallCancelled,
     ToolCallFinished,
     TokenStreamed,
     TurnFinished,

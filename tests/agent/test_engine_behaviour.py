@@ -554,3 +554,37 @@ async def test_a_skill_shown_as_a_brief_is_upgraded_to_full_before_its_tool_runs
     assert changes.index(greeting[1]) < changes.index(requested)
     assert "The full details." not in first and "The full details." in second
     assert seen.of(ToolCallFinished)[0].ok
+
+
+async def test_a_call_cancelled_while_it_runs_says_cancelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl+C while a long command runs: the call ends as cancelled in the stream (so the Tools
+    tab, replay and captions say so), not left running; no result is invented for it."""
+    from aiq_tui.events import ToolCallCancelled
+
+    engine, seen = demo_engine(tmp_path / "home")
+    engine.approver = approve_all
+    running = asyncio.Event()
+
+    async def long_command(arguments: dict, *more: object) -> object:
+        running.set()
+        await asyncio.Event().wait()  # as `du -a /usr` on a big disk
+
+    tool = engine.tools.get("execute_command")
+    for way in ("run", "run_with_approval", "run_observed"):
+        if hasattr(tool, way):
+            monkeypatch.setattr(tool, way, long_command)
+    task = asyncio.create_task(engine.send("run ls and tell me what is in this folder"))
+    await asyncio.wait_for(running.wait(), 30)
+    engine.cancel()
+    await asyncio.wait_for(task, 10)
+    (requested,) = [
+        e for e in seen.of(ToolCallRequested) if e.name == "execute_command"
+    ]
+    cancelled = seen.of(ToolCallCancelled)
+    assert [(e.call_id, e.reason) for e in cancelled] == [
+        (requested.call_id, "cancelled by you")
+    ]
+    assert not [e for e in seen.of(ToolCallFinished) if e.call_id == requested.call_id]
+    assert seen.of(TurnFinished)[-1].cancelled

@@ -323,3 +323,10 @@ def test_a_lone_match_for_part_of_the_query_is_likely_not_certain() -> None:
     coverage = lone.coverage("release-notes", lone.query_weights(query))
     confidence = lone.rank(query).matches[0].confidence
     assert coverage < confidence <= round(coverage + 0.5 * (1 - coverage), 4) < 1.0
+
+
+def test_a_missing_acronym_plural_is_named_as_the_acronym() -> None:
+    index = SkillIndex([meta("invoice-check", "Check supplier invoices.")])
+    explanation = index.explain("check the supplier POs", "invoice-check")
+    assert "os" not in explanation.missing_words
+    assert explanation.missing_words == ("po",)

@@ -79,3 +79,12 @@ def test_name_terms_include_parts_and_the_joined_name() -> None:
         "slackgifcreator",
     ]
     assert name_terms("pdf") == ["pdf"]
+
+
+def test_an_acronyms_plural_is_the_acronym_not_a_camel_case_split() -> None:
+    # "POs" read as camelCase was P|Os: "os" was the term matched and named as missing.
+    assert split_identifier("POs") == ["PO", "s"]
+    assert tokenize("check the supplier POs") == ["check", "supplier", "po"]
+    assert tokenize("PDFs and URLs") == tokenize("PDF and URL")
+    assert split_identifier("HTTPServer") == ["HTTP", "Server"]
+    assert tokenize("macOS") == ["mac", "os"]

@@ -104,6 +104,7 @@ async def test_the_tui_shows_the_servers_tools_and_the_call(
             assert "mcp__fx__echo" in str(
                 app.screen.query_one("#approval-detail").render()
             ) or "echo" in str(app.screen.query_one("#approval-detail").render())
+            await _until(pilot, lambda: app.screen.armed)  # after ui.typing_grace
             await pilot.press("y")
             await _until(pilot, lambda: not app.busy)
             record = app.query_one(ToolLog).records["call_1"]

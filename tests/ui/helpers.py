@@ -60,6 +60,13 @@ async def wait_for_approval(pilot: Pilot, timeout: float = 60.0) -> None:
     )
 
 
+async def answer_approval(pilot: Pilot, key: str, timeout: float = 60.0) -> None:
+    """Press ``key`` on the open approval dialog once it takes keys (``ui.typing_grace`` after
+    it opened, and after the last key typed)."""
+    await wait_for_approval(pilot, timeout)
+    await pilot.press(key)
+
+
 def notices(app: AiqApp) -> list[str]:
     """The text of every notice in the conversation, oldest first."""
     return [str(notice.render()) for notice in app.query(".notice")]

@@ -24,8 +24,11 @@ pytestmark = pytest.mark.slow
 
 
 async def _wait_for_modal(pilot, app: AiqApp) -> ApprovalScreen:
+    # … and taking keys: for ui.typing_grace after it opens, a key is typing, not an answer
     await wait_until(
-        lambda: isinstance(app.screen, ApprovalScreen), "the approval modal", timeout=60
+        lambda: isinstance(app.screen, ApprovalScreen) and app.screen.armed,
+        "the approval modal",
+        timeout=60,
     )
     return app.screen
 

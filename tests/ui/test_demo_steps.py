@@ -20,7 +20,7 @@ from textual.pilot import Pilot
 sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock
-from helpers import notices, say, wait_until
+from helpers import answer_approval, notices, say, wait_until
 
 from aiq_tui.agent.engine import Engine
 from aiq_tui.ui.app import AiqApp
@@ -64,7 +64,7 @@ async def step_until(
         if isinstance(app.screen, ApprovalScreen):
             # the step on screen is the one that asks (issue 31: never ahead of its caption)
             assert "asks for your approval" in bar(app), bar(app)
-            await pilot.press("n")
+            await answer_approval(pilot, "n")
         else:
             await pilot.press("right")
         await pilot.pause()
@@ -232,3 +232,32 @@ def test_the_demo_frame_where_a_stage_fires(
     assert snap_compare(
         recorded_demo_app(tmp_path), terminal_size=SIZE, run_before=stage_frame(stage)
     )
+
+
+async def test_a_command_typed_in_the_paused_demo_keeps_the_step_and_the_text(
+    tmp_path: Path,
+) -> None:
+    """/clear typed while the stepped demo is paused on a step: the demo stays paused on that
+    step (no live play without captions), the note says how to end it, the line stays typed."""
+    app = demo_app(tmp_path / "home")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        prompt = app.query_one("#prompt")
+        prompt.value = "/demo"
+        await pilot.press("enter")
+        await wait_until(lambda: app.demo is not None and app.cursor.paused, "/demo")
+        for _ in range(8):
+            if isinstance(app.screen, ApprovalScreen):
+                break
+            await pilot.press("right")
+            await pilot.pause()
+        index = app.cursor.index
+        shown = bar(app)
+        prompt.value = "/clear"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.cursor.paused and app.cursor.index == index, "the demo went live"
+        assert bar(app) == shown
+        assert prompt.value == "/clear", "the typed command was lost"
+        toasts = [str(n.message) for n in app._notifications]
+        assert any("Esc ends the demo" in t and "/clear" in t for t in toasts), toasts

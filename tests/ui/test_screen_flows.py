@@ -321,3 +321,22 @@ async def test_slash_commands_open_their_screens_or_say_what_they_did(
         assert any(
             n.startswith("unknown command /frobnicate; try:") for n in notices(app)
         )
+
+
+async def test_ctrl_n_in_the_inspector_starts_a_fresh_name(
+    fake_engine: FakeEngine,
+) -> None:
+    """Asking why another skill did not match: Ctrl+N empties the name field, so the next
+    name is typed alone, while the last answer stays shown."""
+    app = make_app(fake_engine)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await say(pilot, "/match tables in the sample database")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        await pilot.press("ctrl+n", *"http-fetch", "enter")
+        await pilot.pause()
+        assert "http-fetch" in text_of(screen.query_one("#why"))
+        await pilot.press("ctrl+n", *"pdf")
+        assert screen.query_one("#why-name", Input).value == "pdf"
+        assert "http-fetch" in text_of(screen.query_one("#why"))

@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock
 from fake_engine import FakeEngine
-from helpers import say, settle
+from helpers import answer_approval, say, settle
 
 from aiq_tui.skills.model import SkillState
 from aiq_tui.ui.app import AiqApp
@@ -134,7 +134,7 @@ async def test_a_stepped_demo_opens_the_approval_on_the_step_that_asks(
             await pilot.pause()
         assert isinstance(app.screen, ApprovalScreen)
         assert "asks for your approval" in bar(app), bar(app)
-        await pilot.press("n")
+        await answer_approval(pilot, "n")
         await pilot.press("escape")
 
 

@@ -1,6 +1,7 @@
 """An approval needs a deliberate key: what the user types without looking up — the next
 question, while the turn before it opens an approval — stays in the prompt, decides no tool call
-and pauses nothing; once typing has stopped and the grace is over, y / a / n answer as before."""
+and pauses nothing; once typing has stopped and the grace is over, y / a / n answer as before.
+Enter sends the line as it is when pressed: the keys typed behind it start the next one."""
 
 from __future__ import annotations
 
@@ -90,27 +91,12 @@ async def test_enter_sends_the_line_as_it_was_when_enter_was_pressed(
             ("enter", "\r"),
             ("w", "w"),
             ("h", "h"),
+            ("a", "a"),
+            ("t", "t"),
+            ("space", " "),
+            ("a", "a"),
         ]:
             app.post_message(events.Key(key, character))
-        await wait_until(lambda: prompt.value == "wh", "the next line typed", 10)
+        await wait_until(lambda: prompt.value == "what a", "the next line typed")
         assert sent == ["hi"]
-
-
-async def test_a_space_right_after_typing_is_typed_not_pause(
-    fake_engine: FakeEngine,
-) -> None:
-    fake_engine.config.ui.typing_grace = 1.0
-    now = [100.0]
-    app = AiqApp(fake_engine, clock=fixed_clock, watch=False)
-    async with app.run_test(size=(120, 36)) as pilot:
-        app.typing.clock = lambda: now[0]
-        await settle(pilot)
-        prompt = app.query_one("#prompt", PromptInput)
-        await pilot.press(*keys("show the tables"), "enter")
-        await settle(pilot)
-        await pilot.press("space")
-        assert prompt.value == " " and not app.cursor.paused
-        prompt.value = ""
-        now[0] += 5  # a pause in typing: Space on the empty prompt is Pause again
-        await pilot.press("space")
-        assert app.cursor.paused
+        assert not app.cursor.paused, "the next line's space paused the screen"

@@ -57,6 +57,8 @@ from aiq_tui.events import (
     SessionSaved,
     SkillsMatched,
     TokenStreamed,
+    ToolCallCancelled,
+    ToolCallDenied,
     ToolCallFinished,
     ToolCallRequested,
     TurnFinished,
@@ -248,6 +250,7 @@ class Engine:
         self._next_id = 0
         self._turn_task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
+        self._open_calls: dict[str, str] = {}  # call id → tool name, asking or running
         self._last_ranking: Ranking | None = None
         # Compression may shorten the catalog to make one turn fit; each turn starts in full.
         self._catalog_level = CatalogLevel.FULL
@@ -455,11 +458,31 @@ class Engine:
             self._sinks.remove(sink)
 
     def _emit(self, event: Event) -> None:
+        self._track_call(event)
         turn = self._recorder.add(event)
         if turn is not None:
             self.session.replay.append(turn)
         for sink in list(self._sinks):
             sink(event)
+
+    def _track_call(self, event: Event) -> None:
+        """The calls requested and not yet denied or finished: the ones a turn's end cancels."""
+        if isinstance(event, ToolCallRequested):
+            self._open_calls[event.call_id] = event.name
+        elif isinstance(event, (ToolCallDenied, ToolCallFinished, ToolCallCancelled)):
+            self._open_calls.pop(event.call_id, None)
+
+    def _cancel_open_calls(self, cancelled: bool) -> None:
+        """Every call still asking or running when the turn ends says so, in the stream (the
+        Tools tab, replay and captions show it), instead of asking or running for good."""
+        reason = (
+            "cancelled by you"
+            if cancelled
+            else "cut short: the turn ended before it did"
+        )
+        for call_id, name in list(self._open_calls.items()):
+            self._emit(ToolCallCancelled(call_id, name, reason))
+        self._open_calls.clear()
 
     def _fleet_event(self, event: McpServerChanged) -> None:
         self._emit(event)
@@ -588,6 +611,7 @@ class Engine:
             )
         finally:
             self._turn_task = None
+            self._cancel_open_calls(cancelled)
             self._close_dangling_calls()
             self._update_budget()
             self.session.tokens = self._figures(usage_in, usage_out)

@@ -182,6 +182,7 @@ def _text_sink(
         SkillStateChanged,
         TokenStreamed,
         ToolCallApproved,
+        ToolCallCancelled,
         ToolCallDenied,
         ToolCallFinished,
         ToolCallRequested,
@@ -250,6 +251,8 @@ def _text_sink(
             note(f"tool {event.name}: pre-approved by the active skill's allowed-tools")
         elif isinstance(event, ToolCallDenied):
             note(f"tool {event.name} denied: {event.reason}", "yellow")
+        elif isinstance(event, ToolCallCancelled):
+            note(f"tool {event.name}: {event.reason}", "yellow")
         elif isinstance(event, CompressionApplied):
             note(
                 f"compression {int(event.plan.stage)} %: {event.step}; {event.before} → {event.after} tokens",

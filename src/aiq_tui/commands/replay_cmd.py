@@ -273,6 +273,8 @@ def _event_lines(number: int, data: Any) -> list[str]:
         )
     elif kind == "tool_call_denied":
         lines.append(f"  tool {data.get('name')}: denied — {data.get('reason', '')}")
+    elif kind == "tool_call_cancelled":
+        lines.append(f"  tool {data.get('name')}: {data.get('reason', 'cancelled')}")
     elif kind == "error_raised":
         lines.append(f"  error: {data.get('message', '')}")
     return lines

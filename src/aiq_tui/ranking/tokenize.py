@@ -219,8 +219,11 @@ STOP_WORDS: frozenset[str] = frozenset(
 _WORD = re.compile(r"[^\W\d_]+|\d+", re.UNICODE)
 _SEPARATORS = re.compile(r"[\W_]+", re.UNICODE)
 # camelCase / PascalCase / acronym boundaries: "PdfTools" → Pdf|Tools, "HTTPServer" → HTTP|Server.
+# An acronym's plural is the acronym: "POs" → PO|s, "PDFs" → PDF|s (the lone "s" is dropped as
+# any one-letter word is) — read as camelCase, "POs" was P|Os, and "os" the word matched.
 _CAMEL = re.compile(
-    r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+|\d+", re.UNICODE
+    r"[A-Z]{2,}(?=s(?![a-z]))|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[^\W\d_]+|\d+",
+    re.UNICODE,
 )
 
 

@@ -215,6 +215,8 @@ def _caption(data: Record, story: _Story) -> str | None:
         )
     elif kind == "tool_call_denied":
         text = f"{data.get('name')}: refused — {_first_clause(data.get('reason', ''))}"
+    elif kind == "tool_call_cancelled":
+        text = f"{data.get('name')}: {data.get('reason', 'cancelled')}"
     elif kind == "tool_call_finished":
         outcome = "" if data.get("ok", True) else "failed: "
         text = f"{data.get('name')} returned: {outcome}{_flat(data.get('summary', ''))}"

@@ -529,6 +529,21 @@ def _apply(
             "warning",
         )
         return replace(state, tools=tools, conversation=_closed(state) + (notice,))
+    if (
+        kind == "tool_call_cancelled"
+    ):  # it asked or ran when the turn ended: never "asking" for good
+        tools = _update(
+            state.tools,
+            str(data.get("call_id", "")),
+            status="cancelled",
+            summary=str(data.get("reason", "")),
+        )
+        notice = Entry(
+            "notice",
+            f"✗ {data.get('name')} {data.get('reason', 'cancelled')}",
+            "warning",
+        )
+        return replace(state, tools=tools, conversation=_closed(state) + (notice,))
     if kind == "tool_call_finished":
         ok = bool(data.get("ok"))
         call_id = str(data.get("call_id", ""))

@@ -50,6 +50,7 @@ from aiq_tui.events import (
     SkillStateChanged,
     TokenStreamed,
     ToolCallApproved,
+    ToolCallCancelled,
     ToolCallDenied,
     ToolCallFinished,
     ToolCallRequested,
@@ -137,6 +138,8 @@ class TraceBuilder:
             self._deny_tool(event, at)
         elif isinstance(event, ToolCallFinished):
             self._finish_tool(event, at)
+        elif isinstance(event, ToolCallCancelled):
+            self._cancel_tool(event, at)
         elif isinstance(event, SkillsMatched):
             self._event("aiq.skills.matched", self._matched(event), at)
         elif isinstance(event, SkillStateChanged):
@@ -396,6 +399,16 @@ class TraceBuilder:
         if self.log_content:  # a reason may quote the arguments (the program, the host)
             span.set_attribute("aiq.tool.denied_reason", self._cut(event.reason))
         span.set_status(Status(StatusCode.ERROR, "denied"))
+        span.end(end_time=at)
+
+    def _cancel_tool(self, event: ToolCallCancelled, at: int) -> None:
+        span = self._tools.pop(event.call_id, None)
+        if span is None:
+            return
+        span.set_attributes(
+            {"aiq.tool.outcome": "cancelled", "error.type": "cancelled"}
+        )
+        span.set_status(Status(StatusCode.ERROR, "cancelled"))
         span.end(end_time=at)
 
     def _finish_tool(self, event: ToolCallFinished, at: int) -> None:

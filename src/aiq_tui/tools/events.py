@@ -40,6 +40,16 @@ class ToolCallDenied:
 
 
 @dataclass(frozen=True)
+class ToolCallCancelled:
+    """A call the turn left without a result: cancelled (Ctrl+C / Esc) while it asked or ran,
+    or cut short when the turn failed. No ``ToolCallFinished`` follows it."""
+
+    call_id: str
+    name: str
+    reason: str = "cancelled by you"
+
+
+@dataclass(frozen=True)
 class ToolCallFinished:
     call_id: str
     name: str
@@ -53,6 +63,7 @@ ToolEvent = Union[
     ToolCallRequested,
     ToolCallApproved,
     ToolCallDenied,
+    ToolCallCancelled,
     ToolCallFinished,
     McpCallStarted,
     McpProgress,

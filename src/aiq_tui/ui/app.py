@@ -73,7 +73,7 @@ from aiq_tui.ui.widgets.budget_gauge import BudgetGauge
 from aiq_tui.ui.widgets.choice_list import ChoiceList
 from aiq_tui.ui.widgets.conversation import Conversation
 from aiq_tui.ui.widgets.footer import CoalescedFooter
-from aiq_tui.ui.widgets.prompt import PromptInput
+from aiq_tui.ui.widgets.prompt import SLASH_COMMANDS, PromptInput
 from aiq_tui.ui.widgets.skills_pane import SkillsPane
 
 if TYPE_CHECKING:
@@ -153,6 +153,8 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         self.settings_control = SettingsControl(self)
         self.pane_actions = PaneActions(self)
         self.chrome = Chrome(self)
+        self.submitting: str | None = None
+        """The line being run, while it runs: a command refused for now gives it back to the prompt."""
         self.typing = TypingClock(lambda: self.config.ui.typing_grace)
         """When the last key was typed: approvals and Space tell typing from a deliberate key."""
         self.use_readable_themes()  # Textual's two themes, readable in 256 colours too
@@ -388,7 +390,10 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
             return
         prompt.remember(text)  # the prompt has cleared itself already
         self.settings_control.keep_history(text)
-        if self.cursor.paused:  # what the user sends is answered live
+        command = text.split(" ", 1)[0]
+        # What the user sends is answered live; one of the workbench's commands acts where the
+        # cursor is (a paused /demo stays paused on its step, with its captions).
+        if self.cursor.paused and command not in SLASH_COMMANDS:
             await self.action_cursor_live()
         if (
             self.engine is None
@@ -398,7 +403,11 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
                 "Starting — your message is sent as soon as the skills have loaded."
             )
             return
-        await self.submit_text(text)
+        self.submitting = text
+        try:
+            await self.submit_text(text)
+        finally:
+            self.submitting = None
 
     async def submit_text(self, text: str) -> None:
         if text.startswith("/"):
@@ -504,7 +513,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
     def action_reload_skills(self) -> None:
-        self.engine.reload()
+        self.chrome.reloaded_by_you(self.engine.reload())
 
     def action_toggle_activity(self) -> None:
         self.pane_actions.toggle_activity()

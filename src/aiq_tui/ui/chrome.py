@@ -59,6 +59,8 @@ class Chrome:
         self.semantic_label = (
             ""  # "embedding skills 42/199", then "semantic on"; shown in the header
         )
+        self._problems_shown: set[tuple[str, str, str]] = set()
+        """The problems the banner counted last: a reload toasts only the ones it brought."""
 
     # -- banners and the header -----------------------------------------------------------------
     def banner_text(self) -> str | None:
@@ -100,6 +102,7 @@ class Chrome:
 
         app = self.app
         problems = self.problems()
+        self._problems_shown = {_problem_key(p) for p in problems}
         banner = app.query_one("#problems-banner", Static)
         # "" while Landlock confines commands in a project; a warning otherwise
         sandbox = sandbox_warning(
@@ -158,15 +161,44 @@ class Chrome:
         self.update_subtitle()
 
     async def on_reloaded(self, event: Any) -> None:
-        if event.problems:
+        # A reload lists every problem of the rescan: the toast names the ones this reload
+        # brought (the skill just edited), not a broken skill the banner already counted.
+        new = [p for p in event.problems if _problem_key(p) not in self._problems_shown]
+        if new:
+            more = f" (+{len(new) - 1} more — F6)" if len(new) > 1 else ""
             self.app.notify(
-                str(self.shown_problem(event.problems[0])),
+                self.shown_problem(new[0]) + more,
                 title="Skill failed to load",
                 severity="warning",
                 markup=False,
             )
         self.show_problems()
         self.app.refresh_skills()
+
+    def reloaded_by_you(self, event: Any) -> None:
+        """F5 / Ctrl+R: what the reload found, said whichever tab is in front."""
+        parts = [
+            f"{len(names)} {what}"
+            + (
+                f" ({', '.join(names[:3])}{'…' if len(names) > 3 else ''})"
+                if names
+                else ""
+            )
+            for what, names in (
+                ("added", event.added),
+                ("changed", event.changed),
+                ("removed", event.removed),
+                ("disabled", event.disabled),
+            )
+            if names
+        ]
+        problems = len(event.problems)
+        found = "; ".join(parts) if parts else "nothing changed"
+        if problems:
+            found += (
+                f"; {problems} problem{'s' if problems != 1 else ''} — F6 shows them"
+            )
+        self.app.notify(printable(f"Skills reloaded: {found}."), markup=False)
 
     async def mcp_changed(self, event: Any) -> None:
         """An MCP server started, failed, changed its tools: the MCP tab (added with the first
@@ -224,3 +256,7 @@ class Chrome:
             self.app.query_one("#prompt", PromptInput).border_subtitle = plain(
                 mcp_prompts.progress_line(event)
             )
+
+
+def _problem_key(problem: Problem) -> tuple[str, str, str]:
+    return (str(problem.path), str(problem.field or ""), problem.message)

@@ -233,11 +233,38 @@ class EngineBridge:
         )
 
     def refused_while_turn_runs(self) -> bool:
-        """True (and the user is told) while a turn or the long demo runs."""
+        """True (and the user is told) while a turn or the long demo runs. The command line
+        that asked goes back into the prompt, to run once the turn is over."""
         running = self.turn_running()
-        if running:
-            self.app.notify("A turn is running — Esc cancels it.", severity="warning")
-        return running
+        if not running:
+            return False
+        app = self.app
+        line = app.submitting
+        command = ""
+        if line:
+            from aiq_tui.ui.widgets.prompt import PromptInput
+
+            prompt = app.screen_stack[0].query_one("#prompt", PromptInput)
+            if not prompt.value:
+                prompt.value = line
+                prompt.cursor_position = len(line)
+                command = line.split(" ", 1)[0]
+        if app.demo is not None:
+            where = " (paused on its step)" if app.cursor.paused else ""
+            message = (
+                f"The /demo is still running{where}: {command} is kept in the prompt — "
+                "Esc ends the demo, then Enter runs it."
+                if command
+                else f"The /demo is still running{where}: Esc ends it, End plays the rest live."
+            )
+        else:
+            message = "A turn is running — Esc cancels it." + (
+                f" {command} is kept in the prompt: Enter runs it after."
+                if command
+                else ""
+            )
+        app.notify(message, severity="warning", markup=False)
+        return True
 
     def send(self, text: str) -> None:
         app = self.app

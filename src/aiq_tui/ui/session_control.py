@@ -26,8 +26,7 @@ class SessionControl:
     async def clear(self) -> None:
         """``/clear``: a new session; the previous one stays saved."""
         app = self.app
-        if app._turn_running():  # a turn, or the /demo between two of its turns
-            app.notify("A turn is running — Esc cancels it first.", severity="warning")
+        if app.bridge.refused_while_turn_runs():  # a turn, or the /demo between two
             return
         await self.clear_session()
         await app.note("new session — the previous one stays saved", "info")

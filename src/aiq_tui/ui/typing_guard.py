@@ -4,7 +4,7 @@ A turn can open an approval while the user is still typing the next question wit
 up. A key that arrives within ``grace`` seconds of the dialog opening, or less than ``grace``
 seconds after the key before it (typing has not stopped), was meant for the prompt: the dialog
 hands it there and decides nothing — as browsers ignore clicks on a permission prompt for a
-moment after it shows. The same clock keeps a Space typed in a burst from pausing the screen.
+moment after it shows.
 """
 
 from __future__ import annotations

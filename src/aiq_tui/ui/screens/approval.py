@@ -39,6 +39,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.keys: DeliberateKeys | None = None
         """Set on mount from the app's typing clock; None (every key counts) without one."""
         self._arming: Timer | None = None
+        self._opened = False
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -103,13 +104,16 @@ class ApprovalScreen(ModalScreen[Decision]):
         typing = getattr(self.app, "typing", None)
         if typing is not None:
             self.keys = DeliberateKeys.opening_now(typing)
+        self._opened = True
         self._show_armed()
         if not self.armed:
             self._arming = self.set_interval(0.1, self._show_armed)
 
     @property
     def armed(self) -> bool:
-        """True once a key may answer (the grace is over and typing has stopped)."""
+        """True once a key may answer: mounted, the grace over and typing stopped."""
+        if not self._opened:  # pushed, not mounted yet: its keys are not read yet
+            return False
         return self.keys is None or self.keys.deliberate()
 
     def _show_armed(self) -> None:
@@ -125,8 +129,9 @@ class ApprovalScreen(ModalScreen[Decision]):
             return
         event.stop()
         event.prevent_default()
-        self.keys.typing.typed()  # type: ignore[union-attr]  # armed is False: keys is set
-        self._show_armed()
+        if self.keys is not None:
+            self.keys.typing.typed()
+            self._show_armed()
         await self._hand_to_prompt(event)
 
     async def _hand_to_prompt(self, event: events.Key) -> None:

@@ -253,4 +253,8 @@ class InspectorScreen(Screen[None]):
         why.update("\n".join(line for line in lines if line))
 
     def action_focus_why(self) -> None:
-        self.query_one("#why-name", Input).focus()
+        # A fresh name each time: the last one asked about stays explained below, and typing
+        # does not append to it.
+        field = self.query_one("#why-name", Input)
+        field.value = ""
+        field.focus()

@@ -134,17 +134,13 @@ class PromptInput(OwnVirtualSize, Input):
 
     async def _on_key(self, event: events.Key) -> None:
         typing = getattr(self.app, "typing", None)
-        still_typing = typing is not None and typing.typing()
-        if typing is not None:
+        if typing is not None:  # an approval opening now knows the user is typing
             typing.typed()
         # Space reaches an input as a printable key, which Input types and stops before any
-        # binding: on an empty prompt it is the cursor's Pause when that applies — unless it
-        # comes in the middle of typing (a space after the Enter that sent a line), then it is
-        # a space.
+        # binding: on an empty prompt it is the cursor's Pause when that applies.
         if (
             event.key == "space"
             and not self.value
-            and not still_typing
             and self.app.check_action("toggle_pause", ())
         ):
             event.stop()

@@ -83,6 +83,9 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         self._below: list[Strip] = []  # "⋯ N later rows" while _end < len(entries)
         self._width = 0  # what the rows are rendered at
         self._stale = True  # the window must be rendered afresh (no width yet, hidden, a new theme)
+        self._redraw_asked = (
+            False  # a draw found the rows stale: a redraw is on its way
+        )
         self._following = (
             True  # the view sits at the newest row: new rows are drawn and followed
         )
@@ -300,6 +303,12 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
+        if width and (width != self._width or self._stale) and not self._redraw_asked:
+            # Drawn with rows not rendered at this width: the pane was hidden when they came and
+            # no Resize told it it is shown (Ctrl+O after PgUp laid the screen out without
+            # one): they are rendered now, after this frame, instead of staying blank.
+            self._redraw_asked = True
+            self.call_later(self._redraw_when_asked)
         index = round(self.scroll_y) + y
         for part in (self._above, self._body, self._below):
             if index < len(part):
@@ -345,6 +354,13 @@ class Timeline(OwnVirtualSize, ScrollView, can_focus=True):
         self._redraw()
 
     def on_resize(self, event: Resize) -> None:
+        self._redraw_if_needed()
+
+    def _redraw_when_asked(self) -> None:
+        self._redraw_asked = False
+        self._redraw_if_needed()
+
+    def _redraw_if_needed(self) -> None:
         width = self.scrollable_content_region.width
         if width and (width != self._width or self._stale):
             self._redraw()

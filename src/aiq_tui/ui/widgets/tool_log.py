@@ -35,6 +35,7 @@ STATUS_BADGE = {
     "ok": "success",
     "failed": "error",
     "denied": "error",
+    "cancelled": "warning",
 }
 """Each status's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme."""
 WINDOW = 100
@@ -219,10 +220,19 @@ class ToolLog(OwnVirtualSize, PlainDataTable):
             if record.status == "running" and record.progress
             else record.status
         )
+        self._fit_status(label)
         badge = STATUS_BADGE.get(record.status)
         if badge is None or not self.is_attached:
             return Text(label)
         return Text(label, style=badge_style(self.app, badge, *table_grounds(self)))
+
+    def _fit_status(self, label: str) -> None:
+        """A status wider than its column ("cancelled") widens it, from then on: the column is
+        sized for the usual ones so that the arguments keep their room."""
+        column = self.columns.get("status")  # type: ignore[call-overload]
+        if column is not None and len(label) > column.width:
+            column.width = len(label)
+            self.refresh(layout=True)
 
     def upsert(self, call_id: str, **changes: Any) -> ToolRecord:
         changes = for_terminal(
