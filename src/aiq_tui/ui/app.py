@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     # guards this).
     from aiq_tui.config import AppConfig
     from aiq_tui.events import Event
+    from aiq_tui.ui.engine_protocol import UiEngine
 
 __all__ = ["AiqApp", "DemoSteps", "EngineStart"]
 
@@ -104,7 +105,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
 
     def __init__(
         self,
-        engine: Any,
+        engine: UiEngine | None,
         *,
         clock: Callable[[], datetime] | None = None,
         watch: bool = True,
@@ -113,7 +114,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         project: Path | None = None,
     ) -> None:
         super().__init__()
-        self.engine = engine
+        self.engine: UiEngine | None = engine
         """None until a deferred start (:meth:`starting`) has built it, after the first frame."""
         self.start_error: str | None = None
         """Why a deferred start could not build the engine (the app exits 2; run_tui prints it)."""
@@ -192,6 +193,14 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         if self.engine is not None:
             return self.engine.workspace.home
         return self._start_spec().home
+
+    @property
+    def live_engine(self) -> UiEngine:
+        """The engine, for what runs only once it is built (the actions that need it are
+        refused before: bindings.NEEDS_ENGINE)."""
+        if self.engine is None:
+            raise RuntimeError("the engine is still starting")
+        return self.engine
 
     def _start_spec(self) -> EngineStart:
         """What the engine is being built from: every app has an engine or this."""
@@ -475,7 +484,9 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         """The match inspector on ``query`` — by default the last question's ranking (F3)."""
         from aiq_tui.ui.screens.inspector import InspectorScreen
 
-        self.push_screen(InspectorScreen(self.engine, query or self.cursor.head.query))
+        self.push_screen(
+            InspectorScreen(self.live_engine, query or self.cursor.head.query)
+        )
 
     def action_sessions(self) -> None:
         self.session_control.sessions()
@@ -499,7 +510,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
             self.bridge.refused_while_turn_runs()
         ):  # the doctor ranks with the engine's own index
             return
-        self.push_screen(DoctorScreen(self.engine, self._bases()))
+        self.push_screen(DoctorScreen(self.live_engine, self._bases()))
 
     def action_warnings(self) -> None:
         from aiq_tui.ui.screens.warnings import WarningsScreen
@@ -513,7 +524,7 @@ class AiqApp(PlainNotifications, EngineEvents, CursorKeys, ReadableThemes, App[i
         self.theme = THEMES[1] if self.theme == THEMES[0] else THEMES[0]
 
     def action_reload_skills(self) -> None:
-        self.chrome.reloaded_by_you(self.engine.reload())
+        self.chrome.reloaded_by_you(self.live_engine.reload())
 
     def action_toggle_activity(self) -> None:
         self.pane_actions.toggle_activity()

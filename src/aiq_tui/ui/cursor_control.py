@@ -10,12 +10,13 @@ demo, :func:`paused_bar` says where the view is.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from aiq_tui.replay.cursor import TimeCursor
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.demo_control import DemoControl, DemoSteps
+    from aiq_tui.ui.engine_protocol import UiEngine
     from aiq_tui.ui.view import StateView
 
 CURSOR_ACTIONS = frozenset(
@@ -67,12 +68,15 @@ class CursorKeys:
     cursor: TimeCursor
     demo: DemoSteps | None
     demo_control: DemoControl
-    engine: Any
+    engine: UiEngine | None
 
     if (
         TYPE_CHECKING
     ):  # the rest of the app this mixin reads (App's own, and EngineEvents')
         view: StateView
+
+        @property
+        def live_engine(self) -> UiEngine: ...
 
         async def draw(self) -> None: ...
         def refresh_bindings(self) -> None: ...
@@ -89,7 +93,9 @@ class CursorKeys:
         if not cursor.paused:
             return
         if self.demo is not None:
-            bar.update(self.demo.bar(cursor, self.engine.config.ui.demo_step_seconds))
+            bar.update(
+                self.demo.bar(cursor, self.live_engine.config.ui.demo_step_seconds)
+            )
             return
         bar.update(paused_bar(cursor))
 

@@ -87,7 +87,7 @@ class DemoControl:
     async def start(self, play: bool = False) -> None:
         """``/demo`` (``/demo play`` starts playing). Esc stops it."""
         app = self.app
-        if not app.engine.is_demo:
+        if not app.live_engine.is_demo:
             await app.note(
                 "/demo plays a script for the offline demo model; "
                 "start with --provider demo to watch it",
@@ -99,7 +99,7 @@ class DemoControl:
         from aiq_tui.llm.demo import DemoScript
 
         if DemoScript.needs_own_session(app.engine):
-            previous = app.engine.session.id
+            previous = app.live_engine.session.id
             await app.session_control.clear_session()
             app._set_busy(True)
             app.run_worker(
@@ -146,7 +146,7 @@ class DemoControl:
         from aiq_tui.llm.demo import DemoScript
 
         app = self.app
-        engine = app.engine
+        engine = app.live_engine
         script = DemoScript.for_engine(engine)
         if script.window_note:  # the story is written for the demo model's window
             await app.note(script.window_note, "info")
@@ -235,7 +235,7 @@ class DemoControl:
         if demo.timer is not None:
             demo.timer.stop()
             demo.timer = None
-        pace = app.engine.config.ui.demo_step_seconds
+        pace = app.live_engine.config.ui.demo_step_seconds
         if on and not pace:
             app.cursor.live()  # no pace: playing is the live view
             demo.go.set()

@@ -203,7 +203,7 @@ class EngineBridge:
     def attach(self) -> None:
         """Everything the panes show comes from the engine from now on."""
         app = self.app
-        engine = app.engine
+        engine = app.live_engine
         engine.subscribe(app._sink)
         engine.approver = self.approve
         if getattr(engine, "mcp", None) is not None:
@@ -223,7 +223,7 @@ class EngineBridge:
         """The engine's budget outside a turn (start, warm-up, settings), folded as the event it is."""
         from aiq_tui.events import BudgetChanged
 
-        await self.app.apply_event(BudgetChanged(self.app.engine.breakdown))
+        await self.app.apply_event(BudgetChanged(self.app.live_engine.breakdown))
 
     # -- turns --------------------------------------------------------------------------------
     def turn_running(self) -> bool:
@@ -289,7 +289,7 @@ class EngineBridge:
             self.send(self.waiting.pop(0))
 
     async def _run_turn(self, text: str) -> None:
-        await self.app.engine.send(text)
+        await self.app.live_engine.send(text)
 
     def worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A turn that failed or was cancelled frees the prompt; the next waiting message goes."""
@@ -317,7 +317,7 @@ class EngineBridge:
         )
 
     async def _compact(self) -> None:
-        plan = await self.app.engine.compact()
+        plan = await self.app.live_engine.compact()
         if plan.is_noop:
             why = "; ".join(plan.notes) or "nothing older than the kept messages"
             await self.app.note(f"nothing to compact: {why}", "info")
@@ -389,14 +389,14 @@ class EngineBridge:
         app.demo_control.stop()
         app._cursor_moved.set()  # an approval waiting for its step stops waiting
         if self.turn_running():
-            app.engine.cancel()
+            app.live_engine.cancel()
             app.notify("Cancelling the turn…")
 
     async def quit(self) -> None:
         """Cancel a running turn and let the engine save it before leaving."""
         app = self.app
         if self.turn_worker is not None and self.turn_worker.is_running:
-            app.engine.cancel()
+            app.live_engine.cancel()
             try:
                 await asyncio.wait_for(self.turn_worker.wait(), timeout=5)
             except Exception:

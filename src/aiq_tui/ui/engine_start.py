@@ -129,7 +129,7 @@ class DeferredStart:
         """The MCP servers start (and a trusted project's are asked about) once the trust
         question is answered: trust comes first, a server's question never covers it."""
         await self.app.project_trust.settled.wait()
-        await self.app.engine.start_mcp()
+        await self.app.live_engine.start_mcp()
 
     def build_engine(self) -> None:
         """In a thread after the first frame: the catalog, the tools and the engine."""

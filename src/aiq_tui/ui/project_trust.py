@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from aiq_tui.ui.widgets.prompt import PromptInput
 
@@ -102,7 +102,9 @@ class ProjectTrust:
             refresh()
         self.changed = False
 
-    async def approve_mcp_server(self, server: Any) -> str | None:
+    async def approve_mcp_server(
+        self, server: Any
+    ) -> Literal["approved", "rejected"] | None:
         """The fleet's question about an untrusted project's server: a modal, answered once."""
         from aiq_tui.ui.screens.mcp_approval import McpApprovalScreen
 
@@ -120,4 +122,9 @@ class ProjectTrust:
                 else app.push_screen(McpApprovalScreen(server), callback=decided)
             )
         )
-        return await future
+        answer = await future
+        if answer == "approved":
+            return "approved"
+        if answer == "rejected":
+            return "rejected"
+        return None  # dismissed: asked again next time

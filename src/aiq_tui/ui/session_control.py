@@ -41,7 +41,7 @@ class SessionControl:
         app = self.app
         app._collected = []
         try:
-            app.engine.clear()
+            app.live_engine.clear()
         finally:
             ended, app._collected = app._collected, None
         for event in ended:  # its unloads and the new budget, folded in the old story
@@ -80,9 +80,9 @@ class SessionControl:
 
         app = self.app
         if app.busy:
-            app.engine.cancel()
+            app.live_engine.cancel()
         try:
-            await app.engine.resume(session_id)
+            await app.live_engine.resume(session_id)
         except SessionError as exc:  # a session file is input: one that cannot be read is said, the app goes on
             app.notify(
                 printable(str(exc)),
@@ -94,7 +94,7 @@ class SessionControl:
             return
         await app.drained()  # the skills it restored are folded before its history
         await self.new_story({"type": "reset"})
-        for record in history_records(app.engine.session):
+        for record in history_records(app.live_engine.session):
             await app.take(record)
         await (
             app.bridge.engine_budget()
@@ -105,7 +105,7 @@ class SessionControl:
     async def deleted(self, session_id: str) -> None:
         """Deleting the session in use starts a new one; otherwise its next turn would write
         the deleted file back with all its old messages."""
-        if session_id != self.app.engine.session.id:
+        if session_id != self.app.live_engine.session.id:
             return
         await self.clear_session()
         await self.app.note(
@@ -120,7 +120,7 @@ class SessionControl:
             if session_id:
                 self.resume(session_id)
 
-        self.app.push_screen(SessionsScreen(self.app.engine), chosen)
+        self.app.push_screen(SessionsScreen(self.app.live_engine), chosen)
 
     def replay(self, session_id: str = "") -> None:
         """Replay mode (F4 → r, ``/replay [ID]``): the session's turns, read-only; Esc returns.
@@ -145,7 +145,7 @@ class SessionControl:
                 )
             return Recorded(turns, session.display_title, note)
 
-        store = app.engine.sessions
+        store = app.live_engine.sessions
 
         def load() -> Recorded:  # in the screen's worker thread
             try:
@@ -164,15 +164,15 @@ class SessionControl:
         title, note = session_id, ""
         if not session_id:
             try:
-                current = recorded(app.engine.session)
+                current = recorded(app.live_engine.session)
             except ReplayUnavailable as problem:
                 app.notify(str(problem), severity="warning", markup=False)
                 return
             turns, title, note = current.turns, current.title, current.note
         metas = list(
-            app.engine.workspace.catalog
+            app.live_engine.workspace.catalog
         )  # as it is now: the worker counts their tokens
-        context = app.engine.config.context
+        context = app.live_engine.config.context
         skills = getattr(app.engine, "skills", None)
 
         def rows() -> list[tuple[str, str, int]]:

@@ -74,7 +74,7 @@ class SettingsControl:
         from aiq_tui.ui.screens.settings import SettingsScreen
 
         app = self.app
-        home = app.engine.workspace.home
+        home = app.live_engine.workspace.home
 
         def saved(config: AppConfig | None) -> None:
             if config is not None:
@@ -88,7 +88,7 @@ class SettingsControl:
 
         app.push_screen(
             SettingsScreen(
-                app.engine.config,
+                app.live_engine.config,
                 home.config_file,
                 app.shown(home.config_file),
                 model_only=model_only,
@@ -115,7 +115,7 @@ class SettingsControl:
                 f"Settings saved to {where}, but not applied: {exc}", severity="error"
             )
             return
-        context = app.engine.config.context
+        context = app.live_engine.config.context
         gauge = app.query_one(BudgetGauge)
         gauge.thresholds = (
             context.compress_at,
@@ -127,8 +127,8 @@ class SettingsControl:
         )  # the new budget arrived as an event (apply_settings emits it)
         app.chrome.show_banner()
         app.chrome.update_subtitle()
-        window = app.engine.breakdown.window
+        window = app.live_engine.breakdown.window
         await app.note(
-            f"now using {app.engine.provider_label} · window {window:,} tokens (saved to {where})",
+            f"now using {app.live_engine.provider_label} · window {window:,} tokens (saved to {where})",
             "info",
         )

@@ -26,7 +26,7 @@ class SkillActions:
         self.app.run_worker(work, name=name, group="engine", exit_on_error=False)
 
     def _find(self, name: str) -> Any:
-        catalog = self.app.engine.workspace.catalog
+        catalog = self.app.live_engine.workspace.catalog
         return catalog.find(name) if hasattr(catalog, "find") else catalog.get(name)
 
     def activate(self, name: str, arguments: str | None = None) -> None:
@@ -44,12 +44,12 @@ class SkillActions:
         from aiq_tui.skills.invocation import refused_for_user, user_invocable
 
         app = self.app
-        meta = app.engine.workspace.catalog.get(name)
+        meta = app.live_engine.workspace.catalog.get(name)
         if meta is not None and not user_invocable(meta.extras):
             await app.note(refused_for_user(name), "warning")
             return
-        if not await app.engine.activate(name, arguments):
-            catalog = app.engine.workspace.catalog
+        if not await app.live_engine.activate(name, arguments):
+            catalog = app.live_engine.workspace.catalog
             dormant = catalog.find(name) if hasattr(catalog, "find") else None
             if (
                 dormant is not None
@@ -85,7 +85,7 @@ class SkillActions:
         from aiq_tui.ui.screens.text_modal import TextModal
 
         app = self.app
-        workspace = app.engine.workspace
+        workspace = app.live_engine.workspace
         try:
             views = await asyncio.to_thread(
                 views_for, which or "all", workspace.cwd, workspace.skill_dirs
@@ -109,12 +109,14 @@ class SkillActions:
 
         app = self.app
         try:
-            entry = composite_from_last_turn(name, app.engine.session.messages)
-            path = await asyncio.to_thread(app.engine.workspace.catalog.save, entry)
+            entry = composite_from_last_turn(name, app.live_engine.session.messages)
+            path = await asyncio.to_thread(
+                app.live_engine.workspace.catalog.save, entry
+            )
         except Exception as exc:
             await app.note(f"/save-skill: {exc}", "warning")
             return
-        app.engine.reload()
+        app.live_engine.reload()
         from aiq_tui.ui.text_fit import counted
 
         await app.note(
@@ -131,12 +133,12 @@ class SkillActions:
         app = self.app
         try:
             await asyncio.to_thread(
-                app.engine.workspace.catalog.set_status, name, status
+                app.live_engine.workspace.catalog.set_status, name, status
             )
         except Exception as exc:
             app.notify(f"cannot change {name}: {exc}", severity="error")
             return
-        app.engine.reload()
+        app.live_engine.reload()
         app.notify(
             f"{name}: {'enabled' if status == 'active' else status_label(status)}"
         )
@@ -156,7 +158,7 @@ class SkillActions:
         from aiq_tui.ui.screens.skill_viewer import SkillDocument, SkillViewerScreen
 
         app = self.app
-        catalog = app.engine.workspace.catalog
+        catalog = app.live_engine.workspace.catalog
         meta = self._find(name)
         if meta is None:
             app.notify(f"No skill named {name!r}.", severity="warning")
@@ -169,10 +171,10 @@ class SkillActions:
             meta,
             skill.body,
             catalog.resources(name),  # the listing, with its walk's stop note
-            validation_problems(meta, app.engine.config.skills),
+            validation_problems(meta, app.live_engine.config.skills),
             app.shown(meta.path),
-            pending_tools(app.engine.workspace.home, meta),
-            installed_line(meta, app.engine.workspace.home),
+            pending_tools(app.live_engine.workspace.home, meta),
+            installed_line(meta, app.live_engine.workspace.home),
         )
         app.push_screen(SkillViewerScreen(document))
 
@@ -189,7 +191,7 @@ class SkillActions:
         if meta is None:
             return
         try:
-            await asyncio.to_thread(confirm, app.engine.workspace.home, meta)
+            await asyncio.to_thread(confirm, app.live_engine.workspace.home, meta)
         except OSError as exc:
             app.notify(f"cannot record it: {exc}", severity="error")
             return
@@ -208,12 +210,12 @@ class SkillActions:
             name = next(
                 (
                     v.name
-                    for v in app.engine.skill_views()
+                    for v in app.live_engine.skill_views()
                     if v.state is SkillState.ACTIVE
                 ),
                 "",
             )
-        meta = app.engine.workspace.catalog.get(name) if name else None
+        meta = app.live_engine.workspace.catalog.get(name) if name else None
         if meta is None:
             app.notify(
                 "Which skill? Open it in the viewer and press t, or type 'Trigger evals' and its name "
@@ -222,7 +224,7 @@ class SkillActions:
             )
             return
         app.push_screen(
-            TriggerEvalScreen(app.engine, name, app.shown(eval_file_of(meta)))
+            TriggerEvalScreen(app.live_engine, name, app.shown(eval_file_of(meta)))
         )
 
 

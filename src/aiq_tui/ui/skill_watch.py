@@ -23,7 +23,7 @@ class SkillWatch:
     def dirs(self) -> list[Path]:
         return [
             entry.path
-            for entry in self.app.engine.workspace.skill_dirs
+            for entry in self.app.live_engine.workspace.skill_dirs
             if entry.path.is_dir()
         ]
 
@@ -43,4 +43,4 @@ class SkillWatch:
         if not dirs:
             return
         async for _changes in awatch(*dirs, debounce=200, step=50):
-            self.app.engine.reload()
+            self.app.live_engine.reload()

@@ -53,7 +53,7 @@ class SlashCommands:
         elif command == "/clear":
             await app.action_clear()
         elif command == "/model":
-            await app.note(f"model: {app.engine.provider_label}", "info")
+            await app.note(f"model: {app.live_engine.provider_label}", "info")
             app.action_settings(model_only=True)
         elif command == "/session":
             app.action_sessions()
@@ -74,7 +74,7 @@ class SlashCommands:
             app, command, rest
         ):
             pass  # an MCP server's prompt, sent as the user's message
-        elif command[1:] in app.engine.workspace.catalog:
+        elif command[1:] in app.live_engine.workspace.catalog:
             # /NAME ARGS, as in Claude Code: the skill is loaded with ARGS in its $ARGUMENTS
             # and the line goes to the model as the user's message.
             app.skill_actions.invoke(command[1:], rest, text)

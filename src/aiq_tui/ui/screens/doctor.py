@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +28,7 @@ from aiq_tui.ui.plain_table import PlainDataTable
 
 if TYPE_CHECKING:
     from aiq_tui.ui.app import AiqApp
+    from aiq_tui.ui.engine_protocol import UiEngine
 
 LEVEL_BADGE = {"error": "error", "warning": "warning", "info": "primary"}
 """Each severity's colour (:data:`aiq_tui.ui.badges.BADGES`): readable on the table in every theme;
@@ -74,7 +75,7 @@ class DoctorScreen(Screen[None]):
         Binding("r", "recheck", "Check again"),
     ]
 
-    def __init__(self, engine: Any, bases: Sequence[Path] = ()) -> None:
+    def __init__(self, engine: UiEngine, bases: Sequence[Path] = ()) -> None:
         super().__init__()
         self.engine = engine
         self.bases = tuple(bases)

@@ -7,7 +7,7 @@ Pick a row, or name any skill below, to read why it did (not) match.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on
@@ -26,6 +26,9 @@ from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import PlainStatic, plain
 from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.text_fit import fit
+
+if TYPE_CHECKING:
+    from aiq_tui.ui.engine_protocol import UiEngine
 
 
 def would_get(match: Match, index: int, top_k: int, brief: float, full: float) -> str:
@@ -56,7 +59,7 @@ def signal_text(match: Match, typed: dict[str, str] | None = None) -> str:
     )
 
 
-def signals_note(engine: Any) -> str:
+def signals_note(engine: UiEngine) -> str:
     """ " · keyword + semantic" once the embedding signal is in use (issue 16); "" otherwise,
     so the screen reads as before for users without the semantic extra."""
     matcher = getattr(engine, "matcher", None)  # built by the rank() just before
@@ -102,7 +105,7 @@ def later_note(engine: Any, query: str, phases: dict[str, str]) -> str:
     )
 
 
-def catalog_note(engine: Any, name: str) -> str:
+def catalog_note(engine: UiEngine, name: str) -> str:
     """What of ``name``'s description the model reads in the catalog: a shortened line says
     from what to what and why (the prompt builder's figures); "" when it reads it whole."""
     cut_of = getattr(engine, "catalog_cut", None)
@@ -122,7 +125,7 @@ class InspectorScreen(Screen[None]):
         ),  # not ctrl+w: Input deletes a word with it
     ]
 
-    def __init__(self, engine: Any, query: str = "") -> None:
+    def __init__(self, engine: UiEngine, query: str = "") -> None:
         super().__init__()
         self.engine = engine
         self.initial = query

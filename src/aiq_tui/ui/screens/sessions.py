@@ -8,7 +8,7 @@ outcome arrives as a :class:`SessionsScreen.Written` message."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -23,6 +23,9 @@ from aiq_tui.ui.messages import SessionDeleted
 from aiq_tui.ui.plain import PlainLabel, plain
 from aiq_tui.ui.plain_table import PlainDataTable
 from aiq_tui.ui.text_fit import fit
+
+if TYPE_CHECKING:
+    from aiq_tui.ui.engine_protocol import UiEngine
 
 UPDATED = "2025-01-02 10:00"  # the updated column's shape: minutes are enough to tell them apart
 READING = "reading sessions…"
@@ -65,7 +68,7 @@ class SessionsScreen(ModalScreen[str | None]):
             self.title = title
             self.error = error
 
-    def __init__(self, engine: Any) -> None:
+    def __init__(self, engine: UiEngine) -> None:
         super().__init__(classes="modal")
         self.engine = engine
         self._armed_delete: str | None = None

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -41,6 +41,9 @@ from aiq_tui.ui.badges import badge_style, redraw_on_theme_change, table_grounds
 from aiq_tui.ui.plain import PlainStatic
 from aiq_tui.ui.plain_table import PlainDataTable
 
+if TYPE_CHECKING:
+    from aiq_tui.ui.engine_protocol import UiEngine
+
 RESULT_BADGE = {True: "success", False: "error"}
 """Pass / FAIL in the colours of :data:`aiq_tui.ui.badges.BADGES`: readable on the table in every theme."""
 
@@ -50,7 +53,7 @@ def eval_file_of(meta: Any) -> Path:
     return meta.folder / EVAL_FOLDER / EVAL_FILE
 
 
-def last_user_message(engine: Any) -> str | None:
+def last_user_message(engine: UiEngine) -> str | None:
     """The message the user sent last in the conversation (None before the first)."""
     from aiq_tui.conversation import Role
 
@@ -162,7 +165,7 @@ class TriggerEvalScreen(Screen[None]):
         Binding("w", "write_proposal", "Write proposal"),
     ]
 
-    def __init__(self, engine: Any, name: str, shown_path: str = "") -> None:
+    def __init__(self, engine: UiEngine, name: str, shown_path: str = "") -> None:
         super().__init__()
         self.engine = engine
         self.skill = name
