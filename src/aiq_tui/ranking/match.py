@@ -40,6 +40,10 @@ from aiq_tui.ranking.tokenize import name_terms, surface_words, term_of, tokeniz
 from aiq_tui.skills.model import Match, Ranking, Signal, SkillMeta
 
 FIELDS: tuple[str, ...] = ("name", "triggers", "tags", "description", "body")
+
+TermMass = tuple[str, float, tuple[tuple[str, float], ...]]
+"""One query term as coverage weighs it: (term, its query weight × idf, its related terms with
+their similarity) — computed once per query by ``SkillIndex._query_masses``."""
 # BM25F field weights: how much one occurrence in the field counts. The name carries the
 # most evidence per word (authors choose it carefully); the body is long and noisy.
 # K1, the name's weight and b, and EXACT_NAME_BOOST were tuned together on the MetaTool
@@ -644,7 +648,7 @@ class SkillIndex:
                 )
 
     def exclusion(
-        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+        self, name: str, masses: list[TermMass]
     ) -> tuple[float, tuple[tuple[str, tuple[str, ...], float], ...]]:
         """(factor, clauses met) for skill ``name`` and a query's masses (:meth:`_query_masses`).
 
@@ -754,18 +758,14 @@ class SkillIndex:
         exclusion factor when the query meets one of its exclusion clauses (:meth:`exclusion`)."""
         return self._coverage(name, self._query_masses(weights))
 
-    def _query_masses(
-        self, weights: dict[str, float]
-    ) -> list[tuple[str, float, tuple[tuple[str, float], ...]]]:
+    def _query_masses(self, weights: dict[str, float]) -> list[TermMass]:
         """(term, q·idf, related terms) per query term: what :meth:`_coverage` needs, computed once."""
         return [
             (term, q * self.idf(term), self.related(term))
             for term, q in weights.items()
         ]
 
-    def _coverage(
-        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
-    ) -> float:
+    def _coverage(self, name: str, masses: list[TermMass]) -> float:
         covered, total = self._covered(name, masses)
         if not total:
             return 0.0
@@ -778,7 +778,7 @@ class SkillIndex:
         return covered / total * factor
 
     def _contested(
-        self, doc: _Doc, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
+        self, doc: _Doc, masses: list[TermMass]
     ) -> tuple[tuple[str, ...], float]:
         """(contested terms, coverage they lose) when a request meets ``doc`` only through words
         its own "Not for …" clauses also use ("theme" in "Not for a WordPress theme or a theme
@@ -810,9 +810,7 @@ class SkillIndex:
         lost = sum(mass * (1.0 - 1.0 / (1 + senses[term])) for term, mass in met)
         return tuple(term for term, _mass in met), lost
 
-    def _covered(
-        self, name: str, masses: list[tuple[str, float, tuple[tuple[str, float], ...]]]
-    ) -> tuple[float, float]:
+    def _covered(self, name: str, masses: list[TermMass]) -> tuple[float, float]:
         """(q·idf mass of the query the skill explains, the query's whole mass)."""
         # Read from the postings (per-field counts, body last): this runs inside rank().
         postings = self._postings
