@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer, Label, Static
 
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
+from aiq_tui.ui.screens.deliberate import DeliberateDialog
 from aiq_tui.ui.screens.dialog import Dialog
 
 TRUSTED_MEANS = (
@@ -31,7 +32,7 @@ UNTRUSTED_MEANS = (
 )
 
 
-class TrustScreen(ModalScreen["TrustLevel | None"]):
+class TrustScreen(DeliberateDialog, ModalScreen["TrustLevel | None"]):
     """Dismisses with the user's :class:`~aiq_tui.trust.TrustLevel`, or None to decide later."""
 
     BINDINGS = [
@@ -75,6 +76,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#untrusted", Button).focus()  # the safe choice has focus
+        self.start_deliberate()  # it opens as the app starts: keys typed then are a question
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
