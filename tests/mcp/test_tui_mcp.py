@@ -136,6 +136,7 @@ async def _trust_first(pilot: Pilot, app: AiqApp, key: str) -> None:
     assert isinstance(app.screen, TrustScreen) and not any(
         isinstance(s, McpApprovalScreen) for s in app.screen_stack
     )
+    await _until(pilot, lambda: app.screen.armed)  # after ui.typing_grace
     await pilot.press(key)
 
 
@@ -160,6 +161,7 @@ async def test_a_trusted_projects_server_asks_once_after_the_trust_question(
         )
         assert "fx" in str(app.screen.query_one("#approval-title").render())
         assert sys.executable in str(app.screen.query_one("#approval-detail").render())
+        await _until(pilot, lambda: app.screen.armed)  # after ui.typing_grace
         await pilot.press("s")
         await _until(pilot, lambda: "mcp__fx__echo" in engine.tools)
         await app.action_quit()

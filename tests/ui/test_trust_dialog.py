@@ -48,7 +48,10 @@ def make_app(tmp_path: Path, project: Path) -> tuple[AiqApp, FakeEngine]:
 
 
 async def _dialog(pilot, app: AiqApp) -> TrustScreen:
-    await wait_until(lambda: isinstance(app.screen, TrustScreen), "the trust dialog")
+    await wait_until(
+        lambda: isinstance(app.screen, TrustScreen) and app.screen.armed,
+        "the trust dialog, taking keys",
+    )
     return app.screen  # type: ignore[return-value]
 
 
@@ -121,3 +124,35 @@ async def test_trusting_takes_effect_at_once_in_the_real_engine(
             "the skill to be trusted",
         )
     assert engine.workspace.trust is not None and engine.workspace.trust.trusted
+
+
+@pytest.mark.typing_grace
+async def test_keys_typed_as_the_app_starts_do_not_answer_the_trust_question(
+    tmp_path: Path, isolated_home: Home
+) -> None:
+    """The question opens with the first frame, while the user may already be typing: those
+    keys go to the prompt and trust nothing; a y after typing has stopped does."""
+    project = cloned_project(tmp_path / "clone")
+    app, engine = make_app(tmp_path, project)
+    engine.config.ui.typing_grace = 1.0
+    now = [100.0]
+    async with app.run_test(size=SIZE) as pilot:
+        app.typing.clock = lambda: now[0]
+        await wait_until(
+            lambda: isinstance(app.screen, TrustScreen), "the trust dialog"
+        )
+        dialog = app.screen
+        await pilot.press("y", "e", "s", "enter", "n")
+        assert app.screen is dialog
+        assert project_trust(engine.workspace.home, project).level is None
+        assert app.screen_stack[0].query_one("#prompt", PromptInput).value == "yesn"
+        now[0] += 5
+        await wait_until(lambda: dialog.armed, "the dialog armed")
+        await pilot.press("y")
+        await wait_until(
+            lambda: (
+                project_trust(engine.workspace.home, project).level
+                is TrustLevel.TRUSTED
+            ),
+            "the decision",
+        )

@@ -54,7 +54,9 @@ async def test_typing_on_while_an_approval_opens_decides_nothing_and_keeps_the_t
         )
         dialog = app.screen
         assert not dialog.armed
-        assert dialog.query_one("#approval-wait").display  # it says why keys do nothing
+        assert dialog.query_one(
+            "#deliberate-wait"
+        ).display  # it says why keys do nothing
         await pilot.press(*keys("re the top 5 books by rating?"), "enter")
         await pilot.press("y", "a", "n", "space")
         await pilot.pause()

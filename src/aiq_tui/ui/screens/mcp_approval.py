@@ -18,6 +18,7 @@ from textual.widgets import Button, Footer
 from aiq_tui.terminal_text import exact, hidden_note, printable
 from aiq_tui.tools.mcp.servers import ServerDefinition, variables
 from aiq_tui.ui.plain import PlainLabel, PlainStatic
+from aiq_tui.ui.screens.deliberate import DeliberateDialog
 from aiq_tui.ui.screens.dialog import Dialog
 
 
@@ -46,7 +47,7 @@ def server_details(server: ServerDefinition) -> str:
     return "\n".join([*lines, note] if note else lines)
 
 
-class McpApprovalScreen(ModalScreen["str | None"]):
+class McpApprovalScreen(DeliberateDialog, ModalScreen["str | None"]):
     """Dismisses with ``"approved"``, ``"rejected"`` (both remembered) or None (not now; Esc)."""
 
     BINDINGS = [
@@ -87,6 +88,7 @@ class McpApprovalScreen(ModalScreen["str | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#later", Button).focus()  # the safe choice has focus
+        self.start_deliberate()  # asked as the app starts: keys typed then are a question
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()

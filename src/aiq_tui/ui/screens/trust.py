@@ -19,6 +19,7 @@ from textual.widgets import Button, Footer
 from aiq_tui.terminal_text import printable
 from aiq_tui.trust import TrustLevel
 from aiq_tui.ui.plain import PlainLabel, PlainStatic
+from aiq_tui.ui.screens.deliberate import DeliberateDialog
 from aiq_tui.ui.screens.dialog import Dialog
 
 TRUSTED_MEANS = (
@@ -32,7 +33,7 @@ UNTRUSTED_MEANS = (
 )
 
 
-class TrustScreen(ModalScreen["TrustLevel | None"]):
+class TrustScreen(DeliberateDialog, ModalScreen["TrustLevel | None"]):
     """Dismisses with the user's :class:`~aiq_tui.trust.TrustLevel`, or None to decide later."""
 
     BINDINGS = [
@@ -76,6 +77,7 @@ class TrustScreen(ModalScreen["TrustLevel | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#untrusted", Button).focus()  # the safe choice has focus
+        self.start_deliberate()  # it opens as the app starts: keys typed then are a question
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
