@@ -6,7 +6,8 @@ show exactly what a new user sees: skills loading, a tool running, the gauge.
 The same bytes every run (tests/bench/test_screenshots_are_reproducible.py): every figure a
 picture shows that would come from the machine is fixed here — the config home's path (skill
 paths are in the prompt, so its token counts follow the path's length), the clock (session
-ids, saved and replayed times), the measured durations of tool calls and of the doctor — and
+ids, saved and replayed times), the measured durations of tool calls, of SQL queries (their
+result carries it, so the prompt's size did) and of the doctor — and
 each shot waits for the footer's keys.
 """
 
@@ -54,6 +55,7 @@ def fixed_clocks() -> Iterator[None]:
     import aiq_tui.doctor.run as doctor_run
     import aiq_tui.replay.record as record
     import aiq_tui.tools.registry as registry
+    import aiq_tui.tools.sql as sql
 
     numbers = itertools.count(1)
 
@@ -67,6 +69,11 @@ def fixed_clocks() -> Iterator[None]:
         (engine_module, "_now", lambda: NOW.isoformat(timespec="seconds")),
         (record, "_now", lambda: NOW.isoformat(timespec="milliseconds")),
         (registry, "time", SteadyTime()),
+        (
+            sql,
+            "time",
+            SteadyTime(),
+        ),  # a query's duration is in its result: the model reads it
         (doctor_run, "time", SteadyTime()),
     ]
     saved = [(module, name, getattr(module, name)) for module, name, _ in patches]
