@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from conftest import fixed_clock
 from fake_engine import FakeEngine
-from helpers import answer_approval, say, settle
+from helpers import answer_approval, say, settle, wait_until
 
 from aiq_tui.skills.model import SkillState
 from aiq_tui.ui.app import AiqApp
@@ -255,11 +255,18 @@ async def test_at_80x24_the_live_demo_shows_every_skill_section_and_the_gauges_f
         app.demo = DemoSteps(start=start)
         app.cursor.pause_at(len(app.cursor.records) - 1)
         await app.draw()
-        await pilot.pause()
         pane = app.query_one(SkillsPane)
-        assert_every_section_and_the_figures_show(
-            app, [v for s in SkillState for v in pane.views_in(s)]
-        )
+        views = [v for s in SkillState for v in pane.views_in(s)]
+
+        def shown() -> bool:  # the pane's layout settles over a few refreshes
+            try:
+                assert_every_section_and_the_figures_show(app, views)
+            except AssertionError:
+                return False
+            return True
+
+        await wait_until(shown, "every skill section and the gauge's figures", 30)
+        assert_every_section_and_the_figures_show(app, views)
 
 
 async def test_the_welcome_card_goes_with_the_first_question_after_notices(
