@@ -151,8 +151,16 @@ class SkillList(OwnVirtualSize, ScrollView, can_focus=True):
         return Strip(segments).adjust_cell_length(width, base)
 
     def watch_cursor(self, old: int, new: int) -> None:
-        self.scroll_to_region_for(new)
+        # Only a list the user is moving in follows its cursor: an unfocused one keeps its
+        # scroll (from the top), so a remembered cursor on a skill that moved down the list
+        # never scrolls the first rows away — which it did whenever the cursor moved while a
+        # resize had the list a row or two high.
+        if self.has_focus:
+            self.scroll_to_region_for(new)
         self.refresh()
+
+    def on_focus(self) -> None:
+        self.scroll_to_region_for(self.cursor)
 
     def scroll_to_region_for(self, index: int) -> None:
         height = self.scrollable_content_region.height
