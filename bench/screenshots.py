@@ -28,6 +28,10 @@ OUT = Path(__file__).resolve().parents[1] / "screenshots"
 SIZE = (120, 36)
 HOME = Path("/tmp/aiq-tui-screenshots/home")
 """The config home the pictures are taken in: one path on every machine (it is shown)."""
+PROJECT = HOME.parent / "project"
+"""The project folder (the working directory the workspace opens in): one empty path on every
+machine, not the checkout — its path reaches the prompt (and so the token counts) and the
+sessions list, and the demo writes its report there."""
 NOW = datetime(2025, 1, 2, 12, 0, 0, tzinfo=UTC)
 STEP_SECONDS = 0.012
 """What every timed piece of work takes in the pictures (a tool call, the doctor)."""
@@ -86,13 +90,13 @@ def fixed_clocks() -> Iterator[None]:
             setattr(module, name, value)
 
 
-async def capture(home: Path, out: Path = OUT) -> list[Path]:
+async def capture(home: Path, out: Path = OUT, project: Path = PROJECT) -> list[Path]:
     from aiq_tui.agent.engine import Engine
     from aiq_tui.ui.app import AiqApp
     from aiq_tui.ui.screens.approval import ApprovalScreen
     from aiq_tui.workspace import Workspace
 
-    engine = Engine.create(Workspace.open(home_flag=home))
+    engine = Engine.create(Workspace.open(home_flag=home, cwd=project))
     engine.session.id = f"{NOW:%Y%m%d%H%M%S}-000000"
     engine.config.ui.demo_turn_pause = (
         0  # pictures, not a show: no pause between demo turns
@@ -217,6 +221,7 @@ def main(out: Path = OUT) -> int:
         old.unlink()
     shutil.rmtree(HOME.parent, ignore_errors=True)
     HOME.mkdir(parents=True)
+    PROJECT.mkdir()
     try:
         with fixed_clocks():
             written = asyncio.run(capture(HOME, out))
