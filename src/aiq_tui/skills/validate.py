@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from aiq_tui.harnesses import PROFILES, HarnessProfile
+from aiq_tui.harnesses import AIQ_EXTENSION_FIELDS, PROFILES, HarnessProfile
 from aiq_tui.problems import Problem, Severity
 from aiq_tui.skills.definition import DEFINITION_FIELD, DefinitionError, definition_of
 
@@ -54,24 +54,10 @@ SPEC_FIELDS = (
     "metadata",
     "compatibility",
 )
-EXTENSION_FIELDS = frozenset(
-    {
-        "type",
-        "status",
-        "parameters",
-        "steps",
-        "script",
-        "template",
-        "source",
-        "version",
-        "author",
-        "tags",
-        "triggers",
-    }
-)
+"""The only frontmatter fields the Agent Skills specification allows."""
+EXTENSION_FIELDS = AIQ_EXTENSION_FIELDS  # one list: the harness registry's aiq profile
 """Fields of the source systems (lango, SISU, apex-bridge) that aiq reads; strict mode still
 reports them, since other Agent Skills clients reject them."""
-"""The only frontmatter fields the Agent Skills specification allows."""
 
 NAME_MAX = 64
 DESCRIPTION_MAX = 1024
